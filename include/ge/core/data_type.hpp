@@ -1,0 +1,56 @@
+#pragma once
+/// \file
+/// `ge::DataType`: the element types of tensors, with their sizes and names.
+
+#include <cstdint>
+#include <string_view>
+
+namespace ge {
+
+/// An element type. `undefined` marks an unused optional input (GE-REFERENCE.md §1).
+enum class DataType : std::uint8_t {
+  undefined,
+  f32,
+  f16,
+  bf16,
+  f64,
+  i8,
+  i16,
+  i32,
+  i64,
+  u8,
+  u16,
+  u32,
+  u64,
+  boolean,
+};
+
+/// Bytes per element; 0 for `undefined`.
+[[nodiscard]] constexpr std::int64_t size_of(DataType t) noexcept {
+  switch (t) {
+    case DataType::undefined: return 0;
+    case DataType::i8:
+    case DataType::u8:
+    case DataType::boolean: return 1;
+    case DataType::f16:
+    case DataType::bf16:
+    case DataType::i16:
+    case DataType::u16: return 2;
+    case DataType::f32:
+    case DataType::i32:
+    case DataType::u32: return 4;
+    case DataType::f64:
+    case DataType::i64:
+    case DataType::u64: return 8;
+  }
+  return 0;
+}
+
+/// The short name, e.g. `"f32"`, `"bool"`.
+[[nodiscard]] std::string_view to_string(DataType t) noexcept;
+
+/// Parses a short name (`"f32"`, `"float32"`, `"int64"`, `"bool"`...).
+/// Throws `Error(Errc::invalid_argument)` naming the text for anything else.
+[[nodiscard]] DataType parse_data_type(std::string_view text);
+
+}  // namespace ge

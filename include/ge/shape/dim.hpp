@@ -1,0 +1,156 @@
+#pragma once
+/// \file
+/// `ge::Dim`: one dimension of a runtime shape: a fixed value, a range, or unknown.
+///
+/// A dim is the set of values a tensor's extent may take, always an interval
+/// `[lo, hi]` with `0 <= lo <= hi`, where `hi` may be `Dim::inf` (unbounded).
+/// It also remembers how it was written, so that the text round trip is exact:
+///
+/// | text      | kind    | lo | hi   | notes                                  |
+/// |-----------|---------|----|------|----------------------------------------|
+/// | `5`       | fixed   | 5  | 5    |                                        |
+/// | `8~20`    | range   | 8  | 20   | `5~5` stays `5~5` in text, == `5`      |
+/// | `8~inf`   | range   | 8  | inf  | unbounded above                        |
+/// | `-1`      | unknown | 0  | inf  | any value >= 0                         |
+///
+/// Equality (`==`) compares the sets of values, not the spelling: `5~5 == 5` and
+/// `0~inf == -1`. `same_spelling()` compares the spelling too.
+///
+/// Rules of the algebra (each a free function below; `a`, `b` dims):
+/// - `compatible(a, b)`: some value lies in both (the intervals meet).
+/// - `merge(a, b)`: the intersection; throws `Errc::incompatible_dims` if empty.
+/// - `relaxes(a, b)`: every value of `b` is a value of `a` (a ⊇ b).
+/// - `refines(a, b)`: every value of `a` is a value of `b` (a ⊆ b).
+/// - `broadcast(a, b)`: numpy's rule (1 stretches to the other; else equal), over sets:
+///
+/// | a       | b       | broadcast | why                                    |
+/// |---------|---------|-----------|----------------------------------------|
+/// | `1`     | `b`     | `b`       | 1 stretches                            |
+/// | `3`     | `3`     | `3`       | equal                                  |
+/// | `3`     | `4`     | error     | neither is 1                           |
+/// | `2~8`   | `4~16`  | `4~8`     | no 1 in either: they must be equal     |
+/// | `-1`    | `5`     | `5`       | -1 is 1 (gives 5) or 5                 |
+/// | `1~4`   | `0~2`   | `0~4`     | both may be 1: the hull                |
+/// | `-1`    | `-1`    | `-1`      |                                        |
+
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "ge/core/error.hpp"
+
+namespace ge {
+
+/// One dimension: fixed, ranged or unknown. See the file comment for the rules.
+class Dim {
+ public:
+  /// The value of an unbounded upper end.
+  static constexpr std::int64_t inf = std::numeric_limits<std::int64_t>::max();
+
+  /// How the dim was written.
+  enum class Kind : std::uint8_t { fixed, range, unknown };
+
+  /// Unknown (`-1`): any value >= 0.
+  constexpr Dim() noexcept = default;
+
+  /// A fixed value; `-1` makes an unknown dim (the option text convention).
+  /// Throws `Errc::bad_dim_value` for other negatives.
+  constexpr Dim(std::int64_t value) {  // NOLINT(google-explicit-constructor): dims read as numbers
+    if (value == -1) return;
+    if (value < 0) bad_value(value);
+    kind_ = Kind::fixed;
+    lo_ = hi_ = value;
+  }
+
+  /// The range `lo~hi` (`hi` may be `inf`). Throws `Errc::bad_range` unless 0 <= lo <= hi.
+  [[nodiscard]] static constexpr Dim range(std::int64_t lo, std::int64_t hi) {
+    if (lo < 0 || hi < lo) bad_range_values(lo, hi);
+    Dim d;
+    d.kind_ = Kind::range;
+    d.lo_ = lo;
+    d.hi_ = hi;
+    return d;
+  }
+  /// `lo~inf`.
+  [[nodiscard]] static constexpr Dim at_least(std::int64_t lo) { return range(lo, inf); }
+  /// `-1`.
+  [[nodiscard]] static constexpr Dim unknown() noexcept { return Dim{}; }
+  /// The canonical dim for the interval [lo, hi]: fixed if lo == hi, unknown if it is
+  /// [0, inf], a range otherwise.
+  [[nodiscard]] static constexpr Dim interval(std::int64_t lo, std::int64_t hi) {
+    if (lo == hi) return Dim(lo);
+    if (lo == 0 && hi == inf) return Dim{};
+    return range(lo, hi);
+  }
+
+  /// Parses one dim: `5`, `8~20`, `8~inf`, `-1`. Blanks around the text and around `~`
+  /// are ignored; anything else throws (`bad_dim_text`, `bad_dim_value`, `bad_range`,
+  /// `int_overflow`) with the text and the position in the message.
+  [[nodiscard]] static Dim parse(std::string_view text);
+
+  [[nodiscard]] constexpr Kind kind() const noexcept { return kind_; }
+  [[nodiscard]] constexpr std::int64_t lo() const noexcept { return lo_; }
+  [[nodiscard]] constexpr std::int64_t hi() const noexcept { return hi_; }
+  /// True when the dim has exactly one value (`5`, or `5~5`).
+  [[nodiscard]] constexpr bool is_static() const noexcept { return lo_ == hi_; }
+  /// True when the upper end is finite.
+  [[nodiscard]] constexpr bool is_bounded() const noexcept { return hi_ != inf; }
+  /// True when written as `-1`.
+  [[nodiscard]] constexpr bool is_unknown() const noexcept { return kind_ == Kind::unknown; }
+  /// True when written as `lo~hi`.
+  [[nodiscard]] constexpr bool is_range() const noexcept { return kind_ == Kind::range; }
+  /// True when `v` is one of the dim's values.
+  [[nodiscard]] constexpr bool contains(std::int64_t v) const noexcept { return lo_ <= v && v <= hi_; }
+  /// The value of a static dim. Throws `Errc::not_static` otherwise.
+  [[nodiscard]] constexpr std::int64_t value() const {
+    if (!is_static()) not_static(*this);
+    return lo_;
+  }
+
+  /// The text form: `5`, `8~20`, `8~inf`, `-1`.
+  [[nodiscard]] std::string to_string() const;
+
+  /// Same set of values.
+  friend constexpr bool operator==(const Dim& a, const Dim& b) noexcept {
+    return a.lo_ == b.lo_ && a.hi_ == b.hi_;
+  }
+  /// Same set of values and the same spelling.
+  [[nodiscard]] constexpr bool same_spelling(const Dim& b) const noexcept {
+    return *this == b && kind_ == b.kind_;
+  }
+
+ private:
+  [[noreturn]] static void bad_value(std::int64_t value);
+  [[noreturn]] static void bad_range_values(std::int64_t lo, std::int64_t hi);
+  [[noreturn]] static void not_static(const Dim& d);
+
+  Kind kind_ = Kind::unknown;
+  std::int64_t lo_ = 0;
+  std::int64_t hi_ = inf;
+};
+
+/// Some value lies in both.
+[[nodiscard]] constexpr bool compatible(const Dim& a, const Dim& b) noexcept {
+  return a.lo() <= b.hi() && b.lo() <= a.hi();
+}
+/// a ⊇ b: `a` allows every value `b` allows.
+[[nodiscard]] constexpr bool relaxes(const Dim& a, const Dim& b) noexcept {
+  return a.lo() <= b.lo() && b.hi() <= a.hi();
+}
+/// a ⊆ b: `a` allows only values `b` allows.
+[[nodiscard]] constexpr bool refines(const Dim& a, const Dim& b) noexcept { return relaxes(b, a); }
+
+/// The intersection. Throws `Errc::incompatible_dims` naming both when it is empty.
+/// When one side already is the intersection, it is returned with its spelling.
+[[nodiscard]] Dim merge(const Dim& a, const Dim& b);
+
+/// Numpy broadcasting of one dim pair over sets (see the table in the file comment).
+/// Throws `Errc::incompatible_dims` naming both when no value pair can broadcast.
+[[nodiscard]] Dim broadcast(const Dim& a, const Dim& b);
+
+/// Interval product, saturating at `Dim::inf`.
+[[nodiscard]] Dim operator*(const Dim& a, const Dim& b);
+
+}  // namespace ge

@@ -1,0 +1,13 @@
+# Compiles SRC (syntax only) and passes when it fails with a message matching EXPECT.
+set(args -std=c++20 -fsyntax-only)
+foreach(dir IN LISTS INCLUDES)
+  list(APPEND args -I${dir})
+endforeach()
+execute_process(COMMAND ${CXX} ${args} ${SRC} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "${SRC} compiled, but must not")
+endif()
+if(NOT "${out}${err}" MATCHES "${EXPECT}")
+  message(FATAL_ERROR "${SRC} failed to compile, but without the expected text '${EXPECT}':\n${err}")
+endif()
+message(STATUS "${SRC}: fails as expected ('${EXPECT}')")

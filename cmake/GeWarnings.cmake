@@ -2,6 +2,10 @@
 function(ge_target_warnings target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+      # g++ 12 at -O3 reports -Wrestrict inside std::string concatenation (GCC bug 105651).
+      target_compile_options(${target} PRIVATE -Wno-restrict)
+    endif()
     if(GE_WERROR)
       target_compile_options(${target} PRIVATE -Werror)
     endif()

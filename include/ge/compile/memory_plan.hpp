@@ -1,0 +1,86 @@
+#pragma once
+/// \file
+/// Liveness-based memory planning: offsets in one arena for values with lifetimes.
+///
+/// A value is written at step `first` and last read at step `last` (inclusive, in the
+/// plan's execution order). Two values whose lifetimes meet may not overlap in memory;
+/// others may share it. `plan_memory` places every value at an aligned offset in one
+/// arena and keeps the smallest arena among its strategies:
+///
+/// - `greedy_by_size`: largest value first, each into the best-fitting gap left by the
+///   already placed values that are live at the same time (best fit), else on top.
+/// - `greedy_by_breadth`: steps in order of how many bytes are live at them, largest
+///   first; at each, its unplaced values largest first, best fit as above.
+/// - `by_first_use`: values in order of their first step (ties: larger first), best fit.
+///
+/// In place: a value may ask to reuse the memory of an input (`inplace_of`) that dies at
+/// the step the value is born (its `last` equals the value's `first`) and is at least as
+/// large. Granted requests merge the two into one block; the plan says which were granted.
+///
+/// Every plan reports its arena size, the no-reuse total (sum of aligned sizes) and the
+/// lower bound (the largest total of aligned block sizes live at one step): no placement
+/// can use less. `verify` checks that no two values live at one time overlap.
+///
+/// ```
+/// std::vector<ge::Lifetime> values{{.bytes = 100, .first = 0, .last = 1},
+///                                  {.bytes = 50, .first = 1, .last = 2},
+///                                  {.bytes = 100, .first = 2, .last = 3}};
+/// auto plan = ge::plan_memory(values);   // arena 192 with 64-byte alignment:
+///                                        // values 0 and 2 share offset 0
+/// ge::verify(plan, values);              // throws if two live values overlap
+/// ```
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace ge {
+
+/// One value to place: its size and its lifetime in steps (inclusive).
+struct Lifetime {
+  std::int64_t bytes = 0;     ///< size in bytes (0 is allowed: it gets an offset, no space)
+  std::int32_t first = 0;     ///< the step that writes it
+  std::int32_t last = 0;      ///< the last step that reads it (>= first)
+  std::int32_t inplace_of = -1;  ///< index of a value whose memory it may reuse, or -1
+};
+
+/// The placement strategies (see the file comment).
+enum class PlanStrategy : std::uint8_t { greedy_by_size, greedy_by_breadth, by_first_use };
+
+/// The name of a strategy, e.g. `"greedy_by_size"`.
+[[nodiscard]] std::string_view to_string(PlanStrategy s) noexcept;
+
+/// Planner settings.
+struct PlanOptions {
+  std::int64_t alignment = 64;  ///< every offset is a multiple (a power of two, >= 1)
+  /// Strategies to try; the smallest arena wins (ties: the earlier one).
+  std::vector<PlanStrategy> strategies{PlanStrategy::greedy_by_size, PlanStrategy::greedy_by_breadth,
+                                       PlanStrategy::by_first_use};
+};
+
+/// A finished plan: one offset per value, and its figures.
+struct MemoryPlan {
+  std::vector<std::int64_t> offsets;   ///< per value, in the arena
+  std::vector<std::int32_t> shares_with;  ///< per value: the value whose memory it reuses (granted in-place), or -1
+  std::int64_t arena_bytes = 0;        ///< the arena's size (a multiple of the alignment)
+  std::int64_t no_reuse_bytes = 0;     ///< the sum of all aligned sizes: the arena without reuse
+  std::int64_t lower_bound = 0;        ///< the largest aligned total live at one step
+  std::int64_t alignment = 64;
+  PlanStrategy strategy = PlanStrategy::greedy_by_size;  ///< the strategy that won
+};
+
+/// Plans offsets for `values`. Throws `Errc::invalid_argument` for a negative size, a
+/// lifetime with last < first or a negative step, a bad `inplace_of` index, or an
+/// alignment that is not a power of two.
+[[nodiscard]] MemoryPlan plan_memory(std::span<const Lifetime> values, const PlanOptions& options = {});
+
+/// The lower bound alone: the largest total of aligned sizes live at one step.
+[[nodiscard]] std::int64_t live_lower_bound(std::span<const Lifetime> values, std::int64_t alignment = 64);
+
+/// Checks a plan against its values: offsets aligned and inside the arena, and no two
+/// values that are live at the same time overlap (except a granted in-place pair).
+/// Throws `Errc::internal` naming the two values on the first violation.
+void verify(const MemoryPlan& plan, std::span<const Lifetime> values);
+
+}  // namespace ge

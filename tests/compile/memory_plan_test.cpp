@@ -1,0 +1,178 @@
+// Tests of ge/compile/memory_plan.hpp: exact offsets on tiny lifetimes, in place,
+// the figures, the verifier, and random sets.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+
+#include "ge/compile/memory_plan.hpp"
+#include "ge/core/error.hpp"
+
+using ge::Lifetime;
+using ge::PlanStrategy;
+
+namespace {
+ge::PlanOptions only(PlanStrategy s, std::int64_t alignment = 64) {
+  ge::PlanOptions o;
+  o.alignment = alignment;
+  o.strategies = {s};
+  return o;
+}
+}  // namespace
+
+TEST_CASE("a chain reuses memory two values apart") {
+  // 0 -> 1 -> 2 -> 3: each value is read by the next step only.
+  const std::vector<Lifetime> v{{.bytes = 100, .first = 0, .last = 1},
+                                {.bytes = 50, .first = 1, .last = 2},
+                                {.bytes = 100, .first = 2, .last = 3},
+                                {.bytes = 50, .first = 3, .last = 4}};
+  const auto plan = ge::plan_memory(v);
+  ge::verify(plan, v);
+  CHECK(plan.no_reuse_bytes == 128 + 64 + 128 + 64);
+  CHECK(plan.lower_bound == 192);
+  CHECK(plan.arena_bytes == 192);
+  CHECK(plan.offsets[0] == plan.offsets[2]);
+  CHECK(plan.offsets[1] == plan.offsets[3]);
+  CHECK(plan.offsets[0] != plan.offsets[1]);
+}
+
+TEST_CASE("greedy by size: exact offsets, best fit into the smallest gap") {
+  // Value 0 (big) and 3 (small) live long; 1 and 2 come and go between them.
+  const std::vector<Lifetime> v{{.bytes = 256, .first = 0, .last = 2},
+                                {.bytes = 64, .first = 0, .last = 0},
+                                {.bytes = 128, .first = 3, .last = 4},
+                                {.bytes = 64, .first = 1, .last = 4}};
+  const auto plan = ge::plan_memory(v, only(PlanStrategy::greedy_by_size));
+  ge::verify(plan, v);
+  // Order: 0 (256) at 0; 2 (128) does not meet 0: at 0; 1 (64) meets 0: on top, 256;
+  // 3 (64) meets 0 and 2: on top of both, 256 (1 is dead by then).
+  CHECK(plan.offsets == std::vector<std::int64_t>{0, 256, 0, 256});
+  CHECK(plan.arena_bytes == 320);
+  CHECK(plan.lower_bound == 320);
+  CHECK(plan.strategy == PlanStrategy::greedy_by_size);
+}
+
+TEST_CASE("alignment rounds sizes and offsets") {
+  const std::vector<Lifetime> v{{.bytes = 1, .first = 0, .last = 1}, {.bytes = 1, .first = 1, .last = 1}};
+  auto plan = ge::plan_memory(v, only(PlanStrategy::greedy_by_size, 128));
+  ge::verify(plan, v);
+  CHECK(plan.arena_bytes == 256);
+  CHECK(plan.offsets[1] % 128 == 0);
+  plan = ge::plan_memory(v, only(PlanStrategy::greedy_by_size, 1));
+  CHECK(plan.arena_bytes == 2);
+  CHECK(ge::live_lower_bound(v, 1) == 2);
+  CHECK(ge::live_lower_bound(v, 64) == 128);
+}
+
+TEST_CASE("in place: a value reuses an input that dies where it is born") {
+  // conv (0) -> relu in place (1) -> add (2) reading 1 only.
+  const std::vector<Lifetime> v{{.bytes = 1000, .first = 0, .last = 1},
+                                {.bytes = 1000, .first = 1, .last = 2, .inplace_of = 0},
+                                {.bytes = 1000, .first = 2, .last = 3}};
+  const auto plan = ge::plan_memory(v);
+  ge::verify(plan, v);
+  CHECK(plan.shares_with[1] == 0);
+  CHECK(plan.offsets[1] == plan.offsets[0]);
+  CHECK(plan.arena_bytes == 2048);
+  CHECK(plan.lower_bound == 2048);
+}
+
+TEST_CASE("in place is refused when the input lives on, is smaller, or is taken") {
+  const std::vector<Lifetime> v{{.bytes = 1000, .first = 0, .last = 2},   // read again at 2
+                                {.bytes = 1000, .first = 1, .last = 2, .inplace_of = 0},
+                                {.bytes = 64, .first = 0, .last = 3},
+                                {.bytes = 1000, .first = 3, .last = 4, .inplace_of = 2},  // too big
+                                {.bytes = 64, .first = 4, .last = 5},
+                                {.bytes = 64, .first = 5, .last = 6, .inplace_of = 4},
+                                {.bytes = 64, .first = 5, .last = 6, .inplace_of = 4}};  // taken
+  const auto plan = ge::plan_memory(v);
+  ge::verify(plan, v);
+  CHECK(plan.shares_with == std::vector<std::int32_t>{-1, -1, -1, -1, -1, 4, -1});
+}
+
+TEST_CASE("an in-place chain: three values share one block") {
+  const std::vector<Lifetime> v{{.bytes = 512, .first = 0, .last = 1},
+                                {.bytes = 512, .first = 1, .last = 2, .inplace_of = 0},
+                                {.bytes = 256, .first = 2, .last = 3, .inplace_of = 1}};
+  const auto plan = ge::plan_memory(v);
+  ge::verify(plan, v);
+  CHECK(plan.shares_with == std::vector<std::int32_t>{-1, 0, 1});
+  CHECK(plan.arena_bytes == 512);
+}
+
+TEST_CASE("zero-sized values and empty input") {
+  const std::vector<Lifetime> none;
+  const auto empty = ge::plan_memory(none);
+  CHECK(empty.arena_bytes == 0);
+  const std::vector<Lifetime> v{{.bytes = 0, .first = 0, .last = 3}, {.bytes = 64, .first = 0, .last = 3}};
+  const auto plan = ge::plan_memory(v);
+  ge::verify(plan, v);
+  CHECK(plan.arena_bytes == 64);
+}
+
+TEST_CASE("bad requests are ge::Errors") {
+  const auto expect = [](std::vector<Lifetime> v, ge::PlanOptions o, const char* part) {
+    try {
+      (void)ge::plan_memory(v, o);
+      FAIL("no error");
+    } catch (const ge::Error& e) {
+      CHECK(e.code() == ge::Errc::invalid_argument);
+      CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.what());
+    }
+  };
+  expect({{.bytes = -1, .first = 0, .last = 0}}, {}, "-1 bytes");
+  expect({{.bytes = 8, .first = 3, .last = 1}}, {}, "from step 3 to 1");
+  expect({{.bytes = 8, .first = -1, .last = 1}}, {}, "from step -1");
+  expect({{.bytes = 8, .first = 0, .last = 1, .inplace_of = 5}}, {}, "reuse value 5");
+  expect({{.bytes = 8, .first = 0, .last = 1, .inplace_of = 0}}, {}, "reuse value 0");
+  expect({{.bytes = 8, .first = 0, .last = 1}}, only(PlanStrategy::greedy_by_size, 48), "power of two");
+  expect({{.bytes = 8, .first = 0, .last = 1}}, ge::PlanOptions{.alignment = 64, .strategies = {}}, "no strategy");
+}
+
+TEST_CASE("the verifier catches overlaps, misalignment and overflow") {
+  const std::vector<Lifetime> v{{.bytes = 100, .first = 0, .last = 2}, {.bytes = 100, .first = 1, .last = 3}};
+  auto plan = ge::plan_memory(v);
+  ge::verify(plan, v);
+  const auto expect = [&](ge::MemoryPlan p, const char* part) {
+    try {
+      ge::verify(p, v);
+      FAIL("no error");
+    } catch (const ge::Error& e) {
+      CHECK(e.code() == ge::Errc::internal);
+      CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.what());
+    }
+  };
+  auto overlap = plan;
+  overlap.offsets = {0, 64};
+  expect(overlap, "overlap");
+  auto misaligned = plan;
+  misaligned.offsets[1] = 130;
+  expect(misaligned, "not aligned");
+  auto small = plan;
+  small.arena_bytes = 128;
+  expect(small, "past the arena");
+  auto wrong_size = plan;
+  wrong_size.offsets.pop_back();
+  expect(wrong_size, "offsets for");
+}
+
+TEST_CASE("random lifetime sets: valid, within bounds, never worse than plain greedy by size") {
+  std::mt19937_64 rng(20261130);
+  for (int set = 0; set < 300; ++set) {
+    std::uniform_int_distribution<int> count(1, 120), step(0, 80), len(0, 20), size(1, 1 << 20);
+    std::vector<Lifetime> v(static_cast<std::size_t>(count(rng)));
+    for (auto& x : v) {
+      x.first = step(rng);
+      x.last = x.first + len(rng);
+      x.bytes = size(rng);
+    }
+    const auto best = ge::plan_memory(v);
+    const auto greedy = ge::plan_memory(v, only(PlanStrategy::greedy_by_size));
+    ge::verify(best, v);
+    ge::verify(greedy, v);
+    CHECK(best.arena_bytes >= best.lower_bound);
+    CHECK(best.arena_bytes <= best.no_reuse_bytes);
+    CHECK(best.arena_bytes <= greedy.arena_bytes);
+    CHECK(best.lower_bound == ge::live_lower_bound(v));
+  }
+}

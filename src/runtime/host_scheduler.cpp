@@ -1,0 +1,185 @@
+#include "ge/runtime/host_scheduler.hpp"
+
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "ge/core/error.hpp"
+
+// oneTBB hands tasks between threads inside libtbb, which ThreadSanitizer cannot see
+// (Debian's build is not instrumented). Under TSan we tell it about each hand-off: a
+// release before a task is given to oneTBB, an acquire where it starts, and the same
+// around the final wait. Elsewhere these compile to nothing.
+#if defined(__SANITIZE_THREAD__)
+#define GE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GE_TSAN 1
+#endif
+#endif
+#ifdef GE_TSAN
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+#define GE_HANDOFF_RELEASE(p) __tsan_release(p)
+#define GE_HANDOFF_ACQUIRE(p) __tsan_acquire(p)
+#else
+#define GE_HANDOFF_RELEASE(p) ((void)(p))
+#define GE_HANDOFF_ACQUIRE(p) ((void)(p))
+#endif
+
+namespace ge {
+
+StepGraph StepGraph::from_preds(const std::vector<std::vector<std::int32_t>>& preds) {
+  const std::size_t n = preds.size();
+  StepGraph g;
+  g.pred_count.assign(n, 0);
+  g.succ_begin.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (const std::int32_t p : preds[i]) {
+      if (p < 0 || static_cast<std::size_t>(p) >= i)
+        raise(Errc::invalid_argument, "[ge.runtime] step " + std::to_string(i) + " waits for step " +
+                                          std::to_string(p) + "; expected an earlier step");
+      ++g.succ_begin[static_cast<std::size_t>(p) + 1];
+      ++g.pred_count[i];
+    }
+  for (std::size_t i = 0; i < n; ++i) g.succ_begin[i + 1] += g.succ_begin[i];
+  g.succ.resize(static_cast<std::size_t>(g.succ_begin[n]));
+  std::vector<std::int32_t> fill(g.succ_begin.begin(), g.succ_begin.end() - 1);
+  for (std::size_t i = 0; i < n; ++i)
+    for (const std::int32_t p : preds[i])
+      g.succ[static_cast<std::size_t>(fill[static_cast<std::size_t>(p)]++)] = static_cast<std::int32_t>(i);
+  for (std::size_t i = 0; i < n; ++i)
+    if (g.pred_count[i] == 0) g.roots.push_back(static_cast<std::int32_t>(i));
+  // A chain: every step but the first has exactly the previous one as predecessor.
+  g.chain = true;
+  for (std::size_t i = 1; i < n && g.chain; ++i)
+    g.chain = preds[i].size() == 1 && static_cast<std::size_t>(preds[i][0]) == i - 1;
+  return g;
+}
+
+StepGraph StepGraph::from(const StreamAssignment& streams) {
+  const std::size_t n = streams.stream.size();
+  std::vector<std::vector<std::int32_t>> preds(n);
+  std::vector<std::int32_t> last(static_cast<std::size_t>(std::max(streams.stream_count, 0)), -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& l = last[static_cast<std::size_t>(streams.stream[i])];
+    if (l >= 0) preds[i].push_back(l);
+    l = static_cast<std::int32_t>(i);
+  }
+  for (const StreamEvent& e : streams.events) {
+    auto& p = preds[static_cast<std::size_t>(e.to)];
+    if (std::find(p.begin(), p.end(), e.from) == p.end()) p.push_back(e.from);
+  }
+  return from_preds(preds);
+}
+
+struct HostScheduler::Impl {
+  explicit Impl(int threads) : arena(threads), threads(threads) {}
+  tbb::task_arena arena;
+  int threads;
+};
+
+HostScheduler::HostScheduler(int threads)
+    : impl_(std::make_unique<Impl>(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))) {}
+
+HostScheduler::~HostScheduler() = default;
+
+int HostScheduler::threads() const noexcept { return impl_->threads; }
+
+void HostScheduler::within(FunctionRef<void()> f) { impl_->arena.execute([&] { f(); }); }
+
+namespace {
+
+// One run's state: the counters of unfinished predecessors and the first failure.
+struct Run {
+  const StepGraph& graph;
+  FunctionRef<void(std::int32_t)> body;
+  std::unique_ptr<std::atomic<std::int32_t>[]> waiting;
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  tbb::task_group group;
+
+  // Hands `step` to another thread.
+  void spawn(std::int32_t step);
+
+  // Runs `step`, then keeps going with its first successor that became ready and hands
+  // the other ready ones to the group.
+  void drive(std::int32_t step) {
+    while (step >= 0 && !failed.load(std::memory_order_relaxed)) {
+      try {
+        body(step);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!failed.exchange(true)) error = std::current_exception();
+        return;
+      }
+      const auto s = static_cast<std::size_t>(step);
+      std::int32_t next = -1;
+      for (auto k = graph.succ_begin[s]; k < graph.succ_begin[s + 1]; ++k) {
+        const std::int32_t succ = graph.succ[static_cast<std::size_t>(k)];
+        if (waiting[static_cast<std::size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          if (next < 0)
+            next = succ;
+          else
+            spawn(succ);
+        }
+      }
+      step = next;
+    }
+  }
+};
+
+// A task given to oneTBB: which run, which step.
+struct Task {
+  Run* run;
+  std::int32_t step;
+  void operator()() const;
+};
+
+// The first code of ours a oneTBB worker runs for a task. It reads the task's fields,
+// which oneTBB carried over from another thread where TSan cannot see it: tests/tsan.supp
+// names this function (and only it) for that read.
+[[gnu::noipa]] void ge_tbb_task_entry(const Task* task) {
+  Run* run = task->run;
+  const std::int32_t step = task->step;
+  GE_HANDOFF_ACQUIRE(run);
+  run->drive(step);
+  GE_HANDOFF_RELEASE(run);
+}
+
+void Task::operator()() const { ge_tbb_task_entry(this); }
+
+void Run::spawn(std::int32_t step) {
+  GE_HANDOFF_RELEASE(this);
+  group.run(Task{this, step});
+}
+
+}  // namespace
+
+void HostScheduler::run(const StepGraph& graph, FunctionRef<void(std::int32_t)> body) {
+  const std::size_t n = graph.size();
+  if (n == 0) return;
+  if (graph.chain || impl_->threads == 1) {
+    // Step order is an execution order: no scheduler needed.
+    for (std::size_t i = 0; i < n; ++i) body(static_cast<std::int32_t>(i));
+    return;
+  }
+  Run run{graph, body, std::make_unique<std::atomic<std::int32_t>[]>(n), {}, {}, {}, {}};
+  for (std::size_t i = 0; i < n; ++i) run.waiting[i].store(graph.pred_count[i], std::memory_order_relaxed);
+  impl_->arena.execute([&] {
+    for (std::size_t r = 1; r < graph.roots.size(); ++r) run.spawn(graph.roots[r]);
+    if (!graph.roots.empty()) run.drive(graph.roots[0]);
+    run.group.wait();
+    GE_HANDOFF_ACQUIRE(&run);
+  });
+  if (run.error) std::rethrow_exception(run.error);
+}
+
+}  // namespace ge

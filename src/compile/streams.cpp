@@ -48,14 +48,14 @@ std::vector<Clock> replay(const std::vector<std::vector<std::int32_t>>& preds, c
 
 }  // namespace
 
-StreamAssignment assign_streams(const std::vector<std::vector<std::int32_t>>& preds, const std::vector<Engine>& engines,
+StreamAssignment assign_streams(const std::vector<std::vector<std::int32_t>>& preds, const std::vector<bool>& engines,
                                 const StreamOptions& options) {
   const std::size_t n = preds.size();
   if (options.max_streams < 1)
     raise(Errc::invalid_argument, "[ge.compile] streams: max_streams " + std::to_string(options.max_streams) +
                                       "; expected at least 1");
   if (!engines.empty() && engines.size() != n)
-    raise(Errc::invalid_argument, "[ge.compile] streams: " + std::to_string(engines.size()) + " engines for " +
+    raise(Errc::invalid_argument, "[ge.compile] streams: " + std::to_string(engines.size()) + " host flags for " +
                                       std::to_string(n) + " steps; expected one per step or none");
   for (std::size_t i = 0; i < n; ++i)
     for (const std::int32_t p : preds[i])
@@ -66,17 +66,17 @@ StreamAssignment assign_streams(const std::vector<std::vector<std::int32_t>>& pr
   StreamAssignment out;
   out.stream.assign(n, -1);
   const bool host_apart = options.ac_parallel &&
-                          std::any_of(engines.begin(), engines.end(), [](Engine e) { return e == Engine::host; });
+                          std::any_of(engines.begin(), engines.end(), [](bool h) { return h; });
   std::vector<std::int32_t> tail;    // per vector stream: its last step
   std::vector<std::int32_t> depth(n, 0);  // longest chain ending at a step
   for (std::size_t i = 0; i < n; ++i) {
     for (const std::int32_t p : preds[i]) depth[i] = std::max(depth[i], depth[static_cast<std::size_t>(p)] + 1);
-    if (host_apart && engines[i] == Engine::host) continue;  // placed below
+    if (host_apart && engines[i]) continue;  // placed below
     // Continue a predecessor's stream whose tail it is; prefer the deepest predecessor.
     std::int32_t pick = -1, pick_depth = -1;
     for (const std::int32_t p : preds[i]) {
       const std::int32_t s = out.stream[static_cast<std::size_t>(p)];
-      if (s >= 0 && (!host_apart || engines[static_cast<std::size_t>(p)] != Engine::host) &&
+      if (s >= 0 && (!host_apart || !engines[static_cast<std::size_t>(p)]) &&
           tail[static_cast<std::size_t>(s)] == p && depth[static_cast<std::size_t>(p)] > pick_depth) {
         pick = s;
         pick_depth = depth[static_cast<std::size_t>(p)];
@@ -98,7 +98,7 @@ StreamAssignment assign_streams(const std::vector<std::vector<std::int32_t>>& pr
   if (host_apart) {
     out.host_stream = out.stream_count++;
     for (std::size_t i = 0; i < n; ++i)
-      if (engines[i] == Engine::host) out.stream[i] = out.host_stream;
+      if (engines[i]) out.stream[i] = out.host_stream;
   }
 
   std::vector<std::int32_t> position;

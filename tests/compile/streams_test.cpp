@@ -9,7 +9,6 @@
 #include "ge/compile/streams.hpp"
 #include "ge/core/error.hpp"
 
-using ge::Engine;
 using Preds = std::vector<std::vector<std::int32_t>>;
 
 TEST_CASE("a chain stays on one stream with no events") {
@@ -67,7 +66,7 @@ TEST_CASE("the stream cap reuses the earliest free stream") {
 TEST_CASE("ac_parallel: host-engine steps get a stream of their own") {
   // 0 (vector) -> 1 (host: NonZero) -> 3 (vector);  0 -> 2 (vector) -> 3
   const Preds p{{}, {0}, {0}, {1, 2}};
-  const std::vector<Engine> e{Engine::vector, Engine::host, Engine::vector, Engine::vector};
+  const std::vector<bool> e{false, true, false, false};
   const auto on = ge::assign_streams(p, e, {.max_streams = 4, .ac_parallel = true});
   CHECK(on.host_stream >= 0);
   CHECK(on.stream[1] == on.host_stream);
@@ -81,7 +80,7 @@ TEST_CASE("ac_parallel: host-engine steps get a stream of their own") {
 }
 
 TEST_CASE("bad requests are ge::Errors") {
-  const auto expect = [](const Preds& p, std::vector<Engine> e, ge::StreamOptions o, const char* part) {
+  const auto expect = [](const Preds& p, std::vector<bool> e, ge::StreamOptions o, const char* part) {
     try {
       (void)ge::assign_streams(p, e, o);
       FAIL("no error");
@@ -93,7 +92,7 @@ TEST_CASE("bad requests are ge::Errors") {
   expect({{}, {1}}, {}, {}, "step 1 reads step 1");
   expect({{}, {5}}, {}, {}, "reads step 5");
   expect({{}, {-1}}, {}, {}, "reads step -1");
-  expect({{}}, {Engine::host, Engine::host}, {}, "2 engines for 1 steps");
+  expect({{}}, {true, true}, {}, "2 host flags for 1 steps");
   expect({{}}, {}, {.max_streams = 0}, "max_streams 0");
 }
 
@@ -115,7 +114,7 @@ TEST_CASE("random DAGs: every assignment verifies, and pruning only drops covere
   for (int g = 0; g < 200; ++g) {
     const int n = std::uniform_int_distribution<int>(1, 60)(rng);
     Preds p(static_cast<std::size_t>(n));
-    std::vector<Engine> e(static_cast<std::size_t>(n));
+    std::vector<bool> e(static_cast<std::size_t>(n));
     std::size_t cross_edges = 0;
     for (int i = 1; i < n; ++i) {
       const int k = std::uniform_int_distribution<int>(0, 3)(rng);
@@ -124,7 +123,7 @@ TEST_CASE("random DAGs: every assignment verifies, and pruning only drops covere
         auto& v = p[static_cast<std::size_t>(i)];
         if (std::find(v.begin(), v.end(), from) == v.end()) v.push_back(from);
       }
-      e[static_cast<std::size_t>(i)] = rng() % 5 == 0 ? Engine::host : Engine::vector;
+      e[static_cast<std::size_t>(i)] = rng() % 5 == 0;
     }
     const auto a = ge::assign_streams(p, e, {.max_streams = 1 + g % 4, .ac_parallel = g % 2 == 0});
     ge::verify(a, p);

@@ -19,7 +19,7 @@
 /// ```
 /// //   0 ─┬─ 1 ─┐
 /// //      └─ 2 ─┴─ 3
-/// auto s = ge::assign_streams({{}, {0}, {0}, {1, 2}}, {}, {.max_streams = 4});
+/// auto s = ge::assign_streams({{}, {0}, {0}, {1, 2}}, /*on_host=*/{}, {.max_streams = 4});
 /// // s.stream == {0, 0, 1, 0}; events: 0→2 and 2→3
 /// ```
 
@@ -27,9 +27,6 @@
 #include <vector>
 
 namespace ge {
-
-/// Which engine runs a step.
-enum class Engine : std::uint8_t { vector, host };
 
 /// Settings of the stream assignment.
 struct StreamOptions {
@@ -53,10 +50,11 @@ struct StreamAssignment {
 };
 
 /// Assigns streams and events. `preds[i]` lists the steps step `i` reads from (each
-/// < i); `engines` is empty (all vector) or one per step. Throws `Errc::invalid_argument`
-/// for a predecessor that is not an earlier step, a size mismatch, or max_streams < 1.
+/// < i); `on_host` is empty (all on the vector engine) or says per step whether the host
+/// engine runs it. Throws `Errc::invalid_argument` for a predecessor that is not an
+/// earlier step, a size mismatch, or max_streams < 1.
 [[nodiscard]] StreamAssignment assign_streams(const std::vector<std::vector<std::int32_t>>& preds,
-                                              const std::vector<Engine>& engines,
+                                              const std::vector<bool>& on_host,
                                               const StreamOptions& options = {});
 
 /// Checks an assignment: every cross-stream edge of `preds` is ordered by the kept

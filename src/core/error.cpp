@@ -42,6 +42,8 @@ std::string_view to_string(Errc code) noexcept {
     GE_ERRC_NAME(ranges_unsupported)
     GE_ERRC_NAME(bad_parallel_flag)
     GE_ERRC_NAME(unknown_target)
+    GE_ERRC_NAME(gears_unsupported)
+    GE_ERRC_NAME(ac_parallel_unsupported)
     GE_ERRC_NAME(bad_graph)
     GE_ERRC_NAME(duplicate_name)
     GE_ERRC_NAME(unknown_op)

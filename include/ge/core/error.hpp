@@ -59,6 +59,8 @@ enum class Errc : std::uint16_t {
   ranges_unsupported,   ///< a shape range on a target that has none
   bad_parallel_flag,    ///< AC_PARALLEL_ENABLE other than 0 or 1
   unknown_target,       ///< a target name that does not exist
+  gears_unsupported,    ///< a gear option on a target that has no gears
+  ac_parallel_unsupported, ///< AC_PARALLEL_ENABLE=1 on a target that lacks it
   // graph, ops, compile, runtime
   bad_graph,            ///< a graph that does not validate
   duplicate_name,       ///< two graph entities with one name

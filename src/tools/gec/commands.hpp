@@ -1,0 +1,18 @@
+#pragma once
+// The commands of `gec`. Each command lives in its own file and has one entry point with
+// this signature; main.cpp dispatches to it through its table (one row per command).
+//
+// A command gets the arguments after its name, writes its result to stdout and returns
+// the exit status: 0 on success. It reports bad input by throwing: `gec::UsageError`
+// (bad command line) or `ge::Error` (bad option values); main.cpp prints either as
+// `gec: error: ...` and exits with 2. Warnings go to stderr as `gec: warning: ...`.
+
+#include <span>
+#include <string>
+
+namespace gec {
+
+/// `gec gears`: checks build options against a target and prints the gears as JSON.
+int run_gears(std::span<const std::string> args);
+
+}  // namespace gec

@@ -1,0 +1,165 @@
+// `gec gears`: reads build options from flags, checks them against a target with
+// ge::parse_dynamic_config, and prints the result and every gear's input shapes as one
+// line of JSON on stdout. Warnings go to stderr as `gec: warning: ...`.
+//
+//   $ gec gears --input_shape "data:-1,3,416,416" --dynamic_batch_size "1,2" --input_format NHWC
+//   {"mode":"batch","inputs":["data"],"gears":[{"data":[1,3,416,416]},{"data":[2,3,416,416]}]}
+//   $ gec gears --input_shape "data:1~10,32,208,208"
+//   {"mode":"range","inputs":["data"],"shapes":{"data":"1~10,32,208,208"}}
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "ge/core/format.hpp"
+#include "ge/options/build_options.hpp"
+#include "ge/options/dynamic_config.hpp"
+#include "ge/options/gears.hpp"
+#include "ge/options/option.hpp"
+#include "ge/options/target.hpp"
+#include "json.hpp"
+
+namespace gec {
+
+namespace {
+
+// One flag per option (its `flag` spelling), then --target and --help.
+std::vector<Flag> gears_flags() {
+  std::vector<Flag> flags;
+  for (const ge::OptionInfo& o : ge::options_table()) flags.push_back({o.flag, true, o.summary});
+  flags.push_back({"target", true, "the target product (default: cpu); see the list below"});
+  flags.push_back({"inputs", true, "the model's input names in index order, e.g. data,B (checks names, scalars, positions)"});
+  flags.push_back({"help", false, "print this help and exit"});
+  return flags;
+}
+
+std::string gears_usage(const std::vector<Flag>& flags) {
+  std::string out =
+      "usage: gec gears [--input_shape TEXT] [--dynamic_batch_size|--dynamic_image_size|--dynamic_dims TEXT]\n"
+      "                 [--input_format NCHW|NHWC|ND] [--inputs NAME,NAME,...] [--target NAME]\n"
+      "                 [--ac_parallel_enable 0|1]\n"
+      "\n"
+      "Checks build options for dynamic inputs against a target and prints one JSON object:\n"
+      "the mode (static, batch, image, dims or range), the inputs, and per gear the shape of\n"
+      "every input; in range mode, \"shapes\" gives each input's shape in the option text form.\n"
+      "Flags take --flag VALUE or --flag=VALUE.\n"
+      "\n"
+      "flags:\n" +
+      describe_flags(flags) +
+      "\ntargets:\n";
+  for (const ge::Target& t : ge::targets()) {
+    std::string name = "  " + std::string(t.name);
+    name.resize(std::max<std::size_t>(name.size(), 22), ' ');
+    out += name + std::string(t.product) + " (max " + std::to_string(t.max_gears) + " gears" +
+           (t.supports_ranges ? "" : ", no ranges") + (t.supports_ac_parallel ? "" : ", no ac_parallel") + ")\n";
+  }
+  out +=
+      "\nexample:\n"
+      "  gec gears --input_format NHWC --input_shape data:-1,3,416,416 --dynamic_batch_size 1,2,4,8\n"
+      "  {\"mode\":\"batch\",\"inputs\":[\"data\"],\"gears\":[{\"data\":[1,3,416,416]},{\"data\":[2,3,416,416]},...]}\n"
+      "\nexit status: 0 valid, 2 bad flags or bad option values\n";
+  return out;
+}
+
+// `static`, `batch`, `image`, `dims` or `range`.
+const char* mode_name(const ge::DynamicConfig& cfg) {
+  if (cfg.mode == ge::ShapeMode::ranges) return "range";
+  if (cfg.mode == ge::ShapeMode::fixed || !cfg.gear_option) return "static";
+  switch (*cfg.gear_option) {
+    case ge::Option::dynamic_batch_size: return "batch";
+    case ge::Option::dynamic_image_size: return "image";
+    default: return "dims";
+  }
+}
+
+void write_shape(JsonWriter& j, const ge::Shape& s) {
+  j.begin_array();
+  for (const ge::Dim& d : s.dims()) j.value(d.lo());
+  j.end_array();
+}
+
+}  // namespace
+
+int run_gears(std::span<const std::string> args) {
+  const std::vector<Flag> flags = gears_flags();
+  const Args a = parse_args(args, flags);
+  if (a.has("help")) {
+    std::fputs(gears_usage(flags).c_str(), stdout);
+    return 0;
+  }
+  if (!a.positionals.empty())
+    throw UsageError("unexpected argument '" + a.positionals.front() + "'; gears takes only flags");
+
+  ge::BuildOptions options;
+  for (const auto& [name, value] : a.values)
+    for (const ge::OptionInfo& o : ge::options_table())
+      if (o.flag == name) options.set(o.id, value);
+  const ge::Target& target = ge::find_target(a.get("target").value_or("cpu"));
+  // --inputs: the model's input names in index order; their shapes are not known here.
+  std::vector<ge::ModelInput> model;
+  if (const auto names = a.get("inputs")) {
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= names->size(); ++i) {
+      if (i != names->size() && (*names)[i] != ',') continue;
+      std::string name = names->substr(start, i - start);
+      if (name.empty())
+        throw UsageError("--inputs '" + *names + "' has an empty name at position " + std::to_string(start + 1) +
+                         "; expected NAME,NAME,...");
+      model.push_back({std::move(name), ge::Shape::unknown_rank(), false});
+      start = i + 1;
+    }
+  }
+  const ge::DynamicConfig cfg =
+      a.has("inputs") ? ge::parse_dynamic_config(options, target, model) : ge::parse_dynamic_config(options, target);
+  for (const std::string& w : cfg.warnings) std::fprintf(stderr, "gec: warning: %s\n", w.c_str());
+
+  // The name of each INPUT_SHAPE entry: its own, else the model's input at its position,
+  // else its position.
+  const auto& entries = cfg.input_shape.entries();
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    names.push_back(cfg.input_shape.named() ? entries[i].name
+                                            : i < model.size() ? model[i].name : std::to_string(i));
+
+  JsonWriter j;
+  j.begin_object();
+  j.key("mode").value(mode_name(cfg));
+  j.key("inputs").begin_array();
+  if (!model.empty()) {
+    for (const ge::ModelInput& m : model) j.value(m.name);
+  } else {
+    for (const std::string& n : names) j.value(n);
+  }
+  j.end_array();
+  if (cfg.mode == ge::ShapeMode::ranges) {
+    j.key("shapes").begin_object();
+    for (std::size_t i = 0; i < entries.size(); ++i) j.key(names[i]).value(entries[i].shape.to_string());
+    j.end_object();
+  } else {
+    j.key("gears").begin_array();
+    if (cfg.mode == ge::ShapeMode::fixed) {
+      j.begin_object();
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        j.key(names[i]);
+        write_shape(j, entries[i].shape);
+      }
+      j.end_object();
+    }
+    for (const ge::Gear& g : ge::enumerate_gears(cfg)) {
+      j.begin_object();
+      for (std::size_t i = 0; i < g.shapes.size(); ++i) {
+        j.key(names[i]);
+        write_shape(j, g.shapes[i]);
+      }
+      j.end_object();
+    }
+    j.end_array();
+  }
+  j.end_object();
+  std::printf("%s\n", j.str().c_str());
+  return 0;
+}
+
+}  // namespace gec

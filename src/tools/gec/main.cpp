@@ -1,0 +1,85 @@
+// gec: the ge command line. A dispatcher over a table of commands; each command lives in
+// its own file (declared in commands.hpp), so adding a command is a file and a row below.
+//
+//   gec gears --input_shape "data:-1,3,416,416" --dynamic_batch_size "1,2,4,8"
+//
+// Exit status: 0 success, 2 bad command line or bad input (a ge::Error), 1 anything else.
+
+#include <array>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "ge/core/error.hpp"
+#include "ge/options/option.hpp"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(std::span<const std::string> args);
+};
+
+constexpr std::array commands{
+    Command{"gears", "check build options for dynamic inputs against a target; print the gears as JSON",
+            gec::run_gears},
+};
+
+std::string usage() {
+  std::string out =
+      "usage: gec <command> [flags]\n"
+      "       gec <command> --help\n"
+      "\n"
+      "commands:\n";
+  for (const Command& c : commands) {
+    std::string name = "  " + std::string(c.name);
+    name.resize(std::max<std::size_t>(name.size(), 12), ' ');
+    out += name + "  " + std::string(c.summary) + "\n";
+  }
+  out += "\nexit status: 0 success, 2 bad command line or bad input, 1 internal error\n";
+  return out;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "gec: error: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fputs(usage().c_str(), stderr);
+    return 2;
+  }
+  const std::string& name = args[0];
+  if (name == "--help" || name == "-h" || name == "help") {
+    std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  for (const Command& c : commands) {
+    if (c.name != name) continue;
+    try {
+      return c.run(std::span<const std::string>(args).subspan(1));
+    } catch (const gec::UsageError& e) {
+      return fail(std::string(e.what()) + " (see 'gec " + name + " --help')");
+    } catch (const ge::Error& e) {
+      return fail(std::string(e.what()) + " [" + std::string(ge::to_string(e.code())) + "]");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gec: internal error: %s\n", e.what());
+      return 1;
+    }
+  }
+  std::array<std::string_view, commands.size()> names{};
+  for (std::size_t i = 0; i < commands.size(); ++i) names[i] = commands[i].name;
+  std::string msg = "unknown command '" + name + "'";
+  if (const auto near = ge::closest_spelling(name, names)) msg += "; did you mean '" + std::string(*near) + "'";
+  msg += "; see 'gec --help'";
+  return fail(msg);
+}

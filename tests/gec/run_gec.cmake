@@ -1,0 +1,33 @@
+# Runs one gec command and checks its exit status, its stdout (exactly) and its stderr
+# (a regex). Usage, from add_test:
+#   cmake -DEXPECT_RC=2 -DEXPECT_STDOUT=<text> -DEXPECT_STDERR=<regex> -P run_gec.cmake <gec> <args...>
+# EXPECT_STDOUT is compared without the final newline; an empty EXPECT_STDOUT means "no
+# output". Arguments may hold ';' (they are re-escaped before the run).
+set(cmd)
+math(EXPR last "${CMAKE_ARGC} - 1")
+set(start -1)
+foreach(i RANGE 0 ${last})
+  if(start EQUAL -1 AND "${CMAKE_ARGV${i}}" STREQUAL "-P")
+    math(EXPR start "${i} + 2")
+  endif()
+endforeach()
+foreach(i RANGE ${start} ${last})
+  string(REPLACE ";" "\\;" arg "${CMAKE_ARGV${i}}")
+  list(APPEND cmd "${arg}")
+endforeach()
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(REGEX REPLACE "\n$" "" out_line "${out}")
+set(failed "")
+if(NOT "${rc}" STREQUAL "${EXPECT_RC}")
+  string(APPEND failed "exit status ${rc}, expected ${EXPECT_RC}\n")
+endif()
+if(NOT "${out_line}" STREQUAL "${EXPECT_STDOUT}")
+  string(APPEND failed "stdout differs:\n  got:      ${out_line}\n  expected: ${EXPECT_STDOUT}\n")
+endif()
+if(DEFINED EXPECT_STDERR AND NOT "${err}" MATCHES "${EXPECT_STDERR}")
+  string(APPEND failed "stderr does not match '${EXPECT_STDERR}':\n${err}\n")
+endif()
+if(failed)
+  message(FATAL_ERROR "gec check failed\n${failed}")
+endif()
+message("gec-check: ok")

@@ -7,3 +7,6 @@
 #include "ge/core/format.hpp"
 #include "ge/shape/dim.hpp"
 #include "ge/shape/shape.hpp"
+#include "ge/shape/typed.hpp"
+#include "ge/options.hpp"
+#include "ge/graph.hpp"

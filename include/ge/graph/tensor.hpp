@@ -1,0 +1,120 @@
+#pragma once
+/// \file
+/// `ge::TensorDesc` (a data type and a shape with ranges: what shape inference computes)
+/// and `ge::Tensor` (constant data: a data type, a static shape and bytes in a shared,
+/// immutable buffer, so that copies of a graph share their weights).
+///
+/// ```
+/// auto shape = ge::Tensor::from<std::int64_t>({4}, {0, 0, 4, 64});   // a 1-D i64 tensor
+/// auto w = ge::Tensor::random(ge::DataType::f32, {64, 3, 7, 7}, 42);   // seeded weights
+/// auto v = shape.to_int64s();                                          // {0, 0, 4, 64}
+/// ```
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ge/core/data_type.hpp"
+#include "ge/core/error.hpp"
+#include "ge/shape/shape.hpp"
+
+namespace ge {
+
+/// What is known of a tensor before it exists: its data type and shape (with ranges).
+struct TensorDesc {
+  DataType dtype = DataType::undefined;  ///< `undefined` marks an omitted optional input
+  Shape shape;                           ///< dims may be ranges; the rank may be unknown
+  friend bool operator==(const TensorDesc&, const TensorDesc&) = default;
+};
+
+/// The text `f32[1~8,3,224,224]` of a description.
+[[nodiscard]] std::string to_string(const TensorDesc& d);
+
+/// The data type that stores C++ type `T` (`float` → f32, `bool` → boolean, ...).
+template <class T>
+[[nodiscard]] constexpr DataType data_type_of() noexcept {
+  if constexpr (std::is_same_v<T, float>) return DataType::f32;
+  else if constexpr (std::is_same_v<T, double>) return DataType::f64;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return DataType::i8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return DataType::i16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return DataType::i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return DataType::i64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return DataType::u8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return DataType::u16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return DataType::u32;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return DataType::u64;
+  else if constexpr (std::is_same_v<T, bool>) return DataType::boolean;
+  else return DataType::undefined;
+}
+
+/// Constant tensor data: a data type, a static shape and the bytes (row-major), held in
+/// a shared immutable buffer. A default-constructed tensor is an f32 scalar 0.
+class Tensor {
+ public:
+  Tensor();
+  /// Wraps `bytes`. Throws `Errc::bad_tensor` when the byte count does not equal
+  /// `element count * size_of(dtype)`, or `Errc::invalid_argument` for a negative dim
+  /// or an `undefined` type.
+  Tensor(DataType dtype, std::vector<std::int64_t> shape, std::vector<std::byte> bytes);
+
+  /// A tensor of C++ values, e.g. `Tensor::from<float>({2}, {1.f, 2.f})`.
+  /// Throws `Errc::bad_tensor` when the value count does not fit the shape.
+  template <class T>
+  [[nodiscard]] static Tensor from(std::vector<std::int64_t> shape, const std::vector<T>& values) {
+    static_assert(data_type_of<T>() != DataType::undefined, "Tensor::from: no ge::DataType stores this C++ type");
+    std::vector<std::byte> bytes(values.size() * sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) {
+      for (std::size_t i = 0; i < values.size(); ++i) bytes[i] = std::byte{values[i] ? std::uint8_t{1} : std::uint8_t{0}};
+    } else if (!values.empty()) {
+      std::memcpy(bytes.data(), values.data(), bytes.size());
+    }
+    return Tensor(data_type_of<T>(), std::move(shape), std::move(bytes));
+  }
+  /// A rank-0 tensor holding `value`.
+  template <class T>
+  [[nodiscard]] static Tensor scalar(T value) {
+    return from<T>({}, std::vector<T>{value});
+  }
+  /// Every element `value` (converted to `dtype`).
+  [[nodiscard]] static Tensor full(DataType dtype, std::vector<std::int64_t> shape, double value);
+  /// Seeded uniform values in `[lo, hi)` (a portable generator: the same seed gives the
+  /// same bytes everywhere). Floating and integer types; throws `Errc::unsupported` for
+  /// f16/bf16/bool.
+  [[nodiscard]] static Tensor random(DataType dtype, std::vector<std::int64_t> shape,
+                                     std::uint64_t seed, double lo = -1.0, double hi = 1.0);
+
+  [[nodiscard]] DataType dtype() const noexcept { return dtype_; }
+  /// The static dims.
+  [[nodiscard]] const std::vector<std::int64_t>& dims() const noexcept { return dims_; }
+  /// The dims as a `ge::Shape`.
+  [[nodiscard]] Shape shape() const;
+  /// The description `{dtype, shape}`.
+  [[nodiscard]] TensorDesc desc() const { return {dtype_, shape()}; }
+  /// The number of elements.
+  [[nodiscard]] std::int64_t element_count() const noexcept;
+  /// The raw bytes.
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_->data(), data_->size()}; }
+  /// True when both tensors share one buffer (copies do).
+  [[nodiscard]] bool shares_buffer_with(const Tensor& other) const noexcept { return data_ == other.data_; }
+
+  /// The elements as int64 (integer and bool types). Throws `Errc::type_mismatch` for
+  /// floating types. Used by shape inference to read shape-like constant inputs.
+  [[nodiscard]] std::vector<std::int64_t> to_int64s() const;
+  /// The elements as double (any type but f16/bf16, which throw `Errc::unsupported`).
+  [[nodiscard]] std::vector<double> to_doubles() const;
+
+  /// Same type, dims and bytes.
+  friend bool operator==(const Tensor& a, const Tensor& b) noexcept;
+
+ private:
+  DataType dtype_;
+  std::vector<std::int64_t> dims_;
+  std::shared_ptr<const std::vector<std::byte>> data_;
+};
+
+}  // namespace ge

@@ -1,0 +1,73 @@
+#include "ge/graph/dot.hpp"
+
+namespace ge {
+
+namespace {
+
+// A DOT double-quoted string: backslash and quote escaped, newlines as \n.
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    if (ch == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::string value_label(const ValueInfo& v) { return to_string(v.desc); }
+
+}  // namespace
+
+std::string to_dot(const Graph& g, const DotOptions& o) {
+  std::string out = "digraph " + quoted(o.name) + " {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n"
+                    "  edge [fontname=\"Helvetica\", fontsize=9];\n";
+  const auto id_of = [&](const ValueInfo& v) -> std::string {
+    switch (v.source) {
+      case ValueSource::input: return "in" + std::to_string(v.producer);
+      case ValueSource::constant: return "c" + std::to_string(v.producer);
+      case ValueSource::node: return "n" + std::to_string(v.producer);
+      case ValueSource::none: break;
+    }
+    return {};
+  };
+  for (const GraphInput& in : g.inputs())
+    out += "  in" + std::to_string(in.index) + " [shape=ellipse, style=filled, fillcolor=\"#dbeafe\", label=" +
+           quoted(in.name + "\n" + value_label(g.values()[in.value])) + "];\n";
+  if (o.show_constants)
+    for (std::size_t i = 0; i < g.constants().size(); ++i) {
+      const Constant& c = g.constants()[i];
+      out += "  c" + std::to_string(i) + " [shape=box, style=dashed, fontsize=8, label=" +
+             quoted(c.name + "\n" + to_string(c.tensor.desc())) + "];\n";
+    }
+  for (std::size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    std::string label = n.name + "\n" + n.op;
+    if (i < o.node_streams.size() && o.node_streams[i] >= 0) label += "\nstream " + std::to_string(o.node_streams[i]);
+    out += "  n" + std::to_string(i) + " [shape=box, style=\"rounded,filled\", fillcolor=\"#f3f4f6\", label=" +
+           quoted(label) + "];\n";
+  }
+  for (std::size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    for (ValueId v : n.inputs) {
+      if (v == no_value || v >= g.values().size()) continue;
+      const ValueInfo& info = g.values()[v];
+      if (info.source == ValueSource::none) continue;
+      if (info.source == ValueSource::constant && !o.show_constants) continue;
+      out += "  " + id_of(info) + " -> n" + std::to_string(i) + " [label=" + quoted(value_label(info)) + "];\n";
+    }
+  }
+  for (std::size_t k = 0; k < g.outputs().size(); ++k) {
+    const ValueInfo& info = g.values()[g.outputs()[k]];
+    out += "  out" + std::to_string(k) + " [shape=ellipse, style=filled, fillcolor=\"#dcfce7\", label=" +
+           quoted(info.name) + "];\n";
+    if (info.source != ValueSource::none)
+      out += "  " + id_of(info) + " -> out" + std::to_string(k) + " [label=" + quoted(value_label(info)) + "];\n";
+  }
+  return out + "}\n";
+}
+
+}  // namespace ge

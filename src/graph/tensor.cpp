@@ -1,0 +1,194 @@
+#include "ge/graph/tensor.hpp"
+
+#include <cmath>
+
+namespace ge {
+
+namespace {
+
+[[noreturn]] void bad(Errc code, const std::string& what) { raise(code, "[ge.graph] " + what); }
+
+std::string dims_text(const std::vector<std::int64_t>& dims) {
+  std::string s;
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s;
+}
+
+// splitmix64: small, portable, and good enough for seeded weights.
+std::uint64_t next(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+template <class T>
+void fill(std::vector<std::byte>& bytes, std::size_t i, double v) {
+  T x{};
+  if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(v);
+  else x = static_cast<T>(std::llround(v));
+  std::memcpy(bytes.data() + i * sizeof(T), &x, sizeof(T));
+}
+
+void store(DataType t, std::vector<std::byte>& bytes, std::size_t i, double v) {
+  switch (t) {
+    case DataType::f32: return fill<float>(bytes, i, v);
+    case DataType::f64: return fill<double>(bytes, i, v);
+    case DataType::i8: return fill<std::int8_t>(bytes, i, v);
+    case DataType::i16: return fill<std::int16_t>(bytes, i, v);
+    case DataType::i32: return fill<std::int32_t>(bytes, i, v);
+    case DataType::i64: return fill<std::int64_t>(bytes, i, v);
+    case DataType::u8: return fill<std::uint8_t>(bytes, i, v);
+    case DataType::u16: return fill<std::uint16_t>(bytes, i, v);
+    case DataType::u32: return fill<std::uint32_t>(bytes, i, v);
+    case DataType::u64: return fill<std::uint64_t>(bytes, i, v);
+    case DataType::boolean: bytes[i] = std::byte{v != 0.0 ? std::uint8_t{1} : std::uint8_t{0}}; return;
+    case DataType::f16:
+    case DataType::bf16:
+    case DataType::undefined: break;
+  }
+  raise(Errc::unsupported, "[ge.graph] cannot fill a tensor of type '" + std::string(to_string(t)) +
+                               "'; expected a float, integer or bool type (f16/bf16 values come as bytes)");
+}
+
+template <class T>
+T load(std::span<const std::byte> bytes, std::size_t i) {
+  T x{};
+  std::memcpy(&x, bytes.data() + i * sizeof(T), sizeof(T));
+  return x;
+}
+
+double load_double(DataType t, std::span<const std::byte> b, std::size_t i) {
+  switch (t) {
+    case DataType::f32: return load<float>(b, i);
+    case DataType::f64: return load<double>(b, i);
+    case DataType::i8: return load<std::int8_t>(b, i);
+    case DataType::i16: return load<std::int16_t>(b, i);
+    case DataType::i32: return load<std::int32_t>(b, i);
+    case DataType::i64: return static_cast<double>(load<std::int64_t>(b, i));
+    case DataType::u8: return load<std::uint8_t>(b, i);
+    case DataType::u16: return load<std::uint16_t>(b, i);
+    case DataType::u32: return load<std::uint32_t>(b, i);
+    case DataType::u64: return static_cast<double>(load<std::uint64_t>(b, i));
+    case DataType::boolean: return b[i] != std::byte{0} ? 1.0 : 0.0;
+    case DataType::f16:
+    case DataType::bf16:
+    case DataType::undefined: break;
+  }
+  raise(Errc::unsupported, "[ge.graph] cannot read a tensor of type '" + std::string(to_string(t)) +
+                               "' as numbers; expected a float, integer or bool type");
+}
+
+void check_numbers(DataType t, const char* what) {
+  if (t == DataType::f16 || t == DataType::bf16 || t == DataType::undefined)
+    raise(Errc::unsupported, std::string("[ge.graph] cannot ") + what + " a tensor of type '" +
+                                 std::string(to_string(t)) +
+                                 "' as numbers; expected a float, integer or bool type (f16/bf16 come as bytes)");
+}
+
+std::int64_t count_of(const std::vector<std::int64_t>& dims) {
+  std::int64_t n = 1;
+  for (std::int64_t d : dims) {
+    if (d < 0) bad(Errc::invalid_argument, "tensor dims '" + dims_text(dims) + "' have a negative dim; expected dims >= 0");
+    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d)
+      bad(Errc::int_overflow, "tensor dims '" + dims_text(dims) + "' hold more elements than int64 counts");
+    n *= d;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string to_string(const TensorDesc& d) {
+  return std::string(to_string(d.dtype)) + "[" + d.shape.to_string() + "]";
+}
+
+Tensor::Tensor() : Tensor(DataType::f32, {}, std::vector<std::byte>(4)) {}
+
+Tensor::Tensor(DataType dtype, std::vector<std::int64_t> shape, std::vector<std::byte> bytes)
+    : dtype_(dtype), dims_(std::move(shape)) {
+  if (dtype_ == DataType::undefined) bad(Errc::invalid_argument, "a tensor of type 'undefined'; expected a real data type");
+  const std::int64_t n = count_of(dims_);
+  const auto want = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(size_of(dtype_));
+  if (want != bytes.size())
+    bad(Errc::bad_tensor, "tensor " + std::string(to_string(dtype_)) + "[" + dims_text(dims_) + "] needs " +
+                              std::to_string(want) + " bytes; got " + std::to_string(bytes.size()));
+  data_ = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
+}
+
+Tensor Tensor::full(DataType dtype, std::vector<std::int64_t> shape, double value) {
+  check_numbers(dtype, "fill");
+  const auto n = static_cast<std::size_t>(count_of(shape));
+  std::vector<std::byte> bytes(n * static_cast<std::size_t>(size_of(dtype)));
+  for (std::size_t i = 0; i < n; ++i) store(dtype, bytes, i, value);
+  return Tensor(dtype, std::move(shape), std::move(bytes));
+}
+
+Tensor Tensor::random(DataType dtype, std::vector<std::int64_t> shape, std::uint64_t seed, double lo, double hi) {
+  check_numbers(dtype, "fill");
+  if (dtype == DataType::boolean)
+    raise(Errc::unsupported, "[ge.graph] random values of type 'bool'; expected a float or integer type");
+  const auto n = static_cast<std::size_t>(count_of(shape));
+  std::vector<std::byte> bytes(n * static_cast<std::size_t>(size_of(dtype)));
+  std::uint64_t state = seed;
+  const bool integral = !(dtype == DataType::f32 || dtype == DataType::f64);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double u = static_cast<double>(next(state) >> 11) * 0x1.0p-53;  // [0, 1)
+    double v = lo + (hi - lo) * u;
+    if (integral) v = std::floor(v);
+    store(dtype, bytes, i, v);
+  }
+  return Tensor(dtype, std::move(shape), std::move(bytes));
+}
+
+Shape Tensor::shape() const {
+  std::vector<Dim> d;
+  d.reserve(dims_.size());
+  for (std::int64_t x : dims_) d.emplace_back(x);
+  return Shape(std::move(d));
+}
+
+std::int64_t Tensor::element_count() const noexcept {
+  std::int64_t n = 1;
+  for (std::int64_t d : dims_) n *= d;
+  return n;
+}
+
+std::vector<std::int64_t> Tensor::to_int64s() const {
+  const auto n = static_cast<std::size_t>(element_count());
+  std::vector<std::int64_t> out(n);
+  const auto b = bytes();
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (dtype_) {
+      case DataType::i8: out[i] = load<std::int8_t>(b, i); break;
+      case DataType::i16: out[i] = load<std::int16_t>(b, i); break;
+      case DataType::i32: out[i] = load<std::int32_t>(b, i); break;
+      case DataType::i64: out[i] = load<std::int64_t>(b, i); break;
+      case DataType::u8: out[i] = load<std::uint8_t>(b, i); break;
+      case DataType::u16: out[i] = load<std::uint16_t>(b, i); break;
+      case DataType::u32: out[i] = load<std::uint32_t>(b, i); break;
+      case DataType::u64: out[i] = static_cast<std::int64_t>(load<std::uint64_t>(b, i)); break;
+      case DataType::boolean: out[i] = b[i] != std::byte{0}; break;
+      default:
+        raise(Errc::type_mismatch, "[ge.graph] cannot read a tensor of type '" + std::string(to_string(dtype_)) +
+                                       "' as integers; expected an integer or bool type");
+    }
+  }
+  return out;
+}
+
+std::vector<double> Tensor::to_doubles() const {
+  const auto n = static_cast<std::size_t>(element_count());
+  std::vector<double> out(n);
+  check_numbers(dtype_, "read");
+  for (std::size_t i = 0; i < n; ++i) out[i] = load_double(dtype_, bytes(), i);
+  return out;
+}
+
+bool operator==(const Tensor& a, const Tensor& b) noexcept {
+  if (a.dtype_ != b.dtype_ || a.dims_ != b.dims_) return false;
+  if (a.data_ == b.data_) return true;
+  return *a.data_ == *b.data_;
+}
+
+}  // namespace ge

@@ -1,0 +1,110 @@
+#pragma once
+// Private to src/ops: the pieces every op family uses to declare schemas and to infer
+// shapes over intervals.
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ge/ops/registry.hpp"
+#include "ge/ops/schema.hpp"
+#include "ge/shape/shape.hpp"
+
+namespace ge::ops {
+
+// Registration of each family (called once by OpRegistry::with_builtin_ops).
+void add_elementwise_ops(OpRegistry& r);
+void add_nn_ops(OpRegistry& r);
+void add_shape_ops(OpRegistry& r);
+void add_reduce_ops(OpRegistry& r);
+void add_host_ops(OpRegistry& r);
+
+// ---- schema helpers ---------------------------------------------------------------
+
+inline ArgSpec arg(std::string name, std::string type) { return {std::move(name), std::move(type), false, false}; }
+inline ArgSpec opt(std::string name, std::string type) { return {std::move(name), std::move(type), true, false}; }
+inline ArgSpec many(std::string name, std::string type) { return {std::move(name), std::move(type), false, true}; }
+
+using Check = std::function<std::string(const Attribute&)>;
+
+inline AttrSpec attr(std::string name, Attribute def, Check check = nullptr) {
+  AttrSpec a;
+  a.name = std::move(name);
+  a.kind = def.kind();
+  a.default_value = std::move(def);
+  a.check = std::move(check);
+  return a;
+}
+// An attribute with no default (absent means "not given").
+inline AttrSpec attr_opt(std::string name, AttrKind kind, Check check = nullptr) {
+  AttrSpec a;
+  a.name = std::move(name);
+  a.kind = kind;
+  a.check = std::move(check);
+  return a;
+}
+inline AttrSpec attr_req(std::string name, AttrKind kind, Check check = nullptr) {
+  AttrSpec a = attr_opt(std::move(name), kind, std::move(check));
+  a.required = true;
+  return a;
+}
+
+Check one_of(std::vector<std::string> allowed);
+Check int_at_least(std::int64_t lo);
+Check int_in(std::int64_t lo, std::int64_t hi);
+Check ints_at_least(std::int64_t lo);  // and at most max_attr
+Check float_at_least(double lo, bool strict);
+
+// ---- inference helpers ------------------------------------------------------------
+
+// The axis in [0, rank) for `axis` in [-rank, rank); bad_attribute otherwise.
+std::int64_t norm_axis(const InferContext& c, std::int64_t axis, std::int64_t rank, const std::string& what);
+
+inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return -floor_div(-a, b); }
+
+// f applied to both ends of a non-decreasing map; an unbounded end stays unbounded and
+// the low end is clamped at 0.
+//
+// Extents above `huge` are treated as unbounded, and attribute values are capped at
+// `max_attr` by their checks, so that `f` (sums and small products) cannot overflow.
+inline constexpr std::int64_t huge = std::int64_t{1} << 62;
+inline constexpr std::int64_t max_attr = std::int64_t{1} << 31;
+template <class F>
+Dim map_dim(const Dim& d, F f) {
+  const std::int64_t lo = std::max<std::int64_t>(f(std::min(d.lo(), huge)), 0);
+  const std::int64_t hi = d.is_bounded() && d.hi() <= huge ? std::max<std::int64_t>(f(d.hi()), 0) : Dim::inf;
+  return Dim::interval(std::min(lo, hi), hi);
+}
+// a * b, saturating at Dim::inf (a, b >= 0), or at -inf.. for negative results.
+inline std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) return (a < 0) != (b < 0) ? -Dim::inf : Dim::inf;
+  return r;
+}
+
+// a + b over intervals, saturating.
+Dim add(const Dim& a, const Dim& b);
+// The hull of two dims (the smallest interval holding both).
+Dim hull(const Dim& a, const Dim& b);
+// merge, with a message naming the node and `what`.
+Dim merge_dims(const InferContext& c, const Dim& a, const Dim& b, const std::string& what);
+// broadcast of shapes, with a message naming the node.
+Shape broadcast_shapes(const InferContext& c, const Shape& a, const Shape& b);
+// A shape of `rank` unknown dims.
+Shape unknown_dims(std::size_t rank);
+// Throws bad_op_inputs unless input i has a rank in [lo, hi] (unknown rank passes).
+void require_rank(const InferContext& c, std::size_t i, std::size_t lo, std::size_t hi);
+// The integer data of input i when it is a constant.
+std::optional<std::vector<std::int64_t>> const_ints(const InferContext& c, std::size_t i);
+// The length of a 1-D input (from its shape), when static.
+std::optional<std::int64_t> static_length(const InferContext& c, std::size_t i);
+// "[1,2,3]".
+std::string ints_text(const std::vector<std::int64_t>& v);
+
+}  // namespace ge::ops

@@ -1,0 +1,412 @@
+// Neural-network ops: Conv, ConvTranspose, MatMul, Gemm, BatchNormalization,
+// LayerNormalization, MaxPool, AveragePool, GlobalAveragePool.
+#include "common.hpp"
+
+namespace ge::ops {
+
+namespace {
+
+const Check auto_pad_check = one_of({"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"});
+
+std::string dim_name(std::size_t i) { return "spatial dim " + std::to_string(i); }
+
+// A per-spatial-dim list attribute: its value, or `fill` repeated, with its length checked.
+std::vector<std::int64_t> per_dim(const InferContext& c, std::string_view name, std::size_t n, std::int64_t fill) {
+  std::vector<std::int64_t> v = c.ints(name);
+  if (v.empty()) return std::vector<std::int64_t>(n, fill);
+  if (v.size() != n)
+    c.fail(Errc::bad_attribute, "attribute '" + std::string(name) + "' is " + ints_text(v) + " with " +
+                                    std::to_string(v.size()) + " values; expected " + std::to_string(n) +
+                                    " (one per spatial dim)");
+  return v;
+}
+
+struct Window {
+  std::vector<std::int64_t> kernel, strides, dilations, pads;
+  std::string auto_pad;
+  bool ceil_mode = false;
+};
+
+// Reads the window attributes for n spatial dims; `kernel` is known already.
+Window window(const InferContext& c, std::vector<std::int64_t> kernel, bool has_ceil_mode) {
+  const std::size_t n = kernel.size();
+  Window w;
+  w.kernel = std::move(kernel);
+  w.strides = per_dim(c, "strides", n, 1);
+  w.dilations = c.has("dilations") ? per_dim(c, "dilations", n, 1) : std::vector<std::int64_t>(n, 1);
+  w.auto_pad = c.s("auto_pad");
+  w.ceil_mode = has_ceil_mode && c.i("ceil_mode") != 0;
+  w.pads = c.ints("pads");
+  if (w.pads.empty()) w.pads.assign(2 * n, 0);
+  if (w.pads.size() != 2 * n)
+    c.fail(Errc::bad_attribute, "attribute 'pads' is " + ints_text(w.pads) + " with " + std::to_string(w.pads.size()) +
+                                    " values; expected " + std::to_string(2 * n) + " (begin and end of each spatial dim)");
+  if (w.auto_pad != "NOTSET" && !c.ints("pads").empty() &&
+      std::any_of(w.pads.begin(), w.pads.end(), [](std::int64_t p) { return p != 0; }))
+    c.fail(Errc::bad_attribute, "attribute 'pads' is " + ints_text(w.pads) + " with auto_pad " + w.auto_pad +
+                                    "; expected pads only with auto_pad NOTSET");
+  return w;
+}
+
+// The output extent of spatial dim i of a conv or pool window, over the interval of h.
+Dim window_out(const InferContext& c, const Dim& h, const Window& w, std::size_t i, const std::string& input) {
+  const std::int64_t k = w.kernel[i], s = w.strides[i], d = w.dilations[i];
+  const std::int64_t pb = w.pads[i], pe = w.pads[i + w.kernel.size()];
+  const std::int64_t span = d * (k - 1) + 1;
+  const auto f = [&](std::int64_t x) -> std::int64_t {
+    if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") return ceil_div(x, s);
+    const std::int64_t padded = w.auto_pad == "VALID" ? x : x + pb + pe;
+    if (!w.ceil_mode) return floor_div(padded - span, s) + 1;
+    std::int64_t out = ceil_div(padded - span, s) + 1;
+    if (out > 0 && (out - 1) * s >= x + pb) --out;  // the last window must start inside the input or the begin pad
+    return out;
+  };
+  if (h.is_bounded() && h.hi() <= huge && f(h.hi()) < 1)
+    c.fail(Errc::bad_op_inputs, input + " " + dim_name(i) + " is " + h.to_string() + ", too small for a window of " +
+                                    std::to_string(span) + " (kernel " + std::to_string(k) + ", dilation " +
+                                    std::to_string(d) + ") with pads " + std::to_string(pb) + "+" + std::to_string(pe) +
+                                    "; expected an output extent >= 1");
+  return map_dim(h, f);
+}
+
+OpSchema conv() {
+  OpSchema s;
+  s.name = "Conv";
+  s.doc = "N-d convolution with groups, strides, pads, dilations, auto_pad";
+  s.inputs = {arg("X", "T"), arg("W", "T"), opt("B", "T")};
+  s.outputs = {arg("Y", "T")};
+  s.types = {{"T", TypeSet::floats()}};
+  s.attrs = {attr("auto_pad", "NOTSET", auto_pad_check), attr_opt("dilations", AttrKind::integers, ints_at_least(1)),
+             attr("group", 1, int_at_least(1)), attr_opt("kernel_shape", AttrKind::integers, ints_at_least(1)),
+             attr_opt("pads", AttrKind::integers, ints_at_least(0)),
+             attr_opt("strides", AttrKind::integers, ints_at_least(1))};
+  s.infer = [](const InferContext& c) {
+    const Shape& x = c.shape(0);
+    const Shape& wt = c.shape(1);
+    require_rank(c, 0, 3, static_cast<std::size_t>(-1));
+    require_rank(c, 1, 3, static_cast<std::size_t>(-1));
+    const DataType t = c.input(0).dtype;
+    std::size_t n = 0;
+    if (wt.rank_known()) n = wt.rank() - 2;
+    else if (x.rank_known()) n = x.rank() - 2;
+    else if (!c.ints("kernel_shape").empty()) n = c.ints("kernel_shape").size();
+    else return std::vector<TensorDesc>{{t, Shape::unknown_rank()}};
+    if (x.rank_known() && wt.rank_known() && x.rank() != wt.rank())
+      c.fail(Errc::bad_op_inputs, "input 0 (X) has rank " + std::to_string(x.rank()) + " [" + x.to_string() +
+                                      "], input 1 (W) has rank " + std::to_string(wt.rank()) + " [" + wt.to_string() +
+                                      "]; expected equal ranks");
+    const std::int64_t group = c.i("group");
+    // Kernel: from kernel_shape, else from W; both must agree.
+    std::vector<std::int64_t> kernel = per_dim(c, "kernel_shape", n, 0);
+    for (std::size_t i = 0; i < n && wt.rank_known(); ++i) {
+      const Dim& kd = wt[static_cast<std::ptrdiff_t>(i + 2)];
+      if (kernel[i] == 0) kernel[i] = kd.is_static() ? kd.lo() : 0;
+      else if (!kd.contains(kernel[i]))
+        c.fail(Errc::bad_attribute, "attribute 'kernel_shape' is " + ints_text(c.ints("kernel_shape")) +
+                                        " but input 1 (W) is [" + wt.to_string() + "]; expected W's spatial dims");
+    }
+    const Dim m = wt.rank_known() ? wt[0] : Dim::unknown();
+    if (x.rank_known() && wt.rank_known()) {
+      const Dim want = wt[1] * Dim(group);
+      if (!compatible(x[1], want))
+        c.fail(Errc::bad_op_inputs, "input 1 (W) has " + wt[1].to_string() + " input channels per group x group " +
+                                        std::to_string(group) + " = " + want.to_string() + ", input 0 (X) has " +
+                                        x[1].to_string() + "; expected X's channels (dim 1) = W's dim 1 * group");
+    }
+    if (m.is_static() && m.lo() % group != 0)
+      c.fail(Errc::bad_op_inputs, "input 1 (W) has " + m.to_string() + " output channels, not a multiple of group " +
+                                      std::to_string(group));
+    Dim out_c = m;
+    if (c.has_input(2)) {
+      require_rank(c, 2, 1, 1);
+      if (c.shape(2).rank_known()) out_c = merge_dims(c, m, c.shape(2)[0], "input 2 (B) length vs W's output channels");
+    }
+    // A kernel extent that is not known (W's dim is a range) leaves that output dim unknown.
+    std::vector<std::int64_t> k1 = kernel;
+    for (std::int64_t& k : k1) k = std::max<std::int64_t>(k, 1);
+    const Window w = window(c, k1, false);
+    std::vector<Dim> out{x.rank_known() ? x[0] : Dim::unknown(), out_c};
+    for (std::size_t i = 0; i < n; ++i) {
+      const Dim h = x.rank_known() ? x[static_cast<std::ptrdiff_t>(i + 2)] : Dim::unknown();
+      out.push_back(kernel[i] > 0 ? window_out(c, h, w, i, "input 0 (X)") : Dim::unknown());
+    }
+    return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
+  };
+  return s;
+}
+
+OpSchema conv_transpose() {
+  OpSchema s;
+  s.name = "ConvTranspose";
+  s.doc = "N-d transposed convolution with groups, strides, pads, output_padding, output_shape";
+  s.inputs = {arg("X", "T"), arg("W", "T"), opt("B", "T")};
+  s.outputs = {arg("Y", "T")};
+  s.types = {{"T", TypeSet::floats()}};
+  s.attrs = {attr("auto_pad", "NOTSET", auto_pad_check), attr_opt("dilations", AttrKind::integers, ints_at_least(1)),
+             attr("group", 1, int_at_least(1)), attr_opt("kernel_shape", AttrKind::integers, ints_at_least(1)),
+             attr_opt("output_padding", AttrKind::integers, ints_at_least(0)),
+             attr_opt("output_shape", AttrKind::integers, ints_at_least(0)),
+             attr_opt("pads", AttrKind::integers, ints_at_least(0)),
+             attr_opt("strides", AttrKind::integers, ints_at_least(1))};
+  s.infer = [](const InferContext& c) {
+    const Shape& x = c.shape(0);
+    const Shape& wt = c.shape(1);
+    require_rank(c, 0, 3, static_cast<std::size_t>(-1));
+    require_rank(c, 1, 3, static_cast<std::size_t>(-1));
+    const DataType t = c.input(0).dtype;
+    if (!wt.rank_known() && !x.rank_known()) return std::vector<TensorDesc>{{t, Shape::unknown_rank()}};
+    const std::size_t n = (wt.rank_known() ? wt.rank() : x.rank()) - 2;
+    if (x.rank_known() && wt.rank_known() && x.rank() != wt.rank())
+      c.fail(Errc::bad_op_inputs, "input 0 (X) has rank " + std::to_string(x.rank()) + ", input 1 (W) has rank " +
+                                      std::to_string(wt.rank()) + "; expected equal ranks");
+    const std::int64_t group = c.i("group");
+    if (x.rank_known() && wt.rank_known() && !compatible(x[1], wt[0]))
+      c.fail(Errc::bad_op_inputs, "input 0 (X) has " + x[1].to_string() + " channels, input 1 (W) has " +
+                                      wt[0].to_string() + " in dim 0; expected equal (W is [C, M/group, k...])");
+    Dim out_c = wt.rank_known() ? wt[1] * Dim(group) : Dim::unknown();
+    if (c.has_input(2)) {
+      require_rank(c, 2, 1, 1);
+      if (c.shape(2).rank_known()) out_c = merge_dims(c, out_c, c.shape(2)[0], "input 2 (B) length vs output channels");
+    }
+    std::vector<std::int64_t> kernel = per_dim(c, "kernel_shape", n, 0);
+    for (std::size_t i = 0; i < n && wt.rank_known(); ++i)
+      if (kernel[i] == 0 && wt[static_cast<std::ptrdiff_t>(i + 2)].is_static()) kernel[i] = wt[static_cast<std::ptrdiff_t>(i + 2)].lo();
+    Window w = window(c, kernel, false);
+    const std::vector<std::int64_t> out_pad = per_dim(c, "output_padding", n, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      if (out_pad[i] >= std::max(w.strides[i], w.dilations[i]))
+        c.fail(Errc::bad_attribute, "attribute 'output_padding' is " + ints_text(out_pad) +
+                                        "; expected each value below its stride or dilation");
+    std::vector<std::int64_t> out_shape = c.ints("output_shape");
+    if (!out_shape.empty() && out_shape.size() != n && out_shape.size() != n + 2)
+      c.fail(Errc::bad_attribute, "attribute 'output_shape' is " + ints_text(out_shape) + "; expected " +
+                                      std::to_string(n) + " spatial extents");
+    std::vector<Dim> out{x.rank_known() ? x[0] : Dim::unknown(), out_c};
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!out_shape.empty()) {
+        out.emplace_back(out_shape[out_shape.size() - n + i]);
+        continue;
+      }
+      const Dim h = x.rank_known() ? x[static_cast<std::ptrdiff_t>(i + 2)] : Dim::unknown();
+      if (kernel[i] == 0) {
+        out.emplace_back(Dim::unknown());
+        continue;
+      }
+      const std::int64_t st = w.strides[i], span = w.dilations[i] * (kernel[i] - 1) + 1;
+      const std::int64_t pads = w.auto_pad == "NOTSET" ? w.pads[i] + w.pads[i + n] : 0;
+      const bool same = w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER";
+      out.push_back(map_dim(h, [&](std::int64_t v) {
+        const std::int64_t grown = same ? sat_mul(v, st) : sat_mul(st, v - 1);
+        if (grown >= huge) return Dim::inf;
+        return same ? grown : grown + out_pad[i] + span - pads;
+      }));
+    }
+    return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
+  };
+  return s;
+}
+
+OpSchema matmul() {
+  OpSchema s;
+  s.name = "MatMul";
+  s.doc = "numpy matmul: batched, with broadcasting of the batch dims; 1-D inputs are promoted";
+  s.inputs = {arg("A", "T"), arg("B", "T")};
+  s.outputs = {arg("Y", "T")};
+  s.types = {{"T", TypeSet::numeric()}};
+  s.infer = [](const InferContext& c) {
+    const Shape& a = c.shape(0);
+    const Shape& b = c.shape(1);
+    const DataType t = c.input(0).dtype;
+    require_rank(c, 0, 1, static_cast<std::size_t>(-1));
+    require_rank(c, 1, 1, static_cast<std::size_t>(-1));
+    if (!a.rank_known() || !b.rank_known()) return std::vector<TensorDesc>{{t, Shape::unknown_rank()}};
+    std::vector<Dim> da = a.dims(), db = b.dims();
+    const bool a1 = da.size() == 1, b1 = db.size() == 1;
+    if (a1) da.insert(da.begin(), Dim(1));
+    if (b1) db.push_back(Dim(1));
+    const Dim& ka = da.back();
+    const Dim& kb = db[db.size() - 2];
+    if (!compatible(ka, kb))
+      c.fail(Errc::bad_op_inputs, "input 0 (A) [" + a.to_string() + "] has K = " + ka.to_string() + " (last dim), input 1 (B) [" +
+                                      b.to_string() + "] has K = " + kb.to_string() +
+                                      " (second to last dim); expected equal");
+    const Shape batch = broadcast_shapes(c, Shape(std::vector<Dim>(da.begin(), da.end() - 2)),
+                                         Shape(std::vector<Dim>(db.begin(), db.end() - 2)));
+    std::vector<Dim> out = batch.dims();
+    if (!a1) out.push_back(da[da.size() - 2]);
+    if (!b1) out.push_back(db.back());
+    return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
+  };
+  return s;
+}
+
+OpSchema gemm() {
+  OpSchema s;
+  s.name = "Gemm";
+  s.doc = "Y = alpha * A' * B' + beta * C, A' = transA ? A^T : A; C broadcasts to [M, N]";
+  s.inputs = {arg("A", "T"), arg("B", "T"), opt("C", "T")};
+  s.outputs = {arg("Y", "T")};
+  s.types = {{"T", TypeSet::numeric()}};
+  s.attrs = {attr("alpha", 1.0), attr("beta", 1.0), attr("transA", 0, int_in(0, 1)), attr("transB", 0, int_in(0, 1))};
+  s.infer = [](const InferContext& c) {
+    require_rank(c, 0, 2, 2);
+    require_rank(c, 1, 2, 2);
+    const Shape a = c.shape(0).rank_known() ? c.shape(0) : unknown_dims(2);
+    const Shape b = c.shape(1).rank_known() ? c.shape(1) : unknown_dims(2);
+    const bool ta = c.i("transA") != 0, tb = c.i("transB") != 0;
+    const Dim m = a[ta ? 1 : 0], ka = a[ta ? 0 : 1];
+    const Dim kb = b[tb ? 1 : 0], n = b[tb ? 0 : 1];
+    if (!compatible(ka, kb))
+      c.fail(Errc::bad_op_inputs, "input 0 (A) [" + a.to_string() + "] has K = " + ka.to_string() +
+                                      (ta ? " (transA)" : "") + ", input 1 (B) [" + b.to_string() + "] has K = " +
+                                      kb.to_string() + (tb ? " (transB)" : "") + "; expected equal");
+    Shape out{m, n};
+    if (c.has_input(2)) {
+      require_rank(c, 2, 0, 2);
+      const Shape bc = broadcast_shapes(c, out, c.shape(2));
+      if (!compatible(bc, out))
+        c.fail(Errc::bad_op_inputs, "input 2 (C) [" + c.shape(2).to_string() + "] does not broadcast to [" +
+                                        out.to_string() + "]");
+      out = merge(bc, out);
+    }
+    return std::vector<TensorDesc>{{c.input(0).dtype, out}};
+  };
+  return s;
+}
+
+OpSchema batch_norm() {
+  OpSchema s;
+  s.name = "BatchNormalization";
+  s.doc = "Y = scale * (X - mean) / sqrt(var + epsilon) + B over channel dim 1";
+  s.inputs = {arg("X", "T"), arg("scale", "U"), arg("B", "U"), arg("input_mean", "U"), arg("input_var", "U")};
+  s.outputs = {arg("Y", "T"), opt("running_mean", "U"), opt("running_var", "U")};
+  s.types = {{"T", TypeSet::floats()}, {"U", TypeSet::floats()}};
+  s.attrs = {attr("epsilon", 1e-5, float_at_least(0, false)), attr("momentum", 0.9), attr("training_mode", 0, int_in(0, 1))};
+  s.in_place = {{0, 0}};
+  s.infer = [](const InferContext& c) {
+    require_rank(c, 0, 2, static_cast<std::size_t>(-1));
+    Dim ch = c.shape(0).rank_known() ? c.shape(0)[1] : Dim::unknown();
+    for (std::size_t i = 1; i < 5; ++i) {
+      require_rank(c, i, 1, 1);
+      if (!c.shape(i).rank_known()) continue;
+      if (!compatible(ch, c.shape(i)[0]))
+        c.fail(Errc::bad_op_inputs, c.input_name(i) + " has length " + c.shape(i)[0].to_string() + ", input 0 (X) [" +
+                                        c.shape(0).to_string() + "] has " + ch.to_string() +
+                                        " channels; expected one value per channel");
+      ch = merge(ch, c.shape(i)[0]);
+    }
+    std::vector<TensorDesc> out{c.input(0)};
+    if (c.i("training_mode") != 0) {
+      out.push_back({c.input(1).dtype, Shape{ch}});
+      out.push_back({c.input(1).dtype, Shape{ch}});
+    }
+    return out;
+  };
+  return s;
+}
+
+OpSchema layer_norm() {
+  OpSchema s;
+  s.name = "LayerNormalization";
+  s.doc = "normalizes X over the dims from axis on, then Y = normalized * Scale + B";
+  s.inputs = {arg("X", "T"), arg("Scale", "T"), opt("B", "T")};
+  s.outputs = {arg("Y", "T"), opt("Mean", "U"), opt("InvStdDev", "U")};
+  s.types = {{"T", TypeSet::floats()}, {"U", TypeSet::floats()}};
+  s.attrs = {attr("axis", -1), attr("epsilon", 1e-5, float_at_least(0, false)), attr("stash_type", 1, int_in(1, 1))};
+  s.in_place = {{0, 0}};
+  s.infer = [](const InferContext& c) {
+    const Shape& x = c.shape(0);
+    Shape stat = Shape::unknown_rank();
+    if (x.rank_known()) {
+      const auto r = static_cast<std::int64_t>(x.rank());
+      const std::int64_t axis = norm_axis(c, c.i("axis"), r, "axis");
+      const Shape norm(std::vector<Dim>(x.dims().begin() + axis, x.dims().end()));
+      for (std::size_t i = 1; i < 3; ++i) {
+        if (!c.has_input(i) || !c.shape(i).rank_known()) continue;
+        const Shape& p = c.shape(i);
+        bool ok = p.rank() <= norm.rank();
+        for (std::size_t k = 1; ok && k <= p.rank(); ++k) {
+          const Dim& pd = p.dims()[p.rank() - k];
+          ok = pd.contains(1) || compatible(pd, norm.dims()[norm.rank() - k]);
+        }
+        if (!ok)
+          c.fail(Errc::bad_op_inputs, c.input_name(i) + " [" + p.to_string() + "] does not fit the normalized dims [" +
+                                          norm.to_string() + "] of input 0 (X) [" + x.to_string() + "] from axis " +
+                                          std::to_string(axis));
+      }
+      std::vector<Dim> d = x.dims();
+      for (std::size_t k = static_cast<std::size_t>(axis); k < d.size(); ++k) d[k] = Dim(1);
+      stat = Shape(std::move(d));
+    }
+    return std::vector<TensorDesc>{c.input(0), {DataType::f32, stat}, {DataType::f32, stat}};
+  };
+  return s;
+}
+
+OpSchema pool(std::string name, std::string doc, bool is_max) {
+  OpSchema s;
+  s.name = std::move(name);
+  s.doc = std::move(doc);
+  s.inputs = {arg("X", "T")};
+  s.outputs = {arg("Y", "T")};
+  if (is_max) s.outputs.push_back(opt("Indices", "i64"));
+  s.types = {{"T", is_max ? TypeSet::floats() | TypeSet{DataType::i8, DataType::u8} : TypeSet::floats()}};
+  s.attrs = {attr("auto_pad", "NOTSET", auto_pad_check), attr("ceil_mode", 0, int_in(0, 1)),
+             attr_opt("dilations", AttrKind::integers, ints_at_least(1)),
+             attr_req("kernel_shape", AttrKind::integers, ints_at_least(1)),
+             attr_opt("pads", AttrKind::integers, ints_at_least(0)),
+             attr_opt("strides", AttrKind::integers, ints_at_least(1))};
+  if (is_max) s.attrs.push_back(attr("storage_order", 0, int_in(0, 1)));
+  else s.attrs.push_back(attr("count_include_pad", 0, int_in(0, 1)));
+  s.infer = [is_max](const InferContext& c) {
+    const std::vector<std::int64_t> kernel = c.ints("kernel_shape");
+    const std::size_t n = kernel.size();
+    require_rank(c, 0, n + 2, n + 2);
+    const Window w = window(c, kernel, true);
+    for (std::size_t i = 0; i < n; ++i)
+      if (w.pads[i] >= w.kernel[i] || w.pads[i + n] >= w.kernel[i])
+        c.fail(Errc::bad_attribute, "attribute 'pads' is " + ints_text(w.pads) + " for kernel " + ints_text(kernel) +
+                                        "; expected each pad below its kernel extent");
+    const Shape& x = c.shape(0);
+    const Shape xs = x.rank_known() ? x : unknown_dims(n + 2);
+    std::vector<Dim> out{xs[0], xs[1]};
+    for (std::size_t i = 0; i < n; ++i) out.push_back(window_out(c, xs[static_cast<std::ptrdiff_t>(i + 2)], w, i, "input 0 (X)"));
+    Shape y(std::move(out));
+    std::vector<TensorDesc> res{{c.input(0).dtype, y}};
+    if (is_max) res.push_back({DataType::i64, y});
+    return res;
+  };
+  return s;
+}
+
+}  // namespace
+
+void add_nn_ops(OpRegistry& r) {
+  r.add(conv());
+  r.add(conv_transpose());
+  r.add(matmul());
+  r.add(gemm());
+  r.add(batch_norm());
+  r.add(layer_norm());
+  r.add(pool("MaxPool", "max over sliding windows (kernel, strides, pads, dilations, ceil_mode)", true));
+  r.add(pool("AveragePool", "mean over sliding windows (count_include_pad, ceil_mode)", false));
+  {
+    OpSchema s;
+    s.name = "GlobalAveragePool";
+    s.doc = "mean over all spatial dims: [N, C, 1, ...]";
+    s.inputs = {arg("X", "T")};
+    s.outputs = {arg("Y", "T")};
+    s.types = {{"T", TypeSet::floats()}};
+    s.infer = [](const InferContext& c) {
+      require_rank(c, 0, 3, static_cast<std::size_t>(-1));
+      const Shape& x = c.shape(0);
+      if (!x.rank_known()) return std::vector<TensorDesc>{c.input(0)};
+      std::vector<Dim> d{x[0], x[1]};
+      d.resize(x.rank(), Dim(1));
+      return std::vector<TensorDesc>{{c.input(0).dtype, Shape(std::move(d))}};
+    };
+    r.add(std::move(s));
+  }
+}
+
+}  // namespace ge::ops

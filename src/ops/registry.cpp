@@ -1,0 +1,131 @@
+#include "ge/ops/registry.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+
+#include "common.hpp"
+
+namespace ge {
+
+namespace detail {
+std::string nearest_name(std::string_view name, const std::vector<std::string>& known);
+}
+
+struct OpRegistry::State {
+  mutable std::shared_mutex mutex;
+  std::map<std::string, std::unique_ptr<const OpSchema>, std::less<>> schemas;
+};
+
+OpRegistry::OpRegistry() : state_(std::make_unique<State>()) {}
+OpRegistry::~OpRegistry() = default;
+
+std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
+  auto r = std::make_unique<OpRegistry>();
+  ops::add_elementwise_ops(*r);
+  ops::add_nn_ops(*r);
+  ops::add_shape_ops(*r);
+  ops::add_reduce_ops(*r);
+  ops::add_host_ops(*r);
+  return r;
+}
+
+OpRegistry& OpRegistry::global() {
+  static const std::unique_ptr<OpRegistry> registry = with_builtin_ops();
+  return *registry;
+}
+
+namespace {
+[[noreturn]] void malformed(const OpSchema& s, const std::string& what) {
+  raise(Errc::invalid_argument, "[ge.ops] schema '" + s.name + "': " + what);
+}
+
+void check_args(const OpSchema& s, const std::vector<ArgSpec>& args, const char* kind) {
+  bool seen_optional = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const ArgSpec& a = args[i];
+    if (a.variadic && i + 1 != args.size()) malformed(s, std::string(kind) + " '" + a.name + "' is variadic but not last");
+    if (!a.optional && seen_optional && !a.variadic)
+      malformed(s, std::string(kind) + " '" + a.name + "' is required but follows an optional one");
+    seen_optional = seen_optional || a.optional;
+    const bool constraint = std::any_of(s.types.begin(), s.types.end(), [&](const TypeConstraint& t) { return t.name == a.type; });
+    if (!constraint) {
+      try {
+        (void)parse_data_type(a.type);
+      } catch (const Error&) {
+        malformed(s, std::string(kind) + " '" + a.name + "' has type '" + a.type +
+                         "', neither a type constraint of the schema nor a data type");
+      }
+    }
+  }
+}
+}  // namespace
+
+void OpRegistry::add(OpSchema schema) {
+  if (schema.name.empty()) malformed(schema, "empty op name");
+  if (!schema.infer) malformed(schema, "no infer function");
+  if (schema.outputs.empty()) malformed(schema, "no outputs");
+  check_args(schema, schema.inputs, "input");
+  check_args(schema, schema.outputs, "output");
+  for (const AttrSpec& a : schema.attrs)
+    if (a.default_value && a.default_value->kind() != a.kind)
+      malformed(schema, "attribute '" + a.name + "' has a default of kind " + std::string(to_string(a.default_value->kind())) +
+                            " but is declared " + std::string(to_string(a.kind)));
+  for (const InPlace& p : schema.in_place)
+    if (p.input >= schema.inputs.size() || p.output >= schema.outputs.size())
+      malformed(schema, "in-place pair (output " + std::to_string(p.output) + ", input " + std::to_string(p.input) +
+                            ") names an argument the op does not have");
+  std::unique_lock lock(state_->mutex);
+  if (state_->schemas.find(schema.name) != state_->schemas.end())
+    raise(Errc::duplicate_name, "[ge.ops] op '" + schema.name + "' is already registered; expected a new op name");
+  std::string name = schema.name;
+  state_->schemas.emplace(std::move(name), std::make_unique<const OpSchema>(std::move(schema)));
+}
+
+const OpSchema* OpRegistry::try_find(std::string_view name) const noexcept {
+  std::shared_lock lock(state_->mutex);
+  const auto it = state_->schemas.find(name);
+  return it == state_->schemas.end() ? nullptr : it->second.get();
+}
+
+const OpSchema& OpRegistry::find(std::string_view name) const {
+  if (const OpSchema* s = try_find(name)) return *s;
+  const std::string near = detail::nearest_name(name, names());
+  raise(Errc::unknown_op, "[ge.ops] unknown op '" + std::string(name) + "'" +
+                              (near.empty() ? std::string("; expected a registered op (see `gec ops`)")
+                                            : "; did you mean '" + near + "'?"));
+}
+
+std::vector<std::string> OpRegistry::names() const {
+  std::shared_lock lock(state_->mutex);
+  std::vector<std::string> out;
+  out.reserve(state_->schemas.size());
+  for (const auto& [name, schema] : state_->schemas) out.push_back(name);
+  return out;
+}
+
+std::vector<OpInfo> ops_table(const OpRegistry& registry) {
+  std::vector<OpInfo> table;
+  for (const std::string& name : registry.names()) {
+    const OpSchema& s = registry.find(name);
+    OpInfo info;
+    info.name = s.name;
+    info.doc = s.doc;
+    const auto arg_text = [](const ArgSpec& a) {
+      return a.name + (a.optional ? "?" : "") + (a.variadic ? "..." : "") + ": " + a.type;
+    };
+    for (const ArgSpec& a : s.inputs) info.inputs.push_back(arg_text(a));
+    for (const ArgSpec& a : s.outputs) info.outputs.push_back(arg_text(a));
+    for (const TypeConstraint& t : s.types) info.types.push_back(t.name + ": " + t.allowed.to_string());
+    for (const AttrSpec& a : s.attrs)
+      info.attrs.push_back(OpAttrInfo{a.name, std::string(to_string(a.kind)),
+                                      a.default_value ? a.default_value->to_string() : std::string(), a.required});
+    info.engines = s.engines.to_string();
+    for (const InPlace& p : s.in_place) info.in_place.push_back(s.outputs[p.output].name + " <- " + s.inputs[p.input].name);
+    table.push_back(std::move(info));
+  }
+  return table;
+}
+
+}  // namespace ge

@@ -1,0 +1,146 @@
+// ge::OpRegistry, user ops, ops_table, and the generic checks of infer_outputs.
+#include "ops/infer_helpers.hpp"
+
+using namespace ge_test;
+using ge::Errc;
+
+TEST_CASE("the global registry holds every op the issue lists") {
+  const auto& r = ge::OpRegistry::global();
+  for (const char* op :
+       {"Conv", "ConvTranspose", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Log", "Neg", "Abs",
+        "Erf", "Tanh", "Sigmoid", "Relu", "Clip", "LeakyRelu", "Gelu", "HardSwish", "Softmax", "LogSoftmax",
+        "LayerNormalization", "BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool", "ReduceMean",
+        "ReduceSum", "ReduceMax", "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice",
+        "Gather", "Expand", "Where", "Equal", "Less", "Greater", "Cast", "Shape", "ConstantOfShape", "Identity", "Pad",
+        "Resize", "NonZero", "TopK", "ArgMax"}) {
+    CAPTURE(op);
+    const ge::OpSchema* s = r.try_find(op);
+    REQUIRE(s != nullptr);
+    CHECK(s->name == op);
+    CHECK_FALSE(s->doc.empty());
+  }
+  const auto names = r.names();
+  CHECK(names.size() == 55);
+  CHECK(std::is_sorted(names.begin(), names.end()));
+}
+
+TEST_CASE("unknown ops get the nearest name") {
+  const auto& r = ge::OpRegistry::global();
+  check_error([&] { (void)r.find("Softmx"); }, Errc::unknown_op, {"'Softmx'", "did you mean 'Softmax'"});
+  check_error([&] { (void)r.find("conv"); }, Errc::unknown_op, {"did you mean 'Conv'"});
+  check_error([&] { (void)r.find("CompletelyDifferentThing"); }, Errc::unknown_op, {"gec ops"});
+  CHECK(r.try_find("Nope") == nullptr);
+}
+
+TEST_CASE("engines and in-place flags") {
+  const auto& r = ge::OpRegistry::global();
+  CHECK(r.find("Conv").engines.to_string() == "vector");
+  CHECK(r.find("TopK").engines.to_string() == "host");
+  CHECK(r.find("Shape").engines.to_string() == "vector|host");
+  REQUIRE(r.find("Relu").in_place.size() == 1);
+  CHECK(r.find("Add").in_place.size() == 2);
+  CHECK(r.find("Conv").in_place.empty());
+}
+
+TEST_CASE("users register their own ops; malformed schemas are refused") {
+  ge::OpRegistry r;
+  CHECK(r.names().empty());
+  ge::OpSchema s;
+  s.name = "Swish";
+  s.doc = "Y = X * sigmoid(beta * X)";
+  s.inputs = {{"X", "T"}};
+  s.outputs = {{"Y", "T"}};
+  s.types = {{"T", ge::TypeSet::floats()}};
+  s.attrs = {{.name = "beta", .kind = ge::AttrKind::floating, .default_value = 1.0}};
+  s.in_place = {{0, 0}};
+  s.infer = [](const ge::InferContext& c) {
+    CHECK(c.f("beta") == 1.0);  // the default is filled in
+    return std::vector{c.input(0)};
+  };
+  r.add(s);
+  const std::vector<ge::TensorDesc> in{{ge::DataType::f32, ge::Shape::parse("1~4,8")}};
+  CHECK(ge::infer_outputs(r.find("Swish"), "sw", in, {}, {})[0].shape.to_string() == "1~4,8");
+  check_error([&] { r.add(s); }, Errc::duplicate_name, {"'Swish'", "already registered"});
+
+  auto bad = s;
+  bad.name = "";
+  check_error([&] { r.add(bad); }, Errc::invalid_argument, {"empty op name"});
+  bad = s;
+  bad.name = "NoInfer";
+  bad.infer = nullptr;
+  check_error([&] { r.add(bad); }, Errc::invalid_argument, {"'NoInfer'", "no infer"});
+  bad = s;
+  bad.name = "BadType";
+  bad.inputs = {{"X", "Q"}};
+  check_error([&] { r.add(bad); }, Errc::invalid_argument, {"'Q'"});
+  bad = s;
+  bad.name = "BadOrder";
+  bad.inputs = {{"X", "T", true}, {"Y", "T"}};
+  check_error([&] { r.add(bad); }, Errc::invalid_argument, {"'Y'", "follows an optional"});
+  bad = s;
+  bad.name = "BadVariadic";
+  bad.inputs = {{"X", "T", false, true}, {"Y", "T"}};
+  check_error([&] { r.add(bad); }, Errc::invalid_argument, {"variadic but not last"});
+  bad = s;
+  bad.name = "BadDefault";
+  bad.attrs = {{.name = "k", .kind = ge::AttrKind::integer, .default_value = "x"}};
+  check_error([&] { r.add(bad); }, Errc::invalid_argument, {"'k'", "string"});
+  bad = s;
+  bad.name = "BadInPlace";
+  bad.in_place = {{0, 3}};
+  check_error([&] { r.add(bad); }, Errc::invalid_argument, {"in-place"});
+  bad = s;
+  bad.name = "NoOutputs";
+  bad.outputs = {};
+  check_error([&] { r.add(bad); }, Errc::invalid_argument, {"no outputs"});
+  CHECK(r.names() == std::vector<std::string>{"Swish"});
+}
+
+TEST_CASE("ops_table lists every op as data") {
+  const auto table = ge::ops_table();
+  CHECK(table.size() == ge::OpRegistry::global().names().size());
+  const auto conv = std::find_if(table.begin(), table.end(), [](const ge::OpInfo& i) { return i.name == "Conv"; });
+  REQUIRE(conv != table.end());
+  CHECK(conv->inputs == std::vector<std::string>{"X: T", "W: T", "B?: T"});
+  CHECK(conv->outputs == std::vector<std::string>{"Y: T"});
+  CHECK(conv->types == std::vector<std::string>{"T: f32|f16|bf16|f64"});
+  CHECK(conv->engines == "vector");
+  const auto group = std::find_if(conv->attrs.begin(), conv->attrs.end(), [](const ge::OpAttrInfo& a) { return a.name == "group"; });
+  REQUIRE(group != conv->attrs.end());
+  CHECK(group->kind == "int");
+  CHECK(group->default_value == "1");
+  const auto concat = std::find_if(table.begin(), table.end(), [](const ge::OpInfo& i) { return i.name == "Concat"; });
+  CHECK(concat->inputs == std::vector<std::string>{"inputs...: T"});
+  CHECK(concat->attrs.at(0).required);
+  const auto relu = std::find_if(table.begin(), table.end(), [](const ge::OpInfo& i) { return i.name == "Relu"; });
+  CHECK(relu->in_place == std::vector<std::string>{"Y <- X"});
+}
+
+TEST_CASE("infer_outputs: required inputs, attribute kinds, output counts") {
+  check_infer_error("Gemm", {t("f32", "2,3"), none()}, {}, Errc::bad_op_inputs, {"input 1 (B) is required but omitted"});
+  check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f32", "4,3,3,3")}, {{"group", 1.5}}, Errc::bad_attribute,
+                    {"'group' is float", "expected int"});
+  check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f32", "4,3,3,3")}, {{"strides", "2"}}, Errc::bad_attribute,
+                    {"'strides'", "expected ints"});
+  check_error([] { (void)infer("Relu", {t("f32", "2")}, {}, 2); }, Errc::bad_op_inputs, {"asks for 2 output(s)"});
+  CHECK(infer("TopK", {t("f32", "2,9"), ints({3})}).size() == 2);
+  CHECK(infer("MaxPool", {t("f32", "1,1,4,4")}, {{"kernel_shape", {2, 2}}}).size() == 1);  // optional output left out
+  // Floats attributes take ints; bool-like ints convert.
+  CHECK(ge::TypeSet::floats().to_string() == "f32|f16|bf16|f64");
+  CHECK(ge::TypeSet::indices().contains(ge::DataType::i32));
+  CHECK_FALSE(ge::TypeSet::indices().contains(ge::DataType::f32));
+}
+
+TEST_CASE("every op refuses unknown attributes and attributes of the wrong kind, naming the node") {
+  const auto& r = ge::OpRegistry::global();
+  for (const std::string& name : r.names()) {
+    CAPTURE(name);
+    check_infer_error(name, {}, {{"bogus_attr", 1}}, Errc::bad_attribute, {"unknown attribute 'bogus_attr'", name});
+    for (const ge::AttrSpec& a : r.find(name).attrs) {
+      CAPTURE(a.name);
+      const ge::Attribute wrong = a.kind == ge::AttrKind::tensor ? ge::Attribute("text") : ge::Attribute(ge::Tensor());
+      check_infer_error(name, {}, {{a.name, wrong}}, Errc::bad_attribute,
+                        {"attribute '" + a.name + "'", "expected " + std::string(ge::to_string(a.kind))});
+    }
+  }
+}

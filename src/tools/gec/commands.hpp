@@ -15,4 +15,7 @@ namespace gec {
 /// `gec gears`: checks build options against a target and prints the gears as JSON.
 int run_gears(std::span<const std::string> args);
 
+/// `gec ops`: lists every registered op (text, or JSON with --json).
+int run_ops(std::span<const std::string> args);
+
 }  // namespace gec

@@ -28,6 +28,8 @@ struct Command {
 constexpr std::array commands{
     Command{"gears", "check build options for dynamic inputs against a target; print the gears as JSON",
             gec::run_gears},
+    Command{"ops", "list every registered op: inputs, attributes, engines, in-place (--json for scripts)",
+            gec::run_ops},
 };
 
 std::string usage() {

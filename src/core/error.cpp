@@ -56,6 +56,7 @@ std::string_view to_string(Errc code) noexcept {
     GE_ERRC_NAME(no_matching_gear)
     GE_ERRC_NAME(out_of_range)
     GE_ERRC_NAME(bad_tensor)
+    GE_ERRC_NAME(out_of_memory)
     GE_ERRC_NAME(bad_model)
     GE_ERRC_NAME(unsupported_op)
 #undef GE_ERRC_NAME

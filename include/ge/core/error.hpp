@@ -74,6 +74,7 @@ enum class Errc : std::uint16_t {
   no_matching_gear,     ///< run-time inputs match no gear
   out_of_range,         ///< run-time shape outside the compiled ranges
   bad_tensor,           ///< a run-time tensor with a null buffer or wrong size
+  out_of_memory,        ///< a device has no memory left for a request
   // model files
   bad_model,            ///< a model file that is malformed or hostile
   unsupported_op,       ///< a model op with no schema here

@@ -1,0 +1,139 @@
+#include "kernels/cpu/common.hpp"
+
+#include <algorithm>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace ge::cpu {
+
+void fail(Errc code, std::string_view op, const std::string& what) {
+  std::string msg = "[ge.kernels] [";
+  msg += op;
+  msg += "] ";
+  msg += what;
+  raise(code, msg);
+}
+
+std::string dims_text(Dims dims) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i != 0) s += ',';
+    s += std::to_string(dims[i]);
+  }
+  s += ']';
+  return s;
+}
+
+void check_dtype(std::string_view op, std::string_view name, const TensorView& t, DataType expected) {
+  if (t.dtype != expected) {
+    fail(Errc::type_mismatch, op,
+         std::string(name) + " has type '" + std::string(to_string(t.dtype)) + "'; expected '" +
+             std::string(to_string(expected)) + "'");
+  }
+}
+
+void check_data(std::string_view op, std::string_view name, const TensorView& t) {
+  for (const std::int64_t d : t.dims) {
+    if (d < 0) fail(Errc::bad_tensor, op, std::string(name) + " has a negative dim: " + dims_text(t.dims));
+  }
+  if (t.data == nullptr && t.elements() != 0) {
+    fail(Errc::bad_tensor, op, std::string(name) + " has " + std::to_string(t.elements()) + " elements but no data");
+  }
+}
+
+void check_dims(std::string_view op, std::string_view name, const TensorView& t, Dims expected) {
+  const bool same = t.dims.size() == expected.size() && std::equal(expected.begin(), expected.end(), t.dims.begin());
+  if (!same) {
+    fail(Errc::bad_op_inputs, op,
+         std::string(name) + " has dims " + dims_text(t.dims) + "; expected " + dims_text(expected));
+  }
+  check_data(op, name, t);
+}
+
+void check_rank(std::string_view op, std::string_view name, const TensorView& t, std::size_t rank) {
+  if (t.rank() != rank) {
+    fail(Errc::rank_mismatch, op,
+         std::string(name) + " has rank " + std::to_string(t.rank()) + " (dims " + dims_text(t.dims) +
+             "); expected rank " + std::to_string(rank));
+  }
+  check_data(op, name, t);
+}
+
+std::int64_t product(Dims dims, std::size_t begin, std::size_t end) noexcept {
+  std::int64_t n = 1;
+  for (std::size_t i = begin; i < end && i < dims.size(); ++i) n *= dims[i];
+  return n;
+}
+
+std::vector<std::int64_t> strides_of(Dims dims) {
+  std::vector<std::int64_t> s(dims.size(), 1);
+  for (std::size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+std::vector<std::int64_t> broadcast_strides(std::string_view op, std::string_view name, Dims in, Dims out) {
+  if (in.size() > out.size()) {
+    fail(Errc::incompatible_shapes, op,
+         std::string(name) + " dims " + dims_text(in) + " do not broadcast to " + dims_text(out));
+  }
+  const std::vector<std::int64_t> dense = strides_of(in);
+  std::vector<std::int64_t> s(out.size(), 0);
+  const std::size_t lead = out.size() - in.size();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::int64_t d = in[i];
+    const std::int64_t o = out[lead + i];
+    if (d == o) {
+      s[lead + i] = d == 1 ? 0 : dense[i];
+    } else if (d == 1) {
+      s[lead + i] = 0;
+    } else {
+      fail(Errc::incompatible_shapes, op,
+           std::string(name) + " dims " + dims_text(in) + " do not broadcast to " + dims_text(out));
+    }
+  }
+  return s;
+}
+
+Collapsed collapse(Dims dims, const std::vector<std::vector<std::int64_t>>& strides) {
+  Collapsed c;
+  c.strides.resize(strides.size());
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 1) continue;
+    bool merge = !c.dims.empty();
+    if (merge) {
+      for (std::size_t k = 0; k < strides.size(); ++k) {
+        if (c.strides[k].back() != strides[k][i] * dims[i]) {
+          merge = false;
+          break;
+        }
+      }
+    }
+    if (merge) {
+      c.dims.back() *= dims[i];
+      for (std::size_t k = 0; k < strides.size(); ++k) c.strides[k].back() = strides[k][i];
+    } else {
+      c.dims.push_back(dims[i]);
+      for (std::size_t k = 0; k < strides.size(); ++k) c.strides[k].push_back(strides[k][i]);
+    }
+  }
+  if (c.dims.empty()) {
+    c.dims.push_back(1);
+    for (auto& s : c.strides) s.push_back(0);
+  }
+  if (c.dims.size() > 16) fail(Errc::unsupported, "kernels", "more than 16 non-mergeable dims: " + dims_text(dims));
+  return c;
+}
+
+void parallel_for_raw(std::int64_t n, std::int64_t grain, void (*fn)(void*, std::int64_t, std::int64_t), void* ctx) {
+  if (n <= 0) return;
+  if (grain < 1) grain = 1;
+  if (n <= grain) {
+    fn(ctx, 0, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, static_cast<std::size_t>(grain)),
+                    [&](const tbb::blocked_range<std::int64_t>& r) { fn(ctx, r.begin(), r.end()); });
+}
+
+}  // namespace ge::cpu

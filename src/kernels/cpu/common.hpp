@@ -1,0 +1,177 @@
+#pragma once
+/// \file
+/// Shared plumbing of the CPU kernels: argument checks that raise `ge::Error`, dims
+/// arithmetic, broadcasting strides, fixed-width loops the compiler vectorises, and
+/// `parallel_for` over the caller's oneTBB task arena (oneTBB stays in the .cpp).
+///
+/// ```
+/// ge::cpu::check_dtype("Relu", "X", x, ge::DataType::f32);
+/// ge::cpu::parallel_for(n, 4096, [&](std::int64_t b, std::int64_t e) { ... });
+/// ```
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "ge/core/data_type.hpp"
+#include "ge/core/error.hpp"
+#include "ge/core/tensor_view.hpp"
+
+namespace ge::cpu {
+
+/// A list of dims or strides, owned elsewhere.
+using Dims = std::span<const std::int64_t>;
+
+/// Raises `Error(code, "[ge.kernels] [<op>] <what>")`.
+[[noreturn]] void fail(Errc code, std::string_view op, const std::string& what);
+
+/// Dims as text, e.g. `[2,3,4]`.
+[[nodiscard]] std::string dims_text(Dims dims);
+
+/// Raises `Errc::type_mismatch` unless `t.dtype == expected`.
+void check_dtype(std::string_view op, std::string_view name, const TensorView& t, DataType expected);
+
+/// Raises `Errc::bad_op_inputs` unless `t.dims` equals `expected`, and `Errc::bad_tensor`
+/// when `t` has elements but no data.
+void check_dims(std::string_view op, std::string_view name, const TensorView& t, Dims expected);
+
+/// Raises `Errc::bad_tensor` when `t` has elements but a null data pointer.
+void check_data(std::string_view op, std::string_view name, const TensorView& t);
+
+/// Raises `Errc::rank_mismatch` unless `t.rank() == rank`.
+void check_rank(std::string_view op, std::string_view name, const TensorView& t, std::size_t rank);
+
+/// The product of `dims[begin, end)`.
+[[nodiscard]] std::int64_t product(Dims dims, std::size_t begin, std::size_t end) noexcept;
+
+/// Dense row-major strides (in elements) of `dims`.
+[[nodiscard]] std::vector<std::int64_t> strides_of(Dims dims);
+
+/// The strides (in elements) that read a tensor of dims `in` as if broadcast to `out`
+/// (numpy rules, right-aligned; 0 along broadcast dims). Raises `Errc::incompatible_shapes`
+/// naming `op` and `name` when `in` does not broadcast to `out`.
+[[nodiscard]] std::vector<std::int64_t> broadcast_strides(std::string_view op, std::string_view name,
+                                                          Dims in, Dims out);
+
+/// The lane count of the fixed-width loops below: 16 floats, one AVX-512 register.
+inline constexpr std::int64_t kLanes = 16;
+
+/// Calls `f(i)` for every `i` in `[0, n)`, in blocks of `kLanes` with a fixed trip count so
+/// that `-O2` vectorises the block, then the tail. The block is marked free of loop-carried
+/// dependences: `f(i)` may read and write index `i` of its arrays (in place is fine) but
+/// must not read what another index writes.
+template <class F>
+inline void for_lanes(std::int64_t n, F&& f) {
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+#pragma GCC ivdep
+    for (std::int64_t j = 0; j < kLanes; ++j) f(i + j);
+  }
+  for (; i + 4 <= n; i += 4) {
+#pragma GCC ivdep
+    for (std::int64_t j = 0; j < 4; ++j) f(i + j);
+  }
+  for (; i < n; ++i) f(i);
+}
+
+/// The non-template core of `parallel_for`: runs `fn(ctx, begin, end)` over chunks of
+/// `[0, n)` of at least `grain` items on the current oneTBB task arena (serially when one
+/// chunk covers all).
+void parallel_for_raw(std::int64_t n, std::int64_t grain, void (*fn)(void*, std::int64_t, std::int64_t),
+                      void* ctx);
+
+/// Runs `f(begin, end)` over chunks of `[0, n)` of at least `grain` items, in parallel on
+/// the caller's task arena. `f` must be safe to call concurrently on disjoint ranges.
+template <class F>
+inline void parallel_for(std::int64_t n, std::int64_t grain, F&& f) {
+  using Fn = std::remove_reference_t<F>;
+  parallel_for_raw(
+      n, grain, [](void* ctx, std::int64_t b, std::int64_t e) { (*static_cast<Fn*>(ctx))(b, e); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+/// A grain (items per task) that gives each task about `work_per_task` units of work when
+/// one item costs `work_per_item`.
+[[nodiscard]] inline std::int64_t grain_for(std::int64_t work_per_item, std::int64_t work_per_task = 32768) noexcept {
+  const std::int64_t w = work_per_item < 1 ? 1 : work_per_item;
+  const std::int64_t g = work_per_task / w;
+  return g < 1 ? 1 : g;
+}
+
+/// An uninitialised float buffer for scratch (packed panels, im2col): no zero-fill cost.
+class Scratch {
+ public:
+  Scratch() = default;
+  /// A buffer of `n` floats, contents undefined.
+  explicit Scratch(std::int64_t n) : data_(n > 0 ? new float[static_cast<std::size_t>(n)] : nullptr), size_(n) {}
+  Scratch(Scratch&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr; o.size_ = 0; }
+  Scratch& operator=(Scratch&& o) noexcept {
+    if (this != &o) { delete[] data_; data_ = o.data_; size_ = o.size_; o.data_ = nullptr; o.size_ = 0; }
+    return *this;
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() { delete[] data_; }
+  /// The first float.
+  [[nodiscard]] float* data() const noexcept { return data_; }
+  /// The number of floats.
+  [[nodiscard]] std::int64_t size() const noexcept { return size_; }
+
+ private:
+  float* data_ = nullptr;
+  std::int64_t size_ = 0;
+};
+
+/// Dims with size-1 axes dropped and neighbours merged where every operand reads them as
+/// one run: `dims[i]` with one stride per operand in `strides[k][i]`. Used by the
+/// broadcasting and copying loops to make the innermost run as long as possible.
+struct Collapsed {
+  std::vector<std::int64_t> dims;                 ///< merged dims (at least one, maybe 1)
+  std::vector<std::vector<std::int64_t>> strides; ///< per operand, one stride per merged dim
+};
+
+/// Collapses `dims` with per-operand `strides` (each the same length as `dims`).
+[[nodiscard]] Collapsed collapse(Dims dims, const std::vector<std::vector<std::int64_t>>& strides);
+
+/// Walks every index of `c.dims` except the last, calling `f(offsets, inner)` where
+/// `offsets[k]` is operand k's element offset of the row start, for the rows
+/// `[row_begin, row_end)` in row-major order; `inner` is `c.dims.back()`.
+template <class F>
+inline void for_rows(const Collapsed& c, std::int64_t row_begin, std::int64_t row_end, F&& f) {
+  const std::size_t rank = c.dims.size();
+  const std::size_t ops = c.strides.size();
+  std::int64_t idx[16] = {};
+  std::int64_t off[8] = {};
+  // Decompose row_begin into an index over dims[0, rank-1).
+  std::int64_t r = row_begin;
+  for (std::size_t d = rank - 1; d-- > 0;) {
+    idx[d] = r % c.dims[d];
+    r /= c.dims[d];
+  }
+  for (std::size_t k = 0; k < ops; ++k) {
+    off[k] = 0;
+    for (std::size_t d = 0; d + 1 < rank; ++d) off[k] += idx[d] * c.strides[k][d];
+  }
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    f(static_cast<const std::int64_t*>(off), c.dims[rank - 1]);
+    for (std::size_t d = rank - 1; d-- > 0;) {
+      ++idx[d];
+      for (std::size_t k = 0; k < ops; ++k) off[k] += c.strides[k][d];
+      if (idx[d] < c.dims[d]) break;
+      for (std::size_t k = 0; k < ops; ++k) off[k] -= c.strides[k][d] * c.dims[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/// The number of rows `for_rows` walks: the product of all dims but the last.
+[[nodiscard]] inline std::int64_t row_count(const Collapsed& c) noexcept {
+  std::int64_t n = 1;
+  for (std::size_t d = 0; d + 1 < c.dims.size(); ++d) n *= c.dims[d];
+  return n;
+}
+
+}  // namespace ge::cpu

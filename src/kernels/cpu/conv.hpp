@@ -1,0 +1,91 @@
+#pragma once
+/// \file
+/// 2-D convolution (ONNX Conv, NCHW, OIHW weights) with fused bias, residual add and
+/// activation, and 2-D transposed convolution (ONNX ConvTranspose).
+///
+/// Conv runs as im2col + GEMM: the im2col step writes straight into the GEMM's packed
+/// B panels (no separate column matrix), a 1x1/stride-1/no-pad conv packs the input
+/// directly, and the weights are packed once (`pack_conv_weights`) into the GEMM's A
+/// panels. Depthwise convs (group == C == Cout) have their own row loop.
+///
+/// ```
+/// ge::cpu::Conv2dParams p{.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1,
+///                         .pad_bottom = 1, .pad_right = 1, .post = {ge::cpu::Activation::relu}};
+/// auto packed = ge::cpu::pack_conv_weights(p, w);  // once, at compile time
+/// ge::cpu::conv2d(p, x, packed, &bias, y);         // every run
+/// ```
+
+#include <cstdint>
+
+#include "kernels/cpu/common.hpp"
+#include "kernels/cpu/gemm.hpp"
+
+namespace ge::cpu {
+
+/// Resolved attributes of a 2-D Conv: explicit pads, strides, dilations, group, and the
+/// fused activation.
+struct Conv2dParams {
+  std::int64_t stride_h = 1;    ///< vertical stride, >= 1
+  std::int64_t stride_w = 1;    ///< horizontal stride, >= 1
+  std::int64_t pad_top = 0;     ///< rows of zeros above, >= 0
+  std::int64_t pad_left = 0;    ///< columns of zeros left, >= 0
+  std::int64_t pad_bottom = 0;  ///< rows of zeros below, >= 0
+  std::int64_t pad_right = 0;   ///< columns of zeros right, >= 0
+  std::int64_t dilation_h = 1;  ///< vertical dilation, >= 1
+  std::int64_t dilation_w = 1;  ///< horizontal dilation, >= 1
+  std::int64_t group = 1;       ///< groups; C and Cout must be multiples
+  PostOp post{};                  ///< fused activation, applied after bias and residual
+};
+
+/// Conv weights reordered once for `conv2d`: GEMM A panels per group, or the plain
+/// [C, KH*KW] taps of a depthwise conv.
+struct PackedConvWeights {
+  std::int64_t cout = 0;           ///< output channels
+  std::int64_t cin_per_group = 0;  ///< input channels per group
+  std::int64_t kh = 0;             ///< kernel height
+  std::int64_t kw = 0;             ///< kernel width
+  std::int64_t group = 1;          ///< groups
+  bool depthwise = false;          ///< group == C == Cout: taps, not panels
+  Scratch data;                    ///< the packed floats
+};
+
+/// Packs f32 OIHW weights `w` for `conv2d` with `p.group`. Raises `Errc::type_mismatch`,
+/// `Errc::rank_mismatch` (not 4-D), `Errc::bad_attribute` (group < 1 or not dividing O).
+[[nodiscard]] PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w);
+
+/// ONNX Conv on f32 NCHW: `y = post(conv(x, w) + bias + residual)`. `bias` ([Cout]) and
+/// `residual` (same dims as `y`) may be null. `y.dims` must be the exact output dims.
+/// Raises `Errc::type_mismatch`, `Errc::rank_mismatch`, `Errc::bad_attribute` (strides,
+/// dilations, group, pads out of range), `Errc::bad_op_inputs` (channel, bias, residual
+/// or output dims that do not fit).
+void conv2d(const Conv2dParams& p, const TensorView& x, const TensorView& w, const TensorView* bias,
+            const TensorView& y, const TensorView* residual = nullptr);
+
+/// `conv2d` with weights packed by `pack_conv_weights` (same `p.group`).
+void conv2d(const Conv2dParams& p, const TensorView& x, const PackedConvWeights& w, const TensorView* bias,
+            const TensorView& y, const TensorView* residual = nullptr);
+
+/// Resolved attributes of a 2-D ConvTranspose; the output dims (with output_padding and
+/// output_shape resolved) come in `y`.
+struct ConvTranspose2dParams {
+  std::int64_t stride_h = 1;          ///< vertical stride, >= 1
+  std::int64_t stride_w = 1;          ///< horizontal stride, >= 1
+  std::int64_t pad_top = 0;           ///< rows cropped above, >= 0
+  std::int64_t pad_left = 0;          ///< columns cropped left, >= 0
+  std::int64_t pad_bottom = 0;        ///< rows cropped below, >= 0
+  std::int64_t pad_right = 0;         ///< columns cropped right, >= 0
+  std::int64_t dilation_h = 1;        ///< vertical dilation, >= 1
+  std::int64_t dilation_w = 1;        ///< horizontal dilation, >= 1
+  std::int64_t output_padding_h = 0;  ///< extra rows at the bottom, < stride or dilation
+  std::int64_t output_padding_w = 0;  ///< extra columns at the right
+  std::int64_t group = 1;             ///< groups
+};
+
+/// ONNX ConvTranspose on f32 NCHW with weights [C, Cout/group, KH, KW] and optional bias
+/// [Cout]; `y` is [N, Cout, OH, OW] with
+/// `OH = stride_h*(H-1) + output_padding_h + dilation_h*(KH-1) + 1 - pad_top - pad_bottom`.
+/// Raises like `conv2d`.
+void conv_transpose2d(const ConvTranspose2dParams& p, const TensorView& x, const TensorView& w, const TensorView* bias,
+                      const TensorView& y);
+
+}  // namespace ge::cpu

@@ -1,0 +1,621 @@
+#include "kernels/cpu/data_movement.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace ge::cpu {
+namespace {
+
+std::string type_text(DataType t) { return "'" + std::string(to_string(t)) + "'"; }
+
+void same_type(std::string_view op, const char* a, const TensorView& x, const char* b, const TensorView& y) {
+  if (x.dtype != y.dtype) {
+    fail(Errc::type_mismatch, op,
+         std::string(a) + " is " + type_text(x.dtype) + " but " + b + " is " + type_text(y.dtype));
+  }
+}
+
+// Copies a strided view of `src` (element strides `in`, which may be 0 or negative) into
+// dense `dst` of `dims`.
+void strided_copy(std::int64_t esize, Dims dims, const std::vector<std::int64_t>& in, const void* src, void* dst) {
+  const std::int64_t total = product(dims, 0, dims.size());
+  if (total == 0) return;
+  const Collapsed c = collapse(dims, {strides_of(dims), in});
+  const std::int64_t inner = c.dims.back();
+  const std::int64_t si = c.strides[1].back();
+  const auto* s = static_cast<const std::byte*>(src);
+  auto* d = static_cast<std::byte*>(dst);
+  const auto copy_row = [&](const std::int64_t* off, std::int64_t n) {
+    std::byte* out = d + off[0] * esize;
+    const std::byte* from = s + off[1] * esize;
+    if (si == 1) {
+      std::memcpy(out, from, static_cast<std::size_t>(n * esize));
+      return;
+    }
+    const auto run = [&](auto tag) {
+      using T = decltype(tag);
+      T* o = reinterpret_cast<T*>(out);
+      for (std::int64_t i = 0; i < n; ++i) std::memcpy(o + i, from + i * si * esize, sizeof(T));
+    };
+    switch (esize) {
+      case 1: run(std::uint8_t{}); break;
+      case 2: run(std::uint16_t{}); break;
+      case 4: run(std::uint32_t{}); break;
+      case 8: run(std::uint64_t{}); break;
+      default:
+        for (std::int64_t i = 0; i < n; ++i) std::memcpy(out + i * esize, from + i * si * esize, static_cast<std::size_t>(esize));
+    }
+  };
+  parallel_for(row_count(c), grain_for(inner * esize / 4 + 8), [&](std::int64_t b, std::int64_t e) {
+    for_rows(c, b, e, copy_row);
+  });
+}
+
+}  // namespace
+
+void copy(const TensorView& x, const TensorView& y) {
+  same_type("Identity", "X", x, "Y", y);
+  check_data("Identity", "X", x);
+  check_data("Identity", "Y", y);
+  if (x.elements() != y.elements()) {
+    fail(Errc::bad_op_inputs, "Identity",
+         "X " + dims_text(x.dims) + " and Y " + dims_text(y.dims) + " hold different element counts");
+  }
+  if (x.data == y.data || x.bytes() == 0) return;
+  std::memmove(y.data, x.data, static_cast<std::size_t>(x.bytes()));
+}
+
+void fill(const TensorView& value, const TensorView& y) {
+  same_type("ConstantOfShape", "value", value, "Y", y);
+  check_data("ConstantOfShape", "value", value);
+  check_data("ConstantOfShape", "Y", y);
+  if (value.elements() != 1) {
+    fail(Errc::bad_op_inputs, "ConstantOfShape", "value " + dims_text(value.dims) + " must hold one element");
+  }
+  const std::int64_t n = y.elements();
+  const std::int64_t es = size_of(y.dtype);
+  auto* d = static_cast<std::byte*>(y.data);
+  const auto run = [&](auto tag) {
+    using T = decltype(tag);
+    T v;
+    std::memcpy(&v, value.data, sizeof(T));
+    T* o = reinterpret_cast<T*>(d);
+    std::fill(o, o + n, v);
+  };
+  switch (es) {
+    case 1: run(std::uint8_t{}); break;
+    case 2: run(std::uint16_t{}); break;
+    case 4: run(std::uint32_t{}); break;
+    case 8: run(std::uint64_t{}); break;
+    default: fail(Errc::unsupported, "ConstantOfShape", "type " + type_text(y.dtype) + " is not supported");
+  }
+}
+
+void transpose(std::span<const std::int64_t> perm, const TensorView& x, const TensorView& y) {
+  constexpr std::string_view op = "Transpose";
+  same_type(op, "X", x, "Y", y);
+  check_data(op, "X", x);
+  std::vector<bool> seen(x.rank(), false);
+  bool ok = perm.size() == x.rank();
+  for (std::size_t i = 0; ok && i < perm.size(); ++i) {
+    const std::int64_t a = perm[i];
+    ok = a >= 0 && a < static_cast<std::int64_t>(x.rank()) && !seen[static_cast<std::size_t>(a)];
+    if (ok) seen[static_cast<std::size_t>(a)] = true;
+  }
+  if (!ok) fail(Errc::bad_attribute, op, "perm " + dims_text(perm) + " is not a permutation of X " + dims_text(x.dims));
+  std::vector<std::int64_t> out(x.rank()), in(x.rank());
+  const std::vector<std::int64_t> xs = strides_of(x.dims);
+  for (std::size_t i = 0; i < x.rank(); ++i) {
+    out[i] = x.dims[static_cast<std::size_t>(perm[i])];
+    in[i] = xs[static_cast<std::size_t>(perm[i])];
+  }
+  check_dims(op, "Y", y, out);
+  strided_copy(size_of(x.dtype), out, in, x.data, y.data);
+}
+
+namespace {
+
+// Checks Concat's operands against the big tensor `whole`; returns each part's size along axis.
+void check_parts(std::string_view op, std::int64_t axis, std::span<const TensorView> parts, const TensorView& whole) {
+  if (axis < 0 || axis >= static_cast<std::int64_t>(whole.rank())) {
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside " + dims_text(whole.dims));
+  }
+  if (parts.empty()) fail(Errc::bad_op_inputs, op, "needs at least one part");
+  check_data(op, "the whole", whole);
+  std::int64_t sum = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const TensorView& t = parts[i];
+    same_type(op, "a part", t, "the whole", whole);
+    check_data(op, "a part", t);
+    bool ok = t.rank() == whole.rank();
+    for (std::size_t d = 0; ok && d < t.rank(); ++d) {
+      ok = static_cast<std::int64_t>(d) == axis || t.dims[d] == whole.dims[d];
+    }
+    if (!ok) {
+      fail(Errc::bad_op_inputs, op,
+           "part " + std::to_string(i) + " " + dims_text(t.dims) + " does not fit " + dims_text(whole.dims) +
+               " along axis " + std::to_string(axis));
+    }
+    sum += t.dims[static_cast<std::size_t>(axis)];
+  }
+  if (sum != whole.dims[static_cast<std::size_t>(axis)]) {
+    fail(Errc::bad_op_inputs, op,
+         "the parts add up to " + std::to_string(sum) + " along axis " + std::to_string(axis) + ", not " +
+             std::to_string(whole.dims[static_cast<std::size_t>(axis)]) + " of " + dims_text(whole.dims));
+  }
+}
+
+// Moves bytes between the parts and the whole: to_whole copies parts in (Concat).
+void move_parts(std::int64_t axis, std::span<const TensorView> parts, const TensorView& whole, bool to_whole) {
+  const auto ax = static_cast<std::size_t>(axis);
+  const std::int64_t outer = product(whole.dims, 0, ax);
+  const std::int64_t es = size_of(whole.dtype);
+  const std::int64_t inner_bytes = product(whole.dims, ax + 1, whole.rank()) * es;
+  const std::int64_t row_bytes = whole.dims[ax] * inner_bytes;
+  std::vector<std::int64_t> offsets(parts.size());
+  std::int64_t off = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    offsets[i] = off;
+    off += parts[i].dims[ax] * inner_bytes;
+  }
+  auto* w = static_cast<std::byte*>(whole.data);
+  parallel_for(outer, grain_for(row_bytes / 4 + 8), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t o = b; o < e; ++o) {
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::int64_t n = parts[i].dims[ax] * inner_bytes;
+        if (n == 0) continue;
+        std::byte* pw = w + o * row_bytes + offsets[i];
+        std::byte* pp = static_cast<std::byte*>(parts[i].data) + o * n;
+        if (to_whole) {
+          std::memcpy(pw, pp, static_cast<std::size_t>(n));
+        } else {
+          std::memcpy(pp, pw, static_cast<std::size_t>(n));
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void concat(std::int64_t axis, std::span<const TensorView> inputs, const TensorView& y) {
+  check_parts("Concat", axis, inputs, y);
+  if (y.elements() == 0) return;
+  move_parts(axis, inputs, y, true);
+}
+
+void split(std::int64_t axis, const TensorView& x, std::span<const TensorView> outputs) {
+  check_parts("Split", axis, outputs, x);
+  if (x.elements() == 0) return;
+  move_parts(axis, outputs, x, false);
+}
+
+void slice(const SliceParams& p, const TensorView& x, const TensorView& y) {
+  constexpr std::string_view op = "Slice";
+  same_type(op, "X", x, "Y", y);
+  check_data(op, "X", x);
+  check_rank(op, "Y", y, x.rank());
+  if (p.starts.size() != x.rank() || p.steps.size() != x.rank()) {
+    fail(Errc::bad_attribute, op,
+         "starts and steps need one entry per axis of X " + dims_text(x.dims) + "; got " +
+             std::to_string(p.starts.size()) + " and " + std::to_string(p.steps.size()));
+  }
+  if (y.elements() == 0) return;
+  const std::vector<std::int64_t> xs = strides_of(x.dims);
+  std::vector<std::int64_t> in(x.rank());
+  std::int64_t base = 0;
+  for (std::size_t i = 0; i < x.rank(); ++i) {
+    const std::int64_t st = p.starts[i], step = p.steps[i], n = y.dims[i];
+    if (step == 0) fail(Errc::bad_attribute, op, "step of axis " + std::to_string(i) + " is 0");
+    const std::int64_t last = st + (n - 1) * step;
+    if (st < 0 || st >= x.dims[i] || last < 0 || last >= x.dims[i]) {
+      fail(Errc::index_out_of_range, op,
+           "axis " + std::to_string(i) + ": " + std::to_string(n) + " elements from " + std::to_string(st) +
+               " by step " + std::to_string(step) + " leave [0, " + std::to_string(x.dims[i]) + ")");
+    }
+    base += st * xs[i];
+    in[i] = step * xs[i];
+  }
+  const std::int64_t es = size_of(x.dtype);
+  strided_copy(es, y.dims, in, static_cast<const std::byte*>(x.data) + base * es, y.data);
+}
+
+namespace {
+
+template <class I>
+void gather_typed(std::int64_t axis, const TensorView& data, const TensorView& indices, const TensorView& y) {
+  const auto ax = static_cast<std::size_t>(axis);
+  const std::int64_t dim = data.dims[ax];
+  const std::int64_t outer = product(data.dims, 0, ax);
+  const std::int64_t es = size_of(data.dtype);
+  const std::int64_t inner_bytes = product(data.dims, ax + 1, data.rank()) * es;
+  const std::int64_t n = indices.elements();
+  const I* pi = indices.as<const I>();
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
+  for (std::int64_t j = 0; j < n; ++j) {
+    std::int64_t v = static_cast<std::int64_t>(pi[j]);
+    if (v < -dim || v >= dim) {
+      fail(Errc::index_out_of_range, "Gather",
+           "index " + std::to_string(v) + " is outside [-" + std::to_string(dim) + ", " + std::to_string(dim) +
+               ") for axis " + std::to_string(axis) + " of " + dims_text(data.dims));
+    }
+    idx[static_cast<std::size_t>(j)] = v < 0 ? v + dim : v;
+  }
+  const auto* src = static_cast<const std::byte*>(data.data);
+  auto* dst = static_cast<std::byte*>(y.data);
+  parallel_for(outer * n, grain_for(inner_bytes / 4 + 8), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t t = b; t < e; ++t) {
+      const std::int64_t o = t / n, j = t % n;
+      std::memcpy(dst + t * inner_bytes, src + (o * dim + idx[static_cast<std::size_t>(j)]) * inner_bytes,
+                  static_cast<std::size_t>(inner_bytes));
+    }
+  });
+}
+
+}  // namespace
+
+void gather(std::int64_t axis, const TensorView& data, const TensorView& indices, const TensorView& y) {
+  constexpr std::string_view op = "Gather";
+  same_type(op, "data", data, "output", y);
+  check_data(op, "data", data);
+  check_data(op, "indices", indices);
+  if (axis < 0 || axis >= static_cast<std::int64_t>(data.rank())) {
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside data " + dims_text(data.dims));
+  }
+  const auto ax = static_cast<std::size_t>(axis);
+  std::vector<std::int64_t> out(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(ax));
+  out.insert(out.end(), indices.dims.begin(), indices.dims.end());
+  out.insert(out.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(ax) + 1, data.dims.end());
+  check_dims(op, "output", y, out);
+  if (indices.dtype == DataType::i64) return gather_typed<std::int64_t>(axis, data, indices, y);
+  if (indices.dtype == DataType::i32) return gather_typed<std::int32_t>(axis, data, indices, y);
+  fail(Errc::type_mismatch, op, "indices are " + type_text(indices.dtype) + "; expected 'i32' or 'i64'");
+}
+
+void expand(const TensorView& x, const TensorView& y) {
+  same_type("Expand", "input", x, "output", y);
+  check_data("Expand", "input", x);
+  check_data("Expand", "output", y);
+  const std::vector<std::int64_t> s = broadcast_strides("Expand", "input", x.dims, y.dims);
+  strided_copy(size_of(x.dtype), y.dims, s, x.data, y.data);
+}
+
+// ---------------------------------------------------------------------------------------
+// Cast
+
+namespace {
+
+struct Half {
+  std::uint16_t bits;
+};
+struct BHalf {
+  std::uint16_t bits;
+};
+struct Bool {
+  std::uint8_t v;
+};
+
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exp = (h >> 10) & 0x1fu;
+  const std::uint32_t mant = h & 0x3ffu;
+  if (exp == 0) {
+    const float v = static_cast<float>(mant) * 5.9604644775390625e-8f;  // mant * 2^-24
+    return sign != 0 ? -v : v;
+  }
+  if (exp == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
+  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+std::uint16_t float_to_half(float f) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  const std::uint32_t a = x & 0x7fffffffu;
+  if (a > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);  // NaN
+  if (a >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to inf
+  if (a >= 0x38800000u) {                                                     // normal half
+    const std::uint32_t r = a - 0x38000000u;
+    return static_cast<std::uint16_t>(sign | ((r + 0x0fffu + ((r >> 13) & 1u)) >> 13));
+  }
+  // Subnormal half: scale by 2^24 (exact) and round to nearest even.
+  const float v = std::nearbyint(std::bit_cast<float>(a) * 16777216.0f);
+  return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(v));
+}
+
+float bhalf_to_float(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
+
+std::uint16_t float_to_bhalf(float f) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+// A value of any cast type as the widest native type that holds it.
+template <class From>
+auto native(From v) {
+  if constexpr (std::is_same_v<From, Half>) return half_to_float(v.bits);
+  else if constexpr (std::is_same_v<From, BHalf>) return bhalf_to_float(v.bits);
+  else if constexpr (std::is_same_v<From, Bool>) return static_cast<std::uint8_t>(v.v != 0 ? 1 : 0);
+  else return v;
+}
+
+template <class To, class N>
+To convert(N v) {
+  if constexpr (std::is_same_v<To, Half>) return Half{float_to_half(static_cast<float>(v))};
+  else if constexpr (std::is_same_v<To, BHalf>) return BHalf{float_to_bhalf(static_cast<float>(v))};
+  else if constexpr (std::is_same_v<To, Bool>) return Bool{static_cast<std::uint8_t>(v != N{} ? 1 : 0)};
+  else if constexpr (std::is_floating_point_v<N> && std::is_integral_v<To>) {
+    // Truncate toward zero, saturate, NaN to 0: never undefined behaviour.
+    if (v != v) return To{0};
+    const double d = static_cast<double>(v);
+    if (d <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (d >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <class F>
+void with_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::f32: return f(float{});
+    case DataType::f64: return f(double{});
+    case DataType::f16: return f(Half{});
+    case DataType::bf16: return f(BHalf{});
+    case DataType::i8: return f(std::int8_t{});
+    case DataType::i16: return f(std::int16_t{});
+    case DataType::i32: return f(std::int32_t{});
+    case DataType::i64: return f(std::int64_t{});
+    case DataType::u8: return f(std::uint8_t{});
+    case DataType::u16: return f(std::uint16_t{});
+    case DataType::u32: return f(std::uint32_t{});
+    case DataType::u64: return f(std::uint64_t{});
+    case DataType::boolean: return f(Bool{});
+    case DataType::undefined: break;
+  }
+  fail(Errc::unsupported, "Cast", "type " + type_text(t) + " is not supported");
+}
+
+}  // namespace
+
+void cast(const TensorView& x, const TensorView& y) {
+  check_data("Cast", "input", x);
+  check_dims("Cast", "output", y, x.dims);
+  const std::int64_t n = x.elements();
+  with_type(x.dtype, [&](auto from_tag) {
+    using From = decltype(from_tag);
+    with_type(y.dtype, [&](auto to_tag) {
+      using To = decltype(to_tag);
+      static_assert(sizeof(From) == 1 || sizeof(From) == 2 || sizeof(From) == 4 || sizeof(From) == 8);
+      if (n == 0) return;
+      const From* src = static_cast<const From*>(x.data);
+      To* dst = static_cast<To*>(y.data);
+      if constexpr (std::is_same_v<From, To>) {
+        if (x.data != y.data) std::memmove(dst, src, static_cast<std::size_t>(n) * sizeof(From));
+      } else {
+        parallel_for(n, 1 << 14, [&](std::int64_t b, std::int64_t e) {
+          for (std::int64_t i = b; i < e; ++i) dst[i] = convert<To>(native(src[i]));
+        });
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Pad and nearest Resize: a copy through per-axis index maps (-1 for "the constant").
+
+namespace {
+
+template <class T>
+void mapped_copy_typed(const TensorView& x, const TensorView& y, const std::vector<std::vector<std::int64_t>>& maps,
+                       T value) {
+  const std::size_t rank = x.rank();
+  const std::vector<std::int64_t> xs = strides_of(x.dims);
+  const std::int64_t inner = rank == 0 ? 1 : y.dims[rank - 1];
+  const std::int64_t rows = rank == 0 ? 1 : product(y.dims, 0, rank - 1);
+  const T* px = x.as<const T>();
+  T* py = y.as<T>();
+  if (rank == 0) {
+    py[0] = px[0];
+    return;
+  }
+  const std::vector<std::int64_t>& last = maps[rank - 1];
+  parallel_for(rows, grain_for(inner), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t r = b; r < e; ++r) {
+      std::int64_t rem = r;
+      std::int64_t base = 0;
+      bool constant = false;
+      for (std::size_t d = rank - 1; d-- > 0;) {
+        const std::int64_t i = rem % y.dims[d];
+        rem /= y.dims[d];
+        const std::int64_t m = maps[d][static_cast<std::size_t>(i)];
+        if (m < 0) constant = true;
+        base += m * xs[d];
+      }
+      T* out = py + r * inner;
+      if (constant) {
+        std::fill(out, out + inner, value);
+        continue;
+      }
+      const T* in = px + base;
+      for (std::int64_t j = 0; j < inner; ++j) {
+        const std::int64_t m = last[static_cast<std::size_t>(j)];
+        out[j] = m < 0 ? value : in[m];
+      }
+    }
+  });
+}
+
+void mapped_copy(const TensorView& x, const TensorView& y, const std::vector<std::vector<std::int64_t>>& maps,
+                 double value) {
+  if (y.elements() == 0) return;
+  with_type(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using N = decltype(native(T{}));
+    const T v = convert<T>(convert<N>(value));
+    mapped_copy_typed<T>(x, y, maps, v);
+  });
+}
+
+}  // namespace
+
+void pad(const PadParams& p, const TensorView& x, const TensorView& y) {
+  constexpr std::string_view op = "Pad";
+  same_type(op, "X", x, "Y", y);
+  check_data(op, "X", x);
+  if (p.begin.size() != x.rank() || p.end.size() != x.rank()) {
+    fail(Errc::bad_attribute, op, "pads need a begin and an end per axis of X " + dims_text(x.dims));
+  }
+  std::vector<std::int64_t> out(x.rank());
+  for (std::size_t i = 0; i < x.rank(); ++i) out[i] = x.dims[i] + p.begin[i] + p.end[i];
+  for (const std::int64_t d : out) {
+    if (d < 0) fail(Errc::bad_op_inputs, op, "pads crop X " + dims_text(x.dims) + " below zero");
+  }
+  check_dims(op, "Y", y, out);
+  std::vector<std::vector<std::int64_t>> maps(x.rank());
+  for (std::size_t i = 0; i < x.rank(); ++i) {
+    const std::int64_t n = x.dims[i];
+    auto& m = maps[i];
+    m.resize(static_cast<std::size_t>(out[i]));
+    if (n == 0 && out[i] > 0 && p.mode != PadMode::constant) {
+      fail(Errc::bad_op_inputs, op, "edge and reflect pads need a non-empty axis; X is " + dims_text(x.dims));
+    }
+    for (std::int64_t j = 0; j < out[i]; ++j) {
+      std::int64_t s = j - p.begin[i];
+      switch (p.mode) {
+        case PadMode::constant: s = s >= 0 && s < n ? s : -1; break;
+        case PadMode::edge: s = std::clamp<std::int64_t>(s, 0, n - 1); break;
+        case PadMode::reflect:
+          if (n == 1) {
+            s = 0;
+          } else {
+            const std::int64_t period = 2 * (n - 1);
+            s %= period;
+            if (s < 0) s += period;
+            if (s >= n) s = period - s;
+          }
+          break;
+      }
+      m[static_cast<std::size_t>(j)] = s;
+    }
+  }
+  mapped_copy(x, y, maps, p.value);
+}
+
+namespace {
+
+// The input coordinate of output index `o` along one axis.
+double source_coord(ResizeCoord coord, std::int64_t o, double scale, std::int64_t in, std::int64_t out) {
+  switch (coord) {
+    case ResizeCoord::half_pixel: return (static_cast<double>(o) + 0.5) / scale - 0.5;
+    case ResizeCoord::asymmetric: return static_cast<double>(o) / scale;
+    case ResizeCoord::align_corners:
+      return out == 1 ? 0.0 : static_cast<double>(o) * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+    case ResizeCoord::pytorch_half_pixel: return out > 1 ? (static_cast<double>(o) + 0.5) / scale - 0.5 : 0.0;
+  }
+  return 0.0;
+}
+
+std::int64_t round_nearest(ResizeNearest mode, double v) {
+  switch (mode) {
+    case ResizeNearest::round_prefer_floor: {
+      const double f = std::floor(v);
+      return static_cast<std::int64_t>(v - f == 0.5 ? f : std::round(v));
+    }
+    case ResizeNearest::round_prefer_ceil: return static_cast<std::int64_t>(std::round(v));
+    case ResizeNearest::floor: return static_cast<std::int64_t>(std::floor(v));
+    case ResizeNearest::ceil: return static_cast<std::int64_t>(std::ceil(v));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void resize(const ResizeParams& p, const TensorView& x, const TensorView& y) {
+  constexpr std::string_view op = "Resize";
+  same_type(op, "X", x, "Y", y);
+  check_data(op, "X", x);
+  check_rank(op, "Y", y, x.rank());
+  const std::size_t rank = x.rank();
+  if (!p.scales.empty() && p.scales.size() != rank) {
+    fail(Errc::bad_attribute, op, "scales need one entry per axis of X " + dims_text(x.dims));
+  }
+  std::vector<double> scale(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (x.dims[i] == 0 && y.dims[i] != 0) fail(Errc::bad_op_inputs, op, "cannot resize an empty axis up");
+    scale[i] = p.scales.empty() ? (x.dims[i] == 0 ? 1.0 : static_cast<double>(y.dims[i]) / static_cast<double>(x.dims[i]))
+                                : static_cast<double>(p.scales[i]);
+    if (!(scale[i] > 0.0)) fail(Errc::bad_attribute, op, "scales must be > 0");
+  }
+  if (y.elements() == 0) return;
+  if (p.mode == ResizeMode::nearest) {
+    std::vector<std::vector<std::int64_t>> maps(rank);
+    for (std::size_t i = 0; i < rank; ++i) {
+      maps[i].resize(static_cast<std::size_t>(y.dims[i]));
+      for (std::int64_t o = 0; o < y.dims[i]; ++o) {
+        const double c = std::clamp(source_coord(p.coord, o, scale[i], x.dims[i], y.dims[i]), -1.0,
+                                    static_cast<double>(x.dims[i]));
+        maps[i][static_cast<std::size_t>(o)] = std::clamp<std::int64_t>(round_nearest(p.nearest, c), 0, x.dims[i] - 1);
+      }
+    }
+    mapped_copy(x, y, maps, 0.0);
+    return;
+  }
+  if (x.dtype != DataType::f32) {
+    fail(Errc::unsupported, op, "linear mode needs 'f32'; X is " + type_text(x.dtype));
+  }
+  if (rank < 2) fail(Errc::unsupported, op, "linear mode needs rank >= 2; X is " + dims_text(x.dims));
+  for (std::size_t i = 0; i + 2 < rank; ++i) {
+    if (x.dims[i] != y.dims[i]) {
+      fail(Errc::unsupported, op,
+           "linear mode resizes only the last two axes; X " + dims_text(x.dims) + ", Y " + dims_text(y.dims));
+    }
+  }
+  // Per output row / column: the two source indices and the weight of the second.
+  struct Lerp {
+    std::int64_t i0, i1;
+    float w;
+  };
+  const auto lerps = [&](std::size_t axis) {
+    std::vector<Lerp> v(static_cast<std::size_t>(y.dims[axis]));
+    const std::int64_t in = x.dims[axis];
+    for (std::int64_t o = 0; o < y.dims[axis]; ++o) {
+      double c = source_coord(p.coord, o, scale[axis], in, y.dims[axis]);
+      c = std::clamp(c, 0.0, static_cast<double>(in - 1));
+      const auto i0 = static_cast<std::int64_t>(std::floor(c));
+      const std::int64_t i1 = std::min(i0 + 1, in - 1);
+      v[static_cast<std::size_t>(o)] = {i0, i1, static_cast<float>(c - static_cast<double>(i0))};
+    }
+    return v;
+  };
+  const std::vector<Lerp> lh = lerps(rank - 2), lw = lerps(rank - 1);
+  const std::int64_t planes = product(x.dims, 0, rank - 2);
+  const std::int64_t h = x.dims[rank - 2], w = x.dims[rank - 1];
+  const std::int64_t oh = y.dims[rank - 2], ow = y.dims[rank - 1];
+  const float* px = x.as<const float>();
+  float* py = y.as<float>();
+  parallel_for(planes, grain_for(oh * ow * 4), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t pc = b; pc < e; ++pc) {
+      const float* in = px + pc * h * w;
+      float* out = py + pc * oh * ow;
+      for (std::int64_t oy = 0; oy < oh; ++oy) {
+        const Lerp& ly = lh[static_cast<std::size_t>(oy)];
+        const float* r0 = in + ly.i0 * w;
+        const float* r1 = in + ly.i1 * w;
+        for (std::int64_t ox = 0; ox < ow; ++ox) {
+          const Lerp& lx = lw[static_cast<std::size_t>(ox)];
+          const float top = r0[lx.i0] + (r0[lx.i1] - r0[lx.i0]) * lx.w;
+          const float bot = r1[lx.i0] + (r1[lx.i1] - r1[lx.i0]) * lx.w;
+          out[oy * ow + ox] = top + (bot - top) * ly.w;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace ge::cpu

@@ -1,0 +1,375 @@
+#include "kernels/cpu/elementwise.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+namespace ge::cpu {
+namespace {
+
+std::string_view binary_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: return "Add";
+    case BinaryOp::sub: return "Sub";
+    case BinaryOp::mul: return "Mul";
+    case BinaryOp::div: return "Div";
+    case BinaryOp::pow: return "Pow";
+    case BinaryOp::equal: return "Equal";
+    case BinaryOp::less: return "Less";
+    case BinaryOp::greater: return "Greater";
+  }
+  return "Binary";
+}
+
+// Checks that `out` is exactly the numpy broadcast of `ins`.
+void check_broadcast_out(std::string_view op, std::initializer_list<const TensorView*> ins, const TensorView& out) {
+  std::size_t rank = 0;
+  for (const TensorView* t : ins) rank = std::max(rank, t->rank());
+  std::vector<std::int64_t> dims(rank, 1);
+  for (const TensorView* t : ins) {
+    const std::size_t lead = rank - t->rank();
+    for (std::size_t i = 0; i < t->rank(); ++i) {
+      const std::int64_t d = t->dims[i];
+      std::int64_t& o = dims[lead + i];
+      if (o == 1) {
+        o = d;
+      } else if (d != 1 && d != o) {
+        std::string what = "input dims";
+        for (const TensorView* u : ins) what += " " + dims_text(u->dims);
+        fail(Errc::incompatible_shapes, op, what + " do not broadcast together");
+      }
+    }
+  }
+  check_dims(op, "output", out, dims);
+}
+
+// Runs `row(offsets, inner_begin, len, inner_strides)` over the collapsed broadcast of the
+// operands, splitting rows and long inner runs across threads.
+template <class Row>
+void broadcast_loop(const Collapsed& c, Row&& row) {
+  const std::int64_t rows = row_count(c);
+  const std::int64_t inner = c.dims.back();
+  constexpr std::int64_t kChunk = 1 << 14;
+  const std::int64_t chunks = (inner + kChunk - 1) / kChunk;
+  const std::int64_t per_task = std::min(inner, kChunk);
+  parallel_for(rows * chunks, grain_for(per_task + 16), [&](std::int64_t tb, std::int64_t te) {
+    for (std::int64_t t = tb; t < te;) {
+      const std::int64_t r = t / chunks;
+      const std::int64_t ci0 = t % chunks;
+      const std::int64_t ci1 = std::min(chunks, ci0 + (te - t));
+      for_rows(c, r, r + 1, [&](const std::int64_t* off, std::int64_t n) {
+        for (std::int64_t ci = ci0; ci < ci1; ++ci) {
+          const std::int64_t lo = ci * kChunk;
+          row(off, lo, std::min(kChunk, n - lo));
+        }
+      });
+      t += ci1 - ci0;
+    }
+  });
+}
+
+// y[i] = f(a[i*sa], b[i*sb]) for sa, sb in {0, 1}, each case a vectorisable loop.
+template <class TA, class TY, class F>
+inline void binary_run(TY* __restrict y, const TA* __restrict a, const TA* __restrict b, std::int64_t n,
+                       std::int64_t sa, std::int64_t sb, F f) {
+  if (sa == 1 && sb == 1) {
+    for_lanes(n, [&](std::int64_t i) { y[i] = f(a[i], b[i]); });
+  } else if (sa == 1) {
+    const TA bv = b[0];
+    for_lanes(n, [&](std::int64_t i) { y[i] = f(a[i], bv); });
+  } else if (sb == 1) {
+    const TA av = a[0];
+    for_lanes(n, [&](std::int64_t i) { y[i] = f(av, b[i]); });
+  } else {
+    const TY v = f(a[0], b[0]);
+    for_lanes(n, [&](std::int64_t i) { y[i] = v; });
+  }
+}
+
+template <class TA, class TY, class F>
+void binary_typed(const TensorView& a, const TensorView& b, const TensorView& y, F f) {
+  const Collapsed c = collapse(y.dims, {strides_of(y.dims), broadcast_strides("Binary", "A", a.dims, y.dims),
+                                        broadcast_strides("Binary", "B", b.dims, y.dims)});
+  const std::int64_t sa = c.strides[1].back(), sb = c.strides[2].back();
+  const TA* pa = a.as<const TA>();
+  const TA* pb = b.as<const TA>();
+  TY* py = y.as<TY>();
+  broadcast_loop(c, [&](const std::int64_t* off, std::int64_t lo, std::int64_t len) {
+    binary_run<TA, TY>(py + off[0] + lo, pa + off[1] + lo * sa, pb + off[2] + lo * sb, len, sa, sb, f);
+  });
+}
+
+template <class T>
+T int_div(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  if (b == -1) return static_cast<T>(U{0} - static_cast<U>(a));  // no overflow on MIN / -1
+  return static_cast<T>(a / b);
+}
+
+template <class T>
+T wrap_add(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <class T>
+T wrap_sub(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <class T>
+T wrap_mul(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+
+template <class T>
+void arith_int(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  switch (op) {
+    case BinaryOp::add: return binary_typed<T, T>(a, b, y, [](T u, T v) { return wrap_add(u, v); });
+    case BinaryOp::sub: return binary_typed<T, T>(a, b, y, [](T u, T v) { return wrap_sub(u, v); });
+    case BinaryOp::mul: return binary_typed<T, T>(a, b, y, [](T u, T v) { return wrap_mul(u, v); });
+    case BinaryOp::div: {
+      const T* pb = b.as<const T>();
+      const std::int64_t nb = b.elements();
+      if (std::find(pb, pb + nb, T{0}) != pb + nb) {
+        fail(Errc::invalid_argument, "Div", "integer division by zero: B " + dims_text(b.dims) + " holds a 0");
+      }
+      // The loop above proved every divisor non-zero; the scalar loop avoids the
+      // vectoriser's lack of integer division.
+      const Collapsed c = collapse(y.dims, {strides_of(y.dims), broadcast_strides("Div", "A", a.dims, y.dims),
+                                            broadcast_strides("Div", "B", b.dims, y.dims)});
+      const std::int64_t sa = c.strides[1].back(), sbb = c.strides[2].back();
+      const T* pa = a.as<const T>();
+      T* py = y.as<T>();
+      broadcast_loop(c, [&](const std::int64_t* off, std::int64_t lo, std::int64_t len) {
+        for (std::int64_t i = lo; i < lo + len; ++i) py[off[0] + i] = int_div(pa[off[1] + i * sa], pb[off[2] + i * sbb]);
+      });
+      return;
+    }
+    default:
+      fail(Errc::unsupported, binary_name(op),
+           "type '" + std::string(to_string(a.dtype)) + "' is not supported; expected f32");
+  }
+}
+
+template <class T>
+void compare(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  using B = std::uint8_t;
+  switch (op) {
+    case BinaryOp::equal: return binary_typed<T, B>(a, b, y, [](T u, T v) { return static_cast<B>(u == v); });
+    case BinaryOp::less: return binary_typed<T, B>(a, b, y, [](T u, T v) { return static_cast<B>(u < v); });
+    case BinaryOp::greater: return binary_typed<T, B>(a, b, y, [](T u, T v) { return static_cast<B>(u > v); });
+    default: break;
+  }
+}
+
+}  // namespace
+
+void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  const std::string_view name = binary_name(op);
+  if (a.dtype != b.dtype) {
+    fail(Errc::type_mismatch, name,
+         "A is '" + std::string(to_string(a.dtype)) + "' but B is '" + std::string(to_string(b.dtype)) + "'");
+  }
+  const bool cmp = op == BinaryOp::equal || op == BinaryOp::less || op == BinaryOp::greater;
+  check_dtype(name, "Y", y, cmp ? DataType::boolean : a.dtype);
+  check_data(name, "A", a);
+  check_data(name, "B", b);
+  check_broadcast_out(name, {&a, &b}, y);
+  if (y.elements() == 0) return;
+  if (cmp) {
+    switch (a.dtype) {
+      case DataType::f32: return compare<float>(op, a, b, y);
+      case DataType::i32: return compare<std::int32_t>(op, a, b, y);
+      case DataType::i64: return compare<std::int64_t>(op, a, b, y);
+      case DataType::boolean:
+        if (op == BinaryOp::equal) return compare<std::uint8_t>(op, a, b, y);
+        break;
+      default: break;
+    }
+    fail(Errc::unsupported, name, "type '" + std::string(to_string(a.dtype)) + "' is not supported; expected f32, i32 or i64");
+  }
+  switch (a.dtype) {
+    case DataType::f32:
+      switch (op) {
+        case BinaryOp::add: return binary_typed<float, float>(a, b, y, [](float u, float v) { return u + v; });
+        case BinaryOp::sub: return binary_typed<float, float>(a, b, y, [](float u, float v) { return u - v; });
+        case BinaryOp::mul: return binary_typed<float, float>(a, b, y, [](float u, float v) { return u * v; });
+        case BinaryOp::div: return binary_typed<float, float>(a, b, y, [](float u, float v) { return u / v; });
+        case BinaryOp::pow:
+          return binary_typed<float, float>(a, b, y, [](float u, float v) { return std::pow(u, v); });
+        default: return;
+      }
+    case DataType::i32: return arith_int<std::int32_t>(op, a, b, y);
+    case DataType::i64: return arith_int<std::int64_t>(op, a, b, y);
+    default:
+      fail(Errc::unsupported, name,
+           "type '" + std::string(to_string(a.dtype)) + "' is not supported; expected f32, i32 or i64");
+  }
+}
+
+namespace {
+
+template <class T>
+void where_typed(const TensorView& cond, const TensorView& x, const TensorView& y, const TensorView& out) {
+  const Collapsed c =
+      collapse(out.dims, {strides_of(out.dims), broadcast_strides("Where", "condition", cond.dims, out.dims),
+                          broadcast_strides("Where", "X", x.dims, out.dims),
+                          broadcast_strides("Where", "Y", y.dims, out.dims)});
+  const std::int64_t sc = c.strides[1].back(), sx = c.strides[2].back(), sy = c.strides[3].back();
+  const std::uint8_t* pc = cond.as<const std::uint8_t>();
+  const T* px = x.as<const T>();
+  const T* py = y.as<const T>();
+  T* po = out.as<T>();
+  broadcast_loop(c, [&](const std::int64_t* off, std::int64_t lo, std::int64_t len) {
+    const std::uint8_t* __restrict cc = pc + off[1] + lo * sc;
+    const T* __restrict xx = px + off[2] + lo * sx;
+    const T* __restrict yy = py + off[3] + lo * sy;
+    T* __restrict oo = po + off[0] + lo;
+    if (sc == 1 && sx == 1 && sy == 1) {
+      for_lanes(len, [&](std::int64_t i) { oo[i] = cc[i] != 0 ? xx[i] : yy[i]; });
+    } else {
+      for (std::int64_t i = 0; i < len; ++i) oo[i] = cc[i * sc] != 0 ? xx[i * sx] : yy[i * sy];
+    }
+  });
+}
+
+}  // namespace
+
+void where(const TensorView& cond, const TensorView& x, const TensorView& y, const TensorView& out) {
+  check_dtype("Where", "condition", cond, DataType::boolean);
+  if (x.dtype != y.dtype) {
+    fail(Errc::type_mismatch, "Where",
+         "X is '" + std::string(to_string(x.dtype)) + "' but Y is '" + std::string(to_string(y.dtype)) + "'");
+  }
+  check_dtype("Where", "output", out, x.dtype);
+  check_data("Where", "condition", cond);
+  check_data("Where", "X", x);
+  check_data("Where", "Y", y);
+  check_broadcast_out("Where", {&cond, &x, &y}, out);
+  if (out.elements() == 0) return;
+  switch (size_of(x.dtype)) {
+    case 1: return where_typed<std::uint8_t>(cond, x, y, out);
+    case 2: return where_typed<std::uint16_t>(cond, x, y, out);
+    case 4: return where_typed<std::uint32_t>(cond, x, y, out);
+    case 8: return where_typed<std::uint64_t>(cond, x, y, out);
+    default: fail(Errc::unsupported, "Where", "type 'undefined' is not supported");
+  }
+}
+
+namespace {
+
+std::string_view unary_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::sqrt: return "Sqrt";
+    case UnaryOp::exp: return "Exp";
+    case UnaryOp::log: return "Log";
+    case UnaryOp::neg: return "Neg";
+    case UnaryOp::abs: return "Abs";
+    case UnaryOp::erf: return "Erf";
+    case UnaryOp::tanh: return "Tanh";
+    case UnaryOp::sigmoid: return "Sigmoid";
+    case UnaryOp::relu: return "Relu";
+    case UnaryOp::clip: return "Clip";
+    case UnaryOp::leaky_relu: return "LeakyRelu";
+    case UnaryOp::gelu: return "Gelu";
+    case UnaryOp::gelu_tanh: return "Gelu";
+    case UnaryOp::hard_swish: return "HardSwish";
+  }
+  return "Unary";
+}
+
+inline float tanh_approx(float x) {
+  const float ax = std::fabs(x);
+  const float e = exp_approx(-2.0f * ax);
+  const float t = (1.0f - e) / (1.0f + e);
+  const float x2 = x * x;
+  const float small = x * (1.0f + x2 * (-1.0f / 3.0f + x2 * (2.0f / 15.0f + x2 * (-17.0f / 315.0f))));
+  const float big = x < 0.0f ? -t : t;
+  return ax < 0.0625f ? small : big;
+}
+
+template <class T, class F>
+void map(const TensorView& x, const TensorView& y, F f) {
+  const T* px = x.as<const T>();
+  T* py = y.as<T>();
+  const std::int64_t n = x.elements();
+  parallel_for(n, 1 << 14, [&](std::int64_t b, std::int64_t e) {
+    // x and y may be the same buffer (in place); element i reads only x[i] before writing y[i].
+    const T* xx = px + b;
+    T* yy = py + b;
+    if (xx == yy) {
+      T* __restrict yr = yy;
+      for_lanes(e - b, [&](std::int64_t i) { yr[i] = f(yr[i]); });
+    } else {
+      const T* __restrict xr = xx;
+      T* __restrict yr = yy;
+      for_lanes(e - b, [&](std::int64_t i) { yr[i] = f(xr[i]); });
+    }
+  });
+}
+
+template <class T>
+void unary_int(const UnaryParams& p, const TensorView& x, const TensorView& y) {
+  using U = std::make_unsigned_t<T>;
+  switch (p.op) {
+    case UnaryOp::neg: return map<T>(x, y, [](T v) { return static_cast<T>(U{0} - static_cast<U>(v)); });
+    case UnaryOp::abs:
+      return map<T>(x, y, [](T v) { return v < 0 ? static_cast<T>(U{0} - static_cast<U>(v)) : v; });
+    case UnaryOp::relu: return map<T>(x, y, [](T v) { return v > 0 ? v : T{0}; });
+    default:
+      fail(Errc::unsupported, unary_name(p.op),
+           "type '" + std::string(to_string(x.dtype)) + "' is not supported; expected f32");
+  }
+}
+
+}  // namespace
+
+void unary(const UnaryParams& p, const TensorView& x, const TensorView& y) {
+  const std::string_view name = unary_name(p.op);
+  check_dtype(name, "Y", y, x.dtype);
+  check_data(name, "X", x);
+  check_dims(name, "Y", y, x.dims);
+  if (x.elements() == 0) return;
+  if (x.dtype == DataType::i32) return unary_int<std::int32_t>(p, x, y);
+  if (x.dtype == DataType::i64) return unary_int<std::int64_t>(p, x, y);
+  if (x.dtype != DataType::f32) {
+    fail(Errc::unsupported, name, "type '" + std::string(to_string(x.dtype)) + "' is not supported; expected f32");
+  }
+  switch (p.op) {
+    case UnaryOp::sqrt: return map<float>(x, y, [](float v) { return std::sqrt(v); });
+    case UnaryOp::exp: return map<float>(x, y, [](float v) { return exp_approx(v); });
+    case UnaryOp::log: return map<float>(x, y, [](float v) { return std::log(v); });
+    case UnaryOp::neg: return map<float>(x, y, [](float v) { return -v; });
+    case UnaryOp::abs: return map<float>(x, y, [](float v) { return std::fabs(v); });
+    case UnaryOp::erf: return map<float>(x, y, [](float v) { return std::erf(v); });
+    case UnaryOp::tanh: return map<float>(x, y, [](float v) { return tanh_approx(v); });
+    case UnaryOp::sigmoid: return map<float>(x, y, [](float v) { return 1.0f / (1.0f + exp_approx(-v)); });
+    case UnaryOp::relu: return map<float>(x, y, [](float v) { return v > 0.0f ? v : 0.0f; });
+    case UnaryOp::clip: {
+      const float lo = p.lo, hi = p.hi;
+      return map<float>(x, y, [lo, hi](float v) {
+        const float t = v < lo ? lo : v;  // min(max(v, lo), hi): hi wins when lo > hi
+        return t > hi ? hi : t;
+      });
+    }
+    case UnaryOp::leaky_relu: {
+      const float alpha = p.alpha;
+      return map<float>(x, y, [alpha](float v) { return v >= 0.0f ? v : alpha * v; });
+    }
+    case UnaryOp::gelu:
+      return map<float>(x, y, [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); });
+    case UnaryOp::gelu_tanh:
+      return map<float>(x, y, [](float v) {
+        return 0.5f * v * (1.0f + tanh_approx(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+      });
+    case UnaryOp::hard_swish:
+      return map<float>(x, y, [](float v) {
+        const float t = v * (1.0f / 6.0f) + 0.5f;
+        return v * (t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t));
+      });
+  }
+}
+
+}  // namespace ge::cpu

@@ -1,0 +1,109 @@
+#pragma once
+/// \file
+/// Element-wise kernels: binary arithmetic and comparisons with numpy broadcasting,
+/// Where, and unary math and activations.
+///
+/// Broadcast loops collapse the dims that all operands read contiguously, so a
+/// same-shape Add is one flat loop and a bias add is rows of a flat loop; the inner loops
+/// are fixed-width blocks the compiler vectorises, and long runs are split across threads.
+///
+/// ```
+/// ge::cpu::binary(ge::cpu::BinaryOp::add, a, b, y);         // y = a + b, broadcast
+/// ge::cpu::unary({.op = ge::cpu::UnaryOp::gelu}, x, y);      // exact erf GELU
+/// ge::cpu::where(cond, x, y, out);
+/// ```
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/cpu/common.hpp"
+
+namespace ge::cpu {
+
+/// A binary element-wise op.
+enum class BinaryOp : std::uint8_t {
+  add,      ///< a + b (f32, i32, i64)
+  sub,      ///< a - b (f32, i32, i64)
+  mul,      ///< a * b (f32, i32, i64)
+  div,      ///< a / b (f32; i32, i64 truncating, a zero divisor raises)
+  pow,      ///< a ^ b (f32)
+  equal,    ///< a == b -> bool (f32, i32, i64, bool)
+  less,     ///< a < b -> bool (f32, i32, i64)
+  greater,  ///< a > b -> bool (f32, i32, i64)
+};
+
+/// `y = a op b` with numpy broadcasting; `y.dims` must be the broadcast of `a.dims` and
+/// `b.dims`. Arithmetic writes `a`'s type, comparisons write bool. Raises
+/// `Errc::type_mismatch` (a, b, y types), `Errc::unsupported` (a type the op lacks),
+/// `Errc::incompatible_shapes` (dims do not broadcast to `y`), `Errc::invalid_argument`
+/// (integer division by zero).
+void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y);
+
+/// ONNX Where: `out = cond ? x : y` with three-way broadcasting; `cond` is bool, `x`, `y`
+/// and `out` share any type. Raises like `binary`.
+void where(const TensorView& cond, const TensorView& x, const TensorView& y, const TensorView& out);
+
+/// A unary element-wise op.
+enum class UnaryOp : std::uint8_t {
+  sqrt,        ///< square root
+  exp,         ///< e^x
+  log,         ///< natural log
+  neg,         ///< -x (also i32, i64)
+  abs,         ///< |x| (also i32, i64)
+  erf,         ///< the error function
+  tanh,        ///< hyperbolic tangent
+  sigmoid,     ///< 1 / (1 + e^-x)
+  relu,        ///< max(x, 0) (also i32, i64)
+  clip,        ///< min(max(x, lo), hi)
+  leaky_relu,  ///< x >= 0 ? x : alpha * x
+  gelu,        ///< x * (1 + erf(x / sqrt 2)) / 2
+  gelu_tanh,   ///< x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
+  hard_swish,  ///< x * max(0, min(1, x / 6 + 1 / 2))
+};
+
+/// A unary op with its attributes.
+struct UnaryParams {
+  UnaryOp op = UnaryOp::relu;                              ///< which op
+  float alpha = 0.01f;                                     ///< LeakyRelu's slope
+  float lo = -std::numeric_limits<float>::infinity();      ///< Clip's min
+  float hi = std::numeric_limits<float>::infinity();       ///< Clip's max
+};
+
+/// `y = op(x)`, same dims and type (f32; neg, abs, relu also i32 and i64). `y` may be `x`
+/// (in place). Raises `Errc::type_mismatch`, `Errc::bad_op_inputs` (dims differ),
+/// `Errc::unsupported` (type the op lacks).
+void unary(const UnaryParams& p, const TensorView& x, const TensorView& y);
+
+/// e^x for one float, within about 2 ulp, in branch-free code that vectorises; used by
+/// the softmax and activation kernels. NaN stays NaN, x > 88.72 gives inf, x < -86.6 gives
+/// 0 (flushing results below 2^-125).
+inline float exp_approx(float x) noexcept {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;         // ln 2 split so that k * kLn2Hi is exact
+  constexpr float kLn2Lo = -2.12194440054690583e-4f;
+  constexpr float kMagic = 12582912.0f;          // 1.5 * 2^23: adding it rounds to an integer
+  const float xc = x < -86.6f ? -86.6f : (x > 88.72f ? 88.72f : x);
+  const float kf = xc * kLog2e + kMagic;
+  // k in [-125, 128] as the low bits of kf; unsigned arithmetic keeps NaN inputs defined.
+  const std::uint32_t k = std::bit_cast<std::uint32_t>(kf) - std::bit_cast<std::uint32_t>(kMagic);
+  const float kr = kf - kMagic;
+  const float r = (xc - kr * kLn2Hi) - kr * kLn2Lo;  // |r| <= ln2 / 2
+  // e^r by its Taylor series to r^7 (error below 2e-9 on |r| <= 0.347).
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // 2^k as 2^(k-1) * 2 so that k = 128 stays finite.
+  const float scale = std::bit_cast<float>((k + 126u) << 23);
+  float e = p * scale * 2.0f;
+  e = x < -86.6f ? 0.0f : e;
+  e = x > 88.7228394f ? std::numeric_limits<float>::infinity() : e;
+  return x != x ? x : e;
+}
+
+}  // namespace ge::cpu

@@ -1,0 +1,421 @@
+#include "kernels/cpu/gemm.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include <tbb/task_arena.h>
+
+// The 64-byte vector helpers below are internal and always inlined, so their by-value
+// vector arguments never cross an ABI boundary.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace ge::cpu {
+namespace {
+
+static_assert(kGemmNR == 16 && kGemmMR == 6, "the micro-kernel below is written for 6x16 tiles");
+
+constexpr std::int64_t kKc = 256;  // K block: a 16-column B panel slice (16 KiB) stays in L1
+constexpr std::int64_t kMc = 192;  // rows per output block: the A block (192 KiB) stays in L2
+constexpr std::int64_t kNc = 256;  // columns per output block
+
+// The register tile: 6 rows x 16 columns held in 16/V native vectors of V floats per row
+// (one zmm, two ymm or four xmm). Written for one ISA per instantiation: each caller below
+// carries its own target attribute, so the vector type is lowered natively.
+typedef float vf4 __attribute__((vector_size(16)));
+typedef float vf8 __attribute__((vector_size(32)));
+typedef float vf16 __attribute__((vector_size(64)));
+template <int V>
+using VecOf = std::conditional_t<V == 4, vf4, std::conditional_t<V == 8, vf8, vf16>>;
+
+template <int V>
+inline __attribute__((always_inline)) void micro_kernel(std::int64_t kc, const float* a, const float* b,
+                                                        float* tile) {
+  using vf = VecOf<V>;
+  static_assert(sizeof(vf) == V * sizeof(float));
+  constexpr int nv = static_cast<int>(kGemmNR) / V;
+  vf acc[kGemmMR][nv];
+#pragma GCC unroll 8
+  for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) acc[r][v] = vf{};
+  }
+#pragma GCC unroll 4
+  for (std::int64_t p = 0; p < kc; ++p) {
+    vf bv[nv];
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + p * kGemmNR + v * V, sizeof(vf));
+    const float* ap = a + p * kGemmMR;
+#pragma GCC unroll 8
+    for (int r = 0; r < kGemmMR; ++r) {
+      const float av = ap[r];
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) acc[r][v] += av * bv[v];
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) std::memcpy(tile + r * kGemmNR + v * V, &acc[r][v], sizeof(vf));
+  }
+}
+
+// Finishes `nr` (a compile-time 16, or fewer at the right edge) columns of one tile row:
+// adds C's old value, then on the last K block the epilogue, and stores.
+template <class Width>
+inline __attribute__((always_inline)) void finish_row(float* __restrict t, float* __restrict crow, Width nr,
+                                                      bool load_c, bool last, const GemmEpilogue& ep,
+                                                      std::int64_t row, std::int64_t col) {
+  if (load_c) {
+    for (std::int64_t j = 0; j < nr; ++j) t[j] += crow[j];
+  }
+  if (last) {
+    if (ep.bias_m != nullptr) {
+      const float bm = ep.bias_m[row];
+      for (std::int64_t j = 0; j < nr; ++j) t[j] += bm;
+    }
+    if (ep.bias_n != nullptr) {
+      const float* __restrict bn = ep.bias_n + col;
+      for (std::int64_t j = 0; j < nr; ++j) t[j] += bn[j];
+    }
+    if (ep.residual != nullptr) {
+      const float* __restrict rs = ep.residual + row * ep.ld_residual + col;
+      for (std::int64_t j = 0; j < nr; ++j) t[j] += rs[j];
+    }
+    if (ep.post.kind == Activation::relu) {
+      for (std::int64_t j = 0; j < nr; ++j) t[j] = t[j] > 0.0f ? t[j] : 0.0f;
+    } else if (ep.post.kind == Activation::clip) {
+      const float lo = ep.post.lo, hi = ep.post.hi;
+      for (std::int64_t j = 0; j < nr; ++j) {
+        const float v = t[j] < lo ? lo : t[j];  // min(max(v, lo), hi), as ONNX Clip
+        t[j] = v > hi ? hi : v;
+      }
+    }
+  }
+  for (std::int64_t j = 0; j < nr; ++j) crow[j] = t[j];
+}
+
+// One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K.
+template <int V>
+inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::int64_t n, std::int64_t k,
+                                                           std::int64_t m0, std::int64_t m1, std::int64_t n0,
+                                                           std::int64_t n1, const float* pa, const float* pb, float* c,
+                                                           std::int64_t ldc, const GemmEpilogue& ep) {
+  alignas(64) float tile[kGemmMR * kGemmNR];
+  std::int64_t k0 = 0;
+  do {
+    const std::int64_t kc = std::min(kKc, k - k0);
+    const bool load_c = k0 != 0 || ep.accumulate;
+    const bool last = k0 + kc >= k;
+    for (std::int64_t j = n0; j < n1; j += kGemmNR) {
+      const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
+      const std::int64_t nr = std::min(kGemmNR, n - j);
+      for (std::int64_t i = m0; i < m1; i += kGemmMR) {
+        const float* ap = pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
+        micro_kernel<V>(kc, ap, bp, tile);
+        const std::int64_t mr = std::min(kGemmMR, m - i);
+        for (std::int64_t r = 0; r < mr; ++r) {
+          float* crow = c + (i + r) * ldc + j;
+          if (nr == kGemmNR) {
+            finish_row(tile + r * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c, last, ep,
+                       i + r, j);
+          } else {
+            finish_row(tile + r * kGemmNR, crow, nr, load_c, last, ep, i + r, j);
+          }
+        }
+      }
+    }
+    k0 += kc;
+  } while (k0 < k);
+}
+
+using BlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                         std::int64_t, const float*, const float*, float*, std::int64_t, const GemmEpilogue&);
+
+#define GE_GEMM_BLOCK_ARGS                                                                                        \
+  std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0,              \
+      std::int64_t n1, const float *pa, const float *pb, float *c, std::int64_t ldc, const GemmEpilogue &ep
+#define GE_GEMM_BLOCK_CALL(V) gemm_block_impl<V>(m, n, k, m0, m1, n0, n1, pa, pb, c, ldc, ep)
+
+void gemm_block_base(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(4); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) void gemm_block_avx2(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(8); }
+__attribute__((target("avx512f,avx2,fma"))) void gemm_block_avx512(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(16); }
+#endif
+
+// The widest block kernel this CPU runs, chosen once.
+BlockFn pick_block() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return gemm_block_avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_block_avx2;
+#endif
+  return gemm_block_base;
+}
+
+const BlockFn gemm_block = pick_block();
+
+}  // namespace
+
+void pack_a(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda, bool trans, float alpha, float* dst) {
+  const std::int64_t panels = (m + kGemmMR - 1) / kGemmMR;
+  parallel_for(panels, grain_for(k * kGemmMR), [&](std::int64_t pb, std::int64_t pe) {
+    for (std::int64_t p = pb; p < pe; ++p) {
+      float* d = dst + p * k * kGemmMR;
+      const std::int64_t i0 = p * kGemmMR;
+      const std::int64_t rows = std::min(kGemmMR, m - i0);
+      if (!trans) {
+        for (std::int64_t r = 0; r < kGemmMR; ++r) {
+          if (r < rows) {
+            const float* src = a + (i0 + r) * lda;
+            for (std::int64_t q = 0; q < k; ++q) d[q * kGemmMR + r] = alpha * src[q];
+          } else {
+            for (std::int64_t q = 0; q < k; ++q) d[q * kGemmMR + r] = 0.0f;
+          }
+        }
+      } else {
+        for (std::int64_t q = 0; q < k; ++q) {
+          const float* src = a + q * lda + i0;
+          for (std::int64_t r = 0; r < kGemmMR; ++r) d[q * kGemmMR + r] = r < rows ? alpha * src[r] : 0.0f;
+        }
+      }
+    }
+  });
+}
+
+void pack_b(std::int64_t k, std::int64_t n, const float* b, std::int64_t ldb, bool trans, float* dst) {
+  const std::int64_t panels = (n + kGemmNR - 1) / kGemmNR;
+  // Tasks take groups of panels; without transposition each row of B is read as one
+  // contiguous run across the group (a panel-at-a-time walk would stride by ldb).
+  constexpr std::int64_t kGroup = 8;
+  const std::int64_t groups = (panels + kGroup - 1) / kGroup;
+  parallel_for(groups, grain_for(k * kGemmNR * kGroup), [&](std::int64_t gb, std::int64_t ge) {
+    for (std::int64_t g = gb; g < ge; ++g) {
+      const std::int64_t p0 = g * kGroup;
+      const std::int64_t p1 = std::min(panels, p0 + kGroup);
+      if (!trans) {
+        for (std::int64_t q = 0; q < k; ++q) {
+          const float* src = b + q * ldb;
+          for (std::int64_t p = p0; p < p1; ++p) {
+            float* dq = dst + (p * k + q) * kGemmNR;
+            const std::int64_t j0 = p * kGemmNR;
+            const std::int64_t cols = std::min(kGemmNR, n - j0);
+            if (cols == kGemmNR) {
+              std::memcpy(dq, src + j0, sizeof(float) * kGemmNR);
+            } else {
+              for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = l < cols ? src[j0 + l] : 0.0f;
+            }
+          }
+        }
+        continue;
+      }
+      for (std::int64_t p = p0; p < p1; ++p) {
+        float* d = dst + p * k * kGemmNR;
+        const std::int64_t j0 = p * kGemmNR;
+        const std::int64_t cols = std::min(kGemmNR, n - j0);
+        for (std::int64_t l = 0; l < kGemmNR; ++l) {
+          if (l < cols) {
+            const float* src = b + (j0 + l) * ldb;
+            for (std::int64_t q = 0; q < k; ++q) d[q * kGemmNR + l] = src[q];
+          } else {
+            for (std::int64_t q = 0; q < k; ++q) d[q * kGemmNR + l] = 0.0f;
+          }
+        }
+      }
+    }
+  });
+}
+
+void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* packed_a, const float* packed_b,
+                 float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel) {
+  if (m <= 0 || n <= 0) return;
+  // Output blocks: whole MR/NR multiples. M up to 1.5 kMc stays one block; blocks shrink
+  // until every thread of the arena gets about two.
+  std::int64_t mc = m <= kMc + kMc / 2 ? m : kMc;
+  std::int64_t nc = kNc;
+  const std::int64_t want = parallel ? 2 * static_cast<std::int64_t>(tbb::this_task_arena::max_concurrency()) : 1;
+  const auto count = [&] { return ((m + mc - 1) / mc) * ((n + nc - 1) / nc); };
+  while (count() < want && (nc > 4 * kGemmNR || mc > 4 * kGemmMR)) {
+    if (nc > 4 * kGemmNR && n > nc / 2) {
+      nc /= 2;
+    } else if (mc > 4 * kGemmMR) {
+      mc = (mc / 2 + kGemmMR - 1) / kGemmMR * kGemmMR;
+    } else {
+      break;
+    }
+  }
+  const std::int64_t mblocks = (m + mc - 1) / mc;
+  const std::int64_t nblocks = (n + nc - 1) / nc;
+  const std::int64_t tasks = mblocks * nblocks;
+  auto run = [&](std::int64_t tb, std::int64_t te) {
+    for (std::int64_t t = tb; t < te; ++t) {
+      const std::int64_t mi = t / nblocks;
+      const std::int64_t ni = t % nblocks;
+      const std::int64_t m0 = mi * mc;
+      const std::int64_t n0 = ni * nc;
+      gemm_block(m, n, k, m0, std::min(m, m0 + mc), n0, std::min(n, n0 + nc), packed_a, packed_b, c, ldc, ep);
+    }
+  };
+  const std::int64_t flops = 2 * m * n * std::max<std::int64_t>(k, 1);
+  if (!parallel || flops < (std::int64_t{1} << 18)) {
+    run(0, tasks);
+  } else {
+    parallel_for(tasks, 1, run);
+  }
+}
+
+void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda, bool trans_a,
+           const float* b, std::int64_t ldb, bool trans_b, float* c, std::int64_t ldc, const GemmEpilogue& ep,
+           bool parallel) {
+  if (m <= 0 || n <= 0) return;
+  Scratch pa(packed_a_size(m, k));
+  Scratch pb(packed_b_size(k, n));
+  pack_a(m, k, a, lda, trans_a, alpha, pa.data());
+  pack_b(k, n, b, ldb, trans_b, pb.data());
+  gemm_packed(m, n, k, pa.data(), pb.data(), c, ldc, ep, parallel);
+}
+
+PackedMatMulB pack_matmul_b(const TensorView& b) {
+  check_dtype("MatMul", "B", b, DataType::f32);
+  check_rank("MatMul", "B", b, 2);
+  PackedMatMulB out{b.dims[0], b.dims[1], Scratch(packed_b_size(b.dims[0], b.dims[1]))};
+  pack_b(out.k, out.n, b.as<const float>(), out.n, false, out.panels.data());
+  return out;
+}
+
+namespace {
+
+void check_f32(std::string_view op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  check_dtype(op, "A", a, DataType::f32);
+  check_dtype(op, "B", b, DataType::f32);
+  check_dtype(op, "Y", y, DataType::f32);
+  check_data(op, "A", a);
+  check_data(op, "B", b);
+}
+
+}  // namespace
+
+void matmul(const TensorView& a, const TensorView& b, const TensorView& y) {
+  check_f32("MatMul", a, b, y);
+  if (a.rank() == 0 || b.rank() == 0) {
+    fail(Errc::bad_op_inputs, "MatMul", "A " + dims_text(a.dims) + " and B " + dims_text(b.dims) +
+                                            " must both have rank >= 1");
+  }
+  const bool a_vec = a.rank() == 1;
+  const bool b_vec = b.rank() == 1;
+  const std::int64_t m = a_vec ? 1 : a.dims[a.rank() - 2];
+  const std::int64_t k = a.dims[a.rank() - 1];
+  const std::int64_t kb = b_vec ? b.dims[0] : b.dims[b.rank() - 2];
+  const std::int64_t n = b_vec ? 1 : b.dims[b.rank() - 1];
+  if (k != kb) {
+    fail(Errc::bad_op_inputs, "MatMul", "inner dims differ: A " + dims_text(a.dims) + " and B " + dims_text(b.dims));
+  }
+  const Dims a_batch = a_vec ? Dims{} : a.dims.first(a.rank() - 2);
+  const Dims b_batch = b_vec ? Dims{} : b.dims.first(b.rank() - 2);
+  const std::size_t batch_rank = std::max(a_batch.size(), b_batch.size());
+  std::vector<std::int64_t> batch(batch_rank, 1);
+  for (std::size_t i = 0; i < batch_rank; ++i) {
+    const std::int64_t da = i + a_batch.size() >= batch_rank ? a_batch[i + a_batch.size() - batch_rank] : 1;
+    const std::int64_t db = i + b_batch.size() >= batch_rank ? b_batch[i + b_batch.size() - batch_rank] : 1;
+    if (da != db && da != 1 && db != 1) {
+      fail(Errc::incompatible_shapes, "MatMul",
+           "batch dims of A " + dims_text(a.dims) + " and B " + dims_text(b.dims) + " do not broadcast");
+    }
+    batch[i] = da == 1 ? db : da;
+  }
+  std::vector<std::int64_t> expect = batch;
+  if (!a_vec) expect.push_back(m);
+  if (!b_vec) expect.push_back(n);
+  check_dims("MatMul", "Y", y, expect);
+
+  const float* pa = a.as<const float>();
+  const float* pb = b.as<const float>();
+  float* py = y.as<float>();
+  const std::int64_t nbatch = product(batch, 0, batch.size());
+  if (nbatch == 0 || m == 0 || n == 0) return;
+  const GemmEpilogue ep{};
+  if (product(b_batch, 0, b_batch.size()) == 1 && !a_vec) {
+    // B is one matrix: fold A's batch into its rows.
+    sgemm(product(a_batch, 0, a_batch.size()) * m, n, k, 1.0f, pa, k, false, pb, n, false, py, n, ep);
+    return;
+  }
+  const std::vector<std::int64_t> sa = broadcast_strides("MatMul", "A", a_batch, batch);
+  const std::vector<std::int64_t> sb = broadcast_strides("MatMul", "B", b_batch, batch);
+  const auto run_one = [&](std::int64_t t, bool parallel) {
+    std::int64_t oa = 0, ob = 0, r = t;
+    for (std::size_t d = batch_rank; d-- > 0;) {
+      const std::int64_t i = r % batch[d];
+      r /= batch[d];
+      oa += i * sa[d];
+      ob += i * sb[d];
+    }
+    sgemm(m, n, k, 1.0f, pa + oa * m * k, k, false, pb + ob * k * n, n, false, py + t * m * n, n, ep, parallel);
+  };
+  if (2 * m * n * k < (std::int64_t{1} << 22)) {
+    parallel_for(nbatch, grain_for(m * n * k, 1 << 18), [&](std::int64_t tb, std::int64_t te) {
+      for (std::int64_t t = tb; t < te; ++t) run_one(t, false);
+    });
+  } else {
+    for (std::int64_t t = 0; t < nbatch; ++t) run_one(t, true);
+  }
+}
+
+void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, const GemmEpilogue& ep) {
+  check_dtype("MatMul", "A", a, DataType::f32);
+  check_dtype("MatMul", "Y", y, DataType::f32);
+  check_data("MatMul", "A", a);
+  if (a.rank() == 0 || a.dims[a.rank() - 1] != b.k) {
+    fail(Errc::bad_op_inputs, "MatMul",
+         "A " + dims_text(a.dims) + " does not end in K = " + std::to_string(b.k) + " of the packed B");
+  }
+  std::vector<std::int64_t> expect(a.dims.begin(), a.dims.end() - 1);
+  expect.push_back(b.n);
+  check_dims("MatMul", "Y", y, expect);
+  const std::int64_t m = product(a.dims, 0, a.rank() - 1);
+  if (m == 0 || b.n == 0) return;
+  Scratch pa(packed_a_size(m, b.k));
+  pack_a(m, b.k, a.as<const float>(), b.k, false, 1.0f, pa.data());
+  gemm_packed(m, b.n, b.k, pa.data(), b.panels.data(), y.as<float>(), b.n, ep);
+}
+
+void gemm(const GemmParams& p, const TensorView& a, const TensorView& b, const TensorView* c, const TensorView& y) {
+  check_f32("Gemm", a, b, y);
+  check_rank("Gemm", "A", a, 2);
+  check_rank("Gemm", "B", b, 2);
+  const std::int64_t m = p.trans_a ? a.dims[1] : a.dims[0];
+  const std::int64_t k = p.trans_a ? a.dims[0] : a.dims[1];
+  const std::int64_t kb = p.trans_b ? b.dims[1] : b.dims[0];
+  const std::int64_t n = p.trans_b ? b.dims[0] : b.dims[1];
+  if (k != kb) {
+    fail(Errc::bad_op_inputs, "Gemm",
+         "inner dims differ: A " + dims_text(a.dims) + (p.trans_a ? " (transposed)" : "") + " and B " +
+             dims_text(b.dims) + (p.trans_b ? " (transposed)" : ""));
+  }
+  const std::int64_t out[2] = {m, n};
+  check_dims("Gemm", "Y", y, out);
+  float* py = y.as<float>();
+  GemmEpilogue ep{};
+  if (c != nullptr && c->dtype != DataType::undefined && p.beta != 0.0f) {
+    check_dtype("Gemm", "C", *c, DataType::f32);
+    check_data("Gemm", "C", *c);
+    const std::vector<std::int64_t> sc = broadcast_strides("Gemm", "C", c->dims, out);
+    const float* pc = c->as<const float>();
+    if (p.beta == 1.0f && sc[0] == 0 && sc[1] == 1) {
+      ep.bias_n = pc;  // C is [N] or [1, N]: a column bias
+    } else if (p.beta == 1.0f && sc[0] == 1 && sc[1] == 0) {
+      ep.bias_m = pc;  // C is [M, 1]: a row bias
+    }
+    if (ep.bias_n == nullptr && ep.bias_m == nullptr) {
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) py[i * n + j] = p.beta * pc[i * sc[0] + j * sc[1]];
+      }
+      ep.accumulate = true;
+    }
+  }
+  if (m == 0 || n == 0) return;
+  sgemm(m, n, k, p.alpha, a.as<const float>(), a.dims[1], p.trans_a, b.as<const float>(), b.dims[1], p.trans_b, py, n,
+        ep);
+}
+
+}  // namespace ge::cpu

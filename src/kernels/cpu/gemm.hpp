@@ -1,0 +1,120 @@
+#pragma once
+/// \file
+/// Single-precision GEMM for the CPU kernels, and the MatMul and Gemm ops built on it.
+///
+/// The core multiplies packed operands: A in panels of `kGemmMR` rows, B in panels of
+/// `kGemmNR` columns, both zero-padded and stored over the whole K. A register-tiled
+/// 6x16 micro-kernel (GCC vector extensions, compiled for AVX-512, AVX2+FMA and baseline
+/// x86-64, the widest the CPU runs chosen once at start-up) runs over cache blocks of K;
+/// output blocks run in parallel with oneTBB on the caller's task arena. Epilogues (bias, residual add, ReLU/clip) are fused into the
+/// micro-kernel's store.
+///
+/// ```
+/// ge::cpu::matmul(a, b, y);                                // numpy matmul
+/// ge::cpu::gemm({.alpha = 1, .beta = 1, .trans_b = true}, a, b, &c, y);  // ONNX Gemm
+/// auto pb = ge::cpu::pack_matmul_b(w);                     // pack a constant B once
+/// ge::cpu::matmul(a, pb, y);
+/// ```
+
+#include <cstdint>
+#include <limits>
+
+#include "kernels/cpu/common.hpp"
+
+namespace ge::cpu {
+
+/// Rows of a packed A panel (the micro-kernel's M tile).
+inline constexpr std::int64_t kGemmMR = 6;
+/// Columns of a packed B panel (the micro-kernel's N tile).
+inline constexpr std::int64_t kGemmNR = 16;
+
+/// Floats needed by an A of `m` x `k` packed in MR-row panels.
+[[nodiscard]] inline std::int64_t packed_a_size(std::int64_t m, std::int64_t k) noexcept {
+  return (m + kGemmMR - 1) / kGemmMR * kGemmMR * k;
+}
+/// Floats needed by a B of `k` x `n` packed in NR-column panels.
+[[nodiscard]] inline std::int64_t packed_b_size(std::int64_t k, std::int64_t n) noexcept {
+  return (n + kGemmNR - 1) / kGemmNR * kGemmNR * k;
+}
+
+/// A post-op applied to each output element after bias and residual.
+enum class Activation : std::uint8_t {
+  none,  ///< identity
+  relu,  ///< max(x, 0)
+  clip,  ///< min(max(x, lo), hi), e.g. ReLU6 with lo = 0, hi = 6
+};
+
+/// An activation with its bounds (only `clip` reads them).
+struct PostOp {
+  Activation kind = Activation::none;                          ///< which activation
+  float lo = -std::numeric_limits<float>::infinity();          ///< clip's lower bound
+  float hi = std::numeric_limits<float>::infinity();           ///< clip's upper bound
+};
+
+/// What happens to a result element before it is stored in C:
+/// `C = act((accumulate ? C : 0) + A*B + bias_m[i] + bias_n[j] + residual[i, j])`.
+struct GemmEpilogue {
+  const float* bias_m = nullptr;    ///< one bias per row of C, or null
+  const float* bias_n = nullptr;    ///< one bias per column of C, or null
+  const float* residual = nullptr;  ///< a matrix added element-wise, or null
+  std::int64_t ld_residual = 0;     ///< the row stride of `residual`
+  bool accumulate = false;          ///< add to what C holds instead of overwriting it
+  PostOp post{};                      ///< the activation applied last
+};
+
+/// Packs rows [0, m) and columns [0, k) of `alpha * op(A)` into MR-row panels at `dst`
+/// (`packed_a_size(m, k)` floats). `op(A)[i][p]` is `a[i*lda + p]`, or `a[p*lda + i]` when
+/// `trans`.
+void pack_a(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda, bool trans, float alpha, float* dst);
+
+/// Packs `op(B)` (k x n) into NR-column panels at `dst` (`packed_b_size(k, n)` floats).
+/// `op(B)[p][j]` is `b[p*ldb + j]`, or `b[j*ldb + p]` when `trans`.
+void pack_b(std::int64_t k, std::int64_t n, const float* b, std::int64_t ldb, bool trans, float* dst);
+
+/// `C[m x n] (ldc) = epilogue(packed_a * packed_b)`. Runs output blocks in parallel on the
+/// caller's task arena unless `parallel` is false.
+void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* packed_a, const float* packed_b,
+                 float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel = true);
+
+/// Plain strided SGEMM: `C = epilogue(alpha * op(A) * op(B))`, packing both operands.
+void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda, bool trans_a,
+           const float* b, std::int64_t ldb, bool trans_b, float* c, std::int64_t ldc, const GemmEpilogue& ep,
+           bool parallel = true);
+
+/// A constant right-hand matrix of MatMul packed once (e.g. at compile time): its `k` x `n`
+/// and the NR-column panels.
+struct PackedMatMulB {
+  std::int64_t k = 0;  ///< rows of B
+  std::int64_t n = 0;  ///< columns of B
+  Scratch panels;      ///< `packed_b_size(k, n)` floats
+};
+
+/// Packs a 2-D f32 `b` (K x N) for `matmul(a, packed, y)`. Raises `Errc::type_mismatch`
+/// for another type and `Errc::rank_mismatch` unless rank 2.
+[[nodiscard]] PackedMatMulB pack_matmul_b(const TensorView& b);
+
+/// ONNX MatMul on f32: numpy matmul with broadcast batch dims; a 1-D A is a row vector
+/// and a 1-D B a column vector, whose dim is then dropped. `y.dims` must be the result's
+/// dims. Raises `Errc::type_mismatch` (not f32), `Errc::bad_op_inputs` (inner dims or
+/// output dims wrong), `Errc::incompatible_shapes` (batch dims do not broadcast).
+void matmul(const TensorView& a, const TensorView& b, const TensorView& y);
+
+/// MatMul of `a` (rank >= 1, last dim K) by a pre-packed 2-D B, with an optional fused
+/// epilogue (`bias_n`, `residual` with the output's row stride, activation). Same errors.
+void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, const GemmEpilogue& ep = {});
+
+/// Resolved attributes of ONNX Gemm.
+struct GemmParams {
+  float alpha = 1.0f;    ///< scale of op(A) * op(B)
+  float beta = 1.0f;     ///< scale of C
+  bool trans_a = false;  ///< use A transposed
+  bool trans_b = false;  ///< use B transposed
+};
+
+/// ONNX Gemm on f32: `y = alpha * op(a) * op(b) + beta * c`, `a`, `b` 2-D, `c` null or
+/// unidirectionally broadcastable to `y` (M x N). Raises `Errc::type_mismatch`,
+/// `Errc::rank_mismatch`, `Errc::bad_op_inputs` (inner or output dims wrong),
+/// `Errc::incompatible_shapes` (C does not broadcast).
+void gemm(const GemmParams& p, const TensorView& a, const TensorView& b, const TensorView* c, const TensorView& y);
+
+}  // namespace ge::cpu

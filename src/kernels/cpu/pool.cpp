@@ -1,0 +1,159 @@
+#include "kernels/cpu/pool.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace ge::cpu {
+namespace {
+
+// The valid taps of one output position along one axis: taps [t0, t1) land inside the
+// input, and `padded` taps land inside the padded input.
+struct Taps {
+  std::int64_t t0, t1, padded;
+};
+
+Taps taps_of(std::int64_t o, std::int64_t stride, std::int64_t pad0, std::int64_t pad1, std::int64_t dil,
+             std::int64_t k, std::int64_t in) {
+  const std::int64_t start = o * stride - pad0;
+  Taps t{k, 0, 0};
+  for (std::int64_t i = 0; i < k; ++i) {
+    const std::int64_t pos = start + i * dil;
+    if (pos >= 0 && pos < in) {
+      t.t0 = std::min(t.t0, i);
+      t.t1 = i + 1;
+    }
+    if (pos >= -pad0 && pos < in + pad1) ++t.padded;
+  }
+  if (t.t1 <= t.t0) t.t0 = t.t1 = 0;
+  return t;
+}
+
+void check_out_dim(std::string_view op, const char* axis, std::int64_t in, std::int64_t k, std::int64_t s,
+                   std::int64_t d, std::int64_t p0, std::int64_t p1, std::int64_t out) {
+  const std::int64_t span = in + p0 + p1 - d * (k - 1) - 1;
+  if (span < 0) {
+    fail(Errc::bad_op_inputs, op,
+         std::string("the dilated window is larger than the padded input along ") + axis);
+  }
+  const std::int64_t lo = span / s + 1;
+  // ceil_mode's size; front ends differ on dropping a last window that starts in the right
+  // pad, so both are accepted (such a window has no real taps: max -inf, average 0).
+  const std::int64_t hi = (span + s - 1) / s + 1;
+  if (out < lo || out > std::max(lo, hi)) {
+    fail(Errc::bad_op_inputs, op,
+         std::string("output ") + axis + " " + std::to_string(out) + " is neither the floor (" + std::to_string(lo) +
+             ") nor the ceil_mode (" + std::to_string(std::max(lo, hi)) + ") size");
+  }
+}
+
+struct PoolShape {
+  std::int64_t planes, h, w, oh, ow;
+};
+
+PoolShape check_pool(std::string_view op, const Pool2dParams& p, const TensorView& x, const TensorView& y) {
+  check_dtype(op, "X", x, DataType::f32);
+  check_dtype(op, "Y", y, DataType::f32);
+  check_rank(op, "X", x, 4);
+  check_rank(op, "Y", y, 4);
+  if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 ||
+      p.dilation_w < 1) {
+    fail(Errc::bad_attribute, op, "kernel, strides and dilations must be >= 1");
+  }
+  if (p.pad_top < 0 || p.pad_left < 0 || p.pad_bottom < 0 || p.pad_right < 0 || p.pad_top >= p.kernel_h * p.dilation_h ||
+      p.pad_left >= p.kernel_w * p.dilation_w) {
+    fail(Errc::bad_attribute, op, "pads must be >= 0 and smaller than the window");
+  }
+  if (y.dims[0] != x.dims[0] || y.dims[1] != x.dims[1]) {
+    fail(Errc::bad_op_inputs, op, "Y " + dims_text(y.dims) + " must keep N and C of X " + dims_text(x.dims));
+  }
+  check_out_dim(op, "H", x.dims[2], p.kernel_h, p.stride_h, p.dilation_h, p.pad_top, p.pad_bottom, y.dims[2]);
+  check_out_dim(op, "W", x.dims[3], p.kernel_w, p.stride_w, p.dilation_w, p.pad_left, p.pad_right, y.dims[3]);
+  return {x.dims[0] * x.dims[1], x.dims[2], x.dims[3], y.dims[2], y.dims[3]};
+}
+
+template <bool kMax>
+void pool2d(std::string_view op, const Pool2dParams& p, const TensorView& x, const TensorView& y) {
+  const PoolShape s = check_pool(op, p, x, y);
+  if (y.elements() == 0) return;
+  std::vector<Taps> th(static_cast<std::size_t>(s.oh)), tw(static_cast<std::size_t>(s.ow));
+  for (std::int64_t o = 0; o < s.oh; ++o) {
+    th[static_cast<std::size_t>(o)] = taps_of(o, p.stride_h, p.pad_top, p.pad_bottom, p.dilation_h, p.kernel_h, s.h);
+  }
+  for (std::int64_t o = 0; o < s.ow; ++o) {
+    tw[static_cast<std::size_t>(o)] =
+        taps_of(o, p.stride_w, p.pad_left, p.pad_right, p.dilation_w, p.kernel_w, s.w);
+  }
+  const float* px = x.as<const float>();
+  float* py = y.as<float>();
+  parallel_for(s.planes, grain_for(s.oh * s.ow * p.kernel_h * p.kernel_w), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t pc = b; pc < e; ++pc) {
+      const float* in = px + pc * s.h * s.w;
+      float* out = py + pc * s.oh * s.ow;
+      for (std::int64_t oy = 0; oy < s.oh; ++oy) {
+        const Taps& ty = th[static_cast<std::size_t>(oy)];
+        const std::int64_t y0 = oy * p.stride_h - p.pad_top;
+        for (std::int64_t ox = 0; ox < s.ow; ++ox) {
+          const Taps& tx = tw[static_cast<std::size_t>(ox)];
+          const std::int64_t x0 = ox * p.stride_w - p.pad_left;
+          float acc = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+          for (std::int64_t ky = ty.t0; ky < ty.t1; ++ky) {
+            const float* row = in + (y0 + ky * p.dilation_h) * s.w;
+            for (std::int64_t kx = tx.t0; kx < tx.t1; ++kx) {
+              const float v = row[x0 + kx * p.dilation_w];
+              if constexpr (kMax) {
+                acc = v > acc ? v : acc;
+              } else {
+                acc += v;
+              }
+            }
+          }
+          if constexpr (!kMax) {
+            const std::int64_t count =
+                p.count_include_pad ? ty.padded * tx.padded : (ty.t1 - ty.t0) * (tx.t1 - tx.t0);
+            acc = count > 0 ? acc / static_cast<float>(count) : 0.0f;
+          }
+          out[oy * s.ow + ox] = acc;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void max_pool2d(const Pool2dParams& p, const TensorView& x, const TensorView& y) { pool2d<true>("MaxPool", p, x, y); }
+
+void average_pool2d(const Pool2dParams& p, const TensorView& x, const TensorView& y) {
+  pool2d<false>("AveragePool", p, x, y);
+}
+
+void global_average_pool(const TensorView& x, const TensorView& y) {
+  constexpr std::string_view op = "GlobalAveragePool";
+  check_dtype(op, "X", x, DataType::f32);
+  check_dtype(op, "Y", y, DataType::f32);
+  if (x.rank() < 2) fail(Errc::rank_mismatch, op, "X " + dims_text(x.dims) + " must have rank >= 2 (N, C, ...)");
+  check_data(op, "X", x);
+  std::vector<std::int64_t> out(x.dims.begin(), x.dims.end());
+  std::fill(out.begin() + 2, out.end(), 1);
+  check_dims(op, "Y", y, out);
+  const std::int64_t planes = x.dims[0] * x.dims[1];
+  const std::int64_t n = product(x.dims, 2, x.rank());
+  const float* px = x.as<const float>();
+  float* py = y.as<float>();
+  parallel_for(planes, grain_for(n), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t pc = b; pc < e; ++pc) {
+      const float* __restrict in = px + pc * n;
+      float acc[kLanes] = {};
+      std::int64_t i = 0;
+      for (; i + kLanes <= n; i += kLanes) {
+        for (std::int64_t j = 0; j < kLanes; ++j) acc[j] += in[i + j];
+      }
+      float sum = 0.0f;
+      for (; i < n; ++i) sum += in[i];
+      for (std::int64_t j = 0; j < kLanes; ++j) sum += acc[j];
+      py[pc] = n > 0 ? sum / static_cast<float>(n) : 0.0f;
+    }
+  });
+}
+
+}  // namespace ge::cpu

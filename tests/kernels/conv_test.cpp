@@ -1,0 +1,275 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <tbb/task_arena.h>
+
+#include "kernel_test.hpp"
+#include "kernels/cpu/conv.hpp"
+
+using ge::Errc;
+using ge::test::Buf;
+using ge::test::check_close;
+using ge::test::expect_error;
+using ge::test::random_f32;
+namespace cpu = ge::cpu;
+
+namespace {
+
+std::int64_t out_dim(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t p0,
+                     std::int64_t p1) {
+  return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
+}
+
+std::vector<float> ref_conv(const cpu::Conv2dParams& p, const Buf<float>& x, const Buf<float>& w,
+                            const Buf<float>* bias, const Buf<float>* res, std::int64_t oh, std::int64_t ow) {
+  const std::int64_t n = x.dims[0], c = x.dims[1], h = x.dims[2], wd = x.dims[3];
+  const std::int64_t co = w.dims[0], cg = w.dims[1], kh = w.dims[2], kw = w.dims[3];
+  const std::int64_t cog = co / p.group;
+  std::vector<float> y(static_cast<std::size_t>(n * co * oh * ow));
+  for (std::int64_t b = 0; b < n; ++b) {
+    for (std::int64_t o = 0; o < co; ++o) {
+      const std::int64_t g = o / cog;
+      for (std::int64_t oy = 0; oy < oh; ++oy) {
+        for (std::int64_t ox = 0; ox < ow; ++ox) {
+          double s = bias != nullptr ? (*bias)[o] : 0.0;
+          for (std::int64_t ci = 0; ci < cg; ++ci) {
+            for (std::int64_t ky = 0; ky < kh; ++ky) {
+              for (std::int64_t kx = 0; kx < kw; ++kx) {
+                const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+                const std::int64_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                s += static_cast<double>(x[((b * c + g * cg + ci) * h + iy) * wd + ix]) *
+                     w[((o * cg + ci) * kh + ky) * kw + kx];
+              }
+            }
+          }
+          const std::int64_t yi = ((b * co + o) * oh + oy) * ow + ox;
+          float v = static_cast<float>(s) + (res != nullptr ? (*res)[yi] : 0.0f);
+          if (p.post.kind == cpu::Activation::relu) v = std::max(v, 0.0f);
+          if (p.post.kind == cpu::Activation::clip) v = std::min(std::max(v, p.post.lo), p.post.hi);
+          y[static_cast<std::size_t>(yi)] = v;
+        }
+      }
+    }
+  }
+  return y;
+}
+
+struct ConvCase {
+  std::int64_t n, c, h, w, co, kh, kw;
+  cpu::Conv2dParams p;
+  bool with_bias, with_residual;
+};
+
+void run_conv_case(const ConvCase& k, std::uint32_t seed) {
+  const std::int64_t oh = out_dim(k.h, k.kh, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+  const std::int64_t ow = out_dim(k.w, k.kw, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+  auto x = random_f32({k.n, k.c, k.h, k.w}, seed);
+  auto w = random_f32({k.co, k.c / k.p.group, k.kh, k.kw}, seed + 1);
+  auto bias = random_f32({k.co}, seed + 2);
+  auto res = random_f32({k.n, k.co, oh, ow}, seed + 3);
+  Buf<float> y({k.n, k.co, oh, ow});
+  const ge::TensorView bv = bias.view(), rv = res.view();
+  cpu::conv2d(k.p, x.view(), w.view(), k.with_bias ? &bv : nullptr, y.view(), k.with_residual ? &rv : nullptr);
+  check_close(y.v, ref_conv(k.p, x, w, k.with_bias ? &bias : nullptr, k.with_residual ? &res : nullptr, oh, ow),
+              1e-4f, 1e-4f);
+}
+
+}  // namespace
+
+TEST_CASE("conv2d: exact 3x3 box filter with zero padding, by hand") {
+  Buf<float> x({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Buf<float> w({1, 1, 3, 3}, std::vector<float>(9, 1.0f));
+  Buf<float> y({1, 1, 3, 3});
+  cpu::conv2d({.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1}, x.view(), w.view(), nullptr, y.view());
+  CHECK(y.v == std::vector<float>{12, 21, 16, 27, 45, 33, 24, 39, 28});
+}
+
+TEST_CASE("conv2d matches a naive conv: strides, pads, dilations, groups, depthwise, post-ops") {
+  using A = cpu::Activation;
+  const std::vector<ConvCase> cases = {
+      {1, 3, 7, 9, 5, 3, 3, {}, true, false},
+      {2, 4, 10, 11, 17, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1}, true, false},
+      {1, 6, 9, 8, 4, 3, 2, {.stride_h = 1, .stride_w = 3, .pad_top = 2, .pad_left = 0, .pad_bottom = 1, .pad_right = 2, .dilation_h = 2, .dilation_w = 1}, false, false},
+      {2, 8, 6, 6, 16, 1, 1, {.post = {A::relu}}, true, true},
+      {1, 7, 5, 9, 13, 1, 1, {.stride_h = 2, .stride_w = 2}, true, false},
+      {1, 6, 8, 8, 9, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 3}, true, true},
+      {2, 8, 9, 7, 8, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 8, .post = {A::clip, 0.0f, 0.5f}}, true, false},
+      {1, 5, 12, 13, 5, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 0, .pad_right = 0, .group = 5, .post = {A::relu}}, true, true},
+      {1, 4, 9, 9, 4, 5, 5, {.pad_top = 4, .pad_left = 4, .pad_bottom = 4, .pad_right = 4, .dilation_h = 2, .dilation_w = 2, .group = 4}, false, false},
+      {1, 4, 6, 6, 8, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 4}, true, false},
+      {1, 3, 4, 4, 2, 5, 5, {.pad_top = 2, .pad_left = 2, .pad_bottom = 2, .pad_right = 2}, true, false},
+      {1, 40, 20, 21, 70, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {A::relu}}, true, true},
+      {2, 8, 5, 6, 12, 1, 1, {.group = 4}, true, true},
+      {1, 16, 30, 30, 200, 1, 1, {.post = {A::clip, -0.25f, 0.25f}}, true, false},
+  };
+  std::uint32_t seed = 100;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(i);
+    run_conv_case(cases[i], seed);
+    seed += 10;
+  }
+}
+
+TEST_CASE("conv2d with pre-packed weights equals the plain call") {
+  const cpu::Conv2dParams p{.stride_h = 2, .stride_w = 1, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
+  auto x = random_f32({2, 6, 7, 7}, 5);
+  auto w = random_f32({10, 6, 3, 3}, 6);
+  Buf<float> y1({2, 10, 4, 7}), y2({2, 10, 4, 7});
+  const auto packed = cpu::pack_conv_weights(p, w.view());
+  cpu::conv2d(p, x.view(), packed, nullptr, y1.view());
+  cpu::conv2d(p, x.view(), w.view(), nullptr, y2.view());
+  CHECK(y1.v == y2.v);
+  const cpu::Conv2dParams p3{.group = 2};
+  expect_error(Errc::bad_attribute, [&] { cpu::conv2d(p3, x.view(), packed, nullptr, y1.view()); });
+}
+
+TEST_CASE("conv2d errors") {
+  Buf<float> x({1, 4, 5, 5}), w({8, 4, 3, 3}), y({1, 8, 3, 3}), b({7});
+  expect_error(Errc::bad_op_inputs, [&] {
+    Buf<float> y2({1, 8, 5, 5});
+    cpu::conv2d({}, x.view(), w.view(), nullptr, y2.view());
+  });
+  expect_error(Errc::bad_op_inputs, [&] {
+    const ge::TensorView bv = b.view();
+    cpu::conv2d({}, x.view(), w.view(), &bv, y.view());
+  });
+  expect_error(Errc::bad_op_inputs, [&] {
+    Buf<float> w2({8, 3, 3, 3});
+    cpu::conv2d({}, x.view(), w2.view(), nullptr, y.view());
+  });
+  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.stride_h = 0}, x.view(), w.view(), nullptr, y.view()); });
+  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.group = 3}, x.view(), w.view(), nullptr, y.view()); });
+  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.pad_top = -1}, x.view(), w.view(), nullptr, y.view()); });
+  expect_error(Errc::rank_mismatch, [&] {
+    Buf<float> x3({4, 5, 5});
+    cpu::conv2d({}, x3.view(), w.view(), nullptr, y.view());
+  });
+  expect_error(Errc::type_mismatch, [&] {
+    Buf<std::int64_t> xi({1, 4, 5, 5});
+    cpu::conv2d({}, xi.view(), w.view(), nullptr, y.view());
+  });
+  expect_error(Errc::bad_op_inputs, [&] {
+    Buf<float> r({1, 8, 3, 4});
+    const ge::TensorView rv = r.view();
+    cpu::conv2d({}, x.view(), w.view(), nullptr, y.view(), &rv);
+  });
+}
+
+namespace {
+
+std::vector<float> ref_conv_transpose(const cpu::ConvTranspose2dParams& p, const Buf<float>& x, const Buf<float>& w,
+                                      const Buf<float>* bias, std::int64_t oh, std::int64_t ow) {
+  const std::int64_t n = x.dims[0], c = x.dims[1], h = x.dims[2], wd = x.dims[3];
+  const std::int64_t cog = w.dims[1], kh = w.dims[2], kw = w.dims[3];
+  const std::int64_t cg = c / p.group, co = cog * p.group;
+  std::vector<double> y(static_cast<std::size_t>(n * co * oh * ow), 0.0);
+  for (std::int64_t b = 0; b < n; ++b)
+    for (std::int64_t ci = 0; ci < c; ++ci)
+      for (std::int64_t iy = 0; iy < h; ++iy)
+        for (std::int64_t ix = 0; ix < wd; ++ix)
+          for (std::int64_t o = 0; o < cog; ++o)
+            for (std::int64_t ky = 0; ky < kh; ++ky)
+              for (std::int64_t kx = 0; kx < kw; ++kx) {
+                const std::int64_t oy = iy * p.stride_h - p.pad_top + ky * p.dilation_h;
+                const std::int64_t ox = ix * p.stride_w - p.pad_left + kx * p.dilation_w;
+                if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
+                const std::int64_t oc = (ci / cg) * cog + o;
+                y[static_cast<std::size_t>(((b * co + oc) * oh + oy) * ow + ox)] +=
+                    static_cast<double>(x[((b * c + ci) * h + iy) * wd + ix]) * w[((ci * cog + o) * kh + ky) * kw + kx];
+              }
+  std::vector<float> out(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const std::int64_t oc = static_cast<std::int64_t>(i) / (oh * ow) % co;
+    out[i] = static_cast<float>(y[i]) + (bias != nullptr ? (*bias)[oc] : 0.0f);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("conv_transpose2d: exact 1x1 input spreads the kernel, by hand") {
+  Buf<float> x({1, 1, 1, 1}, {2});
+  Buf<float> w({1, 1, 2, 2}, {1, 2, 3, 4});
+  Buf<float> b({1}, {1});
+  Buf<float> y({1, 1, 2, 2});
+  const ge::TensorView bv = b.view();
+  cpu::conv_transpose2d({}, x.view(), w.view(), &bv, y.view());
+  CHECK(y.v == std::vector<float>{3, 5, 7, 9});
+}
+
+TEST_CASE("conv_transpose2d matches a naive scatter") {
+  struct Case {
+    std::int64_t n, c, h, w, cog, kh, kw;
+    cpu::ConvTranspose2dParams p;
+  };
+  const std::vector<Case> cases = {
+      {1, 3, 4, 5, 2, 3, 3, {}},
+      {2, 4, 5, 5, 3, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .output_padding_h = 1, .output_padding_w = 1}},
+      {1, 4, 3, 4, 2, 2, 3, {.stride_h = 3, .stride_w = 2, .dilation_h = 2, .dilation_w = 1, .group = 2}},
+      {1, 6, 4, 4, 1, 4, 4, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 6}},
+  };
+  std::uint32_t seed = 400;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(i);
+    const auto& k = cases[i];
+    const std::int64_t oh = k.p.stride_h * (k.h - 1) + k.p.output_padding_h + k.p.dilation_h * (k.kh - 1) + 1 -
+                            k.p.pad_top - k.p.pad_bottom;
+    const std::int64_t ow = k.p.stride_w * (k.w - 1) + k.p.output_padding_w + k.p.dilation_w * (k.kw - 1) + 1 -
+                            k.p.pad_left - k.p.pad_right;
+    auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+    auto w = random_f32({k.c, k.cog, k.kh, k.kw}, seed++);
+    auto b = random_f32({k.cog * k.p.group}, seed++);
+    Buf<float> y({k.n, k.cog * k.p.group, oh, ow});
+    const ge::TensorView bv = b.view();
+    cpu::conv_transpose2d(k.p, x.view(), w.view(), &bv, y.view());
+    check_close(y.v, ref_conv_transpose(k.p, x, w, &b, oh, ow));
+  }
+  Buf<float> x({1, 2, 3, 3}), w({2, 1, 3, 3}), y({1, 1, 4, 4});
+  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_transpose2d({}, x.view(), w.view(), nullptr, y.view()); });
+  Buf<float> w3({3, 1, 3, 3}), y5({1, 1, 5, 5});
+  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_transpose2d({}, x.view(), w3.view(), nullptr, y5.view()); });
+}
+
+namespace {
+
+void bench_conv(const char* name, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t co, std::int64_t k,
+                std::int64_t s, std::int64_t group) {
+  const std::int64_t pad = k / 2;
+  const cpu::Conv2dParams p{.stride_h = s, .stride_w = s, .pad_top = pad, .pad_left = pad, .pad_bottom = pad,
+                            .pad_right = pad, .group = group, .post = {cpu::Activation::relu}};
+  const std::int64_t oh = (h + 2 * pad - k) / s + 1;
+  auto x = random_f32({n, c, h, h}, 1);
+  auto w = random_f32({co, c / group, k, k}, 2);
+  auto b = random_f32({co}, 3);
+  Buf<float> y({n, co, oh, oh});
+  const auto packed = cpu::pack_conv_weights(p, w.view());
+  const ge::TensorView bv = b.view();
+  const double flops = 2.0 * n * co * oh * oh * (c / group) * k * k;
+  for (int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      cpu::conv2d(p, x.view(), packed, &bv, y.view());
+      const int reps = 20;
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::clock_t c0 = std::clock();
+      for (int r = 0; r < reps; ++r) cpu::conv2d(p, x.view(), packed, &bv, y.view());
+      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+      const double cpu_s = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC / reps;
+      std::printf("%s, %d thread(s): %.3f ms wall, %.1f GFLOP/s wall, %.1f GFLOP per CPU-second\n", name, threads,
+                  sec * 1e3, flops / sec * 1e-9, flops / cpu_s * 1e-9);
+    });
+  }
+}
+
+}  // namespace
+
+TEST_CASE("bench: conv" * doctest::skip()) {
+  bench_conv("conv3x3 1x64x56x56->64", 1, 64, 56, 64, 3, 1, 1);
+  bench_conv("conv1x1 1x256x56x56->64", 1, 256, 56, 64, 1, 1, 1);
+  bench_conv("conv3x3 1x256x14x14->256", 1, 256, 14, 256, 3, 1, 1);
+  bench_conv("conv7x7/2 1x3x224x224->64", 1, 3, 224, 64, 7, 2, 1);
+  bench_conv("dw3x3 1x144x56x56", 1, 144, 56, 144, 3, 1, 144);
+}

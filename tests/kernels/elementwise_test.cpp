@@ -1,0 +1,206 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "kernel_test.hpp"
+#include "kernels/cpu/elementwise.hpp"
+
+using ge::DataType;
+using ge::Errc;
+using ge::test::Buf;
+using ge::test::check_close;
+using ge::test::expect_error;
+using ge::test::random_f32;
+namespace cpu = ge::cpu;
+
+namespace {
+
+// Reference numpy broadcast: the flat index into `in` for output index `i`.
+std::int64_t bidx(const std::vector<std::int64_t>& in, const std::vector<std::int64_t>& out, std::int64_t i) {
+  std::int64_t off = 0, stride = 1;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::size_t d = out.size() - 1 - k;
+    const std::int64_t idx = i % out[d];
+    i /= out[d];
+    if (k < in.size()) {
+      const std::size_t di = in.size() - 1 - k;
+      if (in[di] != 1) off += idx * stride;
+      stride *= in[di];
+    }
+  }
+  return off;
+}
+
+template <class T, class R, class F>
+void check_binary(cpu::BinaryOp op, const Buf<T>& a, const Buf<T>& b, std::vector<std::int64_t> out, F ref) {
+  Buf<R> y(out, std::is_same_v<R, std::uint8_t> ? DataType::boolean : ge::test::dtype_of<T>());
+  cpu::binary(op, a.view(), b.view(), y.view());
+  for (std::int64_t i = 0; i < y.size(); ++i) {
+    const R want = ref(a[bidx(a.dims, out, i)], b[bidx(b.dims, out, i)]);
+    if constexpr (std::is_floating_point_v<R>) {
+      REQUIRE(y[i] == doctest::Approx(want).epsilon(1e-6));
+    } else {
+      REQUIRE(y[i] == want);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("binary f32 with broadcasting matches the reference") {
+  const std::vector<std::vector<std::vector<std::int64_t>>> shapes = {
+      {{2, 3, 4}, {2, 3, 4}, {2, 3, 4}},   {{2, 3, 4}, {4}, {2, 3, 4}},       {{2, 3, 4}, {3, 1}, {2, 3, 4}},
+      {{1}, {5, 7}, {5, 7}},               {{}, {3, 33}, {3, 33}},            {{4, 1, 5}, {1, 6, 1}, {4, 6, 5}},
+      {{2, 1, 3, 1}, {5, 1, 7}, {2, 5, 3, 7}}, {{40000}, {40000}, {40000}},   {{3, 0}, {1}, {3, 0}},
+      {{257, 1}, {1, 130}, {257, 130}},
+  };
+  std::uint32_t seed = 1;
+  for (const auto& s : shapes) {
+    CAPTURE(seed);
+    auto a = random_f32(s[0], seed++, 0.5f, 2.0f);
+    auto b = random_f32(s[1], seed++, 0.5f, 2.0f);
+    check_binary<float, float>(cpu::BinaryOp::add, a, b, s[2], [](float u, float v) { return u + v; });
+    check_binary<float, float>(cpu::BinaryOp::sub, a, b, s[2], [](float u, float v) { return u - v; });
+    check_binary<float, float>(cpu::BinaryOp::mul, a, b, s[2], [](float u, float v) { return u * v; });
+    check_binary<float, float>(cpu::BinaryOp::div, a, b, s[2], [](float u, float v) { return u / v; });
+    check_binary<float, float>(cpu::BinaryOp::pow, a, b, s[2], [](float u, float v) { return std::pow(u, v); });
+    check_binary<float, std::uint8_t>(cpu::BinaryOp::less, a, b, s[2], [](float u, float v) { return u < v; });
+    check_binary<float, std::uint8_t>(cpu::BinaryOp::greater, a, b, s[2], [](float u, float v) { return u > v; });
+  }
+}
+
+TEST_CASE("binary integer arithmetic and comparisons, by hand") {
+  Buf<std::int64_t> a({2, 3}, {7, -7, 9, 100, 5, std::numeric_limits<std::int64_t>::min()});
+  Buf<std::int64_t> b({3}, {2, 2, -1});
+  Buf<std::int64_t> y({2, 3});
+  cpu::binary(cpu::BinaryOp::div, a.view(), b.view(), y.view());
+  CHECK(y.v == std::vector<std::int64_t>{3, -3, -9, 50, 2, std::numeric_limits<std::int64_t>::min()});
+  cpu::binary(cpu::BinaryOp::add, a.view(), b.view(), y.view());
+  CHECK(y.v[0] == 9);
+  CHECK(y.v[5] == std::numeric_limits<std::int64_t>::max());  // wraps, no UB
+  cpu::binary(cpu::BinaryOp::mul, a.view(), b.view(), y.view());
+  CHECK(y.v[3] == 200);
+  Buf<std::int32_t> c({4}, {1, 2, 3, 4}), d({1}, {3});
+  Buf<std::int32_t> yc({4});
+  cpu::binary(cpu::BinaryOp::sub, c.view(), d.view(), yc.view());
+  CHECK(yc.v == std::vector<std::int32_t>{-2, -1, 0, 1});
+  Buf<std::uint8_t> eq({4}, DataType::boolean);
+  cpu::binary(cpu::BinaryOp::equal, c.view(), d.view(), eq.view());
+  CHECK(eq.v == std::vector<std::uint8_t>{0, 0, 1, 0});
+  Buf<std::uint8_t> ba({3}, {1, 0, 1}, DataType::boolean), bb({3}, {1, 1, 1}, DataType::boolean);
+  Buf<std::uint8_t> eq3({3}, DataType::boolean);
+  cpu::binary(cpu::BinaryOp::equal, ba.view(), bb.view(), eq3.view());
+  CHECK(eq3.v == std::vector<std::uint8_t>{1, 0, 1});
+}
+
+TEST_CASE("binary errors") {
+  Buf<float> a({2, 3}), b({4}), y({2, 3});
+  expect_error(Errc::incompatible_shapes, [&] { cpu::binary(cpu::BinaryOp::add, a.view(), b.view(), y.view()); });
+  Buf<float> b3({3}), ybig({2, 2, 3});
+  expect_error(Errc::bad_op_inputs, [&] { cpu::binary(cpu::BinaryOp::add, a.view(), b3.view(), ybig.view()); });
+  Buf<std::int32_t> bi({3});
+  expect_error(Errc::type_mismatch, [&] { cpu::binary(cpu::BinaryOp::add, a.view(), bi.view(), y.view()); });
+  Buf<std::int32_t> ai({2, 3}), yi({2, 3});
+  expect_error(Errc::unsupported, [&] { cpu::binary(cpu::BinaryOp::pow, ai.view(), bi.view(), yi.view()); });
+  expect_error(Errc::invalid_argument, [&] { cpu::binary(cpu::BinaryOp::div, ai.view(), bi.view(), yi.view()); });
+  expect_error(Errc::type_mismatch, [&] { cpu::binary(cpu::BinaryOp::less, a.view(), b3.view(), y.view()); });
+  Buf<std::uint8_t> ba({3}, DataType::boolean), yb({3}, DataType::boolean);
+  expect_error(Errc::unsupported, [&] { cpu::binary(cpu::BinaryOp::less, ba.view(), ba.view(), yb.view()); });
+}
+
+TEST_CASE("where with three-way broadcasting") {
+  Buf<std::uint8_t> c({2, 1}, {1, 0}, DataType::boolean);
+  Buf<std::int64_t> x({3}, {1, 2, 3});
+  Buf<std::int64_t> y({1}, {-1});
+  Buf<std::int64_t> out({2, 3});
+  cpu::where(c.view(), x.view(), y.view(), out.view());
+  CHECK(out.v == std::vector<std::int64_t>{1, 2, 3, -1, -1, -1});
+  // Random f32, same shape (the contiguous path) and broadcast.
+  auto xf = random_f32({5, 40}, 3);
+  auto yf = random_f32({5, 40}, 4);
+  Buf<std::uint8_t> cf({5, 40}, DataType::boolean);
+  for (std::int64_t i = 0; i < cf.size(); ++i) cf[i] = static_cast<std::uint8_t>(i % 3 == 0);
+  Buf<float> of({5, 40});
+  cpu::where(cf.view(), xf.view(), yf.view(), of.view());
+  for (std::int64_t i = 0; i < of.size(); ++i) REQUIRE(of[i] == (i % 3 == 0 ? xf[i] : yf[i]));
+  Buf<float> bad({5, 40});
+  expect_error(Errc::type_mismatch, [&] { cpu::where(xf.view(), xf.view(), yf.view(), bad.view()); });
+  expect_error(Errc::type_mismatch, [&] { cpu::where(c.view(), x.view(), yf.view(), out.view()); });
+  Buf<std::int64_t> y4({4});
+  expect_error(Errc::incompatible_shapes, [&] { cpu::where(c.view(), x.view(), y4.view(), out.view()); });
+}
+
+TEST_CASE("unary f32 ops match std:: within float tolerance") {
+  auto x = random_f32({3, 1000}, 7, -6.0f, 6.0f);
+  x[0] = 0.0f;
+  x[1] = -100.0f;
+  x[2] = 100.0f;
+  x[3] = 1e-5f;
+  auto pos = random_f32({3, 1000}, 8, 1e-3f, 50.0f);
+  using U = cpu::UnaryOp;
+  struct Case {
+    cpu::UnaryParams p;
+    bool positive;
+    std::function<double(double)> ref;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<Case> cases = {
+      {{.op = U::sqrt}, true, [](double v) { return std::sqrt(v); }},
+      {{.op = U::exp}, false, [](double v) { return std::exp(v); }},
+      {{.op = U::log}, true, [](double v) { return std::log(v); }},
+      {{.op = U::neg}, false, [](double v) { return -v; }},
+      {{.op = U::abs}, false, [](double v) { return std::fabs(v); }},
+      {{.op = U::erf}, false, [](double v) { return std::erf(v); }},
+      {{.op = U::tanh}, false, [](double v) { return std::tanh(v); }},
+      {{.op = U::sigmoid}, false, [](double v) { return 1.0 / (1.0 + std::exp(-v)); }},
+      {{.op = U::relu}, false, [](double v) { return v > 0 ? v : 0.0; }},
+      {{.op = U::clip, .lo = -1.0f, .hi = 0.5f}, false, [](double v) { return std::min(std::max(v, -1.0), 0.5); }},
+      {{.op = U::clip, .lo = 0.0f}, false, [inf](double v) { return std::min(std::max(v, 0.0), inf); }},
+      {{.op = U::clip, .lo = 1.0f, .hi = 0.0f}, false, [](double) { return 0.0; }},
+      {{.op = U::leaky_relu, .alpha = 0.2f}, false, [](double v) { return v >= 0 ? v : 0.2 * v; }},
+      {{.op = U::gelu}, false, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }},
+      {{.op = U::gelu_tanh}, false,
+       [](double v) { return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v))); }},
+      {{.op = U::hard_swish}, false, [](double v) { return v * std::min(1.0, std::max(0.0, v / 6.0 + 0.5)); }},
+  };
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    CAPTURE(c);
+    const Buf<float>& in = cases[c].positive ? pos : x;
+    Buf<float> y(in.dims);
+    cpu::unary(cases[c].p, in.view(), y.view());
+    std::vector<float> want(in.v.size());
+    for (std::size_t i = 0; i < want.size(); ++i) want[i] = static_cast<float>(cases[c].ref(in.v[i]));
+    check_close(y.v, want, 1e-6f, 2e-6f);
+    // In place gives the same.
+    Buf<float> z = in;
+    cpu::unary(cases[c].p, z.view(), z.view());
+    CHECK(z.v == y.v);
+  }
+}
+
+TEST_CASE("exp_approx edge values") {
+  CHECK(std::isinf(cpu::exp_approx(89.0f)));
+  CHECK(cpu::exp_approx(-90.0f) == 0.0f);
+  CHECK(std::isnan(cpu::exp_approx(std::numeric_limits<float>::quiet_NaN())));
+  CHECK(cpu::exp_approx(0.0f) == 1.0f);
+  CHECK(cpu::exp_approx(88.5f) == doctest::Approx(std::exp(88.5)).epsilon(1e-6));
+  CHECK(cpu::exp_approx(-86.0f) == doctest::Approx(std::exp(-86.0)).epsilon(1e-6));
+}
+
+TEST_CASE("unary integer ops and errors") {
+  Buf<std::int32_t> x({4}, {-3, 0, 5, std::numeric_limits<std::int32_t>::min()}), y({4});
+  cpu::unary({.op = cpu::UnaryOp::neg}, x.view(), y.view());
+  CHECK(y.v == std::vector<std::int32_t>{3, 0, -5, std::numeric_limits<std::int32_t>::min()});
+  cpu::unary({.op = cpu::UnaryOp::abs}, x.view(), y.view());
+  CHECK(y.v[0] == 3);
+  cpu::unary({.op = cpu::UnaryOp::relu}, x.view(), y.view());
+  CHECK(y.v == std::vector<std::int32_t>{0, 0, 5, 0});
+  expect_error(Errc::unsupported, [&] { cpu::unary({.op = cpu::UnaryOp::exp}, x.view(), y.view()); });
+  Buf<float> f({4}), g({5});
+  expect_error(Errc::bad_op_inputs, [&] { cpu::unary({.op = cpu::UnaryOp::exp}, f.view(), g.view()); });
+  expect_error(Errc::type_mismatch, [&] { cpu::unary({.op = cpu::UnaryOp::exp}, f.view(), y.view()); });
+  Buf<double> d({4}), e({4});
+  expect_error(Errc::unsupported, [&] { cpu::unary({.op = cpu::UnaryOp::exp}, d.view(), e.view()); });
+}

@@ -1,0 +1,117 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernel_test.hpp"
+#include "kernels/cpu/reduce.hpp"
+
+using ge::Errc;
+using ge::test::Buf;
+using ge::test::check_close;
+using ge::test::expect_error;
+using ge::test::random_f32;
+namespace cpu = ge::cpu;
+
+namespace {
+
+// Reference: accumulate each input element into its output slot.
+std::vector<float> ref_reduce(const Buf<float>& x, const std::vector<std::int64_t>& axes, cpu::ReduceOp op) {
+  const std::size_t r = x.dims.size();
+  std::vector<bool> red(r, false);
+  for (auto a : axes) red[static_cast<std::size_t>(a)] = true;
+  std::int64_t ny = 1, count = 1;
+  for (std::size_t i = 0; i < r; ++i) (red[i] ? count : ny) *= x.dims[i];
+  std::vector<double> acc(static_cast<std::size_t>(ny), op == cpu::ReduceOp::max ? -1e300 : 0.0);
+  for (std::int64_t i = 0; i < x.size(); ++i) {
+    std::int64_t rem = i, o = 0, stride = 1;
+    for (std::size_t d = r; d-- > 0;) {
+      const std::int64_t idx = rem % x.dims[d];
+      rem /= x.dims[d];
+      if (!red[d]) {
+        o += idx * stride;
+        stride *= x.dims[d];
+      }
+    }
+    double& a = acc[static_cast<std::size_t>(o)];
+    a = op == cpu::ReduceOp::max ? std::max<double>(a, x[i]) : a + x[i];
+  }
+  std::vector<float> y(acc.size());
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    y[i] = static_cast<float>(op == cpu::ReduceOp::mean ? acc[i] / static_cast<double>(count) : acc[i]);
+  }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("reduce sum, mean, max over axis sets, keepdims and not") {
+  const std::vector<std::int64_t> dims = {3, 4, 5, 17};
+  auto x = random_f32(dims, 1);
+  const std::vector<std::vector<std::int64_t>> axis_sets = {{0}, {1}, {3}, {2, 3}, {0, 2}, {1, 3}, {0, 1, 2, 3}, {0, 3}, {}};
+  for (const auto& axes : axis_sets) {
+    for (auto op : {cpu::ReduceOp::sum, cpu::ReduceOp::mean, cpu::ReduceOp::max}) {
+      for (bool keep : {true, false}) {
+        CAPTURE(axes.size());
+        CAPTURE(static_cast<int>(op));
+        std::vector<std::int64_t> out;
+        for (std::size_t i = 0; i < dims.size(); ++i) {
+          const bool r = std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(i)) != axes.end();
+          if (!r) out.push_back(dims[i]);
+          else if (keep) out.push_back(1);
+        }
+        Buf<float> y(out);
+        cpu::reduce({.op = op, .axes = axes}, x.view(), y.view());
+        check_close(y.v, ref_reduce(x, axes, op), 1e-5f, 1e-5f);
+      }
+    }
+  }
+}
+
+TEST_CASE("reduce integers, empty axes, NaN, and errors") {
+  Buf<std::int64_t> x({2, 3}, {1, 2, 3, 4, 5, 7});
+  Buf<std::int64_t> y({2});
+  cpu::reduce({.op = cpu::ReduceOp::sum, .axes = {1}}, x.view(), y.view());
+  CHECK(y.v == std::vector<std::int64_t>{6, 16});
+  cpu::reduce({.op = cpu::ReduceOp::mean, .axes = {1}}, x.view(), y.view());
+  CHECK(y.v == std::vector<std::int64_t>{2, 5});
+  Buf<std::int64_t> y3({1, 3});
+  cpu::reduce({.op = cpu::ReduceOp::max, .axes = {0}}, x.view(), y3.view());
+  CHECK(y3.v == std::vector<std::int64_t>{4, 5, 7});
+  Buf<float> e({2, 0}), ey({2});
+  cpu::reduce({.op = cpu::ReduceOp::sum, .axes = {1}}, e.view(), ey.view());
+  CHECK(ey.v == std::vector<float>{0, 0});
+  Buf<float> n({3}, {1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f}), ny({1});
+  cpu::reduce({.op = cpu::ReduceOp::max, .axes = {0}}, n.view(), ny.view());
+  CHECK(std::isnan(ny[0]));
+  expect_error(Errc::bad_attribute, [&] { cpu::reduce({.axes = {2}}, x.view(), y.view()); });
+  expect_error(Errc::bad_attribute, [&] { cpu::reduce({.axes = {1, 1}}, x.view(), y.view()); });
+  Buf<std::int64_t> wrong({3});
+  expect_error(Errc::bad_op_inputs, [&] { cpu::reduce({.axes = {1}}, x.view(), wrong.view()); });
+  Buf<std::uint8_t> b({2}, ge::DataType::u8), by({1}, ge::DataType::u8);
+  expect_error(Errc::unsupported, [&] { cpu::reduce({.axes = {0}}, b.view(), by.view()); });
+}
+
+TEST_CASE("arg_max: ties, select_last_index, NaN, axes") {
+  Buf<float> x({2, 4}, {1, 3, 3, 2, 5, 5, 5, 5});
+  Buf<std::int64_t> y({2, 1});
+  cpu::arg_max({.axis = 1}, x.view(), y.view());
+  CHECK(y.v == std::vector<std::int64_t>{1, 0});
+  cpu::arg_max({.axis = 1, .select_last_index = true}, x.view(), y.view());
+  CHECK(y.v == std::vector<std::int64_t>{2, 3});
+  Buf<std::int64_t> y0({4});
+  cpu::arg_max({.axis = 0}, x.view(), y0.view());
+  CHECK(y0.v == std::vector<std::int64_t>{1, 1, 1, 1});
+  Buf<float> n({3}, {1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f});
+  Buf<std::int64_t> ny(std::vector<std::int64_t>{});
+  cpu::arg_max({.axis = 0}, n.view(), ny.view());
+  CHECK(ny[0] == 1);
+  Buf<std::int32_t> xi({3, 2}, {1, 9, 8, 2, 8, 3});
+  Buf<std::int64_t> yi({1, 2});
+  cpu::arg_max({.axis = 0}, xi.view(), yi.view());
+  CHECK(yi.v == std::vector<std::int64_t>{1, 0});
+  expect_error(Errc::bad_attribute, [&] { cpu::arg_max({.axis = 2}, x.view(), y.view()); });
+  Buf<float> yf({2, 1});
+  expect_error(Errc::type_mismatch, [&] { cpu::arg_max({.axis = 1}, x.view(), yf.view()); });
+}

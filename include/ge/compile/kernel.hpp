@@ -1,0 +1,110 @@
+#pragma once
+/// \file
+/// `ge::Kernel`: one op compiled for a device, ready to run on concrete tensors; and the
+/// registry of kernel implementations that compile selects from.
+///
+/// An implementation says which requests it fits (op, engine, data types, attributes,
+/// shapes: a 1x1 convolution may pick a matrix-product kernel) and makes a kernel for
+/// one. The made kernel holds everything that does not depend on the real shapes
+/// (resolved attributes, weights reordered once); shape-dependent details are settled
+/// per run from the views' dims, so one kernel serves every shape its request allows.
+///
+/// A user op registers its kernel next to its schema:
+/// ```
+/// ge::KernelRegistry::global().add({
+///     .op = "Swish", .name = "cpu.swish", .engines = ge::engines(ge::Engine::vector),
+///     .make = [](const ge::KernelRequest& r) -> std::shared_ptr<const ge::Kernel> {
+///       return std::make_shared<SwishKernel>(r.context.f("beta"));
+///     }});
+/// ```
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ge/core/function_ref.hpp"
+#include "ge/core/tensor_view.hpp"
+#include "ge/ops/schema.hpp"
+
+namespace ge {
+
+/// One op compiled for a device. Immutable and thread-safe: many runs may use it at once.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+
+  /// The implementation's name, e.g. `cpu.conv2d.gemm`.
+  [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+
+  /// Runs on concrete tensors: one view per input slot (an omitted optional input has
+  /// null data and `undefined` type) and per output, with the real output dims.
+  virtual void run(std::span<const TensorView> inputs, std::span<const TensorView> outputs) const = 0;
+
+  /// True when output dims depend on input data (NonZero, TopK with a runtime k):
+  /// such kernels run through `run_dynamic` instead.
+  [[nodiscard]] virtual bool data_dependent() const noexcept { return false; }
+
+  /// For data-dependent kernels: computes the outputs, asking `allocate(output, dims)`
+  /// for each output's memory once its dims are known. The default throws
+  /// `Errc::internal` (the kernel is not data-dependent).
+  virtual void run_dynamic(std::span<const TensorView> inputs,
+                           FunctionRef<void*(std::size_t output, std::span<const std::int64_t> dims)> allocate) const;
+};
+
+/// What a kernel is made for: the node's inference context (schema, input descriptions
+/// whose shapes may be ranges, constant inputs, attributes with defaults) and the
+/// inferred outputs, on an engine.
+struct KernelRequest {
+  const InferContext& context;
+  std::span<const TensorDesc> outputs;
+  Engine engine = Engine::vector;
+};
+
+/// One kernel implementation of one op.
+struct KernelImpl {
+  std::string op{};     ///< the op type it implements
+  std::string name{};   ///< e.g. `cpu.conv2d.gemm`
+  EngineSet engines{};  ///< the engines it runs on
+  int priority = 0;   ///< among the fitting ones, the highest wins
+  /// Whether it fits the request (null: it fits every request of its op and engines).
+  std::function<bool(const KernelRequest&)> fits{};
+  /// Makes the kernel. May throw `ge::Error` for a request it cannot serve.
+  std::function<std::shared_ptr<const Kernel>(const KernelRequest&)> make{};
+};
+
+/// The kernel implementations by op. `global()` holds the built-in CPU kernels; users
+/// add theirs. Thread-safe.
+class KernelRegistry {
+ public:
+  KernelRegistry();
+  ~KernelRegistry();
+  KernelRegistry(const KernelRegistry&) = delete;
+  KernelRegistry& operator=(const KernelRegistry&) = delete;
+
+  /// The process-wide registry, with the built-in kernels.
+  [[nodiscard]] static KernelRegistry& global();
+
+  /// Adds an implementation. Throws `Errc::invalid_argument` for an empty op or name, a
+  /// null `make`, or a name already registered for that op.
+  void add(KernelImpl impl);
+
+  /// The best implementation for the request: fitting, on its engine, highest priority
+  /// (ties: the first added); nullptr when none fits.
+  [[nodiscard]] std::shared_ptr<const KernelImpl> select(const KernelRequest& request) const;
+
+  /// The implementations of an op (for listings).
+  [[nodiscard]] std::vector<std::string> names(std::string_view op) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// Adds the built-in CPU kernels to a registry (the global one has them already).
+void register_cpu_kernels(KernelRegistry& registry);
+
+}  // namespace ge

@@ -1,0 +1,291 @@
+#include "ge/compile/op_compile.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "ge/ops/registry.hpp"
+
+namespace ge {
+
+namespace {
+
+[[noreturn]] void fail(Errc code, std::string_view op, const std::string& what) {
+  raise(code, "[ge.compile] [" + std::string(op) + "] " + what);
+}
+
+std::string engine_name(Engine e) { return e == Engine::host ? "host" : "vector"; }
+
+// FNV-1a over bytes: constant data in cache keys.
+std::uint64_t hash_bytes(std::span<const std::byte> bytes) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const std::byte b : bytes) {
+    h ^= static_cast<std::uint64_t>(b);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string describe(const OpTensor& t) {
+  if (t.is_undefined()) return "undefined";
+  std::string s = std::string(to_string(t.dtype)) + "[" + t.shape.to_string() + "]" + std::string(to_string(t.format));
+  if (t.constant) s += "=const#" + std::to_string(hash_bytes(t.constant->bytes())) + "/" + std::to_string(t.constant->bytes().size());
+  return s;
+}
+
+// The attributes as given plus the schema's defaults for the ones not given.
+Attributes with_defaults(const OpSchema& schema, const Attributes& attrs) {
+  Attributes out = attrs;
+  for (const AttrSpec& a : schema.attrs)
+    if (a.default_value && out.find(a.name) == out.end()) out.emplace(a.name, *a.default_value);
+  return out;
+}
+
+std::size_t required_inputs(const OpSchema& s) {
+  return static_cast<std::size_t>(std::count_if(s.inputs.begin(), s.inputs.end(),
+                                                [](const ArgSpec& a) { return !a.optional && !a.variadic; })) +
+         (!s.inputs.empty() && s.inputs.back().variadic ? 1 : 0);
+}
+
+bool is_optional_slot(const OpSchema& s, std::size_t i) {
+  if (i < s.inputs.size()) return s.inputs[i].optional;
+  return false;
+}
+
+void check_request(const OpCompileRequest& r, const OpSchema& schema) {
+  const std::string_view op = r.op_type;
+  if (!r.op_path.empty())
+    fail(Errc::invalid_argument, op, "kernel path '" + r.op_path + "' given; the kernel path is reserved and must be empty");
+  if (r.num_inputs >= 0 && static_cast<std::size_t>(r.num_inputs) != r.inputs.size())
+    fail(Errc::bad_op_inputs, op, "numInputs is " + std::to_string(r.num_inputs) + " but " +
+                                      std::to_string(r.inputs.size()) + " input descriptions were given; expected equal counts");
+  if (r.num_outputs >= 0 && static_cast<std::size_t>(r.num_outputs) != r.outputs.size())
+    fail(Errc::bad_op_inputs, op, "numOutputs is " + std::to_string(r.num_outputs) + " but " +
+                                      std::to_string(r.outputs.size()) + " output descriptions were given; expected equal counts");
+  const bool variadic = !schema.inputs.empty() && schema.inputs.back().variadic;
+  if (r.inputs.size() < required_inputs(schema) || (!variadic && r.inputs.size() > schema.inputs.size()))
+    fail(Errc::bad_op_inputs, op, std::to_string(r.inputs.size()) + " inputs given; expected " +
+                                      std::to_string(required_inputs(schema)) +
+                                      (variadic ? " or more" : " to " + std::to_string(schema.inputs.size())));
+  for (std::size_t i = 0; i < r.inputs.size(); ++i) {
+    const OpTensor& t = r.inputs[i];
+    const std::string which = "input " + std::to_string(i);
+    if (t.is_undefined()) {
+      if (!is_optional_slot(schema, i))
+        fail(Errc::bad_op_inputs, op, which + " is UNDEFINED but is not optional; expected a description");
+      if (!t.shape.is_scalar() || t.format != Format::undefined || t.constant)
+        fail(Errc::bad_op_inputs, op, which + " is an unused optional input, so its description must have type and format "
+                                              "UNDEFINED and no dims; got shape '" + t.shape.to_string() + "' format " +
+                                              std::string(to_string(t.format)));
+      continue;
+    }
+    if (t.constant) {
+      if (t.constant->dtype() != t.dtype || !(t.constant->shape() == t.shape))
+        fail(Errc::bad_op_inputs, op, which + " is constant with data " + to_string(t.constant->desc()) +
+                                          " but is described as " + to_string(TensorDesc{t.dtype, t.shape}) +
+                                          "; expected the same type and dims");
+    }
+  }
+}
+
+Engine pick_engine(const OpCompileRequest& r, const OpSchema& schema) {
+  switch (r.engine) {
+    case EngineChoice::system: return schema.engines.has(Engine::vector) ? Engine::vector : Engine::host;
+    case EngineChoice::vector:
+    case EngineChoice::host: {
+      const Engine e = r.engine == EngineChoice::vector ? Engine::vector : Engine::host;
+      if (!schema.engines.has(e))
+        fail(Errc::engine_unsupported, r.op_type, "the " + engine_name(e) + " engine cannot run it; it runs on " +
+                                                      schema.engines.to_string());
+      return e;
+    }
+  }
+  return Engine::vector;
+}
+
+// Fuzzy compile: every non-constant input dim becomes unknown, the rank stays.
+OpTensor generalise(const OpTensor& t) {
+  if (t.is_undefined() || t.constant || !t.shape.rank_known()) return t;
+  OpTensor g = t;
+  g.shape = Shape(std::vector<Dim>(t.shape.dims().size(), Dim::unknown()));
+  return g;
+}
+
+std::string cache_key(std::string_view op, Engine engine, CompileFlag flag, const std::vector<OpTensor>& inputs,
+                      const std::vector<OpTensor>& outputs, const Attributes& attrs) {
+  std::string key(op);
+  key += '|';
+  key += engine_name(engine);
+  key += flag == CompileFlag::fuzzy ? "|fuzzy" : "|exact";
+  for (const OpTensor& t : inputs) key += "|i:" + describe(t);
+  for (const OpTensor& t : outputs) key += "|o:" + describe(t);
+  for (const auto& [name, value] : attrs) key += "|a:" + name + "=" + value.to_string();
+  return key;
+}
+
+}  // namespace
+
+OpTensor OpTensor::constant_of(Tensor data, Format format) {
+  OpTensor t;
+  t.dtype = data.dtype();
+  t.shape = data.shape();
+  t.format = format;
+  t.constant = std::move(data);
+  return t;
+}
+
+OpCompiler::OpCompiler(std::size_t capacity) : cache_(capacity) {}
+
+OpCompiler& OpCompiler::global() {
+  static OpCompiler compiler;
+  return compiler;
+}
+
+std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r) {
+  const OpSchema* schema = OpRegistry::global().try_find(r.op_type);
+  if (schema == nullptr) (void)OpRegistry::global().find(r.op_type);  // throws unknown_op with a suggestion
+  check_request(r, *schema);
+  const Engine engine = pick_engine(r, *schema);
+  std::vector<OpTensor> inputs;
+  inputs.reserve(r.inputs.size());
+  for (const OpTensor& t : r.inputs) inputs.push_back(r.flag == CompileFlag::fuzzy ? generalise(t) : t);
+  std::vector<OpTensor> outputs = r.outputs;
+  if (r.flag == CompileFlag::fuzzy)
+    for (OpTensor& t : outputs) t = generalise(t);
+
+  const std::string key = cache_key(r.op_type, engine, r.flag, inputs, outputs, r.attrs);
+  return cache_.get_or_create(key, [&]() -> std::shared_ptr<const CompiledOp> {
+    std::vector<TensorDesc> descs;
+    std::vector<const Tensor*> constants;
+    for (const OpTensor& t : inputs) {
+      descs.push_back({t.dtype, t.shape});
+      constants.push_back(t.constant ? &*t.constant : nullptr);
+    }
+    const std::string node = r.op_type + "(single op)";
+    auto inferred = infer_outputs(*schema, node, descs, constants, r.attrs, outputs.size());
+    if (!outputs.empty() && outputs.size() != inferred.size())
+      fail(Errc::bad_op_inputs, r.op_type, std::to_string(outputs.size()) + " output descriptions given; the op has " +
+                                                 std::to_string(inferred.size()));
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (outputs[i].dtype != inferred[i].dtype)
+        fail(Errc::type_mismatch, r.op_type, "output " + std::to_string(i) + " is described as " +
+                                                 std::string(to_string(outputs[i].dtype)) + " but the op gives " +
+                                                 std::string(to_string(inferred[i].dtype)));
+      if (!compatible(outputs[i].shape, inferred[i].shape))
+        fail(Errc::incompatible_shapes, r.op_type, "output " + std::to_string(i) + " is described as '" +
+                                                       outputs[i].shape.to_string() + "' but the op gives '" +
+                                                       inferred[i].shape.to_string() + "'");
+      inferred[i].shape = merge(outputs[i].shape, inferred[i].shape);
+    }
+    const Attributes attrs = with_defaults(*schema, r.attrs);
+    const InferContext context(*schema, node, descs, constants, attrs, outputs.size());
+    const KernelRequest request{context, inferred, engine};
+    const auto impl = KernelRegistry::global().select(request);
+    if (!impl)
+      fail(Errc::no_kernel, r.op_type, "no " + engine_name(engine) + "-engine kernel fits inputs " +
+                                           [&] {
+                                             std::string s;
+                                             for (const OpTensor& t : inputs) s += (s.empty() ? "" : ", ") + describe(t);
+                                             return s;
+                                           }());
+    auto op = std::make_shared<CompiledOp>();
+    op->op_type = r.op_type;
+    op->key = key;
+    op->engine = engine;
+    op->flag = r.flag;
+    op->inputs = inputs;
+    op->outputs = std::move(inferred);
+    op->attrs = r.attrs;
+    op->kernel = impl->make(request);
+    return op;
+  });
+}
+
+std::shared_ptr<const CompiledOp> compile_op(std::string_view op_type, std::vector<OpTensor> inputs,
+                                             std::vector<OpTensor> outputs, Attributes attrs, EngineChoice engine,
+                                             CompileFlag flag, const char* op_path) {
+  OpCompileRequest r;
+  r.op_type = std::string(op_type);
+  r.inputs = std::move(inputs);
+  r.outputs = std::move(outputs);
+  r.attrs = std::move(attrs);
+  r.engine = engine;
+  r.flag = flag;
+  r.op_path = op_path ? op_path : "";
+  return OpCompiler::global().compile(r);
+}
+
+std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
+                                                  std::span<const TensorView> outputs) {
+  const std::string_view name = op.op_type;
+  if (inputs.size() != op.inputs.size())
+    fail(Errc::bad_tensor, name, std::to_string(inputs.size()) + " input tensors given; it was compiled for " +
+                                     std::to_string(op.inputs.size()));
+  if (outputs.size() != op.outputs.size())
+    fail(Errc::bad_tensor, name, std::to_string(outputs.size()) + " output tensors given; it has " +
+                                     std::to_string(op.outputs.size()));
+  std::vector<TensorDesc> descs(inputs.size());
+  std::vector<const Tensor*> constants(inputs.size(), nullptr);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const OpTensor& c = op.inputs[i];
+    const TensorView& v = inputs[i];
+    const std::string which = "input " + std::to_string(i);
+    if (c.is_undefined()) {
+      if (v.dtype != DataType::undefined || v.data != nullptr)
+        fail(Errc::bad_tensor, name, which + " was compiled as an unused optional input; expected no tensor");
+      continue;
+    }
+    if (v.dtype != c.dtype)
+      fail(Errc::bad_tensor, name, which + " is " + std::string(to_string(v.dtype)) + "; it was compiled for " +
+                                       std::string(to_string(c.dtype)));
+    std::vector<Dim> dims(v.dims.begin(), v.dims.end());
+    for (const std::int64_t d : v.dims)
+      if (d < 0) fail(Errc::bad_tensor, name, which + " has a negative dim " + std::to_string(d));
+    const Shape real(std::move(dims));
+    if (!relaxes(c.shape, real))
+      fail(Errc::out_of_range, name, which + " has shape '" + real.to_string() + "', outside the compiled '" +
+                                         c.shape.to_string() + "'");
+    if (v.data == nullptr && v.elements() > 0) fail(Errc::bad_tensor, name, which + " has no data (null buffer)");
+    if (c.constant) {
+      const auto bytes = c.constant->bytes();
+      if (v.bytes() != static_cast<std::int64_t>(bytes.size()) ||
+          (!bytes.empty() && std::memcmp(v.data, bytes.data(), bytes.size()) != 0))
+        fail(Errc::const_mismatch, name, which + " is constant, and its data differs from the data it was compiled with");
+      constants[i] = &*c.constant;
+    }
+    descs[i] = {v.dtype, real};
+  }
+  const OpSchema& schema = OpRegistry::global().find(op.op_type);
+  const auto real_out = infer_outputs(schema, op.op_type, descs, constants, op.attrs, op.outputs.size());
+  std::vector<std::vector<std::int64_t>> result(outputs.size());
+  if (op.kernel->data_dependent()) {
+    op.kernel->run_dynamic(inputs, [&](std::size_t o, std::span<const std::int64_t> dims) -> void* {
+      if (o >= outputs.size()) fail(Errc::internal, name, "kernel asked for output " + std::to_string(o));
+      std::int64_t n = 1;
+      for (const std::int64_t d : dims) n *= d;
+      const std::int64_t need = n * size_of(outputs[o].dtype);
+      const std::int64_t have = outputs[o].bytes();
+      if (need > have || (outputs[o].data == nullptr && need > 0))
+        fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " needs " + std::to_string(need) +
+                                         " bytes for its real shape; the buffer given holds " + std::to_string(have));
+      result[o].assign(dims.begin(), dims.end());
+      return outputs[o].data;
+    });
+    return result;
+  }
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const TensorView& v = outputs[o];
+    const auto want = real_out[o].shape.values();
+    if (v.dtype != real_out[o].dtype || !std::equal(want.begin(), want.end(), v.dims.begin(), v.dims.end()))
+      fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " is " + std::string(to_string(v.dtype)) + "[" +
+                                       Shape(std::vector<Dim>(v.dims.begin(), v.dims.end())).to_string() +
+                                       "]; for these inputs it must be " + to_string(real_out[o]));
+    if (v.data == nullptr && v.elements() > 0)
+      fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " has no data (null buffer)");
+    result[o] = want;
+  }
+  op.kernel->run(inputs, outputs);
+  return result;
+}
+
+}  // namespace ge

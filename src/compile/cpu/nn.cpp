@@ -1,4 +1,8 @@
-// CPU kernels of the neural-network ops whose parameters need resolving: Conv.
+// CPU kernels of the convolutions, f32 NCHW, 2-D (1-D runs as 2-D with H = 1). Conv: strides, dilations, group, pads
+// or auto_pad SAME_* resolved per run from the input's dims; constant weights packed once
+// in `make`; a 1x1 conv is a matrix product. ConvTranspose: pads, output_padding, and
+// output_shape or auto_pad resolved per run from the input's and output's dims.
+#include <array>
 #include <memory>
 #include <string>
 
@@ -28,9 +32,12 @@ ConvAttrs conv_attrs(const InferContext& c) {
     a.dil_h = dilations[0];
     a.dil_w = dilations[1];
   }
+  if (strides.size() == 1) a.stride_w = strides[0];  // 1-D: the W slot
+  if (dilations.size() == 1) a.dil_w = dilations[0];
   a.group = c.i("group");
   a.pads = c.ints("pads");
   if (a.pads.empty()) a.pads = {0, 0, 0, 0};
+  if (a.pads.size() == 2) a.pads = {0, a.pads[0], 0, a.pads[1]};
   a.auto_pad = c.s("auto_pad");
   return a;
 }
@@ -64,9 +71,18 @@ cpu::Conv2dParams resolve(const ConvAttrs& a, std::span<const std::int64_t> x, s
   return p;
 }
 
+// A 2-D (rank 4) or 1-D (rank 3) f32 convolution.
 bool is_2d_f32(const KernelRequest& r) {
   const InferContext& c = r.context;
-  return c.input(0).dtype == DataType::f32 && c.shape(0).rank_known() && c.shape(0).rank() == 4;
+  return c.input(0).dtype == DataType::f32 && c.shape(0).rank_known() &&
+         (c.shape(0).rank() == 4 || c.shape(0).rank() == 3);
+}
+
+// A rank-3 view [N, C, W] as the rank-4 [N, C, 1, W] (`dims` holds the dims); others as they are.
+TensorView as_2d(const TensorView& t, std::array<std::int64_t, 4>& dims) {
+  if (t.rank() != 3) return t;
+  dims = {t.dims[0], t.dims[1], 1, t.dims[2]};
+  return TensorView{t.data, t.dtype, dims};
 }
 
 // A 1x1 conv with stride 1, no pads, one group is a matrix product per image.
@@ -88,21 +104,91 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
   const Tensor* w = c.constant(1);
   if (w != nullptr) {
     // Weights known now: reorder them once, here, never per run.
-    const auto& wd = w->dims();
-    const TensorView wv{const_cast<std::byte*>(w->bytes().data()), w->dtype(), wd};
+    std::array<std::int64_t, 4> wd{};
+    const TensorView wv = as_2d(view_of(*w), wd);
     cpu::Conv2dParams pack_params;
     pack_params.group = a.group;
     auto packed = std::make_shared<const cpu::PackedConvWeights>(cpu::pack_conv_weights(pack_params, wv));
-    const std::int64_t kh = wd[2], kw = wd[3];
-    return make_kernel(name, [a, packed, kh, kw](std::span<const TensorView> in, std::span<const TensorView> out) {
-      const cpu::Conv2dParams p = resolve(a, in[0].dims, kh, kw);
-      cpu::conv2d(p, in[0], *packed, optional_input(in, 2), out[0]);
+    const std::int64_t kh = wv.dims[2], kw = wv.dims[3];
+    return make_kernel(name, [a, packed, kh, kw](Views in, Views out) {
+      std::array<std::int64_t, 4> xd{}, yd{};
+      const TensorView x = as_2d(in[0], xd), y = as_2d(out[0], yd);
+      const cpu::Conv2dParams p = resolve(a, x.dims, kh, kw);
+      cpu::conv2d(p, x, *packed, optional_input(in, 2), y);
     });
   }
-  return make_kernel(name, [a](std::span<const TensorView> in, std::span<const TensorView> out) {
-    const cpu::Conv2dParams p = resolve(a, in[0].dims, in[1].dims[2], in[1].dims[3]);
-    cpu::conv2d(p, in[0], in[1], optional_input(in, 2), out[0]);
+  return make_kernel(name, [a](Views in, Views out) {
+    std::array<std::int64_t, 4> xd{}, wd{}, yd{};
+    const TensorView x = as_2d(in[0], xd), w = as_2d(in[1], wd), y = as_2d(out[0], yd);
+    const cpu::Conv2dParams p = resolve(a, x.dims, w.dims[2], w.dims[3]);
+    cpu::conv2d(p, x, w, optional_input(in, 2), y);
   });
+}
+
+// The attributes of a 2-D ConvTranspose that do not depend on the dims.
+struct ConvTransposeAttrs {
+  std::int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, group = 1, out_pad_h = 0, out_pad_w = 0;
+  std::vector<std::int64_t> pads;  // [top, left, bottom, right]
+  std::string auto_pad = "NOTSET";
+  bool has_output_shape = false;
+};
+
+ConvTransposeAttrs conv_transpose_attrs(const InferContext& c) {
+  ConvTransposeAttrs a;
+  const ConvAttrs base = conv_attrs(c);
+  a.stride_h = base.stride_h;
+  a.stride_w = base.stride_w;
+  a.dil_h = base.dil_h;
+  a.dil_w = base.dil_w;
+  a.group = base.group;
+  a.pads = base.pads;
+  a.auto_pad = base.auto_pad;
+  const auto op = c.ints("output_padding");
+  if (op.size() == 2) {
+    a.out_pad_h = op[0];
+    a.out_pad_w = op[1];
+  }
+  if (op.size() == 1) a.out_pad_w = op[0];
+  a.has_output_shape = !c.ints("output_shape").empty();
+  return a;
+}
+
+// Pads of one spatial dim whose output extent `out` is given (output_shape or SAME_*):
+// the total is what the full transposed extent exceeds `out` by, split as ONNX says
+// (SAME_UPPER: the smaller half first). A negative total grows the output padding.
+void transpose_pads(std::int64_t in, std::int64_t k, std::int64_t stride, std::int64_t dil, std::int64_t out,
+                    bool upper, std::int64_t& out_pad, std::int64_t& begin, std::int64_t& end) {
+  const std::int64_t total = stride * (in - 1) + out_pad + (k - 1) * dil + 1 - out;
+  if (total < 0) {
+    out_pad -= total;
+    begin = end = 0;
+    return;
+  }
+  begin = upper ? total / 2 : total - total / 2;
+  end = total - begin;
+}
+
+cpu::ConvTranspose2dParams resolve_transpose(const ConvTransposeAttrs& a, std::span<const std::int64_t> x,
+                                             std::span<const std::int64_t> w, std::span<const std::int64_t> y) {
+  cpu::ConvTranspose2dParams p;
+  p.stride_h = a.stride_h;
+  p.stride_w = a.stride_w;
+  p.dilation_h = a.dil_h;
+  p.dilation_w = a.dil_w;
+  p.group = a.group;
+  p.output_padding_h = a.out_pad_h;
+  p.output_padding_w = a.out_pad_w;
+  if (a.has_output_shape || a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+    const bool upper = a.auto_pad == "SAME_UPPER";
+    transpose_pads(x[2], w[2], a.stride_h, a.dil_h, y[2], upper, p.output_padding_h, p.pad_top, p.pad_bottom);
+    transpose_pads(x[3], w[3], a.stride_w, a.dil_w, y[3], upper, p.output_padding_w, p.pad_left, p.pad_right);
+  } else if (a.auto_pad == "NOTSET") {
+    p.pad_top = a.pads[0];
+    p.pad_left = a.pads[1];
+    p.pad_bottom = a.pads[2];
+    p.pad_right = a.pads[3];
+  }
+  return p;
 }
 
 }  // namespace
@@ -119,6 +205,19 @@ void register_cpu_nn(KernelRegistry& r) {
          .priority = 1,
          .fits = is_pointwise,
          .make = [](const KernelRequest& req) { return make_conv(req, "cpu.conv2d.pointwise_gemm"); }});
+  r.add({.op = "ConvTranspose",
+         .name = "cpu.conv_transpose2d",
+         .engines = engines(Engine::vector),
+         .fits = is_2d_f32,
+         .make = [](const KernelRequest& req) {
+           const ConvTransposeAttrs a = conv_transpose_attrs(req.context);
+           return make_kernel("cpu.conv_transpose2d", [a](Views in, Views out) {
+             std::array<std::int64_t, 4> xd{}, wd{}, yd{};
+             const TensorView x = as_2d(in[0], xd), w = as_2d(in[1], wd), y = as_2d(out[0], yd);
+             const cpu::ConvTranspose2dParams p = resolve_transpose(a, x.dims, w.dims, y.dims);
+             cpu::conv_transpose2d(p, x, w, optional_input(in, 2), y);
+           });
+         }});
 }
 
 }  // namespace ge::cpu_lower

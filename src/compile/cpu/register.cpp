@@ -1,3 +1,4 @@
+// The built-in CPU kernels: every op family's registration.
 #include "compile/cpu/lower.hpp"
 
 namespace ge {
@@ -5,6 +6,12 @@ namespace ge {
 void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_elementwise(registry);
   cpu_lower::register_cpu_nn(registry);
+  cpu_lower::register_cpu_matmul(registry);
+  cpu_lower::register_cpu_norm(registry);
+  cpu_lower::register_cpu_pool(registry);
+  cpu_lower::register_cpu_reduce(registry);
+  cpu_lower::register_cpu_shape_ops(registry);
+  cpu_lower::register_cpu_host(registry);
 }
 
 }  // namespace ge

@@ -2,11 +2,20 @@
 /// \file
 /// Everything of ge in one include. Library code includes what it uses instead.
 
+#include "ge/compile/kernel.hpp"
+#include "ge/compile/memory_plan.hpp"
+#include "ge/compile/op_compile.hpp"
+#include "ge/compile/streams.hpp"
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 #include "ge/core/format.hpp"
+#include "ge/core/lru_cache.hpp"
+#include "ge/core/tensor_view.hpp"
+#include "ge/device/cpu_device.hpp"
+#include "ge/device/device.hpp"
+#include "ge/graph.hpp"
+#include "ge/options.hpp"
+#include "ge/runtime/host_scheduler.hpp"
 #include "ge/shape/dim.hpp"
 #include "ge/shape/shape.hpp"
 #include "ge/shape/typed.hpp"
-#include "ge/options.hpp"
-#include "ge/graph.hpp"

@@ -8,5 +8,6 @@
 #include "ge/graph/dot.hpp"
 #include "ge/graph/graph.hpp"
 #include "ge/graph/tensor.hpp"
+#include "ge/graph/typed_value.hpp"
 #include "ge/ops/registry.hpp"
 #include "ge/ops/schema.hpp"

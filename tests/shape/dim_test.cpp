@@ -3,25 +3,12 @@
 
 #include <string>
 
+#include "shape/expect_error.hpp"
 #include "ge/shape/dim.hpp"
 
 using ge::Dim;
 using ge::Errc;
-
-namespace {
-// Runs f, expects a ge::Error with `code` whose message contains every part.
-template <class F>
-void expect_error(F&& f, Errc code, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    FAIL("expected a ge::Error");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == code);
-    const std::string msg = e.what();
-    for (const char* p : parts) CHECK_MESSAGE(msg.find(p) != std::string::npos, msg, " lacks ", p);
-  }
-}
-}  // namespace
+using ge_test::expect_error;
 
 TEST_CASE("dim construction") {
   const Dim fixed(5);

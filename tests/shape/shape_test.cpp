@@ -3,25 +3,16 @@
 
 #include <string>
 
+#include "shape/expect_error.hpp"
 #include "ge/shape/shape.hpp"
 
 using ge::DataType;
 using ge::Dim;
 using ge::Errc;
+using ge_test::expect_error;
 using ge::Shape;
 
 namespace {
-template <class F>
-void expect_error(F&& f, Errc code, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    FAIL("expected a ge::Error");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == code);
-    const std::string msg = e.what();
-    for (const char* p : parts) CHECK_MESSAGE(msg.find(p) != std::string::npos, msg, " lacks ", p);
-  }
-}
 Shape S(const char* text) { return Shape::parse(text); }
 }  // namespace
 

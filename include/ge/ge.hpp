@@ -2,9 +2,12 @@
 /// \file
 /// Everything of ge in one include. Library code includes what it uses instead.
 
+#include "ge/compile/compile.hpp"
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/memory_plan.hpp"
 #include "ge/compile/op_compile.hpp"
+#include "ge/compile/passes.hpp"
+#include "ge/compile/plan.hpp"
 #include "ge/compile/streams.hpp"
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
@@ -16,6 +19,7 @@
 #include "ge/graph.hpp"
 #include "ge/options.hpp"
 #include "ge/runtime/host_scheduler.hpp"
+#include "ge/runtime/session.hpp"
 #include "ge/shape/dim.hpp"
 #include "ge/shape/shape.hpp"
 #include "ge/shape/typed.hpp"

@@ -1,5 +1,7 @@
-// Neural-network ops: Conv, ConvTranspose, MatMul, Gemm, BatchNormalization,
+// Neural-network ops: Conv, FusedConv, ConvTranspose, MatMul, Gemm, BatchNormalization,
 // LayerNormalization, MaxPool, AveragePool, GlobalAveragePool.
+#include <limits>
+
 #include "common.hpp"
 
 namespace ge::ops {
@@ -131,6 +133,33 @@ OpSchema conv() {
       out.push_back(kernel[i] > 0 ? window_out(c, h, w, i, "input 0 (X)") : Dim::unknown());
     }
     return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
+  };
+  return s;
+}
+
+// Conv with a residual add and an activation fused in (made by `ge::fuse_activations`):
+// Y = act(conv(X, W) + B + Z). Inputs and attributes are Conv's plus the optional
+// residual Z (the output's shape) and the activation with its clip bounds.
+OpSchema fused_conv() {
+  OpSchema s = conv();
+  s.name = "FusedConv";
+  s.doc = "Conv + optional residual add + activation (made by the fusion pass)";
+  s.inputs.push_back(opt("Z", "T"));
+  const double inf = std::numeric_limits<double>::infinity();
+  s.attrs.push_back(attr("activation", "", one_of({"", "Relu", "Clip"})));
+  s.attrs.push_back(attr("clip_min", -inf));
+  s.attrs.push_back(attr("clip_max", inf));
+  std::sort(s.attrs.begin(), s.attrs.end(), [](const AttrSpec& a, const AttrSpec& b) { return a.name < b.name; });
+  s.infer = [conv_infer = s.infer](const InferContext& c) {
+    std::vector<TensorDesc> out = conv_infer(c);
+    if (c.has_input(3)) {
+      const Shape& z = c.shape(3);
+      if (!compatible(z, out[0].shape))
+        c.fail(Errc::bad_op_inputs, "input 3 (Z) is [" + z.to_string() + "], the output is [" +
+                                        out[0].shape.to_string() + "]; expected the residual to have the output's shape");
+      out[0].shape = merge(out[0].shape, z);
+    }
+    return out;
   };
   return s;
 }
@@ -383,6 +412,7 @@ OpSchema pool(std::string name, std::string doc, bool is_max) {
 
 void add_nn_ops(OpRegistry& r) {
   r.add(conv());
+  r.add(fused_conv());
   r.add(conv_transpose());
   r.add(matmul());
   r.add(gemm());

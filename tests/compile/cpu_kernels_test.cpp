@@ -4,6 +4,8 @@
 // data-dependent path.
 #include <doctest/doctest.h>
 
+#include "options/expect_error.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -71,16 +73,7 @@ std::vector<std::vector<std::int64_t>> run(const ge::CompiledOp& op, Views in, V
   return ge::execute_op(op, in, out);
 }
 
-template <class F>
-void expect_error(F&& f, Errc code, const char* part) {
-  try {
-    f();
-    FAIL("no error");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == code);
-    CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.what());
-  }
-}
+using ge::test::expect_error;
 
 void check_near(const std::vector<float>& got, const std::vector<float>& want, double eps = 1e-5) {
   REQUIRE(got.size() == want.size());

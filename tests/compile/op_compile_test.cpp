@@ -2,6 +2,8 @@
 // the kernel cache (hits, misses, eviction, threads), and execution checks.
 #include <doctest/doctest.h>
 
+#include "options/expect_error.hpp"
+
 #include <atomic>
 #include <cmath>
 #include <string>
@@ -22,16 +24,7 @@ using ge::TensorView;
 namespace {
 OpTensor f32(const char* shape) { return OpTensor{DataType::f32, Shape::parse(shape)}; }
 
-template <class F>
-void expect_error(F&& f, Errc code, const char* part) {
-  try {
-    f();
-    FAIL("no error");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == code);
-    CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.what());
-  }
-}
+using ge::test::expect_error;
 
 struct Buf {
   std::vector<float> data;

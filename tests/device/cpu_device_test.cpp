@@ -1,6 +1,8 @@
 // Tests of ge/device/cpu_device.hpp: memory, launches, events across threads, errors.
 #include <doctest/doctest.h>
 
+#include "options/expect_error.hpp"
+
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -10,16 +12,7 @@
 #include "ge/device/cpu_device.hpp"
 
 namespace {
-template <class F>
-void expect_error(F&& f, ge::Errc code, const char* part) {
-  try {
-    f();
-    FAIL("no error");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == code);
-    CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.what());
-  }
-}
+using ge::test::expect_error;
 void add_one(const void* args) { ++*static_cast<int*>(const_cast<void*>(args)); }
 }  // namespace
 

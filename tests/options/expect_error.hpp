@@ -25,3 +25,30 @@
     }                                                                                               \
     CHECK_MESSAGE(ge_thrown_, #expr " did not throw ge::Error");                                    \
   } while (false)
+
+namespace ge::test {
+
+/// The function form of GE_CHECK_ERROR, for expressions with commas: `f()` must throw
+/// ge::Error with `code` and a message holding every word.
+template <class F>
+void expect_error(F&& f, ge::Errc code, std::initializer_list<std::string_view> words) {
+  bool thrown = false;
+  try {
+    static_cast<void>(f());
+  } catch (const ge::Error& e) {
+    thrown = true;
+    CHECK_MESSAGE(e.code() == code, "code ", ge::to_string(e.code()), ", expected ", ge::to_string(code), ": ", e.what());
+    for (const std::string_view w : words)
+      CHECK_MESSAGE(std::string_view(e.what()).find(w) != std::string_view::npos, "message lacks '", std::string(w),
+                    "': ", e.what());
+  }
+  CHECK_MESSAGE(thrown, "no ge::Error thrown");
+}
+
+/// One word.
+template <class F>
+void expect_error(F&& f, ge::Errc code, const char* word) {
+  expect_error(static_cast<F&&>(f), code, {std::string_view(word)});
+}
+
+}  // namespace ge::test

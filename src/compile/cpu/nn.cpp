@@ -1,6 +1,7 @@
 // CPU kernels of the convolutions, f32 NCHW, 2-D (1-D runs as 2-D with H = 1). Conv: strides, dilations, group, pads
 // or auto_pad SAME_* resolved per run from the input's dims; constant weights packed once
-// in `make`; a 1x1 conv is a matrix product. ConvTranspose: pads, output_padding, and
+// in `make`; a 1x1 conv is a matrix product. FusedConv: Conv plus the residual (input 3) and the
+// activation (Relu, Clip with its bounds) applied in the conv's epilogue. ConvTranspose: pads, output_padding, and
 // output_shape or auto_pad resolved per run from the input's and output's dims.
 #include <array>
 #include <memory>
@@ -98,9 +99,34 @@ bool is_pointwise(const KernelRequest& r) {
   return a.stride_h == 1 && a.stride_w == 1 && a.group == 1 && a.auto_pad != "SAME_UPPER" && a.auto_pad != "SAME_LOWER";
 }
 
-std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name) {
+// The activation of a FusedConv from its attributes; none for a Conv.
+cpu::PostOp post_op(const InferContext& c, bool fused) {
+  cpu::PostOp post;
+  if (!fused) return post;
+  const std::string& act = c.s("activation");
+  if (act == "Relu") {
+    post.kind = cpu::Activation::relu;
+  } else if (act == "Clip") {
+    post.kind = cpu::Activation::clip;
+    post.lo = static_cast<float>(c.f("clip_min"));
+    post.hi = static_cast<float>(c.f("clip_max"));
+  }
+  return post;
+}
+
+// The residual of a FusedConv (input 3) as a rank-4 view, or null.
+const TensorView* residual_2d(Views in, bool fused, TensorView& view, std::array<std::int64_t, 4>& dims) {
+  const TensorView* z = fused ? optional_input(in, 3) : nullptr;
+  if (z == nullptr) return nullptr;
+  view = as_2d(*z, dims);
+  return &view;
+}
+
+// Conv, or FusedConv when `fused` (the residual and activation go into the epilogue).
+std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name, bool fused = false) {
   const InferContext& c = r.context;
   const ConvAttrs a = conv_attrs(c);
+  const cpu::PostOp post = post_op(c, fused);
   const Tensor* w = c.constant(1);
   if (w != nullptr) {
     // Weights known now: reorder them once, here, never per run.
@@ -110,18 +136,24 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     pack_params.group = a.group;
     auto packed = std::make_shared<const cpu::PackedConvWeights>(cpu::pack_conv_weights(pack_params, wv));
     const std::int64_t kh = wv.dims[2], kw = wv.dims[3];
-    return make_kernel(name, [a, packed, kh, kw](Views in, Views out) {
-      std::array<std::int64_t, 4> xd{}, yd{};
+    return make_kernel(name, [a, packed, kh, kw, post, fused](Views in, Views out) {
+      std::array<std::int64_t, 4> xd{}, yd{}, zd{};
       const TensorView x = as_2d(in[0], xd), y = as_2d(out[0], yd);
-      const cpu::Conv2dParams p = resolve(a, x.dims, kh, kw);
-      cpu::conv2d(p, x, *packed, optional_input(in, 2), y);
+      TensorView zv;
+      const TensorView* z = residual_2d(in, fused, zv, zd);
+      cpu::Conv2dParams p = resolve(a, x.dims, kh, kw);
+      p.post = post;
+      cpu::conv2d(p, x, *packed, optional_input(in, 2), y, z);
     });
   }
-  return make_kernel(name, [a](Views in, Views out) {
-    std::array<std::int64_t, 4> xd{}, wd{}, yd{};
+  return make_kernel(name, [a, post, fused](Views in, Views out) {
+    std::array<std::int64_t, 4> xd{}, wd{}, yd{}, zd{};
     const TensorView x = as_2d(in[0], xd), w = as_2d(in[1], wd), y = as_2d(out[0], yd);
-    const cpu::Conv2dParams p = resolve(a, x.dims, w.dims[2], w.dims[3]);
-    cpu::conv2d(p, x, w, optional_input(in, 2), y);
+    TensorView zv;
+    const TensorView* z = residual_2d(in, fused, zv, zd);
+    cpu::Conv2dParams p = resolve(a, x.dims, w.dims[2], w.dims[3]);
+    p.post = post;
+    cpu::conv2d(p, x, w, optional_input(in, 2), y, z);
   });
 }
 
@@ -205,6 +237,17 @@ void register_cpu_nn(KernelRegistry& r) {
          .priority = 1,
          .fits = is_pointwise,
          .make = [](const KernelRequest& req) { return make_conv(req, "cpu.conv2d.pointwise_gemm"); }});
+  r.add({.op = "FusedConv",
+         .name = "cpu.fused_conv2d",
+         .engines = engines(Engine::vector),
+         .fits = is_2d_f32,
+         .make = [](const KernelRequest& req) { return make_conv(req, "cpu.fused_conv2d", true); }});
+  r.add({.op = "FusedConv",
+         .name = "cpu.fused_conv2d.pointwise",
+         .engines = engines(Engine::vector),
+         .priority = 1,
+         .fits = is_pointwise,
+         .make = [](const KernelRequest& req) { return make_conv(req, "cpu.fused_conv2d.pointwise", true); }});
   r.add({.op = "ConvTranspose",
          .name = "cpu.conv_transpose2d",
          .engines = engines(Engine::vector),

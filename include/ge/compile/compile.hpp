@@ -1,0 +1,127 @@
+#pragma once
+/// \file
+/// `ge::compile`: a graph, build options and a target in; a `ge::CompiledModel` out.
+///
+/// ```
+/// ge::Graph g = ge::models::resnet50("-1,3,224,224");
+/// ge::BuildOptions opts{{"ge.inputShape", "data:-1,3,224,224"}, {"ge.dynamicBatchSize", "1,2,4,8"}};
+/// auto model = ge::compile(g, opts);     // one static Plan per batch gear
+/// model->plans().size();                  // 4
+/// model->arena_bytes();                   // the largest gear's arena: all gears share it
+/// ```
+///
+/// The steps (DESIGN.md "The way data flows"):
+/// 1. the options are checked against the target and the graph's inputs
+///    (`parse_dynamic_config`); INPUT_SHAPE overrides the inputs' declared shapes;
+/// 2. shapes are propagated over the graph for the hull of every shape the model must
+///    accept (every gear, or the ranges);
+/// 3. graph passes (`ge::optimize`: constant folding, BatchNormalization folded into
+///    convolutions, activations fused into them, dead code removed);
+/// 4. a kernel per node through the single-op kernel cache (`OpCompiler`), shared by
+///    every plan, so weights are reordered once however many gears there are;
+/// 5. one `Plan` per gear (static shapes), or for ranges one plan whose memory is planned
+///    for the upper bounds; where an input dim has no upper bound, a static plan is made
+///    for each real input signature at first run and kept in a bounded LRU cache;
+/// 6. per plan: streams (independent branches on their own streams, host-engine ops on
+///    their own with AC_PARALLEL_ENABLE=1, pruned events) and the memory plan.
+///
+/// Without INPUT_SHAPE and gear options, a graph whose inputs have ranges or unknown dims
+/// compiles in range mode from its declared shapes (on a target that has ranges).
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ge/compile/op_compile.hpp"
+#include "ge/compile/passes.hpp"
+#include "ge/compile/plan.hpp"
+#include "ge/core/lru_cache.hpp"
+#include "ge/graph/graph.hpp"
+#include "ge/options/build_options.hpp"
+#include "ge/options/dynamic_config.hpp"
+#include "ge/options/gears.hpp"
+#include "ge/options/target.hpp"
+
+namespace ge {
+
+/// Settings of `compile` that are not build options.
+struct CompileSettings {
+  std::int64_t alignment = 64;        ///< arena offsets are multiples (a power of two)
+  int max_streams = 4;                ///< vector-engine streams per plan (>= 1)
+  bool optimize = true;               ///< run the graph passes
+  std::size_t plan_cache = 16;        ///< per-signature plans kept (unbounded ranges), >= 1
+  OpCompiler* compiler = nullptr;     ///< the kernel cache; null: `OpCompiler::global()`
+};
+
+/// A graph input or output as the compiled model sees it.
+struct ModelIO {
+  std::string name;                  ///< the value's name
+  DataType dtype = DataType::f32;    ///< its data type
+  Format format = Format::nd;        ///< its layout
+  Shape shape;                       ///< every shape it may take (the hull of all plans)
+};
+
+/// A compiled graph: its plans and what they were made from. Immutable once made, except
+/// the per-signature plan cache, which is thread-safe. Share it (`std::shared_ptr`) among
+/// sessions and threads.
+class CompiledModel {
+ public:
+  /// The graph after the passes, with shapes for the hull of every plan.
+  [[nodiscard]] const Graph& graph() const noexcept { return graph_; }
+  /// The checked options.
+  [[nodiscard]] const DynamicConfig& config() const noexcept { return config_; }
+  /// `fixed`, `gears` or `ranges`.
+  [[nodiscard]] ShapeMode mode() const noexcept { return config_.mode; }
+  /// The gears (empty unless `mode()` is `gears`), in option order.
+  [[nodiscard]] const std::vector<Gear>& gears() const noexcept { return gears_; }
+  /// The plans made at compile time: one per gear, or one.
+  [[nodiscard]] const std::vector<std::shared_ptr<const Plan>>& plans() const noexcept { return plans_; }
+  /// The graph inputs and outputs.
+  [[nodiscard]] const std::vector<ModelIO>& inputs() const noexcept { return inputs_; }
+  [[nodiscard]] const std::vector<ModelIO>& outputs() const noexcept { return outputs_; }
+  /// What the passes did.
+  [[nodiscard]] const std::vector<PassStats>& pass_stats() const noexcept { return pass_stats_; }
+  /// The largest arena of the plans made so far: one arena serves every gear.
+  [[nodiscard]] std::int64_t arena_bytes() const noexcept;
+  /// True when plans are made per input signature at run time (an unbounded range).
+  [[nodiscard]] bool plans_per_signature() const noexcept { return per_signature_; }
+  /// The settings it was compiled with.
+  [[nodiscard]] const CompileSettings& settings() const noexcept { return settings_; }
+
+  /// The plan for these real input dims (one list per graph input): the gear whose
+  /// shapes equal them (`no_matching_gear`, listing the gears, when none does), the
+  /// range plan when they lie inside the ranges (`out_of_range` otherwise), or the
+  /// per-signature plan (made now on a cache miss). Ranks must match (`bad_tensor`).
+  [[nodiscard]] std::shared_ptr<const Plan> plan_for(std::span<const std::vector<std::int64_t>> dims) const;
+
+  /// The per-signature plan cache's counters.
+  [[nodiscard]] CacheStats plan_cache_stats() const { return signature_plans_->stats(); }
+
+ private:
+  friend std::shared_ptr<const CompiledModel> compile(const Graph&, const BuildOptions&, const Target&,
+                                                      const CompileSettings&);
+  CompiledModel() = default;
+
+  Graph graph_;
+  DynamicConfig config_;
+  CompileSettings settings_;
+  std::vector<Gear> gears_;
+  std::vector<std::shared_ptr<const Plan>> plans_;
+  std::vector<ModelIO> inputs_, outputs_;
+  std::vector<PassStats> pass_stats_;
+  std::vector<std::shared_ptr<const Kernel>> kernels_;  // per node of graph_; null: chosen per plan
+  bool per_signature_ = false;
+  std::unique_ptr<LruCache<Plan>> signature_plans_;
+};
+
+/// Compiles `graph` for `options` on `target` (see the file comment). Throws `ge::Error`:
+/// the options' codes (`parse_dynamic_config`), the graph's (`validate`), shape
+/// inference's naming the node, `no_kernel`, `gear_shape_mismatch` when a gear's shapes
+/// do not fit the inputs' declared ones, `invalid_argument` for bad settings.
+[[nodiscard]] std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOptions& options = {},
+                                                           const Target& target = default_target(),
+                                                           const CompileSettings& settings = {});
+
+}  // namespace ge

@@ -1,0 +1,68 @@
+#pragma once
+/// \file
+/// Graph passes: each takes a valid `ge::Graph` and returns a new valid graph that
+/// computes the same outputs, and says what it did. The graph inputs (order, names,
+/// types, shapes) and the outputs (order, names) are kept; a value that survives keeps
+/// its name; new constants get derived, unique names.
+///
+/// ```
+/// ge::Graph g = ge::models::resnet50("1,3,224,224");
+/// std::vector<ge::PassStats> stats;
+/// ge::Graph fast = ge::optimize(g, &stats);   // no BatchNormalization, no Relu left
+/// for (const auto& s : stats) std::printf("%s: -%zu +%zu nodes\n", s.pass.c_str(), s.nodes_removed, s.nodes_added);
+/// ```
+///
+/// Every pass first validates its input (`Graph::validate`) and throws that `ge::Error`
+/// for a graph that is not valid. See docs/passes.md for each pass's conditions.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "ge/graph/graph.hpp"
+
+namespace ge {
+
+/// What a pass did.
+struct PassStats {
+  std::string pass;                  ///< the pass's name, e.g. `fold_batch_norm`
+  std::size_t nodes_removed = 0;     ///< nodes of the input graph that are gone
+  std::size_t nodes_added = 0;       ///< nodes that are new (a fused node)
+  std::size_t constants_added = 0;   ///< constants that are new (folded values, folded weights)
+  std::size_t constants_removed = 0; ///< constants of the input graph that are gone
+};
+
+/// Evaluates now every node whose (given) inputs are all constants, on the CPU kernels,
+/// and makes its outputs constants of the same names; also makes the output of a `Shape`
+/// node a constant when the dims it returns (all, or `start`..`end`) are static. Leaves a node alone when its
+/// outputs would take more than 64 MiB (or have no upper bound), when no CPU kernel fits
+/// it, or when its kernel refuses the data.
+[[nodiscard]] Graph fold_constants(const Graph& g, PassStats* stats = nullptr);
+
+/// Drops the nodes and constants that no graph output depends on. Graph inputs stay,
+/// read or not.
+[[nodiscard]] Graph remove_dead_code(const Graph& g, PassStats* stats = nullptr);
+
+/// Folds an inference BatchNormalization into the Conv before it: Conv (f32, constant
+/// W, optional constant B) whose output only the BatchNormalization reads (and is no
+/// graph output), BatchNormalization (training_mode 0) with constant f32 scale, B, mean
+/// and var. The Conv then reads new constants `<conv>.weight.bn_folded` and
+/// `<conv>.bias.bn_folded`: `W' = W * s`, `B' = (B - mean) * s + bn_B` per output
+/// channel, `s = scale / sqrt(var + epsilon)`, and produces the BatchNormalization's
+/// output value. The old weights stay as constants (see `remove_dead_code`).
+[[nodiscard]] Graph fold_batch_norm(const Graph& g, PassStats* stats = nullptr);
+
+/// Fuses into one `FusedConv` node (named as the Conv): Conv [+ Add of a residual of the
+/// same shape] [+ Relu or Clip with constant bounds], with at least one of the Add and
+/// the activation. Each intermediate value must have that one reader and be no graph
+/// output; the Conv must be f32 with a 1-D or 2-D window (a CPU kernel fits it); the
+/// residual must have the Conv output's shape for sure (equal static dims, or equal
+/// ranges that exclude 1, so that the Add cannot broadcast). The fused node produces
+/// the last fused value (the activation's output, or the Add's).
+[[nodiscard]] Graph fuse_activations(const Graph& g, PassStats* stats = nullptr);
+
+/// Every pass in order: `fold_constants`, `fold_batch_norm`, `fuse_activations`,
+/// `remove_dead_code`. `stats`, when given, gets one entry per pass (appended).
+[[nodiscard]] Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
+
+}  // namespace ge

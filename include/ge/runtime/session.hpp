@@ -1,0 +1,121 @@
+#pragma once
+/// \file
+/// `ge::Session`: runs a `ge::CompiledModel` on a device.
+///
+/// ```
+/// auto model = ge::compile(graph, {{"ge.inputShape", "data:-1,3,224,224"},
+///                                  {"ge.dynamicBatchSize", "1,2,4,8"}});
+/// ge::Session session(model, {.threads = 2});
+/// std::vector<float> x(2 * 3 * 224 * 224);
+/// std::int64_t dims[] = {2, 3, 224, 224};
+/// ge::RunResult r = session.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});
+/// r.gear;                            // 1: the gear whose shapes equal the inputs
+/// r.outputs[0].dims;                 // {2, 1000}
+/// r.outputs[0].values<float>();      // the logits
+/// ```
+///
+/// A run checks the inputs (count, data type, rank, null buffers), picks the plan
+/// (`CompiledModel::plan_for`: the gear whose shapes equal the inputs, else the range plan
+/// after checking the ranges), binds the plan to an arena, and runs its steps: a plan that
+/// is one chain as a flat loop of prepared launches, others through the oneTBB host
+/// scheduler, which hands each ready step to the device on its stream, waiting for and
+/// recording the plan's events. Each output then has its real description, also where
+/// its shape depended on the data.
+///
+/// Thread safety: `run` may be called from many threads at once. Each run takes a run
+/// context (arena, streams, events, prepared launches) from the session's pool, so
+/// concurrent runs never share memory, and results equal serial runs. A bad input is a
+/// `ge::Error` and leaves the session usable.
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ge/compile/compile.hpp"
+#include "ge/core/tensor_view.hpp"
+#include "ge/device/device.hpp"
+
+namespace ge {
+
+/// Settings of a session.
+struct SessionOptions {
+  int threads = 0;                  ///< host scheduler threads; 0: every core
+  std::shared_ptr<Device> device{}; ///< null: a new `CpuDevice`
+};
+
+/// One output of a run: its real description and its data.
+struct Output {
+  std::string name;                  ///< the graph output's name
+  DataType dtype = DataType::f32;    ///< its data type
+  std::vector<std::int64_t> dims;    ///< its real dims
+  Format format = Format::nd;        ///< its layout
+  std::int64_t bytes = 0;            ///< its size
+  void* data = nullptr;              ///< the caller's buffer, or `storage`'s
+  std::shared_ptr<void> storage{};   ///< owns `data` when the run allocated it
+
+  /// A view of it.
+  [[nodiscard]] TensorView view() const noexcept { return {data, dtype, dims}; }
+  /// Its shape.
+  [[nodiscard]] Shape shape() const { return Shape(std::vector<Dim>(dims.begin(), dims.end())); }
+  /// The elements as `T` (the caller knows `dtype`).
+  template <class T>
+  [[nodiscard]] std::span<const T> values() const noexcept {
+    return {static_cast<const T*>(data), static_cast<std::size_t>(bytes / static_cast<std::int64_t>(sizeof(T)))};
+  }
+};
+
+/// What a run gives back.
+struct RunResult {
+  std::vector<Output> outputs;   ///< one per graph output, in order
+  std::int32_t gear = -1;        ///< the gear that ran; -1 for a range or fixed plan
+  std::int64_t arena_bytes = 0;  ///< the arena the plan used
+  /// The output of that name. Throws `Errc::invalid_argument` listing the names.
+  [[nodiscard]] const Output& operator[](std::string_view name) const;
+};
+
+/// See the file comment.
+class Session {
+ public:
+  /// A session over `model`. Throws `Errc::invalid_argument` for a null model or
+  /// negative thread count.
+  explicit Session(std::shared_ptr<const CompiledModel> model, SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Runs on `inputs` (one per graph input, in order); outputs are allocated.
+  /// Throws `ge::Error`: `bad_tensor` (count, data type, rank, negative dim, null
+  /// buffer), `no_matching_gear`, `out_of_range`, or a kernel's error.
+  RunResult run(std::span<const TensorView> inputs);
+  RunResult run(std::initializer_list<TensorView> inputs) { return run(std::span<const TensorView>(inputs.begin(), inputs.size())); }
+  /// Runs writing the outputs into the caller's buffers (one per graph output; the data
+  /// type must match and the buffer, `elements() * size`, must hold the real output:
+  /// `bad_tensor` otherwise). The result's outputs point into those buffers.
+  RunResult run(std::span<const TensorView> inputs, std::span<const TensorView> outputs);
+  RunResult run(std::initializer_list<TensorView> inputs, std::initializer_list<TensorView> outputs) {
+    return run(std::span<const TensorView>(inputs.begin(), inputs.size()),
+               std::span<const TensorView>(outputs.begin(), outputs.size()));
+  }
+
+  /// The model.
+  [[nodiscard]] const CompiledModel& model() const noexcept { return *model_; }
+  /// The scheduler's thread count.
+  [[nodiscard]] int threads() const noexcept;
+  /// The device.
+  [[nodiscard]] Device& device() const noexcept { return *device_; }
+
+ private:
+  struct Context;
+  struct Impl;
+  RunResult run_impl(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs);
+
+  std::shared_ptr<const CompiledModel> model_;
+  std::shared_ptr<Device> device_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ge

@@ -1,0 +1,490 @@
+// compile(): options -> shapes for the hull of all plans -> passes -> a kernel per node ->
+// one Plan per gear (or a range plan, or plans per input signature) with streams and a
+// memory plan. See include/ge/compile/compile.hpp.
+#include "ge/compile/compile.hpp"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "compile/step_order.hpp"
+#include "ge/ops/registry.hpp"
+
+namespace ge {
+
+namespace {
+
+[[noreturn]] void fail(Errc code, const std::string& what) { raise(code, "[ge.compile] " + what); }
+
+std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// The smallest interval holding both dims.
+Dim hull(const Dim& a, const Dim& b) { return Dim::interval(std::min(a.lo(), b.lo()), std::max(a.hi(), b.hi())); }
+
+Shape hull(const Shape& a, const Shape& b) {
+  if (!a.rank_known() || !b.rank_known() || a.rank() != b.rank()) return Shape::unknown_rank();
+  std::vector<Dim> dims;
+  for (std::size_t i = 0; i < a.rank(); ++i) dims.push_back(hull(a.dims()[i], b.dims()[i]));
+  return Shape(std::move(dims));
+}
+
+// Shape propagation: every value's description for these graph-input shapes, in value-id
+// order. Nodes are inferred in topological order from their inputs' new descriptions.
+std::vector<TensorDesc> propagate(const Graph& g, const std::vector<Shape>& input_shapes,
+                                  const std::vector<std::size_t>& order) {
+  std::vector<TensorDesc> desc(g.values().size());
+  for (std::size_t i = 0; i < g.inputs().size(); ++i)
+    desc[g.inputs()[i].value] = {g.inputs()[i].dtype, input_shapes[i]};
+  for (const Constant& c : g.constants()) desc[c.value] = c.tensor.desc();
+  const OpRegistry& ops = OpRegistry::global();
+  std::vector<TensorDesc> in;
+  std::vector<const Tensor*> constants;
+  for (const std::size_t n : order) {
+    const Node& node = g.nodes()[n];
+    in.assign(node.inputs.size(), TensorDesc{});
+    constants.assign(node.inputs.size(), nullptr);
+    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == no_value) continue;
+      in[i] = desc[node.inputs[i]];
+      constants[i] = g.constant_of(node.inputs[i]);
+    }
+    auto out = infer_outputs(ops.find(node.op), node.name, in, constants, node.attrs, node.outputs.size());
+    for (std::size_t o = 0; o < node.outputs.size(); ++o) desc[node.outputs[o]] = std::move(out[o]);
+  }
+  return desc;
+}
+
+// A copy of `g` whose inputs have `input_shapes` and whose values carry `desc`.
+Graph reshaped(const Graph& g, const std::vector<Shape>& input_shapes, const std::vector<TensorDesc>& desc,
+               const std::vector<std::size_t>& order) {
+  Graph out;
+  std::vector<ValueId> map(g.values().size(), no_value);
+  for (std::size_t i = 0; i < g.inputs().size(); ++i) {
+    const GraphInput& in = g.inputs()[i];
+    map[in.value] = out.add_input(in.name, in.dtype, input_shapes[i], in.format);
+  }
+  for (const Constant& c : g.constants()) map[c.value] = out.add_constant(c.name, c.tensor);
+  for (const std::size_t n : order) {
+    const Node& node = g.nodes()[n];
+    std::vector<ValueId> ins, outs;
+    for (const ValueId v : node.inputs) ins.push_back(v == no_value ? no_value : map[v]);
+    for (const ValueId v : node.outputs) outs.push_back(map[v] = out.declare_value(g.values()[v].name, desc[v]));
+    out.add_node(node.name, node.op, std::move(ins), std::move(outs), node.attrs);
+  }
+  for (const ValueId v : g.outputs()) out.add_output(map[v]);
+  return out;
+}
+
+// The kernel of one node through the single-op compiler and its cache.
+std::shared_ptr<const Kernel> select_kernel(OpCompiler& compiler, const Graph& g, const Node& node,
+                                            const std::vector<TensorDesc>& desc, CompileFlag flag) {
+  OpCompileRequest r;
+  r.op_type = node.op;
+  r.attrs = node.attrs;
+  r.flag = flag;
+  for (const ValueId v : node.inputs) {
+    if (v == no_value) {
+      r.inputs.push_back(OpTensor::undefined());
+    } else if (const Tensor* t = g.constant_of(v)) {
+      r.inputs.push_back(OpTensor::constant_of(*t));
+    } else {
+      r.inputs.push_back(OpTensor{desc[v].dtype, desc[v].shape, Format::nd, std::nullopt});
+    }
+  }
+  for (const ValueId v : node.outputs) r.outputs.push_back(OpTensor{desc[v].dtype, desc[v].shape, Format::nd, std::nullopt});
+  try {
+    return compiler.compile(r)->kernel;
+  } catch (const Error& e) {
+    raise(e.code(), std::string(e.what()) + " (node " + q(node.name) + ")");
+  }
+}
+
+bool rank_known_inputs(const Node& node, const std::vector<TensorDesc>& desc) {
+  return std::all_of(node.inputs.begin(), node.inputs.end(),
+                     [&](ValueId v) { return v == no_value || desc[v].shape.rank_known(); });
+}
+
+// Upper-bound bytes of a description, or -1 when unbounded.
+std::int64_t bound_bytes(const TensorDesc& d) {
+  if (!d.shape.rank_known()) return -1;
+  const Dim b = byte_size(d.shape, d.dtype);
+  return b.is_bounded() ? b.hi() : -1;
+}
+
+struct PlanInputs {
+  const Graph& graph;
+  const std::vector<std::size_t>& order;
+  const std::vector<std::shared_ptr<const Kernel>>& kernels;  // per node; null: select here
+  const CompileSettings& settings;
+  OpCompiler& compiler;
+  bool ac_parallel = false;
+};
+
+// The last step each arena value must stay live for when streams run out of step order:
+// every step that is not ordered after all its readers (and its producer) could still
+// run beside them.
+std::int32_t extended_last(const detail::StepOrder& order, const PlanValue& v, std::int32_t last) {
+  std::int32_t result = last;
+  const auto after_all = [&](std::int32_t s) {
+    if (!order.after(s, v.producer)) return false;
+    return std::all_of(v.readers.begin(), v.readers.end(), [&](std::int32_t r) { return order.after(s, r); });
+  };
+  for (std::int32_t k = 0; k < order.stream_count(); ++k) {
+    const auto& steps = order.stream_steps(static_cast<std::size_t>(k));
+    // Along a stream, "after all" turns true once and stays true: find the first.
+    const auto it = std::partition_point(steps.begin(), steps.end(), [&](std::int32_t s) { return !after_all(s); });
+    if (it != steps.begin()) result = std::max(result, *(it - 1));
+  }
+  return result;
+}
+
+std::shared_ptr<const Plan> build_plan(const PlanInputs& in, const std::vector<Shape>& input_shapes, std::int32_t gear) {
+  const Graph& g = in.graph;
+  auto plan = std::make_shared<Plan>();
+  plan->gear = gear;
+  plan->input_shapes = input_shapes;
+  const std::vector<TensorDesc> desc = propagate(g, input_shapes, in.order);
+
+  // Values: one per graph value, indexed by value id.
+  plan->values.resize(g.values().size());
+  for (std::size_t v = 0; v < g.values().size(); ++v) {
+    PlanValue& pv = plan->values[v];
+    pv.name = g.values()[v].name;
+    pv.desc = desc[v];
+    pv.bytes = bound_bytes(desc[v]);
+    pv.storage = pv.bytes < 0 ? Storage::dynamic : Storage::arena;
+  }
+  for (std::size_t i = 0; i < g.inputs().size(); ++i) {
+    PlanValue& pv = plan->values[g.inputs()[i].value];
+    pv.storage = Storage::input;
+    pv.index = static_cast<std::int32_t>(i);
+    plan->graph_inputs.push_back(static_cast<std::int32_t>(g.inputs()[i].value));
+  }
+  for (const Constant& c : g.constants()) {
+    PlanValue& pv = plan->values[c.value];
+    pv.storage = Storage::constant;
+    pv.constant = c.tensor;
+  }
+  for (std::size_t o = 0; o < g.outputs().size(); ++o) {
+    const ValueId v = g.outputs()[o];
+    PlanValue& pv = plan->values[v];
+    if (g.values()[v].source == ValueSource::node) {
+      pv.storage = Storage::output;
+      pv.index = static_cast<std::int32_t>(o);
+    }
+    plan->graph_outputs.push_back(static_cast<std::int32_t>(v));
+  }
+
+  // Steps, in execution order.
+  const OpRegistry& ops = OpRegistry::global();
+  bool is_static = true;
+  plan->steps.reserve(in.order.size());
+  for (std::size_t s = 0; s < in.order.size(); ++s) {
+    const std::size_t n = in.order[s];
+    const Node& node = g.nodes()[n];
+    PlanStep step;
+    step.name = node.name;
+    step.op = node.op;
+    step.schema = &ops.find(node.op);
+    step.attrs = node.attrs;
+    step.kernel = in.kernels[n] ? in.kernels[n] : select_kernel(in.compiler, g, node, desc, CompileFlag::fuzzy);
+    step.engine = step.schema->engines.has(Engine::vector) ? Engine::vector : Engine::host;
+    for (const ValueId v : node.inputs) {
+      step.inputs.push_back(v == no_value ? -1 : static_cast<std::int32_t>(v));
+      if (v != no_value) plan->values[v].readers.push_back(static_cast<std::int32_t>(s));
+    }
+    for (const ValueId v : node.outputs) {
+      step.outputs.push_back(static_cast<std::int32_t>(v));
+      plan->values[v].producer = static_cast<std::int32_t>(s);
+      if (!desc[v].shape.is_static()) is_static = false;
+    }
+    if (step.kernel->data_dependent()) is_static = false;
+    plan->steps.push_back(std::move(step));
+  }
+  plan->static_shapes = is_static;
+  for (PlanValue& v : plan->values) {
+    std::sort(v.readers.begin(), v.readers.end());
+    v.readers.erase(std::unique(v.readers.begin(), v.readers.end()), v.readers.end());
+  }
+
+  // Streams: a step depends on the producers of its inputs.
+  std::vector<std::vector<std::int32_t>> preds(plan->steps.size());
+  std::vector<bool> on_host(plan->steps.size(), false);
+  for (std::size_t s = 0; s < plan->steps.size(); ++s) {
+    for (const std::int32_t v : plan->steps[s].inputs)
+      if (v >= 0 && plan->values[static_cast<std::size_t>(v)].producer >= 0)
+        preds[s].push_back(plan->values[static_cast<std::size_t>(v)].producer);
+    std::sort(preds[s].begin(), preds[s].end());
+    preds[s].erase(std::unique(preds[s].begin(), preds[s].end()), preds[s].end());
+    on_host[s] = plan->steps[s].engine == Engine::host;
+  }
+  plan->streams = assign_streams(preds, on_host, {.max_streams = in.settings.max_streams, .ac_parallel = in.ac_parallel});
+
+  // Lifetimes of the arena values, extended for streams; in place where the schema
+  // allows it and the input dies at the step.
+  const detail::StepOrder order(plan->streams);
+  for (PlanValue& v : plan->values) {
+    if (v.storage != Storage::arena) continue;
+    const std::int32_t last = v.readers.empty() ? v.producer : v.readers.back();
+    v.block = static_cast<std::int32_t>(plan->lifetimes.size());
+    plan->lifetimes.push_back({.bytes = v.bytes, .first = v.producer, .last = extended_last(order, v, last)});
+  }
+  for (const PlanStep& step : plan->steps) {
+    for (const InPlace& ip : step.schema->in_place) {
+      if (ip.output >= step.outputs.size() || ip.input >= step.inputs.size() || step.inputs[ip.input] < 0) continue;
+      const PlanValue& out = plan->values[static_cast<std::size_t>(step.outputs[ip.output])];
+      const PlanValue& src = plan->values[static_cast<std::size_t>(step.inputs[ip.input])];
+      if (out.storage != Storage::arena || src.storage != Storage::arena) continue;
+      if (out.desc.dtype != src.desc.dtype || out.bytes != src.bytes) continue;
+      if (!out.desc.shape.is_static() && !(out.desc.shape == src.desc.shape)) continue;
+      Lifetime& lt = plan->lifetimes[static_cast<std::size_t>(out.block)];
+      if (lt.inplace_of >= 0) continue;
+      if (plan->lifetimes[static_cast<std::size_t>(src.block)].last != lt.first) continue;
+      lt.inplace_of = src.block;
+    }
+  }
+  plan->memory = plan_memory(plan->lifetimes, {.alignment = in.settings.alignment});
+  for (PlanValue& v : plan->values)
+    if (v.storage == Storage::arena) v.offset = plan->memory.offsets[static_cast<std::size_t>(v.block)];
+  return plan;
+}
+
+std::string dims_key(std::span<const std::vector<std::int64_t>> dims) {
+  std::string key;
+  for (const auto& d : dims) {
+    key += '[';
+    for (const std::int64_t x : d) key += std::to_string(x) + ',';
+    key += ']';
+  }
+  return key;
+}
+
+std::string dims_text(const std::vector<std::int64_t>& d) {
+  std::string s;
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s;
+}
+
+}  // namespace
+
+std::string_view to_string(Storage s) noexcept {
+  switch (s) {
+    case Storage::arena: return "arena";
+    case Storage::input: return "input";
+    case Storage::output: return "output";
+    case Storage::constant: return "constant";
+    case Storage::dynamic: return "dynamic";
+  }
+  return "?";
+}
+
+std::string Plan::describe_inputs(const std::vector<std::string>& names) const {
+  std::string s;
+  for (std::size_t i = 0; i < input_shapes.size(); ++i)
+    s += (i ? "; " : "") + (i < names.size() ? names[i] : "input" + std::to_string(i)) + ":" + input_shapes[i].to_string();
+  return s;
+}
+
+std::int64_t CompiledModel::arena_bytes() const noexcept {
+  std::int64_t m = 0;
+  for (const auto& p : plans_) m = std::max(m, p->arena_bytes());
+  return m;
+}
+
+std::shared_ptr<const Plan> CompiledModel::plan_for(std::span<const std::vector<std::int64_t>> dims) const {
+  std::vector<std::string> names;
+  for (const ModelIO& io : inputs_) names.push_back(io.name);
+  const auto given = [&] {
+    std::string s;
+    for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "; " : "") + names[i] + ":" + dims_text(dims[i]);
+    return s;
+  };
+  if (dims.size() != inputs_.size())
+    raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(dims.size()) + " inputs given; the model has " +
+                                std::to_string(inputs_.size()));
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const Shape& s = inputs_[i].shape;
+    if (s.rank_known() && s.rank() != dims[i].size())
+      raise(Errc::bad_tensor, "[ge.runtime] input " + q(names[i]) + " has rank " + std::to_string(dims[i].size()) +
+                                  " (dims " + dims_text(dims[i]) + "); the model takes rank " + std::to_string(s.rank()) +
+                                  " (" + s.to_string() + ")");
+  }
+  const auto fits = [&](const Plan& p) {
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      std::vector<Dim> d(dims[i].begin(), dims[i].end());
+      if (!relaxes(p.input_shapes[i], Shape(std::move(d)))) return false;
+    }
+    return true;
+  };
+  if (per_signature_) {
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      std::vector<Dim> d(dims[i].begin(), dims[i].end());
+      if (!relaxes(inputs_[i].shape, Shape(std::move(d))))
+        raise(Errc::out_of_range, "[ge.runtime] input " + q(names[i]) + " has dims " + dims_text(dims[i]) +
+                                      ", outside the compiled range " + inputs_[i].shape.to_string());
+    }
+    return signature_plans_->get_or_create(dims_key(dims), [&] {
+      std::vector<Shape> shapes;
+      for (const auto& d : dims) shapes.emplace_back(std::vector<Dim>(d.begin(), d.end()));
+      const auto order = graph_.topological_order();
+      OpCompiler& compiler = settings_.compiler ? *settings_.compiler : OpCompiler::global();
+      return build_plan({graph_, order, kernels_, settings_, compiler, config_.ac_parallel_enable}, shapes, -1);
+    });
+  }
+  for (const auto& p : plans_)
+    if (fits(*p)) return p;
+  if (config_.mode == ShapeMode::gears) {
+    std::string list;
+    for (const auto& p : plans_) list += "\n  gear " + std::to_string(p->gear) + ": " + p->describe_inputs(names);
+    raise(Errc::no_matching_gear, "[ge.runtime] the inputs " + given() + " match no gear; the gears are:" + list);
+  }
+  const std::string what = config_.mode == ShapeMode::ranges ? "the compiled ranges " : "the compiled shapes ";
+  raise(Errc::out_of_range, "[ge.runtime] the inputs " + given() + " lie outside " + what +
+                                (plans_.empty() ? std::string() : plans_.front()->describe_inputs(names)));
+}
+
+std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOptions& options, const Target& target,
+                                             const CompileSettings& settings) {
+  if (settings.max_streams < 1) fail(Errc::invalid_argument, "max_streams " + std::to_string(settings.max_streams) + "; expected >= 1");
+  if (settings.alignment < 1 || (settings.alignment & (settings.alignment - 1)) != 0)
+    fail(Errc::invalid_argument, "alignment " + std::to_string(settings.alignment) + "; expected a power of two");
+  if (settings.plan_cache < 1) fail(Errc::invalid_argument, "plan_cache 0; expected at least 1");
+  graph.validate();
+
+  auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
+  CompiledModel& m = *model;
+  m.settings_ = settings;
+  const auto& gin = graph.inputs();
+
+  // 1. Options, checked against the target and the graph's inputs.
+  std::vector<ModelInput> model_inputs;
+  for (const GraphInput& i : gin) model_inputs.push_back({i.name, i.shape, true});
+  const bool shapes_given = options.input_shape().has_value() || options.contains(Option::dynamic_batch_size) ||
+                            options.contains(Option::dynamic_image_size) || options.contains(Option::dynamic_dims);
+  m.config_ = shapes_given ? parse_dynamic_config(options, target, model_inputs) : parse_dynamic_config(options, target);
+  DynamicConfig& cfg = m.config_;
+
+  // INPUT_SHAPE overrides the declared shapes.
+  std::vector<Shape> base;
+  for (const GraphInput& i : gin) base.push_back(i.shape);
+  std::vector<std::size_t> entry_input;  // per INPUT_SHAPE entry: the graph input
+  for (std::size_t e = 0; e < cfg.input_shape.entries().size(); ++e) {
+    const InputShapeEntry& entry = cfg.input_shape.entries()[e];
+    std::size_t k = e;
+    if (cfg.input_shape.named())
+      for (std::size_t j = 0; j < gin.size(); ++j)
+        if (gin[j].name == entry.name) k = j;
+    entry_input.push_back(k);
+    base[k] = entry.shape;
+  }
+  if (cfg.mode == ShapeMode::fixed && !std::all_of(base.begin(), base.end(), [](const Shape& s) { return s.is_static(); })) {
+    if (!target.supports_ranges)
+      fail(Errc::ranges_unsupported, "the graph's inputs have dynamic shapes (" + [&] {
+        std::string s;
+        for (std::size_t i = 0; i < gin.size(); ++i) s += (i ? "; " : "") + gin[i].name + ":" + base[i].to_string();
+        return s;
+      }() + "), and target " + q(target.name) + " has no shape ranges; expected INPUT_SHAPE with fixed dims or a gear option");
+    cfg.mode = ShapeMode::ranges;
+  }
+
+  // 2. The shapes of every plan, and their hull.
+  std::vector<std::vector<Shape>> plan_shapes;
+  if (cfg.mode == ShapeMode::gears) {
+    m.gears_ = enumerate_gears(cfg);
+    for (const Gear& gear : m.gears_) {
+      std::vector<Shape> shapes = base;
+      for (std::size_t e = 0; e < gear.shapes.size(); ++e) shapes[entry_input[e]] = gear.shapes[e];
+      plan_shapes.push_back(std::move(shapes));
+    }
+  } else {
+    plan_shapes.push_back(base);
+  }
+  std::vector<Shape> hull_shapes = plan_shapes.front();
+  for (const auto& shapes : plan_shapes)
+    for (std::size_t i = 0; i < shapes.size(); ++i) hull_shapes[i] = hull(hull_shapes[i], shapes[i]);
+
+  // 3. Shapes over the hull, then the passes.
+  const auto order0 = graph.topological_order();
+  Graph g = reshaped(graph, hull_shapes, propagate(graph, hull_shapes, order0), order0);
+  if (settings.optimize) g = optimize(g, &m.pass_stats_);
+  const auto order = g.topological_order();
+  const std::vector<TensorDesc> hull_desc = propagate(g, hull_shapes, order);
+
+  // 4. A kernel per node, shared by every plan (per plan where the rank is unknown here).
+  OpCompiler& compiler = settings.compiler ? *settings.compiler : OpCompiler::global();
+  m.kernels_.assign(g.nodes().size(), nullptr);
+  for (const std::size_t n : order)
+    if (rank_known_inputs(g.nodes()[n], hull_desc))
+      m.kernels_[n] = select_kernel(compiler, g, g.nodes()[n], hull_desc, CompileFlag::exact);
+
+  for (std::size_t i = 0; i < gin.size(); ++i)
+    m.inputs_.push_back({gin[i].name, gin[i].dtype, gin[i].format, hull_shapes[i]});
+  for (const ValueId v : g.outputs()) {
+    const ValueInfo& info = g.values()[v];
+    Format f = Format::nd;
+    if (info.source == ValueSource::input) f = g.inputs()[info.producer].format;
+    m.outputs_.push_back({info.name, info.desc.dtype, f, hull_desc[v].shape});
+  }
+
+  // 5. The plans.
+  m.per_signature_ = cfg.mode == ShapeMode::ranges &&
+                     std::any_of(hull_shapes.begin(), hull_shapes.end(), [](const Shape& s) { return !s.is_bounded(); });
+  m.signature_plans_ = std::make_unique<LruCache<Plan>>(settings.plan_cache);
+  m.graph_ = std::move(g);
+  if (!m.per_signature_) {
+    const PlanInputs in{m.graph_, order, m.kernels_, m.settings_, compiler, cfg.ac_parallel_enable};
+    for (std::size_t p = 0; p < plan_shapes.size(); ++p)
+      m.plans_.push_back(build_plan(in, plan_shapes[p], cfg.mode == ShapeMode::gears ? static_cast<std::int32_t>(p) : -1));
+  }
+  return model;
+}
+
+// ---------------------------------------------------------------------------------------
+
+void verify(const Plan& plan) {
+  const auto bad = [](const std::string& what) { raise(Errc::internal, "[ge.compile] plan check: " + what); };
+  verify(plan.memory, plan.lifetimes);
+  std::vector<std::vector<std::int32_t>> preds(plan.steps.size());
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    for (const std::int32_t v : plan.steps[s].inputs)
+      if (v >= 0 && plan.values[static_cast<std::size_t>(v)].producer >= 0)
+        preds[s].push_back(plan.values[static_cast<std::size_t>(v)].producer);
+    std::sort(preds[s].begin(), preds[s].end());
+    preds[s].erase(std::unique(preds[s].begin(), preds[s].end()), preds[s].end());
+    for (const std::int32_t p : preds[s])
+      if (p >= static_cast<std::int32_t>(s)) bad("step " + q(plan.steps[s].name) + " reads a value made by a later step");
+  }
+  verify(plan.streams, preds);
+  const detail::StepOrder order(plan.streams);
+  std::vector<const PlanValue*> arena;
+  for (const PlanValue& v : plan.values) {
+    if (v.storage != Storage::arena) continue;
+    if (v.block < 0 || static_cast<std::size_t>(v.block) >= plan.lifetimes.size()) bad("value " + q(v.name) + " has no block");
+    if (v.offset != plan.memory.offsets[static_cast<std::size_t>(v.block)]) bad("value " + q(v.name) + " is not at its block's offset");
+    if (v.bytes < 0 || v.offset < 0 || v.offset + v.bytes > plan.memory.arena_bytes)
+      bad("value " + q(v.name) + " (" + std::to_string(v.bytes) + " bytes at " + std::to_string(v.offset) +
+          ") does not fit the arena of " + std::to_string(plan.memory.arena_bytes));
+    if (v.producer < 0) bad("arena value " + q(v.name) + " has no producer");
+    arena.push_back(&v);
+  }
+  // Two values sharing memory: the later one's producer runs after every reader of the
+  // earlier one (for an in-place pair: every other reader).
+  for (const PlanValue* a : arena)
+    for (const PlanValue* b : arena) {
+      if (a == b || a->producer > b->producer || (a->producer == b->producer && a > b)) continue;
+      if (a->bytes == 0 || b->bytes == 0 || a->offset + a->bytes <= b->offset || b->offset + b->bytes <= a->offset) continue;
+      if (a->producer == b->producer) bad("values " + q(a->name) + " and " + q(b->name) + " of one step overlap");
+      for (const std::int32_t r : a->readers) {
+        if (r == b->producer) {
+          const bool granted = plan.memory.shares_with[static_cast<std::size_t>(b->block)] == a->block;
+          if (granted) continue;
+        }
+        if (!order.after(b->producer, r))
+          bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " +
+              q(plan.steps[static_cast<std::size_t>(b->producer)].name) + " (writing the second) may run before step " +
+              q(plan.steps[static_cast<std::size_t>(r)].name) + " (reading the first) finishes");
+      }
+    }
+}
+
+}  // namespace ge

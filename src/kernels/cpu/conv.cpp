@@ -130,7 +130,9 @@ void im2col_pack(const float* x, std::int64_t c, std::int64_t h, std::int64_t w,
   });
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under ThreadSanitizer: an ifunc resolver runs while the program is being loaded,
+// before the sanitizer's runtime is up, and its instrumented code crashes there.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define GE_CONV_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define GE_CONV_CLONES

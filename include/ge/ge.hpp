@@ -18,6 +18,9 @@
 #include "ge/device/device.hpp"
 #include "ge/graph.hpp"
 #include "ge/options.hpp"
+#if defined(GE_WITH_ONNX)
+#include "ge/onnx.hpp"
+#endif
 #include "ge/runtime/host_scheduler.hpp"
 #include "ge/runtime/session.hpp"
 #include "ge/shape/dim.hpp"

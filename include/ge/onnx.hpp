@@ -1,0 +1,71 @@
+#pragma once
+/// \file
+/// `ge::onnx`: reads ONNX models (opsets 11 to 17 of the default domain) into a
+/// `ge::Graph`. Built when the library is configured with `GE_WITH_ONNX` (then the macro
+/// `GE_WITH_ONNX` is 1); this header does not include protobuf.
+///
+/// ```
+/// ge::Graph g = ge::onnx::load("resnet50.onnx");
+/// auto model = ge::compile(g, {{"ge.inputShape", "data:-1,3,224,224"}});
+/// ```
+///
+/// What the importer does:
+/// - initializers and `Constant` nodes become constants (raw data, the typed fields, or
+///   external data files relative to the model's directory, with offset and length);
+///   graph inputs that are initializers are constants, not inputs;
+/// - graph inputs keep their names and order; a `dim_value` is a fixed dim, a
+///   `dim_param` or a missing value an unknown dim (`-1`), a missing shape unknown rank;
+/// - each node maps to the op schema of the same name; attributes convert to
+///   `ge::Attribute`s; inputs that older opsets passed as attributes (Squeeze and
+///   Unsqueeze axes, Split split before opset 13) become constant inputs; Cast's `to` its
+///   type name; Softmax and LogSoftmax before opset 13 (which flatten to 2-D) keep
+///   their meaning;
+/// - node outputs are declared with the schema's inferred descriptions, node by node in
+///   an order where producers come first.
+///
+/// Errors, each a `ge::Error`:
+/// - `bad_model`: bytes that are not a model, truncated data, a missing graph, data shorter
+///   or longer than its shape, negative or overflowing dims, tensors over
+///   `LoadOptions::max_tensor_bytes`, external data outside the model's directory,
+///   names read but never produced, values produced twice, cycles (naming the nodes);
+/// - `unsupported_op`: an opset other than 11 to 17, or ONE error listing every op,
+///   domain, attribute and data type of the model this build lacks (each with the first
+///   node or value that uses it);
+/// - the graph's and the schemas' own codes (`bad_op_inputs`, `bad_attribute`, ...) for a
+///   node that breaks its op's rules, naming the node.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+
+#include "ge/graph/graph.hpp"
+#include "ge/graph/tensor.hpp"
+
+namespace ge::onnx {
+
+/// The opsets of the default domain (`""` or `ai.onnx`) the importer reads.
+inline constexpr std::int64_t min_opset = 11;
+inline constexpr std::int64_t max_opset = 17;
+
+/// Limits of a load.
+struct LoadOptions {
+  /// The most bytes one tensor (initializer, constant, external data) may declare.
+  std::int64_t max_tensor_bytes = std::int64_t{4} << 30;
+};
+
+/// Reads the model file at `path`; external data is read relative to its directory.
+[[nodiscard]] Graph load(const std::filesystem::path& path, const LoadOptions& options = {});
+/// Reads a serialized model; `base_dir` is the directory of external data files (empty:
+/// a model with external data is refused).
+[[nodiscard]] Graph load_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir = {},
+                               const LoadOptions& options = {});
+
+/// Reads a file holding one serialized ONNX TensorProto (as test data sets store inputs
+/// and outputs). Same rules and errors as initializers.
+[[nodiscard]] Tensor load_tensor(const std::filesystem::path& path, const LoadOptions& options = {});
+/// Reads one serialized ONNX TensorProto.
+[[nodiscard]] Tensor load_tensor_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir = {},
+                                       const LoadOptions& options = {});
+
+}  // namespace ge::onnx

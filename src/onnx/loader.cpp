@@ -1,0 +1,574 @@
+// The ONNX importer: ModelProto -> ge::Graph. See include/ge/onnx.hpp.
+//
+// Steps: parse; check the opsets; convert every node (collecting everything unsupported
+// into one error); add inputs and constants; check names (dangling, produced twice); sort
+// the nodes so that producers come first (naming a cycle); add each node with its
+// outputs declared from the schema's inference; mark the outputs; validate.
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ge/ops/registry.hpp"
+#include "onnx/convert.hpp"
+
+namespace ge::onnx {
+
+using namespace detail;
+
+namespace {
+
+// Op types of our registry that are not ONNX ops (made by graph passes).
+bool internal_op(std::string_view op) { return op == "FusedConv"; }
+
+// One node after conversion: our op, its inputs by name ("" = omitted), constants to
+// add as extra inputs, attributes, outputs by name ("" = omitted).
+struct NodePlan {
+  std::size_t index = 0;  // in the model
+  std::string name;       // unique among nodes
+  std::string op;
+  std::vector<std::string> inputs;
+  struct Extra {
+    std::size_t position;
+    std::string name;
+    Tensor data;
+  };
+  std::vector<Extra> extra;  // attributes that became constant inputs
+  Attributes attrs;
+  std::vector<std::string> outputs;
+  bool legacy_softmax = false;  // Softmax/LogSoftmax before opset 13: flattens at `axis`
+};
+
+// What the model needs that this build lacks: a key and the first user of each.
+class Unsupported {
+ public:
+  void add(const std::string& what, const std::string& where) {
+    if (seen_.insert(what).second) items_.emplace_back(what, where);
+  }
+  void raise_if_any() const {
+    if (items_.empty()) return;
+    std::string text;
+    for (const auto& [what, where] : items_) text += (text.empty() ? "" : ", ") + what + " (" + where + ")";
+    fail(Errc::unsupported_op, "the model uses " + std::to_string(items_.size()) +
+                                   " thing(s) this build does not support: " + text);
+  }
+
+ private:
+  std::set<std::string> seen_;
+  std::vector<std::pair<std::string, std::string>> items_;
+};
+
+std::string node_label(const ::onnx::NodeProto& n, std::size_t index) {
+  return n.name().empty() ? "node #" + std::to_string(index) : "node " + quote(n.name());
+}
+
+// An attribute's kind: its declared type, or for old files without one, the field set.
+int attr_type(const ::onnx::AttributeProto& a) {
+  using A = ::onnx::AttributeProto;
+  if (a.type() != A::UNDEFINED) return a.type();
+  if (a.has_f()) return A::FLOAT;
+  if (a.has_i()) return A::INT;
+  if (a.has_s()) return A::STRING;
+  if (a.has_t()) return A::TENSOR;
+  if (a.has_g()) return A::GRAPH;
+  if (a.floats_size() > 0) return A::FLOATS;
+  if (a.ints_size() > 0) return A::INTS;
+  if (a.strings_size() > 0) return A::STRINGS;
+  return A::UNDEFINED;
+}
+
+std::string attr_type_name(int t) {
+  if (::onnx::AttributeProto_AttributeType_IsValid(t))
+    return ::onnx::AttributeProto_AttributeType_Name(static_cast<::onnx::AttributeProto_AttributeType>(t));
+  return "type " + std::to_string(t);
+}
+
+// Converts the nodes' ops and attributes; records what is unsupported instead of throwing.
+class NodeConverter {
+ public:
+  NodeConverter(std::int64_t opset, const std::filesystem::path& base_dir, const LoadOptions& options,
+                Unsupported& unsupported)
+      : opset_(opset), base_dir_(base_dir), options_(options), unsupported_(unsupported) {}
+
+  // nullopt when something is unsupported (recorded).
+  std::optional<NodePlan> convert(const ::onnx::NodeProto& n, std::size_t index) {
+    const std::string where = node_label(n, index);
+    const std::string& op = n.op_type();
+    if (!n.domain().empty() && n.domain() != "ai.onnx") {
+      unsupported_.add("op " + quote(n.domain() + ":" + op) + " of domain " + quote(n.domain()), where);
+      return std::nullopt;
+    }
+    const bool constant = op == "Constant";
+    const OpSchema* schema = internal_op(op) || constant ? nullptr : OpRegistry::global().try_find(op);
+    if (schema == nullptr && !constant) {
+      unsupported_.add("op " + quote(op), where);
+      return std::nullopt;
+    }
+    NodePlan p;
+    p.index = index;
+    p.op = op;
+    p.inputs.assign(n.input().begin(), n.input().end());
+    p.outputs.assign(n.output().begin(), n.output().end());
+    bool ok = true;
+    for (const auto& a : n.attribute()) {
+      auto v = attribute(op, a, where);
+      if (!v) {
+        ok = false;
+        continue;
+      }
+      if (!p.attrs.emplace(a.name(), std::move(*v)).second)
+        fail(Errc::bad_model, where + " (" + op + ") sets attribute " + quote(a.name()) + " twice");
+    }
+    if (!ok) return std::nullopt;
+    if (constant) return p;  // becomes a constant; see constant_value
+    if (!legacy(p, where)) return std::nullopt;
+    // Attribute names and values against the schema.
+    for (const auto& [name, value] : p.attrs) {
+      const auto spec = std::find_if(schema->attrs.begin(), schema->attrs.end(),
+                                     [&](const AttrSpec& s) { return s.name == name; });
+      if (spec == schema->attrs.end()) {
+        unsupported_.add(op + " attribute " + quote(name), where);
+        ok = false;
+        continue;
+      }
+      if (spec->check && value.kind() == spec->kind) {
+        std::string expected;
+        try {
+          expected = spec->check(value);
+        } catch (const Error&) {
+          // A kind the check cannot read: the schema reports it when the node is added.
+        }
+        if (!expected.empty()) {
+          unsupported_.add(op + " attribute " + name + "=" + value.to_string() + " (ge takes " + expected + ")", where);
+          ok = false;
+        }
+      }
+    }
+    if (!ok) return std::nullopt;
+    return p;
+  }
+
+ private:
+  std::optional<Attribute> attribute(const std::string& op, const ::onnx::AttributeProto& a, const std::string& where) {
+    using A = ::onnx::AttributeProto;
+    if (!a.ref_attr_name().empty()) {
+      unsupported_.add(op + " attribute " + quote(a.name()) + " referring to a function attribute", where);
+      return std::nullopt;
+    }
+    const int t = attr_type(a);
+    switch (t) {
+      case A::FLOAT: return Attribute(static_cast<double>(a.f()));
+      case A::INT: return Attribute(static_cast<std::int64_t>(a.i()));
+      case A::STRING: return Attribute(a.s());
+      case A::FLOATS: return Attribute(std::vector<double>(a.floats().begin(), a.floats().end()));
+      case A::INTS: return Attribute(std::vector<std::int64_t>(a.ints().begin(), a.ints().end()));
+      case A::STRINGS: return Attribute(std::vector<std::string>(a.strings().begin(), a.strings().end()));
+      case A::TENSOR:
+        if ((op == "ConstantOfShape" || op == "Constant") && a.name() == "value") {
+          if (!map_type(a.t().data_type())) {
+            unsupported_.add("data type " + type_name(a.t().data_type()), where + " attribute 'value'");
+            return std::nullopt;
+          }
+          return Attribute(to_tensor(a.t(), where + " (" + op + ") attribute 'value'", base_dir_, options_));
+        }
+        [[fallthrough]];
+      default:
+        unsupported_.add(op + " attribute " + quote(a.name()) + " of type " + attr_type_name(t), where);
+        return std::nullopt;
+    }
+  }
+
+  // Rewrites what older opsets spelled differently. False when unsupported (recorded).
+  bool legacy(NodePlan& p, const std::string& where) {
+    const auto move_to_input = [&](const char* attr, std::size_t position) {
+      const auto it = p.attrs.find(attr);
+      if (it == p.attrs.end()) return;
+      if (it->second.kind() != AttrKind::integers)
+        fail(Errc::bad_model, where + " (" + p.op + ") attribute " + quote(attr) + " is " + it->second.to_string() +
+                                  "; expected a list of ints");
+      const auto& v = it->second.as_ints();
+      p.extra.push_back({position, attr, Tensor::from<std::int64_t>({static_cast<std::int64_t>(v.size())}, v)});
+      p.attrs.erase(it);
+    };
+    if ((p.op == "Squeeze" || p.op == "Unsqueeze") && opset_ < 13) move_to_input("axes", 1);
+    if (p.op == "Split" && opset_ < 13) move_to_input("split", 1);
+    if ((p.op == "Softmax" || p.op == "LogSoftmax") && opset_ < 13) {
+      p.legacy_softmax = true;
+      p.attrs.try_emplace("axis", std::int64_t{1});
+    }
+    if (p.op == "Cast") {
+      const auto it = p.attrs.find("to");
+      if (it != p.attrs.end() && it->second.kind() == AttrKind::integer) {
+        const std::int64_t to = it->second.as_int();
+        const auto t = to >= 0 && to <= std::numeric_limits<std::int32_t>::max()
+                           ? map_type(static_cast<std::int32_t>(to))
+                           : std::nullopt;
+        if (!t) {
+          unsupported_.add("Cast to " + type_name(static_cast<std::int32_t>(std::clamp<std::int64_t>(to, -1, 1000))), where);
+          return false;
+        }
+        it->second = Attribute(std::string(to_string(*t)));
+      }
+    }
+    return true;
+  }
+
+  std::int64_t opset_;
+  const std::filesystem::path& base_dir_;
+  const LoadOptions& options_;
+  Unsupported& unsupported_;
+};
+
+// The constant of a Constant node.
+Tensor constant_value(const NodePlan& p, const std::string& where) {
+  if (p.attrs.size() != 1)
+    fail(Errc::bad_model, where + " (Constant) has " + std::to_string(p.attrs.size()) +
+                              " attributes; expected exactly one value");
+  const auto& [name, a] = *p.attrs.begin();
+  if (name == "value" && a.kind() == AttrKind::tensor) return a.as_tensor();
+  if (name == "value_float" && a.kind() == AttrKind::floating) return Tensor::scalar(static_cast<float>(a.as_float()));
+  if (name == "value_int" && a.kind() == AttrKind::integer) return Tensor::scalar(a.as_int());
+  if (name == "value_floats" && a.kind() == AttrKind::floats) {
+    std::vector<float> v(a.as_floats().begin(), a.as_floats().end());
+    return Tensor::from<float>({static_cast<std::int64_t>(v.size())}, v);
+  }
+  if (name == "value_ints" && a.kind() == AttrKind::integers)
+    return Tensor::from<std::int64_t>({static_cast<std::int64_t>(a.as_ints().size())}, a.as_ints());
+  fail(Errc::bad_model, where + " (Constant) has attribute " + quote(name) + " of kind " +
+                            std::string(to_string(a.kind())) + "; expected value, value_float(s) or value_int(s)");
+}
+
+// Checks Constant nodes' attributes for the unsupported list.
+bool constant_supported(const ::onnx::NodeProto& n, const std::string& where, Unsupported& unsupported) {
+  for (const auto& a : n.attribute())
+    if (a.name() == "sparse_value" || a.name() == "value_string" || a.name() == "value_strings") {
+      unsupported.add("Constant attribute " + quote(a.name()), where);
+      return false;
+    }
+  return true;
+}
+
+class Importer {
+ public:
+  Importer(const ::onnx::ModelProto& m, const std::filesystem::path& base_dir, const LoadOptions& options)
+      : m_(m), base_dir_(base_dir), options_(options) {}
+
+  Graph run() {
+    if (!m_.has_graph()) fail(Errc::bad_model, "the model has no graph; expected an ONNX ModelProto");
+    const ::onnx::GraphProto& gp = m_.graph();
+    const std::optional<std::int64_t> opset = default_opset();
+    Unsupported unsupported;
+
+    // Data types of inputs and initializers, and every node, before anything is built.
+    std::unordered_set<std::string> initializer_names;
+    for (const auto& t : gp.initializer()) {
+      initializer_names.insert(t.name());
+      if (!map_type(t.data_type())) unsupported.add("data type " + type_name(t.data_type()), "initializer " + quote(t.name()));
+    }
+    if (gp.sparse_initializer_size() > 0) unsupported.add("sparse initializers", "graph");
+    for (const auto& in : gp.input()) {
+      if (initializer_names.contains(in.name())) continue;
+      if (!in.type().has_tensor_type()) {
+        unsupported.add("graph inputs that are not tensors", "input " + quote(in.name()));
+        continue;
+      }
+      const auto et = in.type().tensor_type().elem_type();
+      if (!map_type(et)) unsupported.add("data type " + type_name(et), "input " + quote(in.name()));
+    }
+    NodeConverter converter(opset.value_or(max_opset), base_dir_, options_, unsupported);
+    std::vector<std::optional<NodePlan>> plans;
+    plans.reserve(static_cast<std::size_t>(gp.node_size()));
+    for (int i = 0; i < gp.node_size(); ++i) {
+      const auto& n = gp.node(i);
+      const std::string where = node_label(n, static_cast<std::size_t>(i));
+      if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
+          !constant_supported(n, where, unsupported)) {
+        plans.emplace_back();
+        continue;
+      }
+      plans.push_back(converter.convert(n, static_cast<std::size_t>(i)));
+    }
+    unsupported.raise_if_any();
+    if (!opset) fail(Errc::bad_model, "the model imports no opset of the default ONNX domain");
+
+    // Inputs (in order, initializers excluded) and constants.
+    std::unordered_set<std::string> input_names;
+    for (const auto& in : gp.input()) {
+      if (initializer_names.contains(in.name())) continue;
+      if (in.name().empty()) fail(Errc::bad_model, "a graph input has an empty name");
+      if (!input_names.insert(in.name()).second)
+        fail(Errc::bad_model, "graph input " + quote(in.name()) + " is listed twice; expected unique input names");
+      const auto& tt = in.type().tensor_type();
+      Shape shape = Shape::unknown_rank();
+      if (tt.has_shape()) {
+        std::vector<Dim> dims;
+        for (const auto& d : tt.shape().dim()) {
+          if (d.has_dim_value()) {
+            if (d.dim_value() < 0)
+              fail(Errc::bad_model, "graph input " + quote(in.name()) + " has a negative dim " +
+                                        std::to_string(d.dim_value()));
+            dims.emplace_back(d.dim_value());
+          } else {
+            dims.push_back(Dim::unknown());
+          }
+        }
+        shape = Shape(std::move(dims));
+      }
+      produce(in.name(), "graph input");
+      (void)g_.add_input(in.name(), *map_type(tt.elem_type()), std::move(shape));
+    }
+    for (const auto& t : gp.initializer()) {
+      const std::string what = "initializer " + quote(t.name());
+      if (t.name().empty()) fail(Errc::bad_model, "an initializer has an empty name");
+      produce(t.name(), what);
+      (void)g_.add_constant(t.name(), to_tensor(t, what, base_dir_, options_));
+    }
+    // Node names, made unique; Constant nodes become constants.
+    std::vector<std::size_t> compute;  // indices of the other nodes
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      NodePlan& p = *plans[i];
+      const auto& n = gp.node(static_cast<int>(i));
+      p.name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+      const std::string base = p.name;
+      for (std::size_t k = 1; !node_names_.insert(p.name).second; ++k) p.name = base + "_" + std::to_string(k);
+      const std::string where = node_label(n, i) + " (" + n.op_type() + ")";
+      for (const auto& o : p.outputs)
+        if (!o.empty()) produce(o, "output of " + where);
+      if (p.op == "Constant") {
+        if (p.outputs.size() != 1 || p.outputs[0].empty())
+          fail(Errc::bad_model, where + " has " + std::to_string(p.outputs.size()) + " outputs; expected one");
+        if (!p.inputs.empty()) fail(Errc::bad_model, where + " has inputs; expected none");
+        (void)g_.add_constant(p.outputs[0], constant_value(p, where));
+      } else {
+        compute.push_back(i);
+      }
+    }
+    // Every name read is produced.
+    for (std::size_t i : compute)
+      for (std::size_t k = 0; k < plans[i]->inputs.size(); ++k) {
+        const std::string& name = plans[i]->inputs[k];
+        if (!name.empty() && !producers_.contains(name))
+          fail(Errc::bad_model, node_label(gp.node(static_cast<int>(i)), i) + " (" + plans[i]->op + ") input " +
+                                    std::to_string(k) + " reads " + quote(name) +
+                                    ", which no graph input, initializer or node produces");
+      }
+    for (const auto& o : gp.output())
+      if (!producers_.contains(o.name()))
+        fail(Errc::bad_model, "graph output " + quote(o.name()) + " is produced by no input, initializer or node");
+
+    for (std::size_t i : order(compute, plans)) add_node(*plans[i]);
+    if (gp.output_size() == 0) fail(Errc::bad_model, "the graph has no outputs");
+    std::unordered_set<std::string> outs;
+    for (const auto& o : gp.output()) {
+      if (!outs.insert(o.name()).second) fail(Errc::bad_model, "graph output " + quote(o.name()) + " is listed twice");
+      g_.add_output(*g_.find_value(o.name()));
+    }
+    g_.validate();
+    return std::move(g_);
+  }
+
+ private:
+  // The default domain's opset; nullopt when not imported (then only nodes of other
+  // domains, which are unsupported, may appear).
+  std::optional<std::int64_t> default_opset() const {
+    std::optional<std::int64_t> version;
+    for (const auto& o : m_.opset_import())
+      if (o.domain().empty() || o.domain() == "ai.onnx") {
+        if (version && *version != o.version())
+          fail(Errc::bad_model, "the model imports the default domain twice (opsets " + std::to_string(*version) +
+                                    " and " + std::to_string(o.version()) + ")");
+        version = o.version();
+      }
+    if (!version) return std::nullopt;
+    if (*version < min_opset || *version > max_opset)
+      fail(Errc::unsupported_op, "the model uses opset " + std::to_string(*version) +
+                                     " of the default domain; ge reads opsets " + std::to_string(min_opset) + " to " +
+                                     std::to_string(max_opset));
+    return version;
+  }
+
+  void produce(const std::string& name, const std::string& by) {
+    const auto [it, fresh] = producers_.emplace(name, by);
+    if (!fresh)
+      fail(Errc::bad_model, "value " + quote(name) + " is produced twice: by the " + it->second + " and by the " + by +
+                                "; expected unique value names");
+  }
+
+  // The compute nodes, each after the producers of its inputs (stable). Throws on a cycle.
+  std::vector<std::size_t> order(const std::vector<std::size_t>& compute, const std::vector<std::optional<NodePlan>>& plans) {
+    std::unordered_map<std::string, std::size_t> producer;  // value -> node index
+    for (std::size_t i : compute)
+      for (const auto& o : plans[i]->outputs)
+        if (!o.empty()) producer.emplace(o, i);
+    std::map<std::size_t, std::size_t> waiting;
+    std::unordered_map<std::size_t, std::vector<std::size_t>> readers;
+    for (std::size_t i : compute) {
+      waiting[i] = 0;
+      for (const auto& in : plans[i]->inputs)
+        if (const auto it = producer.find(in); !in.empty() && it != producer.end()) {
+          ++waiting[i];
+          readers[it->second].push_back(i);
+        }
+    }
+    std::set<std::size_t> ready;
+    for (const auto& [i, w] : waiting)
+      if (w == 0) ready.insert(i);
+    std::vector<std::size_t> out;
+    while (!ready.empty()) {
+      const std::size_t i = *ready.begin();
+      ready.erase(ready.begin());
+      out.push_back(i);
+      for (std::size_t r : readers[i])
+        if (--waiting[r] == 0) ready.insert(r);
+    }
+    if (out.size() == compute.size()) return out;
+    // Walk from a stuck node against the data flow until a node repeats.
+    std::size_t at = 0;
+    for (const auto& [i, w] : waiting)
+      if (w != 0) {
+        at = i;
+        break;
+      }
+    std::vector<std::size_t> path;
+    std::map<std::size_t, std::size_t> seen_at;
+    while (!seen_at.contains(at)) {
+      seen_at[at] = path.size();
+      path.push_back(at);
+      for (const auto& in : plans[at]->inputs)
+        if (const auto it = producer.find(in); !in.empty() && it != producer.end() && waiting[it->second] != 0) {
+          at = it->second;
+          break;
+        }
+    }
+    std::string cycle;
+    for (std::size_t k = path.size(); k-- > seen_at[at];) cycle += quote(plans[path[k]]->name) + " -> ";
+    cycle += quote(plans[path.back()]->name);
+    fail(Errc::bad_model, "the nodes form a cycle: " + cycle + "; expected an acyclic graph");
+  }
+
+  // A fresh value or node name based on `base`.
+  std::string fresh(const std::string& base) {
+    std::string name = base;
+    for (std::size_t k = 1; g_.find_value(name) || producers_.contains(name) || node_names_.contains(name); ++k)
+      name = base + "_" + std::to_string(k);
+    return name;
+  }
+
+  // Adds one node: inputs by id, outputs declared from the schema's inference.
+  std::vector<ValueId> emit(const std::string& name, const std::string& op, const std::vector<ValueId>& inputs,
+                            std::vector<std::string> outputs, const Attributes& attrs) {
+    const OpSchema& schema = OpRegistry::global().find(op);
+    while (!outputs.empty() && outputs.back().empty()) outputs.pop_back();
+    std::vector<TensorDesc> in;
+    std::vector<const Tensor*> consts;
+    for (ValueId v : inputs) {
+      in.push_back(v == no_value ? TensorDesc{} : g_.value(v).desc);
+      consts.push_back(v == no_value ? nullptr : g_.constant_of(v));
+    }
+    const auto descs = infer_outputs(schema, name, in, consts, attrs, outputs.size());
+    if (descs.size() < outputs.size())
+      fail(Errc::bad_model, "node " + quote(name) + " (" + op + ") has " + std::to_string(outputs.size()) +
+                                " outputs; the op has " + std::to_string(descs.size()));
+    std::vector<ValueId> ids;
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const std::string out = outputs[k].empty() ? fresh(name + "/unused_output_" + std::to_string(k)) : outputs[k];
+      ids.push_back(g_.declare_value(out, descs[k]));
+    }
+    node_names_.insert(name);
+    (void)g_.add_node(name, op, inputs, ids, attrs);
+    return ids;
+  }
+
+  void add_node(const NodePlan& p) {
+    std::vector<ValueId> inputs;
+    for (const auto& name : p.inputs) inputs.push_back(name.empty() ? no_value : *g_.find_value(name));
+    for (const auto& e : p.extra) {
+      if (inputs.size() < e.position) inputs.resize(e.position, no_value);
+      const ValueId c = g_.add_constant(fresh(p.name + "/" + e.name), e.data);
+      inputs.insert(inputs.begin() + static_cast<std::ptrdiff_t>(e.position), c);
+    }
+    if (p.legacy_softmax && !inputs.empty() && inputs[0] != no_value) {
+      // Before opset 13, Softmax flattens the input to 2-D at `axis` and normalizes each
+      // row. The same as ours when `axis` is the last dim; else flatten, softmax, reshape back.
+      const Shape x = g_.value(inputs[0]).desc.shape;  // a copy: adding values moves them
+      const std::int64_t axis = p.attrs.at("axis").kind() == AttrKind::integer ? p.attrs.at("axis").as_int() : 1;
+      const bool last = x.rank_known() && (axis == -1 || axis == static_cast<std::int64_t>(x.rank()) - 1);
+      if (!last && p.outputs.size() == 1) {
+        const ValueId flat = emit(fresh(p.name + "/flatten"), "Flatten", {inputs[0]},
+                                  {fresh(p.outputs[0] + "/2d")}, {{"axis", axis}})[0];
+        const ValueId norm = emit(fresh(p.name + "/" + p.op), p.op, {flat}, {fresh(p.outputs[0] + "/2d_" + p.op)},
+                                  {{"axis", std::int64_t{-1}}})[0];
+        const ValueId shape =
+            x.is_static() ? g_.add_constant(fresh(p.outputs[0] + "/shape"),
+                                            Tensor::from<std::int64_t>({static_cast<std::int64_t>(x.rank())}, x.values()))
+                          : emit(fresh(p.name + "/shape"), "Shape", {inputs[0]}, {fresh(p.outputs[0] + "/shape")}, {})[0];
+        (void)emit(p.name, "Reshape", {norm, shape}, p.outputs, {});
+        return;
+      }
+    }
+    (void)emit(p.name, p.op, inputs, p.outputs, p.attrs);
+  }
+
+  const ::onnx::ModelProto& m_;
+  const std::filesystem::path& base_dir_;
+  const LoadOptions& options_;
+  Graph g_;
+  std::unordered_map<std::string, std::string> producers_;  // value name -> what produces it
+  std::unordered_set<std::string> node_names_;              // every node name, the model's and ours
+};
+
+std::vector<std::byte> read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) fail(Errc::bad_model, "cannot read " + quote(path.string()) + ": " + ec.message());
+  if (size > static_cast<std::uintmax_t>(std::numeric_limits<int>::max()))
+    fail(Errc::bad_model, quote(path.string()) + " has " + std::to_string(size) +
+                              " bytes; expected under 2 GiB (larger models keep weights as external data)");
+  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+  std::ifstream in(path, std::ios::binary);
+  if (size > 0) in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
+  if (!in) fail(Errc::bad_model, "cannot read " + quote(path.string()));
+  return bytes;
+}
+
+template <class Message>
+void parse(Message& m, std::span<const std::byte> bytes, const char* what) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    fail(Errc::bad_model, std::string(what) + " of " + std::to_string(bytes.size()) + " bytes; expected under 2 GiB");
+  if (bytes.empty()) fail(Errc::bad_model, std::string("an empty ") + what + "; expected a serialized ONNX " + what);
+  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    fail(Errc::bad_model, std::string("the bytes are not a valid ONNX ") + what +
+                              " (malformed or truncated protobuf)");
+}
+
+}  // namespace
+
+Graph load_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir, const LoadOptions& options) {
+  ::onnx::ModelProto m;
+  parse(m, bytes, "model");
+  return Importer(m, base_dir, options).run();
+}
+
+Graph load(const std::filesystem::path& path, const LoadOptions& options) {
+  const auto bytes = read_file(path);
+  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  return load_bytes(bytes, dir, options);
+}
+
+Tensor load_tensor_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir,
+                         const LoadOptions& options) {
+  ::onnx::TensorProto t;
+  parse(t, bytes, "tensor");
+  return to_tensor(t, "tensor " + quote(t.name()), base_dir, options);
+}
+
+Tensor load_tensor(const std::filesystem::path& path, const LoadOptions& options) {
+  const auto bytes = read_file(path);
+  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  return load_tensor_bytes(bytes, dir, options);
+}
+
+}  // namespace ge::onnx

@@ -1,0 +1,581 @@
+// Tests of ge/onnx.hpp: models written here with ONNX's protobuf classes, loaded, checked,
+// compiled and run; and every hostile case the importer must refuse cleanly.
+#include <doctest/doctest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ge/compile/compile.hpp"
+#include "ge/core/error.hpp"
+#include "ge/onnx.hpp"
+#include "ge/runtime/session.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A model under construction.
+struct Model {
+  ::onnx::ModelProto m;
+  ::onnx::GraphProto* g = nullptr;
+
+  explicit Model(std::int64_t opset = 13) {
+    m.set_ir_version(8);
+    m.set_producer_name("ge-tests");
+    auto* o = m.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    g = m.mutable_graph();
+    g->set_name("test");
+  }
+  // dims: nullopt: no shape; a dim of -1: dim_param "N"; -2: a dim with neither field.
+  void input(const std::string& name, int elem, std::optional<std::vector<std::int64_t>> dims) {
+    auto* v = g->add_input();
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(elem);
+    if (!dims) return;
+    auto* s = tt->mutable_shape();
+    for (std::int64_t d : *dims) {
+      auto* dim = s->add_dim();
+      if (d == -1) dim->set_dim_param("N");
+      else if (d >= 0) dim->set_dim_value(d);
+    }
+  }
+  void output(const std::string& name) { g->add_output()->set_name(name); }
+  ::onnx::NodeProto* node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+                          const std::string& name = "") {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (auto& s : in) n->add_input(s);
+    for (auto& s : out) n->add_output(s);
+    return n;
+  }
+  ::onnx::TensorProto* f32(const std::string& name, std::vector<std::int64_t> dims, const std::vector<float>& v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto_DataType_FLOAT);
+    for (auto d : dims) t->add_dims(d);
+    t->set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)));
+    return t;
+  }
+  [[nodiscard]] std::string bytes() const { return m.SerializeAsString(); }
+};
+
+void set_ints(::onnx::NodeProto* n, const std::string& name, std::vector<std::int64_t> v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto_AttributeType_INTS);
+  for (auto x : v) a->add_ints(x);
+}
+void set_int(::onnx::NodeProto* n, const std::string& name, std::int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto_AttributeType_INT);
+  a->set_i(v);
+}
+void set_string(::onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto_AttributeType_STRING);
+  a->set_s(v);
+}
+
+ge::Graph load(const std::string& bytes, const fs::path& base = {}) {
+  return ge::onnx::load_bytes(std::as_bytes(std::span(bytes.data(), bytes.size())), base);
+}
+
+// Runs `f`, which must throw a ge::Error of `code` whose message holds every part.
+template <class F>
+void expect_error(F&& f, ge::Errc code, const std::vector<std::string>& parts) {
+  try {
+    f();
+    FAIL("no error; expected " << ge::to_string(code));
+  } catch (const ge::Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == code);
+    for (const auto& p : parts) CHECK(std::string(e.what()).find(p) != std::string::npos);
+  }
+}
+
+// A fresh directory under the temp directory, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    path = fs::temp_directory_path() / ("ge_onnx_test_" + std::to_string(rd()) + std::to_string(rd()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+void write(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// x[1,1,3,3] -> Conv(W 2x2, B) -> Relu -> y.
+Model conv_relu() {
+  Model m;
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{1, 1, 3, 3});
+  m.f32("W", {1, 1, 2, 2}, {1, 0, 0, 1});
+  m.f32("B", {1}, {0.5f});
+  auto* c = m.node("Conv", {"x", "W", "B"}, {"c"}, "conv");
+  set_ints(c, "kernel_shape", {2, 2});
+  m.node("Relu", {"c"}, {"y"}, "relu");
+  m.output("y");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("onnx: Conv + Relu loads, compiles and runs") {
+  const ge::Graph g = load(conv_relu().bytes());
+  REQUIRE(g.inputs().size() == 1);
+  CHECK(g.inputs()[0].name == "x");
+  CHECK(g.inputs()[0].shape == ge::Shape{1, 1, 3, 3});
+  CHECK(g.constants().size() == 2);
+  REQUIRE(g.nodes().size() == 2);
+  CHECK(g.nodes()[0].op == "Conv");
+  CHECK(g.nodes()[0].name == "conv");
+  CHECK(g.nodes()[0].attrs.at("kernel_shape").as_ints() == std::vector<std::int64_t>{2, 2});
+  CHECK(g.value(g.outputs()[0]).name == "y");
+  CHECK(g.value(g.outputs()[0]).desc.shape == ge::Shape{1, 1, 2, 2});
+
+  auto model = ge::compile(g);
+  ge::Session s(model, {.threads = 1});
+  std::vector<float> x{-4, -3, -2, -1, 0, 1, 2, 3, 4};
+  const std::int64_t dims[] = {1, 1, 3, 3};
+  const auto r = s.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});
+  REQUIRE(r.outputs.size() == 1);
+  CHECK(r.outputs[0].dims == std::vector<std::int64_t>{1, 1, 2, 2});
+  // y[i][j] = relu(x[i][j] + x[i+1][j+1] + 0.5)
+  const std::vector<float> want{0.f, 0.f, 2.5f, 4.5f};
+  const auto got = r.outputs[0].values<float>();
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == doctest::Approx(want[i]));
+}
+
+TEST_CASE("onnx: file load, empty node names, input order") {
+  TempDir dir;
+  Model m;
+  m.input("b", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+  m.input("a", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+  m.node("Add", {"a", "b"}, {"s"});
+  m.node("Relu", {"s"}, {"y"});
+  m.output("y");
+  write(dir.path / "m.onnx", m.bytes());
+  const ge::Graph g = ge::onnx::load(dir.path / "m.onnx");
+  REQUIRE(g.inputs().size() == 2);
+  CHECK(g.inputs()[0].name == "b");
+  CHECK(g.inputs()[1].name == "a");
+  REQUIRE(g.nodes().size() == 2);
+  CHECK(g.nodes()[0].name == "Add_0");
+  CHECK(g.nodes()[1].name == "Relu_1");
+  expect_error([&] { (void)ge::onnx::load(dir.path / "missing.onnx"); }, ge::Errc::bad_model, {"missing.onnx"});
+}
+
+TEST_CASE("onnx: dim_param and missing dims are -1, no shape is unknown rank; INPUT_SHAPE overrides") {
+  Model m;
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{-1, 3});
+  m.input("z", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{-2, 3});
+  m.input("u", ::onnx::TensorProto_DataType_INT64, std::nullopt);
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  m.node("Add", {"x", "z"}, {"w"}, "add");
+  m.node("Identity", {"u"}, {"v"}, "id");
+  m.output("y");
+  m.output("w");
+  m.output("v");
+  const ge::Graph g = load(m.bytes());
+  REQUIRE(g.inputs().size() == 3);
+  CHECK(g.inputs()[0].shape == ge::Shape::parse("-1,3"));
+  CHECK(g.inputs()[1].shape == ge::Shape::parse("-1,3"));
+  CHECK(g.inputs()[2].dtype == ge::DataType::i64);
+  CHECK_FALSE(g.inputs()[2].shape.rank_known());
+  CHECK(g.value(g.outputs()[0]).desc.shape == ge::Shape::parse("-1,3"));
+
+  // Only the Relu branch, fixed by INPUT_SHAPE.
+  Model r;
+  r.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{-1, 3});
+  r.node("Relu", {"x"}, {"y"}, "relu");
+  r.output("y");
+  auto model = ge::compile(load(r.bytes()), {{"ge.inputShape", "x:2,3"}});
+  CHECK(model->inputs()[0].shape == ge::Shape{2, 3});
+  ge::Session s(model, {.threads = 1});
+  std::vector<float> x{-1, 2, -3, 4, -5, 6};
+  const std::int64_t dims[] = {2, 3};
+  const auto out = s.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});
+  CHECK(out.outputs[0].dims == std::vector<std::int64_t>{2, 3});
+  const auto y = out.outputs[0].values<float>();
+  CHECK(std::vector<float>(y.begin(), y.end()) == std::vector<float>{0, 2, 0, 4, 0, 6});
+}
+
+TEST_CASE("onnx: initializers (typed fields), inputs that are initializers, Constant nodes") {
+  Model m;
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+  m.input("w", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});  // also an initializer
+  auto* w = m.g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(::onnx::TensorProto_DataType_FLOAT);
+  w->add_dims(2);
+  w->add_float_data(1.5f);
+  w->add_float_data(-2.f);
+  auto* shape = m.g->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(::onnx::TensorProto_DataType_INT64);
+  shape->add_dims(2);
+  shape->add_int64_data(1);
+  shape->add_int64_data(2);
+  auto* d = m.g->add_initializer();
+  d->set_name("d");
+  d->set_data_type(::onnx::TensorProto_DataType_DOUBLE);
+  d->add_double_data(0.25);
+  auto* c = m.node("Constant", {}, {"k"}, "k");
+  auto* a = c->add_attribute();
+  a->set_name("value");
+  a->set_type(::onnx::AttributeProto_AttributeType_TENSOR);
+  a->mutable_t()->set_data_type(::onnx::TensorProto_DataType_INT32);
+  a->mutable_t()->add_dims(3);
+  for (int v : {7, 8, 9}) a->mutable_t()->add_int32_data(v);
+  auto* ci = m.node("Constant", {}, {"ki"}, "ki");
+  set_ints(ci, "value_ints", {4, 5});
+  m.node("Mul", {"x", "w"}, {"p"}, "mul");
+  m.node("Reshape", {"p", "shape"}, {"y"}, "reshape");
+  m.output("y");
+  const ge::Graph g = load(m.bytes());
+  REQUIRE(g.inputs().size() == 1);
+  CHECK(g.inputs()[0].name == "x");
+  CHECK(g.constants().size() == 5);
+  CHECK(g.constant_of(*g.find_value("w"))->to_doubles() == std::vector<double>{1.5, -2.0});
+  CHECK(g.constant_of(*g.find_value("shape"))->to_int64s() == std::vector<std::int64_t>{1, 2});
+  CHECK(g.constant_of(*g.find_value("d"))->dtype() == ge::DataType::f64);
+  CHECK(g.constant_of(*g.find_value("d"))->dims().empty());
+  CHECK(g.constant_of(*g.find_value("k"))->dtype() == ge::DataType::i32);
+  CHECK(g.constant_of(*g.find_value("k"))->to_int64s() == std::vector<std::int64_t>{7, 8, 9});
+  CHECK(g.constant_of(*g.find_value("ki"))->to_int64s() == std::vector<std::int64_t>{4, 5});
+  CHECK(g.value(g.outputs()[0]).desc.shape == ge::Shape{1, 2});
+}
+
+TEST_CASE("onnx: older opsets: attributes that became inputs, Cast's to, Softmax before 13") {
+  SUBCASE("Unsqueeze, Squeeze, Split at opset 11") {
+    Model m(11);
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{4, 6});
+    set_ints(m.node("Unsqueeze", {"x"}, {"u"}, "unsq"), "axes", {0});
+    set_ints(m.node("Squeeze", {"u"}, {"s"}, "sq"), "axes", {0});
+    auto* sp = m.node("Split", {"s"}, {"a", "b"}, "split");
+    set_int(sp, "axis", 1);
+    set_ints(sp, "split", {2, 4});
+    m.output("a");
+    m.output("b");
+    const ge::Graph g = load(m.bytes());
+    REQUIRE(g.nodes().size() == 3);
+    CHECK(g.nodes()[0].inputs.size() == 2);
+    CHECK(g.nodes()[0].attrs.empty());
+    CHECK(g.constant_of(g.nodes()[0].inputs[1])->to_int64s() == std::vector<std::int64_t>{0});
+    CHECK(g.value(g.nodes()[0].outputs[0]).desc.shape == ge::Shape{1, 4, 6});
+    CHECK(g.value(g.nodes()[1].outputs[0]).desc.shape == ge::Shape{4, 6});
+    CHECK(g.value(*g.find_value("a")).desc.shape == ge::Shape{4, 2});
+    CHECK(g.value(*g.find_value("b")).desc.shape == ge::Shape{4, 4});
+  }
+  SUBCASE("Cast to an ONNX type number") {
+    Model m;
+    m.input("x", ::onnx::TensorProto_DataType_INT64, std::vector<std::int64_t>{3});
+    set_int(m.node("Cast", {"x"}, {"y"}, "cast"), "to", ::onnx::TensorProto_DataType_FLOAT);
+    m.output("y");
+    const ge::Graph g = load(m.bytes());
+    CHECK(g.nodes()[0].attrs.at("to").as_string() == "f32");
+    CHECK(g.value(g.outputs()[0]).desc.dtype == ge::DataType::f32);
+  }
+  SUBCASE("Softmax at opset 11 normalizes over the flattened dims from axis") {
+    Model m(11);
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 2, 3});
+    m.node("Softmax", {"x"}, {"y"}, "sm");  // axis 1 by default
+    m.output("y");
+    const ge::Graph g = load(m.bytes());
+    CHECK(g.value(g.outputs()[0]).desc.shape == ge::Shape{2, 2, 3});
+    ge::Session s(ge::compile(g), {.threads = 1});
+    std::vector<float> x(12);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 5) * 0.5f;
+    const std::int64_t dims[] = {2, 2, 3};
+    const auto r = s.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});
+    const auto y = r.outputs[0].values<float>();
+    REQUIRE(y.size() == 12);
+    for (std::size_t b = 0; b < 2; ++b) {
+      double sum = 0;
+      for (std::size_t k = 0; k < 6; ++k) sum += std::exp(static_cast<double>(x[b * 6 + k]));
+      for (std::size_t k = 0; k < 6; ++k)
+        CHECK(y[b * 6 + k] == doctest::Approx(std::exp(static_cast<double>(x[b * 6 + k])) / sum).epsilon(1e-5));
+    }
+  }
+  SUBCASE("Softmax at opset 11 over the last axis stays one node") {
+    Model m(11);
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 3});
+    m.node("Softmax", {"x"}, {"y"}, "sm");
+    m.output("y");
+    const ge::Graph g = load(m.bytes());
+    REQUIRE(g.nodes().size() == 1);
+    CHECK(g.nodes()[0].op == "Softmax");
+  }
+}
+
+TEST_CASE("onnx: external data") {
+  TempDir dir;
+  const std::vector<float> w{1.f, 2.f, 3.f, 4.f};
+  std::string blob(8, '\x7f');  // 8 bytes before the data
+  blob.append(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(float));
+  write(dir.path / "weights.bin", blob);
+  const auto model = [](const std::string& location, std::optional<std::string> length) {
+    Model m;
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{4});
+    auto* t = m.g->add_initializer();
+    t->set_name("w");
+    t->set_data_type(::onnx::TensorProto_DataType_FLOAT);
+    t->add_dims(4);
+    t->set_data_location(::onnx::TensorProto_DataLocation_EXTERNAL);
+    auto* e = t->add_external_data();
+    e->set_key("location");
+    e->set_value(location);
+    e = t->add_external_data();
+    e->set_key("offset");
+    e->set_value("8");
+    if (length) {
+      e = t->add_external_data();
+      e->set_key("length");
+      e->set_value(*length);
+    }
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    m.output("y");
+    return m.bytes();
+  };
+  SUBCASE("read with offset and length, from a file and from bytes with a base_dir") {
+    write(dir.path / "m.onnx", model("weights.bin", "16"));
+    const ge::Graph g = ge::onnx::load(dir.path / "m.onnx");
+    CHECK(g.constant_of(*g.find_value("w"))->to_doubles() == std::vector<double>{1, 2, 3, 4});
+    const ge::Graph h = load(model("weights.bin", std::nullopt), dir.path);
+    CHECK(h.constant_of(*h.find_value("w"))->to_doubles() == std::vector<double>{1, 2, 3, 4});
+  }
+  SUBCASE("hostile or broken references") {
+    expect_error([&] { (void)load(model("weights.bin", "16")); }, ge::Errc::bad_model, {"no model directory"});
+    expect_error([&] { (void)load(model("../weights.bin", "16"), dir.path); }, ge::Errc::bad_model,
+                 {"outside the model's directory"});
+    expect_error([&] { (void)load(model("/etc/passwd", "16"), dir.path); }, ge::Errc::bad_model,
+                 {"outside the model's directory"});
+    expect_error([&] { (void)load(model("weights.bin", "12"), dir.path); }, ge::Errc::bad_model, {"needs 16"});
+    expect_error([&] { (void)load(model("weights.bin", "-3"), dir.path); }, ge::Errc::bad_model, {"length"});
+    expect_error([&] { (void)load(model("nothing.bin", "16"), dir.path); }, ge::Errc::bad_model, {"nothing.bin"});
+    blob.resize(20);  // shorter than offset + length
+    write(dir.path / "short.bin", blob);
+    expect_error([&] { (void)load(model("short.bin", "16"), dir.path); }, ge::Errc::bad_model, {"holds 12 bytes"});
+  }
+}
+
+TEST_CASE("onnx: hostile bytes") {
+  const std::string good = conv_relu().bytes();
+  SUBCASE("truncated") {
+    for (std::size_t n : {good.size() / 2, good.size() - 1, std::size_t{3}})
+      expect_error([&] { (void)load(good.substr(0, n)); }, ge::Errc::bad_model, {});
+    // Every prefix: a ge::Error or (cut at a field boundary) a graph, never anything else.
+    for (std::size_t n = 0; n < good.size(); ++n) {
+      try {
+        (void)load(good.substr(0, n));
+      } catch (const ge::Error&) {
+      }
+    }
+  }
+  SUBCASE("garbage and empty") {
+    expect_error([&] { (void)load(std::string("\x89PNG\r\n\x1a\n not a model at all", 26)); }, ge::Errc::bad_model, {});
+    expect_error([&] { (void)load(std::string()); }, ge::Errc::bad_model, {"empty"});
+    std::mt19937 rng(7);
+    for (int k = 0; k < 2000; ++k) {
+      std::string s = good;
+      for (int j = 0; j < 4; ++j) s[rng() % s.size()] = static_cast<char>(rng());
+      try {
+        (void)load(s);  // a flip may leave a valid model
+      } catch (const ge::Error&) {
+      }
+    }
+  }
+  SUBCASE("a model without a graph") {
+    ::onnx::ModelProto m;
+    m.set_ir_version(8);
+    expect_error([&] { (void)load(m.SerializeAsString()); }, ge::Errc::bad_model, {"no graph"});
+  }
+}
+
+TEST_CASE("onnx: hostile graphs") {
+  SUBCASE("cycle") {
+    Model m;
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    m.node("Add", {"x", "b"}, {"a"}, "first");
+    m.node("Relu", {"a"}, {"b"}, "second");
+    m.output("b");
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"cycle", "'first'", "'second'"});
+  }
+  SUBCASE("a name nothing produces") {
+    Model m;
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    m.node("Add", {"x", "nowhere"}, {"y"}, "add");
+    m.output("y");
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"'add'", "'nowhere'"});
+    Model o;
+    o.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    o.node("Relu", {"x"}, {"y"}, "relu");
+    o.output("zz");
+    expect_error([&] { (void)load(o.bytes()); }, ge::Errc::bad_model, {"'zz'"});
+  }
+  SUBCASE("a value produced twice") {
+    Model m;
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    m.f32("w", {2}, {1, 2});
+    m.f32("w", {2}, {3, 4});
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    m.output("y");
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"'w'", "twice"});
+    Model n;
+    n.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    n.node("Relu", {"x"}, {"y"}, "a");
+    n.node("Relu", {"x"}, {"y"}, "b");
+    n.output("y");
+    expect_error([&] { (void)load(n.bytes()); }, ge::Errc::bad_model, {"'y'", "twice"});
+    Model i;
+    i.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    i.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    i.node("Relu", {"x"}, {"y"}, "a");
+    i.output("y");
+    expect_error([&] { (void)load(i.bytes()); }, ge::Errc::bad_model, {"'x'", "twice"});
+  }
+  SUBCASE("huge dims") {
+    Model m;
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    auto* t = m.f32("w", {std::int64_t{1} << 40, std::int64_t{1} << 40}, {1, 2});
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    m.output("y");
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"'w'", "overflows"});
+    t->clear_dims();
+    t->add_dims(std::int64_t{1} << 20);
+    t->add_dims(std::int64_t{1} << 20);
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"'w'", "limit"});
+    t->clear_raw_data();  // the typed field, empty: no data for a million elements
+    t->clear_dims();
+    t->add_dims(std::int64_t{1} << 20);
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"'w'", "0 values", "1048576"});
+  }
+  SUBCASE("negative dims") {
+    Model m;
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    m.f32("w", {-2}, {1, 2});
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    m.output("y");
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"'w'", "negative"});
+    Model n;
+    n.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    n.m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(-5);
+    n.node("Relu", {"x"}, {"y"}, "relu");
+    n.output("y");
+    expect_error([&] { (void)load(n.bytes()); }, ge::Errc::bad_model, {"'x'", "negative"});
+  }
+  SUBCASE("raw data shorter or longer than the shape") {
+    Model m;
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{4});
+    m.f32("w", {4}, {1, 2});
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    m.output("y");
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"'w'", "8 bytes", "needs 16"});
+    Model n;
+    n.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{1});
+    n.f32("w", {1}, {1, 2});
+    n.node("Add", {"x", "w"}, {"y"}, "add");
+    n.output("y");
+    expect_error([&] { (void)load(n.bytes()); }, ge::Errc::bad_model, {"'w'", "8 bytes", "needs 4"});
+  }
+  SUBCASE("a node that breaks its schema names the node") {
+    Model m;
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 3});
+    m.input("z", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{4, 5});
+    m.node("Add", {"x", "z"}, {"y"}, "bad_add");
+    m.output("y");
+    try {
+      (void)load(m.bytes());
+      FAIL("no error");
+    } catch (const ge::Error& e) {
+      CHECK(std::string(e.what()).find("bad_add") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("onnx: everything unsupported is listed in one error") {
+  Model m;
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+  m.input("s", ::onnx::TensorProto_DataType_STRING, std::vector<std::int64_t>{2});
+  m.node("Relu", {"x"}, {"a"}, "relu");
+  m.node("Hardmax", {"a"}, {"b"}, "hm_first");
+  m.node("Hardmax", {"b"}, {"c"}, "hm_second");
+  m.node("Det", {"c"}, {"d"}, "det");
+  m.node("FusedConv", {"d"}, {"e"}, "fused");
+  auto* ms = m.node("FusedMatMul", {"e"}, {"f"}, "ms");
+  ms->set_domain("com.microsoft");
+  set_string(m.node("Resize", {"f", "", "", ""}, {"g"}, "resize"), "mode", "cubic");
+  set_int(m.node("Relu", {"g"}, {"h"}, "relu2"), "bogus", 1);
+  set_int(m.node("Cast", {"h"}, {"i"}, "cast"), "to", ::onnx::TensorProto_DataType_STRING);
+  m.output("i");
+  expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op,
+               {"'Hardmax' (node 'hm_first')", "'Det' (node 'det')", "'FusedConv'", "com.microsoft:FusedMatMul",
+                "mode=\"cubic\"", "Relu attribute 'bogus' (node 'relu2')", "Cast to STRING", "STRING (input 's')"});
+  try {
+    (void)load(m.bytes());
+  } catch (const ge::Error& e) {
+    CHECK(std::string(e.what()).find("hm_second") == std::string::npos);  // each op once
+  }
+}
+
+TEST_CASE("onnx: opsets") {
+  for (std::int64_t v : {9, 10, 18}) {
+    Model m(v);
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    m.node("Relu", {"x"}, {"y"}, "relu");
+    m.output("y");
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op, {"opset " + std::to_string(v), "11 to 17"});
+  }
+  Model m;
+  m.m.mutable_opset_import(0)->set_domain("ai.onnx.ml");
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  m.output("y");
+  expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"default ONNX domain"});
+  for (std::int64_t v : {11, 17}) {
+    Model ok(v);
+    ok.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
+    ok.node("Relu", {"x"}, {"y"}, "relu");
+    ok.output("y");
+    CHECK(load(ok.bytes()).nodes().size() == 1);
+  }
+}
+
+TEST_CASE("onnx: load_tensor_bytes reads a TensorProto") {
+  ::onnx::TensorProto t;
+  t.set_name("t");
+  t.set_data_type(::onnx::TensorProto_DataType_BOOL);
+  t.add_dims(3);
+  for (int v : {1, 0, 1}) t.add_int32_data(v);
+  const std::string s = t.SerializeAsString();
+  const ge::Tensor x = ge::onnx::load_tensor_bytes(std::as_bytes(std::span(s.data(), s.size())));
+  CHECK(x.dtype() == ge::DataType::boolean);
+  CHECK(x.to_int64s() == std::vector<std::int64_t>{1, 0, 1});
+  t.set_data_type(::onnx::TensorProto_DataType_COMPLEX64);
+  const std::string c = t.SerializeAsString();
+  expect_error([&] { (void)ge::onnx::load_tensor_bytes(std::as_bytes(std::span(c.data(), c.size()))); },
+               ge::Errc::unsupported_op, {"COMPLEX64"});
+}

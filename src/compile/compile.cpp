@@ -433,8 +433,10 @@ std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOpti
   m.graph_ = std::move(g);
   if (!m.per_signature_) {
     const PlanInputs in{m.graph_, order, m.kernels_, m.settings_, compiler, cfg.ac_parallel_enable};
-    for (std::size_t p = 0; p < plan_shapes.size(); ++p)
+    for (std::size_t p = 0; p < plan_shapes.size(); ++p) {
       m.plans_.push_back(build_plan(in, plan_shapes[p], cfg.mode == ShapeMode::gears ? static_cast<std::int32_t>(p) : -1));
+      if (settings.progress) settings.progress(p + 1, plan_shapes.size());
+    }
   }
   return model;
 }

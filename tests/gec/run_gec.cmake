@@ -1,7 +1,8 @@
 # Runs one gec command and checks its exit status, its stdout (exactly) and its stderr
 # (a regex). Usage, from add_test:
 #   cmake -DEXPECT_RC=2 -DEXPECT_STDOUT=<text> -DEXPECT_STDERR=<regex> -P run_gec.cmake <gec> <args...>
-# EXPECT_STDOUT is compared without the final newline; an empty EXPECT_STDOUT means "no
+# EXPECT_STDOUT is compared without the final newline (EXPECT_STDOUT_REGEX, when set, is
+# matched instead); an empty EXPECT_STDOUT means "no
 # output". Arguments may hold ';' (they are re-escaped before the run).
 set(cmd)
 math(EXPR last "${CMAKE_ARGC} - 1")
@@ -21,7 +22,11 @@ set(failed "")
 if(NOT "${rc}" STREQUAL "${EXPECT_RC}")
   string(APPEND failed "exit status ${rc}, expected ${EXPECT_RC}\n")
 endif()
-if(NOT "${out_line}" STREQUAL "${EXPECT_STDOUT}")
+if(DEFINED EXPECT_STDOUT_REGEX)
+  if(NOT "${out}" MATCHES "${EXPECT_STDOUT_REGEX}")
+    string(APPEND failed "stdout does not match '${EXPECT_STDOUT_REGEX}':\n${out}\n")
+  endif()
+elseif(NOT "${out_line}" STREQUAL "${EXPECT_STDOUT}")
   string(APPEND failed "stdout differs:\n  got:      ${out_line}\n  expected: ${EXPECT_STDOUT}\n")
 endif()
 if(DEFINED EXPECT_STDERR AND NOT "${err}" MATCHES "${EXPECT_STDERR}")

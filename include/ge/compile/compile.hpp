@@ -29,6 +29,7 @@
 /// compiles in range mode from its declared shapes (on a target that has ranges).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -53,6 +54,8 @@ struct CompileSettings {
   bool optimize = true;               ///< run the graph passes
   std::size_t plan_cache = 16;        ///< per-signature plans kept (unbounded ranges), >= 1
   OpCompiler* compiler = nullptr;     ///< the kernel cache; null: `OpCompiler::global()`
+  /// Called after each plan made at compile time with (plans done, plans in all).
+  std::function<void(std::size_t, std::size_t)> progress{};
 };
 
 /// A graph input or output as the compiled model sees it.

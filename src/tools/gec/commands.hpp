@@ -18,4 +18,10 @@ int run_gears(std::span<const std::string> args);
 /// `gec ops`: lists every registered op (text, or JSON with --json).
 int run_ops(std::span<const std::string> args);
 
+/// `gec compile`: loads an ONNX model, compiles every gear, prints a summary.
+int run_compile(std::span<const std::string> args);
+
+/// `gec run`: compiles an ONNX model and runs it: latency percentiles, throughput, .npy outputs.
+int run_run(std::span<const std::string> args);
+
 }  // namespace gec

@@ -30,6 +30,10 @@ constexpr std::array commands{
             gec::run_gears},
     Command{"ops", "list every registered op: inputs, attributes, engines, in-place (--json for scripts)",
             gec::run_ops},
+    Command{"compile", "compile an ONNX model for build options: inputs, outputs, per gear nodes, streams, memory",
+            gec::run_compile},
+    Command{"run", "compile and run an ONNX model: latency percentiles, throughput, outputs as .npy",
+            gec::run_run},
 };
 
 std::string usage() {

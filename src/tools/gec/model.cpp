@@ -1,0 +1,326 @@
+// `gec compile` and `gec run`: an ONNX model through ge::compile (every gear), a summary
+// of the plans; and runs of it with seeded random (or .npy) inputs, latency percentiles,
+// and the outputs written as .npy files.
+//
+//   $ gec compile --model resnet50.onnx --input_shape data:-1,3,224,224 --dynamic_batch_size 1,2,4,8
+//   $ gec run --model resnet50.onnx --input_shape data:-1,3,224,224 --dynamic_batch_size 1,8
+//         --shape data:8,3,224,224 --iterations 20 --threads 2 --output-dir out/   (one line)
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "ge/compile/compile.hpp"
+#include "ge/graph/dot.hpp"
+#include "ge/options/option.hpp"
+#include "ge/runtime/session.hpp"
+#include "json.hpp"
+#include "npy.hpp"
+#if defined(GE_WITH_ONNX)
+#include "ge/onnx.hpp"
+#endif
+
+namespace gec {
+
+namespace {
+
+// The flags both commands share: the model, every build option, the target.
+std::vector<Flag> model_flags(bool run) {
+  std::vector<Flag> flags{{"model", true, "the ONNX model file (required)"}};
+  for (const ge::OptionInfo& o : ge::options_table()) flags.push_back({o.flag, true, o.summary});
+  flags.push_back({"target", true, "the target product (default: cpu); see 'gec gears --help'"});
+  if (run) {
+    flags.push_back({"shape", true, "the real input shapes, INPUT_SHAPE style: name:dims;name:dims (default: the model's or the first gear's)"});
+    flags.push_back({"input", true, "inputs from .npy files: name=file.npy,name=file.npy (others: seeded random data)"});
+    flags.push_back({"iterations", true, "timed runs (default 10), after one warm-up run"});
+    flags.push_back({"threads", true, "host scheduler threads (default: every core)"});
+    flags.push_back({"seed", true, "the seed of the random inputs (default 1)"});
+    flags.push_back({"output-dir", true, "write each output of the last run as <dir>/<name>.npy"});
+  } else {
+    flags.push_back({"dot", true, "write the compiled graph (first plan's streams as colours) as Graphviz text to FILE"});
+    flags.push_back({"json", false, "print the summary as one line of JSON"});
+  }
+  flags.push_back({"help", false, "print this help and exit"});
+  return flags;
+}
+
+std::string usage(bool run, const std::vector<Flag>& flags) {
+  std::string out = run ? "usage: gec run --model M.onnx [build options] [--shape name:dims;...] [--input name=f.npy,...]\n"
+                          "               [--iterations N] [--threads T] [--seed S] [--output-dir DIR]\n"
+                          "\n"
+                          "Compiles the model as 'gec compile' does, fills the inputs with seeded random data (or\n"
+                          "reads .npy files), runs it once to warm up and N times timed, and prints the latency\n"
+                          "percentiles (p50, p90, p99) and the throughput.\n"
+                        : "usage: gec compile --model M.onnx [--input_shape ...] [--dynamic_batch_size|--dynamic_image_size|\n"
+                          "                   --dynamic_dims ...] [--input_format ...] [--target NAME]\n"
+                          "                   [--ac_parallel_enable 0|1] [--dot FILE] [--json]\n"
+                          "\n"
+                          "Loads the model, checks the options against it and the target, compiles every gear\n"
+                          "(or the range plan), and prints the inputs and outputs, and per plan the node count,\n"
+                          "streams, arena bytes, bytes without reuse and the lower bound.\n";
+  out += "\nflags:\n" + describe_flags(flags);
+  out += "\nexit status: 0 success, 2 bad flags, a bad model or bad option values\n";
+  return out;
+}
+
+struct Loaded {
+  std::string path;
+  std::shared_ptr<const ge::CompiledModel> model;
+  std::size_t source_nodes = 0;
+};
+
+Loaded load_and_compile(const Args& a, bool progress) {
+  const auto path = a.get("model");
+  if (!path) throw UsageError("--model is required");
+#if defined(GE_WITH_ONNX)
+  const ge::Graph graph = ge::onnx::load(*path);
+#else
+  throw UsageError("this gec was built without the ONNX importer (GE_WITH_ONNX=OFF); --model cannot be read");
+#endif
+  ge::BuildOptions options;
+  for (const auto& [name, value] : a.values)
+    for (const ge::OptionInfo& o : ge::options_table())
+      if (o.flag == name) options.set(o.id, value);
+  const ge::Target& target = ge::find_target(a.get("target").value_or("cpu"));
+  ge::CompileSettings settings;
+  if (progress && isatty(STDERR_FILENO) != 0)
+    settings.progress = [](std::size_t done, std::size_t total) {
+      std::fprintf(stderr, "\rgec: compiled plan %zu of %zu", done, total);
+      if (done == total) std::fputc('\n', stderr);
+    };
+  Loaded l{*path, ge::compile(graph, options, target, settings), graph.nodes().size()};
+  for (const std::string& w : l.model->config().warnings) std::fprintf(stderr, "gec: warning: %s\n", w.c_str());
+  return l;
+}
+
+std::string io_text(const ge::ModelIO& io) {
+  return io.name + " " + std::string(ge::to_string(io.dtype)) + "[" + io.shape.to_string() + "]";
+}
+
+std::vector<std::string> input_names(const ge::CompiledModel& m) {
+  std::vector<std::string> names;
+  for (const ge::ModelIO& io : m.inputs()) names.push_back(io.name);
+  return names;
+}
+
+std::int64_t parse_int(const std::string& flag, const std::string& text, std::int64_t lo) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || v < lo)
+    throw UsageError("--" + flag + " '" + text + "' is not an integer >= " + std::to_string(lo));
+  return v;
+}
+
+}  // namespace
+
+int run_compile(std::span<const std::string> args) {
+  const std::vector<Flag> flags = model_flags(false);
+  const Args a = parse_args(args, flags);
+  if (a.has("help")) {
+    std::fputs(usage(false, flags).c_str(), stdout);
+    return 0;
+  }
+  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals.front() + "'");
+  const Loaded l = load_and_compile(a, true);
+  const ge::CompiledModel& m = *l.model;
+  const auto names = input_names(m);
+  // Plans: those made now; with an unbounded range none is (they are made per signature).
+  const auto& plans = m.plans();
+
+  if (const auto dot = a.get("dot")) {
+    ge::DotOptions d;
+    d.name = std::filesystem::path(l.path).stem().string();
+    if (!plans.empty()) {
+      d.node_streams.assign(m.graph().nodes().size(), -1);
+      const ge::Plan& p = *plans.front();
+      for (std::size_t s = 0; s < p.steps.size(); ++s)
+        if (const auto n = m.graph().find_node(p.steps[s].name)) d.node_streams[*n] = p.streams.stream[s];
+    }
+    std::ofstream f(*dot);
+    f << ge::to_dot(m.graph(), d);
+    if (!f) throw UsageError("cannot write --dot file '" + *dot + "'");
+  }
+
+  if (a.has("json")) {
+    JsonWriter j;
+    j.begin_object().key("model").value(l.path).key("mode").value(std::string(ge::to_string(m.mode())));
+    j.key("nodes").value(static_cast<std::uint64_t>(l.source_nodes));
+    j.key("compiled_nodes").value(static_cast<std::uint64_t>(m.graph().nodes().size()));
+    for (const bool in : {true, false}) {
+      j.key(in ? "inputs" : "outputs").begin_array();
+      for (const ge::ModelIO& io : in ? m.inputs() : m.outputs())
+        j.begin_object()
+            .key("name").value(io.name)
+            .key("dtype").value(std::string(ge::to_string(io.dtype)))
+            .key("shape").value(io.shape.to_string())
+            .end_object();
+      j.end_array();
+    }
+    j.key("plans_per_signature").value(m.plans_per_signature());
+    j.key("plans").begin_array();
+    for (const auto& p : plans) {
+      j.begin_object().key("gear").value(p->gear).key("inputs").begin_object();
+      for (std::size_t i = 0; i < names.size(); ++i) j.key(names[i]).value(p->input_shapes[i].to_string());
+      j.end_object();
+      j.key("nodes").value(static_cast<std::uint64_t>(p->steps.size()));
+      j.key("streams").value(p->streams.stream_count);
+      j.key("arena_bytes").value(p->memory.arena_bytes);
+      j.key("no_reuse_bytes").value(p->memory.no_reuse_bytes);
+      j.key("lower_bound").value(p->memory.lower_bound);
+      j.end_object();
+    }
+    j.end_array().key("arena_bytes").value(m.arena_bytes()).end_object();
+    std::printf("%s\n", j.str().c_str());
+    return 0;
+  }
+
+  std::printf("model %s: %zu nodes, %zu after the passes (", l.path.c_str(), l.source_nodes, m.graph().nodes().size());
+  for (std::size_t i = 0; i < m.pass_stats().size(); ++i)
+    std::printf("%s%s -%zu +%zu", i ? ", " : "", m.pass_stats()[i].pass.c_str(), m.pass_stats()[i].nodes_removed,
+                m.pass_stats()[i].nodes_added);
+  std::printf(")\n");
+  for (const ge::ModelIO& io : m.inputs()) std::printf("input   %s\n", io_text(io).c_str());
+  for (const ge::ModelIO& io : m.outputs()) std::printf("output  %s\n", io_text(io).c_str());
+  std::printf("mode    %s", std::string(ge::to_string(m.mode())).c_str());
+  if (m.plans_per_signature()) std::printf(" (an unbounded dim: a plan per input signature, made at run time)");
+  std::printf("\n");
+  for (const auto& p : plans)
+    std::printf("%s %s: %zu nodes, %d streams, arena %lld bytes, no reuse %lld, lower bound %lld\n",
+                p->gear >= 0 ? ("gear " + std::to_string(p->gear)).c_str() : "plan", p->describe_inputs(names).c_str(),
+                p->steps.size(), p->streams.stream_count, static_cast<long long>(p->memory.arena_bytes),
+                static_cast<long long>(p->memory.no_reuse_bytes), static_cast<long long>(p->memory.lower_bound));
+  if (!plans.empty()) std::printf("arena   %lld bytes for every plan\n", static_cast<long long>(m.arena_bytes()));
+  return 0;
+}
+
+int run_run(std::span<const std::string> args) {
+  const std::vector<Flag> flags = model_flags(true);
+  const Args a = parse_args(args, flags);
+  if (a.has("help")) {
+    std::fputs(usage(true, flags).c_str(), stdout);
+    return 0;
+  }
+  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals.front() + "'");
+  const int iterations = static_cast<int>(parse_int("iterations", a.get("iterations").value_or("10"), 1));
+  const int threads = static_cast<int>(parse_int("threads", a.get("threads").value_or("0"), 0));
+  const auto seed = static_cast<std::uint64_t>(parse_int("seed", a.get("seed").value_or("1"), 0));
+  const Loaded l = load_and_compile(a, true);
+  const ge::CompiledModel& m = *l.model;
+  const auto names = input_names(m);
+
+  // The real input shapes: --shape, else the model's (static) or the first plan's.
+  std::vector<std::vector<std::int64_t>> dims(names.size());
+  std::vector<bool> given(names.size(), false);
+  if (const auto text = a.get("shape")) {
+    const ge::InputShape shapes = ge::InputShape::parse(*text);
+    for (std::size_t e = 0; e < shapes.entries().size(); ++e) {
+      const auto& entry = shapes.entries()[e];
+      std::size_t k = e;
+      if (shapes.named()) {
+        k = static_cast<std::size_t>(std::find(names.begin(), names.end(), entry.name) - names.begin());
+        if (k == names.size()) throw UsageError("--shape names the input '" + entry.name + "', which the model does not have");
+      } else if (k >= names.size()) {
+        throw UsageError("--shape gives more inputs than the model's " + std::to_string(names.size()));
+      }
+      if (!entry.shape.is_static()) throw UsageError("--shape '" + *text + "': every dim must be fixed");
+      dims[k] = entry.shape.values();
+      given[k] = true;
+    }
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (given[i]) continue;
+    const ge::Shape& s = m.plans().empty() ? m.inputs()[i].shape : m.plans().front()->input_shapes[i];
+    if (!s.is_static())
+      throw UsageError("input '" + names[i] + "' has the dynamic shape " + s.to_string() + "; give its dims with --shape");
+    dims[i] = s.values();
+  }
+
+  // The inputs: .npy files or seeded random data.
+  std::vector<NpyArray> data(names.size());
+  std::vector<bool> from_file(names.size(), false);
+  if (const auto list = a.get("input")) {
+    std::size_t start = 0;
+    while (start <= list->size()) {
+      std::size_t end = list->find(',', start);
+      if (end == std::string::npos) end = list->size();
+      const std::string item = list->substr(start, end - start);
+      const std::size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+        throw UsageError("--input '" + *list + "': expected name=file.npy,name=file.npy");
+      const std::string name = item.substr(0, eq);
+      const auto k = static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+      if (k == names.size()) throw UsageError("--input names the input '" + name + "', which the model does not have");
+      data[k] = read_npy(item.substr(eq + 1));
+      from_file[k] = true;
+      dims[k] = data[k].dims;
+      start = end + 1;
+    }
+  }
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (from_file[i]) continue;
+    data[i] = random_array(m.inputs()[i].dtype, dims[i], rng);
+  }
+  std::vector<ge::TensorView> views;
+  for (NpyArray& d : data) views.push_back(d.view());
+
+  ge::Session session(l.model, {.threads = threads});
+  ge::RunResult r = session.run(views);  // warm-up (and the first binding)
+  std::vector<double> ms;
+  const auto t_all = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    r = session.run(views);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count();
+  std::sort(ms.begin(), ms.end());
+  const auto pct = [&](double p) {
+    const auto idx = static_cast<std::size_t>(std::clamp(p * static_cast<double>(ms.size()) - 1e-9, 0.0,
+                                                         static_cast<double>(ms.size() - 1)));
+    return ms[idx];
+  };
+  std::printf("model %s, %s%s, %d threads\n", l.path.c_str(),
+              r.gear >= 0 ? ("gear " + std::to_string(r.gear) + ", ").c_str() : "", [&] {
+                std::string s;
+                for (std::size_t i = 0; i < names.size(); ++i) {
+                  s += (i ? "; " : "") + names[i] + ":";
+                  for (std::size_t d = 0; d < dims[i].size(); ++d) s += (d ? "," : "") + std::to_string(dims[i][d]);
+                }
+                return s;
+              }().c_str(),
+              session.threads());
+  std::printf("latency over %d runs: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms (min %.3f, max %.3f)\n", iterations,
+              pct(0.50), pct(0.90), pct(0.99), ms.front(), ms.back());
+  std::printf("throughput: %.1f runs/s\n", static_cast<double>(iterations) / total_s);
+  for (const ge::Output& o : r.outputs)
+    std::printf("output %s %s[%s] %lld bytes\n", o.name.c_str(), std::string(ge::to_string(o.dtype)).c_str(),
+                o.shape().to_string().c_str(), static_cast<long long>(o.bytes));
+  if (const auto dir = a.get("output-dir")) {
+    std::filesystem::create_directories(*dir);
+    for (const ge::Output& o : r.outputs) {
+      std::string file = o.name;
+      for (char& c : file)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+      write_npy((std::filesystem::path(*dir) / (file + ".npy")).string(), o.view());
+    }
+  }
+  return 0;
+}
+
+}  // namespace gec

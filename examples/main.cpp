@@ -1,11 +1,12 @@
 // The main example (README's first command): ResNet-50 built in code, compiled with
 // dynamic batch gears, run at several batch sizes on the CPU device.
 //
-//   ge_example_main [runs per batch (default 3)] [threads (default: every core)]
+//   ge_example_main [runs per batch (default 3)] [threads (default: every core)] [image size (default 224)]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "ge/ge.hpp"
@@ -14,17 +15,20 @@
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
   const int threads = argc > 2 ? std::max(0, std::atoi(argv[2])) : 0;
+  const std::int64_t image = argc > 3 ? std::max(32, std::atoi(argv[3])) : 224;
   try {
     using clock = std::chrono::steady_clock;
     const auto ms = [](clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
 
     // 1. The model, with a dynamic batch dim.
-    const ge::Graph graph = ge::models::resnet50("-1,3,224,224");
+    const std::string hw = std::to_string(image) + "," + std::to_string(image);
+    const ge::Graph graph = ge::models::resnet50("-1,3," + hw);
     std::printf("ResNet-50: %zu nodes, %zu constants, input data:%s\n", graph.nodes().size(), graph.constants().size(),
                 graph.inputs()[0].shape.to_string().c_str());
 
     // 2. Compile with four batch gears: one static plan per gear, one shared arena.
-    const ge::BuildOptions options{{"ge.inputShape", "data:-1,3,224,224"}, {"ge.dynamicBatchSize", "1,2,4,8"}};
+    const std::string input_shape = "data:-1,3," + hw;
+    const ge::BuildOptions options{{"ge.inputShape", input_shape}, {"ge.dynamicBatchSize", "1,2,4,8"}};
     const auto t0 = clock::now();
     const auto model = ge::compile(graph, options);
     std::printf("compiled in %.0f ms:", ms(clock::now() - t0));
@@ -47,7 +51,7 @@ int main(int argc, char** argv) {
     ge::Session session(model, {.threads = threads});
     std::printf("running on %d threads, %d runs per batch\n", session.threads(), runs);
     for (const std::int64_t batch : {1, 2, 4, 8}) {
-      const ge::Tensor x = ge::Tensor::random(ge::DataType::f32, {batch, 3, 224, 224}, 7);
+      const ge::Tensor x = ge::Tensor::random(ge::DataType::f32, {batch, 3, image, image}, 7);
       const ge::TensorView in{const_cast<std::byte*>(x.bytes().data()), x.dtype(), x.dims()};
       ge::RunResult r = session.run({in});  // warm-up
       double best = 1e300, total = 0;
@@ -66,7 +70,7 @@ int main(int argc, char** argv) {
     }
 
     // 4. A batch in no gear is a clear error, and the session stays usable.
-    const ge::Tensor x3 = ge::Tensor::random(ge::DataType::f32, {3, 3, 224, 224}, 7);
+    const ge::Tensor x3 = ge::Tensor::random(ge::DataType::f32, {3, 3, image, image}, 7);
     try {
       (void)session.run({ge::TensorView{const_cast<std::byte*>(x3.bytes().data()), x3.dtype(), x3.dims()}});
     } catch (const ge::Error& e) {

@@ -128,7 +128,7 @@ class NodeConverter {
     // Attribute names and values against the schema.
     for (const auto& [name, value] : p.attrs) {
       const auto spec = std::find_if(schema->attrs.begin(), schema->attrs.end(),
-                                     [&](const AttrSpec& s) { return s.name == name; });
+                                     [&n = name](const AttrSpec& s) { return s.name == n; });
       if (spec == schema->attrs.end()) {
         unsupported_.add(op + " attribute " + quote(name), where);
         ok = false;

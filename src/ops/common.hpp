@@ -96,7 +96,10 @@ Dim hull(const Dim& a, const Dim& b);
 Dim merge_dims(const InferContext& c, const Dim& a, const Dim& b, const std::string& what);
 // broadcast of shapes, with a message naming the node.
 Shape broadcast_shapes(const InferContext& c, const Shape& a, const Shape& b);
-// A shape of `rank` unknown dims.
+/// The most dims an inferred shape may have (a guard against hostile declared sizes).
+inline constexpr std::int64_t max_rank = 1024;
+
+/// `rank` unknown dims; `bad_op_inputs` above `max_rank`.
 Shape unknown_dims(std::size_t rank);
 // Throws bad_op_inputs unless input i has a rank in [lo, hi] (unknown rank passes).
 void require_rank(const InferContext& c, std::size_t i, std::size_t lo, std::size_t hi);

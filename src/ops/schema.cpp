@@ -106,7 +106,7 @@ std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view n
   std::vector<std::string> known;
   for (const AttrSpec& a : schema.attrs) known.push_back(a.name);
   for (const auto& [name, value] : attrs) {
-    const auto spec = std::find_if(schema.attrs.begin(), schema.attrs.end(), [&](const AttrSpec& a) { return a.name == name; });
+    const auto spec = std::find_if(schema.attrs.begin(), schema.attrs.end(), [&n = name](const AttrSpec& a) { return a.name == n; });
     if (spec == schema.attrs.end()) {
       const std::string near = detail::nearest_name(name, known);
       pre.fail(Errc::bad_attribute, "unknown attribute '" + name + "'" +
@@ -267,7 +267,12 @@ Shape broadcast_shapes(const InferContext& c, const Shape& a, const Shape& b) {
   }
 }
 
-Shape unknown_dims(std::size_t rank) { return Shape(std::vector<Dim>(rank, Dim::unknown())); }
+Shape unknown_dims(std::size_t rank) {
+  if (rank > static_cast<std::size_t>(max_rank))
+    raise(Errc::bad_op_inputs, "[ge.ops] an inferred rank of " + std::to_string(rank) + " is above the limit of " +
+                                   std::to_string(max_rank));
+  return Shape(std::vector<Dim>(rank, Dim::unknown()));
+}
 
 void require_rank(const InferContext& c, std::size_t i, std::size_t lo, std::size_t hi) {
   const Shape& s = c.shape(i);
@@ -291,7 +296,15 @@ std::optional<std::int64_t> static_length(const InferContext& c, std::size_t i) 
   const Shape& s = c.shape(i);
   if (!s.rank_known()) return std::nullopt;
   if (s.rank() == 0) return 1;
-  if (s.rank() == 1 && s[0].is_static()) return s[0].lo();
+  if (s.rank() == 1 && s[0].is_static()) {
+    // The length becomes a rank or a count of axes: refuse sizes no tensor can have
+    // before anything allocates for them.
+    if (s[0].lo() > max_rank)
+      c.fail(Errc::bad_op_inputs, c.input_name(i) + " has " + std::to_string(s[0].lo()) +
+                                      " elements; a shape or axes list longer than " + std::to_string(max_rank) +
+                                      " is not supported");
+    return s[0].lo();
+  }
   return std::nullopt;
 }
 

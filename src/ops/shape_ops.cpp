@@ -373,6 +373,9 @@ void add_shape_ops(OpRegistry& r) {
           const auto axes_in = const_ints(c, 1);
           if (!axes_in) {
             const auto n = static_length(c, 1);
+            if (n && *n > r)
+              c.fail(Errc::bad_op_inputs, "input 1 (axes) has " + std::to_string(*n) + " values for input 0 (data) [" +
+                                              x.to_string() + "] of rank " + std::to_string(r));
             return std::vector<TensorDesc>{{t, n ? unknown_dims(static_cast<std::size_t>(r - *n)) : Shape::unknown_rank()}};
           }
           const auto axes = norm_axes(c, *axes_in, r, "input 1 (axes)");

@@ -59,6 +59,12 @@ TEST_CASE("Squeeze and Unsqueeze") {
   CHECK(shape0("Squeeze", {t("f32", "2,1,3"), t("i64", "1")}) == "-1,-1");
   CHECK(shape0("Squeeze", {t("f32", "-2"), ints({0})}) == "-2");
   check_infer_error("Squeeze", {t("f32", "2,3"), ints({1})}, {}, Errc::bad_op_inputs, {"cannot squeeze dim 1", "expected 1"});
+  // Runtime axes longer than the rank, or a declared length no shape can have (found by
+  // the ONNX fuzzer: it once became a vector of 2^64 - 5 dims).
+  check_infer_error("Squeeze", {t("f32", "1,3,1"), t("i64", "8")}, {}, Errc::bad_op_inputs, {"8 values", "rank 3"});
+  check_infer_error("Unsqueeze", {t("f32", "3"), t("i64", "1000000000000")}, {}, Errc::bad_op_inputs,
+                    {"1000000000000 elements", "longer than 1024"});
+  check_infer_error("Reshape", {t("f32", "3"), t("i64", "5000")}, {}, Errc::bad_op_inputs, {"longer than 1024"});
   check_infer_error("Squeeze", {t("f32", "2,3"), ints({2})}, {}, Errc::bad_attribute, {"axes", "2"});
 
   CHECK(shape0("Unsqueeze", {t("f32", "1~8,128"), ints({1, 2})}) == "1~8,1,1,128");

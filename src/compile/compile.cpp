@@ -111,6 +111,19 @@ std::int64_t bound_bytes(const TensorDesc& d) {
   return b.is_bounded() ? b.hi() : -1;
 }
 
+// Per step, the steps that produce its inputs (ascending, each once).
+std::vector<std::vector<std::int32_t>> step_preds(const Plan& plan) {
+  std::vector<std::vector<std::int32_t>> preds(plan.steps.size());
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    for (const std::int32_t v : plan.steps[s].inputs)
+      if (v >= 0 && plan.values[static_cast<std::size_t>(v)].producer >= 0)
+        preds[s].push_back(plan.values[static_cast<std::size_t>(v)].producer);
+    std::sort(preds[s].begin(), preds[s].end());
+    preds[s].erase(std::unique(preds[s].begin(), preds[s].end()), preds[s].end());
+  }
+  return preds;
+}
+
 struct PlanInputs {
   const Graph& graph;
   const std::vector<std::size_t>& order;
@@ -208,16 +221,9 @@ std::shared_ptr<const Plan> build_plan(const PlanInputs& in, const std::vector<S
   }
 
   // Streams: a step depends on the producers of its inputs.
-  std::vector<std::vector<std::int32_t>> preds(plan->steps.size());
+  const auto preds = step_preds(*plan);
   std::vector<bool> on_host(plan->steps.size(), false);
-  for (std::size_t s = 0; s < plan->steps.size(); ++s) {
-    for (const std::int32_t v : plan->steps[s].inputs)
-      if (v >= 0 && plan->values[static_cast<std::size_t>(v)].producer >= 0)
-        preds[s].push_back(plan->values[static_cast<std::size_t>(v)].producer);
-    std::sort(preds[s].begin(), preds[s].end());
-    preds[s].erase(std::unique(preds[s].begin(), preds[s].end()), preds[s].end());
-    on_host[s] = plan->steps[s].engine == Engine::host;
-  }
+  for (std::size_t s = 0; s < plan->steps.size(); ++s) on_host[s] = plan->steps[s].engine == Engine::host;
   plan->streams = assign_streams(preds, on_host, {.max_streams = in.settings.max_streams, .ac_parallel = in.ac_parallel});
 
   // Lifetimes of the arena values, extended for streams; in place where the schema
@@ -285,11 +291,6 @@ std::string Plan::describe_inputs(const std::vector<std::string>& names) const {
   return s;
 }
 
-std::int64_t CompiledModel::arena_bytes() const noexcept {
-  std::int64_t m = 0;
-  for (const auto& p : plans_) m = std::max(m, p->arena_bytes());
-  return m;
-}
 
 std::shared_ptr<const Plan> CompiledModel::plan_for(std::span<const std::vector<std::int64_t>> dims) const {
   std::vector<std::string> names;
@@ -436,6 +437,7 @@ std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOpti
     for (std::size_t p = 0; p < plan_shapes.size(); ++p) {
       m.plans_.push_back(build_plan(in, plan_shapes[p], cfg.mode == ShapeMode::gears ? static_cast<std::int32_t>(p) : -1));
       if (settings.progress) settings.progress(p + 1, plan_shapes.size());
+      m.arena_bytes_ = std::max(m.arena_bytes_, m.plans_.back()->arena_bytes());
     }
   }
   return model;
@@ -446,13 +448,8 @@ std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOpti
 void verify(const Plan& plan) {
   const auto bad = [](const std::string& what) { raise(Errc::internal, "[ge.compile] plan check: " + what); };
   verify(plan.memory, plan.lifetimes);
-  std::vector<std::vector<std::int32_t>> preds(plan.steps.size());
+  const auto preds = step_preds(plan);
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-    for (const std::int32_t v : plan.steps[s].inputs)
-      if (v >= 0 && plan.values[static_cast<std::size_t>(v)].producer >= 0)
-        preds[s].push_back(plan.values[static_cast<std::size_t>(v)].producer);
-    std::sort(preds[s].begin(), preds[s].end());
-    preds[s].erase(std::unique(preds[s].begin(), preds[s].end()), preds[s].end());
     for (const std::int32_t p : preds[s])
       if (p >= static_cast<std::int32_t>(s)) bad("step " + q(plan.steps[s].name) + " reads a value made by a later step");
   }

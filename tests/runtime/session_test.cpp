@@ -138,6 +138,10 @@ TEST_CASE("compile: targets without ranges refuse dynamic graphs") {
                          ge::Errc::ranges_unsupported, {"1~8,4", "atlas_200i_500_a2"});
   ge::test::expect_error([] { (void)ge::compile(small_graph("2,4"), {}, ge::default_target(), {.max_streams = 0}); },
                          ge::Errc::invalid_argument, {"max_streams"});
+  ge::test::expect_error([] { (void)ge::compile(small_graph("2,4"), {}, ge::default_target(), {.alignment = 48}); },
+                         ge::Errc::invalid_argument, {"alignment 48", "power of two"});
+  ge::test::expect_error([] { (void)ge::compile(small_graph("2,4"), {}, ge::default_target(), {.plan_cache = 0}); },
+                         ge::Errc::invalid_argument, {"plan_cache 0"});
   ge::test::expect_error(
       [] { (void)ge::compile(small_graph("-1,4"), {{"ge.inputShape", "y:-1,4"}, {"ge.dynamicBatchSize", "1,2"}}); },
       ge::Errc::unknown_input, {"'y'"});
@@ -162,6 +166,7 @@ TEST_CASE("session: bad inputs are clear errors and the session stays usable") {
                          {"negative"});
   check_small(s.run({x.view()}).outputs[0], x);
   ge::test::expect_error([] { ge::Session bad(nullptr); }, ge::Errc::invalid_argument, {"null model"});
+  ge::test::expect_error([&] { ge::Session bad(model, {.threads = -1}); }, ge::Errc::invalid_argument, {"threads -1"});
 }
 
 TEST_CASE("session: outputs into caller memory") {

@@ -86,8 +86,9 @@ class CompiledModel {
   [[nodiscard]] const std::vector<ModelIO>& outputs() const noexcept { return outputs_; }
   /// What the passes did.
   [[nodiscard]] const std::vector<PassStats>& pass_stats() const noexcept { return pass_stats_; }
-  /// The largest arena of the plans made so far: one arena serves every gear.
-  [[nodiscard]] std::int64_t arena_bytes() const noexcept;
+  /// The largest arena of the plans made at compile time: one arena serves every gear.
+  /// (A per-signature plan's arena is its own `Plan::arena_bytes()`.)
+  [[nodiscard]] std::int64_t arena_bytes() const noexcept { return arena_bytes_; }
   /// True when plans are made per input signature at run time (an unbounded range).
   [[nodiscard]] bool plans_per_signature() const noexcept { return per_signature_; }
   /// The settings it was compiled with.
@@ -115,6 +116,7 @@ class CompiledModel {
   std::vector<ModelIO> inputs_, outputs_;
   std::vector<PassStats> pass_stats_;
   std::vector<std::shared_ptr<const Kernel>> kernels_;  // per node of graph_; null: chosen per plan
+  std::int64_t arena_bytes_ = 0;
   bool per_signature_ = false;
   std::unique_ptr<LruCache<Plan>> signature_plans_;
 };

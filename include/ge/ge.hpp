@@ -3,6 +3,7 @@
 /// Everything of ge in one include. Library code includes what it uses instead.
 
 #include "ge/compile/compile.hpp"
+#include "ge/compile/flops.hpp"
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/memory_plan.hpp"
 #include "ge/compile/op_compile.hpp"
@@ -23,6 +24,7 @@
 #endif
 #include "ge/runtime/host_scheduler.hpp"
 #include "ge/runtime/session.hpp"
+#include "ge/runtime/trace.hpp"
 #include "ge/shape/dim.hpp"
 #include "ge/shape/shape.hpp"
 #include "ge/shape/typed.hpp"

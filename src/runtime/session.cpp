@@ -3,6 +3,8 @@
 #include "ge/runtime/session.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -42,6 +44,18 @@ struct StepLaunch {
   const Kernel* kernel = nullptr;
   std::span<const TensorView> in, out;
 };
+
+std::int64_t now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Host threads numbered from 0 in order of their first traced step.
+std::int32_t thread_number() noexcept {
+  static std::atomic<std::int32_t> next{0};
+  thread_local const std::int32_t mine = next.fetch_add(1, std::memory_order_relaxed);
+  return mine;
+}
 
 void run_launch(const void* args) {
   const auto* l = static_cast<const StepLaunch*>(args);
@@ -176,6 +190,7 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
     raise(Errc::invalid_argument, "[ge.runtime] Session: threads " + std::to_string(options.threads) + "; expected >= 0");
   device_ = options.device ? std::move(options.device) : std::make_shared<CpuDevice>();
   impl_ = std::make_unique<Impl>(options.threads);
+  trace_ = options.trace;
 }
 
 Session::~Session() = default;
@@ -306,10 +321,23 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
 
   Device& dev = ctx->device;
   const OpRegistry& ops = OpRegistry::global();
+  std::shared_ptr<RunTrace> trace;
+  if (trace_) {
+    trace = std::make_shared<RunTrace>();
+    trace->plan = plan_ptr;
+    trace->steps.resize(plan.steps.size());
+    trace->start = now_ns();
+  }
   const auto body = [&](std::int32_t s) {
     const auto si = static_cast<std::size_t>(s);
+    StepTiming* timing = trace ? &trace->steps[si] : nullptr;
     const Stream stream = ctx->streams[static_cast<std::size_t>(plan.streams.stream[si])];
+    if (timing && !b.waits[si].empty()) timing->wait_start = now_ns();
     for (const std::int32_t e : b.waits[si]) dev.wait(stream, ctx->events[static_cast<std::size_t>(e)]);
+    if (timing) {
+      timing->start = now_ns();
+      if (b.waits[si].empty()) timing->wait_start = timing->start;
+    }
     if (plan.static_shapes) {
       dev.launch(stream, {run_launch, &b.launches[si]});
     } else {
@@ -348,6 +376,10 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
         dev.launch(stream, {run_launch, &l});
       }
     }
+    if (timing) {
+      timing->end = now_ns();
+      timing->thread = thread_number();
+    }
     for (const std::int32_t e : b.records[si]) dev.record(ctx->events[static_cast<std::size_t>(e)], stream);
   };
   if (b.flat) {
@@ -356,6 +388,11 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
     });
   } else {
     impl_->scheduler.run(b.graph, body);
+  }
+  if (trace) {
+    trace->end = now_ns();
+    if (!plan.static_shapes) trace->dims = b.dims;  // every value's real dims in this run
+    result.trace = std::move(trace);
   }
 
   // The outputs' real descriptions; outputs that are graph inputs or constants are copied.

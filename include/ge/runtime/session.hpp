@@ -38,6 +38,7 @@
 #include "ge/compile/compile.hpp"
 #include "ge/core/tensor_view.hpp"
 #include "ge/device/device.hpp"
+#include "ge/runtime/trace.hpp"
 
 namespace ge {
 
@@ -45,6 +46,9 @@ namespace ge {
 struct SessionOptions {
   int threads = 0;                  ///< host scheduler threads; 0: every core
   std::shared_ptr<Device> device{}; ///< null: a new `CpuDevice`
+  /// Record every run's step timings in `RunResult::trace` (see `ge/runtime/trace.hpp`).
+  /// Off: the runtime does no work for it.
+  bool trace = false;
 };
 
 /// One output of a run: its real description and its data.
@@ -73,6 +77,8 @@ struct RunResult {
   std::vector<Output> outputs;   ///< one per graph output, in order
   std::int32_t gear = -1;        ///< the gear that ran; -1 for a range or fixed plan
   std::int64_t arena_bytes = 0;  ///< the arena the plan used
+  /// What the run did step by step, when the session traces (`SessionOptions::trace`).
+  std::shared_ptr<const RunTrace> trace{};
   /// The output of that name. Throws `Errc::invalid_argument` listing the names.
   [[nodiscard]] const Output& operator[](std::string_view name) const;
 };
@@ -107,6 +113,8 @@ class Session {
   [[nodiscard]] int threads() const noexcept;
   /// The device.
   [[nodiscard]] Device& device() const noexcept { return *device_; }
+  /// Whether runs record a trace.
+  [[nodiscard]] bool tracing() const noexcept { return trace_; }
 
  private:
   struct Context;
@@ -116,6 +124,7 @@ class Session {
   std::shared_ptr<const CompiledModel> model_;
   std::shared_ptr<Device> device_;
   std::unique_ptr<Impl> impl_;
+  bool trace_ = false;
 };
 
 }  // namespace ge

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/cpu/vmath.hpp"
+
 namespace ge::cpu {
 namespace {
 
@@ -308,16 +310,6 @@ std::string_view unary_name(UnaryOp op) {
   return "Unary";
 }
 
-inline float tanh_approx(float x) {
-  const float ax = std::fabs(x);
-  const float e = exp_approx(-2.0f * ax);
-  const float t = (1.0f - e) / (1.0f + e);
-  const float x2 = x * x;
-  const float small = x * (1.0f + x2 * (-1.0f / 3.0f + x2 * (2.0f / 15.0f + x2 * (-17.0f / 315.0f))));
-  const float big = x < 0.0f ? -t : t;
-  return ax < 0.0625f ? small : big;
-}
-
 template <class T, class F>
 void map(const TensorView& x, const TensorView& y, F f) {
   const T* px = x.as<const T>();
@@ -336,6 +328,13 @@ void map(const TensorView& x, const TensorView& y, F f) {
       for_lanes(e - b, [&](std::int64_t i) { yr[i] = f(xr[i]); });
     }
   });
+}
+
+// A float map through the vector code of vmath.hpp, chunked over the session's threads.
+void map_vm(vm::Map f, const TensorView& x, const TensorView& y) {
+  const float* px = x.as<const float>();
+  float* py = y.as<float>();
+  parallel_for(x.elements(), 1 << 13, [&](std::int64_t b, std::int64_t e) { vm::map(f, px + b, py + b, e - b); });
 }
 
 template <class T>
@@ -367,13 +366,13 @@ void unary(const UnaryParams& p, const TensorView& x, const TensorView& y) {
   }
   switch (p.op) {
     case UnaryOp::sqrt: return map<float>(x, y, [](float v) { return std::sqrt(v); });
-    case UnaryOp::exp: return map<float>(x, y, [](float v) { return exp_approx(v); });
+    case UnaryOp::exp: return map_vm(vm::Map::exp, x, y);
     case UnaryOp::log: return map<float>(x, y, [](float v) { return std::log(v); });
     case UnaryOp::neg: return map<float>(x, y, [](float v) { return -v; });
     case UnaryOp::abs: return map<float>(x, y, [](float v) { return std::fabs(v); });
     case UnaryOp::erf: return map<float>(x, y, [](float v) { return std::erf(v); });
-    case UnaryOp::tanh: return map<float>(x, y, [](float v) { return tanh_approx(v); });
-    case UnaryOp::sigmoid: return map<float>(x, y, [](float v) { return 1.0f / (1.0f + exp_approx(-v)); });
+    case UnaryOp::tanh: return map_vm(vm::Map::tanh, x, y);
+    case UnaryOp::sigmoid: return map_vm(vm::Map::sigmoid, x, y);
     case UnaryOp::relu: return map<float>(x, y, [](float v) { return v > 0.0f ? v : 0.0f; });
     case UnaryOp::clip: {
       const float lo = p.lo, hi = p.hi;
@@ -387,11 +386,10 @@ void unary(const UnaryParams& p, const TensorView& x, const TensorView& y) {
       return map<float>(x, y, [alpha](float v) { return v >= 0.0f ? v : alpha * v; });
     }
     case UnaryOp::gelu:
-      return map<float>(x, y, [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); });
+      // 0.5 v (1 + erf(v / sqrt 2)) = v (1 - erfc(v / sqrt 2) / 2).
+      return map_vm(vm::Map::gelu, x, y);
     case UnaryOp::gelu_tanh:
-      return map<float>(x, y, [](float v) {
-        return 0.5f * v * (1.0f + tanh_approx(0.79788456080286536f * (v + 0.044715f * v * v * v)));
-      });
+      return map_vm(vm::Map::gelu_tanh, x, y);
     case UnaryOp::hard_swish:
       return map<float>(x, y, [](float v) {
         const float t = v * (1.0f / 6.0f) + 0.5f;

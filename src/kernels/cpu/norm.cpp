@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/cpu/elementwise.hpp"
+#include "kernels/cpu/vmath.hpp"
 
 namespace ge::cpu {
 namespace {
@@ -16,32 +17,15 @@ void check_axis(std::string_view op, std::int64_t axis, const TensorView& x) {
   }
 }
 
-// Softmax of one contiguous row.
+// Softmax of one contiguous row, through the vector code of vmath.hpp.
 void softmax_row(const float* __restrict x, float* __restrict y, std::int64_t n, bool log) {
-  float mx = -std::numeric_limits<float>::infinity();
-  for (std::int64_t i = 0; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
-  float lanes[kLanes] = {};
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (std::int64_t j = 0; j < kLanes; ++j) {
-      const float e = exp_approx(x[i + j] - mx);
-      if (!log) y[i + j] = e;
-      lanes[j] += e;
-    }
-  }
-  float sum = 0.0f;
-  for (; i < n; ++i) {
-    const float e = exp_approx(x[i] - mx);
-    if (!log) y[i] = e;
-    sum += e;
-  }
-  for (std::int64_t j = 0; j < kLanes; ++j) sum += lanes[j];
+  const float mx = vm::max(x, n);
+  const float sum = vm::exp_shift_sum(x, y, n, mx);
   if (log) {
     const float shift = mx + std::log(sum);
     for_lanes(n, [&](std::int64_t k) { y[k] = x[k] - shift; });
   } else {
-    const float inv = 1.0f / sum;
-    for_lanes(n, [&](std::int64_t k) { y[k] *= inv; });
+    vm::scale(y, n, 1.0f / sum);
   }
 }
 

@@ -1,0 +1,241 @@
+// See vmath.hpp. Each function body is a template over the vector width W, always
+// inlined into one entry point per instruction set, so its vectors never cross a call.
+#include "kernels/cpu/vmath.hpp"
+
+#include <cstring>
+#include <limits>
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // vectors stay inside each entry point
+
+namespace ge::cpu::vm {
+namespace {
+
+#define GE_VM_INLINE inline __attribute__((always_inline))
+
+template <int W>
+struct Vec {
+  typedef float F __attribute__((vector_size(W * 4)));
+  typedef std::uint32_t U __attribute__((vector_size(W * 4)));
+};
+
+template <class F>
+GE_VM_INLINE F splat(float v) {
+  return F{} + v;
+}
+
+template <class F>
+GE_VM_INLINE F load(const float* p) {
+  F v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <class F>
+GE_VM_INLINE void store(float* p, F v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+// The n < W elements at p, the other lanes `fill`.
+template <class F>
+GE_VM_INLINE F load_part(const float* p, std::int64_t n, float fill) {
+  F v = splat<F>(fill);
+  std::memcpy(&v, p, static_cast<std::size_t>(n) * sizeof(float));
+  return v;
+}
+
+// e^x as `exp_approx` (elementwise.hpp) computes it, lane by lane: the same reduction,
+// polynomial and limits, so both agree.
+template <class F, class U>
+GE_VM_INLINE F exp_v(F x) {
+  const F lo = splat<F>(-86.6f), hi = splat<F>(88.72f);
+  F xc = x < lo ? lo : x;
+  xc = xc > hi ? hi : xc;
+  const float magic = 12582912.0f;  // 1.5 * 2^23
+  const F kf = xc * 1.44269504088896341f + magic;
+  const U k = (U)kf - (U)splat<F>(magic);
+  const F kr = kf - magic;
+  const F r = (xc - kr * 0.693359375f) - kr * -2.12194440054690583e-4f;
+  F p = splat<F>(1.0f / 5040.0f);
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const F scale = (F)((k + 126u) << 23);
+  F e = p * scale * 2.0f;
+  e = x < lo ? F{} : e;
+  e = x > 88.7228394f ? splat<F>(std::numeric_limits<float>::infinity()) : e;
+  return x != x ? x : e;
+}
+
+// erfc(x) as `erfc_approx` (elementwise.hpp).
+template <class F, class U>
+GE_VM_INLINE F erfc_v(F x) {
+  const F z = x < 0.0f ? -x : x;
+  const F t = 1.0f / (1.0f + 0.5f * z);
+  F p = splat<F>(0.17087277f);
+  p = p * t - 0.82215223f;
+  p = p * t + 1.48851587f;
+  p = p * t - 1.13520398f;
+  p = p * t + 0.27886807f;
+  p = p * t - 0.18628806f;
+  p = p * t + 0.09678418f;
+  p = p * t + 0.37409196f;
+  p = p * t + 1.00002368f;
+  p = p * t - 1.26551223f;
+  const F r = t * exp_v<F, U>(p - z * z);
+  return x >= 0.0f ? r : 2.0f - r;
+}
+
+// tanh as `tanh_approx` (elementwise.cpp): (1 - e^-2|x|) / (1 + e^-2|x|), and its
+// series near 0.
+template <class F, class U>
+GE_VM_INLINE F tanh_v(F x) {
+  const F ax = x < 0.0f ? -x : x;
+  const F e = exp_v<F, U>(-2.0f * ax);
+  const F t = (1.0f - e) / (1.0f + e);
+  const F x2 = x * x;
+  const F small = x * (1.0f + x2 * (-1.0f / 3.0f + x2 * (2.0f / 15.0f + x2 * (-17.0f / 315.0f))));
+  const F big = x < 0.0f ? -t : t;
+  return ax < 0.0625f ? small : big;
+}
+
+template <class F, class U>
+GE_VM_INLINE F apply(Map f, F v) {
+  switch (f) {
+    case Map::exp: return exp_v<F, U>(v);
+    case Map::sigmoid: return 1.0f / (1.0f + exp_v<F, U>(-v));
+    case Map::tanh: return tanh_v<F, U>(v);
+    case Map::gelu: return v * (1.0f - 0.5f * erfc_v<F, U>(v * 0.70710678118654752f));
+    case Map::gelu_tanh:
+      return 0.5f * v * (1.0f + tanh_v<F, U>(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+  }
+  return v;
+}
+
+template <int W, Map M>
+GE_VM_INLINE void map_loop(const float* x, float* y, std::int64_t n) {
+  using F = typename Vec<W>::F;
+  using U = typename Vec<W>::U;
+  std::int64_t i = 0;
+  for (; i + W <= n; i += W) store(y + i, apply<F, U>(M, load<F>(x + i)));
+  if (i < n) {
+    const F v = apply<F, U>(M, load_part<F>(x + i, n - i, 0.0f));
+    std::memcpy(y + i, &v, static_cast<std::size_t>(n - i) * sizeof(float));
+  }
+}
+
+template <int W>
+GE_VM_INLINE void map_impl(Map f, const float* x, float* y, std::int64_t n) {
+  switch (f) {
+    case Map::exp: return map_loop<W, Map::exp>(x, y, n);
+    case Map::sigmoid: return map_loop<W, Map::sigmoid>(x, y, n);
+    case Map::tanh: return map_loop<W, Map::tanh>(x, y, n);
+    case Map::gelu: return map_loop<W, Map::gelu>(x, y, n);
+    case Map::gelu_tanh: return map_loop<W, Map::gelu_tanh>(x, y, n);
+  }
+}
+
+template <int W>
+GE_VM_INLINE float max_impl(const float* x, std::int64_t n) {
+  using F = typename Vec<W>::F;
+  F m = splat<F>(x[0]);
+  std::int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const F v = load<F>(x + i);
+    m = v > m || v != v ? v : m;
+  }
+  if (i < n) {
+    const F v = load_part<F>(x + i, n - i, x[0]);
+    m = v > m || v != v ? v : m;
+  }
+  float out = m[0];
+  for (int j = 1; j < W; ++j) out = m[j] > out || m[j] != m[j] ? m[j] : out;
+  return out;
+}
+
+template <int W>
+GE_VM_INLINE float exp_shift_sum_impl(const float* x, float* y, std::int64_t n, float shift) {
+  using F = typename Vec<W>::F;
+  using U = typename Vec<W>::U;
+  F s{};
+  std::int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const F e = exp_v<F, U>(load<F>(x + i) - shift);
+    store(y + i, e);
+    s += e;
+  }
+  if (i < n) {
+    const F e = exp_v<F, U>(load_part<F>(x + i, n - i, -std::numeric_limits<float>::infinity()) - shift);
+    std::memcpy(y + i, &e, static_cast<std::size_t>(n - i) * sizeof(float));
+    s += e;  // the filled lanes are e^-inf = 0
+  }
+  float out = 0.0f;
+  for (int j = 0; j < W; ++j) out += s[j];
+  return out;
+}
+
+template <int W>
+GE_VM_INLINE void scale_impl(float* y, std::int64_t n, float k) {
+  using F = typename Vec<W>::F;
+  std::int64_t i = 0;
+  for (; i + W <= n; i += W) store(y + i, load<F>(y + i) * k);
+  for (; i < n; ++i) y[i] *= k;
+}
+
+#if defined(__x86_64__) && !defined(GE_NO_AVX2_KERNELS)
+#define GE_VM_AVX2 1
+#define GE_AVX2_TARGET __attribute__((target("avx2,fma")))
+GE_AVX2_TARGET void map_avx2(Map f, const float* x, float* y, std::int64_t n) { map_impl<8>(f, x, y, n); }
+GE_AVX2_TARGET float max_avx2(const float* x, std::int64_t n) { return max_impl<8>(x, n); }
+GE_AVX2_TARGET float exp_shift_sum_avx2(const float* x, float* y, std::int64_t n, float shift) {
+  return exp_shift_sum_impl<8>(x, y, n, shift);
+}
+GE_AVX2_TARGET void scale_avx2(float* y, std::int64_t n, float k) { scale_impl<8>(y, n, k); }
+#endif
+
+bool detect_avx2() noexcept {
+#ifdef GE_VM_AVX2
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+const bool kAvx2 = detect_avx2();
+
+}  // namespace
+
+bool avx2() noexcept { return kAvx2; }
+
+void map(Map f, const float* x, float* y, std::int64_t n) noexcept {
+#ifdef GE_VM_AVX2
+  if (kAvx2) return map_avx2(f, x, y, n);
+#endif
+  map_impl<4>(f, x, y, n);
+}
+
+float max(const float* x, std::int64_t n) noexcept {
+#ifdef GE_VM_AVX2
+  if (kAvx2) return max_avx2(x, n);
+#endif
+  return max_impl<4>(x, n);
+}
+
+float exp_shift_sum(const float* x, float* y, std::int64_t n, float shift) noexcept {
+#ifdef GE_VM_AVX2
+  if (kAvx2) return exp_shift_sum_avx2(x, y, n, shift);
+#endif
+  return exp_shift_sum_impl<4>(x, y, n, shift);
+}
+
+void scale(float* y, std::int64_t n, float k) noexcept {
+#ifdef GE_VM_AVX2
+  if (kAvx2) return scale_avx2(y, n, k);
+#endif
+  scale_impl<4>(y, n, k);
+}
+
+}  // namespace ge::cpu::vm

@@ -1,0 +1,29 @@
+#pragma once
+// Private to the CPU kernels: the float maps and row operations whose scalar code the
+// compiler will not vectorise (exp, erfc, tanh with their selects), written once over
+// GCC vector types and compiled twice: for AVX2 + FMA (8 lanes) and for the x86-64
+// baseline (4 lanes), picked once per process by what the CPU runs.
+
+#include <cstdint>
+
+namespace ge::cpu::vm {
+
+/// The float maps of `map`.
+enum class Map : std::uint8_t { exp, sigmoid, tanh, gelu, gelu_tanh };
+
+/// y[i] = f(x[i]) for i in [0, n); x == y (in place) is fine.
+void map(Map f, const float* x, float* y, std::int64_t n) noexcept;
+
+/// The largest of x[0..n) (n >= 1; NaN where one is NaN).
+float max(const float* x, std::int64_t n) noexcept;
+
+/// y[i] = e^(x[i] - shift) for i in [0, n); returns their sum. x == y is fine.
+float exp_shift_sum(const float* x, float* y, std::int64_t n, float shift) noexcept;
+
+/// y[i] *= s for i in [0, n).
+void scale(float* y, std::int64_t n, float s) noexcept;
+
+/// True when the 8-lane AVX2 code runs on this CPU.
+[[nodiscard]] bool avx2() noexcept;
+
+}  // namespace ge::cpu::vm

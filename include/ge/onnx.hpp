@@ -1,12 +1,14 @@
 #pragma once
 /// \file
 /// `ge::onnx`: reads ONNX models (opsets 11 to 17 of the default domain) into a
-/// `ge::Graph`. Built when the library is configured with `GE_WITH_ONNX` (then the macro
-/// `GE_WITH_ONNX` is 1); this header does not include protobuf.
+/// `ge::Graph`, and writes a `ge::Graph` as an ONNX model. Built when the library is
+/// configured with `GE_WITH_ONNX` (then the macro `GE_WITH_ONNX` is 1); this header does
+/// not include protobuf.
 ///
 /// ```
 /// ge::Graph g = ge::onnx::load("resnet50.onnx");
 /// auto model = ge::compile(g, {{"ge.inputShape", "data:-1,3,224,224"}});
+/// ge::onnx::save(g, "copy.onnx");   // for other runtimes (ONNX Runtime, ...)
 /// ```
 ///
 /// What the importer does:
@@ -33,11 +35,25 @@
 ///   node or value that uses it);
 /// - the graph's and the schemas' own codes (`bad_op_inputs`, `bad_attribute`, ...) for a
 ///   node that breaks its op's rules, naming the node.
+///
+/// What the exporter writes (`save`, `save_bytes`): the default domain at the lowest of
+/// opsets 13, 17 and 20 that has every op and attribute used (`save_opset`); graph inputs
+/// in order with their element type and dims (a fixed dim as `dim_value`, a range or
+/// unknown dim as `dim_param` `<input>_d<i>`, the ge shape text in the input's
+/// `doc_string`; unknown rank: no shape); constants as initializers with raw data; the
+/// nodes in topological order with their attributes (floats narrowed to ONNX's float32;
+/// Cast's `to` as the ONNX type number; Reduce axes as the opset wants them); outputs
+/// with their inferred types and dims. Refused with `unsupported_op`, listing each op
+/// type with its first node: ops that are not ONNX ops of the default domain, such as
+/// `FusedConv`, which the optimizer makes (save the graph before `ge::compile`).
+/// A model over 2 GiB (protobuf's limit) is `unsupported`; a file that cannot be
+/// written `invalid_argument`.
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <vector>
 
 #include "ge/graph/graph.hpp"
 #include "ge/graph/tensor.hpp"
@@ -67,5 +83,21 @@ struct LoadOptions {
 /// Reads one serialized ONNX TensorProto.
 [[nodiscard]] Tensor load_tensor_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir = {},
                                        const LoadOptions& options = {});
+
+/// The opset of the default domain that `save` writes for `graph`: 13, 17
+/// (LayerNormalization, HardSwish, Shape's start/end, Reshape's allowzero) or 20 (Gelu,
+/// Split's num_outputs, ReduceMean/ReduceMax axes given as a tensor).
+/// Throws `unsupported_op` as `save` does.
+[[nodiscard]] std::int64_t save_opset(const Graph& graph);
+/// The graph as a serialized ONNX ModelProto (see the file comment).
+///
+/// ```
+/// auto bytes = ge::onnx::save_bytes(g);
+/// ge::Graph back = ge::onnx::load_bytes(bytes);   // opsets 13 and 17; 20 is not read yet
+/// ```
+[[nodiscard]] std::vector<std::byte> save_bytes(const Graph& graph);
+/// Writes the graph as an ONNX model file at `path` (replacing it). Throws as
+/// `save_bytes`, and `invalid_argument` naming the path when it cannot be written.
+void save(const Graph& graph, const std::filesystem::path& path);
 
 }  // namespace ge::onnx

@@ -1,0 +1,622 @@
+// bench/models: ge next to ONNX Runtime on the example models, on the same ONNX files.
+// Each model (ResNet-50 and MobileNetV2 at 224x224, the BERT-style encoder at sequence
+// 128) is built in code, saved with ge::onnx::save (one file per batch, fixed shapes),
+// compiled by ge at that batch and run with 2 threads; bench/peers/ort_bench.js runs the
+// same file with ONNX Runtime (2 intra-op threads) in a child process. Then the peak
+// resident memory of a whole `gec run` next to ONNX Runtime's, each a fresh process.
+//
+//   ge_bench_models [--quick] [--models resnet50,mobilenet_v2,bert] [--seconds S]
+//                   [--dir DIR] [--no-ort] [--no-rss]
+//
+// --quick: batch 1 only, about 1 s per row (a smoke run). --seconds: the time each row
+// is measured for (default 3; at least 5 runs). --dir: where the .onnx files go (kept;
+// default a temporary directory, removed at the end).
+//
+// Latency is the p50/p90 over the timed runs after 3 warm-up runs (nearest rank);
+// throughput is batch / mean latency. GFLOP/s counts the contractions of our compiled
+// plan (`ge::plan_flops`) over our p50; the peak is derived from cpuid and the clock and
+// printed. Bars: ours/ORT p50 <= 1.0 on every row; our peak RSS <= 0.6x ORT's.
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ge/ge.hpp"
+#include "models/bert_encoder.hpp"
+#include "models/mobilenet_v2.hpp"
+#include "models/resnet50.hpp"
+
+#ifndef GE_WITH_ONNX
+int main() {
+  std::printf("ge_bench_models: needs the ONNX exporter; configure with GE_WITH_ONNX=ON (libonnx-dev, libprotobuf-dev)\n");
+  return 0;
+}
+#else
+#include "ge/onnx.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using clock_type = std::chrono::steady_clock;
+
+constexpr int threads = 2;
+
+#ifndef GE_SOURCE_DIR
+#define GE_SOURCE_DIR ""
+#endif
+#ifndef GE_GEC_PATH
+#define GE_GEC_PATH ""
+#endif
+
+// ---------------------------------------------------------------------------------------
+// The machine's peak: cores x FMA units x vector lanes x 2 flops x clock.
+
+struct Peak {
+  double gflops = 0;
+  std::string derivation;
+};
+
+// The clock in GHz and where it came from: cpufreq's maximum, else /proc/cpuinfo's
+// "cpu MHz" (the highest over the cores).
+std::pair<double, std::string> clock_ghz() {
+  if (std::ifstream f("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"); f) {
+    double khz = 0;
+    if (f >> khz && khz > 0) return {khz / 1e6, "cpufreq cpuinfo_max_freq"};
+  }
+  std::ifstream f("/proc/cpuinfo");
+  double mhz = 0;
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("cpu MHz", 0) == 0)
+      if (const auto colon = line.find(':'); colon != std::string::npos) mhz = std::max(mhz, std::atof(line.c_str() + colon + 1));
+  if (mhz > 0) return {mhz / 1e3, "/proc/cpuinfo cpu MHz"};
+  return {0, "unknown (no cpufreq, no cpu MHz)"};
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("model name", 0) == 0)
+      if (const auto colon = line.find(": "); colon != std::string::npos) return line.substr(colon + 2);
+  return "unknown CPU";
+}
+
+Peak machine_peak(int cores) {
+  int lanes = 4;
+  std::string isa = "no AVX2+FMA: 4 lanes assumed";
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    lanes = 16;
+    isa = "AVX-512F: 16 fp32 lanes";
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    lanes = 8;
+    isa = "AVX2+FMA: 8 fp32 lanes";
+  }
+#endif
+  constexpr int fma_units = 2;  // two FMA pipes per core on x86-64 server cores of this class
+  const auto [ghz, clock_src] = clock_ghz();
+  Peak p;
+  p.gflops = cores * fma_units * lanes * 2 * ghz;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "peak = %d cores (threads used) x %d FMA units (assumed) x %d lanes (cpuid: %s) x 2 flops x %.3f GHz "
+                "(%s) = %.1f GFLOP/s fp32  [%s]",
+                cores, fma_units, lanes, isa.c_str(), ghz, clock_src.c_str(), p.gflops, cpu_model().c_str());
+  p.derivation = buf;
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------
+// Child processes.
+
+struct Child {
+  bool started = false;
+  int status = -1;        // the wait status
+  std::string out;        // its stdout
+  double max_rss_mib = 0; // wait4's ru_maxrss
+  [[nodiscard]] bool ok() const { return started && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+};
+
+// Runs argv[0] (searched in PATH) with stdout captured and stderr passed through.
+Child spawn(const std::vector<std::string>& argv) {
+  Child c;
+  int fds[2];
+  if (pipe(fds) != 0) return c;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  posix_spawn_file_actions_addclose(&fa, fds[1]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return c;
+  }
+  c.started = true;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    c.out.append(buf, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  struct rusage ru {};
+  while (wait4(pid, &c.status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  c.max_rss_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;  // KiB on Linux
+  return c;
+}
+
+// Peak RSS of a child, measured right. Linux keeps the high-water mark of the memory a
+// process replaces at execve, and posix_spawn's child shares ours until then: a child's
+// ru_maxrss is at least OUR peak (GBs once ResNet-50 is compiled). So each measured child
+// is started by a fresh copy of this program (`--reap CMD...`, small), which spawns the
+// command, waits for it and appends its ru_maxrss to the output as `@@reap maxrss_kib=N`.
+constexpr const char* reap_marker = "\n@@reap maxrss_kib=";
+
+int reap(char** argv) {
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv, environ) != 0) {
+    std::fprintf(stderr, "ge_bench_models --reap: cannot start '%s': %s\n", argv[0], std::strerror(errno));
+    return 127;
+  }
+  int status = 0;
+  struct rusage ru {};
+  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  std::fflush(stdout);
+  std::printf("%s%ld\n", reap_marker, static_cast<long>(ru.ru_maxrss));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+Child spawn_measured(std::vector<std::string> argv) {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return spawn(argv);  // no /proc: the figure may include our own peak
+  argv.insert(argv.begin(), {self.string(), "--reap"});
+  Child c = spawn(argv);
+  if (const auto at = c.out.rfind(reap_marker); at != std::string::npos) {
+    c.max_rss_mib = std::atof(c.out.c_str() + at + std::strlen(reap_marker)) / 1024.0;
+    c.out.resize(at);
+  } else {
+    c.max_rss_mib = 0;
+  }
+  return c;
+}
+
+bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
+
+// The program `name` in PATH, or "".
+std::string which(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return {};
+  std::string p = path;
+  for (std::size_t start = 0; start <= p.size();) {
+    std::size_t end = p.find(':', start);
+    if (end == std::string::npos) end = p.size();
+    const std::string candidate = p.substr(start, end - start) + "/" + name;
+    if (end > start && executable(candidate)) return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+// A number field of a one-line JSON object, or nullopt.
+std::optional<double> json_number(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\":");
+  if (at == std::string::npos) return std::nullopt;
+  const char* start = json.c_str() + at + key.size() + 3;
+  char* end = nullptr;
+  const double v = std::strtod(start, &end);
+  if (end == start) return std::nullopt;
+  return v;
+}
+
+std::string json_string(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\":\"");
+  if (at == std::string::npos) return {};
+  const auto start = at + key.size() + 4;
+  const auto end = json.find('"', start);
+  return end == std::string::npos ? std::string() : json.substr(start, end - start);
+}
+
+// ONNX Runtime through bench/peers/ort_bench.js.
+struct OrtPeer {
+  std::string node;
+  std::string script;
+  std::string why_not;  // non-empty: not available
+  std::string version;
+
+  static OrtPeer find() {
+    OrtPeer p;
+    const fs::path peers = fs::path(GE_SOURCE_DIR) / "bench" / "peers";
+    p.script = (peers / "ort_bench.js").string();
+    p.node = which("node");
+    if (p.node.empty()) p.node = which("nodejs");
+    std::error_code ec;
+    if (p.node.empty()) p.why_not = "node is not in PATH";
+    else if (!fs::exists(peers / "node_modules" / "onnxruntime-node", ec)) p.why_not = "no " + (peers / "node_modules").string();
+    else if (!fs::exists(p.script, ec)) p.why_not = "no " + p.script;
+    return p;
+  }
+  [[nodiscard]] bool available() const { return why_not.empty(); }
+};
+
+struct OrtResult {
+  bool ok = false;
+  double p50 = 0, p90 = 0, mean = 0;
+  int runs = 0;
+  double rss_mib = 0;       // the script's own getrusage figure
+  double wait4_rss_mib = 0; // ours, from wait4
+  double baseline_rss_mib = 0;
+};
+
+OrtResult run_ort(OrtPeer& peer, const fs::path& file, std::int64_t batch, const std::vector<std::string>& shapes,
+                  int warmup, int runs, double seconds) {
+  std::vector<std::string> argv{peer.node,    peer.script,       "--model",   file.string(),
+                                "--batch",    std::to_string(batch), "--threads", std::to_string(threads),
+                                "--warmup",   std::to_string(warmup), "--runs",   std::to_string(runs),
+                                "--seconds",  std::to_string(seconds)};
+  for (const auto& s : shapes) {
+    argv.emplace_back("--shape");
+    argv.push_back(s);
+  }
+  const Child c = spawn_measured(argv);
+  OrtResult r;
+  if (!c.ok()) {
+    std::fprintf(stderr, "ORT run failed (%s); output: %s\n", file.string().c_str(), c.out.c_str());
+    return r;
+  }
+  const auto p50 = json_number(c.out, "p50_ms"), p90 = json_number(c.out, "p90_ms"),
+             mean = json_number(c.out, "mean_ms"), n = json_number(c.out, "runs"),
+             rss = json_number(c.out, "peak_rss_mib"), base = json_number(c.out, "baseline_rss_mib");
+  if (!p50 || !p90 || !mean || !n || !rss) {
+    std::fprintf(stderr, "ORT printed no timings: %s\n", c.out.c_str());
+    return r;
+  }
+  if (peer.version.empty()) peer.version = json_string(c.out, "ort_version");
+  r.ok = true;
+  r.p50 = *p50;
+  r.p90 = *p90;
+  r.mean = *mean;
+  r.runs = static_cast<int>(*n);
+  r.rss_mib = *rss;
+  r.wait4_rss_mib = c.max_rss_mib;
+  r.baseline_rss_mib = base.value_or(0);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------
+// The models.
+
+struct InputData {
+  ge::DataType dtype;
+  std::vector<std::int64_t> dims;
+  std::vector<std::byte> bytes;
+};
+
+struct ModelSpec {
+  std::string key;    // for --models
+  std::string name;   // in the tables
+  std::string unit;   // img/s, seq/s
+  std::function<ge::Graph(std::int64_t batch)> build;
+  std::function<std::vector<InputData>(std::int64_t batch)> inputs;
+  std::function<std::vector<std::string>(std::int64_t batch)> ort_shapes;  // --shape arguments
+  std::function<std::string(std::int64_t batch)> gec_shape;               // "" : not in the RSS table
+};
+
+InputData random_f32(std::vector<std::int64_t> dims, std::uint64_t seed) {
+  const ge::Tensor t = ge::Tensor::random(ge::DataType::f32, dims, seed);
+  return {ge::DataType::f32, std::move(dims), std::vector<std::byte>(t.bytes().begin(), t.bytes().end())};
+}
+
+InputData ones_i64(std::vector<std::int64_t> dims) {
+  const ge::Tensor t = ge::Tensor::full(ge::DataType::i64, dims, 1.0);
+  return {ge::DataType::i64, std::move(dims), std::vector<std::byte>(t.bytes().begin(), t.bytes().end())};
+}
+
+constexpr std::int64_t image = 224, seq = 128, hidden = 256;
+
+std::vector<ModelSpec> all_models() {
+  const auto image_shape = [](std::int64_t b) {
+    return std::to_string(b) + ",3," + std::to_string(image) + "," + std::to_string(image);
+  };
+  const auto image_inputs = [](std::int64_t b) {
+    return std::vector<InputData>{random_f32({b, 3, image, image}, 7)};
+  };
+  const auto image_ort = [=](std::int64_t b) { return std::vector<std::string>{"data:" + image_shape(b)}; };
+  const auto image_gec = [=](std::int64_t b) { return "data:" + image_shape(b); };
+  return {
+      {"resnet50", "ResNet-50", "img/s", [=](std::int64_t b) { return ge::models::resnet50(image_shape(b)); },
+       image_inputs, image_ort, image_gec},
+      {"mobilenet_v2", "MobileNetV2", "img/s", [=](std::int64_t b) { return ge::models::mobilenet_v2(image_shape(b)); },
+       image_inputs, image_ort, image_gec},
+      {"bert", "BERT encoder", "seq/s",
+       [](std::int64_t b) { return ge::models::bert_encoder(std::to_string(b), std::to_string(seq)); },
+       [](std::int64_t b) {
+         return std::vector<InputData>{random_f32({b, seq, hidden}, 7), ones_i64({b, seq})};
+       },
+       [](std::int64_t b) {
+         const std::string bs = std::to_string(b) + "," + std::to_string(seq);
+         return std::vector<std::string>{"hidden_states:" + bs + "," + std::to_string(hidden), "attention_mask:" + bs};
+       },
+       [](std::int64_t) { return std::string(); }},
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Our side.
+
+struct Timing {
+  double p50 = 0, p90 = 0, mean = 0;
+  int runs = 0;
+};
+
+double nearest_rank(const std::vector<double>& sorted, double p) {
+  const auto rank = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size()))));
+  return sorted[rank - 1];
+}
+
+Timing time_ours(ge::Session& s, std::vector<InputData>& inputs, int warmup, int min_runs, double seconds) {
+  std::vector<ge::TensorView> views;
+  for (auto& in : inputs) views.push_back({in.bytes.data(), in.dtype, in.dims});
+  for (int i = 0; i < warmup; ++i) (void)s.run(views);
+  std::vector<double> ms;
+  const auto start = clock_type::now();
+  while (static_cast<int>(ms.size()) < min_runs ||
+         std::chrono::duration<double>(clock_type::now() - start).count() < seconds) {
+    const auto t0 = clock_type::now();
+    (void)s.run(views);
+    ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
+  }
+  Timing t;
+  t.runs = static_cast<int>(ms.size());
+  for (const double x : ms) t.mean += x;
+  t.mean /= static_cast<double>(ms.size());
+  std::sort(ms.begin(), ms.end());
+  t.p50 = nearest_rank(ms, 0.5);
+  t.p90 = nearest_rank(ms, 0.9);
+  return t;
+}
+
+struct Row {
+  std::string model, unit;
+  std::int64_t batch = 0;
+  Timing ours;
+  OrtResult ort;
+  std::optional<double> flops;
+  std::int64_t opset = 0;  // of the file
+  bool from_file = false;  // ge compiled the graph loaded back from the file
+};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+void print_latency_table(const std::vector<Row>& rows, const Peak& peak, bool ort_available) {
+  std::printf("\n%-13s %5s | %10s %10s | %10s %10s | %8s %4s | %10s %10s | %8s %7s | %s\n", "model", "batch", "ours p50",
+              "ours p90", "ORT p50", "ORT p90", "ours/ORT", "bar", "ours /s", "ORT /s", "GFLOP/s", "% peak", "runs");
+  std::printf("%s\n", std::string(142, '-').c_str());
+  bool all_pass = true;
+  for (const Row& r : rows) {
+    const bool have_ort = r.ort.ok;
+    const double ratio = have_ort ? r.ours.p50 / r.ort.p50 : 0;
+    if (have_ort && ratio > 1.0) all_pass = false;
+    const double gflops = r.flops ? *r.flops / (r.ours.p50 * 1e6) : 0;
+    const auto per_s = [&](double mean_ms) { return static_cast<double>(r.batch) * 1000.0 / mean_ms; };
+    std::printf("%-13s %5lld | %10s %10s | %10s %10s | %8s %4s | %10s %10s | %8s %7s | %d/%s\n", r.model.c_str(),
+                static_cast<long long>(r.batch), fmt("%.2f ms", r.ours.p50).c_str(), fmt("%.2f ms", r.ours.p90).c_str(),
+                have_ort ? fmt("%.2f ms", r.ort.p50).c_str() : "-", have_ort ? fmt("%.2f ms", r.ort.p90).c_str() : "-",
+                have_ort ? fmt("%.3f", ratio).c_str() : "-", have_ort ? (ratio <= 1.0 ? "ok" : "MISS") : "-",
+                (fmt("%.1f ", per_s(r.ours.mean)) + r.unit.substr(0, 3)).c_str(),
+                have_ort ? (fmt("%.1f ", per_s(r.ort.mean)) + r.unit.substr(0, 3)).c_str() : "-",
+                r.flops ? fmt("%.1f", gflops).c_str() : "-",
+                r.flops && peak.gflops > 0 ? fmt("%.1f%%", 100.0 * gflops / peak.gflops).c_str() : "-", r.ours.runs,
+                have_ort ? std::to_string(r.ort.runs).c_str() : "-");
+  }
+  std::printf("ours/ORT: the ratio of the p50s (bar: <= 1.0 on every row: %s). /s: batch / mean latency. GFLOP/s: "
+              "the contractions of our plan (ge::plan_flops) over our p50; %% of the peak above. runs: ours/ORT.\n",
+              !ort_available ? "ORT not available" : all_pass ? "met" : "NOT met");
+  for (const Row& r : rows)
+    if (!r.from_file) {
+      std::printf("note: %s was compiled from the graph in memory: its file needs opset %lld and ge::onnx::load reads "
+                  "opsets %lld to %lld (the saver's tests check that a file read back runs like its graph)\n",
+                  r.model.c_str(), static_cast<long long>(r.opset), static_cast<long long>(ge::onnx::min_opset),
+                  static_cast<long long>(ge::onnx::max_opset));
+      break;
+    }
+}
+
+struct Args {
+  bool quick = false, ort = true, rss = true;
+  double seconds = 3.0;
+  std::vector<std::string> models{"resnet50", "mobilenet_v2", "bert"};
+  std::string dir;
+};
+
+constexpr const char* usage =
+    "usage: ge_bench_models [--quick] [--models resnet50,mobilenet_v2,bert] [--seconds S] [--dir DIR] [--no-ort] "
+    "[--no-rss]\n";
+
+[[noreturn]] void usage_error(const std::string& what) {
+  std::fprintf(stderr, "ge_bench_models: %s\n%s", what.c_str(), usage);
+  std::exit(2);
+}
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  bool seconds_set = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--quick") a.quick = true;
+    else if (arg == "--no-ort") a.ort = false;
+    else if (arg == "--no-rss") a.rss = false;
+    else if (arg == "--dir") a.dir = value();
+    else if (arg == "--seconds") {
+      const std::string v = value();
+      char* end = nullptr;
+      a.seconds = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(a.seconds >= 0)) usage_error("--seconds '" + v + "': expected a number >= 0");
+      seconds_set = true;
+    } else if (arg == "--models") {
+      const std::string v = value();
+      a.models.clear();
+      for (std::size_t start = 0; start <= v.size();) {
+        std::size_t end = v.find(',', start);
+        if (end == std::string::npos) end = v.size();
+        const std::string m = v.substr(start, end - start);
+        if (m != "resnet50" && m != "mobilenet_v2" && m != "bert")
+          usage_error("--models '" + v + "': '" + m + "' is not one of resnet50, mobilenet_v2, bert");
+        a.models.push_back(m);
+        start = end + 1;
+      }
+    } else if (arg == "--help" || arg == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    } else {
+      usage_error("unknown argument '" + arg + "'");
+    }
+  }
+  if (a.quick && !seconds_set) a.seconds = 1.0;
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 2 && std::strcmp(argv[1], "--reap") == 0) return reap(argv + 2);
+  const Args args = parse_args(argc, argv);
+  try {
+    const Peak peak = machine_peak(threads);
+    OrtPeer ort = args.ort ? OrtPeer::find() : OrtPeer{};
+    if (!args.ort) ort.why_not = "--no-ort";
+    const std::vector<std::int64_t> batches = args.quick ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{1, 8};
+    const int min_runs = args.quick ? 3 : 5, warmup = 3;
+
+    fs::path dir = args.dir;
+    const bool temp_dir = dir.empty();
+    if (temp_dir) dir = fs::temp_directory_path() / ("ge_bench_models_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+
+    std::printf("bench/models: ge vs ONNX Runtime, %d threads, on the same ONNX files (in %s)\n", threads,
+                dir.string().c_str());
+    std::printf("%s\n", peak.derivation.c_str());
+    if (!ort.available()) std::printf("ORT: not available (run npm ci in bench/peers): %s\n", ort.why_not.c_str());
+    std::fflush(stdout);  // before the progress lines on stderr
+
+    std::vector<Row> rows;
+    std::vector<std::pair<std::string, fs::path>> files;  // for the RSS table: "<model>/<batch>" -> file
+    for (const ModelSpec& m : all_models()) {
+      if (std::find(args.models.begin(), args.models.end(), m.key) == args.models.end()) continue;
+      for (const std::int64_t batch : batches) {
+        const ge::Graph built = m.build(batch);
+        const fs::path file = dir / (m.key + "_b" + std::to_string(batch) + ".onnx");
+        ge::onnx::save(built, file);
+        files.emplace_back(m.key + "/" + std::to_string(batch), file);
+        Row row{m.name, m.unit, batch, {}, {}, {}, ge::onnx::save_opset(built), false};
+        // The file itself where the importer reads its opset, else the same graph in memory.
+        std::optional<ge::Graph> loaded;
+        if (row.opset <= ge::onnx::max_opset) {
+          loaded = ge::onnx::load(file);
+          row.from_file = true;
+        }
+        {
+          const auto model = ge::compile(loaded ? *loaded : built);
+          row.flops = ge::plan_flops(*model->plans()[0]);
+          ge::Session session(model, {.threads = threads});
+          auto inputs = m.inputs(batch);
+          row.ours = time_ours(session, inputs, warmup, min_runs, args.seconds);
+        }
+        if (ort.available())
+          row.ort = run_ort(ort, file, batch, m.ort_shapes(batch), warmup, min_runs, args.seconds);
+        std::fprintf(stderr, "  %s batch %lld: ours p50 %.2f ms%s\n", m.name.c_str(), static_cast<long long>(batch),
+                     row.ours.p50, row.ort.ok ? (", ORT p50 " + fmt("%.2f ms", row.ort.p50)).c_str() : "");
+        rows.push_back(std::move(row));
+      }
+    }
+    if (ort.available()) std::printf("ONNX Runtime %s (onnxruntime-node, CPU execution provider)\n", ort.version.c_str());
+    print_latency_table(rows, peak, ort.available());
+
+    // Peak resident memory: a whole `gec run` and a whole ORT script run, each a fresh
+    // process, on the same file and batch, with 1 warm-up and 3 timed runs each.
+    if (args.rss) {
+      const std::string gec = GE_GEC_PATH;
+      std::printf("\npeak resident memory (wait4 ru_maxrss of a fresh process; 1 warm-up + 3 runs, %d threads)\n",
+                  threads);
+      if (!executable(gec)) {
+        std::printf("gec: not available ('%s'); build the target gec\n", gec.c_str());
+      } else {
+        std::printf("%-13s %5s | %10s | %10s %10s | %9s %4s\n", "model", "batch", "gec run", "ORT", "(node)", "gec/ORT",
+                    "bar");
+        std::printf("%s\n", std::string(74, '-').c_str());
+        bool all_pass = true;
+        for (const ModelSpec& m : all_models()) {
+          if (std::find(args.models.begin(), args.models.end(), m.key) == args.models.end()) continue;
+          for (const std::int64_t batch : batches) {
+            const std::string shape = m.gec_shape(batch);
+            if (shape.empty()) continue;
+            const auto it = std::find_if(files.begin(), files.end(), [&](const auto& f) {
+              return f.first == m.key + "/" + std::to_string(batch);
+            });
+            const fs::path& file = it->second;
+            const Child g = spawn_measured({gec, "run", "--model", file.string(), "--shape", shape, "--iterations", "3",
+                                   "--threads", std::to_string(threads)});
+            OrtResult o;
+            if (ort.available()) o = run_ort(ort, file, batch, m.ort_shapes(batch), 1, 3, 0.0);
+            if (!g.ok()) std::fprintf(stderr, "gec run failed on %s:\n%s\n", file.string().c_str(), g.out.c_str());
+            const double ratio = g.ok() && o.ok ? g.max_rss_mib / o.wait4_rss_mib : 0;
+            if (g.ok() && o.ok && ratio > 0.6) all_pass = false;
+            std::printf("%-13s %5lld | %10s | %10s %10s | %9s %4s\n", m.name.c_str(), static_cast<long long>(batch),
+                        g.ok() ? fmt("%.1f MiB", g.max_rss_mib).c_str() : "failed",
+                        o.ok ? fmt("%.1f MiB", o.wait4_rss_mib).c_str() : "-",
+                        o.ok ? fmt("%.1f MiB", o.baseline_rss_mib).c_str() : "-",
+                        g.ok() && o.ok ? fmt("%.3f", ratio).c_str() : "-",
+                        g.ok() && o.ok ? (ratio <= 0.6 ? "ok" : "MISS") : "-");
+          }
+        }
+        std::printf("gec/ORT: the ratio of peak RSS (bar: <= 0.6: %s); (node): Node's own RSS before ONNX Runtime "
+                    "loads, part of ORT's figure.\n",
+                    !ort.available() ? "ORT not available" : all_pass ? "met" : "NOT met");
+      }
+    }
+    if (temp_dir) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ge_bench_models: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+#endif  // GE_WITH_ONNX

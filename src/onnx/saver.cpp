@@ -1,0 +1,327 @@
+// The ONNX exporter: ge::Graph -> ModelProto. See include/ge/onnx.hpp.
+//
+// Steps: check that every op is an ONNX op and find the opset the graph needs (13, 17 or
+// 20); write the inputs, the constants as initializers, the nodes in topological order
+// with the attribute spellings of that opset, and the outputs; serialize.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <unordered_set>
+
+#include "onnx/convert.hpp"
+
+namespace ge::onnx {
+
+using namespace detail;
+
+namespace {
+
+// The ONNX ops of the default domain that ge has, each with the first opset that has it
+// as ge reads it (13 for everything at least that old: the lowest opset we write).
+struct OnnxOp {
+  std::string_view name;
+  std::int64_t since;
+};
+constexpr OnnxOp onnx_ops[] = {
+    {"Abs", 13},         {"Add", 13},          {"ArgMax", 13},         {"AveragePool", 13},
+    {"BatchNormalization", 13},                {"Cast", 13},           {"Clip", 13},
+    {"Concat", 13},      {"ConstantOfShape", 13},                      {"Conv", 13},
+    {"ConvTranspose", 13},                     {"Div", 13},            {"Equal", 13},
+    {"Erf", 13},         {"Exp", 13},          {"Expand", 13},         {"Flatten", 13},
+    {"Gather", 13},      {"Gelu", 20},         {"Gemm", 13},           {"GlobalAveragePool", 13},
+    {"Greater", 13},     {"HardSwish", 14},    {"Identity", 13},       {"LayerNormalization", 17},
+    {"LeakyRelu", 13},   {"Less", 13},         {"Log", 13},            {"LogSoftmax", 13},
+    {"MatMul", 13},      {"MaxPool", 13},      {"Mul", 13},            {"Neg", 13},
+    {"NonZero", 13},     {"Pad", 13},          {"Pow", 13},            {"ReduceL1", 13},
+    {"ReduceL2", 13},    {"ReduceLogSum", 13}, {"ReduceLogSumExp", 13}, {"ReduceMax", 13},
+    {"ReduceMean", 13},  {"ReduceMin", 13},    {"ReduceProd", 13},     {"ReduceSum", 13},
+    {"ReduceSumSquare", 13},                   {"Relu", 13},           {"Reshape", 13},
+    {"Resize", 13},      {"Shape", 13},        {"Sigmoid", 13},        {"Slice", 13},
+    {"Softmax", 13},     {"Split", 13},        {"Sqrt", 13},           {"Squeeze", 13},
+    {"Sub", 13},         {"Tanh", 13},         {"TopK", 13},           {"Transpose", 13},
+    {"Unsqueeze", 13},   {"Where", 13},
+};
+
+std::optional<std::int64_t> op_since(std::string_view op) {
+  for (const auto& o : onnx_ops)
+    if (o.name == op) return o.since;
+  return std::nullopt;
+}
+
+// Reduce ops whose axes are an attribute before opset 18 and an input from 18 on
+// (ReduceSum moved at 13, so its axes are always an input here).
+bool axes_input_from_18(std::string_view op) {
+  return op.starts_with("Reduce") && op != "ReduceSum";
+}
+
+bool reduce_op(std::string_view op) { return op.starts_with("Reduce"); }
+
+// The opsets we write, lowest first; a graph gets the first that covers what it needs.
+constexpr std::int64_t written_opsets[] = {13, 17, 20};
+
+// The IR version that goes with an opset (ONNX 1.8: IR 7 and opset 13; 1.12: 8 and 17;
+// 1.15: 9 and 20).
+std::int64_t ir_version(std::int64_t opset) { return opset <= 13 ? 7 : opset <= 17 ? 8 : 9; }
+
+std::int32_t onnx_type(DataType t) {
+  switch (t) {
+    case DataType::f32: return ::onnx::TensorProto_DataType_FLOAT;
+    case DataType::u8: return ::onnx::TensorProto_DataType_UINT8;
+    case DataType::i8: return ::onnx::TensorProto_DataType_INT8;
+    case DataType::u16: return ::onnx::TensorProto_DataType_UINT16;
+    case DataType::i16: return ::onnx::TensorProto_DataType_INT16;
+    case DataType::i32: return ::onnx::TensorProto_DataType_INT32;
+    case DataType::i64: return ::onnx::TensorProto_DataType_INT64;
+    case DataType::boolean: return ::onnx::TensorProto_DataType_BOOL;
+    case DataType::f16: return ::onnx::TensorProto_DataType_FLOAT16;
+    case DataType::f64: return ::onnx::TensorProto_DataType_DOUBLE;
+    case DataType::u32: return ::onnx::TensorProto_DataType_UINT32;
+    case DataType::u64: return ::onnx::TensorProto_DataType_UINT64;
+    case DataType::bf16: return ::onnx::TensorProto_DataType_BFLOAT16;
+    case DataType::undefined: break;
+  }
+  return ::onnx::TensorProto_DataType_UNDEFINED;
+}
+
+// The constant behind an optional input `k` of `n`, or null (absent or not a constant).
+const Tensor* constant_input(const Graph& g, const Node& n, std::size_t k) {
+  return k < n.inputs.size() && n.inputs[k] != no_value ? g.constant_of(n.inputs[k]) : nullptr;
+}
+
+bool has_input(const Node& n, std::size_t k) { return k < n.inputs.size() && n.inputs[k] != no_value; }
+
+// The opset a node needs: its op's, raised by attributes and input forms of later opsets.
+std::int64_t node_opset(const Graph& g, const Node& n, std::int64_t since) {
+  std::int64_t v = since;
+  const auto needs = [&](bool when, std::int64_t opset) {
+    if (when) v = std::max(v, opset);
+  };
+  needs(n.op == "Reshape" && n.attrs.contains("allowzero"), 14);
+  needs(n.op == "BatchNormalization" && n.attrs.contains("training_mode"), 14);
+  needs(n.op == "Shape" && (n.attrs.contains("start") || n.attrs.contains("end")), 15);
+  needs(n.op == "Split" && n.attrs.contains("num_outputs"), 18);
+  needs(n.op == "AveragePool" && n.attrs.contains("dilations"), 19);
+  needs(n.op == "Pad" && n.attrs.contains("mode") && n.attrs.at("mode").kind() == AttrKind::string &&
+            n.attrs.at("mode").as_string() == "wrap",
+        19);
+  if (axes_input_from_18(n.op)) {
+    needs(n.attrs.contains("noop_with_empty_axes"), 18);
+    needs(has_input(n, 1) && constant_input(g, n, 1) == nullptr, 18);  // axes known only at run time
+  }
+  return v;
+}
+
+// The opset written for `g`; throws listing the op types ONNX lacks (with a first user).
+std::int64_t graph_opset(const Graph& g) {
+  std::map<std::string, std::string> missing;
+  std::int64_t need = written_opsets[0];
+  for (const Node& n : g.nodes()) {
+    const auto since = op_since(n.op);
+    if (!since) {
+      missing.emplace(n.op, n.name);
+      continue;
+    }
+    need = std::max(need, node_opset(g, n, *since));
+  }
+  if (!missing.empty()) {
+    std::string text;
+    for (const auto& [op, node] : missing) {
+      text += (text.empty() ? "" : ", ") + quote(op) + " (node " + quote(node);
+      if (op == "FusedConv") text += ", made by ge's fusion pass: save the graph before ge::compile";
+      text += ")";
+    }
+    fail(Errc::unsupported_op, "cannot save the graph: " + std::to_string(missing.size()) +
+                                   " op type(s) are not ONNX ops of the default domain: " + text +
+                                   "; expected ONNX ops only");
+  }
+  for (const std::int64_t o : written_opsets)
+    if (need <= o) return o;
+  // Our bug: an entry of onnx_ops or node_opset above the highest opset written.
+  fail(Errc::internal, "node needs opset " + std::to_string(need) + ", above the highest written");
+}
+
+void set_tensor(::onnx::TensorProto& t, const std::string& name, const Tensor& x) {
+  t.set_name(name);
+  t.set_data_type(onnx_type(x.dtype()));
+  for (const std::int64_t d : x.dims()) t.add_dims(d);
+  const auto bytes = x.bytes();
+  t.set_raw_data(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+// Element type and dims; a dim that is not fixed gets the name `<value>_d<i>`.
+void set_type(::onnx::ValueInfoProto& v, const std::string& name, const TensorDesc& d) {
+  v.set_name(name);
+  auto* tt = v.mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx_type(d.dtype));
+  if (!d.shape.rank_known()) return;
+  auto* shape = tt->mutable_shape();
+  bool all_static = true;
+  for (std::size_t i = 0; i < d.shape.rank(); ++i) {
+    const Dim& dim = d.shape.dims()[i];
+    auto* out = shape->add_dim();
+    if (dim.is_static()) {
+      out->set_dim_value(dim.lo());
+    } else {
+      out->set_dim_param(name + "_d" + std::to_string(i));
+      all_static = false;
+    }
+  }
+  if (!all_static) v.set_doc_string("ge shape " + to_string(d));
+}
+
+void set_attribute(::onnx::AttributeProto& a, const std::string& name, const Attribute& v) {
+  using A = ::onnx::AttributeProto;
+  a.set_name(name);
+  switch (v.kind()) {
+    case AttrKind::integer:
+      a.set_type(A::INT);
+      a.set_i(v.as_int());
+      break;
+    case AttrKind::boolean:  // ONNX has no bool attributes: 0 or 1
+      a.set_type(A::INT);
+      a.set_i(v.as_bool() ? 1 : 0);
+      break;
+    case AttrKind::floating:  // ONNX attributes are float32
+      a.set_type(A::FLOAT);
+      a.set_f(static_cast<float>(v.as_float()));
+      break;
+    case AttrKind::string:
+      a.set_type(A::STRING);
+      a.set_s(v.as_string());
+      break;
+    case AttrKind::integers:
+      a.set_type(A::INTS);
+      for (const std::int64_t x : v.as_ints()) a.add_ints(x);
+      break;
+    case AttrKind::booleans:
+      a.set_type(A::INTS);
+      for (const bool x : v.as_bools()) a.add_ints(x ? 1 : 0);
+      break;
+    case AttrKind::floats:
+      a.set_type(A::FLOATS);
+      for (const double x : v.as_floats()) a.add_floats(static_cast<float>(x));
+      break;
+    case AttrKind::strings:
+      a.set_type(A::STRINGS);
+      for (const auto& x : v.as_strings()) a.add_strings(x);
+      break;
+    case AttrKind::tensor:
+      a.set_type(A::TENSOR);
+      set_tensor(*a.mutable_t(), "", v.as_tensor());
+      break;
+  }
+}
+
+class Exporter {
+ public:
+  explicit Exporter(const Graph& g) : g_(g) {
+    for (const ValueInfo& v : g.values()) names_.insert(v.name);
+  }
+
+  ::onnx::ModelProto run() {
+    const std::int64_t opset = graph_opset(g_);
+    ::onnx::ModelProto m;
+    m.set_ir_version(ir_version(opset));
+    m.set_producer_name("ge");
+    auto* o = m.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    gp_ = m.mutable_graph();
+    gp_->set_name("ge");
+    for (const GraphInput& in : g_.inputs()) set_type(*gp_->add_input(), in.name, g_.value(in.value).desc);
+    for (const Constant& c : g_.constants()) set_tensor(*gp_->add_initializer(), c.name, c.tensor);
+    for (const std::size_t i : g_.topological_order()) add_node(g_.nodes()[i], opset);
+    for (const ValueId id : g_.outputs()) set_type(*gp_->add_output(), g_.value(id).name, g_.value(id).desc);
+    return m;
+  }
+
+ private:
+  // A value name no value or initializer has yet, based on `base`.
+  std::string fresh(const std::string& base) {
+    std::string name = base;
+    for (std::size_t k = 1; names_.contains(name); ++k) name = base + "_" + std::to_string(k);
+    names_.insert(name);
+    return name;
+  }
+
+  void add_node(const Node& n, std::int64_t opset) {
+    std::vector<std::string> inputs;
+    for (const ValueId v : n.inputs) inputs.push_back(v == no_value ? std::string() : g_.value(v).name);
+    Attributes attrs = n.attrs;
+    if (n.op == "Cast") {
+      // ge names the target type (`f32`); ONNX numbers it.
+      if (const auto it = attrs.find("to"); it != attrs.end() && it->second.kind() == AttrKind::string)
+        it->second = Attribute(static_cast<std::int64_t>(onnx_type(parse_data_type(it->second.as_string()))));
+    }
+    if (reduce_op(n.op)) {
+      const bool axes_as_input = !axes_input_from_18(n.op) || opset >= 18;
+      const auto it = attrs.find("axes");
+      if (axes_as_input && it != attrs.end() && it->second.kind() == AttrKind::integers) {
+        // The attribute of older opsets becomes the constant input 1.
+        const auto& axes = it->second.as_ints();
+        const std::string name = fresh(n.name + "/axes");
+        set_tensor(*gp_->add_initializer(), name,
+                   Tensor::from<std::int64_t>({static_cast<std::int64_t>(axes.size())}, axes));
+        inputs.resize(std::max<std::size_t>(inputs.size(), 2));
+        inputs[1] = name;
+        attrs.erase(it);
+      } else if (!axes_as_input && inputs.size() > 1) {
+        // A constant axes input (node_opset asked for 18 otherwise) becomes the attribute.
+        if (const Tensor* axes = constant_input(g_, n, 1); axes != nullptr && axes->element_count() > 0)
+          attrs.insert_or_assign("axes", Attribute(axes->to_int64s()));
+        inputs.resize(1);
+      }
+    }
+    if (n.op == "Split" && opset >= 18 && !has_input(n, 1) && !attrs.contains("num_outputs"))
+      attrs.emplace("num_outputs", static_cast<std::int64_t>(n.outputs.size()));  // opset 18 wants one of them
+    while (!inputs.empty() && inputs.back().empty()) inputs.pop_back();
+
+    auto* p = gp_->add_node();
+    p->set_name(n.name);
+    p->set_op_type(n.op);
+    for (const auto& in : inputs) p->add_input(in);
+    for (const ValueId v : n.outputs) p->add_output(g_.value(v).name);
+    for (const auto& [name, value] : attrs) set_attribute(*p->add_attribute(), name, value);
+  }
+
+  const Graph& g_;
+  ::onnx::GraphProto* gp_ = nullptr;
+  std::unordered_set<std::string> names_;  // value and initializer names
+};
+
+}  // namespace
+
+std::int64_t save_opset(const Graph& graph) { return graph_opset(graph); }
+
+std::vector<std::byte> save_bytes(const Graph& graph) {
+  const ::onnx::ModelProto m = Exporter(graph).run();
+  const std::size_t size = m.ByteSizeLong();
+  if (size > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    fail(Errc::unsupported, "the model would take " + std::to_string(size) +
+                                " bytes; protobuf writes under 2 GiB and ge does not write external data");
+  std::vector<std::byte> bytes(size);
+  if (size > 0 && !m.SerializeToArray(bytes.data(), static_cast<int>(size)))
+    fail(Errc::internal, "serializing the model failed");
+  return bytes;
+}
+
+void save(const Graph& graph, const std::filesystem::path& path) {
+  const auto bytes = save_bytes(graph);
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  const auto cannot = [&] {
+    const int err = errno;
+    fail(Errc::invalid_argument, "cannot write the model to " + quote(path.string()) +
+                                     (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) +
+                                     "; expected a writable file path");
+  };
+  if (!out) cannot();
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) cannot();
+}
+
+}  // namespace ge::onnx

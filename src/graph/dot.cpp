@@ -1,5 +1,8 @@
 #include "ge/graph/dot.hpp"
 
+#include <cstdio>
+#include <iterator>
+
 namespace ge {
 
 namespace {
@@ -20,7 +23,37 @@ std::string quoted(std::string_view s) {
 
 std::string value_label(const ValueInfo& v) { return to_string(v.desc); }
 
+// A Clip bound as short text: `0`, `6`, `-inf`.
+std::string bound(const Attributes& attrs, std::string_view key, std::string_view none) {
+  const auto it = attrs.find(key);
+  if (it == attrs.end() || (it->second.kind() != AttrKind::floating && it->second.kind() != AttrKind::integer))
+    return std::string(none);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", it->second.as_float());
+  return buf;
+}
+
 }  // namespace
+
+std::string_view stream_colour(int stream) noexcept {
+  static constexpr std::string_view colours[] = {"#bfdbfe", "#fed7aa", "#bbf7d0", "#fecaca", "#ddd6fe",
+                                                 "#fde68a", "#a5f3fc", "#fbcfe8", "#d9f99d", "#e7e5e4"};
+  if (stream < 0) return "#f3f4f6";
+  return colours[static_cast<std::size_t>(stream) % std::size(colours)];
+}
+
+std::string fused_ops(std::string_view op, const Attributes& attrs, bool has_residual) {
+  if (op != "FusedConv") return {};
+  std::string out = "Conv";
+  if (has_residual) out += "+Add";
+  const auto act = attrs.find("activation");
+  if (act != attrs.end() && act->second.kind() == AttrKind::string && !act->second.as_string().empty()) {
+    out += "+" + act->second.as_string();
+    if (act->second.as_string() == "Clip" && (attrs.contains("clip_min") || attrs.contains("clip_max")))
+      out += "(" + bound(attrs, "clip_min", "-inf") + "," + bound(attrs, "clip_max", "inf") + ")";
+  }
+  return out;
+}
 
 std::string to_dot(const Graph& g, const DotOptions& o) {
   std::string out = "digraph " + quoted(o.name) + " {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n"
@@ -45,10 +78,14 @@ std::string to_dot(const Graph& g, const DotOptions& o) {
     }
   for (std::size_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.nodes()[i];
-    std::string label = n.name + "\n" + n.op;
-    if (i < o.node_streams.size() && o.node_streams[i] >= 0) label += "\nstream " + std::to_string(o.node_streams[i]);
-    out += "  n" + std::to_string(i) + " [shape=box, style=\"rounded,filled\", fillcolor=\"#f3f4f6\", label=" +
-           quoted(label) + "];\n";
+    const bool residual = n.inputs.size() > 3 && n.inputs[3] != no_value;
+    const std::string fused = fused_ops(n.op, n.attrs, residual);
+    std::string label = n.name + "\n" + n.op + (fused.empty() ? "" : ": " + fused);
+    const int stream = i < o.node_streams.size() ? o.node_streams[i] : -1;
+    if (stream >= 0) label += "\nstream " + std::to_string(stream);
+    out += "  n" + std::to_string(i) + " [shape=box, style=\"rounded,filled" + (fused.empty() ? "" : ",bold") +
+           "\", fillcolor=\"" + std::string(stream_colour(stream)) + "\"" +
+           (fused.empty() ? "" : ", peripheries=2, color=\"#b45309\"") + ", label=" + quoted(label) + "];\n";
   }
   for (std::size_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.nodes()[i];

@@ -1,6 +1,10 @@
-// ge::to_dot: Graphviz text with op types, shapes, streams; names quoted and escaped.
+// ge::to_dot: Graphviz text with op types, shapes, streams (as colours); names quoted
+// and escaped; fused nodes marked with what they fused.
 #include <doctest/doctest.h>
 
+#include <string>
+
+#include "ge/compile/passes.hpp"
 #include "ge/graph/builder.hpp"
 #include "ge/graph/dot.hpp"
 
@@ -49,4 +53,51 @@ TEST_CASE("to_dot escapes names with quotes, backslashes and newlines") {
   for (std::size_t i = 0; i < dot.size(); ++i)
     if (dot[i] == '"' && (i == 0 || dot[i - 1] != '\\')) ++quotes;
   CHECK(quotes % 2 == 0);
+}
+
+TEST_CASE("to_dot fills nodes with their stream's colour") {
+  ge::GraphBuilder b;
+  auto x = b.input("x", ge::DataType::f32, "4");
+  b.output(x.relu("a").sigmoid("b").tanh("c"));
+  const std::string dot = ge::to_dot(b.build(), {.node_streams = {0, 1, -1}});
+  CHECK(ge::stream_colour(0) != ge::stream_colour(1));
+  CHECK(ge::stream_colour(-1) == "#f3f4f6");
+  CHECK(ge::stream_colour(3) == ge::stream_colour(13));  // the palette repeats
+  CHECK(has(dot, "n0 [shape=box, style=\"rounded,filled\", fillcolor=\"" + std::string(ge::stream_colour(0)) + "\""));
+  CHECK(has(dot, "n1 [shape=box, style=\"rounded,filled\", fillcolor=\"" + std::string(ge::stream_colour(1)) + "\""));
+  CHECK(has(dot, "n2 [shape=box, style=\"rounded,filled\", fillcolor=\"#f3f4f6\""));
+  CHECK_FALSE(has(dot, "peripheries"));  // nothing fused
+}
+
+TEST_CASE("fused_ops names what a FusedConv stands for") {
+  CHECK(ge::fused_ops("FusedConv", {{"activation", "Relu"}}, true) == "Conv+Add+Relu");
+  CHECK(ge::fused_ops("FusedConv", {{"activation", "Relu"}}, false) == "Conv+Relu");
+  CHECK(ge::fused_ops("FusedConv", {}, true) == "Conv+Add");
+  CHECK(ge::fused_ops("FusedConv", {{"activation", "Clip"}, {"clip_min", 0.0}, {"clip_max", 6.0}}, false) ==
+        "Conv+Clip(0,6)");
+  CHECK(ge::fused_ops("FusedConv", {{"activation", "Clip"}, {"clip_max", 6.0}}, false) == "Conv+Clip(-inf,6)");
+  CHECK(ge::fused_ops("FusedConv", {{"activation", "Clip"}}, false) == "Conv+Clip");
+  CHECK(ge::fused_ops("Conv", {{"activation", "Relu"}}, false).empty());
+  CHECK(ge::fused_ops("Relu", {}, false).empty());
+}
+
+TEST_CASE("to_dot marks the nodes fuse_activations made, with what they fused") {
+  ge::GraphBuilder b;
+  auto x = b.input("x", ge::DataType::f32, "1,4,8,8");
+  auto y = x.conv2d(b.random_weights("w1", {4, 4, 3, 3}, 1), {.pad = 1, .name = "c1"}).relu("r1");
+  auto z = y.conv2d(b.random_weights("w2", {4, 4, 3, 3}, 2), {.pad = 1, .name = "c2"});
+  auto s = (z + y).relu("r2");
+  auto t = s.conv2d(b.random_weights("w3", {4, 4, 1, 1}, 3), {.name = "c3"}).clip(0, 6, "r6");
+  b.output(t.conv2d(b.random_weights("w4", {4, 4, 1, 1}, 4), {.name = "c4"}));
+  const ge::Graph fused = ge::fuse_activations(b.build());
+  const std::string dot = ge::to_dot(fused, {.node_streams = {0, 1, 0, 0}});
+  CHECK(has(dot, "label=\"c1\\nFusedConv: Conv+Relu\\nstream 0\""));
+  CHECK(has(dot, "label=\"c2\\nFusedConv: Conv+Add+Relu\\nstream 1\""));
+  CHECK(has(dot, "label=\"c3\\nFusedConv: Conv+Clip(0,6)\\nstream 0\""));
+  CHECK(has(dot, "label=\"c4\\nConv\\nstream 0\""));  // nothing after it to fuse
+  CHECK(has(dot, "style=\"rounded,filled,bold\", fillcolor=\"" + std::string(ge::stream_colour(1)) +
+                     "\", peripheries=2, color=\"#b45309\", label=\"c2"));
+  std::size_t marked = 0;
+  for (std::size_t at = dot.find("peripheries=2"); at != std::string::npos; at = dot.find("peripheries=2", at + 1)) ++marked;
+  CHECK(marked == 3);
 }

@@ -8,11 +8,16 @@
 /// type and shape (`f32[1~8,64,56,56]`). Names are quoted and escaped, so any name is
 /// valid DOT.
 ///
+/// With `node_streams`, a node is filled with its stream's colour (stream 0 blue, 1
+/// orange, 2 green, ...; grey without a stream). A node made by a fusion pass (`FusedConv`)
+/// says what it stands for (`FusedConv: Conv+Add+Relu`) and has a bold double border.
+///
 /// ```
 /// std::string text = ge::to_dot(graph, {.node_streams = plan_streams});
 /// ```
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ge/graph/graph.hpp"
@@ -32,5 +37,20 @@ struct DotOptions {
 
 /// The Graphviz text of `graph`.
 [[nodiscard]] std::string to_dot(const Graph& graph, const DotOptions& options = {});
+
+/// The fill colour `to_dot` gives stream `stream` (`#rrggbb`; streams past the palette's
+/// end repeat it); grey (`#f3f4f6`) for -1.
+[[nodiscard]] std::string_view stream_colour(int stream) noexcept;
+
+/// What a node made by a fusion pass stands for, as the fused op types joined by `+`;
+/// empty for any other op. A `FusedConv` (see `ge::fuse_activations`) is `Conv`, then
+/// `Add` when it has the residual input (`has_residual`), then its `activation`
+/// attribute: `Relu`, or `Clip` with its bounds when set (`Clip(0,6)`).
+///
+/// ```
+/// ge::fused_ops("FusedConv", {{"activation", "Relu"}}, true);   // "Conv+Add+Relu"
+/// ge::fused_ops("Relu", {}, false);                             // ""
+/// ```
+[[nodiscard]] std::string fused_ops(std::string_view op, const Attributes& attrs, bool has_residual);
 
 }  // namespace ge

@@ -21,6 +21,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "ge/compile/compile.hpp"
+#include "ge/compile/plan_svg.hpp"
 #include "ge/graph/dot.hpp"
 #include "ge/options/option.hpp"
 #include "ge/runtime/session.hpp"
@@ -47,7 +48,9 @@ std::vector<Flag> model_flags(bool run) {
     flags.push_back({"seed", true, "the seed of the random inputs (default 1)"});
     flags.push_back({"output-dir", true, "write each output of the last run as <dir>/<name>.npy"});
   } else {
-    flags.push_back({"dot", true, "write the compiled graph (first plan's streams as colours) as Graphviz text to FILE"});
+    flags.push_back({"dot", true, "write the compiled graph as Graphviz text to FILE (streams as colours, fusions marked)"});
+    flags.push_back({"plan-svg", true, "write a plan's memory plan (values over steps and arena offsets) as SVG to FILE"});
+    flags.push_back({"gear", true, "the plan --dot and --plan-svg show: gear N (default: the first plan)"});
     flags.push_back({"json", false, "print the summary as one line of JSON"});
   }
   flags.push_back({"help", false, "print this help and exit"});
@@ -63,7 +66,8 @@ std::string usage(bool run, const std::vector<Flag>& flags) {
                           "percentiles (p50, p90, p99) and the throughput.\n"
                         : "usage: gec compile --model M.onnx [--input_shape ...] [--dynamic_batch_size|--dynamic_image_size|\n"
                           "                   --dynamic_dims ...] [--input_format ...] [--target NAME]\n"
-                          "                   [--ac_parallel_enable 0|1] [--dot FILE] [--json]\n"
+                          "                   [--ac_parallel_enable 0|1] [--dot FILE] [--plan-svg FILE] [--gear N]\n"
+                          "                   [--json]\n"
                           "\n"
                           "Loads the model, checks the options against it and the target, compiles every gear\n"
                           "(or the range plan), and prints the inputs and outputs, and per plan the node count,\n"
@@ -136,24 +140,58 @@ int run_compile(std::span<const std::string> args) {
     return 0;
   }
   if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals.front() + "'");
+  const auto gear = a.get("gear");
+  const std::int64_t gear_index = gear ? parse_int("gear", *gear, 0) : 0;
+  if (gear && !a.has("dot") && !a.has("plan-svg"))
+    throw UsageError("--gear chooses the plan of --dot or --plan-svg; give one of them");
   const Loaded l = load_and_compile(a, true);
   const ge::CompiledModel& m = *l.model;
   const auto names = input_names(m);
   // Plans: those made now; with an unbounded range none is (they are made per signature).
   const auto& plans = m.plans();
 
+  // The plan --dot and --plan-svg show: --gear N, else the first.
+  const ge::Plan* shown = plans.empty() ? nullptr : plans.front().get();
+  if (gear) {
+    const bool geared = !plans.empty() && plans.front()->gear >= 0;
+    if (plans.empty())
+      throw UsageError("--gear " + *gear + ": the model has no plan made at compile time (an unbounded dim: a plan per "
+                       "input signature, made at run time)");
+    if (!geared && gear_index != 0)
+      throw UsageError("--gear " + *gear + ": the model has one plan and no gears; expected 0 or no --gear");
+    if (geared) {
+      const auto it = std::find_if(plans.begin(), plans.end(), [&](const auto& p) { return p->gear == gear_index; });
+      if (it == plans.end())
+        throw UsageError("--gear " + *gear + ": the model has gears 0 to " + std::to_string(plans.back()->gear) +
+                         "; expected one of them");
+      shown = it->get();
+    }
+  }
+  const std::string stem = std::filesystem::path(l.path).stem().string();
+
   if (const auto dot = a.get("dot")) {
     ge::DotOptions d;
-    d.name = std::filesystem::path(l.path).stem().string();
-    if (!plans.empty()) {
+    d.name = stem;
+    if (shown != nullptr) {
       d.node_streams.assign(m.graph().nodes().size(), -1);
-      const ge::Plan& p = *plans.front();
-      for (std::size_t s = 0; s < p.steps.size(); ++s)
-        if (const auto n = m.graph().find_node(p.steps[s].name)) d.node_streams[*n] = p.streams.stream[s];
+      for (std::size_t s = 0; s < shown->steps.size(); ++s)
+        if (const auto n = m.graph().find_node(shown->steps[s].name)) d.node_streams[*n] = shown->streams.stream[s];
     }
     std::ofstream f(*dot);
     f << ge::to_dot(m.graph(), d);
     if (!f) throw UsageError("cannot write --dot file '" + *dot + "'");
+  }
+
+  if (const auto svg = a.get("plan-svg")) {
+    if (shown == nullptr)
+      throw UsageError("--plan-svg: the model has no plan made at compile time (an unbounded dim: a plan per input "
+                       "signature, made at run time); give ranges or gears for it");
+    ge::PlanSvgOptions o;
+    o.title = stem + (shown->gear >= 0 ? ", gear " + std::to_string(shown->gear) : std::string()) + ": " +
+              shown->describe_inputs(names);
+    std::ofstream f(*svg);
+    f << ge::plan_svg(*shown, o);
+    if (!f) throw UsageError("cannot write --plan-svg file '" + *svg + "'");
   }
 
   if (a.has("json")) {

@@ -1,0 +1,404 @@
+#include "ge/compile/plan_svg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ge/compile/plan.hpp"
+#include "ge/core/error.hpp"
+#include "ge/graph/dot.hpp"
+
+namespace ge {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& what) { raise(Errc::invalid_argument, "[ge.compile] plan_svg: " + what); }
+
+std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// Text for XML content and attribute values: the five special characters escaped, tab
+// and line breaks as character references, and what XML 1.0 cannot hold (other control
+// characters, bytes that are not UTF-8, U+FFFE and U+FFFF) as U+FFFD.
+std::string xml(std::string_view s) {
+  static constexpr std::string_view replacement = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  const auto cont = [&](std::size_t i) { return i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; };
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
+        case '\n': out += "&#10;"; break;
+        case '\r': out += "&#13;"; break;
+        case '\t': out += "&#9;"; break;
+        default: out += c < 0x20 || c == 0x7F ? replacement : std::string_view(&s[i], 1);
+      }
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte, the second byte's range from both.
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 3;
+      if (c == 0xE0) lo = 0xA0;  // no overlong forms
+      if (c == 0xED) hi = 0x9F;  // no surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    }
+    const unsigned second = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0u;
+    bool ok = n > 0 && second >= lo && second <= hi;
+    for (std::size_t k = 2; ok && k < n; ++k) ok = cont(i + k);
+    if (ok && n == 3 && c == 0xEF && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+        (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xBE)
+      ok = false;  // U+FFFE, U+FFFF
+    if (!ok) {
+      out += replacement;
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+// A pixel coordinate: two decimals at most, no trailing zeros.
+std::string px(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+// Bytes for people: `512 B`, `1.5 KiB`, `97.7 MiB`.
+std::string human(std::int64_t bytes) {
+  static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  auto v = static_cast<double>(bytes);
+  std::size_t u = 0;
+  while (std::abs(v) >= 1024 && u + 1 < std::size(units)) v /= 1024, ++u;
+  char buf[32];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.4g %s", v, units[u]);
+  return buf;
+}
+
+std::string with_bytes(std::int64_t bytes) {
+  const std::string h = human(bytes);
+  return bytes < 1024 ? h : h + " (" + std::to_string(bytes) + " bytes)";
+}
+
+// A fixed colour per op type name (a hash into a palette; within one picture, a taken
+// colour moves on to the next free one, in name order, so the picture is stable).
+constexpr std::string_view palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1",
+                                        "#ff9da7", "#9c755f", "#8cd17d", "#499894", "#86bcb6", "#d37295", "#fabfd2",
+                                        "#b6992d", "#a0cbe8", "#ffbe7d", "#d4a6c8", "#6f63c7", "#f1ce63"};
+
+std::uint32_t fnv1a(std::string_view s) {
+  std::uint32_t h = 2166136261u;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
+}
+
+// A "nice" tick spacing: 1, 2 or 5 times a power of ten, at least `raw`.
+std::int64_t nice_step(double raw) {
+  std::int64_t p = 1;
+  while (true) {
+    for (const std::int64_t m : {1, 2, 5})
+      if (static_cast<double>(p * m) >= raw) return p * m;
+    p *= 10;
+  }
+}
+
+// Bytes tick spacing: a power of two, at least `raw`.
+std::int64_t pow2_step(double raw) {
+  std::int64_t p = 1;
+  while (static_cast<double>(p) < raw && p < (std::int64_t{1} << 62)) p *= 2;
+  return p;
+}
+
+struct ArenaValue {
+  const PlanValue* v;
+  std::int32_t first, last;
+  std::string op;      // the producer's op type
+  std::string kind;    // the legend's key: the op type, and for a fused op what it fused
+  std::string shares;  // the value whose memory it reuses in place, or empty
+};
+
+// What a step fused, or empty (`FusedConv`: `Conv+Add+Relu`).
+std::string fused_of(const PlanStep& p) { return fused_ops(p.op, p.attrs, p.inputs.size() > 3 && p.inputs[3] >= 0); }
+
+}  // namespace
+
+std::string plan_svg(const Plan& plan, const PlanSvgOptions& o) {
+  constexpr int max_px = 16384;
+  if (o.width != 0 && (o.width < 480 || o.width > max_px))
+    bad("width " + std::to_string(o.width) + "; expected 0 (automatic) or 480 to 16384 pixels");
+  if (o.height != 0 && (o.height < 120 || o.height > max_px))
+    bad("height " + std::to_string(o.height) + "; expected 0 (automatic) or 120 to 16384 pixels");
+
+  // The arena values, checked against the plan.
+  const auto steps = static_cast<std::int32_t>(plan.steps.size());
+  const std::int64_t arena = plan.memory.arena_bytes;
+  const std::int64_t alignment = std::max<std::int64_t>(plan.memory.alignment, 1);
+  std::vector<ArenaValue> values;
+  std::vector<const PlanValue*> of_block(plan.lifetimes.size(), nullptr);
+  std::size_t elsewhere = 0;
+  for (const PlanValue& v : plan.values) {
+    if (v.storage != Storage::arena) {
+      ++elsewhere;
+      continue;
+    }
+    const std::string which = "arena value " + q(v.name);
+    if (v.block < 0 || static_cast<std::size_t>(v.block) >= plan.lifetimes.size())
+      bad(which + " has block " + std::to_string(v.block) + "; expected 0 to " +
+          std::to_string(static_cast<std::int64_t>(plan.lifetimes.size()) - 1) + " (an entry of the plan's lifetimes)");
+    if (of_block[static_cast<std::size_t>(v.block)] != nullptr)
+      bad(which + " has block " + std::to_string(v.block) + ", which " +
+          q(of_block[static_cast<std::size_t>(v.block)]->name) + " has too; expected one block per arena value");
+    of_block[static_cast<std::size_t>(v.block)] = &v;
+    const Lifetime& lt = plan.lifetimes[static_cast<std::size_t>(v.block)];
+    if (lt.first < 0 || lt.last < lt.first || lt.last >= steps)
+      bad(which + " lives from step " + std::to_string(lt.first) + " to " + std::to_string(lt.last) +
+          "; expected 0 <= first <= last < " + std::to_string(steps) + " (the plan's steps)");
+    if (v.bytes < 0 || v.offset < 0 || v.offset > arena || v.bytes > arena - v.offset)
+      bad(which + " has " + std::to_string(v.bytes) + " bytes at offset " + std::to_string(v.offset) +
+          "; expected them inside the arena of " + std::to_string(arena) + " bytes");
+    if (v.producer < -1 || v.producer >= steps)
+      bad(which + " is made by step " + std::to_string(v.producer) + "; expected -1 or a step below " +
+          std::to_string(steps));
+    ArenaValue a{&v, lt.first, lt.last, "(none)", "(none)", {}};
+    if (v.producer >= 0) {
+      const PlanStep& p = plan.steps[static_cast<std::size_t>(v.producer)];
+      const std::string fused = fused_of(p);
+      a.op = p.op;
+      a.kind = fused.empty() ? p.op : p.op + ": " + fused;
+    }
+    values.push_back(std::move(a));
+  }
+  const auto shares_with = [&](std::int32_t block) -> std::int32_t {
+    return static_cast<std::size_t>(block) < plan.memory.shares_with.size()
+               ? plan.memory.shares_with[static_cast<std::size_t>(block)]
+               : -1;
+  };
+  for (ArenaValue& a : values) {
+    const std::int32_t s = shares_with(a.v->block);
+    if (s >= 0 && static_cast<std::size_t>(s) < of_block.size() && of_block[static_cast<std::size_t>(s)] != nullptr)
+      a.shares = of_block[static_cast<std::size_t>(s)]->name;
+  }
+
+  // Bytes live at each step, as the planner counts them: aligned sizes, a value that
+  // reuses another's memory in place counted from the step after its donor's last.
+  std::vector<std::int64_t> live(static_cast<std::size_t>(std::max(steps, 1)), 0);
+  std::int64_t aligned_total = 0;
+  for (const ArenaValue& a : values) {
+    std::int32_t root = a.v->block;
+    for (std::size_t guard = 0; shares_with(root) >= 0 && guard < plan.lifetimes.size(); ++guard)
+      root = shares_with(root);
+    const std::int64_t bytes =
+        (plan.lifetimes[static_cast<std::size_t>(root)].bytes + alignment - 1) / alignment * alignment;
+    aligned_total += (a.v->bytes + alignment - 1) / alignment * alignment;
+    for (std::int32_t s = a.first + (a.shares.empty() ? 0 : 1); s <= a.last; ++s)
+      live[static_cast<std::size_t>(s)] += bytes;
+  }
+  const std::int64_t peak = *std::max_element(live.begin(), live.end());
+  const std::int64_t lower = plan.memory.lower_bound > 0 ? plan.memory.lower_bound : peak;
+  const std::int64_t no_reuse = plan.memory.no_reuse_bytes > 0 ? plan.memory.no_reuse_bytes : aligned_total;
+
+  // Colours and the legend: op types (fused ones with what they fused) in name order.
+  std::map<std::string, std::pair<std::size_t, std::int64_t>> by_op;  // kind -> (values, bytes)
+  for (const ArenaValue& a : values) {
+    auto& e = by_op[a.kind];
+    ++e.first;
+    e.second += a.v->bytes;
+  }
+  std::map<std::string, std::string_view> colour;  // kind -> fill
+  std::vector<bool> taken(std::size(palette), false);
+  for (const auto& [op, e] : by_op) {
+    std::size_t c = fnv1a(op) % std::size(palette);
+    for (std::size_t k = 0; k < std::size(palette) && taken[c]; ++k) c = (c + 1) % std::size(palette);
+    if (std::count(taken.begin(), taken.end(), false) > 0) taken[c] = true;
+    colour[op] = palette[c];
+  }
+
+  // Geometry. Legend entries are `op (values, bytes)`; its width fits the longest
+  // (11px text, some 6.4px a character).
+  std::vector<std::string> entries;
+  std::size_t longest = std::string_view("producer op (values, bytes)").size();
+  for (const auto& [op, e] : by_op) {
+    entries.push_back(op + " (" + std::to_string(e.first) + ", " + human(e.second) + ")");
+    longest = std::max(longest, entries.back().size());
+  }
+  const int left = 84, top = 76, bottom = 46, gap = 16;
+  const double legend_w = std::clamp(static_cast<double>(longest) * 6.4 + 26, 200.0, 460.0);
+  const double n = std::max(steps, 1);
+  const double plot_w =
+      o.width > 0 ? std::max(o.width - left - gap - legend_w, 200.0) : std::clamp(n * 14.0, 480.0, 1400.0);
+  const double plot_h = o.height > 0 ? o.height : 520;
+  const double legend_h = 20.0 * static_cast<double>(by_op.size() + 3);
+  const double width = left + plot_w + gap + legend_w;
+  const double height = top + std::max(plot_h, legend_h) + bottom;
+  const double step_w = plot_w / n;
+  const double ymax = static_cast<double>(std::max({arena, lower, peak, std::int64_t{1}}));
+  const double y_scale = plot_h / ymax;
+  const auto x_of = [&](double step) { return left + step * step_w; };
+  const auto y_of = [&](double offset) { return top + plot_h - offset * y_scale; };
+
+  // The heading.
+  std::string title = o.title;
+  if (title.empty()) title = plan.gear >= 0 ? "memory plan, gear " + std::to_string(plan.gear) : "memory plan";
+  char ratio[32] = "-";
+  if (lower > 0) std::snprintf(ratio, sizeof ratio, "%.3f", static_cast<double>(arena) / static_cast<double>(lower));
+  const std::string figures = "arena " + with_bytes(arena) + ", no reuse " + with_bytes(no_reuse) + ", lower bound " +
+                              with_bytes(lower) + ", arena / lower bound " + ratio;
+  const std::string details = std::to_string(steps) + " steps, " + std::to_string(values.size()) +
+                              " values in the arena, " + std::to_string(elsewhere) +
+                              " elsewhere (inputs, outputs, constants, dynamic); strategy " +
+                              std::string(to_string(plan.memory.strategy)) + ", alignment " + std::to_string(alignment);
+
+  std::string out;
+  out.reserve(4096 + values.size() * 420 + live.size() * 24);
+  out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px(width) + "\" height=\"" + px(height) +
+         "\" viewBox=\"0 0 " + px(width) + " " + px(height) + "\" font-family=\"Helvetica, Arial, sans-serif\"" +
+         " data-arena-bytes=\"" + std::to_string(arena) + "\" data-no-reuse-bytes=\"" + std::to_string(no_reuse) +
+         "\" data-lower-bound=\"" + std::to_string(lower) + "\" data-steps=\"" + std::to_string(steps) + "\">\n";
+  out += "<title>" + xml(title + ": " + figures) + "</title>\n";
+  out +=
+      "<style>rect.value{stroke:#000;stroke-opacity:.3;stroke-width:.5}"
+      "rect.value:hover{stroke-opacity:1;stroke-width:1.5}text{fill:#111827}"
+      ".tick{font-size:10px;fill:#4b5563}.grid{stroke:#e5e7eb;stroke-width:1}</style>\n";
+  out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
+  out += "<text class=\"heading\" x=\"" + px(left) + "\" y=\"22\" font-size=\"16\" font-weight=\"bold\">" + xml(title) +
+         "</text>\n";
+  out += "<text class=\"figures\" x=\"" + px(left) + "\" y=\"42\" font-size=\"12\">" + xml(figures) + "</text>\n";
+  out += "<text class=\"details\" x=\"" + px(left) + "\" y=\"58\" font-size=\"11\" fill=\"#4b5563\">" + xml(details) +
+         "</text>\n";
+
+  // Axes and grid: x every few steps, y at power-of-two byte offsets.
+  out += "<g class=\"axes\">\n";
+  const std::int64_t x_step = nice_step(n / std::max(2.0, plot_w / 70.0));
+  for (std::int64_t s = 0; s <= steps; s += x_step) {
+    const double x = x_of(static_cast<double>(s));
+    out += "<line class=\"grid\" x1=\"" + px(x) + "\" y1=\"" + px(top) + "\" x2=\"" + px(x) + "\" y2=\"" +
+           px(top + plot_h) + "\"/><text class=\"tick\" x=\"" + px(x) + "\" y=\"" + px(top + plot_h + 14) +
+           "\" text-anchor=\"middle\">" + std::to_string(s) + "</text>\n";
+  }
+  const std::int64_t y_step = pow2_step(ymax / std::max(2.0, plot_h / 48.0));
+  for (std::int64_t b = 0; static_cast<double>(b) <= ymax; b += y_step) {
+    const double y = y_of(static_cast<double>(b));
+    out += "<line class=\"grid\" x1=\"" + px(left) + "\" y1=\"" + px(y) + "\" x2=\"" + px(left + plot_w) + "\" y2=\"" +
+           px(y) + "\"/><text class=\"tick\" x=\"" + px(left - 6) + "\" y=\"" + px(y + 3) + "\" text-anchor=\"end\">" +
+           human(b) + "</text>\n";
+    if (b > (std::int64_t{1} << 62) - y_step) break;
+  }
+  out += "<rect x=\"" + px(left) + "\" y=\"" + px(top) + "\" width=\"" + px(plot_w) + "\" height=\"" + px(plot_h) +
+         "\" fill=\"none\" stroke=\"#9ca3af\"/>\n";
+  out += "<text x=\"" + px(left + plot_w / 2) + "\" y=\"" + px(top + plot_h + 32) +
+         "\" font-size=\"11\" text-anchor=\"middle\">execution step</text>\n";
+  out += "<text x=\"14\" y=\"" + px(top + plot_h / 2) +
+         "\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 14 " + px(top + plot_h / 2) +
+         ")\">arena offset</text>\n";
+  out += "</g>\n";
+
+  // The values.
+  out += "<g class=\"values\">\n";
+  for (const ArenaValue& a : values) {
+    const PlanValue& v = *a.v;
+    const double x = x_of(a.first);
+    const double w = std::max(1.0, (a.last - a.first + 1) * step_w);
+    const double h = std::max(1.0, static_cast<double>(v.bytes) * y_scale);
+    const double y = y_of(static_cast<double>(v.offset)) - h;
+    std::string hover = v.name + "\n" + to_string(v.desc) + ", " + with_bytes(v.bytes) + "\noffset " +
+                        std::to_string(v.offset) + " to " + std::to_string(v.offset + v.bytes) + "\nsteps " +
+                        std::to_string(a.first) + " to " + std::to_string(a.last);
+    const std::int32_t read_until = v.readers.empty() ? v.producer : v.readers.back();
+    if (read_until >= 0 && read_until < a.last)
+      hover += " (read until step " + std::to_string(read_until) + ", kept live for the streams)";
+    if (v.producer >= 0) {
+      const PlanStep& p = plan.steps[static_cast<std::size_t>(v.producer)];
+      hover += "\nmade by step " + std::to_string(v.producer) + " " + q(p.name) + " (" + a.kind + ")";
+    }
+    if (!a.shares.empty()) hover += "\nreuses the memory of " + q(a.shares) + " in place";
+    out += "<rect class=\"value\" x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(w) + "\" height=\"" + px(h) +
+           "\" fill=\"" + std::string(colour[a.kind]) + "\" data-value=\"" + xml(v.name) + "\" data-op=\"" + xml(a.op) +
+           "\" data-kind=\"" + xml(a.kind) + "\" data-offset=\"" + std::to_string(v.offset) + "\" data-bytes=\"" +
+           std::to_string(v.bytes) + "\" data-first=\"" + std::to_string(a.first) + "\" data-last=\"" +
+           std::to_string(a.last) + "\"" + (a.shares.empty() ? "" : " data-shares=\"" + xml(a.shares) + "\"") +
+           "><title>" + xml(hover) + "</title></rect>\n";
+  }
+  out += "</g>\n";
+
+  // Live bytes per step (a step line), the arena's top, the lower bound.
+  out +=
+      "<polyline class=\"live\" fill=\"none\" stroke=\"#111827\" stroke-width=\"1\" stroke-opacity=\"0.6\" "
+      "data-peak=\"" +
+      std::to_string(peak) + "\" points=\"";
+  for (std::size_t s = 0; s < live.size(); ++s) {
+    const double y = y_of(static_cast<double>(live[s]));
+    out += (s ? " " : "") + px(x_of(static_cast<double>(s))) + "," + px(y) + " " +
+           px(x_of(static_cast<double>(s + 1))) + "," + px(y);
+  }
+  out += "\"><title>bytes live at each step (aligned); the peak is the lower bound</title></polyline>\n";
+  const double y_arena = y_of(static_cast<double>(arena));
+  out += "<line class=\"arena\" x1=\"" + px(left) + "\" y1=\"" + px(y_arena) + "\" x2=\"" + px(left + plot_w) +
+         "\" y2=\"" + px(y_arena) + "\" stroke=\"#1f2937\" stroke-width=\"1.5\"/>\n";
+  out += "<text x=\"" + px(left + 4) + "\" y=\"" + px(y_arena - 4) + "\" font-size=\"11\">arena " + xml(human(arena)) +
+         "</text>\n";
+  const double y_lower = y_of(static_cast<double>(lower));
+  out += "<line class=\"lower-bound\" x1=\"" + px(left) + "\" y1=\"" + px(y_lower) + "\" x2=\"" + px(left + plot_w) +
+         "\" y2=\"" + px(y_lower) +
+         "\" stroke=\"#dc2626\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" data-bytes=\"" + std::to_string(lower) +
+         "\"><title>lower bound: " + xml(with_bytes(lower)) + "</title></line>\n";
+  out += "<text x=\"" + px(left + plot_w - 4) + "\" y=\"" + px(y_lower + 14) +
+         "\" font-size=\"11\" text-anchor=\"end\" fill=\"#dc2626\">lower bound " + xml(human(lower)) + "</text>\n";
+
+  // The legend.
+  const double lx = left + plot_w + gap;
+  double ly = top;
+  out += "<g class=\"legend\" font-size=\"11\">\n";
+  out +=
+      "<text x=\"" + px(lx) + "\" y=\"" + px(ly + 10) + "\" font-weight=\"bold\">producer op (values, bytes)</text>\n";
+  ly += 20;
+  std::size_t entry = 0;
+  for (const auto& [op, e] : by_op) {
+    out += "<rect class=\"swatch\" x=\"" + px(lx) + "\" y=\"" + px(ly) + "\" width=\"12\" height=\"12\" fill=\"" +
+           std::string(colour[op]) + "\" data-kind=\"" + xml(op) + "\"/><text x=\"" + px(lx + 18) + "\" y=\"" +
+           px(ly + 10) + "\">" + xml(entries[entry++]) + "</text>\n";
+    ly += 20;
+  }
+  out += "<line x1=\"" + px(lx) + "\" y1=\"" + px(ly + 6) + "\" x2=\"" + px(lx + 12) + "\" y2=\"" + px(ly + 6) +
+         "\" stroke=\"#dc2626\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\"/><text x=\"" + px(lx + 18) + "\" y=\"" +
+         px(ly + 10) + "\">lower bound</text>\n";
+  ly += 20;
+  out += "<line x1=\"" + px(lx) + "\" y1=\"" + px(ly + 6) + "\" x2=\"" + px(lx + 12) + "\" y2=\"" + px(ly + 6) +
+         "\" stroke=\"#111827\" stroke-opacity=\"0.6\"/><text x=\"" + px(lx + 18) + "\" y=\"" + px(ly + 10) +
+         "\">bytes live per step</text>\n";
+  out += "</g>\n";
+  if (values.empty())
+    out += "<text x=\"" + px(left + plot_w / 2) + "\" y=\"" + px(top + plot_h / 2) +
+           "\" font-size=\"13\" text-anchor=\"middle\" fill=\"#6b7280\">no values in the arena</text>\n";
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace ge

@@ -118,6 +118,7 @@ std::string chrome_trace(std::span<const RunTrace> runs) {
   };
   meta(kStreamsPid, 0, "process_name", "ge streams", 0);
   meta(kThreadsPid, 0, "process_name", "ge host threads", 1);
+  meta(kStreamsPid, -1, "thread_name", "runs", -1);
 
   // Track names: each stream with its engine, each host thread.
   std::map<std::int32_t, bool> streams;  // stream -> host engine
@@ -161,7 +162,9 @@ std::string chrome_trace(std::span<const RunTrace> runs) {
       args += ",\"outputs\":";
       json_string(args, values_text(p, r, step.outputs));
       if (const auto f = flops_of(p, r, s)) {
-        args += ",\"gflop\":" + number(*f * 1e-9, 6);
+        char g[32];
+        std::snprintf(g, sizeof g, "%.6g", *f * 1e-9);
+        args += ",\"gflop\":" + std::string(g);
         if (t.end > t.start) args += ",\"gflops_per_s\":" + number(*f / static_cast<double>(t.end - t.start), 2);
       }
       args += '}';

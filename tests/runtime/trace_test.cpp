@@ -229,6 +229,9 @@ TEST_CASE("trace: the Chrome trace reads back with a slice per step, tracks and 
     REQUIRE(slices[pid].size() == plan.steps.size());
     for (const auto& [name, n] : slices[pid]) CHECK_MESSAGE(n == 2, name);
   }
+  REQUIRE(stream_names.count(-1));  // the track of the runs themselves
+  CHECK(stream_names[-1] == "runs");
+  stream_names.erase(-1);
   CHECK(static_cast<int>(stream_names.size()) == plan.streams.stream_count);
   for (const auto& [tid, name] : stream_names) CHECK(name == "stream " + std::to_string(tid) + " (vector engine)");
   const int events_per_run = static_cast<int>(plan.streams.events.size());
@@ -310,5 +313,5 @@ TEST_CASE("trace: bad input is a clear error") {
       [&] { ge::write_chrome_trace(dir / "t.json", std::span<const ge::RunTrace>(r.trace.get(), 1)); },
       ge::Errc::invalid_argument, {"cannot write", "t.json"});
   // An empty list of runs is a valid, empty trace.
-  CHECK(JsonReader::parse(ge::chrome_trace({}))["traceEvents"].array().size() == 4);
+  CHECK(JsonReader::parse(ge::chrome_trace({}))["traceEvents"].array().size() == 5);  // track names only
 }

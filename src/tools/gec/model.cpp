@@ -25,6 +25,7 @@
 #include "ge/graph/dot.hpp"
 #include "ge/options/option.hpp"
 #include "ge/runtime/session.hpp"
+#include "ge/runtime/trace.hpp"
 #include "json.hpp"
 #include "npy.hpp"
 #if defined(GE_WITH_ONNX)
@@ -47,6 +48,8 @@ std::vector<Flag> model_flags(bool run) {
     flags.push_back({"threads", true, "host scheduler threads (default: every core)"});
     flags.push_back({"seed", true, "the seed of the random inputs (default 1)"});
     flags.push_back({"output-dir", true, "write each output of the last run as <dir>/<name>.npy"});
+    flags.push_back({"trace", true, "write the timed runs as a Chrome trace (Perfetto, chrome://tracing) to FILE"});
+    flags.push_back({"profile", false, "print kernel time per op type and for the top 20 nodes (calls, ms, share, GFLOP/s)"});
   } else {
     flags.push_back({"dot", true, "write the compiled graph as Graphviz text to FILE (streams as colours, fusions marked)"});
     flags.push_back({"plan-svg", true, "write a plan's memory plan (values over steps and arena offsets) as SVG to FILE"});
@@ -60,10 +63,12 @@ std::vector<Flag> model_flags(bool run) {
 std::string usage(bool run, const std::vector<Flag>& flags) {
   std::string out = run ? "usage: gec run --model M.onnx [build options] [--shape name:dims;...] [--input name=f.npy,...]\n"
                           "               [--iterations N] [--threads T] [--seed S] [--output-dir DIR]\n"
+                          "               [--trace FILE.json] [--profile]\n"
                           "\n"
                           "Compiles the model as 'gec compile' does, fills the inputs with seeded random data (or\n"
                           "reads .npy files), runs it once to warm up and N times timed, and prints the latency\n"
-                          "percentiles (p50, p90, p99) and the throughput.\n"
+                          "percentiles (p50, p90, p99) and the throughput. --trace and --profile record the timed\n"
+                          "runs step by step (docs/observe.md).\n"
                         : "usage: gec compile --model M.onnx [--input_shape ...] [--dynamic_batch_size|--dynamic_image_size|\n"
                           "                   --dynamic_dims ...] [--input_format ...] [--target NAME]\n"
                           "                   [--ac_parallel_enable 0|1] [--dot FILE] [--plan-svg FILE] [--gear N]\n"
@@ -257,6 +262,9 @@ int run_run(std::span<const std::string> args) {
   const int iterations = static_cast<int>(parse_int("iterations", a.get("iterations").value_or("10"), 1));
   const int threads = static_cast<int>(parse_int("threads", a.get("threads").value_or("0"), 0));
   const auto seed = static_cast<std::uint64_t>(parse_int("seed", a.get("seed").value_or("1"), 0));
+  const auto trace_file = a.get("trace");
+  const bool profile = a.has("profile");
+  if (trace_file && !std::ofstream(*trace_file)) throw UsageError("cannot write --trace file '" + *trace_file + "'");
   const Loaded l = load_and_compile(a, true);
   const ge::CompiledModel& m = *l.model;
   const auto names = input_names(m);
@@ -317,14 +325,20 @@ int run_run(std::span<const std::string> args) {
   std::vector<ge::TensorView> views;
   for (NpyArray& d : data) views.push_back(d.view());
 
-  ge::Session session(l.model, {.threads = threads});
+  ge::Session session(l.model, {.threads = threads, .trace = trace_file.has_value() || profile});
   ge::RunResult r = session.run(views);  // warm-up (and the first binding)
   std::vector<double> ms;
+  std::vector<ge::RunTrace> traces;
+  ge::Profile prof;
   const auto t_all = std::chrono::steady_clock::now();
   for (int i = 0; i < iterations; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     r = session.run(views);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (r.trace) {
+      if (profile) prof.add(*r.trace);
+      if (trace_file) traces.push_back(*r.trace);
+    }
   }
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count();
   std::sort(ms.begin(), ms.end());
@@ -349,6 +363,16 @@ int run_run(std::span<const std::string> args) {
   for (const ge::Output& o : r.outputs)
     std::printf("output %s %s[%s] %lld bytes\n", o.name.c_str(), std::string(ge::to_string(o.dtype)).c_str(),
                 o.shape().to_string().c_str(), static_cast<long long>(o.bytes));
+  if (trace_file) {
+    try {
+      ge::write_chrome_trace(*trace_file, traces);
+    } catch (const ge::Error&) {
+      throw UsageError("cannot write --trace file '" + *trace_file + "'");
+    }
+    std::printf("trace: %zu runs written to %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
+                traces.size(), trace_file->c_str());
+  }
+  if (profile) std::printf("\nprofile of the %d timed runs\n%s", iterations, prof.table(20).c_str());
   if (const auto dir = a.get("output-dir")) {
     std::filesystem::create_directories(*dir);
     for (const ge::Output& o : r.outputs) {

@@ -127,7 +127,7 @@ TEST_CASE("kernel selection: a 1x1 conv is a matrix product") {
   CHECK(pw->kernel->name() == "cpu.conv2d.pointwise_gemm");
   const auto g = ge::compile_op("Conv", {f32("1,4,5,5"), OpTensor::constant_of(w3)}, {f32("1,8,5,5")},
                                 {{"pads", std::vector<std::int64_t>{1, 1, 1, 1}}});
-  CHECK(g->kernel->name() == "cpu.conv2d.im2col_gemm");
+  CHECK(g->kernel->name() == "cpu.conv2d.packed_gemm");
   // Run the 3x3 one and compare one output element with a direct sum.
   auto x = buf({1, 4, 5, 5}, 0.f, 0.01f), y = buf({1, 8, 5, 5});
   std::vector<std::int64_t> wd{8, 4, 3, 3};

@@ -113,6 +113,45 @@ TEST_CASE("conv2d matches a naive conv: strides, pads, dilations, groups, depthw
   }
 }
 
+TEST_CASE("conv2d GEMM paths: B blocks packed from the image, K blocks, row and column edges, 1-3 threads") {
+  // Shapes chosen to reach each path of the blocked conv: many column blocks (one task per
+  // block) and few (packed over all of K, then the output channels split), K over one
+  // block (partial sums through C), output channels not a multiple of the 6-row tile,
+  // columns not a multiple of the 16-column panel, pointwise packing, stride 2, groups,
+  // residual and activations in the fused store.
+  using A = cpu::Activation;
+  const cpu::Conv2dParams pad1{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
+  const std::vector<ConvCase> cases = {
+      {1, 64, 7, 7, 70, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {A::relu}}, true, true},
+      {1, 300, 5, 6, 20, 1, 1, {.post = {A::relu}}, true, true},
+      {3, 300, 5, 6, 20, 1, 1, {}, false, true},
+      {2, 33, 17, 19, 13, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1}, true, false},
+      {1, 20, 40, 40, 8, 1, 1, {.post = {A::clip, -0.5f, 0.5f}}, true, false},
+      {2, 48, 14, 14, 40, 1, 1, {.stride_h = 2, .stride_w = 2, .post = {A::relu}}, true, true},
+      {1, 64, 9, 9, 32, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 2}, true, true},
+      {1, 32, 56, 56, 24, 3, 3, pad1, true, false},
+      {1, 3, 33, 35, 18, 7, 7, {.stride_h = 2, .stride_w = 2, .pad_top = 3, .pad_left = 3, .pad_bottom = 3, .pad_right = 3, .post = {A::relu}}, true, false},
+      {8, 96, 7, 7, 12, 1, 1, {.post = {A::relu}}, true, true},
+      {1, 600, 2, 3, 7, 3, 3, pad1, true, true},
+      // depthwise, stride 1: the padded-plane path (asymmetric pads, dilation, residual)
+      {2, 6, 11, 9, 6, 3, 3, {.pad_top = 1, .pad_left = 2, .pad_bottom = 0, .pad_right = 1, .group = 6, .post = {A::relu}}, true, true},
+      {1, 5, 8, 10, 5, 3, 3, {.pad_top = 2, .pad_left = 2, .pad_bottom = 2, .pad_right = 2, .dilation_h = 2, .dilation_w = 2, .group = 5}, false, true},
+      {1, 4, 1, 7, 4, 1, 3, {.pad_left = 1, .pad_right = 1, .group = 4, .post = {A::clip, 0.0f, 0.3f}}, true, false},
+  };
+  for (const int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      std::uint32_t seed = 700;
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        CAPTURE(i);
+        run_conv_case(cases[i], seed);
+        seed += 10;
+      }
+    });
+  }
+}
+
 TEST_CASE("conv2d with pre-packed weights equals the plain call") {
   const cpu::Conv2dParams p{.stride_h = 2, .stride_w = 1, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
   auto x = random_f32({2, 6, 7, 7}, 5);

@@ -227,10 +227,10 @@ cpu::ConvTranspose2dParams resolve_transpose(const ConvTransposeAttrs& a, std::s
 
 void register_cpu_nn(KernelRegistry& r) {
   r.add({.op = "Conv",
-         .name = "cpu.conv2d.im2col_gemm",
+         .name = "cpu.conv2d.packed_gemm",
          .engines = engines(Engine::vector),
          .fits = is_2d_f32,
-         .make = [](const KernelRequest& req) { return make_conv(req, "cpu.conv2d.im2col_gemm"); }});
+         .make = [](const KernelRequest& req) { return make_conv(req, "cpu.conv2d.packed_gemm"); }});
   r.add({.op = "Conv",
          .name = "cpu.conv2d.pointwise_gemm",
          .engines = engines(Engine::vector),

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include <tbb/task_arena.h>
 
 namespace ge::cpu {
 namespace {
@@ -70,64 +75,309 @@ ConvShape check_conv(const Conv2dParams& p, const TensorView& x, std::int64_t co
   return s;
 }
 
-// im2col straight into NR-column GEMM panels: element (q, j) of the [C*KH*KW, OH*OW]
-// column matrix goes to panel j/NR, row q, lane j%NR.
-void im2col_pack(const float* x, std::int64_t c, std::int64_t h, std::int64_t w, const Conv2dParams& p,
-                 std::int64_t kh, std::int64_t kw, std::int64_t oh, std::int64_t ow, float* dst) {
-  const std::int64_t n = oh * ow;
-  const std::int64_t k = c * kh * kw;
-  const std::int64_t panels = (n + kGemmNR - 1) / kGemmNR;
-  parallel_for(panels, grain_for(k * kGemmNR), [&](std::int64_t pbeg, std::int64_t pend) {
-    struct Run {
-      std::int64_t oy, ox, lane, len;
-    };
-    for (std::int64_t pi = pbeg; pi < pend; ++pi) {
-      Run runs[kGemmNR];
-      std::int64_t nruns = 0;
-      const std::int64_t j0 = pi * kGemmNR;
-      const std::int64_t lanes = std::min(kGemmNR, n - j0);
-      for (std::int64_t l = 0; l < lanes;) {
-        const std::int64_t oy = (j0 + l) / ow;
-        const std::int64_t ox = (j0 + l) % ow;
-        const std::int64_t len = std::min(lanes - l, ow - ox);
-        runs[nruns++] = Run{oy, ox, l, len};
-        l += len;
+// Scratch buffers for B blocks, reused from run to run: a run takes one per task and
+// gives it back, so after the first runs no conv allocates. (Not thread_local: a thread
+// waiting in a nested parallel_for may run another conv's task meanwhile.)
+class BufferPool {
+ public:
+  // A buffer of at least `n` floats: the smallest free one that fits, else the largest
+  // free one regrown (so the pool settles at one buffer per concurrent task).
+  Scratch take(std::int64_t n) {
+    Scratch s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::size_t pick = free_.size();
+      for (std::size_t i = 0; i < free_.size(); ++i) {
+        const bool fits = free_[i].size() >= n;
+        if (pick == free_.size()) {
+          pick = i;
+        } else if (fits ? free_[pick].size() < n || free_[i].size() < free_[pick].size()
+                        : free_[pick].size() < n && free_[i].size() > free_[pick].size()) {
+          pick = i;
+        }
       }
-      float* d = dst + pi * k * kGemmNR;
-      for (std::int64_t ci = 0; ci < c; ++ci) {
-        const float* plane = x + ci * h * w;
-        for (std::int64_t ky = 0; ky < kh; ++ky) {
-          for (std::int64_t kx = 0; kx < kw; ++kx) {
-            float* dq = d + ((ci * kh + ky) * kw + kx) * kGemmNR;
-            for (std::int64_t l = lanes; l < kGemmNR; ++l) dq[l] = 0.0f;
-            for (std::int64_t r = 0; r < nruns; ++r) {
-              const Run& run = runs[r];
-              float* dr = dq + run.lane;
-              const std::int64_t iy = run.oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-              if (iy < 0 || iy >= h) {
-                std::fill(dr, dr + run.len, 0.0f);
-                continue;
-              }
-              const float* row = plane + iy * w;
-              const std::int64_t ix0 = run.ox * p.stride_w - p.pad_left + kx * p.dilation_w;
-              if (p.stride_w == 1) {
-                const std::int64_t t0 = std::clamp<std::int64_t>(-ix0, 0, run.len);
-                const std::int64_t t1 = std::clamp<std::int64_t>(w - ix0, t0, run.len);
-                std::fill(dr, dr + t0, 0.0f);
-                if (t1 > t0) std::memcpy(dr + t0, row + (ix0 + t0), sizeof(float) * static_cast<std::size_t>(t1 - t0));
-                std::fill(dr + t1, dr + run.len, 0.0f);
-              } else {
-                for (std::int64_t t = 0; t < run.len; ++t) {
-                  const std::int64_t ix = ix0 + t * p.stride_w;
-                  dr[t] = ix >= 0 && ix < w ? row[ix] : 0.0f;
-                }
-              }
-            }
-          }
+      if (pick < free_.size()) {
+        s = std::move(free_[pick]);
+        free_[pick] = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (s.size() < n) s = Scratch((n + 4095) / 4096 * 4096);
+    return s;
+  }
+  void give(Scratch s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(s));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Scratch> free_;
+};
+
+BufferPool& buffer_pool() {
+  static BufferPool pool;
+  return pool;
+}
+
+// A pooled buffer for one scope.
+class PooledBuffer {
+ public:
+  explicit PooledBuffer(std::int64_t n) : s_(buffer_pool().take(n)) {}
+  ~PooledBuffer() { buffer_pool().give(std::move(s_)); }
+  PooledBuffer(const PooledBuffer&) = delete;
+  PooledBuffer& operator=(const PooledBuffer&) = delete;
+  [[nodiscard]] float* data() const noexcept { return s_.data(); }
+
+ private:
+  Scratch s_;
+};
+
+// The column matrix of one (image, group): row q = (ci, ky, kx), column j = (oy, ox).
+struct Patches {
+  const float* x;  // the group's first input plane
+  std::int64_t h, w, kh, kw, oh, ow;
+  const Conv2dParams* p;
+  bool pointwise;  // 1x1, stride 1, no pads: row q is input plane q
+};
+
+// pack_patches for kernels of many taps: per panel, its runs of output columns in one row.
+void pack_patches_runs(const Patches& pt, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols,
+                       float* dst, std::int64_t panel_stride) {
+  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
+  const std::int64_t hw = pt.h * pt.w;
+  const Conv2dParams& p = *pt.p;
+  const std::int64_t khw = pt.kh * pt.kw;
+  struct Run {
+    std::int64_t oy, ox, lane, len;
+  };
+  for (std::int64_t pi = 0; pi < panels; ++pi) {
+    Run runs[kGemmNR];
+    std::int64_t nruns = 0;
+    const std::int64_t j0 = n0 + pi * kGemmNR;
+    const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
+    for (std::int64_t l = 0; l < lanes;) {
+      const std::int64_t oy = (j0 + l) / pt.ow;
+      const std::int64_t ox = (j0 + l) % pt.ow;
+      const std::int64_t len = std::min(lanes - l, pt.ow - ox);
+      runs[nruns++] = Run{oy, ox, l, len};
+      l += len;
+    }
+    float* d = dst + pi * panel_stride;
+    std::int64_t ci = q0 / khw, ky = q0 % khw / pt.kw, kx = q0 % pt.kw;
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const float* plane = pt.x + ci * hw;
+      float* dq = d + (q - q0) * kGemmNR;
+      for (std::int64_t l = lanes; l < kGemmNR; ++l) dq[l] = 0.0f;
+      for (std::int64_t r = 0; r < nruns; ++r) {
+        const Run& run = runs[r];
+        float* dr = dq + run.lane;
+        const std::int64_t iy = run.oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+        const std::int64_t ix0 = run.ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+        for (std::int64_t t = 0; t < run.len; ++t) {
+          const std::int64_t ix = ix0 + t * p.stride_w;
+          dr[t] = iy >= 0 && iy < pt.h && ix >= 0 && ix < pt.w ? plane[iy * pt.w + ix] : 0.0f;
+        }
+      }
+      if (++kx == pt.kw) {
+        kx = 0;
+        if (++ky == pt.kh) {
+          ky = 0;
+          ++ci;
         }
       }
     }
-  });
+  }
+}
+
+// Packs rows [q0, q1) and columns [n0, n0 + ncols) of the column matrix into NR-wide
+// panels: element (q, n0 + j) goes to dst[(j / NR) * panel_stride + (q - q0) * NR + j % NR];
+// lanes past `ncols` are zero.
+void pack_patches(const Patches& pt, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols, float* dst,
+                  std::int64_t panel_stride) {
+  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
+  const std::int64_t hw = pt.h * pt.w;
+  if (pt.pointwise) {
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const float* src = pt.x + q * hw + n0;
+      float* d = dst + (q - q0) * kGemmNR;
+      for (std::int64_t pi = 0; pi < panels; ++pi) {
+        const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
+        float* dq = d + pi * panel_stride;
+        if (lanes == kGemmNR) {
+          std::memcpy(dq, src + pi * kGemmNR, sizeof(float) * kGemmNR);
+        } else {
+          for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = l < lanes ? src[pi * kGemmNR + l] : 0.0f;
+        }
+      }
+    }
+    return;
+  }
+  const Conv2dParams& p = *pt.p;
+  const std::int64_t khw = pt.kh * pt.kw;
+  // Per panel and kernel tap: where each lane reads in a channel plane (or nothing: a
+  // pad), and whether the 16 lanes are one contiguous in-bounds run (a plain copy).
+  constexpr std::int64_t kMaxTaps = 64;
+  if (khw > kMaxTaps || hw > std::numeric_limits<std::int32_t>::max()) {
+    pack_patches_runs(pt, q0, q1, n0, ncols, dst, panel_stride);
+    return;
+  }
+  std::int32_t off[kMaxTaps][kGemmNR];
+  bool contiguous[kMaxTaps];
+  static const float zero = 0.0f;
+  for (std::int64_t pi = 0; pi < panels; ++pi) {
+    const std::int64_t j0 = n0 + pi * kGemmNR;
+    const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
+    std::int64_t iy0[kGemmNR], ix0[kGemmNR];
+    for (std::int64_t l = 0; l < lanes; ++l) {
+      iy0[l] = (j0 + l) / pt.ow * p.stride_h - p.pad_top;
+      ix0[l] = (j0 + l) % pt.ow * p.stride_w - p.pad_left;
+    }
+    for (std::int64_t t = 0; t < khw; ++t) {
+      const std::int64_t dy = t / pt.kw * p.dilation_h, dx = t % pt.kw * p.dilation_w;
+      bool run = lanes == kGemmNR;
+      for (std::int64_t l = 0; l < kGemmNR; ++l) {
+        const std::int64_t iy = l < lanes ? iy0[l] + dy : -1, ix = l < lanes ? ix0[l] + dx : -1;
+        const bool in = iy >= 0 && iy < pt.h && ix >= 0 && ix < pt.w;
+        off[t][l] = in ? static_cast<std::int32_t>(iy * pt.w + ix) : -1;
+        run = run && in && off[t][l] == off[t][0] + l;
+      }
+      contiguous[t] = run;
+    }
+    float* d = dst + pi * panel_stride;
+    std::int64_t ci = q0 / khw, t = q0 % khw;
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const float* plane = pt.x + ci * hw;
+      float* dq = d + (q - q0) * kGemmNR;
+      if (contiguous[t]) {
+        std::memcpy(dq, plane + off[t][0], sizeof(float) * kGemmNR);
+      } else {
+        const std::int32_t* o = off[t];
+        for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = *(o[l] >= 0 ? plane + o[l] : &zero);
+      }
+      if (++t == khw) {
+        t = 0;
+        ++ci;
+      }
+    }
+  }
+}
+
+constexpr std::int64_t kConvKc = 256;     // K block: a 6 x Kc A slice (6 KiB) stays in L1
+constexpr std::int64_t kConvNcMax = 128;  // columns per task: a Kc x Nc B block (128 KiB) stays in L2
+
+// How the column range is cut into tasks: `nc` columns per task (0: too few tasks; the
+// caller then splits the rows instead).
+std::int64_t pick_nc(std::int64_t n, std::int64_t outer, std::int64_t threads) {
+  double best = 0.0;
+  std::int64_t best_nc = 0;
+  for (std::int64_t nc = kConvNcMax; nc >= 2 * kGemmNR; nc -= kGemmNR) {
+    const std::int64_t nb = (n + nc - 1) / nc;
+    const std::int64_t items = outer * nb;
+    if (items < threads) continue;
+    double balance = 1.0;
+    if (items < 8 * threads) {
+      // Greedy assignment of the blocks (full ones, then the last) to the threads.
+      const std::int64_t full = (nc + kGemmNR - 1) / kGemmNR;
+      const std::int64_t last = (n - (nb - 1) * nc + kGemmNR - 1) / kGemmNR;
+      std::vector<std::int64_t> load(static_cast<std::size_t>(threads), 0);
+      std::int64_t total = 0;
+      for (std::int64_t it = 0; it < items; ++it) {
+        const std::int64_t w = it % nb == nb - 1 ? last : full;
+        *std::min_element(load.begin(), load.end()) += w;
+        total += w;
+      }
+      balance = static_cast<double>(total) /
+                static_cast<double>(threads * *std::max_element(load.begin(), load.end()));
+    }
+    const double score = balance * (1.0 - static_cast<double>(kGemmNR) / static_cast<double>(nc));
+    if (score > best + 1e-9) {
+      best = score;
+      best_nc = nc;
+    }
+  }
+  return best >= 0.6 ? best_nc : 0;
+}
+
+// Conv as GEMM per (image, group): C[cout_g, oh*ow] = W_g[cout_g, K] * patches[K, oh*ow]
+// with the patches packed block by block straight from the image (never a whole
+// column matrix). Many column blocks: one task per (image, group, column block), each
+// packing its Kc x Nc B blocks into a pooled buffer and sweeping all output channels.
+// Few (small images at batch 1): per (image, group), the B block over all of K is packed
+// in parallel, then tasks split the output channels.
+void conv_gemm(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
+               const float* pbias, float* py, const float* pres) {
+  const std::int64_t cin_g = w.cin_per_group;
+  const std::int64_t m = w.cout / p.group;
+  const std::int64_t k = cin_g * w.kh * w.kw;
+  const std::int64_t n = s.oh * s.ow;
+  const std::int64_t per_group = packed_a_size(m, k);
+  const bool pointwise = w.kh == 1 && w.kw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+                         p.pad_left == 0 && p.pad_bottom == 0 && p.pad_right == 0;
+  const std::int64_t kblocks = (k + kConvKc - 1) / kConvKc;
+  const std::int64_t kc_max = (k + kblocks - 1) / kblocks;
+  const std::int64_t threads = std::max(1, tbb::this_task_arena::max_concurrency());
+  const std::int64_t outer = s.n * p.group;
+
+  const auto patches = [&](std::int64_t img, std::int64_t g) {
+    return Patches{px + (img * s.c + g * cin_g) * s.h * s.w, s.h, s.w, w.kh, w.kw, s.oh, s.ow, &p, pointwise};
+  };
+  const auto epilogue = [&](std::int64_t img, std::int64_t g) {
+    GemmEpilogue ep;
+    ep.bias_m = pbias != nullptr ? pbias + g * m : nullptr;
+    ep.residual = pres != nullptr ? pres + (img * w.cout + g * m) * n : nullptr;
+    ep.ld_residual = n;
+    ep.post = p.post;
+    return ep;
+  };
+
+  const std::int64_t nc = pick_nc(n, outer, threads);
+  if (nc > 0) {
+    const std::int64_t nb = (n + nc - 1) / nc;
+    parallel_for(outer * nb, 1, [&](std::int64_t tb, std::int64_t te) {
+      PooledBuffer buf(kc_max * nc);
+      for (std::int64_t t = tb; t < te; ++t) {
+        const std::int64_t img = t / (p.group * nb);
+        const std::int64_t g = t / nb % p.group;
+        const std::int64_t n0 = t % nb * nc;
+        const std::int64_t ncols = std::min(nc, n - n0);
+        const Patches pt = patches(img, g);
+        const GemmEpilogue ep = epilogue(img, g);
+        const float* a = w.data.data() + g * per_group;
+        float* c = py + (img * w.cout + g * m) * n;
+        for (std::int64_t k0 = 0; k0 < k; k0 += kc_max) {
+          const std::int64_t kc = std::min(kc_max, k - k0);
+          pack_patches(pt, k0, k0 + kc, n0, ncols, buf.data(), kc * kGemmNR);
+          gemm_packed_kblock(m, 0, m, k, k0, kc, a, buf.data(), kc * kGemmNR, ncols, c, n, n0, ep, k0 == 0,
+                             k0 + kc >= k);
+        }
+      }
+    });
+    return;
+  }
+  PooledBuffer buf(packed_b_size(k, n));
+  const std::int64_t mpanels = (m + kGemmMR - 1) / kGemmMR;
+  for (std::int64_t img = 0; img < s.n; ++img) {
+    for (std::int64_t g = 0; g < p.group; ++g) {
+      const Patches pt = patches(img, g);
+      const GemmEpilogue ep = epilogue(img, g);
+      const float* a = w.data.data() + g * per_group;
+      float* c = py + (img * w.cout + g * m) * n;
+      float* b = buf.data();
+      parallel_for(k, grain_for(n, 8192), [&](std::int64_t qb, std::int64_t qe) {
+        pack_patches(pt, qb, qe, 0, n, b + qb * kGemmNR, k * kGemmNR);
+      });
+      const std::int64_t grain = std::max<std::int64_t>(1, mpanels / (4 * threads));
+      parallel_for(mpanels, grain, [&](std::int64_t pb, std::int64_t pe) {
+        const std::int64_t m0 = pb * kGemmMR, m1 = std::min(m, pe * kGemmMR);
+        for (std::int64_t k0 = 0; k0 < k; k0 += kc_max) {
+          const std::int64_t kc = std::min(kc_max, k - k0);
+          gemm_packed_kblock(m, m0, m1, k, k0, kc, a, b + k0 * kGemmNR, k * kGemmNR, n, c, n, 0, ep, k0 == 0,
+                             k0 + kc >= k);
+        }
+      });
+    }
+  }
 }
 
 // Not under ThreadSanitizer: an ifunc resolver runs while the program is being loaded,
@@ -186,9 +436,72 @@ void depthwise_plane(const Conv2dParams& p, const ConvShape& s, std::int64_t pc,
   }
 }
 
+// Depthwise with stride 1, one plane: the plane is copied into a zero-padded buffer of
+// row length pw; output row oy, column ox then reads padded element
+// (oy * pw + ox) + ky*dh*pw + kx*dw, so every tap is one long axpy over the flattened rows
+// (computing pw - ow unused columns per row) instead of a short one per row.
+GE_CONV_CLONES
+void depthwise_plane_s1(const Conv2dParams& p, const ConvShape& s, std::int64_t pc, const float* x, const float* taps,
+                        const float* bias, float* y, const float* residual, float* padded, float* acc) {
+  const std::int64_t ch = pc % s.c;
+  const float* in = x + pc * s.h * s.w;
+  const float* wk = taps + ch * s.kh * s.kw;
+  const float b0 = bias != nullptr ? bias[ch] : 0.0f;
+  const std::int64_t pw = s.w + p.pad_left + p.pad_right;
+  const std::int64_t ph = s.h + p.pad_top + p.pad_bottom;
+  std::fill(padded, padded + p.pad_top * pw, 0.0f);
+  for (std::int64_t iy = 0; iy < s.h; ++iy) {
+    float* row = padded + (p.pad_top + iy) * pw;
+    std::fill(row, row + p.pad_left, 0.0f);
+    std::memcpy(row + p.pad_left, in + iy * s.w, sizeof(float) * static_cast<std::size_t>(s.w));
+    std::fill(row + p.pad_left + s.w, row + pw, 0.0f);
+  }
+  std::fill(padded + (p.pad_top + s.h) * pw, padded + ph * pw, 0.0f);
+  const std::int64_t len = (s.oh - 1) * pw + s.ow;
+  float* __restrict a = acc;
+  for_lanes(len, [&](std::int64_t i) { a[i] = b0; });
+  for (std::int64_t ky = 0; ky < s.kh; ++ky) {
+    for (std::int64_t kx = 0; kx < s.kw; ++kx) {
+      const float wv = wk[ky * s.kw + kx];
+      const float* __restrict src = padded + ky * p.dilation_h * pw + kx * p.dilation_w;
+      for_lanes(len, [&](std::int64_t i) { a[i] += wv * src[i]; });
+    }
+  }
+  for (std::int64_t oy = 0; oy < s.oh; ++oy) {
+    float* __restrict out = y + (pc * s.oh + oy) * s.ow;
+    const float* __restrict ar = acc + oy * pw;
+    if (residual != nullptr) {
+      const float* __restrict res = residual + (pc * s.oh + oy) * s.ow;
+      for_lanes(s.ow, [&](std::int64_t i) { out[i] = ar[i] + res[i]; });
+    } else {
+      for_lanes(s.ow, [&](std::int64_t i) { out[i] = ar[i]; });
+    }
+    if (p.post.kind == Activation::relu) {
+      for_lanes(s.ow, [&](std::int64_t i) { out[i] = out[i] > 0.0f ? out[i] : 0.0f; });
+    } else if (p.post.kind == Activation::clip) {
+      const float lo = p.post.lo, hi = p.post.hi;
+      for_lanes(s.ow, [&](std::int64_t i) {
+        const float v = out[i] < lo ? lo : out[i];
+        out[i] = v > hi ? hi : v;
+      });
+    }
+  }
+}
+
 void depthwise(const Conv2dParams& p, const ConvShape& s, const float* x, const float* taps, const float* bias,
                float* y, const float* residual) {
-  parallel_for(s.n * s.c, grain_for(s.oh * s.ow * s.kh * s.kw), [&](std::int64_t b, std::int64_t e) {
+  const std::int64_t grain = grain_for(s.oh * s.ow * s.kh * s.kw);
+  if (p.stride_h == 1 && p.stride_w == 1) {
+    const std::int64_t plane = (s.h + p.pad_top + p.pad_bottom) * (s.w + p.pad_left + p.pad_right);
+    parallel_for(s.n * s.c, grain, [&](std::int64_t b, std::int64_t e) {
+      PooledBuffer buf(2 * plane);
+      for (std::int64_t pc = b; pc < e; ++pc) {
+        depthwise_plane_s1(p, s, pc, x, taps, bias, y, residual, buf.data(), buf.data() + plane);
+      }
+    });
+    return;
+  }
+  parallel_for(s.n * s.c, grain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t pc = b; pc < e; ++pc) depthwise_plane(p, s, pc, x, taps, bias, y, residual);
   });
 }
@@ -243,31 +556,7 @@ void conv2d(const Conv2dParams& p, const TensorView& x, const PackedConvWeights&
     depthwise(p, s, px, w.data.data(), pbias, py, pres);
     return;
   }
-  const std::int64_t cin_g = w.cin_per_group;
-  const std::int64_t cout_g = w.cout / p.group;
-  const std::int64_t k = cin_g * w.kh * w.kw;
-  const std::int64_t n = s.oh * s.ow;
-  const std::int64_t per_group = packed_a_size(cout_g, k);
-  const bool pointwise = w.kh == 1 && w.kw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
-                         p.pad_left == 0 && p.pad_bottom == 0 && p.pad_right == 0;
-  Scratch panels(packed_b_size(k, n));
-  for (std::int64_t img = 0; img < s.n; ++img) {
-    for (std::int64_t g = 0; g < p.group; ++g) {
-      const float* xg = px + (img * s.c + g * cin_g) * s.h * s.w;
-      if (pointwise) {
-        pack_b(k, n, xg, n, false, panels.data());
-      } else {
-        im2col_pack(xg, cin_g, s.h, s.w, p, w.kh, w.kw, s.oh, s.ow, panels.data());
-      }
-      const std::int64_t yoff = (img * w.cout + g * cout_g) * n;
-      GemmEpilogue ep;
-      ep.bias_m = pbias != nullptr ? pbias + g * cout_g : nullptr;
-      ep.residual = pres != nullptr ? pres + yoff : nullptr;
-      ep.ld_residual = n;
-      ep.post = p.post;
-      gemm_packed(cout_g, n, k, w.data.data() + g * per_group, panels.data(), py + yoff, n, ep);
-    }
-  }
+  conv_gemm(p, s, w, px, pbias, py, pres);
 }
 
 void conv2d(const Conv2dParams& p, const TensorView& x, const TensorView& w, const TensorView* bias,

@@ -3,10 +3,16 @@
 /// 2-D convolution (ONNX Conv, NCHW, OIHW weights) with fused bias, residual add and
 /// activation, and 2-D transposed convolution (ONNX ConvTranspose).
 ///
-/// Conv runs as im2col + GEMM: the im2col step writes straight into the GEMM's packed
-/// B panels (no separate column matrix), a 1x1/stride-1/no-pad conv packs the input
-/// directly, and the weights are packed once (`pack_conv_weights`) into the GEMM's A
-/// panels. Depthwise convs (group == C == Cout) have their own row loop.
+/// Conv runs as GEMM over image patches, never materialising the column matrix: the
+/// weights are packed once (`pack_conv_weights`) into the GEMM's A panels, and each task
+/// packs a Kc x Nc block of patches (K = Cin*KH*KW rows, Nc output pixels) straight from
+/// the image into B panels in a pooled buffer (a 1x1/stride-1/no-pad conv copies input
+/// rows; other kernels read through per-tap offset tables), then sweeps all output
+/// channels over it with the bias/residual/activation epilogue fused into the store.
+/// Tasks are (image, group, column block); when there are too few of them for the
+/// threads (small images at batch 1) the patches are packed over all of K in parallel
+/// and the output channels are split instead. Depthwise convs (group == C == Cout) have
+/// their own row loop.
 ///
 /// ```
 /// ge::cpu::Conv2dParams p{.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1,

@@ -28,12 +28,14 @@ typedef float vf16 __attribute__((vector_size(64)));
 template <int V>
 using VecOf = std::conditional_t<V == 4, vf4, std::conditional_t<V == 8, vf8, vf16>>;
 
-template <int V>
+// `NU` of the 16 / V vectors per row are computed (fewer at a narrow right edge: the
+// tile's other columns are left as they are).
+template <int V, int NU = static_cast<int>(kGemmNR) / V>
 inline __attribute__((always_inline)) void micro_kernel(std::int64_t kc, const float* a, const float* b,
                                                         float* tile) {
   using vf = VecOf<V>;
   static_assert(sizeof(vf) == V * sizeof(float));
-  constexpr int nv = static_cast<int>(kGemmNR) / V;
+  constexpr int nv = NU;
   vf acc[kGemmMR][nv];
 #pragma GCC unroll 8
   for (int r = 0; r < kGemmMR; ++r) {
@@ -57,6 +59,117 @@ inline __attribute__((always_inline)) void micro_kernel(std::int64_t kc, const f
   for (int r = 0; r < kGemmMR; ++r) {
 #pragma GCC unroll 4
     for (int v = 0; v < nv; ++v) std::memcpy(tile + r * kGemmNR + v * V, &acc[r][v], sizeof(vf));
+  }
+}
+
+// The micro-kernel of a tile whose columns past `nr` are not needed: only the vectors
+// covering [0, nr) are computed.
+template <int V>
+inline __attribute__((always_inline)) void micro_kernel_edge(std::int64_t kc, const float* a, const float* b,
+                                                             float* tile, std::int64_t nr) {
+  if constexpr (V == 8) {
+    if (nr <= 8) return micro_kernel<V, 1>(kc, a, b, tile);
+  } else if constexpr (V == 4) {
+    if (nr <= 4) return micro_kernel<V, 1>(kc, a, b, tile);
+    if (nr <= 8) return micro_kernel<V, 2>(kc, a, b, tile);
+    if (nr <= 12) return micro_kernel<V, 3>(kc, a, b, tile);
+  }
+  micro_kernel<V>(kc, a, b, tile);
+}
+
+// The micro-kernel of a full MR x NR tile with the store fused: the accumulators get C's
+// old value (`load_c`), then on the last K block the epilogue, in registers, and go
+// straight to C (`c` points at C[row][col]).
+template <int V>
+inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, const float* a, const float* b,
+                                                              float* c, std::int64_t ldc, bool load_c, bool last,
+                                                              const GemmEpilogue& ep, std::int64_t row,
+                                                              std::int64_t col) {
+  using vf = VecOf<V>;
+  constexpr int nv = static_cast<int>(kGemmNR) / V;
+  vf acc[kGemmMR][nv];
+#pragma GCC unroll 8
+  for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) acc[r][v] = vf{};
+  }
+#pragma GCC unroll 4
+  for (std::int64_t p = 0; p < kc; ++p) {
+    vf bv[nv];
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + p * kGemmNR + v * V, sizeof(vf));
+    const float* ap = a + p * kGemmMR;
+#pragma GCC unroll 8
+    for (int r = 0; r < kGemmMR; ++r) {
+      const float av = ap[r];
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) acc[r][v] += av * bv[v];
+    }
+  }
+  if (load_c) {
+#pragma GCC unroll 8
+    for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) {
+        vf o;
+        std::memcpy(&o, c + r * ldc + v * V, sizeof(vf));
+        acc[r][v] += o;
+      }
+    }
+  }
+  if (last) {
+    if (ep.bias_m != nullptr) {
+#pragma GCC unroll 8
+      for (int r = 0; r < kGemmMR; ++r) {
+        const float bm = ep.bias_m[row + r];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; ++v) acc[r][v] += bm;
+      }
+    }
+    if (ep.bias_n != nullptr) {
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) {
+        vf bn;
+        std::memcpy(&bn, ep.bias_n + col + v * V, sizeof(vf));
+#pragma GCC unroll 8
+        for (int r = 0; r < kGemmMR; ++r) acc[r][v] += bn;
+      }
+    }
+    if (ep.residual != nullptr) {
+#pragma GCC unroll 8
+      for (int r = 0; r < kGemmMR; ++r) {
+        const float* rs = ep.residual + (row + r) * ep.ld_residual + col;
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; ++v) {
+          vf o;
+          std::memcpy(&o, rs + v * V, sizeof(vf));
+          acc[r][v] += o;
+        }
+      }
+    }
+    if (ep.post.kind == Activation::relu) {
+      const vf zero{};
+#pragma GCC unroll 8
+      for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; ++v) acc[r][v] = acc[r][v] > zero ? acc[r][v] : zero;
+      }
+    } else if (ep.post.kind == Activation::clip) {
+      const vf lo = vf{} + ep.post.lo, hi = vf{} + ep.post.hi;
+#pragma GCC unroll 8
+      for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; ++v) {
+          const vf t = acc[r][v] < lo ? lo : acc[r][v];  // min(max(v, lo), hi), as ONNX Clip
+          acc[r][v] = t > hi ? hi : t;
+        }
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) std::memcpy(c + r * ldc + v * V, &acc[r][v], sizeof(vf));
   }
 }
 
@@ -112,8 +225,12 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
       const std::int64_t nr = std::min(kGemmNR, n - j);
       for (std::int64_t i = m0; i < m1; i += kGemmMR) {
         const float* ap = pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
-        micro_kernel<V>(kc, ap, bp, tile);
         const std::int64_t mr = std::min(kGemmMR, m - i);
+        if (mr == kGemmMR && nr == kGemmNR) {
+          micro_kernel_store<V>(kc, ap, bp, c + i * ldc + j, ldc, load_c, last, ep, i, j);
+          continue;
+        }
+        micro_kernel_edge<V>(kc, ap, bp, tile, nr);
         for (std::int64_t r = 0; r < mr; ++r) {
           float* crow = c + (i + r) * ldc + j;
           if (nr == kGemmNR) {
@@ -128,6 +245,68 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
     k0 += kc;
   } while (k0 < k);
 }
+
+// One K block [k0, k0 + kc) of rows [m0, m1) x the `n` columns of a B block packed by the
+// caller (panels of kc x NR, `bstride` apart); C and the epilogue's columns start at
+// `col0`. Each 6 x kc A slice stays in L1 while the B block's panels stream past it.
+template <int V>
+inline __attribute__((always_inline)) void gemm_kblock_impl(std::int64_t m, std::int64_t m0, std::int64_t m1,
+                                                            std::int64_t k, std::int64_t k0, std::int64_t kc,
+                                                            const float* pa, const float* bblock, std::int64_t bstride,
+                                                            std::int64_t n, float* c, std::int64_t ldc,
+                                                            std::int64_t col0, const GemmEpilogue& ep, bool first,
+                                                            bool last) {
+  alignas(64) float tile[kGemmMR * kGemmNR];
+  const bool load_c = !first || ep.accumulate;
+  for (std::int64_t i = m0; i < m1; i += kGemmMR) {
+    const float* ap = pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
+    const std::int64_t mr = std::min(kGemmMR, m - i);
+    for (std::int64_t j = 0; j < n; j += kGemmNR) {
+      const float* bp = bblock + (j / kGemmNR) * bstride;
+      const std::int64_t nr = std::min(kGemmNR, n - j);
+      const std::int64_t col = col0 + j;
+      if (mr == kGemmMR && nr == kGemmNR) {
+        micro_kernel_store<V>(kc, ap, bp, c + i * ldc + col, ldc, load_c, last, ep, i, col);
+        continue;
+      }
+      micro_kernel_edge<V>(kc, ap, bp, tile, nr);
+      for (std::int64_t r = 0; r < mr; ++r) {
+        finish_row(tile + r * kGemmNR, c + (i + r) * ldc + col, nr, load_c, last, ep, i + r, col);
+      }
+    }
+  }
+}
+
+using KBlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                          const float*, const float*, std::int64_t, std::int64_t, float*, std::int64_t,
+                          std::int64_t, const GemmEpilogue&, bool, bool);
+
+#define GE_GEMM_KBLOCK_ARGS                                                                                      \
+  std::int64_t m, std::int64_t m0, std::int64_t m1, std::int64_t k, std::int64_t k0, std::int64_t kc,           \
+      const float *pa, const float *bblock, std::int64_t bstride, std::int64_t n, float *c, std::int64_t ldc,    \
+      std::int64_t col0, const GemmEpilogue &ep, bool first, bool last
+#define GE_GEMM_KBLOCK_CALL(V) \
+  gemm_kblock_impl<V>(m, m0, m1, k, k0, kc, pa, bblock, bstride, n, c, ldc, col0, ep, first, last)
+
+void gemm_kblock_base(GE_GEMM_KBLOCK_ARGS) { GE_GEMM_KBLOCK_CALL(4); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) void gemm_kblock_avx2(GE_GEMM_KBLOCK_ARGS) { GE_GEMM_KBLOCK_CALL(8); }
+__attribute__((target("avx512f,avx2,fma"))) void gemm_kblock_avx512(GE_GEMM_KBLOCK_ARGS) {
+  GE_GEMM_KBLOCK_CALL(16);
+}
+#endif
+
+KBlockFn pick_kblock() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return gemm_kblock_avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_kblock_avx2;
+#endif
+  return gemm_kblock_base;
+}
+
+const KBlockFn gemm_kblock_fn = pick_kblock();
 
 using BlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                          std::int64_t, const float*, const float*, float*, std::int64_t, const GemmEpilogue&);
@@ -157,6 +336,14 @@ BlockFn pick_block() {
 const BlockFn gemm_block = pick_block();
 
 }  // namespace
+
+void gemm_packed_kblock(std::int64_t m, std::int64_t m0, std::int64_t m1, std::int64_t k, std::int64_t k0,
+                        std::int64_t kc, const float* packed_a, const float* b_block, std::int64_t b_panel_stride,
+                        std::int64_t n, float* c, std::int64_t ldc, std::int64_t col0, const GemmEpilogue& ep,
+                        bool first, bool last) {
+  if (m1 <= m0 || n <= 0) return;
+  gemm_kblock_fn(m, m0, m1, k, k0, kc, packed_a, b_block, b_panel_stride, n, c, ldc, col0, ep, first, last);
+}
 
 void pack_a(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda, bool trans, float alpha, float* dst) {
   const std::int64_t panels = (m + kGemmMR - 1) / kGemmMR;

@@ -76,6 +76,19 @@ void pack_b(std::int64_t k, std::int64_t n, const float* b, std::int64_t ldb, bo
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* packed_a, const float* packed_b,
                  float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel = true);
 
+/// One K block of a product whose B the caller packs block by block (conv packs its
+/// image patches straight into B blocks): for rows `[m0, m1)` of C (`m0` a multiple of
+/// MR; `m`: all rows of A) and the `n` columns of `b_block`,
+/// `C[i][col0 + j] (+)= A[i][k0 .. k0+kc) * b_block[.][j]`. `packed_a` is A (m x k) as
+/// `pack_a` packs it over its whole `k`; `b_block` holds ceil(n/NR) panels of kc x NR
+/// (zero-padded columns), panel p at `b_block + p * b_panel_stride`. `c` points at
+/// C[0][0]; `first`: overwrite C (unless `ep.accumulate`); `last`: apply the epilogue
+/// (its column indices are `col0 + j`). Serial; callers run blocks in parallel.
+void gemm_packed_kblock(std::int64_t m, std::int64_t m0, std::int64_t m1, std::int64_t k, std::int64_t k0,
+                        std::int64_t kc, const float* packed_a, const float* b_block, std::int64_t b_panel_stride,
+                        std::int64_t n, float* c, std::int64_t ldc, std::int64_t col0, const GemmEpilogue& ep,
+                        bool first, bool last);
+
 /// Plain strided SGEMM: `C = epilogue(alpha * op(A) * op(B))`, packing both operands.
 void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda, bool trans_a,
            const float* b, std::int64_t ldb, bool trans_b, float* c, std::int64_t ldc, const GemmEpilogue& ep,

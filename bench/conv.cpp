@@ -1,0 +1,226 @@
+// bench/conv: the CPU conv kernel on every distinct conv layer shape of ResNet-50 (batch 1
+// and 8) and a few of MobileNetV2 (depthwise included), each compiled through the
+// single-op path (`ge::compile_op`, constant weights packed at compile time) and run as
+// the runtime runs it (`Kernel::run` on a oneTBB arena of T threads); then ResNet-50 and
+// MobileNetV2 end to end (`ge::compile` + `ge::Session`) at batch 1 and 8.
+//
+//   ge_bench_conv [layers|models|all (default)] [threads (default 2)] [peak GFLOP/s per core]
+//   GE_BENCH_LAYERS=256x14/3,512x7 ge_bench_conv layers   # only those layer shapes
+//
+// "cpu ms" is the calling thread's CPU time (minimum over the repetitions): with one
+// thread it is the kernel's time without the moments other processes held the core, the
+// steadiest figure on a shared machine.
+//
+// Peak per core defaults to 2 FMA pipes x 8 lanes (AVX2) x 2 flops x the clock read from
+// /proc/cpuinfo ("cpu MHz"); AVX-512 machines should pass their own figure. Times are the
+// minimum over the repetitions (other processes share the cores), medians alongside.
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ge/ge.hpp"
+#include "models/mobilenet_v2.hpp"
+#include "models/resnet50.hpp"
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using Ints = std::vector<std::int64_t>;
+
+double cpu_mhz() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("cpu MHz", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return std::atof(line.c_str() + colon + 1);
+    }
+  }
+  return 0.0;
+}
+
+struct Layer {
+  const char* model;
+  std::int64_t c, h, co, k, s, group, count;  // count: how many times the model has it
+};
+
+// ResNet-50 v1.5 at 224x224: 53 convs in 20 distinct shapes.
+const Layer kResNet[] = {
+    {"r50", 3, 224, 64, 7, 2, 1, 1},       {"r50", 64, 56, 64, 1, 1, 1, 1},     {"r50", 64, 56, 64, 3, 1, 1, 3},
+    {"r50", 64, 56, 256, 1, 1, 1, 4},      {"r50", 256, 56, 64, 1, 1, 1, 2},    {"r50", 256, 56, 128, 1, 1, 1, 1},
+    {"r50", 128, 56, 128, 3, 2, 1, 1},     {"r50", 128, 28, 512, 1, 1, 1, 4},   {"r50", 256, 56, 512, 1, 2, 1, 1},
+    {"r50", 512, 28, 128, 1, 1, 1, 3},     {"r50", 128, 28, 128, 3, 1, 1, 3},   {"r50", 512, 28, 256, 1, 1, 1, 1},
+    {"r50", 256, 28, 256, 3, 2, 1, 1},     {"r50", 256, 14, 1024, 1, 1, 1, 6},  {"r50", 512, 28, 1024, 1, 2, 1, 1},
+    {"r50", 1024, 14, 256, 1, 1, 1, 5},    {"r50", 256, 14, 256, 3, 1, 1, 5},   {"r50", 1024, 14, 512, 1, 1, 1, 1},
+    {"r50", 512, 14, 512, 3, 2, 1, 1},     {"r50", 512, 7, 2048, 1, 1, 1, 3},   {"r50", 1024, 14, 2048, 1, 2, 1, 1},
+    {"r50", 2048, 7, 512, 1, 1, 1, 2},     {"r50", 512, 7, 512, 3, 1, 1, 2},
+};
+
+// A few MobileNetV2 layers: the stem, depthwise 3x3 at each resolution, and pointwise.
+const Layer kMobileNet[] = {
+    {"mbv2", 3, 224, 32, 3, 2, 1, 1},      {"mbv2", 32, 112, 32, 3, 1, 32, 1},   {"mbv2", 32, 112, 16, 1, 1, 1, 1},
+    {"mbv2", 16, 112, 96, 1, 1, 1, 1},     {"mbv2", 96, 112, 96, 3, 2, 96, 1},   {"mbv2", 144, 56, 144, 3, 1, 144, 1},
+    {"mbv2", 144, 56, 24, 1, 1, 1, 1},     {"mbv2", 24, 56, 144, 1, 1, 1, 1},    {"mbv2", 192, 28, 192, 3, 1, 192, 1},
+    {"mbv2", 384, 14, 384, 3, 1, 384, 1},  {"mbv2", 576, 14, 576, 3, 2, 576, 1}, {"mbv2", 960, 7, 960, 3, 1, 960, 1},
+    {"mbv2", 960, 7, 320, 1, 1, 1, 1},     {"mbv2", 320, 7, 1280, 1, 1, 1, 1},
+};
+
+ge::OpTensor f32(const Ints& dims) {
+  std::string s;
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return ge::OpTensor{ge::DataType::f32, ge::Shape::parse(s)};
+}
+
+ge::TensorView view(const ge::Tensor& t) {
+  return ge::TensorView{const_cast<std::byte*>(t.bytes().data()), t.dtype(), t.dims()};
+}
+
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+// The minimum CPU time of the calling thread over the last `time_it` (with one thread the
+// caller runs all the work: that time leaves out the moments other processes held the core).
+double g_min_cpu_ms = 0;
+
+// Runs `f` until `min_reps` and ~`budget_s` are both reached; returns {min, median} in ms.
+std::pair<double, double> time_it(const std::function<void()>& f, int min_reps, double budget_s) {
+  f();  // warm-up
+  std::vector<double> t;
+  g_min_cpu_ms = 1e300;
+  const auto start = clock_type::now();
+  while (static_cast<int>(t.size()) < min_reps ||
+         (std::chrono::duration<double>(clock_type::now() - start).count() < budget_s && t.size() < 200)) {
+    const double c0 = thread_cpu_ms();
+    const auto t0 = clock_type::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
+    g_min_cpu_ms = std::min(g_min_cpu_ms, thread_cpu_ms() - c0);
+  }
+  std::sort(t.begin(), t.end());
+  return {t.front(), t[t.size() / 2]};
+}
+
+struct LayerResult {
+  double flops, ms;
+};
+
+// GE_BENCH_LAYERS="256x14,512x7/3" limits the layer tables to shapes "<Cin>x<H>" or
+// "<Cin>x<H>/<k>" named there.
+bool wanted(const Layer& l) {
+  const char* env = std::getenv("GE_BENCH_LAYERS");
+  if (env == nullptr || *env == 0) return true;
+  const std::string list = std::string(",") + env + ",";
+  const std::string a = std::to_string(l.c) + "x" + std::to_string(l.h);
+  return list.find("," + a + ",") != std::string::npos ||
+         list.find("," + a + "/" + std::to_string(l.k) + ",") != std::string::npos;
+}
+
+LayerResult bench_layer(const Layer& l, std::int64_t n, tbb::task_arena& arena, double peak) {
+  if (!wanted(l)) return {0.0, 0.0};
+  const std::int64_t pad = l.k / 2;
+  const std::int64_t oh = (l.h + 2 * pad - l.k) / l.s + 1;
+  const Ints xd{n, l.c, l.h, l.h}, wd{l.co, l.c / l.group, l.k, l.k}, bd{l.co}, yd{n, l.co, oh, oh};
+  const ge::Tensor w = ge::Tensor::random(ge::DataType::f32, wd, 2);
+  const ge::Tensor b = ge::Tensor::random(ge::DataType::f32, bd, 3);
+  const ge::Tensor x = ge::Tensor::random(ge::DataType::f32, xd, 1);
+  ge::Tensor y = ge::Tensor::full(ge::DataType::f32, yd, 0.0);
+  const auto op = ge::compile_op(
+      "Conv", {f32(xd), ge::OpTensor::constant_of(w), ge::OpTensor::constant_of(b)}, {f32(yd)},
+      {{"strides", Ints{l.s, l.s}},
+       {"pads", Ints{pad, pad, pad, pad}},
+       {"group", l.group},
+       {"kernel_shape", Ints{l.k, l.k}}});
+  const ge::TensorView in[3] = {view(x), view(w), view(b)};
+  const ge::TensorView out[1] = {view(y)};
+  const double flops = 2.0 * static_cast<double>(n * l.co * oh * oh * (l.c / l.group) * l.k * l.k);
+  std::pair<double, double> t;
+  arena.execute([&] { t = time_it([&] { op->kernel->run(in, out); }, 5, 0.25); });
+  const double gf = flops / (t.first * 1e-3) * 1e-9;
+  std::printf("| %-4s | %4lld | %4lld x%3lld | %4lld | %dx%d/%lld | %4lld | %2lld | %-26s | %8.3f | %8.3f | %8.3f "
+              "| %6.1f | %5.1f%% |\n",
+              l.model, static_cast<long long>(n), static_cast<long long>(l.c), static_cast<long long>(l.h),
+              static_cast<long long>(l.co), static_cast<int>(l.k), static_cast<int>(l.k), static_cast<long long>(l.s),
+              static_cast<long long>(l.group), static_cast<long long>(l.count), std::string(op->kernel->name()).c_str(),
+              t.first, t.second, g_min_cpu_ms, gf, 100.0 * gf / peak);
+  std::fflush(stdout);
+  return {flops, t.first};
+}
+
+void bench_layers(int threads, double peak) {
+  tbb::task_arena arena(threads);
+  std::printf("| net  | N    | Cin x H    | Cout | k/s   | grp  | x  | kernel                     "
+              "|  min ms  |  p50 ms  |  cpu ms  | GFLOP/s | %%peak |\n");
+  std::printf("|------|------|------------|------|-------|------|----|----------------------------"
+              "|----------|----------|----------|--------|--------|\n");
+  for (const std::int64_t n : {1, 8}) {
+    double total_ms = 0, total_flops = 0;
+    for (const Layer& l : kResNet) {
+      const LayerResult r = bench_layer(l, n, arena, peak);
+      total_ms += r.ms * static_cast<double>(l.count);
+      total_flops += r.flops * static_cast<double>(l.count);
+    }
+    std::printf("ResNet-50 convs, batch %lld: %.2f GFLOP in %.2f ms (sum of per-layer minima x count): %.1f GFLOP/s, "
+                "%.1f%% of peak\n",
+                static_cast<long long>(n), total_flops * 1e-9, total_ms, total_flops / (total_ms * 1e-3) * 1e-9,
+                100.0 * total_flops / (total_ms * 1e-3) * 1e-9 / peak);
+  }
+  for (const std::int64_t n : {1, 8})
+    for (const Layer& l : kMobileNet) (void)bench_layer(l, n, arena, peak);
+}
+
+void bench_models(int threads) {
+  struct Model {
+    const char* name;
+    std::function<ge::Graph(std::string_view)> build;
+  };
+  const Model models[] = {
+      {"ResNet-50", [](std::string_view s) { return ge::models::resnet50(s); }},
+      {"MobileNetV2", [](std::string_view s) { return ge::models::mobilenet_v2(s); }},
+  };
+  for (const Model& m : models) {
+    for (const std::int64_t n : {1, 8}) {
+      const std::string shape = std::to_string(n) + ",3,224,224";
+      const auto model = ge::compile(m.build(shape), {{"ge.inputShape", "data:" + shape}});
+      ge::Session session(model, {.threads = threads});
+      const ge::Tensor x = ge::Tensor::random(ge::DataType::f32, Ints{n, 3, 224, 224}, 7);
+      const ge::TensorView in = view(x);
+      const auto t = time_it([&] { (void)session.run({in}); }, n == 1 ? 10 : 5, n == 1 ? 2.0 : 5.0);
+      std::printf("%-11s batch %lld, %d threads: min %.1f ms, p50 %.1f ms, %.1f images/s (p50); caller's CPU time "
+                  "min %.1f ms\n",
+                  m.name, static_cast<long long>(n), threads, t.first, t.second,
+                  static_cast<double>(n) * 1000.0 / t.second, g_min_cpu_ms);
+      std::fflush(stdout);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string what = argc > 1 ? argv[1] : "all";
+    const int threads = argc > 2 ? std::max(1, std::atoi(argv[2])) : 2;
+    const double mhz = cpu_mhz();
+    const double per_core = argc > 3 ? std::atof(argv[3]) : 2.0 * 8.0 * 2.0 * mhz * 1e-3;
+    const double peak = per_core * threads;
+    std::printf("bench/conv: %d threads; peak %.1f GFLOP/s = %d x %.1f per core (2 FMA pipes x 8 lanes x 2 flops x "
+                "%.0f MHz unless given)\n\n",
+                threads, peak, threads, per_core, mhz);
+    if (what == "layers" || what == "all") bench_layers(threads, peak);
+    if (what == "models" || what == "all") bench_models(threads);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench/conv: %s\n", e.what());
+    return 1;
+  }
+}

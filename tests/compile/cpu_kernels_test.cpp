@@ -248,6 +248,45 @@ TEST_CASE("Gemm: transB, alpha, beta and a broadcast C") {
   check_near(y.data, want);
 }
 
+TEST_CASE("Gemm with constant B and C packs B once; the other cases run the general product") {
+  auto a = iota({2, 3}), b = iota({4, 3}, 1.f), c = of<float>({4}, {1.f, 2.f, 3.f, 4.f}), y = zeros({2, 4});
+  const auto want_of = [&](bool trans_b, float alpha, float beta, bool with_c, bool scalar_c) {
+    std::vector<float> want;
+    for (int m = 0; m < 2; ++m)
+      for (int n = 0; n < 4; ++n) {
+        float s = 0;
+        for (int k = 0; k < 3; ++k)
+          s += a.data[std::size_t(m * 3 + k)] * (trans_b ? b.data[std::size_t(n * 3 + k)] : b.data[std::size_t(k * 4 + n)]);
+        want.push_back(alpha * s + (with_c ? beta * c.data[std::size_t(scalar_c ? 0 : n)] : 0.f));
+      }
+    return want;
+  };
+  // transB, alpha, beta, C per column: packed.
+  auto op = ge::compile_op("Gemm", {f32("2,3"), konst(b), konst(c)}, {},
+                           {{"transB", std::int64_t{1}}, {"alpha", 0.5}, {"beta", 2.0}});
+  CHECK(op->kernel->name() == "cpu.gemm.packed_b");
+  run(*op, {a.view(), b.view(), c.view()}, {y.view()});
+  check_near(y.data, want_of(true, 0.5f, 2.f, true, false));
+  // No transB (B as [3, 4]), no C: packed.
+  auto b34 = iota({3, 4}, 1.f);
+  b = b34;
+  op = ge::compile_op("Gemm", {f32("2,3"), konst(b)}, {});
+  CHECK(op->kernel->name() == "cpu.gemm.packed_b");
+  run(*op, {a.view(), b.view()}, {y.view()});
+  check_near(y.data, want_of(false, 1.f, 1.f, false, false));
+  // A scalar C broadcast to every element: packed.
+  auto c1 = of<float>({1}, {3.f});
+  c = c1;
+  op = ge::compile_op("Gemm", {f32("2,3"), konst(b), konst(c)}, {}, {{"beta", 0.5}});
+  CHECK(op->kernel->name() == "cpu.gemm.packed_b");
+  run(*op, {a.view(), b.view(), c.view()}, {y.view()});
+  check_near(y.data, want_of(false, 1.f, 0.5f, true, true));
+  // A C per row ([2, 1]) or transA: the general product.
+  auto c21 = of<float>({2, 1}, {1.f, 2.f});
+  CHECK(ge::compile_op("Gemm", {f32("2,3"), konst(b), konst(c21)}, {})->kernel->name() == "cpu.gemm");
+  CHECK(ge::compile_op("Gemm", {f32("3,2"), konst(b)}, {}, {{"transA", std::int64_t{1}}})->kernel->name() == "cpu.gemm");
+}
+
 TEST_CASE("ConvTranspose: stride 2 with pads, compared with a direct scatter") {
   auto x = iota({1, 2, 2, 3}, 0.5f, 0.25f), w = iota({2, 1, 3, 3}, -1.f, 0.125f), y = zeros({1, 1, 3, 5});
   const auto op = ge::compile_op("ConvTranspose", {f32("1,2,2,3"), f32("2,1,3,3")}, {f32("1,1,3,5")},

@@ -2,6 +2,7 @@
 // constant 2-D B is packed once in `make`) and Gemm (transA, transB, alpha, beta and the
 // optional C resolved in `make`).
 #include <memory>
+#include <vector>
 
 #include "compile/cpu/lower.hpp"
 #include "kernels/cpu/gemm.hpp"
@@ -29,6 +30,56 @@ std::shared_ptr<const Kernel> make_matmul(const KernelRequest& r) {
   });
 }
 
+// Gemm. With a constant 2-D B, no transA, and C absent or a constant that is one value
+// or one value per column, the kernel is a MatMul by a packed B: B transposed (transB)
+// and scaled by alpha once here, beta * C the epilogue's per-column bias. Otherwise the
+// general product, which packs per run.
+std::shared_ptr<const Kernel> make_gemm(const KernelRequest& req) {
+  const InferContext& c = req.context;
+  const cpu::GemmParams p{.alpha = static_cast<float>(c.f("alpha")),
+                          .beta = static_cast<float>(c.f("beta")),
+                          .trans_a = c.i("transA") != 0,
+                          .trans_b = c.i("transB") != 0};
+  const Tensor* b = c.constant(1);
+  const Tensor* bias = c.has_input(2) ? c.constant(2) : nullptr;
+  if (b != nullptr && b->dims().size() == 2 && !p.trans_a && (!c.has_input(2) || bias != nullptr)) {
+    const TensorView bv = view_of(*b);
+    const std::int64_t k = p.trans_b ? bv.dims[1] : bv.dims[0];
+    const std::int64_t n = p.trans_b ? bv.dims[0] : bv.dims[1];
+    const TensorView cv = bias ? view_of(*bias) : TensorView{};
+    const std::int64_t c_count = bias ? cv.elements() : 0;
+    bool row = true;  // C is [], [1], [N] or [1, N]
+    if (bias) {
+      for (std::size_t d = 0; d + 1 < cv.dims.size(); ++d) row = row && cv.dims[d] == 1;
+      row = row && (c_count == 1 || (!cv.dims.empty() && cv.dims.back() == n));
+    }
+    if (row) {
+      std::vector<float> kn(static_cast<std::size_t>(k * n));
+      const float* src = bv.as<const float>();
+      for (std::int64_t i = 0; i < k; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+          kn[static_cast<std::size_t>(i * n + j)] = p.alpha * (p.trans_b ? src[j * k + i] : src[i * n + j]);
+      const std::int64_t kn_dims[] = {k, n};
+      auto packed = std::make_shared<const cpu::PackedMatMulB>(
+          cpu::pack_matmul_b(TensorView{kn.data(), DataType::f32, kn_dims}));
+      auto col_bias = std::make_shared<std::vector<float>>();
+      if (bias && p.beta != 0.0f) {
+        const float* cd = cv.as<const float>();
+        col_bias->resize(static_cast<std::size_t>(n));
+        for (std::int64_t j = 0; j < n; ++j) (*col_bias)[static_cast<std::size_t>(j)] = p.beta * cd[c_count == 1 ? 0 : j];
+      }
+      return make_kernel("cpu.gemm.packed_b", [packed, col_bias](Views in, Views out) {
+        cpu::GemmEpilogue ep;
+        ep.bias_n = col_bias->empty() ? nullptr : col_bias->data();
+        cpu::matmul(in[0], *packed, out[0], ep);
+      });
+    }
+  }
+  return make_kernel("cpu.gemm", [p](Views in, Views out) {
+    cpu::gemm(p, in[0], in[1], optional_input(in, 2), out[0]);
+  });
+}
+
 }  // namespace
 
 void register_cpu_matmul(KernelRegistry& r) {
@@ -41,16 +92,7 @@ void register_cpu_matmul(KernelRegistry& r) {
          .name = "cpu.gemm",
          .engines = engines(Engine::vector, Engine::host),
          .fits = all_f32,
-         .make = [](const KernelRequest& req) {
-           const InferContext& c = req.context;
-           const cpu::GemmParams p{.alpha = static_cast<float>(c.f("alpha")),
-                                   .beta = static_cast<float>(c.f("beta")),
-                                   .trans_a = c.i("transA") != 0,
-                                   .trans_b = c.i("transB") != 0};
-           return make_kernel("cpu.gemm", [p](Views in, Views out) {
-             cpu::gemm(p, in[0], in[1], optional_input(in, 2), out[0]);
-           });
-         }});
+         .make = make_gemm});
 }
 
 }  // namespace ge::cpu_lower

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// `ge::onnx`: reads ONNX models (opsets 11 to 17 of the default domain) into a
+/// `ge::onnx`: reads ONNX models (opsets 11 to 20 of the default domain) into a
 /// `ge::Graph`, and writes a `ge::Graph` as an ONNX model. Built when the library is
 /// configured with `GE_WITH_ONNX` (then the macro `GE_WITH_ONNX` is 1); this header does
 /// not include protobuf.
@@ -21,7 +21,11 @@
 ///   `ge::Attribute`s; inputs that older opsets passed as attributes (Squeeze and
 ///   Unsqueeze axes, Split split before opset 13) become constant inputs; Cast's `to` its
 ///   type name; Softmax and LogSoftmax before opset 13 (which flatten to 2-D) keep
-///   their meaning;
+///   their meaning; from opset 18, the Reduce ops' `axes` input and Split's
+///   `num_outputs` map as they are (the schemas take both spellings), Pad's `axes`
+///   input (constant, with constant pads) becomes pads for every axis, Resize's
+///   `antialias`=0 and `keep_aspect_ratio_policy`=stretch and Cast's `saturate` (float 8
+///   only) are dropped; other new attributes and values are refused naming the opset;
 /// - node outputs are declared with the schema's inferred descriptions, node by node in
 ///   an order where producers come first.
 ///
@@ -30,7 +34,7 @@
 ///   or longer than its shape, negative or overflowing dims, tensors over
 ///   `LoadOptions::max_tensor_bytes`, external data outside the model's directory,
 ///   names read but never produced, values produced twice, cycles (naming the nodes);
-/// - `unsupported_op`: an opset other than 11 to 17, or ONE error listing every op,
+/// - `unsupported_op`: an opset other than 11 to 20, or ONE error listing every op,
 ///   domain, attribute and data type of the model this build lacks (each with the first
 ///   node or value that uses it);
 /// - the graph's and the schemas' own codes (`bad_op_inputs`, `bad_attribute`, ...) for a
@@ -62,7 +66,7 @@ namespace ge::onnx {
 
 /// The opsets of the default domain (`""` or `ai.onnx`) the importer reads.
 inline constexpr std::int64_t min_opset = 11;
-inline constexpr std::int64_t max_opset = 17;
+inline constexpr std::int64_t max_opset = 20;
 
 /// Limits of a load.
 struct LoadOptions {
@@ -71,6 +75,8 @@ struct LoadOptions {
 };
 
 /// Reads the model file at `path`; external data is read relative to its directory.
+/// The file is parsed as a stream and each tensor's data leaves the parsed message once
+/// converted, so the weights are in memory about once, not three times.
 [[nodiscard]] Graph load(const std::filesystem::path& path, const LoadOptions& options = {});
 /// Reads a serialized model; `base_dir` is the directory of external data files (empty:
 /// a model with external data is refused).
@@ -93,7 +99,7 @@ struct LoadOptions {
 ///
 /// ```
 /// auto bytes = ge::onnx::save_bytes(g);
-/// ge::Graph back = ge::onnx::load_bytes(bytes);   // opsets 13 and 17; 20 is not read yet
+/// ge::Graph back = ge::onnx::load_bytes(bytes);   // the same graph
 /// ```
 [[nodiscard]] std::vector<std::byte> save_bytes(const Graph& graph);
 /// Writes the graph as an ONNX model file at `path` (replacing it). Throws as

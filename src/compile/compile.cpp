@@ -7,10 +7,20 @@
 #include <string>
 #include <unordered_map>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "compile/step_order.hpp"
 #include "ge/ops/registry.hpp"
 
 namespace ge {
+
+namespace detail {
+// `optimize`, owning its graph: BatchNormalization folding drops each Conv's old weights
+// once the folded ones exist, instead of holding both sets to the end (src/compile/passes.cpp).
+Graph optimize_owned(Graph g, std::vector<PassStats>* stats);
+}  // namespace detail
 
 namespace {
 
@@ -346,6 +356,11 @@ std::shared_ptr<const Plan> CompiledModel::plan_for(std::span<const std::vector<
 
 std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOptions& options, const Target& target,
                                              const CompileSettings& settings) {
+  return compile(Graph(graph), options, target, settings);  // a copy shares the weights
+}
+
+std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& options, const Target& target,
+                                             const CompileSettings& settings) {
   if (settings.max_streams < 1) fail(Errc::invalid_argument, "max_streams " + std::to_string(settings.max_streams) + "; expected >= 1");
   if (settings.alignment < 1 || (settings.alignment & (settings.alignment - 1)) != 0)
     fail(Errc::invalid_argument, "alignment " + std::to_string(settings.alignment) + "; expected a power of two");
@@ -355,7 +370,7 @@ std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOpti
   auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
   CompiledModel& m = *model;
   m.settings_ = settings;
-  const auto& gin = graph.inputs();
+  const std::vector<GraphInput> gin = graph.inputs();  // a copy: `graph` is released below
 
   // 1. Options, checked against the target and the graph's inputs.
   std::vector<ModelInput> model_inputs;
@@ -407,16 +422,28 @@ std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOpti
   // 3. Shapes over the hull, then the passes.
   const auto order0 = graph.topological_order();
   Graph g = reshaped(graph, hull_shapes, propagate(graph, hull_shapes, order0), order0);
-  if (settings.optimize) g = optimize(g, &m.pass_stats_);
+  graph = Graph();  // `g` holds the only references to the weights the caller gave up
+  if (settings.optimize) g = detail::optimize_owned(std::move(g), &m.pass_stats_);
   const auto order = g.topological_order();
   const std::vector<TensorDesc> hull_desc = propagate(g, hull_shapes, order);
 
   // 4. A kernel per node, shared by every plan (per plan where the rank is unknown here).
+  // Without a compiler given, nodes with constant inputs get theirs from a cache of this
+  // compile only: the process-wide cache would keep their weights (each entry holds its
+  // request's constants) for as long as the process runs, after the model is gone.
   OpCompiler& compiler = settings.compiler ? *settings.compiler : OpCompiler::global();
+  OpCompiler local(g.nodes().size() + 1);
+  const auto reads_constant = [&](const Node& node) {
+    return std::any_of(node.inputs.begin(), node.inputs.end(),
+                       [&](ValueId v) { return v != no_value && g.constant_of(v) != nullptr; });
+  };
   m.kernels_.assign(g.nodes().size(), nullptr);
   for (const std::size_t n : order)
-    if (rank_known_inputs(g.nodes()[n], hull_desc))
-      m.kernels_[n] = select_kernel(compiler, g, g.nodes()[n], hull_desc, CompileFlag::exact);
+    if (rank_known_inputs(g.nodes()[n], hull_desc)) {
+      const Node& node = g.nodes()[n];
+      OpCompiler& c = settings.compiler == nullptr && reads_constant(node) ? local : compiler;
+      m.kernels_[n] = select_kernel(c, g, node, hull_desc, CompileFlag::exact);
+    }
 
   for (std::size_t i = 0; i < gin.size(); ++i)
     m.inputs_.push_back({gin[i].name, gin[i].dtype, gin[i].format, hull_shapes[i]});
@@ -440,6 +467,11 @@ std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOpti
       m.arena_bytes_ = std::max(m.arena_bytes_, m.plans_.back()->arena_bytes());
     }
   }
+#if defined(__GLIBC__)
+  // The weights the passes replaced are freed, but glibc keeps freed heap pages in the
+  // process: give them back to the system.
+  malloc_trim(0);
+#endif
   return model;
 }
 

@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <queue>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -503,9 +505,15 @@ Graph remove_dead_code(const Graph& g, PassStats* stats) {
   return out;
 }
 
-Graph fold_batch_norm(const Graph& g, PassStats* stats) {
+namespace {
+
+// fold_batch_norm; with `release`, the pass owns `g` and drops each folded Conv's old
+// weights as soon as the folded ones exist (when nothing else reads them), so that the
+// weights are not all in memory twice; `constants_removed` counts them.
+Graph fold_batch_norm_impl(Graph g, PassStats* stats, bool release) {
   g.validate();
   Work w(g);
+  if (release) g = Graph{};  // the Work holds the only references now
   PassStats s{.pass = "fold_batch_norm"};
   const Work::Readers readers = w.readers();
   for (const std::size_t i : w.order) {
@@ -536,17 +544,35 @@ Graph fold_batch_norm(const Graph& g, PassStats* stats) {
     const auto eps_attr = attr_of(bn, "epsilon");
     const double eps = eps_attr ? eps_attr->as_float() : 1e-5;
 
-    const std::vector<double> wv = wt->to_doubles();
-    const std::size_t per = wv.size() / static_cast<std::size_t>(m);
-    std::vector<float> w2(wv.size());
+    // Straight from the f32 bytes into the new tensor's: no wider or second copy.
+    const std::span<const std::byte> wb = wt->bytes();
+    const std::size_t count = wb.size() / sizeof(float);
+    const std::size_t per = count / static_cast<std::size_t>(m);
+    std::vector<std::byte> w2(wb.size());
     std::vector<float> b2(static_cast<std::size_t>(m));
     for (std::size_t o = 0; o < static_cast<std::size_t>(m); ++o) {
       const double f = (*scale)[o] / std::sqrt((*var)[o] + eps);
-      for (std::size_t k = 0; k < per; ++k) w2[o * per + k] = static_cast<float>(wv[o * per + k] * f);
+      for (std::size_t k = 0; k < per; ++k) {
+        float x = 0;
+        std::memcpy(&x, wb.data() + (o * per + k) * sizeof(float), sizeof(float));
+        x = static_cast<float>(x * f);
+        std::memcpy(w2.data() + (o * per + k) * sizeof(float), &x, sizeof(float));
+      }
       b2[o] = static_cast<float>((bias[o] - (*mean)[o]) * f + (*shift)[o]);
     }
-    const ValueId wid = w.add_constant(conv.name + ".weight.bn_folded", Tensor::from<float>(wt->dims(), w2));
+    const std::vector<ValueId> old{conv.inputs[1], conv.inputs.size() > 2 ? conv.inputs[2] : no_value};
+    const ValueId wid = w.add_constant(conv.name + ".weight.bn_folded", Tensor(DataType::f32, wt->dims(), std::move(w2)));
     const ValueId bid = w.add_constant(conv.name + ".bias.bn_folded", Tensor::from<float>({m}, b2));
+    if (release)
+      for (const ValueId v : old) {
+        const auto it = v == no_value ? w.constant_by_value.end() : w.constant_by_value.find(v);
+        if (it == w.constant_by_value.end() || readers.count[v] != 1 || w.is_output(v)) continue;
+        WConstant& c = w.constants[it->second];
+        c.alive = false;
+        c.tensor = Tensor();
+        w.constant_by_value.erase(it);
+        ++s.constants_removed;
+      }
     conv.inputs.resize(3);
     conv.inputs[1] = wid;
     conv.inputs[2] = bid;
@@ -559,6 +585,10 @@ Graph fold_batch_norm(const Graph& g, PassStats* stats) {
   report(stats, std::move(s));
   return out;
 }
+
+}  // namespace
+
+Graph fold_batch_norm(const Graph& g, PassStats* stats) { return fold_batch_norm_impl(g, stats, false); }
 
 Graph fuse_activations(const Graph& g, PassStats* stats) {
   g.validate();
@@ -626,17 +656,30 @@ Graph fuse_activations(const Graph& g, PassStats* stats) {
   return out;
 }
 
-Graph optimize(const Graph& g, std::vector<PassStats>* stats) {
+namespace {
+
+Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release) {
   PassStats s;
-  Graph out = fold_constants(g, &s);
+  g = fold_constants(g, &s);
   if (stats != nullptr) stats->push_back(s);
-  out = fold_batch_norm(out, &s);
+  g = fold_batch_norm_impl(std::move(g), &s, release);
   if (stats != nullptr) stats->push_back(s);
-  out = fuse_activations(out, &s);
+  g = fuse_activations(g, &s);
   if (stats != nullptr) stats->push_back(s);
-  out = remove_dead_code(out, &s);
+  g = remove_dead_code(g, &s);
   if (stats != nullptr) stats->push_back(s);
-  return out;
+  return g;
 }
+
+}  // namespace
+
+Graph optimize(const Graph& g, std::vector<PassStats>* stats) { return optimize_impl(g, stats, false); }
+
+namespace detail {
+
+// Declared in src/compile/compile.cpp, its one user.
+Graph optimize_owned(Graph g, std::vector<PassStats>* stats) { return optimize_impl(std::move(g), stats, true); }
+
+}  // namespace detail
 
 }  // namespace ge

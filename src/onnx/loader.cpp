@@ -15,6 +15,10 @@
 #include "ge/ops/registry.hpp"
 #include "onnx/convert.hpp"
 
+#if defined(__GLIBC__)
+#include <malloc.h>  // malloc_trim
+#endif
+
 namespace ge::onnx {
 
 using namespace detail;
@@ -48,12 +52,13 @@ class Unsupported {
   void add(const std::string& what, const std::string& where) {
     if (seen_.insert(what).second) items_.emplace_back(what, where);
   }
-  void raise_if_any() const {
+  // `opset`: the default domain's, named in the message when known.
+  void raise_if_any(std::optional<std::int64_t> opset) const {
     if (items_.empty()) return;
     std::string text;
     for (const auto& [what, where] : items_) text += (text.empty() ? "" : ", ") + what + " (" + where + ")";
-    fail(Errc::unsupported_op, "the model uses " + std::to_string(items_.size()) +
-                                   " thing(s) this build does not support: " + text);
+    fail(Errc::unsupported_op, "the model uses " + std::to_string(items_.size()) + " thing(s) this build does not support" +
+                                   (opset ? " (opset " + std::to_string(*opset) + ")" : std::string()) + ": " + text);
   }
 
  private:
@@ -199,6 +204,17 @@ class NodeConverter {
       p.legacy_softmax = true;
       p.attrs.try_emplace("axis", std::int64_t{1});
     }
+    // Opsets 18 to 20: attributes whose value is what ge does anyway are dropped; any
+    // other value stays and is refused against the schema (the error names the opset).
+    const auto drop_if = [&](const char* attr, const Attribute& value) {
+      if (const auto it = p.attrs.find(attr); it != p.attrs.end() && it->second == value) p.attrs.erase(it);
+    };
+    if (p.op == "Resize" && opset_ >= 18) {
+      drop_if("antialias", Attribute(std::int64_t{0}));
+      drop_if("keep_aspect_ratio_policy", Attribute(std::string("stretch")));  // only read with sizes
+    }
+    // Cast's `saturate` (19) only acts on conversions to float 8 types, which ge has none of.
+    if (p.op == "Cast" && opset_ >= 19) p.attrs.erase("saturate");
     if (p.op == "Cast") {
       const auto it = p.attrs.find("to");
       if (it != p.attrs.end() && it->second.kind() == AttrKind::integer) {
@@ -253,7 +269,9 @@ bool constant_supported(const ::onnx::NodeProto& n, const std::string& where, Un
 
 class Importer {
  public:
-  Importer(const ::onnx::ModelProto& m, const std::filesystem::path& base_dir, const LoadOptions& options)
+  // `m` loses its tensors' data as they are converted (so that the weights are not held
+  // twice): a model is imported once.
+  Importer(::onnx::ModelProto& m, const std::filesystem::path& base_dir, const LoadOptions& options)
       : m_(m), base_dir_(base_dir), options_(options) {}
 
   Graph run() {
@@ -278,7 +296,8 @@ class Importer {
       const auto et = in.type().tensor_type().elem_type();
       if (!map_type(et)) unsupported.add("data type " + type_name(et), "input " + quote(in.name()));
     }
-    NodeConverter converter(opset.value_or(max_opset), base_dir_, options_, unsupported);
+    opset_ = opset.value_or(max_opset);
+    NodeConverter converter(opset_, base_dir_, options_, unsupported);
     std::vector<std::optional<NodePlan>> plans;
     plans.reserve(static_cast<std::size_t>(gp.node_size()));
     for (int i = 0; i < gp.node_size(); ++i) {
@@ -290,8 +309,12 @@ class Importer {
         continue;
       }
       plans.push_back(converter.convert(n, static_cast<std::size_t>(i)));
+      // A converted tensor attribute (Constant's value) is a ge::Tensor now.
+      if (plans.back())
+        for (auto& a : *m_.mutable_graph()->mutable_node(i)->mutable_attribute())
+          if (a.has_t()) release(*a.mutable_t());
     }
-    unsupported.raise_if_any();
+    unsupported.raise_if_any(opset);
     if (!opset) fail(Errc::bad_model, "the model imports no opset of the default ONNX domain");
 
     // Inputs (in order, initializers excluded) and constants.
@@ -320,11 +343,12 @@ class Importer {
       produce(in.name(), "graph input");
       (void)g_.add_input(in.name(), *map_type(tt.elem_type()), std::move(shape));
     }
-    for (const auto& t : gp.initializer()) {
+    for (auto& t : *m_.mutable_graph()->mutable_initializer()) {
       const std::string what = "initializer " + quote(t.name());
       if (t.name().empty()) fail(Errc::bad_model, "an initializer has an empty name");
       produce(t.name(), what);
       (void)g_.add_constant(t.name(), to_tensor(t, what, base_dir_, options_));
+      release(t);
     }
     // Node names, made unique; Constant nodes become constants.
     std::vector<std::size_t> compute;  // indices of the other nodes
@@ -371,6 +395,14 @@ class Importer {
   }
 
  private:
+  // Frees the data of a tensor that has been converted (clearing a field keeps its
+  // memory; a swap with an empty message hands it to a temporary). Keeps the name.
+  static void release(::onnx::TensorProto& t) {
+    ::onnx::TensorProto data;
+    data.Swap(&t);
+    t.set_name(data.name());
+  }
+
   // The default domain's opset; nullopt when not imported (then only nodes of other
   // domains, which are unsupported, may appear).
   std::optional<std::int64_t> default_opset() const {
@@ -482,6 +514,44 @@ class Importer {
     return ids;
   }
 
+  // Pad's input 3 (`axes`, opset 18): the pads of the listed axes only. ge's Pad takes
+  // pads for every axis: constant axes and pads on an input of known rank become one
+  // constant of full pads; anything else is refused.
+  void pad_axes(const NodePlan& p, std::vector<ValueId>& inputs) {
+    const ValueId ax = inputs[3];
+    inputs.resize(3);
+    if (ax == no_value || inputs[0] == no_value) {
+      while (inputs.size() > 1 && inputs.back() == no_value) inputs.pop_back();
+      return;
+    }
+    const std::string where = "node " + quote(p.name) + " (Pad, opset " + std::to_string(opset_) + ")";
+    const Tensor* axes = g_.constant_of(ax);
+    const Tensor* pads = inputs[1] == no_value ? nullptr : g_.constant_of(inputs[1]);
+    const Shape& x = g_.value(inputs[0]).desc.shape;
+    if (axes == nullptr || pads == nullptr || !x.rank_known())
+      fail(Errc::unsupported_op, where + " reads its axes from input 3 " + quote(g_.value(ax).name) +
+                                     "; ge takes Pad axes only as constants, with constant pads and an input of known rank");
+    const std::vector<std::int64_t> a = axes->to_int64s();
+    const std::vector<std::int64_t> given = pads->to_int64s();
+    const auto r = static_cast<std::int64_t>(x.rank());
+    if (given.size() != 2 * a.size())
+      fail(Errc::bad_model, where + " has " + std::to_string(given.size()) + " pads for " + std::to_string(a.size()) +
+                                " axes; expected two per axis");
+    std::vector<std::int64_t> full(static_cast<std::size_t>(2 * r), 0);
+    std::vector<bool> seen(static_cast<std::size_t>(r), false);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const std::int64_t k = a[i] < 0 ? a[i] + r : a[i];
+      if (k < 0 || k >= r || seen[static_cast<std::size_t>(k)])
+        fail(Errc::bad_model, where + " axes value " + std::to_string(a[i]) + " is out of range or repeated for rank " +
+                                  std::to_string(r));
+      seen[static_cast<std::size_t>(k)] = true;
+      full[static_cast<std::size_t>(k)] = given[i];
+      full[static_cast<std::size_t>(k + r)] = given[i + a.size()];
+    }
+    inputs[1] = g_.add_constant(fresh(p.name + "/pads"), Tensor::from<std::int64_t>({2 * r}, full));
+    while (inputs.size() > 2 && inputs.back() == no_value) inputs.pop_back();
+  }
+
   void add_node(const NodePlan& p) {
     std::vector<ValueId> inputs;
     for (const auto& name : p.inputs) inputs.push_back(name.empty() ? no_value : *g_.find_value(name));
@@ -490,6 +560,7 @@ class Importer {
       const ValueId c = g_.add_constant(fresh(p.name + "/" + e.name), e.data);
       inputs.insert(inputs.begin() + static_cast<std::ptrdiff_t>(e.position), c);
     }
+    if (p.op == "Pad" && inputs.size() > 3) pad_axes(p, inputs);
     if (p.legacy_softmax && !inputs.empty() && inputs[0] != no_value) {
       // Before opset 13, Softmax flattens the input to 2-D at `axis` and normalizes each
       // row. The same as ours when `axis` is the last dim; else flatten, softmax, reshape back.
@@ -512,26 +583,34 @@ class Importer {
     (void)emit(p.name, p.op, inputs, p.outputs, p.attrs);
   }
 
-  const ::onnx::ModelProto& m_;
+  ::onnx::ModelProto& m_;
   const std::filesystem::path& base_dir_;
   const LoadOptions& options_;
+  std::int64_t opset_ = max_opset;
   Graph g_;
   std::unordered_map<std::string, std::string> producers_;  // value name -> what produces it
   std::unordered_set<std::string> node_names_;              // every node name, the model's and ours
 };
 
-std::vector<std::byte> read_file(const std::filesystem::path& path) {
+// Parses the file at `path` straight from the stream: the file's bytes are never held
+// whole next to the message (the weights would be in memory twice).
+template <class Message>
+void parse_file(Message& m, const std::filesystem::path& path, const char* what) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) fail(Errc::bad_model, "cannot read " + quote(path.string()) + ": " + ec.message());
   if (size > static_cast<std::uintmax_t>(std::numeric_limits<int>::max()))
     fail(Errc::bad_model, quote(path.string()) + " has " + std::to_string(size) +
                               " bytes; expected under 2 GiB (larger models keep weights as external data)");
-  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+  if (size == 0)
+    fail(Errc::bad_model, quote(path.string()) + " is empty; expected a serialized ONNX " + std::string(what));
   std::ifstream in(path, std::ios::binary);
-  if (size > 0) in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
   if (!in) fail(Errc::bad_model, "cannot read " + quote(path.string()));
-  return bytes;
+  if (!m.ParseFromIstream(&in)) {
+    if (in.bad()) fail(Errc::bad_model, "cannot read " + quote(path.string()));
+    fail(Errc::bad_model, quote(path.string()) + " is not a valid ONNX " + std::string(what) +
+                              " (malformed or truncated protobuf)");
+  }
 }
 
 template <class Message>
@@ -553,9 +632,17 @@ Graph load_bytes(std::span<const std::byte> bytes, const std::filesystem::path& 
 }
 
 Graph load(const std::filesystem::path& path, const LoadOptions& options) {
-  const auto bytes = read_file(path);
+  ::onnx::ModelProto m;
+  parse_file(m, path, "model");
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  return load_bytes(bytes, dir, options);
+  Graph g = Importer(m, dir, options).run();
+  m.Clear();
+#if defined(__GLIBC__)
+  // The message's data was freed piece by piece while the tensors were made; glibc keeps
+  // such freed heap pages in the process: give them back to the system.
+  malloc_trim(0);
+#endif
+  return g;
 }
 
 Tensor load_tensor_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir,
@@ -566,9 +653,10 @@ Tensor load_tensor_bytes(std::span<const std::byte> bytes, const std::filesystem
 }
 
 Tensor load_tensor(const std::filesystem::path& path, const LoadOptions& options) {
-  const auto bytes = read_file(path);
+  ::onnx::TensorProto t;
+  parse_file(t, path, "tensor");
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  return load_tensor_bytes(bytes, dir, options);
+  return to_tensor(t, "tensor " + quote(t.name()), dir, options);
 }
 
 }  // namespace ge::onnx

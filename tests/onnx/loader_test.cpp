@@ -186,6 +186,14 @@ TEST_CASE("onnx: file load, empty node names, input order") {
   CHECK(g.nodes()[0].name == "Add_0");
   CHECK(g.nodes()[1].name == "Relu_1");
   expect_error([&] { (void)ge::onnx::load(dir.path / "missing.onnx"); }, ge::Errc::bad_model, {"missing.onnx"});
+  // Files are parsed as a stream: an empty or truncated one is refused all the same.
+  write(dir.path / "empty.onnx", "");
+  expect_error([&] { (void)ge::onnx::load(dir.path / "empty.onnx"); }, ge::Errc::bad_model, {"empty.onnx", "is empty"});
+  const std::string bytes = conv_relu().bytes();
+  write(dir.path / "cut.onnx", bytes.substr(0, bytes.size() - 7));
+  expect_error([&] { (void)ge::onnx::load(dir.path / "cut.onnx"); }, ge::Errc::bad_model, {"cut.onnx", "truncated"});
+  write(dir.path / "whole.onnx", bytes);
+  CHECK(ge::onnx::load(dir.path / "whole.onnx").nodes().size() == 2);
 }
 
 TEST_CASE("onnx: dim_param and missing dims are -1, no shape is unknown rank; INPUT_SHAPE overrides") {
@@ -542,12 +550,12 @@ TEST_CASE("onnx: everything unsupported is listed in one error") {
 }
 
 TEST_CASE("onnx: opsets") {
-  for (std::int64_t v : {9, 10, 18}) {
+  for (std::int64_t v : {9, 10, 21}) {
     Model m(v);
     m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
     m.node("Relu", {"x"}, {"y"}, "relu");
     m.output("y");
-    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op, {"opset " + std::to_string(v), "11 to 17"});
+    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op, {"opset " + std::to_string(v), "11 to 20"});
   }
   Model m;
   m.m.mutable_opset_import(0)->set_domain("ai.onnx.ml");
@@ -555,7 +563,7 @@ TEST_CASE("onnx: opsets") {
   m.node("Relu", {"x"}, {"y"}, "relu");
   m.output("y");
   expect_error([&] { (void)load(m.bytes()); }, ge::Errc::bad_model, {"default ONNX domain"});
-  for (std::int64_t v : {11, 17}) {
+  for (std::int64_t v : {11, 17, 18, 19, 20}) {
     Model ok(v);
     ok.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
     ok.node("Relu", {"x"}, {"y"}, "relu");
@@ -578,4 +586,133 @@ TEST_CASE("onnx: load_tensor_bytes reads a TensorProto") {
   const std::string c = t.SerializeAsString();
   expect_error([&] { (void)ge::onnx::load_tensor_bytes(std::as_bytes(std::span(c.data(), c.size()))); },
                ge::Errc::unsupported_op, {"COMPLEX64"});
+}
+
+namespace {
+
+::onnx::TensorProto* i64(Model& m, const std::string& name, std::vector<std::int64_t> dims,
+                         const std::vector<std::int64_t>& v) {
+  auto* t = m.g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(::onnx::TensorProto_DataType_INT64);
+  for (auto d : dims) t->add_dims(d);
+  for (auto x : v) t->add_int64_data(x);
+  return t;
+}
+
+// Runs a one-input f32 graph; the outputs' values.
+std::vector<std::vector<float>> run_f32(const ge::Graph& g, std::vector<float> x,
+                                        const std::vector<std::int64_t>& dims) {
+  auto model = ge::compile(g);
+  ge::Session s(model, {.threads = 1});
+  const auto r = s.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});
+  std::vector<std::vector<float>> out;
+  for (const auto& o : r.outputs) {
+    const auto v = o.values<float>();
+    out.emplace_back(v.begin(), v.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("onnx: opset 18: Reduce axes as input 1, Split's num_outputs, Pad's axes, Resize's new attributes") {
+  Model m(18);
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 3});
+  i64(m, "axes", {1}, {1});
+  m.node("ReduceMean", {"x", "axes"}, {"mean"}, "mean");                      // keepdims: [2,1]
+  set_int(m.node("ReduceMax", {"x", "axes"}, {"max"}, "max"), "keepdims", 0);  // [2]
+  set_int(m.node("ReduceMean", {"x"}, {"all"}, "all"), "keepdims", 0);         // no axes: all of them
+  set_int(m.node("Split", {"x"}, {"s0", "s1"}, "split"), "num_outputs", 2);    // along 0: [1,3] twice
+  i64(m, "pads", {2}, {1, 2});
+  i64(m, "pad_axes", {1}, {-1});
+  m.node("Pad", {"x", "pads", "", "pad_axes"}, {"padded"}, "pad");  // [2, 1+3+2]
+  m.output("mean");
+  m.output("max");
+  m.output("all");
+  m.output("s1");
+  m.output("padded");
+  const ge::Graph g = load(m.bytes());
+  CHECK(g.value(g.outputs()[0]).desc.shape == ge::Shape{2, 1});
+  CHECK(g.value(g.outputs()[1]).desc.shape == ge::Shape{2});
+  CHECK(g.value(g.outputs()[2]).desc.shape == ge::Shape{});
+  CHECK(g.value(g.outputs()[3]).desc.shape == ge::Shape{1, 3});
+  CHECK(g.value(g.outputs()[4]).desc.shape == ge::Shape{2, 6});
+  const auto* pad = &g.nodes().back();
+  for (const auto& n : g.nodes())
+    if (n.name == "pad") pad = &n;
+  REQUIRE(pad->inputs.size() == 2);  // pads for every axis; no axes input
+  const ge::Tensor* full = g.constant_of(pad->inputs[1]);
+  REQUIRE(full != nullptr);
+  CHECK(full->to_int64s() == std::vector<std::int64_t>{0, 1, 0, 2});
+
+  const auto out = run_f32(g, {1, 2, 3, 4, 5, 9}, {2, 3});
+  REQUIRE(out.size() == 5);
+  CHECK(out[0] == std::vector<float>{2, 6});
+  CHECK(out[1] == std::vector<float>{3, 9});
+  CHECK(out[2][0] == doctest::Approx(4));
+  CHECK(out[3] == std::vector<float>{4, 5, 9});
+  CHECK(out[4] == std::vector<float>{0, 1, 2, 3, 0, 0, 0, 4, 5, 9, 0, 0});
+
+  // Resize: antialias=0 and keep_aspect_ratio_policy=stretch are what ge does; dropped.
+  Model r(19);
+  r.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{1, 1, 2, 2});
+  r.f32("scales", {4}, {1, 1, 2, 2});
+  auto* resize = r.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+  set_int(resize, "antialias", 0);
+  set_string(resize, "keep_aspect_ratio_policy", "stretch");
+  auto* cast = r.node("Cast", {"y"}, {"z"}, "cast");
+  set_int(cast, "to", ::onnx::TensorProto_DataType_FLOAT);
+  set_int(cast, "saturate", 1);  // acts on float 8 only: dropped
+  r.output("z");
+  const ge::Graph rg = load(r.bytes());
+  CHECK(rg.nodes()[0].attrs.count("antialias") == 0);
+  CHECK(rg.nodes()[1].attrs.count("saturate") == 0);
+  CHECK(rg.value(rg.outputs()[0]).desc.shape == ge::Shape{1, 1, 4, 4});
+}
+
+TEST_CASE("onnx: opsets 18 to 20: what ge cannot express is refused naming the op and the opset") {
+  Model m(18);
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{1, 1, 2, 2});
+  m.f32("scales", {4}, {1, 1, 2, 2});
+  set_int(m.node("Resize", {"x", "", "scales"}, {"y"}, "resize"), "antialias", 1);
+  m.node("Col2Im", {"y"}, {"z"}, "col2im");
+  m.output("z");
+  expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op,
+               {"(opset 18)", "Resize attribute 'antialias' (node 'resize')", "'Col2Im' (node 'col2im')"});
+
+  Model w(19);
+  w.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 3});
+  i64(w, "pads", {4}, {0, 1, 0, 1});
+  set_string(w.node("Pad", {"x", "pads"}, {"y"}, "pad"), "mode", "wrap");
+  w.output("y");
+  expect_error([&] { (void)load(w.bytes()); }, ge::Errc::unsupported_op, {"(opset 19)", "Pad attribute mode=\"wrap\""});
+
+  // Pad axes only known at run time.
+  Model p(18);
+  p.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 3});
+  p.input("axes", ::onnx::TensorProto_DataType_INT64, std::vector<std::int64_t>{1});
+  i64(p, "pads", {2}, {1, 1});
+  p.node("Pad", {"x", "pads", "", "axes"}, {"y"}, "pad");
+  p.output("y");
+  expect_error([&] { (void)load(p.bytes()); }, ge::Errc::unsupported_op, {"node 'pad' (Pad, opset 18)", "input 3 'axes'"});
+}
+
+TEST_CASE("onnx: opset 20: Gelu") {
+  Model m(20);
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{3});
+  m.node("Gelu", {"x"}, {"exact"}, "exact");
+  set_string(m.node("Gelu", {"x"}, {"tanh"}, "tanh"), "approximate", "tanh");
+  m.output("exact");
+  m.output("tanh");
+  const ge::Graph g = load(m.bytes());
+  REQUIRE(g.nodes().size() == 2);
+  CHECK(g.nodes()[1].attrs.at("approximate").as_string() == "tanh");
+  const auto out = run_f32(g, {-1, 0, 2}, {3});
+  const auto gelu = [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); };
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double x = std::vector<double>{-1, 0, 2}[i];
+    CHECK(out[0][i] == doctest::Approx(gelu(x)).epsilon(1e-5));
+    CHECK(out[1][i] == doctest::Approx(gelu(x)).epsilon(1e-3));
+  }
 }

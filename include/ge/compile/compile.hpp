@@ -18,7 +18,10 @@
 /// 3. graph passes (`ge::optimize`: constant folding, BatchNormalization folded into
 ///    convolutions, activations fused into them, dead code removed);
 /// 4. a kernel per node through the single-op kernel cache (`OpCompiler`), shared by
-///    every plan, so weights are reordered once however many gears there are;
+///    every plan, so weights are reordered once however many gears there are (nodes with
+///    constant inputs through a cache of this compile only, unless `settings.compiler`
+///    is given: an entry of the process-wide cache holds its request's constants, which
+///    would keep a model's weights alive after the model);
 /// 5. one `Plan` per gear (static shapes), or for ranges one plan whose memory is planned
 ///    for the upper bounds; where an input dim has no upper bound, a static plan is made
 ///    for each real input signature at first run and kept in a bounded LRU cache;
@@ -53,7 +56,9 @@ struct CompileSettings {
   int max_streams = 4;                ///< vector-engine streams per plan (>= 1)
   bool optimize = true;               ///< run the graph passes
   std::size_t plan_cache = 16;        ///< per-signature plans kept (unbounded ranges), >= 1
-  OpCompiler* compiler = nullptr;     ///< the kernel cache; null: `OpCompiler::global()`
+  /// The kernel cache; null: `OpCompiler::global()` for nodes without constant inputs,
+  /// a cache of this compile for the others (see step 4).
+  OpCompiler* compiler = nullptr;
   /// Called after each plan made at compile time with (plans done, plans in all).
   std::function<void(std::size_t, std::size_t)> progress{};
 };
@@ -104,7 +109,7 @@ class CompiledModel {
   [[nodiscard]] CacheStats plan_cache_stats() const { return signature_plans_->stats(); }
 
  private:
-  friend std::shared_ptr<const CompiledModel> compile(const Graph&, const BuildOptions&, const Target&,
+  friend std::shared_ptr<const CompiledModel> compile(Graph&&, const BuildOptions&, const Target&,
                                                       const CompileSettings&);
   CompiledModel() = default;
 
@@ -126,6 +131,18 @@ class CompiledModel {
 /// inference's naming the node, `no_kernel`, `gear_shape_mismatch` when a gear's shapes
 /// do not fit the inputs' declared ones, `invalid_argument` for bad settings.
 [[nodiscard]] std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOptions& options = {},
+                                                           const Target& target = default_target(),
+                                                           const CompileSettings& settings = {});
+/// The same, consuming `graph`: the weights it held are not kept beside the rewritten
+/// ones (BatchNormalization folding frees each Conv's old weights as it goes), which
+/// lowers the peak memory of a compile by up to one copy of the weights. Pass a graph
+/// that is not needed afterwards.
+///
+/// ```
+/// auto model = ge::compile(ge::onnx::load("resnet50.onnx"), opts);   // a temporary
+/// auto other = ge::compile(std::move(g), opts);                       // g is empty after
+/// ```
+[[nodiscard]] std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& options = {},
                                                            const Target& target = default_target(),
                                                            const CompileSettings& settings = {});
 

@@ -4,6 +4,7 @@
 #include "ge/compile/compile.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -85,9 +86,36 @@ Graph reshaped(const Graph& g, const std::vector<Shape>& input_shapes, const std
   return out;
 }
 
+// `g` with each constant's data from `data` (by value id), or, where that is empty, its
+// type and dims only (`Tensor::without_data`); value ids and node indices are kept.
+Graph with_data(const Graph& g, const std::vector<std::optional<Tensor>>& data) {
+  Graph out;
+  std::size_t input = 0;
+  for (ValueId v = 0; v < g.values().size(); ++v) {
+    const ValueInfo& info = g.values()[v];
+    switch (info.source) {
+      case ValueSource::input: {
+        const GraphInput& in = g.inputs()[input++];
+        (void)out.add_input(in.name, in.dtype, in.shape, in.format);
+        break;
+      }
+      case ValueSource::constant: {
+        const Tensor& t = *g.constant_of(v);
+        (void)out.add_constant(info.name, data[v] ? *data[v] : Tensor::without_data(t.dtype(), t.dims()));
+        break;
+      }
+      default: (void)out.declare_value(info.name, info.desc);
+    }
+  }
+  for (const Node& n : g.nodes()) (void)out.add_node(n.name, n.op, n.inputs, n.outputs, n.attrs);
+  for (const ValueId v : g.outputs()) out.add_output(v);
+  return out;
+}
+
 // The kernel of one node through the single-op compiler and its cache.
 std::shared_ptr<const Kernel> select_kernel(OpCompiler& compiler, const Graph& g, const Node& node,
-                                            const std::vector<TensorDesc>& desc, CompileFlag flag) {
+                                            const std::vector<TensorDesc>& desc, CompileFlag flag,
+                                            const std::vector<std::optional<Tensor>>* data = nullptr) {
   OpCompileRequest r;
   r.op_type = node.op;
   r.attrs = node.attrs;
@@ -95,7 +123,7 @@ std::shared_ptr<const Kernel> select_kernel(OpCompiler& compiler, const Graph& g
   for (const ValueId v : node.inputs) {
     if (v == no_value) {
       r.inputs.push_back(OpTensor::undefined());
-    } else if (const Tensor* t = g.constant_of(v)) {
+    } else if (const Tensor* t = data != nullptr && (*data)[v] ? &*(*data)[v] : g.constant_of(v)) {
       r.inputs.push_back(OpTensor::constant_of(*t));
     } else {
       r.inputs.push_back(OpTensor{desc[v].dtype, desc[v].shape, Format::nd, std::nullopt});
@@ -428,22 +456,41 @@ std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& 
   const std::vector<TensorDesc> hull_desc = propagate(g, hull_shapes, order);
 
   // 4. A kernel per node, shared by every plan (per plan where the rank is unknown here).
-  // Without a compiler given, nodes with constant inputs get theirs from a cache of this
-  // compile only: the process-wide cache would keep their weights (each entry holds its
-  // request's constants) for as long as the process runs, after the model is gone.
+  // The constants' data is held apart from the graph meanwhile: a constant that every
+  // reader's kernel holds in its own layout (packed weights) and that is no graph output
+  // is let go as soon as its last reader has its kernel, so that the weights are not all
+  // in memory twice; the model keeps its type and dims only (`Tensor::without_data`).
+  // Without a compiler given, nodes with constant inputs are compiled outside the
+  // process-wide cache, whose entries hold their requests' constants.
   OpCompiler& compiler = settings.compiler ? *settings.compiler : OpCompiler::global();
-  OpCompiler local(g.nodes().size() + 1);
-  const auto reads_constant = [&](const Node& node) {
-    return std::any_of(node.inputs.begin(), node.inputs.end(),
-                       [&](ValueId v) { return v != no_value && g.constant_of(v) != nullptr; });
-  };
+  std::vector<std::optional<Tensor>> data(g.values().size());
+  std::vector<std::size_t> readers(g.values().size(), 0);
+  std::vector<bool> captured(g.values().size(), true);
+  for (const Constant& c : g.constants()) data[c.value] = c.tensor;
+  for (const Node& node : g.nodes())
+    for (const ValueId v : node.inputs)
+      if (v != no_value) ++readers[v];
+  for (const ValueId v : g.outputs()) captured[v] = false;
+  g = with_data(g, std::vector<std::optional<Tensor>>(g.values().size()));
   m.kernels_.assign(g.nodes().size(), nullptr);
-  for (const std::size_t n : order)
-    if (rank_known_inputs(g.nodes()[n], hull_desc)) {
-      const Node& node = g.nodes()[n];
-      OpCompiler& c = settings.compiler == nullptr && reads_constant(node) ? local : compiler;
-      m.kernels_[n] = select_kernel(c, g, node, hull_desc, CompileFlag::exact);
+  for (const std::size_t n : order) {
+    const Node& node = g.nodes()[n];
+    if (rank_known_inputs(node, hull_desc)) {
+      const bool reads_constant = std::any_of(node.inputs.begin(), node.inputs.end(),
+                                              [&](ValueId v) { return v != no_value && data[v].has_value(); });
+      OpCompiler alone(1);
+      m.kernels_[n] = select_kernel(settings.compiler == nullptr && reads_constant ? alone : compiler, g, node,
+                                    hull_desc, CompileFlag::exact, &data);
     }
+    for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+      const ValueId v = node.inputs[k];
+      if (v == no_value || !data[v]) continue;
+      if (!m.kernels_[n] || !m.kernels_[n]->captures_input(k)) captured[v] = false;
+      if (--readers[v] == 0 && captured[v] && data[v]->has_data()) data[v].reset();
+    }
+  }
+  g = with_data(g, data);
+  data.clear();
 
   for (std::size_t i = 0; i < gin.size(); ++i)
     m.inputs_.push_back({gin[i].name, gin[i].dtype, gin[i].format, hull_shapes[i]});
@@ -468,8 +515,8 @@ std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& 
     }
   }
 #if defined(__GLIBC__)
-  // The weights the passes replaced are freed, but glibc keeps freed heap pages in the
-  // process: give them back to the system.
+  // The weights the passes and the kernels replaced are freed, but glibc keeps freed
+  // heap pages in the process: give them back to the system.
   malloc_trim(0);
 #endif
   return model;

@@ -116,6 +116,15 @@ Tensor::Tensor(DataType dtype, std::vector<std::int64_t> shape, std::vector<std:
   data_ = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
 }
 
+Tensor Tensor::without_data(DataType dtype, std::vector<std::int64_t> shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(shape);
+  static const auto empty = std::make_shared<const std::vector<std::byte>>();
+  t.data_ = empty;
+  return t;
+}
+
 Tensor Tensor::full(DataType dtype, std::vector<std::int64_t> shape, double value) {
   check_numbers(dtype, "fill");
   const auto n = static_cast<std::size_t>(count_of(shape));
@@ -155,6 +164,7 @@ std::int64_t Tensor::element_count() const noexcept {
 }
 
 std::vector<std::int64_t> Tensor::to_int64s() const {
+  if (!has_data()) raise(Errc::unsupported, "[ge.graph] the tensor's data is gone (held by a kernel)");
   const auto n = static_cast<std::size_t>(element_count());
   std::vector<std::int64_t> out(n);
   const auto b = bytes();
@@ -178,6 +188,7 @@ std::vector<std::int64_t> Tensor::to_int64s() const {
 }
 
 std::vector<double> Tensor::to_doubles() const {
+  if (!has_data()) raise(Errc::unsupported, "[ge.graph] the tensor's data is gone (held by a kernel)");
   const auto n = static_cast<std::size_t>(element_count());
   std::vector<double> out(n);
   check_numbers(dtype_, "read");

@@ -67,3 +67,33 @@ TEST_CASE("compile: kernels of nodes with constant inputs stay out of the proces
   const auto in = random_values(4 * 8 * 8, 3);
   CHECK(run(model, in, {1, 4, 8, 8}) == run(again, in, {1, 4, 8, 8}));
 }
+
+TEST_CASE("compile: weights that the kernels hold packed are kept as type and dims only") {
+  ge::GraphBuilder b;
+  const auto x = b.input("x", ge::DataType::f32, "1,4,8,8");
+  const auto w = b.random_weights("w", {8, 4, 3, 3}, 11);
+  const auto y = x.conv2d(w, {.pad = 1});
+  b.output(y);
+  b.output(w);  // a graph output keeps its data
+  const auto v = b.random_weights("v", {8, 4, 3, 3}, 12);
+  b.output(x.conv2d(v, {.pad = 1}).relu());
+  const ge::Graph g = b.build();
+  const auto model = ge::compile(g);
+  const ge::Graph& cg = model->graph();
+  const ge::Tensor* kept = cg.constant_of(*cg.find_value("w"));
+  const ge::Tensor* packed = cg.constant_of(*cg.find_value("v"));
+  REQUIRE(kept != nullptr);
+  REQUIRE(packed != nullptr);
+  CHECK(kept->has_data());
+  CHECK_FALSE(packed->has_data());
+  CHECK(packed->dims() == std::vector<std::int64_t>{8, 4, 3, 3});
+  CHECK(packed->bytes().empty());
+  CHECK_THROWS_AS((void)packed->to_doubles(), ge::Error);
+  // It runs, and the weight that is an output comes out whole.
+  std::vector<float> in = random_values(4 * 8 * 8, 5);
+  ge::Session s(model, {.threads = 1});
+  const std::int64_t dims[] = {1, 4, 8, 8};
+  const auto r = s.run({ge::TensorView{in.data(), ge::DataType::f32, dims}});
+  REQUIRE(r.outputs.size() == 3);
+  CHECK(r.outputs[1].values<float>().size() == 8 * 4 * 3 * 3);
+}

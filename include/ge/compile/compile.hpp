@@ -76,7 +76,10 @@ struct ModelIO {
 /// sessions and threads.
 class CompiledModel {
  public:
-  /// The graph after the passes, with shapes for the hull of every plan.
+  /// The graph after the passes, with shapes for the hull of every plan. Weights that
+  /// every kernel reading them holds in its own packed layout (Conv, MatMul and Gemm
+  /// weights on the CPU) keep their type and dims here but not their data
+  /// (`Tensor::has_data()` is false): the model holds each weight once.
   [[nodiscard]] const Graph& graph() const noexcept { return graph_; }
   /// The checked options.
   [[nodiscard]] const DynamicConfig& config() const noexcept { return config_; }

@@ -44,6 +44,13 @@ class Kernel {
   /// null data and `undefined` type) and per output, with the real output dims.
   virtual void run(std::span<const TensorView> inputs, std::span<const TensorView> outputs) const = 0;
 
+  /// True when the kernel copied constant input `input` into its own layout when it was
+  /// made (packed weights) and never reads that input when it runs.
+  [[nodiscard]] virtual bool captures_input(std::size_t input) const noexcept {
+    (void)input;
+    return false;
+  }
+
   /// True when output dims depend on input data (NonZero, TopK with a runtime k):
   /// such kernels run through `run_dynamic` instead.
   [[nodiscard]] virtual bool data_dependent() const noexcept { return false; }

@@ -82,6 +82,10 @@ class Tensor {
   }
   /// Every element `value` (converted to `dtype`).
   [[nodiscard]] static Tensor full(DataType dtype, std::vector<std::int64_t> shape, double value);
+  /// A tensor of that type and dims whose data is gone (`has_data()` false): what a
+  /// compiled model keeps of weights that its kernels hold in their own layout. Its
+  /// `bytes()` are empty; reading its values throws `Errc::unsupported`.
+  [[nodiscard]] static Tensor without_data(DataType dtype, std::vector<std::int64_t> shape);
   /// Seeded uniform values in `[lo, hi)` (a portable generator: the same seed gives the
   /// same bytes everywhere). Floating and integer types; throws `Errc::unsupported` for
   /// f16/bf16/bool.
@@ -97,6 +101,10 @@ class Tensor {
   [[nodiscard]] TensorDesc desc() const { return {dtype_, shape()}; }
   /// The number of elements.
   [[nodiscard]] std::int64_t element_count() const noexcept;
+  /// False for `without_data`.
+  [[nodiscard]] bool has_data() const noexcept {
+    return data_->size() == static_cast<std::size_t>(element_count()) * static_cast<std::size_t>(size_of(dtype_));
+  }
   /// The raw bytes.
   [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_->data(), data_->size()}; }
   /// True when both tensors share one buffer (copies do).

@@ -27,19 +27,33 @@ using Views = std::span<const TensorView>;
 template <class F>
 class FnKernel final : public Kernel {
  public:
-  FnKernel(std::string name, F f) : name_(std::move(name)), f_(std::move(f)) {}
+  FnKernel(std::string name, F f, std::uint64_t captured = 0)
+      : name_(std::move(name)), f_(std::move(f)), captured_(captured) {}
   [[nodiscard]] std::string_view name() const noexcept override { return name_; }
   void run(std::span<const TensorView> in, std::span<const TensorView> out) const override { f_(in, out); }
+  [[nodiscard]] bool captures_input(std::size_t input) const noexcept override {
+    return input < 64 && ((captured_ >> input) & 1U) != 0;
+  }
 
  private:
   std::string name_;
   F f_;
+  std::uint64_t captured_;  // bit i: constant input i is held by the kernel, never read
 };
 
 /// Makes a shared `FnKernel`.
 template <class F>
 [[nodiscard]] std::shared_ptr<const Kernel> make_kernel(std::string name, F f) {
   return std::make_shared<const FnKernel<F>>(std::move(name), std::move(f));
+}
+
+/// Makes a shared `FnKernel` that holds constant inputs `captured` in its own layout
+/// (packed weights) and never reads them when it runs.
+template <class F>
+[[nodiscard]] std::shared_ptr<const Kernel> make_kernel(std::string name, F f, std::initializer_list<std::size_t> captured) {
+  std::uint64_t mask = 0;
+  for (const std::size_t i : captured) mask |= std::uint64_t{1} << i;
+  return std::make_shared<const FnKernel<F>>(std::move(name), std::move(f), mask);
 }
 
 /// The allocator a data-dependent kernel asks for each output's memory.

@@ -23,7 +23,7 @@ std::shared_ptr<const Kernel> make_matmul(const KernelRequest& r) {
     auto packed = std::make_shared<const cpu::PackedMatMulB>(cpu::pack_matmul_b(view_of(*b)));
     return make_kernel("cpu.matmul.packed_b", [packed](Views in, Views out) {
       cpu::matmul(in[0], *packed, out[0]);
-    });
+    }, {1});
   }
   return make_kernel("cpu.matmul", [](Views in, Views out) {
     cpu::matmul(in[0], in[1], out[0]);
@@ -72,7 +72,7 @@ std::shared_ptr<const Kernel> make_gemm(const KernelRequest& req) {
         cpu::GemmEpilogue ep;
         ep.bias_n = col_bias->empty() ? nullptr : col_bias->data();
         cpu::matmul(in[0], *packed, out[0], ep);
-      });
+      }, {1, 2});
     }
   }
   return make_kernel("cpu.gemm", [p](Views in, Views out) {

@@ -144,7 +144,7 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
       cpu::Conv2dParams p = resolve(a, x.dims, kh, kw);
       p.post = post;
       cpu::conv2d(p, x, *packed, optional_input(in, 2), y, z);
-    });
+    }, {1});
   }
   return make_kernel(name, [a, post, fused](Views in, Views out) {
     std::array<std::int64_t, 4> xd{}, wd{}, yd{}, zd{};

@@ -92,7 +92,8 @@ Loaded load_and_compile(const Args& a, bool progress) {
   const auto path = a.get("model");
   if (!path) throw UsageError("--model is required");
 #if defined(GE_WITH_ONNX)
-  const ge::Graph graph = ge::onnx::load(*path);
+  ge::Graph graph = ge::onnx::load(*path);
+  const std::size_t source_nodes = graph.nodes().size();
 #else
   throw UsageError("this gec was built without the ONNX importer (GE_WITH_ONNX=OFF); --model cannot be read");
 #endif
@@ -107,7 +108,7 @@ Loaded load_and_compile(const Args& a, bool progress) {
       std::fprintf(stderr, "\rgec: compiled plan %zu of %zu", done, total);
       if (done == total) std::fputc('\n', stderr);
     };
-  Loaded l{*path, ge::compile(graph, options, target, settings), graph.nodes().size()};
+  Loaded l{*path, ge::compile(std::move(graph), options, target, settings), source_nodes};
   for (const std::string& w : l.model->config().warnings) std::fprintf(stderr, "gec: warning: %s\n", w.c_str());
   return l;
 }

@@ -5,10 +5,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -47,15 +47,21 @@ std::string unescape(const std::string& s) {
 
 // The attributes of every start tag `<tag` whose text begins with `prefix`.
 std::vector<Attrs> tags(const std::string& svg, const std::string& prefix) {
-  static const std::regex attr(R"re(([a-zA-Z][a-zA-Z0-9-]*)="([^"]*)")re");
   std::vector<Attrs> out;
   for (std::size_t at = svg.find(prefix); at != std::string::npos; at = svg.find(prefix, at + 1)) {
     const std::size_t end = svg.find('>', at);
     REQUIRE(end != std::string::npos);
     const std::string text = svg.substr(at, end - at);
+    // name="value" pairs: a name of letters, digits and '-', then =", then up to the next ".
     Attrs a;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), attr); it != std::sregex_iterator(); ++it)
-      a[(*it)[1]] = unescape((*it)[2]);
+    for (std::size_t eq = text.find("=\""); eq != std::string::npos; eq = text.find("=\"", eq + 1)) {
+      std::size_t b = eq;
+      while (b > 0 && (std::isalnum(static_cast<unsigned char>(text[b - 1])) || text[b - 1] == '-')) --b;
+      const std::size_t close = text.find('"', eq + 2);
+      REQUIRE(close != std::string::npos);
+      if (b < eq) a[text.substr(b, eq - b)] = unescape(text.substr(eq + 2, close - eq - 2));
+      eq = close;
+    }
     out.push_back(std::move(a));
   }
   return out;

@@ -106,26 +106,4 @@ inline float exp_approx(float x) noexcept {
   return x != x ? x : e;
 }
 
-/// erfc(x) for one float, with a relative error below 1e-6 for |x| < 3 and 1e-5 beyond
-/// (where rounding x^2 in float costs that much) (a Chebyshev fit
-/// of erfc(z) / (t e^(-z^2)), t = 1 / (1 + z/2), after Numerical Recipes' `erfcc`), in
-/// branch-free code that vectorises. The Gelu kernel uses it: 1 + erf(x) = 2 - erfc(x)
-/// keeps its relative accuracy where erf(x) nears -1.
-inline float erfc_approx(float x) noexcept {
-  const float z = x < 0.0f ? -x : x;
-  const float t = 1.0f / (1.0f + 0.5f * z);
-  float p = 0.17087277f;
-  p = p * t - 0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t - 1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t - 0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t - 1.26551223f;
-  const float r = t * exp_approx(p - z * z);
-  return x >= 0.0f ? r : 2.0f - r;
-}
-
 }  // namespace ge::cpu

@@ -70,7 +70,7 @@ GE_VM_INLINE F exp_v(F x) {
   return x != x ? x : e;
 }
 
-// erfc(x) as `erfc_approx` (elementwise.hpp).
+// erfc(x): see `erfc` in vmath.hpp.
 template <class F, class U>
 GE_VM_INLINE F erfc_v(F x) {
   const F z = x < 0.0f ? -x : x;
@@ -209,6 +209,11 @@ const bool kAvx2 = detect_avx2();
 }  // namespace
 
 bool avx2() noexcept { return kAvx2; }
+
+float erfc(float x) noexcept {
+  using V = Vec<4>;
+  return erfc_v<V::F, V::U>(splat<V::F>(x))[0];
+}
 
 void map(Map f, const float* x, float* y, std::int64_t n) noexcept {
 #ifdef GE_VM_AVX2

@@ -23,6 +23,7 @@
 #include "ge/onnx.hpp"
 #endif
 #include "ge/runtime/host_scheduler.hpp"
+#include "ge/runtime/plan_select.hpp"
 #include "ge/runtime/session.hpp"
 #include "ge/runtime/trace.hpp"
 #include "ge/shape/dim.hpp"

@@ -12,6 +12,7 @@
 #include <malloc.h>
 #endif
 
+#include "compile/specialize.hpp"
 #include "compile/step_order.hpp"
 #include "ge/ops/registry.hpp"
 
@@ -165,11 +166,16 @@ std::vector<std::vector<std::int32_t>> step_preds(const Plan& plan) {
 struct PlanInputs {
   const Graph& graph;
   const std::vector<std::size_t>& order;
-  const std::vector<std::shared_ptr<const Kernel>>& kernels;  // per node; null: select here
+  const std::vector<std::shared_ptr<const Kernel>>& kernels;  // per node; null: select per plan
   const CompileSettings& settings;
-  OpCompiler& compiler;
+  OpCompiler& compiler;  // for kernels made per plan whose constants are small
   bool ac_parallel = false;
+  bool fold = true;  // evaluate what the plan's shapes make constant
 };
+
+// Constant inputs up to this size (all of a node's together) may key the shared kernel
+// cache: shape values folded per plan, small attributes given as tensors.
+constexpr std::int64_t small_constant_bytes = 64 * 1024;
 
 // The last step each arena value must stay live for when streams run out of step order:
 // every step that is not ordered after all its readers (and its producer) could still
@@ -189,73 +195,123 @@ std::int32_t extended_last(const detail::StepOrder& order, const PlanValue& v, s
   return result;
 }
 
+// The total bytes of a node's constant inputs that have data.
+std::int64_t constant_bytes(const std::vector<const Tensor*>& constants) {
+  std::int64_t total = 0;
+  for (const Tensor* t : constants)
+    if (t != nullptr) total += static_cast<std::int64_t>(t->bytes().size());
+  return total;
+}
+
+// The kernel of a live node of a plan: the compiled graph's when the plan gives the node
+// no new constant input (and the graph had one: a known rank), else one made for the
+// plan's descriptions and constants. Requests whose constants are small go through the
+// shared cache; an entry there holds its request's constants, so weights go alone.
+std::shared_ptr<const Kernel> plan_kernel(const PlanInputs& in, const detail::Specialized& sp, std::size_t n) {
+  if (in.kernels[n] && !sp.new_constants[n]) return in.kernels[n];
+  const Node& node = in.graph.nodes()[n];
+  OpCompileRequest r;
+  r.op_type = node.op;
+  r.attrs = node.attrs;
+  r.flag = CompileFlag::fuzzy;
+  std::vector<const Tensor*> constants;
+  for (const ValueId v : node.inputs) {
+    const Tensor* t = v == no_value ? nullptr : sp.folded[v] ? &*sp.folded[v] : in.graph.constant_of(v);
+    if (t != nullptr && !t->has_data())
+      raise(Errc::internal, "[ge.compile] node " + q(node.name) + " needs the data of a weight its kernel dropped");
+    constants.push_back(t);
+    if (v == no_value) r.inputs.push_back(OpTensor::undefined());
+    else if (t != nullptr) r.inputs.push_back(OpTensor::constant_of(*t));
+    else r.inputs.push_back(OpTensor{sp.desc[v].dtype, sp.desc[v].shape, Format::nd, std::nullopt});
+  }
+  for (const ValueId v : node.outputs) r.outputs.push_back(OpTensor{sp.desc[v].dtype, sp.desc[v].shape, Format::nd, std::nullopt});
+  OpCompiler alone(1);
+  OpCompiler& compiler = constant_bytes(constants) <= small_constant_bytes ? in.compiler : alone;
+  try {
+    return compiler.compile(r)->kernel;
+  } catch (const Error& e) {
+    raise(e.code(), std::string(e.what()) + " (node " + q(node.name) + ")");
+  }
+}
+
 std::shared_ptr<const Plan> build_plan(const PlanInputs& in, const std::vector<Shape>& input_shapes, std::int32_t gear) {
   const Graph& g = in.graph;
   auto plan = std::make_shared<Plan>();
   plan->gear = gear;
   plan->input_shapes = input_shapes;
-  const std::vector<TensorDesc> desc = propagate(g, input_shapes, in.order);
+  const detail::Specialized sp = detail::specialize(g, input_shapes, in.order, in.fold);
+  plan->folded_nodes = sp.folded_nodes;
 
-  // Values: one per graph value, indexed by value id.
-  plan->values.resize(g.values().size());
-  for (std::size_t v = 0; v < g.values().size(); ++v) {
-    PlanValue& pv = plan->values[v];
+  // Values: the graph inputs, then every value a live step reads or writes, then the
+  // graph outputs, each once; `index` maps graph value ids to plan values.
+  std::vector<std::int32_t> index(g.values().size(), -1);
+  const auto value_of = [&](ValueId v) {
+    if (index[v] >= 0) return index[v];
+    index[v] = static_cast<std::int32_t>(plan->values.size());
+    PlanValue& pv = plan->values.emplace_back();
     pv.name = g.values()[v].name;
-    pv.desc = desc[v];
-    pv.bytes = bound_bytes(desc[v]);
-    pv.storage = pv.bytes < 0 ? Storage::dynamic : Storage::arena;
-  }
-  for (std::size_t i = 0; i < g.inputs().size(); ++i) {
-    PlanValue& pv = plan->values[g.inputs()[i].value];
-    pv.storage = Storage::input;
-    pv.index = static_cast<std::int32_t>(i);
-    plan->graph_inputs.push_back(static_cast<std::int32_t>(g.inputs()[i].value));
-  }
-  for (const Constant& c : g.constants()) {
-    PlanValue& pv = plan->values[c.value];
-    pv.storage = Storage::constant;
-    pv.constant = c.tensor;
-  }
-  for (std::size_t o = 0; o < g.outputs().size(); ++o) {
-    const ValueId v = g.outputs()[o];
-    PlanValue& pv = plan->values[v];
-    if (g.values()[v].source == ValueSource::node) {
-      pv.storage = Storage::output;
-      pv.index = static_cast<std::int32_t>(o);
+    pv.desc = sp.desc[v];
+    if (const Tensor* c = sp.folded[v] ? &*sp.folded[v] : g.constant_of(v)) {
+      pv.storage = Storage::constant;
+      pv.constant = *c;
+      pv.bytes = static_cast<std::int64_t>(c->bytes().size());
+    } else {
+      pv.bytes = bound_bytes(sp.desc[v]);
+      pv.storage = pv.bytes < 0 ? Storage::dynamic : Storage::arena;
     }
-    plan->graph_outputs.push_back(static_cast<std::int32_t>(v));
+    return index[v];
+  };
+  for (std::size_t i = 0; i < g.inputs().size(); ++i) {
+    const std::int32_t pv = value_of(g.inputs()[i].value);
+    plan->values[static_cast<std::size_t>(pv)].storage = Storage::input;
+    plan->values[static_cast<std::size_t>(pv)].index = static_cast<std::int32_t>(i);
+    plan->graph_inputs.push_back(pv);
   }
 
-  // Steps, in execution order.
+  // Steps, in execution order: the live nodes.
   const OpRegistry& ops = OpRegistry::global();
   bool is_static = true;
-  plan->steps.reserve(in.order.size());
-  for (std::size_t s = 0; s < in.order.size(); ++s) {
-    const std::size_t n = in.order[s];
+  for (const std::size_t n : in.order) {
+    if (!sp.live[n]) continue;
     const Node& node = g.nodes()[n];
-    PlanStep step;
+    const auto s = static_cast<std::int32_t>(plan->steps.size());
+    PlanStep& step = plan->steps.emplace_back();
     step.name = node.name;
     step.op = node.op;
     step.schema = &ops.find(node.op);
     step.attrs = node.attrs;
-    step.kernel = in.kernels[n] ? in.kernels[n] : select_kernel(in.compiler, g, node, desc, CompileFlag::fuzzy);
+    step.kernel = plan_kernel(in, sp, n);
     step.engine = step.schema->engines.has(Engine::vector) ? Engine::vector : Engine::host;
     for (const ValueId v : node.inputs) {
-      step.inputs.push_back(v == no_value ? -1 : static_cast<std::int32_t>(v));
-      if (v != no_value) plan->values[v].readers.push_back(static_cast<std::int32_t>(s));
+      step.inputs.push_back(v == no_value ? -1 : value_of(v));
+      if (v != no_value) plan->values[static_cast<std::size_t>(index[v])].readers.push_back(s);
     }
     for (const ValueId v : node.outputs) {
-      step.outputs.push_back(static_cast<std::int32_t>(v));
-      plan->values[v].producer = static_cast<std::int32_t>(s);
-      if (!desc[v].shape.is_static()) is_static = false;
+      const std::int32_t pv = value_of(v);
+      step.outputs.push_back(pv);
+      plan->values[static_cast<std::size_t>(pv)].producer = s;
+      if (!sp.desc[v].shape.is_static()) is_static = false;
     }
-    if (step.kernel->data_dependent()) is_static = false;
-    plan->steps.push_back(std::move(step));
+    if (step.kernel->data_dependent()) {
+      is_static = false;
+      ++plan->data_dependent_steps;
+    }
+  }
+  for (std::size_t o = 0; o < g.outputs().size(); ++o) {
+    const ValueId v = g.outputs()[o];
+    const std::int32_t pv = value_of(v);
+    PlanValue& val = plan->values[static_cast<std::size_t>(pv)];
+    if (g.values()[v].source == ValueSource::node && val.storage != Storage::constant) {
+      val.storage = Storage::output;
+      val.index = static_cast<std::int32_t>(o);
+    }
+    plan->graph_outputs.push_back(pv);
   }
   plan->static_shapes = is_static;
   for (PlanValue& v : plan->values) {
     std::sort(v.readers.begin(), v.readers.end());
     v.readers.erase(std::unique(v.readers.begin(), v.readers.end()), v.readers.end());
+    if (v.storage == Storage::dynamic) ++plan->per_run_values;
   }
 
   // Streams: a step depends on the producers of its inputs.
@@ -265,7 +321,10 @@ std::shared_ptr<const Plan> build_plan(const PlanInputs& in, const std::vector<S
   plan->streams = assign_streams(preds, on_host, {.max_streams = in.settings.max_streams, .ac_parallel = in.ac_parallel});
 
   // Lifetimes of the arena values, extended for streams; in place where the schema
-  // allows it and the input dies at the step.
+  // allows it and the input dies at the step: its extended lifetime ends there and every
+  // other reader is ordered before the step. (The extended end only bounds the steps
+  // after it in step order; an earlier reader on another stream that the step does not
+  // wait for could still be reading the input when the step overwrites it.)
   const detail::StepOrder order(plan->streams);
   for (PlanValue& v : plan->values) {
     if (v.storage != Storage::arena) continue;
@@ -284,29 +343,16 @@ std::shared_ptr<const Plan> build_plan(const PlanInputs& in, const std::vector<S
       Lifetime& lt = plan->lifetimes[static_cast<std::size_t>(out.block)];
       if (lt.inplace_of >= 0) continue;
       if (plan->lifetimes[static_cast<std::size_t>(src.block)].last != lt.first) continue;
+      if (!std::all_of(src.readers.begin(), src.readers.end(), [&](std::int32_t r) { return order.after(lt.first, r); }))
+        continue;
       lt.inplace_of = src.block;
     }
   }
   plan->memory = plan_memory(plan->lifetimes, {.alignment = in.settings.alignment});
   for (PlanValue& v : plan->values)
     if (v.storage == Storage::arena) v.offset = plan->memory.offsets[static_cast<std::size_t>(v.block)];
+  verify(*plan);  // every plan, before anything runs it: a planner bug is an internal error, not a race
   return plan;
-}
-
-std::string dims_key(std::span<const std::vector<std::int64_t>> dims) {
-  std::string key;
-  for (const auto& d : dims) {
-    key += '[';
-    for (const std::int64_t x : d) key += std::to_string(x) + ',';
-    key += ']';
-  }
-  return key;
-}
-
-std::string dims_text(const std::vector<std::int64_t>& d) {
-  std::string s;
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-  return s;
 }
 
 }  // namespace
@@ -330,56 +376,18 @@ std::string Plan::describe_inputs(const std::vector<std::string>& names) const {
 }
 
 
-std::shared_ptr<const Plan> CompiledModel::plan_for(std::span<const std::vector<std::int64_t>> dims) const {
-  std::vector<std::string> names;
-  for (const ModelIO& io : inputs_) names.push_back(io.name);
-  const auto given = [&] {
-    std::string s;
-    for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "; " : "") + names[i] + ":" + dims_text(dims[i]);
-    return s;
-  };
-  if (dims.size() != inputs_.size())
-    raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(dims.size()) + " inputs given; the model has " +
-                                std::to_string(inputs_.size()));
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    const Shape& s = inputs_[i].shape;
-    if (s.rank_known() && s.rank() != dims[i].size())
-      raise(Errc::bad_tensor, "[ge.runtime] input " + q(names[i]) + " has rank " + std::to_string(dims[i].size()) +
-                                  " (dims " + dims_text(dims[i]) + "); the model takes rank " + std::to_string(s.rank()) +
-                                  " (" + s.to_string() + ")");
-  }
-  const auto fits = [&](const Plan& p) {
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-      std::vector<Dim> d(dims[i].begin(), dims[i].end());
-      if (!relaxes(p.input_shapes[i], Shape(std::move(d)))) return false;
-    }
-    return true;
-  };
-  if (per_signature_) {
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-      std::vector<Dim> d(dims[i].begin(), dims[i].end());
-      if (!relaxes(inputs_[i].shape, Shape(std::move(d))))
-        raise(Errc::out_of_range, "[ge.runtime] input " + q(names[i]) + " has dims " + dims_text(dims[i]) +
-                                      ", outside the compiled range " + inputs_[i].shape.to_string());
-    }
-    return signature_plans_->get_or_create(dims_key(dims), [&] {
-      std::vector<Shape> shapes;
-      for (const auto& d : dims) shapes.emplace_back(std::vector<Dim>(d.begin(), d.end()));
-      const auto order = graph_.topological_order();
-      OpCompiler& compiler = settings_.compiler ? *settings_.compiler : OpCompiler::global();
-      return build_plan({graph_, order, kernels_, settings_, compiler, config_.ac_parallel_enable}, shapes, -1);
-    });
-  }
-  for (const auto& p : plans_)
-    if (fits(*p)) return p;
-  if (config_.mode == ShapeMode::gears) {
-    std::string list;
-    for (const auto& p : plans_) list += "\n  gear " + std::to_string(p->gear) + ": " + p->describe_inputs(names);
-    raise(Errc::no_matching_gear, "[ge.runtime] the inputs " + given() + " match no gear; the gears are:" + list);
-  }
-  const std::string what = config_.mode == ShapeMode::ranges ? "the compiled ranges " : "the compiled shapes ";
-  raise(Errc::out_of_range, "[ge.runtime] the inputs " + given() + " lie outside " + what +
-                                (plans_.empty() ? std::string() : plans_.front()->describe_inputs(names)));
+std::shared_ptr<const Plan> build_plan(const CompiledModel& m, std::vector<Shape> input_shapes, std::int32_t gear) {
+  const auto& mi = m.inputs();
+  if (input_shapes.size() != mi.size())
+    raise(Errc::bad_tensor, "[ge.compile] build_plan: " + std::to_string(input_shapes.size()) +
+                                " input shapes given; the model has " + std::to_string(mi.size()) + " inputs");
+  for (std::size_t i = 0; i < mi.size(); ++i)
+    if (mi[i].shape.rank_known() && (!input_shapes[i].rank_known() || input_shapes[i].rank() != mi[i].shape.rank()))
+      raise(Errc::bad_tensor, "[ge.compile] build_plan: input " + q(mi[i].name) + " shape " + input_shapes[i].to_string() +
+                                  " has another rank than the model's " + mi[i].shape.to_string());
+  const PlanInputs in{m.graph_, m.order_, m.kernels_, m.settings_, OpCompiler::global(),
+                      m.config_.ac_parallel_enable, m.settings_.optimize};
+  return build_plan(in, input_shapes, gear);
 }
 
 std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOptions& options, const Target& target,
@@ -504,10 +512,11 @@ std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& 
   // 5. The plans.
   m.per_signature_ = cfg.mode == ShapeMode::ranges &&
                      std::any_of(hull_shapes.begin(), hull_shapes.end(), [](const Shape& s) { return !s.is_bounded(); });
-  m.signature_plans_ = std::make_unique<LruCache<Plan>>(settings.plan_cache);
   m.graph_ = std::move(g);
+  m.order_ = order;
+  m.settings_.compiler = nullptr;  // the caller's cache may not outlive the model
   if (!m.per_signature_) {
-    const PlanInputs in{m.graph_, order, m.kernels_, m.settings_, compiler, cfg.ac_parallel_enable};
+    const PlanInputs in{m.graph_, m.order_, m.kernels_, settings, compiler, cfg.ac_parallel_enable, settings.optimize};
     for (std::size_t p = 0; p < plan_shapes.size(); ++p) {
       m.plans_.push_back(build_plan(in, plan_shapes[p], cfg.mode == ShapeMode::gears ? static_cast<std::int32_t>(p) : -1));
       if (settings.progress) settings.progress(p + 1, plan_shapes.size());
@@ -545,17 +554,24 @@ void verify(const Plan& plan) {
     if (v.producer < 0) bad("arena value " + q(v.name) + " has no producer");
     arena.push_back(&v);
   }
-  // Two values sharing memory: the later one's producer runs after every reader of the
-  // earlier one (for an in-place pair: every other reader).
+  // Two values sharing memory: the later one's producer runs after the earlier one's
+  // producer (its write, even when nothing reads it) and after every reader of it; only
+  // an in-place pair's step reads the first while it writes the second.
   for (const PlanValue* a : arena)
     for (const PlanValue* b : arena) {
       if (a == b || a->producer > b->producer || (a->producer == b->producer && a > b)) continue;
       if (a->bytes == 0 || b->bytes == 0 || a->offset + a->bytes <= b->offset || b->offset + b->bytes <= a->offset) continue;
       if (a->producer == b->producer) bad("values " + q(a->name) + " and " + q(b->name) + " of one step overlap");
+      const std::string& writer = plan.steps[static_cast<std::size_t>(b->producer)].name;
+      if (!order.after(b->producer, a->producer))
+        bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " + q(writer) +
+            " (writing the second) may run before step " +
+            q(plan.steps[static_cast<std::size_t>(a->producer)].name) + " (writing the first) finishes");
       for (const std::int32_t r : a->readers) {
         if (r == b->producer) {
-          const bool granted = plan.memory.shares_with[static_cast<std::size_t>(b->block)] == a->block;
-          if (granted) continue;
+          if (plan.memory.shares_with[static_cast<std::size_t>(b->block)] == a->block) continue;
+          bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " + q(writer) +
+              " reads the first while it writes the second, and is not granted to reuse it in place");
         }
         if (!order.after(b->producer, r))
           bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " +

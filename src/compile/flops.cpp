@@ -37,7 +37,7 @@ std::optional<double> op_flops(std::string_view op, std::span<const std::span<co
     if (b.size() < 3 || a.size() != b.size() || b[0] == 0) return std::nullopt;
     return 2.0 * elements(a) * (elements(b) / static_cast<double>(b[0]));
   }
-  if (op == "MatMul") {
+  if (op == "MatMul" || op == "FusedMatMul") {
     if (a.empty() || b.empty()) return std::nullopt;
     return 2.0 * elements(output) * static_cast<double>(a.back());
   }

@@ -1,12 +1,7 @@
 // Graph passes: constant folding, dead code removal, BatchNormalization folding, and
-// Conv + residual Add + activation fusion into FusedConv.
-//
-// Each pass copies the graph into a `Work` (values, inputs, constants and nodes as
-// editable data), rewrites it, and emits a fresh `Graph`: inputs in order, the constants
-// still alive, the nodes still alive in a topological order (stable: ties keep the
-// working order), the outputs in order. Emitting re-infers every node's outputs and
-// keeps the tighter of the recorded and inferred descriptions, so that a folded value's
-// exact shape reaches its readers.
+// Conv + residual Add + activation fusion into FusedConv (the fusions of exporters'
+// decompositions are in fusions.cpp). Each pass copies the graph into the working form
+// of pass_work.hpp, rewrites it, and emits a fresh `Graph`.
 #include "ge/compile/passes.hpp"
 
 #include <algorithm>
@@ -22,312 +17,21 @@
 #include <utility>
 #include <vector>
 
+#include "compile/fold.hpp"
+#include "compile/pass_work.hpp"
 #include "ge/compile/kernel.hpp"
 #include "ge/ops/registry.hpp"
 
 namespace ge {
 
+using detail::attr_of;
+using detail::report;
+using detail::WConstant;
+using detail::WNode;
+using detail::Work;
+
 namespace {
 
-[[noreturn]] void fail(Errc code, const std::string& what) { raise(code, "[ge.passes] " + what); }
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-/// Outputs of a node bigger than this (all together) are not folded.
-constexpr std::int64_t max_fold_bytes = std::int64_t{64} << 20;
-
-struct WValue {
-  std::string name;
-  TensorDesc desc;
-};
-struct WConstant {
-  Tensor tensor;
-  ValueId value = no_value;
-  bool alive = true;
-};
-struct WNode {
-  std::string name;
-  std::string op;
-  std::vector<ValueId> inputs;
-  std::vector<ValueId> outputs;
-  Attributes attrs;
-  bool alive = true;
-};
-
-// A graph as editable data. Value ids are the source graph's, then new ones appended.
-struct Work {
-  std::vector<WValue> values;
-  std::vector<GraphInput> inputs;
-  std::vector<WConstant> constants;
-  std::vector<WNode> nodes;
-  std::vector<ValueId> outputs;
-  std::unordered_map<ValueId, std::size_t> constant_by_value;  // alive constants
-  std::unordered_set<std::string> names;
-  std::vector<std::size_t> order;  // the source graph's topological order of nodes
-
-  explicit Work(const Graph& g) {
-    for (const ValueInfo& v : g.values()) {
-      values.push_back({v.name, v.desc});
-      names.insert(v.name);
-    }
-    inputs = g.inputs();
-    for (const Constant& c : g.constants()) {
-      constant_by_value[c.value] = constants.size();
-      constants.push_back({c.tensor, c.value, true});
-    }
-    for (const Node& n : g.nodes()) nodes.push_back({n.name, n.op, n.inputs, n.outputs, n.attrs, true});
-    outputs = g.outputs();
-    order = g.topological_order();
-  }
-
-  // The constant data of a value, or nullptr.
-  [[nodiscard]] const Tensor* constant(ValueId v) const {
-    if (v == no_value) return nullptr;
-    const auto it = constant_by_value.find(v);
-    return it == constant_by_value.end() ? nullptr : &constants[it->second].tensor;
-  }
-  [[nodiscard]] const TensorDesc& desc(ValueId v) const { return values.at(v).desc; }
-
-  // `base`, or `base.1`, `base.2`, ... : a value name not taken yet.
-  [[nodiscard]] std::string unique_name(const std::string& base) const {
-    if (!names.contains(base)) return base;
-    for (std::size_t i = 1;; ++i) {
-      std::string n = base + "." + std::to_string(i);
-      if (!names.contains(n)) return n;
-    }
-  }
-  // A new constant value.
-  ValueId add_constant(const std::string& base, Tensor tensor) {
-    const std::string name = unique_name(base);
-    names.insert(name);
-    const auto id = static_cast<ValueId>(values.size());
-    values.push_back({name, tensor.desc()});
-    constant_by_value[id] = constants.size();
-    constants.push_back({std::move(tensor), id, true});
-    return id;
-  }
-  // Value `v` (a node's output) becomes a constant of the same name.
-  void make_constant(ValueId v, Tensor tensor) {
-    values[v].desc = tensor.desc();
-    constant_by_value[v] = constants.size();
-    constants.push_back({std::move(tensor), v, true});
-  }
-  [[nodiscard]] bool is_output(ValueId v) const {
-    return std::find(outputs.begin(), outputs.end(), v) != outputs.end();
-  }
-
-  // Per value: how many input slots of alive nodes read it, and the last such node.
-  struct Readers {
-    std::vector<std::size_t> count;
-    std::vector<std::size_t> node;
-  };
-  [[nodiscard]] Readers readers() const {
-    Readers r{std::vector<std::size_t>(values.size(), 0), std::vector<std::size_t>(values.size(), 0)};
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (!nodes[i].alive) continue;
-      for (const ValueId v : nodes[i].inputs)
-        if (v != no_value) {
-          ++r.count[v];
-          r.node[v] = i;
-        }
-    }
-    return r;
-  }
-
-  // The graph: see the file comment. Throws `Errc::internal` when the rewrite broke it.
-  [[nodiscard]] Graph emit(std::string_view pass) const {
-    const auto broken = [&](const std::string& what) {
-      fail(Errc::internal, "pass " + std::string(pass) + " produced a broken graph: " + what);
-    };
-    Graph g;
-    std::vector<ValueId> map(values.size(), no_value);
-    for (const GraphInput& in : inputs) map[in.value] = g.add_input(in.name, in.dtype, in.shape, in.format);
-    for (const WConstant& c : constants)
-      if (c.alive) map[c.value] = g.add_constant(values[c.value].name, c.tensor);
-
-    // Kahn's algorithm over the alive nodes, smallest working index first.
-    std::unordered_map<ValueId, std::size_t> producer;
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-      if (nodes[i].alive)
-        for (const ValueId v : nodes[i].outputs) producer[v] = i;
-    std::vector<std::size_t> pending(nodes.size(), 0);
-    std::vector<std::vector<std::size_t>> readers_of(nodes.size());
-    std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
-    std::size_t alive = 0;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (!nodes[i].alive) continue;
-      ++alive;
-      for (const ValueId v : nodes[i].inputs) {
-        if (v == no_value || map[v] != no_value) continue;
-        const auto it = producer.find(v);
-        if (it == producer.end())
-          broken("node " + q(nodes[i].name) + " reads value " + q(values[v].name) + ", which nothing produces");
-        ++pending[i];
-        readers_of[it->second].push_back(i);
-      }
-      if (pending[i] == 0) ready.push(i);
-    }
-    const OpRegistry& registry = OpRegistry::global();
-    std::size_t emitted = 0;
-    while (!ready.empty()) {
-      const std::size_t i = ready.top();
-      ready.pop();
-      const WNode& n = nodes[i];
-      std::vector<TensorDesc> in;
-      std::vector<const Tensor*> consts;
-      std::vector<ValueId> ins;
-      for (const ValueId v : n.inputs) {
-        ins.push_back(v == no_value ? no_value : map[v]);
-        in.push_back(v == no_value ? TensorDesc{} : g.value(map[v]).desc);
-        consts.push_back(v == no_value ? nullptr : g.constant_of(map[v]));
-      }
-      // Keep the tighter of the recorded and the inferred description.
-      std::vector<TensorDesc> inferred;
-      try {
-        inferred = infer_outputs(registry.find(n.op), n.name, in, consts, n.attrs, n.outputs.size());
-      } catch (const Error& e) {
-        broken(e.what());
-      }
-      std::vector<ValueId> outs;
-      for (std::size_t k = 0; k < n.outputs.size(); ++k) {
-        TensorDesc d = values[n.outputs[k]].desc;
-        if (k < inferred.size() && inferred[k].dtype == d.dtype && compatible(d.shape, inferred[k].shape))
-          d.shape = merge(d.shape, inferred[k].shape);
-        map[n.outputs[k]] = g.declare_value(values[n.outputs[k]].name, d);
-        outs.push_back(map[n.outputs[k]]);
-      }
-      g.add_node(n.name, n.op, std::move(ins), std::move(outs), n.attrs);
-      ++emitted;
-      for (const std::size_t r : readers_of[i])
-        if (--pending[r] == 0) ready.push(r);
-    }
-    if (emitted != alive) broken("the nodes form a cycle");
-    for (const ValueId v : outputs) {
-      if (map[v] == no_value) broken("graph output " + q(values[v].name) + " is produced by nothing");
-      g.add_output(map[v]);
-    }
-    try {
-      g.validate();
-    } catch (const Error& e) {
-      broken(e.what());
-    }
-    return g;
-  }
-};
-
-void report(PassStats* stats, PassStats s) {
-  if (stats != nullptr) *stats = std::move(s);
-}
-
-// An attribute as set on the node, else the schema's default, else nullopt.
-std::optional<Attribute> attr_of(const WNode& n, std::string_view name) {
-  if (const auto it = n.attrs.find(name); it != n.attrs.end()) return it->second;
-  const OpSchema& s = OpRegistry::global().find(n.op);
-  for (const AttrSpec& a : s.attrs)
-    if (a.name == name) return a.default_value;
-  return std::nullopt;
-}
-
-// ---- constant folding ---------------------------------------------------------------
-
-// The output of a Shape node: dims[start, end) of its input as i64, when the input's
-// rank is known and those dims are static.
-std::optional<Tensor> shape_constant(const WNode& n, const Shape& shape) {
-  if (!shape.rank_known()) return std::nullopt;
-  const auto r = static_cast<std::int64_t>(shape.rank());
-  const auto clampi = [r](std::int64_t v) { return std::clamp<std::int64_t>(v < 0 ? v + r : v, 0, r); };
-  const auto start = attr_of(n, "start");
-  const auto end = attr_of(n, "end");
-  const std::int64_t b = clampi(start ? start->as_int() : 0);
-  const std::int64_t e = end ? clampi(end->as_int()) : r;
-  std::vector<std::int64_t> v;
-  for (std::int64_t i = b; i < e; ++i) {
-    const Dim& d = shape.dims()[static_cast<std::size_t>(i)];
-    if (!d.is_static()) return std::nullopt;
-    v.push_back(d.value());
-  }
-  return Tensor::from<std::int64_t>({static_cast<std::int64_t>(v.size())}, v);
-}
-
-// Runs node `n` on its constant inputs with the CPU kernel that compile would pick.
-// nullopt when its outputs are too big or unbounded, no kernel fits, or it fails.
-std::optional<std::vector<Tensor>> evaluate(const Work& w, const WNode& n) {
-  try {
-    const OpSchema& schema = OpRegistry::global().find(n.op);
-    std::vector<TensorDesc> descs;
-    std::vector<const Tensor*> consts;
-    for (const ValueId v : n.inputs) {
-      descs.push_back(v == no_value ? TensorDesc{} : w.desc(v));
-      consts.push_back(w.constant(v));
-    }
-    const std::vector<TensorDesc> out = infer_outputs(schema, n.name, descs, consts, n.attrs, n.outputs.size());
-    // The worst case of every output, within the limit.
-    std::int64_t total = 0;
-    std::vector<std::vector<std::int64_t>> cap(out.size());
-    for (std::size_t k = 0; k < out.size(); ++k) {
-      Shape s = out[k].shape;
-      if (k < n.outputs.size() && compatible(s, w.desc(n.outputs[k]).shape)) s = merge(s, w.desc(n.outputs[k]).shape);
-      if (!s.rank_known() || !s.is_bounded()) return std::nullopt;
-      cap[k] = upper_bound(s).values();
-      std::int64_t count = 1;
-      for (const std::int64_t d : cap[k]) {
-        if (d != 0 && count > max_fold_bytes / d) return std::nullopt;
-        count *= d;
-      }
-      total += count * size_of(out[k].dtype);
-      if (total > max_fold_bytes) return std::nullopt;
-    }
-    Attributes attrs = n.attrs;
-    for (const AttrSpec& a : schema.attrs)
-      if (a.default_value && attrs.find(a.name) == attrs.end()) attrs.emplace(a.name, *a.default_value);
-    const InferContext context(schema, n.name, descs, consts, attrs, n.outputs.size());
-    const Engine engine = schema.engines.has(Engine::vector) ? Engine::vector : Engine::host;
-    const KernelRequest request{context, out, engine};
-    const auto impl = KernelRegistry::global().select(request);
-    if (!impl) return std::nullopt;
-    const auto kernel = impl->make(request);
-
-    std::vector<TensorView> in_views(n.inputs.size());
-    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-      const Tensor* t = consts[i];
-      if (t == nullptr) continue;  // an omitted optional input: null data, undefined type
-      in_views[i] = TensorView{const_cast<std::byte*>(t->bytes().data()), t->dtype(), t->dims()};
-    }
-    std::vector<std::vector<std::byte>> buffers(out.size());
-    std::vector<std::vector<std::int64_t>> dims = cap;
-    for (std::size_t k = 0; k < out.size(); ++k) {
-      std::int64_t count = 1;
-      for (const std::int64_t d : cap[k]) count *= d;
-      buffers[k].resize(static_cast<std::size_t>(count * size_of(out[k].dtype)));
-    }
-    if (kernel->data_dependent()) {
-      kernel->run_dynamic(in_views, [&](std::size_t k, std::span<const std::int64_t> d) -> void* {
-        std::int64_t count = 1;
-        for (const std::int64_t x : d) count *= x;
-        if (k >= buffers.size() || count * size_of(out[k].dtype) > static_cast<std::int64_t>(buffers[k].size()))
-          fail(Errc::internal, "node " + q(n.name) + ": the kernel asked for more than the inferred bound");
-        dims[k].assign(d.begin(), d.end());
-        return buffers[k].data();
-      });
-    } else {
-      for (const TensorDesc& d : out)
-        if (!d.shape.is_static()) return std::nullopt;
-      std::vector<TensorView> out_views;
-      for (std::size_t k = 0; k < out.size(); ++k)
-        out_views.push_back(TensorView{buffers[k].data(), out[k].dtype, dims[k]});
-      kernel->run(in_views, out_views);
-    }
-    std::vector<Tensor> result;
-    for (std::size_t k = 0; k < out.size(); ++k) {
-      std::int64_t count = 1;
-      for (const std::int64_t x : dims[k]) count *= x;
-      buffers[k].resize(static_cast<std::size_t>(count * size_of(out[k].dtype)));
-      result.emplace_back(out[k].dtype, dims[k], std::move(buffers[k]));
-    }
-    return result;
-  } catch (const Error&) {
-    return std::nullopt;  // left for run time, where the same failure is reported
-  }
-}
 
 // ---- batch-norm folding ---------------------------------------------------------------
 
@@ -440,23 +144,24 @@ Graph fold_constants(const Graph& g, PassStats* stats) {
   g.validate();
   Work w(g);
   PassStats s{.pass = "fold_constants"};
+  const OpRegistry& registry = OpRegistry::global();
+  std::vector<TensorDesc> descs, recorded;
+  std::vector<const Tensor*> consts;
   for (const std::size_t i : w.order) {
     WNode& n = w.nodes[i];
+    descs.clear();
+    consts.clear();
+    recorded.clear();
+    for (const ValueId v : n.inputs) {
+      descs.push_back(v == no_value ? TensorDesc{} : w.desc(v));
+      consts.push_back(w.constant(v));
+    }
+    for (const ValueId v : n.outputs) recorded.push_back(w.desc(v));
     std::optional<std::vector<Tensor>> folded;
-    const std::optional<Tensor> shape = n.op == "Shape" && n.inputs.size() == 1 && n.outputs.size() == 1
-                                            ? shape_constant(n, w.desc(n.inputs[0]).shape)
-                                            : std::nullopt;
-    if (shape) {
-      folded = std::vector<Tensor>{*shape};
-    } else {
-      bool all_constant = false;
-      for (const ValueId v : n.inputs) {
-        if (v == no_value) continue;
-        all_constant = w.constant(v) != nullptr;
-        if (!all_constant) break;
-      }
-      if (!all_constant) continue;
-      folded = evaluate(w, n);
+    if (n.op == "Shape" && n.inputs.size() == 1 && n.outputs.size() == 1) {
+      if (auto t = detail::shape_constant(n.attrs, descs[0].shape)) folded = std::vector<Tensor>{std::move(*t)};
+    } else if (detail::all_inputs_constant(consts, descs)) {
+      folded = detail::evaluate({registry.find(n.op), n.name, descs, consts, n.attrs, n.outputs.size(), recorded});
     }
     if (!folded || folded->size() != n.outputs.size()) continue;
     for (std::size_t k = 0; k < n.outputs.size(); ++k) w.make_constant(n.outputs[k], std::move((*folded)[k]));
@@ -664,8 +369,10 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release) {
   if (stats != nullptr) stats->push_back(s);
   g = fold_batch_norm_impl(std::move(g), &s, release);
   if (stats != nullptr) stats->push_back(s);
-  g = fuse_activations(g, &s);
-  if (stats != nullptr) stats->push_back(s);
+  for (Graph (*pass)(const Graph&, PassStats*) : {fuse_layer_norm, fuse_gelu, fuse_activations, fuse_matmul_epilogue}) {
+    g = pass(g, &s);
+    if (stats != nullptr) stats->push_back(s);
+  }
   g = remove_dead_code(g, &s);
   if (stats != nullptr) stats->push_back(s);
   return g;

@@ -13,6 +13,7 @@
 #include "ge/device/cpu_device.hpp"
 #include "ge/ops/registry.hpp"
 #include "ge/runtime/host_scheduler.hpp"
+#include "ge/runtime/plan_select.hpp"
 
 namespace ge {
 
@@ -178,10 +179,11 @@ struct Session::Context {
 
 struct Session::Impl {
   HostScheduler scheduler;
+  PlanSelector plans;
   std::mutex mutex;
   std::vector<std::unique_ptr<Context>> free;
 
-  explicit Impl(int threads) : scheduler(threads) {}
+  Impl(int threads, std::shared_ptr<const CompiledModel> model) : scheduler(threads), plans(std::move(model)) {}
 };
 
 Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions options) : model_(std::move(model)) {
@@ -189,13 +191,15 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
   if (options.threads < 0)
     raise(Errc::invalid_argument, "[ge.runtime] Session: threads " + std::to_string(options.threads) + "; expected >= 0");
   device_ = options.device ? std::move(options.device) : std::make_shared<CpuDevice>();
-  impl_ = std::make_unique<Impl>(options.threads);
+  impl_ = std::make_unique<Impl>(options.threads, model_);
   trace_ = options.trace;
 }
 
 Session::~Session() = default;
 
 int Session::threads() const noexcept { return impl_->scheduler.threads(); }
+
+CacheStats Session::plan_cache_stats() const { return impl_->plans.cache_stats(); }
 
 RunResult Session::run(std::span<const TensorView> inputs) { return run_impl(inputs, {}, false); }
 
@@ -235,7 +239,7 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
                                     std::string(to_string(outputs[o].dtype)) + "; the output is " +
                                     std::string(to_string(mo[o].dtype)));
   }
-  const std::shared_ptr<const Plan> plan_ptr = m.plan_for(in_dims);
+  const std::shared_ptr<const Plan> plan_ptr = impl_->plans.select(in_dims);
   const Plan& plan = *plan_ptr;
 
   // A context from the pool (returned however the run ends).

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "options/expect_error.hpp"
+#include "support/graph_eval.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -32,132 +33,15 @@ using ge::Value;
 
 namespace {
 
-// ---- a tiny evaluator: one compile_op + execute_op per node ---------------------------
-
-struct Buffer {
-  DataType dtype = DataType::undefined;
-  std::vector<std::int64_t> dims;
-  std::vector<std::byte> bytes;
-  TensorView view() { return TensorView{bytes.data(), dtype, dims}; }
-};
-
-Buffer buffer_of(const Tensor& t) {
-  Buffer b;
-  b.dtype = t.dtype();
-  b.dims = t.dims();
-  b.bytes.assign(t.bytes().begin(), t.bytes().end());
-  return b;
-}
-
-Tensor tensor_of(const Buffer& b) { return Tensor(b.dtype, b.dims, b.bytes); }
-
-// Runs `g` on `inputs` (by input name) node by node in topological order; returns the
-// outputs in order.
-std::vector<Tensor> run(const Graph& g, const std::map<std::string, Tensor>& inputs) {
-  std::map<ge::ValueId, Buffer> values;
-  for (const ge::GraphInput& in : g.inputs()) values[in.value] = buffer_of(inputs.at(in.name));
-  for (const ge::Constant& c : g.constants()) values[c.value] = buffer_of(c.tensor);
-  for (const std::size_t index : g.topological_order()) {
-    const ge::Node& n = g.nodes()[index];
-    std::vector<OpTensor> ins;
-    std::vector<TensorView> in_views;
-    for (const ge::ValueId v : n.inputs) {
-      if (v == ge::no_value) {
-        ins.push_back(OpTensor::undefined());
-        in_views.push_back(TensorView{});
-        continue;
-      }
-      Buffer& b = values.at(v);
-      if (const Tensor* t = g.constant_of(v)) ins.push_back(OpTensor::constant_of(*t));
-      else ins.push_back(OpTensor{b.dtype, Shape(std::vector<ge::Dim>(b.dims.begin(), b.dims.end()))});
-      in_views.push_back(b.view());
-    }
-    std::vector<OpTensor> outs;
-    for (const ge::ValueId v : n.outputs) outs.push_back(OpTensor{g.value(v).desc.dtype, g.value(v).desc.shape});
-    const auto op = ge::compile_op(n.op, ins, outs, n.attrs);
-    std::vector<Buffer> out(n.outputs.size());
-    std::vector<TensorView> out_views;
-    for (std::size_t k = 0; k < out.size(); ++k) {
-      out[k].dtype = op->outputs[k].dtype;
-      out[k].dims = ge::upper_bound(op->outputs[k].shape).values();
-      std::int64_t count = 1;
-      for (const auto d : out[k].dims) count *= d;
-      out[k].bytes.resize(static_cast<std::size_t>(count * ge::size_of(out[k].dtype)));
-      out_views.push_back(out[k].view());
-    }
-    const auto dims = ge::execute_op(*op, in_views, out_views);
-    for (std::size_t k = 0; k < out.size(); ++k) {
-      out[k].dims = dims[k];
-      std::int64_t count = 1;
-      for (const auto d : dims[k]) count *= d;
-      out[k].bytes.resize(static_cast<std::size_t>(count * ge::size_of(out[k].dtype)));
-      values[n.outputs[k]] = std::move(out[k]);
-    }
-  }
-  std::vector<Tensor> result;
-  for (const ge::ValueId v : g.outputs()) result.push_back(tensor_of(values.at(v)));
-  return result;
-}
-
-// Seeded random values for every graph input (f32 only here), at its shape's upper end.
-std::map<std::string, Tensor> random_inputs(const Graph& g, std::uint64_t seed = 7) {
-  std::map<std::string, Tensor> m;
-  for (const ge::GraphInput& in : g.inputs())
-    m.emplace(in.name, Tensor::random(in.dtype, ge::upper_bound(in.shape).values(), seed++));
-  return m;
-}
-
-// The largest |a - b| over the largest |b|, across all outputs.
-double relative_error(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
-  REQUIRE(a.size() == b.size());
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    REQUIRE(a[i].dims() == b[i].dims());
-    const auto x = a[i].to_doubles(), y = b[i].to_doubles();
-    for (std::size_t k = 0; k < x.size(); ++k) {
-      diff = std::max(diff, std::fabs(x[k] - y[k]));
-      scale = std::max(scale, std::fabs(y[k]));
-    }
-  }
-  return diff / std::max(scale, 1e-30);
-}
-
-// `after` validates, keeps the interface of `before`, and computes the same outputs.
-void check_same(const Graph& before, const Graph& after, double tolerance = 1e-5) {
-  after.validate();
-  REQUIRE(after.inputs().size() == before.inputs().size());
-  for (std::size_t i = 0; i < before.inputs().size(); ++i) {
-    CHECK(after.inputs()[i].name == before.inputs()[i].name);
-    CHECK(after.inputs()[i].shape == before.inputs()[i].shape);
-  }
-  REQUIRE(after.outputs().size() == before.outputs().size());
-  for (std::size_t i = 0; i < before.outputs().size(); ++i)
-    CHECK(after.value(after.outputs()[i]).name == before.value(before.outputs()[i]).name);
-  const auto in = random_inputs(before);
-  CHECK(relative_error(run(after, in), run(before, in)) <= tolerance);
-}
-
-std::size_t count(const Graph& g, std::string_view op) {
-  return static_cast<std::size_t>(
-      std::count_if(g.nodes().begin(), g.nodes().end(), [&](const ge::Node& n) { return n.op == op; }));
-}
-
-const ge::Node& node(const Graph& g, std::string_view name) {
-  const auto i = g.find_node(name);
-  REQUIRE(i.has_value());
-  return g.nodes()[*i];
-}
-
-// Same nodes (names and ops, in order) and constants.
-void check_unchanged(const Graph& before, const Graph& after) {
-  after.validate();
-  REQUIRE(after.nodes().size() == before.nodes().size());
-  for (std::size_t i = 0; i < before.nodes().size(); ++i) {
-    CHECK(after.nodes()[i].name == before.nodes()[i].name);
-    CHECK(after.nodes()[i].op == before.nodes()[i].op);
-  }
-  CHECK(after.constants().size() == before.constants().size());
-}
+using ge::test::Buffer;
+using ge::test::buffer_of;
+using ge::test::check_same;
+using ge::test::check_unchanged;
+using ge::test::count;
+using ge::test::node;
+using ge::test::random_inputs;
+using ge::test::relative_error;
+using ge::test::run;
 
 using ge::test::expect_error;
 
@@ -646,13 +530,16 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   const Graph g = ge::models::resnet50("1,3,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 4);
+  REQUIRE(stats.size() == 7);
   CHECK(stats[0].pass == "fold_constants");
   CHECK(stats[1].pass == "fold_batch_norm");
   CHECK(stats[1].nodes_removed == 53);
-  CHECK(stats[2].pass == "fuse_activations");
-  CHECK(stats[2].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
-  CHECK(stats[3].pass == "remove_dead_code");
+  CHECK(stats[2].pass == "fuse_layer_norm");
+  CHECK(stats[3].pass == "fuse_gelu");
+  CHECK(stats[4].pass == "fuse_activations");
+  CHECK(stats[4].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
+  CHECK(stats[5].pass == "fuse_matmul_epilogue");
+  CHECK(stats[6].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);

@@ -123,14 +123,24 @@ TEST_CASE("compile: an unbounded dim gets a plan per input signature, cached") {
     auto x = iota({batch, 4});
     check_small(s.run({x.view()}).outputs[0], x);
   }
-  const auto st = model->plan_cache_stats();
+  const auto st = s.plan_cache_stats();
   CHECK(st.misses == 3);
   CHECK(st.hits == 1);
   CHECK(st.size == 2);
+  // The runtime selects and caches; compile's build_plan makes the plan, pure.
+  ge::PlanSelector plans(model);
   std::vector<std::vector<std::int64_t>> dims{{7, 4}};
-  const auto p = model->plan_for(dims);
+  const auto p = plans.select(dims);
   CHECK(p->static_shapes);
+  CHECK(p->per_run_values == 0);
+  CHECK(p == plans.select(dims));
+  CHECK(plans.cache_stats().hits == 1);
   ge::verify(*p);
+  const auto q = ge::build_plan(*model, {ge::Shape{7, 4}});
+  CHECK(q != p);
+  CHECK(q->arena_bytes() == p->arena_bytes());
+  ge::test::expect_error([&] { (void)ge::build_plan(*model, {ge::Shape{7, 4, 1}}); }, ge::Errc::bad_tensor, {"rank"});
+  ge::test::expect_error([&] { (void)ge::build_plan(*model, {}); }, ge::Errc::bad_tensor, {"0 input shapes"});
 }
 
 TEST_CASE("compile: targets without ranges refuse dynamic graphs") {

@@ -22,9 +22,12 @@
 ///    constant inputs through a cache of this compile only, unless `settings.compiler`
 ///    is given: an entry of the process-wide cache holds its request's constants, which
 ///    would keep a model's weights alive after the model);
-/// 5. one `Plan` per gear (static shapes), or for ranges one plan whose memory is planned
-///    for the upper bounds; where an input dim has no upper bound, a static plan is made
-///    for each real input signature at first run and kept in a bounded LRU cache;
+/// 5. one `Plan` per gear, or for ranges one plan whose memory is planned for the upper
+///    bounds (`build_plan`): each specialised for its shapes, so that the shape
+///    arithmetic exporters emit (Shape -> Gather -> Concat -> Reshape) is computed at
+///    compile time and a gear's plan is static, with no data-dependent step and no value
+///    allocated per run. Where an input dim has no upper bound, the runtime makes a plan
+///    for each real input signature at its first run (`ge::PlanSelector`);
 /// 6. per plan: streams (independent branches on their own streams, host-engine ops on
 ///    their own with AC_PARALLEL_ENABLE=1, pruned events) and the memory plan.
 ///
@@ -41,7 +44,6 @@
 #include "ge/compile/op_compile.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/compile/plan.hpp"
-#include "ge/core/lru_cache.hpp"
 #include "ge/graph/graph.hpp"
 #include "ge/options/build_options.hpp"
 #include "ge/options/dynamic_config.hpp"
@@ -55,9 +57,10 @@ struct CompileSettings {
   std::int64_t alignment = 64;        ///< arena offsets are multiples (a power of two)
   int max_streams = 4;                ///< vector-engine streams per plan (>= 1)
   bool optimize = true;               ///< run the graph passes
-  std::size_t plan_cache = 16;        ///< per-signature plans kept (unbounded ranges), >= 1
-  /// The kernel cache; null: `OpCompiler::global()` for nodes without constant inputs,
-  /// a cache of this compile for the others (see step 4).
+  std::size_t plan_cache = 16;        ///< per-signature plans a session keeps (unbounded ranges), >= 1
+  /// The kernel cache used during this compile; null: `OpCompiler::global()` for nodes
+  /// without constant inputs, a cache of this compile for the others (see step 4). The
+  /// model does not keep it: plans made later use `OpCompiler::global()`.
   OpCompiler* compiler = nullptr;
   /// Called after each plan made at compile time with (plans done, plans in all).
   std::function<void(std::size_t, std::size_t)> progress{};
@@ -102,18 +105,14 @@ class CompiledModel {
   /// The settings it was compiled with.
   [[nodiscard]] const CompileSettings& settings() const noexcept { return settings_; }
 
-  /// The plan for these real input dims (one list per graph input): the gear whose
-  /// shapes equal them (`no_matching_gear`, listing the gears, when none does), the
-  /// range plan when they lie inside the ranges (`out_of_range` otherwise), or the
-  /// per-signature plan (made now on a cache miss). Ranks must match (`bad_tensor`).
-  [[nodiscard]] std::shared_ptr<const Plan> plan_for(std::span<const std::vector<std::int64_t>> dims) const;
-
-  /// The per-signature plan cache's counters.
-  [[nodiscard]] CacheStats plan_cache_stats() const { return signature_plans_->stats(); }
+  /// The kernel chosen for each node of `graph()` at compile time (null where a node's
+  /// rank was unknown then: chosen per plan), shared by every plan.
+  [[nodiscard]] const std::vector<std::shared_ptr<const Kernel>>& kernels() const noexcept { return kernels_; }
 
  private:
   friend std::shared_ptr<const CompiledModel> compile(Graph&&, const BuildOptions&, const Target&,
                                                       const CompileSettings&);
+  friend std::shared_ptr<const Plan> build_plan(const CompiledModel&, std::vector<Shape>, std::int32_t);
   CompiledModel() = default;
 
   Graph graph_;
@@ -124,10 +123,21 @@ class CompiledModel {
   std::vector<ModelIO> inputs_, outputs_;
   std::vector<PassStats> pass_stats_;
   std::vector<std::shared_ptr<const Kernel>> kernels_;  // per node of graph_; null: chosen per plan
+  std::vector<std::size_t> order_;                      // a topological order of graph_'s nodes
   std::int64_t arena_bytes_ = 0;
   bool per_signature_ = false;
-  std::unique_ptr<LruCache<Plan>> signature_plans_;
 };
+
+/// Makes the plan of `model` for one set of input shapes (one per graph input; a gear's,
+/// or one real input signature's), as `compile` makes the plans it keeps: the graph
+/// specialised for the shapes (what they make constant computed now, what no output
+/// needs then dropped), the compiled kernels where they still fit, streams and the memory
+/// plan. Pure: the model is not changed, and the plan is the caller's. The runtime uses
+/// it for models whose plans are made per input signature (`plans_per_signature()`).
+/// Throws `ge::Error`: `bad_tensor` for a wrong count or rank of shapes, shape
+/// inference's errors naming the node, `no_kernel`.
+[[nodiscard]] std::shared_ptr<const Plan> build_plan(const CompiledModel& model, std::vector<Shape> input_shapes,
+                                                     std::int32_t gear = -1);
 
 /// Compiles `graph` for `options` on `target` (see the file comment). Throws `ge::Error`:
 /// the options' codes (`parse_dynamic_config`), the graph's (`validate`), shape

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// `ge::op_flops`: the floating-point operations of one op at real dims, where known
-/// (the contractions: `Conv`, `FusedConv`, `ConvTranspose`, `MatMul`, `Gemm`), counting
+/// (the contractions: `Conv`, `FusedConv`, `ConvTranspose`, `MatMul`, `FusedMatMul`, `Gemm`), counting
 /// a multiply-add as 2. Profiles and benches divide it by time for GFLOP/s.
 ///
 /// ```

@@ -61,8 +61,32 @@ struct PassStats {
 /// the last fused value (the activation's output, or the Add's).
 [[nodiscard]] Graph fuse_activations(const Graph& g, PassStats* stats = nullptr);
 
-/// Every pass in order: `fold_constants`, `fold_batch_norm`, `fuse_activations`,
-/// `remove_dead_code`. `stats`, when given, gets one entry per pass (appended).
+/// Fuses the LayerNormalization exporters decompose below opset 17 into one
+/// `LayerNormalization` (axis -1): `m = ReduceMean(x)`, `d = x - m`, `Pow(d, 2)` (or
+/// `d * d`), its ReduceMean `v`, `d / Sqrt(v + eps)`, then optionally `* Scale` and `+ B`
+/// (f32 constants of one value per element of the last dim). Both means over the last
+/// dim only with keepdims, `x` f32 with a static last dim, the exponent 2, eps a
+/// constant >= 0; every intermediate value read by the pattern only. Without the affine
+/// part Scale is a new constant of ones.
+[[nodiscard]] Graph fuse_layer_norm(const Graph& g, PassStats* stats = nullptr);
+
+/// Fuses the exact GELU exporters decompose into one `Gelu`: `x / sqrt(2)` (or
+/// `x * (1 / sqrt(2))`), `Erf`, `+ 1`, then `x * that * 0.5` in either order of the two
+/// products; constants within 1e-4 relative of those values; every intermediate value
+/// read by the pattern only.
+[[nodiscard]] Graph fuse_gelu(const Graph& g, PassStats* stats = nullptr);
+
+/// Fuses into one `FusedMatMul` (named as the MatMul): a MatMul of an f32 A by a constant
+/// f32 2-D B, [+ Add of a constant bias of one value per column] [+ Relu or Gelu]
+/// [+ Add of a residual (not with an activation)], with at least one of them; each
+/// intermediate value read by the next fused node only and no graph output. The
+/// kernel packs B once and applies bias, Relu and a residual of the output's dims in
+/// the product's epilogue.
+[[nodiscard]] Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats = nullptr);
+
+/// Every pass in order: `fold_constants`, `fold_batch_norm`, `fuse_layer_norm`,
+/// `fuse_gelu`, `fuse_activations`, `fuse_matmul_epilogue`, `remove_dead_code`.
+/// `stats`, when given, gets one entry per pass (appended).
 [[nodiscard]] Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
 
 }  // namespace ge

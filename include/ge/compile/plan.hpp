@@ -4,8 +4,11 @@
 /// range, or one real input signature): the steps in execution order with their kernels
 /// and streams, every value with where it lives, and the memory plan of the arena.
 ///
-/// Plain data, made by `ge::compile` (see `ge/compile/compile.hpp`) and run by
-/// `ge::Session`. A plan is *static* when every value's dims are known at compile time and
+/// Plain data, made by `ge::compile` and `ge::build_plan` (see `ge/compile/compile.hpp`)
+/// and run by `ge::Session`. A plan is specialised for its shapes: what they make
+/// constant (a `Shape` of static dims and the shape arithmetic on it, as exporters emit
+/// it before every `Reshape`) is computed when the plan is made, so a gear's plan of a
+/// torch export is static like one of a graph built in code. A plan is *static* when every value's dims are known at compile time and
 /// no kernel decides its output dims from data: the runtime then prepares every launch
 /// once. Otherwise each step infers its outputs' real dims as it runs.
 ///
@@ -48,7 +51,8 @@ enum class Storage : std::uint8_t {
 /// The name of a storage kind, e.g. `"arena"`.
 [[nodiscard]] std::string_view to_string(Storage s) noexcept;
 
-/// One value of a plan.
+/// One value of a plan. Plan values are numbered in the plan (graph inputs first); a
+/// graph value that no step of the plan touches has none.
 struct PlanValue {
   std::string name;                  ///< the graph value's name
   TensorDesc desc;                   ///< in this plan: static dims in a static plan, else ranges
@@ -86,6 +90,9 @@ struct Plan {
   std::vector<Lifetime> lifetimes;        ///< per arena value (`PlanValue::block`): size, extended lifetime, in place
   MemoryPlan memory;                      ///< offsets of `lifetimes` in the arena, and the figures
   bool static_shapes = false;             ///< every dim known, no data-dependent kernel
+  std::size_t data_dependent_steps = 0;   ///< steps whose kernel decides its output dims from data
+  std::size_t per_run_values = 0;         ///< values allocated per run (`Storage::dynamic`)
+  std::size_t folded_nodes = 0;           ///< nodes evaluated at compile time for this plan's shapes
 
   /// The arena's size in bytes.
   [[nodiscard]] std::int64_t arena_bytes() const noexcept { return memory.arena_bytes; }

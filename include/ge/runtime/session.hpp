@@ -15,8 +15,9 @@
 /// ```
 ///
 /// A run checks the inputs (count, data type, rank, null buffers), picks the plan
-/// (`CompiledModel::plan_for`: the gear whose shapes equal the inputs, else the range plan
-/// after checking the ranges), binds the plan to an arena, and runs its steps: a plan that
+/// (`ge::PlanSelector`: the gear whose shapes equal the inputs, else the range plan
+/// after checking the ranges, else the plan of this input signature, made on its first
+/// run and kept in the session's cache), binds the plan to an arena, and runs its steps: a plan that
 /// is one chain as a flat loop of prepared launches, others through the oneTBB host
 /// scheduler, which hands each ready step to the device on its stream, waiting for and
 /// recording the plan's events. Each output then has its real description, also where
@@ -115,6 +116,8 @@ class Session {
   [[nodiscard]] Device& device() const noexcept { return *device_; }
   /// Whether runs record a trace.
   [[nodiscard]] bool tracing() const noexcept { return trace_; }
+  /// The counters of the session's per-signature plan cache (`ge::PlanSelector`).
+  [[nodiscard]] CacheStats plan_cache_stats() const;
 
  private:
   struct Context;

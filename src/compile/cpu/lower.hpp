@@ -132,5 +132,7 @@ void register_cpu_pool(KernelRegistry& r);
 void register_cpu_reduce(KernelRegistry& r);
 void register_cpu_shape_ops(KernelRegistry& r);
 void register_cpu_host(KernelRegistry& r);
+void register_cpu_math(KernelRegistry& r);
+void register_cpu_einsum(KernelRegistry& r);
 
 }  // namespace ge::cpu_lower

@@ -1,11 +1,15 @@
 // CPU kernels of the matrix products, f32: MatMul (numpy batching and broadcasting; a
 // constant 2-D B is packed once in `make`) and Gemm (transA, transB, alpha, beta and the
 // optional C resolved in `make`).
+#include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
+#include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/vmath.hpp"
 
 namespace ge::cpu_lower {
 
@@ -80,9 +84,69 @@ std::shared_ptr<const Kernel> make_gemm(const KernelRequest& req) {
   });
 }
 
+// FusedMatMul: A times a constant 2-D B packed once, the bias and Relu in the product's
+// epilogue, Gelu as a vector map over the finished rows, and the residual in the
+// epilogue where it has the output's dims (else added after, with broadcasting).
+std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
+  const InferContext& c = r.context;
+  const Tensor* b = c.constant(1);
+  if (b == nullptr || b->dims().size() != 2 || !b->has_data())
+    raise(Errc::no_kernel, "[cpu.fused_matmul] node '" + std::string(c.node()) + "': B must be a constant matrix");
+  const Tensor* bias = c.has_input(2) ? c.constant(2) : nullptr;
+  if (c.has_input(2) && bias == nullptr)
+    raise(Errc::no_kernel, "[cpu.fused_matmul] node '" + std::string(c.node()) + "': the bias must be a constant");
+  auto packed = std::make_shared<const cpu::PackedMatMulB>(cpu::pack_matmul_b(view_of(*b)));
+  auto col_bias = std::make_shared<std::vector<float>>();
+  if (bias != nullptr) {
+    const float* pb = view_of(*bias).as<const float>();
+    col_bias->assign(pb, pb + bias->element_count());
+  }
+  const std::string act = c.s("activation");
+  const bool relu = act == "Relu";
+  const bool gelu = act == "Gelu" || act == "GeluTanh";
+  const cpu::vm::Map map = act == "GeluTanh" ? cpu::vm::Map::gelu_tanh : cpu::vm::Map::gelu;
+  return make_kernel("cpu.fused_matmul", [packed, col_bias, relu, gelu, map](Views in, Views out) {
+    const TensorView* residual = optional_input(in, 3);
+    const bool fits = residual != nullptr && residual->dims.size() == out[0].dims.size() &&
+                      std::equal(residual->dims.begin(), residual->dims.end(), out[0].dims.begin());
+    cpu::GemmEpilogue ep;
+    ep.bias_n = col_bias->empty() ? nullptr : col_bias->data();
+    if (relu) ep.post.kind = cpu::Activation::relu;
+    if (fits && !gelu) {
+      ep.residual = residual->as<const float>();
+      ep.ld_residual = packed->n;
+    }
+    if (residual == nullptr || fits) {
+      cpu::matmul(in[0], *packed, out[0], ep);
+    } else {  // a residual that broadcasts: the product first, into a buffer of its dims
+      std::vector<std::int64_t> dims(in[0].dims.begin(), in[0].dims.end() - 1);
+      dims.push_back(packed->n);
+      std::vector<float> tmp(static_cast<std::size_t>(count_of(dims)));
+      const TensorView t{tmp.data(), DataType::f32, dims};
+      cpu::matmul(in[0], *packed, t, ep);
+      if (gelu) cpu::vm::map(map, tmp.data(), tmp.data(), t.elements());
+      cpu::binary(cpu::BinaryOp::add, t, *residual, out[0]);
+      return;
+    }
+    if (gelu) {
+      float* y = out[0].as<float>();
+      cpu::vm::map(map, y, y, out[0].elements());
+      if (residual != nullptr) {
+        const TensorView yv{y, DataType::f32, out[0].dims};
+        cpu::binary(cpu::BinaryOp::add, yv, *residual, out[0]);
+      }
+    }
+  }, {1, 2});
+}
+
 }  // namespace
 
 void register_cpu_matmul(KernelRegistry& r) {
+  r.add({.op = "FusedMatMul",
+         .name = "cpu.fused_matmul",
+         .engines = engines(Engine::vector, Engine::host),
+         .fits = all_f32,
+         .make = make_fused_matmul});
   r.add({.op = "MatMul",
          .name = "cpu.matmul",
          .engines = engines(Engine::vector, Engine::host),

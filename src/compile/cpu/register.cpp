@@ -12,6 +12,8 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_reduce(registry);
   cpu_lower::register_cpu_shape_ops(registry);
   cpu_lower::register_cpu_host(registry);
+  cpu_lower::register_cpu_math(registry);
+  cpu_lower::register_cpu_einsum(registry);
 }
 
 }  // namespace ge

@@ -222,6 +222,10 @@ int run_compile(std::span<const std::string> args) {
       for (std::size_t i = 0; i < names.size(); ++i) j.key(names[i]).value(p->input_shapes[i].to_string());
       j.end_object();
       j.key("nodes").value(static_cast<std::uint64_t>(p->steps.size()));
+      j.key("static").value(p->static_shapes);
+      j.key("data_dependent_steps").value(static_cast<std::uint64_t>(p->data_dependent_steps));
+      j.key("per_run_values").value(static_cast<std::uint64_t>(p->per_run_values));
+      j.key("folded_nodes").value(static_cast<std::uint64_t>(p->folded_nodes));
       j.key("streams").value(p->streams.stream_count);
       j.key("arena_bytes").value(p->memory.arena_bytes);
       j.key("no_reuse_bytes").value(p->memory.no_reuse_bytes);
@@ -243,11 +247,17 @@ int run_compile(std::span<const std::string> args) {
   std::printf("mode    %s", std::string(ge::to_string(m.mode())).c_str());
   if (m.plans_per_signature()) std::printf(" (an unbounded dim: a plan per input signature, made at run time)");
   std::printf("\n");
-  for (const auto& p : plans)
-    std::printf("%s %s: %zu nodes, %d streams, arena %lld bytes, no reuse %lld, lower bound %lld\n",
+  for (const auto& p : plans) {
+    const std::string kind = p->static_shapes ? "static" : std::to_string(p->data_dependent_steps) +
+                                                              " data-dependent steps, " + std::to_string(p->per_run_values) +
+                                                              " values allocated per run";
+    std::printf("%s %s: %zu nodes (%s; %zu folded for its shapes), %d streams, arena %lld bytes, no reuse %lld, "
+                "lower bound %lld\n",
                 p->gear >= 0 ? ("gear " + std::to_string(p->gear)).c_str() : "plan", p->describe_inputs(names).c_str(),
-                p->steps.size(), p->streams.stream_count, static_cast<long long>(p->memory.arena_bytes),
-                static_cast<long long>(p->memory.no_reuse_bytes), static_cast<long long>(p->memory.lower_bound));
+                p->steps.size(), kind.c_str(), p->folded_nodes, p->streams.stream_count,
+                static_cast<long long>(p->memory.arena_bytes), static_cast<long long>(p->memory.no_reuse_bytes),
+                static_cast<long long>(p->memory.lower_bound));
+  }
   if (!plans.empty()) std::printf("arena   %lld bytes for every plan\n", static_cast<long long>(m.arena_bytes()));
   return 0;
 }

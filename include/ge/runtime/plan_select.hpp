@@ -1,0 +1,51 @@
+#pragma once
+/// \file
+/// `ge::PlanSelector`: the runtime's choice of a compiled model's plan for real input
+/// dims, and its cache of plans made per input signature.
+///
+/// ```
+/// auto model = ge::compile(graph, {{"ge.inputShape", "data:-1,3,224,224"},
+///                                  {"ge.dynamicBatchSize", "1,2,4,8"}});
+/// ge::PlanSelector plans(model);
+/// std::vector<std::vector<std::int64_t>> dims{{2, 3, 224, 224}};
+/// plans.select(dims)->gear;             // 1: the gear whose shapes equal the inputs
+/// ```
+///
+/// Compile makes every plan it can; a model with an unbounded input dim
+/// (`CompiledModel::plans_per_signature()`) gets a static plan per real input signature,
+/// made here on first use through `ge::build_plan` and kept in a bounded LRU cache
+/// (`CompileSettings::plan_cache` entries). `ge::Session` has one. Thread-safe.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "ge/compile/compile.hpp"
+#include "ge/core/lru_cache.hpp"
+
+namespace ge {
+
+/// See the file comment.
+class PlanSelector {
+ public:
+  /// A selector over `model` keeping up to `cache` per-signature plans (0: the model's
+  /// `CompileSettings::plan_cache`). Throws `Errc::invalid_argument` for a null model.
+  explicit PlanSelector(std::shared_ptr<const CompiledModel> model, std::size_t cache = 0);
+
+  /// The plan for these real input dims (one list per graph input): the gear whose
+  /// shapes equal them (`no_matching_gear`, listing the gears, when none does), the
+  /// range plan when they lie inside the ranges (`out_of_range` otherwise), or the
+  /// per-signature plan (made now on a cache miss). Counts and ranks must match
+  /// (`bad_tensor`).
+  [[nodiscard]] std::shared_ptr<const Plan> select(std::span<const std::vector<std::int64_t>> dims);
+
+  /// The per-signature plan cache's counters.
+  [[nodiscard]] CacheStats cache_stats() const { return signature_plans_.stats(); }
+
+ private:
+  std::shared_ptr<const CompiledModel> model_;
+  LruCache<Plan> signature_plans_;
+};
+
+}  // namespace ge

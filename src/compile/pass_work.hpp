@@ -1,0 +1,134 @@
+#pragma once
+// Private: the working form the graph passes share (src/compile/passes.cpp,
+// src/compile/fusions.cpp): a graph as editable data, rewritten in place and emitted once
+// as a fresh `Graph` (inputs in order, the constants still alive, the nodes still alive
+// in a topological order that keeps the working order on ties, the outputs in order).
+// Emitting re-infers every node's outputs and keeps the tighter of the recorded and the
+// inferred description, so that a folded value's exact shape reaches its readers.
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ge/compile/passes.hpp"
+#include "ge/graph/graph.hpp"
+
+namespace ge::detail {
+
+[[noreturn]] void pass_fail(Errc code, const std::string& what);
+
+struct WValue {
+  std::string name;
+  TensorDesc desc;
+};
+struct WConstant {
+  Tensor tensor;
+  ValueId value = no_value;
+  bool alive = true;
+};
+struct WNode {
+  std::string name;
+  std::string op;
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+  Attributes attrs;
+  bool alive = true;
+};
+
+// A graph as editable data. Value ids are the source graph's, then new ones appended.
+struct Work {
+  std::vector<WValue> values;
+  std::vector<GraphInput> inputs;
+  std::vector<WConstant> constants;
+  std::vector<WNode> nodes;
+  std::vector<ValueId> outputs;
+  std::unordered_map<ValueId, std::size_t> constant_by_value;  // alive constants
+  std::unordered_set<std::string> names;
+  std::vector<std::size_t> order;  // the source graph's topological order of nodes
+
+  explicit Work(const Graph& g) {
+    for (const ValueInfo& v : g.values()) {
+      values.push_back({v.name, v.desc});
+      names.insert(v.name);
+    }
+    inputs = g.inputs();
+    for (const Constant& c : g.constants()) {
+      constant_by_value[c.value] = constants.size();
+      constants.push_back({c.tensor, c.value, true});
+    }
+    for (const Node& n : g.nodes()) nodes.push_back({n.name, n.op, n.inputs, n.outputs, n.attrs, true});
+    outputs = g.outputs();
+    order = g.topological_order();
+  }
+
+  // The constant data of a value, or nullptr.
+  [[nodiscard]] const Tensor* constant(ValueId v) const {
+    if (v == no_value) return nullptr;
+    const auto it = constant_by_value.find(v);
+    return it == constant_by_value.end() ? nullptr : &constants[it->second].tensor;
+  }
+  [[nodiscard]] const TensorDesc& desc(ValueId v) const { return values.at(v).desc; }
+
+  // `base`, or `base.1`, `base.2`, ... : a value name not taken yet.
+  [[nodiscard]] std::string unique_name(const std::string& base) const {
+    if (!names.contains(base)) return base;
+    for (std::size_t i = 1;; ++i) {
+      std::string n = base + "." + std::to_string(i);
+      if (!names.contains(n)) return n;
+    }
+  }
+  // A new constant value.
+  ValueId add_constant(const std::string& base, Tensor tensor) {
+    const std::string name = unique_name(base);
+    names.insert(name);
+    const auto id = static_cast<ValueId>(values.size());
+    values.push_back({name, tensor.desc()});
+    constant_by_value[id] = constants.size();
+    constants.push_back({std::move(tensor), id, true});
+    return id;
+  }
+  // Value `v` (a node's output) becomes a constant of the same name.
+  void make_constant(ValueId v, Tensor tensor) {
+    values[v].desc = tensor.desc();
+    constant_by_value[v] = constants.size();
+    constants.push_back({std::move(tensor), v, true});
+  }
+  [[nodiscard]] bool is_output(ValueId v) const {
+    return std::find(outputs.begin(), outputs.end(), v) != outputs.end();
+  }
+
+  // Per value: how many input slots of alive nodes read it, and the last such node.
+  struct Readers {
+    std::vector<std::size_t> count;
+    std::vector<std::size_t> node;
+  };
+  [[nodiscard]] Readers readers() const {
+    Readers r{std::vector<std::size_t>(values.size(), 0), std::vector<std::size_t>(values.size(), 0)};
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (!nodes[i].alive) continue;
+      for (const ValueId v : nodes[i].inputs)
+        if (v != no_value) {
+          ++r.count[v];
+          r.node[v] = i;
+        }
+    }
+    return r;
+  }
+
+  // The graph (see the file comment). Throws `Errc::internal` when the rewrite broke it.
+  [[nodiscard]] Graph emit(std::string_view pass) const;
+};
+
+inline void report(PassStats* stats, PassStats s) {
+  if (stats != nullptr) *stats = std::move(s);
+}
+
+// An attribute as set on the node, else the schema's default, else nullopt.
+std::optional<Attribute> attr_of(const WNode& n, std::string_view name);
+
+
+}  // namespace ge::detail

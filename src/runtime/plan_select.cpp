@@ -1,0 +1,88 @@
+// PlanSelector: the plan for real input dims. See include/ge/runtime/plan_select.hpp.
+#include "ge/runtime/plan_select.hpp"
+
+#include <string>
+
+namespace ge {
+
+namespace {
+
+std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+std::string dims_text(const std::vector<std::int64_t>& d) {
+  std::string s;
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s;
+}
+
+std::string dims_key(std::span<const std::vector<std::int64_t>> dims) {
+  std::string key;
+  for (const auto& d : dims) {
+    key += '[';
+    for (const std::int64_t x : d) key += std::to_string(x) + ',';
+    key += ']';
+  }
+  return key;
+}
+
+Shape shape_of(const std::vector<std::int64_t>& d) { return Shape(std::vector<Dim>(d.begin(), d.end())); }
+
+std::shared_ptr<const CompiledModel> checked(std::shared_ptr<const CompiledModel> m) {
+  if (!m) raise(Errc::invalid_argument, "[ge.runtime] PlanSelector: null model");
+  return m;
+}
+
+}  // namespace
+
+PlanSelector::PlanSelector(std::shared_ptr<const CompiledModel> model, std::size_t cache)
+    : model_(checked(std::move(model))), signature_plans_(cache ? cache : model_->settings().plan_cache) {}
+
+std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std::int64_t>> dims) {
+  const CompiledModel& m = *model_;
+  const auto& inputs = m.inputs();
+  std::vector<std::string> names;
+  for (const ModelIO& io : inputs) names.push_back(io.name);
+  const auto given = [&] {
+    std::string s;
+    for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "; " : "") + names[i] + ":" + dims_text(dims[i]);
+    return s;
+  };
+  if (dims.size() != inputs.size())
+    raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(dims.size()) + " inputs given; the model has " +
+                                std::to_string(inputs.size()));
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const Shape& s = inputs[i].shape;
+    if (s.rank_known() && s.rank() != dims[i].size())
+      raise(Errc::bad_tensor, "[ge.runtime] input " + q(names[i]) + " has rank " + std::to_string(dims[i].size()) +
+                                  " (dims " + dims_text(dims[i]) + "); the model takes rank " + std::to_string(s.rank()) +
+                                  " (" + s.to_string() + ")");
+  }
+  if (m.plans_per_signature()) {
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      if (!relaxes(inputs[i].shape, shape_of(dims[i])))
+        raise(Errc::out_of_range, "[ge.runtime] input " + q(names[i]) + " has dims " + dims_text(dims[i]) +
+                                      ", outside the compiled range " + inputs[i].shape.to_string());
+    return signature_plans_.get_or_create(dims_key(dims), [&] {
+      std::vector<Shape> shapes;
+      for (const auto& d : dims) shapes.push_back(shape_of(d));
+      return build_plan(m, std::move(shapes));
+    });
+  }
+  const auto fits = [&](const Plan& p) {
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      if (!relaxes(p.input_shapes[i], shape_of(dims[i]))) return false;
+    return true;
+  };
+  for (const auto& p : m.plans())
+    if (fits(*p)) return p;
+  if (m.mode() == ShapeMode::gears) {
+    std::string list;
+    for (const auto& p : m.plans()) list += "\n  gear " + std::to_string(p->gear) + ": " + p->describe_inputs(names);
+    raise(Errc::no_matching_gear, "[ge.runtime] the inputs " + given() + " match no gear; the gears are:" + list);
+  }
+  const std::string what = m.mode() == ShapeMode::ranges ? "the compiled ranges " : "the compiled shapes ";
+  raise(Errc::out_of_range, "[ge.runtime] the inputs " + given() + " lie outside " + what +
+                                (m.plans().empty() ? std::string() : m.plans().front()->describe_inputs(names)));
+}
+
+}  // namespace ge

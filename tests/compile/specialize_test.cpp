@@ -1,0 +1,115 @@
+// Tests of per-plan specialisation (ge/compile/compile.hpp, ge::build_plan): the shape
+// arithmetic exporters put before every Reshape (Shape -> Gather -> Unsqueeze -> Concat)
+// is computed when a gear's plan is made, so that the plan is static; weights and
+// kernels stay shared by the gears; a range plan keeps the run-time path.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "options/expect_error.hpp"
+
+#include "ge/compile/compile.hpp"
+#include "ge/graph/builder.hpp"
+#include "ge/runtime/session.hpp"
+
+using ge::DataType;
+using ge::GraphBuilder;
+using ge::Tensor;
+using ge::Value;
+
+namespace {
+
+// y = Reshape(MatMul(x, W), [batch, 2, 8]) with the batch read at run time, as torch
+// exports `y.view(x.size(0), 2, -1)`; then Softmax and back to [batch, 16].
+ge::Graph exported_reshape() {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "-1,4");
+  const Value h = b.op("MatMul", {x, b.random_weights("w", {4, 16}, 1)}, {}, "proj");
+  const Value shape = b.op("Shape", {h}, {}, "shape");
+  const Value batch = b.op("Gather", {shape, b.constant("zero", Tensor::scalar<std::int64_t>(0))}, {{"axis", std::int64_t{0}}},
+                           "gather");
+  const Value n = b.op("Unsqueeze", {batch, b.constant("axes0", Tensor::from<std::int64_t>({1}, {0}))}, {}, "unsq");
+  const Value rest = b.constant("rest", Tensor::from<std::int64_t>({2}, {2, 8}));
+  const Value target = b.op("Concat", {n, rest}, {{"axis", std::int64_t{0}}}, "concat");
+  const Value r = b.op("Reshape", {h, target}, {}, "view");
+  const Value s = b.op("Softmax", {r}, {{"axis", std::int64_t{-1}}}, "softmax");
+  const Value flat = b.op("Concat", {n, b.constant("sixteen", Tensor::from<std::int64_t>({1}, {16}))},
+                          {{"axis", std::int64_t{0}}}, "concat2");
+  b.output(b.op("Reshape", {s, flat}, {}, "out"));
+  return b.build();
+}
+
+std::vector<float> run(ge::Session& s, std::int64_t batch) {
+  std::vector<float> x(static_cast<std::size_t>(batch * 4));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i));
+  const std::int64_t dims[] = {batch, 4};
+  const auto r = s.run({ge::TensorView{x.data(), DataType::f32, dims}});
+  REQUIRE(r.outputs[0].dims == std::vector<std::int64_t>{batch, 16});
+  const auto v = r.outputs[0].values<float>();
+  return {v.begin(), v.end()};
+}
+
+}  // namespace
+
+TEST_CASE("specialise: each batch gear's plan is static, the shape arithmetic folded") {
+  const auto model = ge::compile(exported_reshape(), {{"ge.inputShape", "x:-1,4"}, {"ge.dynamicBatchSize", "1,3,8"}});
+  REQUIRE(model->plans().size() == 3);
+  for (const auto& p : model->plans()) {
+    CAPTURE(p->gear);
+    CHECK(p->static_shapes);
+    CHECK(p->data_dependent_steps == 0);
+    CHECK(p->per_run_values == 0);
+    CHECK(p->folded_nodes == 5);       // Shape, Gather, Unsqueeze, two Concats
+    CHECK(p->steps.size() == 4);       // MatMul, Reshape, Softmax, Reshape
+    ge::verify(*p);
+  }
+  // One packed weight for all gears: the MatMul's kernel is the compiled graph's.
+  const auto proj = [](const ge::Plan& p) {
+    for (const auto& s : p.steps)
+      if (s.name == "proj") return s.kernel;
+    return std::shared_ptr<const ge::Kernel>{};
+  };
+  CHECK(proj(*model->plans()[0]) == proj(*model->plans()[2]));
+  CHECK(proj(*model->plans()[0]) != nullptr);
+
+  ge::Session s(model, {.threads = 2});
+  const auto y8 = run(s, 8);
+  // Each row of 8 sums to one (the Softmax over the reshaped last dim).
+  for (std::size_t r = 0; r < 16; ++r) {
+    double sum = 0;
+    for (std::size_t k = 0; k < 8; ++k) sum += y8[r * 8 + k];
+    CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+  }
+  // The range plan keeps the run-time path and computes the same.
+  const auto ranged = ge::compile(exported_reshape(), {{"ge.inputShape", "x:1~8,4"}});
+  REQUIRE(ranged->plans().size() == 1);
+  CHECK_FALSE(ranged->plans()[0]->static_shapes);
+  CHECK(ranged->plans()[0]->data_dependent_steps > 0);
+  ge::Session rs(ranged);
+  CHECK(run(rs, 8) == y8);
+  // An unbounded batch: a static plan per signature, made by the runtime.
+  const auto open = ge::compile(exported_reshape());
+  CHECK(open->plans_per_signature());
+  ge::Session os(open);
+  CHECK(run(os, 8) == y8);
+  const auto p = ge::build_plan(*open, {ge::Shape{5, 4}});
+  CHECK(p->static_shapes);
+  CHECK(p->folded_nodes == 5);
+}
+
+TEST_CASE("specialise: a graph output that becomes constant is returned, and a fixed shape folds at compile") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "-1,3");
+  b.output(x.relu("y"));
+  b.output(b.op("Shape", {x}, {}, "dims"));
+  const auto model = ge::compile(b.build(), {{"ge.inputShape", "x:-1,3"}, {"ge.dynamicBatchSize", "2,5"}});
+  ge::Session s(model);
+  std::vector<float> x5(15, -1.0f);
+  const std::int64_t dims[] = {5, 3};
+  const auto r = s.run({ge::TensorView{x5.data(), DataType::f32, dims}});
+  CHECK(r.gear == 1);
+  CHECK(r.outputs[1].values<std::int64_t>()[0] == 5);
+  CHECK(r.outputs[1].values<std::int64_t>()[1] == 3);
+  CHECK(model->plans()[1]->steps.size() == 1);
+}

@@ -5,8 +5,14 @@
 // same file with ONNX Runtime (2 intra-op threads) in a child process. Then the peak
 // resident memory of a whole `gec run` next to ONNX Runtime's, each a fresh process.
 //
-//   ge_bench_models [--quick] [--models resnet50,mobilenet_v2,bert] [--seconds S]
-//                   [--dir DIR] [--no-ort] [--no-rss]
+//   ge_bench_models [--quick] [--models resnet50,...,bert_export] [--seconds S]
+//                   [--dir DIR] [--exports DIR] [--no-ort] [--no-rss]
+//
+// The `_export` rows run torch's exports of the same three models (dynamic batch, opset
+// 13: Shape/Gather/Concat before Reshape, LayerNorm and GELU decomposed), made on the fly
+// by ../shared/models/export_models.py when python3-torch and python3-torchvision are
+// installed (or read from --exports DIR), each compiled once with batch gears 1,8; ORT
+// runs the same file with the batch given.
 //
 // --quick: batch 1 only, about 1 s per row (a smoke run). --seconds: the time each row
 // is measured for (default 3; at least 5 runs). --dir: where the .onnx files go (kept;
@@ -327,6 +333,10 @@ struct ModelSpec {
   std::function<std::vector<InputData>(std::int64_t batch)> inputs;
   std::function<std::vector<std::string>(std::int64_t batch)> ort_shapes;  // --shape arguments
   std::function<std::string(std::int64_t batch)> gec_shape;               // "" : not in the RSS table
+  // A torch export (shared/models/export_models.py): the file with a dynamic batch in the
+  // exports' folder, compiled once with batch gears 1,8 (`gears`), instead of `build`.
+  std::string exported{};
+  std::string gears{};
 };
 
 InputData random_f32(std::vector<std::int64_t> dims, std::uint64_t seed) {
@@ -365,7 +375,41 @@ std::vector<ModelSpec> all_models() {
          return std::vector<std::string>{"hidden_states:" + bs + "," + std::to_string(hidden), "attention_mask:" + bs};
        },
        [](std::int64_t) { return std::string(); }},
+      {"resnet50_export", "ResNet-50 (torch)", "img/s", nullptr, image_inputs,
+       [](std::int64_t) { return std::vector<std::string>{}; }, [](std::int64_t) { return std::string(); },
+       "resnet50_dyn.onnx", "input:-1,3,224,224"},
+      {"mobilenet_v2_export", "MobileNetV2 (torch)", "img/s", nullptr, image_inputs,
+       [](std::int64_t) { return std::vector<std::string>{}; }, [](std::int64_t) { return std::string(); },
+       "mobilenet_v2_dyn.onnx", "input:-1,3,224,224"},
+      {"bert_export", "BERT (torch)", "seq/s", nullptr,
+       [](std::int64_t b) { return std::vector<InputData>{ones_i64({b, seq})}; },
+       [](std::int64_t) { return std::vector<std::string>{}; }, [](std::int64_t) { return std::string(); },
+       "bert_tiny_dyn.onnx", "input_ids:-1,128"},
   };
+}
+
+const std::vector<std::string> model_keys{"resnet50", "mobilenet_v2", "bert", "resnet50_export", "mobilenet_v2_export",
+                                          "bert_export"};
+
+// The torch exports: `dir` when given, else made now into `into` by the export script
+// beside the project (../shared/models/export_models.py) with Debian's python3, which
+// needs python3-torch and python3-torchvision. Empty, with the reason, when not possible.
+std::pair<fs::path, std::string> find_exports(const std::string& dir, const fs::path& into) {
+  std::error_code ec;
+  if (!dir.empty()) {
+    if (!fs::exists(fs::path(dir) / "manifest.json", ec)) return {{}, "no manifest.json in --exports " + dir};
+    return {dir, ""};
+  }
+  const fs::path script = fs::path(GE_SOURCE_DIR) / ".." / "shared" / "models" / "export_models.py";
+  if (!fs::exists(script, ec)) return {{}, "no " + script.string()};
+  if (!executable("/usr/bin/python3")) return {{}, "no /usr/bin/python3"};
+  const fs::path out = into / "exports";
+  fs::create_directories(out);
+  const std::string cmd = "/usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1 && /usr/bin/python3 '" +
+                          script.string() + "' '" + out.string() + "' >/dev/null 2>&1";
+  if (std::system(cmd.c_str()) != 0 || !fs::exists(out / "manifest.json", ec))
+    return {{}, "the export script failed (needs python3-torch, python3-torchvision)"};
+  return {out, ""};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -456,13 +500,14 @@ void print_latency_table(const std::vector<Row>& rows, const Peak& peak, bool or
 struct Args {
   bool quick = false, ort = true, rss = true;
   double seconds = 3.0;
-  std::vector<std::string> models{"resnet50", "mobilenet_v2", "bert"};
-  std::string dir;
+  std::vector<std::string> models{"resnet50", "mobilenet_v2", "bert", "resnet50_export", "mobilenet_v2_export",
+                                  "bert_export"};
+  std::string dir, exports;
 };
 
 constexpr const char* usage =
-    "usage: ge_bench_models [--quick] [--models resnet50,mobilenet_v2,bert] [--seconds S] [--dir DIR] [--no-ort] "
-    "[--no-rss]\n";
+    "usage: ge_bench_models [--quick] [--models resnet50,mobilenet_v2,bert,resnet50_export,mobilenet_v2_export,"
+    "bert_export] [--seconds S] [--dir DIR] [--exports DIR] [--no-ort] [--no-rss]\n";
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::fprintf(stderr, "ge_bench_models: %s\n%s", what.c_str(), usage);
@@ -482,6 +527,7 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--no-ort") a.ort = false;
     else if (arg == "--no-rss") a.rss = false;
     else if (arg == "--dir") a.dir = value();
+    else if (arg == "--exports") a.exports = value();
     else if (arg == "--seconds") {
       const std::string v = value();
       char* end = nullptr;
@@ -495,8 +541,9 @@ Args parse_args(int argc, char** argv) {
         std::size_t end = v.find(',', start);
         if (end == std::string::npos) end = v.size();
         const std::string m = v.substr(start, end - start);
-        if (m != "resnet50" && m != "mobilenet_v2" && m != "bert")
-          usage_error("--models '" + v + "': '" + m + "' is not one of resnet50, mobilenet_v2, bert");
+        if (std::find(model_keys.begin(), model_keys.end(), m) == model_keys.end())
+          usage_error("--models '" + v + "': '" + m +
+                      "' is not one of resnet50, mobilenet_v2, bert, resnet50_export, mobilenet_v2_export, bert_export");
         a.models.push_back(m);
         start = end + 1;
       }
@@ -536,8 +583,35 @@ int main(int argc, char** argv) {
 
     std::vector<Row> rows;
     std::vector<std::pair<std::string, fs::path>> files;  // for the RSS table: "<model>/<batch>" -> file
+    const bool any_export = std::any_of(args.models.begin(), args.models.end(),
+                                        [](const std::string& k) { return k.ends_with("_export"); });
+    const auto [exports, no_exports] = any_export ? find_exports(args.exports, dir) : std::pair<fs::path, std::string>{};
+    if (any_export && exports.empty()) std::printf("torch exports: skipped: %s\n", no_exports.c_str());
+    if (!exports.empty()) std::printf("torch exports: %s (compiled once each with batch gears 1,8)\n", exports.string().c_str());
     for (const ModelSpec& m : all_models()) {
       if (std::find(args.models.begin(), args.models.end(), m.key) == args.models.end()) continue;
+      if (!m.exported.empty()) {
+        if (exports.empty()) continue;
+        const fs::path file = exports / m.exported;
+        const auto model = ge::compile(ge::onnx::load(file),
+                                       {{"ge.inputShape", m.gears}, {"ge.dynamicBatchSize", "1,8"}});
+        ge::Session session(model, {.threads = threads});
+        for (const std::int64_t batch : batches) {
+          Row row{m.name, m.unit, batch, {}, {}, {}, 13, true};
+          const auto& plan = *model->plans()[batch == 1 ? 0 : 1];
+          row.flops = ge::plan_flops(plan);
+          auto inputs = m.inputs(batch);
+          row.ours = time_ours(session, inputs, warmup, min_runs, args.seconds);
+          if (ort.available()) row.ort = run_ort(ort, file, batch, {}, warmup, min_runs, args.seconds);
+          std::fprintf(stderr, "  %s batch %lld: ours p50 %.2f ms (plan: %zu steps, %s, arena %.2f MiB)%s\n",
+                       m.name.c_str(), static_cast<long long>(batch), row.ours.p50, plan.steps.size(),
+                       plan.static_shapes ? "static" : "run-time shapes",
+                       static_cast<double>(plan.arena_bytes()) / (1 << 20),
+                       row.ort.ok ? (", ORT p50 " + fmt("%.2f ms", row.ort.p50)).c_str() : "");
+          rows.push_back(std::move(row));
+        }
+        continue;
+      }
       for (const std::int64_t batch : batches) {
         const ge::Graph built = m.build(batch);
         const fs::path file = dir / (m.key + "_b" + std::to_string(batch) + ".onnx");

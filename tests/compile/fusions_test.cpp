@@ -198,3 +198,25 @@ TEST_CASE("optimize fuses a transformer layer as exported: LayerNorm, GELU, MatM
   CHECK(f.nodes().size() == 3);  // the residual Add went into the second product
   check_same(g, f, 1e-5);
 }
+
+TEST_CASE("FusedMatMul with an activation and a residual computes act(A B + bias) + residual") {
+  const auto graph = [](bool fused) {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "2,5,8");
+    const Value r = b.input("r", DataType::f32, "2,5,16");
+    const Value w = b.random_weights("w", {8, 16}, 1);
+    const Value bias = b.random_uniform("bias", {16}, 2, -1, 1);
+    for (const char* act : {"Gelu", "Relu"}) {
+      if (fused) {
+        b.output(b.op("FusedMatMul", {x, w, bias, r}, {{"activation", act}}));
+      } else {
+        b.output(b.op("Add", {b.op(act, {b.op("Add", {b.op("MatMul", {x, w}), bias})}), r}));
+      }
+    }
+    return b.build();
+  };
+  const Graph plain = graph(false);
+  const Graph fused = graph(true);
+  const auto in = ge::test::random_inputs(plain);
+  CHECK(ge::test::relative_error(ge::test::run(fused, in), ge::test::run(plain, in)) <= 1e-5);
+}

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <array>
+
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -60,37 +62,42 @@ TEST_CASE("sgemm matches a naive product on sizes that do not divide the tiles")
   }
 }
 
-TEST_CASE("sgemm epilogue: biases, residual, accumulate, relu and clip") {
-  const std::int64_t m = 11, n = 37, k = 9;
-  auto a = random_f32({m, k}, 3);
-  auto b = random_f32({k, n}, 4);
-  auto bm = random_f32({m}, 5);
-  auto bn = random_f32({n}, 6);
-  auto res = random_f32({m, n + 3}, 7);
-  auto prev = random_f32({m, n}, 8);
-  const auto base = ref_gemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false);
-  for (int mode = 0; mode < 3; ++mode) {
-    CAPTURE(mode);
-    cpu::GemmEpilogue ep;
-    ep.bias_m = bm.v.data();
-    ep.bias_n = bn.v.data();
-    ep.residual = res.v.data();
-    ep.ld_residual = n + 3;
-    ep.accumulate = true;
-    if (mode == 1) ep.post = {cpu::Activation::relu};
-    if (mode == 2) ep.post = {cpu::Activation::clip, -0.5f, 0.75f};
-    Buf<float> c = prev;
-    cpu::sgemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false, c.v.data(), n, ep);
-    std::vector<float> want(base.size());
-    for (std::int64_t i = 0; i < m; ++i) {
-      for (std::int64_t j = 0; j < n; ++j) {
-        float v = prev[i * n + j] + base[static_cast<std::size_t>(i * n + j)] + bm[i] + bn[j] + res[i * (n + 3) + j];
-        if (mode == 1) v = std::max(v, 0.0f);
-        if (mode == 2) v = std::min(std::max(v, -0.5f), 0.75f);
-        want[static_cast<std::size_t>(i * n + j)] = v;
+TEST_CASE("sgemm epilogue: biases, residual, accumulate, relu, clip and gelu, in narrow and wide tiles") {
+  // 25 x 70 x 300: AVX-512's 12 x 32 tiles with row and column edges, two K blocks.
+  for (const auto [m, n, k] : {std::array<std::int64_t, 3>{11, 37, 9}, std::array<std::int64_t, 3>{25, 70, 300}}) {
+    auto a = random_f32({m, k}, 3);
+    auto b = random_f32({k, n}, 4);
+    auto bm = random_f32({m}, 5);
+    auto bn = random_f32({n}, 6);
+    auto res = random_f32({m, n + 3}, 7);
+    auto prev = random_f32({m, n}, 8);
+    const auto base = ref_gemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false);
+    for (int mode = 0; mode < 4; ++mode) {
+      CAPTURE(m);
+      CAPTURE(mode);
+      cpu::GemmEpilogue ep;
+      ep.bias_m = bm.v.data();
+      ep.bias_n = bn.v.data();
+      ep.residual = res.v.data();
+      ep.ld_residual = n + 3;
+      ep.accumulate = true;
+      if (mode == 1) ep.post = {cpu::Activation::relu};
+      if (mode == 2) ep.post = {cpu::Activation::clip, -0.5f, 0.75f};
+      if (mode == 3) ep.post = {cpu::Activation::gelu};
+      Buf<float> c = prev;
+      cpu::sgemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false, c.v.data(), n, ep);
+      std::vector<float> want(base.size());
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          float v = prev[i * n + j] + base[static_cast<std::size_t>(i * n + j)] + bm[i] + bn[j] + res[i * (n + 3) + j];
+          if (mode == 1) v = std::max(v, 0.0f);
+          if (mode == 2) v = std::min(std::max(v, -0.5f), 0.75f);
+          if (mode == 3) v = static_cast<float>(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))));
+          want[static_cast<std::size_t>(i * n + j)] = v;
+        }
       }
+      check_close(c.v, want);
     }
-    check_close(c.v, want);
   }
 }
 

@@ -9,7 +9,6 @@
 #include "compile/cpu/lower.hpp"
 #include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gemm.hpp"
-#include "kernels/cpu/vmath.hpp"
 
 namespace ge::cpu_lower {
 
@@ -102,40 +101,37 @@ std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
     col_bias->assign(pb, pb + bias->element_count());
   }
   const std::string act = c.s("activation");
-  const bool relu = act == "Relu";
-  const bool gelu = act == "Gelu" || act == "GeluTanh";
-  const cpu::vm::Map map = act == "GeluTanh" ? cpu::vm::Map::gelu_tanh : cpu::vm::Map::gelu;
-  return make_kernel("cpu.fused_matmul", [packed, col_bias, relu, gelu, map](Views in, Views out) {
+  cpu::PostOp post;
+  if (act == "Relu") post.kind = cpu::Activation::relu;
+  if (act == "Gelu") post.kind = cpu::Activation::gelu;
+  if (act == "GeluTanh") post.kind = cpu::Activation::gelu_tanh;
+  return make_kernel("cpu.fused_matmul", [packed, col_bias, post](Views in, Views out) {
     const TensorView* residual = optional_input(in, 3);
     const bool fits = residual != nullptr && residual->dims.size() == out[0].dims.size() &&
                       std::equal(residual->dims.begin(), residual->dims.end(), out[0].dims.begin());
     cpu::GemmEpilogue ep;
     ep.bias_n = col_bias->empty() ? nullptr : col_bias->data();
-    if (relu) ep.post.kind = cpu::Activation::relu;
-    if (fits && !gelu) {
+    ep.post = post;
+    if (fits && post.kind == cpu::Activation::none) {  // act(x + bias) + residual: in the epilogue only without act
       ep.residual = residual->as<const float>();
       ep.ld_residual = packed->n;
     }
-    if (residual == nullptr || fits) {
+    if (residual == nullptr || ep.residual != nullptr) {
       cpu::matmul(in[0], *packed, out[0], ep);
-    } else {  // a residual that broadcasts: the product first, into a buffer of its dims
-      std::vector<std::int64_t> dims(in[0].dims.begin(), in[0].dims.end() - 1);
-      dims.push_back(packed->n);
-      std::vector<float> tmp(static_cast<std::size_t>(count_of(dims)));
-      const TensorView t{tmp.data(), DataType::f32, dims};
-      cpu::matmul(in[0], *packed, t, ep);
-      if (gelu) cpu::vm::map(map, tmp.data(), tmp.data(), t.elements());
-      cpu::binary(cpu::BinaryOp::add, t, *residual, out[0]);
       return;
     }
-    if (gelu) {
-      float* y = out[0].as<float>();
-      cpu::vm::map(map, y, y, out[0].elements());
-      if (residual != nullptr) {
-        const TensorView yv{y, DataType::f32, out[0].dims};
-        cpu::binary(cpu::BinaryOp::add, yv, *residual, out[0]);
-      }
+    if (fits) {
+      cpu::matmul(in[0], *packed, out[0], ep);
+      cpu::binary(cpu::BinaryOp::add, out[0], *residual, out[0]);
+      return;
     }
+    // A residual that broadcasts: the product first, into a buffer of its dims.
+    std::vector<std::int64_t> dims(in[0].dims.begin(), in[0].dims.end() - 1);
+    dims.push_back(packed->n);
+    std::vector<float> tmp(static_cast<std::size_t>(count_of(dims)));
+    const TensorView t{tmp.data(), DataType::f32, dims};
+    cpu::matmul(in[0], *packed, t, ep);
+    cpu::binary(cpu::BinaryOp::add, t, *residual, out[0]);
   }, {1, 2});
 }
 

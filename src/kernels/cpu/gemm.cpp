@@ -6,6 +6,8 @@
 
 #include <tbb/task_arena.h>
 
+#include "kernels/cpu/vmath.hpp"
+
 // The 64-byte vector helpers below are internal and always inlined, so their by-value
 // vector arguments never cross an ABI boundary.
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -77,39 +79,53 @@ inline __attribute__((always_inline)) void micro_kernel_edge(std::int64_t kc, co
   micro_kernel<V>(kc, a, b, tile);
 }
 
-// The micro-kernel of a full MR x NR tile with the store fused: the accumulators get C's
-// old value (`load_c`), then on the last K block the epilogue, in registers, and go
-// straight to C (`c` points at C[row][col]).
-template <int V>
-inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, const float* a, const float* b,
-                                                              float* c, std::int64_t ldc, bool load_c, bool last,
+// Gelu on `rows` rows of `cols` floats at `c` (row stride `ldc`) just stored, while they
+// are in L1: the map's vector code (vmath) runs per row.
+inline void gelu_rows(Activation kind, float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols) {
+  if (kind != Activation::gelu && kind != Activation::gelu_tanh) return;
+  const vm::Map f = kind == Activation::gelu ? vm::Map::gelu : vm::Map::gelu_tanh;
+  for (std::int64_t r = 0; r < rows; ++r) vm::map(f, c + r * ldc, c + r * ldc, cols);
+}
+
+// The micro-kernel of a full tile of MP A panels x NP B panels (MP * MR rows, NP * NR
+// columns; 1 x 1 is the plain MR x NR tile) with the store fused: the accumulators get
+// C's old value (`load_c`), then on the last K block the epilogue, in registers, and go
+// straight to C (`c` points at C[row][col]). A panel p starts at `a + p * a_stride`, B
+// panel q at `b + q * b_stride`. AVX-512 runs 2 x 2 (12 x 32: 24 of the 32 zmm registers
+// accumulate, two B loads and twelve broadcasts per 24 FMAs); a 6 x 16 tile there keeps
+// only 6 accumulators, fewer than the FMA units' latency needs.
+template <int V, int MP = 1, int NP = 1>
+inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, const float* a, std::int64_t a_stride,
+                                                              const float* b, std::int64_t b_stride, float* c,
+                                                              std::int64_t ldc, bool load_c, bool last,
                                                               const GemmEpilogue& ep, std::int64_t row,
                                                               std::int64_t col) {
   using vf = VecOf<V>;
-  constexpr int nv = static_cast<int>(kGemmNR) / V;
-  vf acc[kGemmMR][nv];
+  constexpr int pv = static_cast<int>(kGemmNR) / V;  // vectors per B panel row
+  constexpr int nv = NP * pv;
+  constexpr int mr = MP * static_cast<int>(kGemmMR);
+  vf acc[mr][nv];
+#pragma GCC unroll 16
+  for (int r = 0; r < mr; ++r) {
 #pragma GCC unroll 8
-  for (int r = 0; r < kGemmMR; ++r) {
-#pragma GCC unroll 4
     for (int v = 0; v < nv; ++v) acc[r][v] = vf{};
   }
-#pragma GCC unroll 4
+#pragma GCC unroll 2
   for (std::int64_t p = 0; p < kc; ++p) {
     vf bv[nv];
-#pragma GCC unroll 4
-    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + p * kGemmNR + v * V, sizeof(vf));
-    const float* ap = a + p * kGemmMR;
 #pragma GCC unroll 8
-    for (int r = 0; r < kGemmMR; ++r) {
-      const float av = ap[r];
-#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + (v / pv) * b_stride + p * kGemmNR + (v % pv) * V, sizeof(vf));
+#pragma GCC unroll 16
+    for (int r = 0; r < mr; ++r) {
+      const float av = a[(r / kGemmMR) * a_stride + p * kGemmMR + r % kGemmMR];
+#pragma GCC unroll 8
       for (int v = 0; v < nv; ++v) acc[r][v] += av * bv[v];
     }
   }
   if (load_c) {
+#pragma GCC unroll 16
+    for (int r = 0; r < mr; ++r) {
 #pragma GCC unroll 8
-    for (int r = 0; r < kGemmMR; ++r) {
-#pragma GCC unroll 4
       for (int v = 0; v < nv; ++v) {
         vf o;
         std::memcpy(&o, c + r * ldc + v * V, sizeof(vf));
@@ -119,27 +135,27 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
   }
   if (last) {
     if (ep.bias_m != nullptr) {
-#pragma GCC unroll 8
-      for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 16
+      for (int r = 0; r < mr; ++r) {
         const float bm = ep.bias_m[row + r];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int v = 0; v < nv; ++v) acc[r][v] += bm;
       }
     }
     if (ep.bias_n != nullptr) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int v = 0; v < nv; ++v) {
         vf bn;
         std::memcpy(&bn, ep.bias_n + col + v * V, sizeof(vf));
-#pragma GCC unroll 8
-        for (int r = 0; r < kGemmMR; ++r) acc[r][v] += bn;
+#pragma GCC unroll 16
+        for (int r = 0; r < mr; ++r) acc[r][v] += bn;
       }
     }
     if (ep.residual != nullptr) {
-#pragma GCC unroll 8
-      for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 16
+      for (int r = 0; r < mr; ++r) {
         const float* rs = ep.residual + (row + r) * ep.ld_residual + col;
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int v = 0; v < nv; ++v) {
           vf o;
           std::memcpy(&o, rs + v * V, sizeof(vf));
@@ -149,16 +165,16 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
     }
     if (ep.post.kind == Activation::relu) {
       const vf zero{};
+#pragma GCC unroll 16
+      for (int r = 0; r < mr; ++r) {
 #pragma GCC unroll 8
-      for (int r = 0; r < kGemmMR; ++r) {
-#pragma GCC unroll 4
         for (int v = 0; v < nv; ++v) acc[r][v] = acc[r][v] > zero ? acc[r][v] : zero;
       }
     } else if (ep.post.kind == Activation::clip) {
       const vf lo = vf{} + ep.post.lo, hi = vf{} + ep.post.hi;
+#pragma GCC unroll 16
+      for (int r = 0; r < mr; ++r) {
 #pragma GCC unroll 8
-      for (int r = 0; r < kGemmMR; ++r) {
-#pragma GCC unroll 4
         for (int v = 0; v < nv; ++v) {
           const vf t = acc[r][v] < lo ? lo : acc[r][v];  // min(max(v, lo), hi), as ONNX Clip
           acc[r][v] = t > hi ? hi : t;
@@ -166,11 +182,12 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
       }
     }
   }
+#pragma GCC unroll 16
+  for (int r = 0; r < mr; ++r) {
 #pragma GCC unroll 8
-  for (int r = 0; r < kGemmMR; ++r) {
-#pragma GCC unroll 4
     for (int v = 0; v < nv; ++v) std::memcpy(c + r * ldc + v * V, &acc[r][v], sizeof(vf));
   }
+  if (last) gelu_rows(ep.post.kind, c, ldc, mr, nv * V);
 }
 
 // Finishes `nr` (a compile-time 16, or fewer at the right edge) columns of one tile row:
@@ -206,6 +223,7 @@ inline __attribute__((always_inline)) void finish_row(float* __restrict t, float
     }
   }
   for (std::int64_t j = 0; j < nr; ++j) crow[j] = t[j];
+  if (last) gelu_rows(ep.post.kind, crow, 0, 1, nr);
 }
 
 // One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K.
@@ -220,27 +238,41 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
     const std::int64_t kc = std::min(kKc, k - k0);
     const bool load_c = k0 != 0 || ep.accumulate;
     const bool last = k0 + kc >= k;
-    for (std::int64_t j = n0; j < n1; j += kGemmNR) {
+    const auto one_tile = [&](std::int64_t i, std::int64_t j) {
       const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
+      const float* ap = pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
       const std::int64_t nr = std::min(kGemmNR, n - j);
-      for (std::int64_t i = m0; i < m1; i += kGemmMR) {
-        const float* ap = pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
-        const std::int64_t mr = std::min(kGemmMR, m - i);
-        if (mr == kGemmMR && nr == kGemmNR) {
-          micro_kernel_store<V>(kc, ap, bp, c + i * ldc + j, ldc, load_c, last, ep, i, j);
-          continue;
-        }
-        micro_kernel_edge<V>(kc, ap, bp, tile, nr);
-        for (std::int64_t r = 0; r < mr; ++r) {
-          float* crow = c + (i + r) * ldc + j;
-          if (nr == kGemmNR) {
-            finish_row(tile + r * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c, last, ep,
-                       i + r, j);
-          } else {
-            finish_row(tile + r * kGemmNR, crow, nr, load_c, last, ep, i + r, j);
-          }
+      const std::int64_t mr = std::min(kGemmMR, m - i);
+      if (mr == kGemmMR && nr == kGemmNR) {
+        micro_kernel_store<V>(kc, ap, 0, bp, 0, c + i * ldc + j, ldc, load_c, last, ep, i, j);
+        return;
+      }
+      micro_kernel_edge<V>(kc, ap, bp, tile, nr);
+      for (std::int64_t r = 0; r < mr; ++r) {
+        float* crow = c + (i + r) * ldc + j;
+        if (nr == kGemmNR) {
+          finish_row(tile + r * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c, last, ep,
+                     i + r, j);
+        } else {
+          finish_row(tile + r * kGemmNR, crow, nr, load_c, last, ep, i + r, j);
         }
       }
+    };
+    for (std::int64_t j = n0; j < n1;) {
+      const bool wide = V == 16 && j + 2 * kGemmNR <= n1;
+      for (std::int64_t i = m0; i < m1;) {
+        if (wide && i + 2 * kGemmMR <= m1) {
+          micro_kernel_store<V, 2, 2>(kc, pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR, k * kGemmMR,
+                                      pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR, k * kGemmNR, c + i * ldc + j,
+                                      ldc, load_c, last, ep, i, j);
+          i += 2 * kGemmMR;
+          continue;
+        }
+        one_tile(i, j);
+        if (wide) one_tile(i, j + kGemmNR);
+        i += kGemmMR;
+      }
+      j += wide ? 2 * kGemmNR : kGemmNR;
     }
     k0 += kc;
   } while (k0 < k);
@@ -266,7 +298,7 @@ inline __attribute__((always_inline)) void gemm_kblock_impl(std::int64_t m, std:
       const std::int64_t nr = std::min(kGemmNR, n - j);
       const std::int64_t col = col0 + j;
       if (mr == kGemmMR && nr == kGemmNR) {
-        micro_kernel_store<V>(kc, ap, bp, c + i * ldc + col, ldc, load_c, last, ep, i, col);
+        micro_kernel_store<V>(kc, ap, 0, bp, 0, c + i * ldc + col, ldc, load_c, last, ep, i, col);
         continue;
       }
       micro_kernel_edge<V>(kc, ap, bp, tile, nr);

@@ -42,6 +42,8 @@ enum class Activation : std::uint8_t {
   none,  ///< identity
   relu,  ///< max(x, 0)
   clip,  ///< min(max(x, lo), hi), e.g. ReLU6 with lo = 0, hi = 6
+  gelu,       ///< x * Phi(x) (exact, through erfc); GEMM epilogues only
+  gelu_tanh,  ///< the tanh approximation of gelu; GEMM epilogues only
 };
 
 /// An activation with its bounds (only `clip` reads them).

@@ -1,0 +1,130 @@
+// Real exported models: torch's ONNX exports of ResNet-50, MobileNetV2 and a BERT-style
+// encoder (opset 13, dynamic batch: Shape/Gather/Concat before Reshape, LayerNorm and GELU
+// decomposed), made by ../shared/models/export_models.py. With batch gears every plan is
+// static (no data-dependent step, no value allocated per run), the arenas stay within an
+// independent liveness bound, and the outputs equal torch's reference at batch 2.
+//
+// The exports come from GE_EXPORTS_DIR when set, else the script runs once into a
+// temporary folder (Debian's python3-torch and python3-torchvision; about 10 s). Without
+// them the test says why and checks nothing.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "ge/compile/compile.hpp"
+#include "ge/onnx.hpp"
+#include "ge/runtime/session.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The folder holding the exports, or nullopt with the reason printed once.
+std::optional<fs::path> exports() {
+  static const std::optional<fs::path> dir = []() -> std::optional<fs::path> {
+    if (const char* env = std::getenv("GE_EXPORTS_DIR")) return fs::path(env);
+    const char* data = std::getenv("GE_TEST_DATA");  // tests/
+    const fs::path script = fs::path(data ? data : "tests") / ".." / ".." / "shared" / "models" / "export_models.py";
+    if (!fs::exists(script)) {
+      MESSAGE("torch exports skipped: no " << script.string());
+      return std::nullopt;
+    }
+    const fs::path out = fs::temp_directory_path() / ("ge_exports_" + std::to_string(::getpid()));
+    fs::create_directories(out);
+    const std::string cmd = "/usr/bin/python3 '" + script.string() + "' '" + out.string() + "' > '" +
+                            (out / "log.txt").string() + "' 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
+      std::ifstream log(out / "log.txt");
+      const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+      MESSAGE("torch exports skipped: the export script failed (python3-torch, python3-torchvision?):\n" << text);
+      return std::nullopt;
+    }
+    return out;
+  }();
+  return dir;
+}
+
+std::vector<std::byte> read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  REQUIRE(f);
+  const std::string chars((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> bytes(chars.size());
+  std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+
+struct Export {
+  const char* name;
+  const char* input;
+  std::vector<std::int64_t> dims;  // without the batch
+  ge::DataType dtype;
+  std::vector<std::int64_t> out_dims;  // at batch 2
+  double bound_b1_mib, bound_b8_mib;   // the independent liveness bound of the issue
+};
+
+std::string dims_text(const std::vector<std::int64_t>& d) {
+  std::string s;
+  for (const auto x : d) s += "," + std::to_string(x);
+  return s;
+}
+
+void check_export(const Export& e) {
+  const auto dir = exports();
+  if (!dir) return;
+  const fs::path file = *dir / (std::string(e.name) + "_dyn.onnx");
+  const auto model = ge::compile(ge::onnx::load(file), {{"ge.inputShape", std::string(e.input) + ":-1" + dims_text(e.dims)},
+                                                        {"ge.dynamicBatchSize", "1,2,8"}});
+  REQUIRE(model->plans().size() == 3);
+  for (const auto& p : model->plans()) {
+    CAPTURE(p->gear);
+    CHECK(p->static_shapes);
+    CHECK(p->data_dependent_steps == 0);
+    CHECK(p->per_run_values == 0);
+  }
+  CHECK(static_cast<double>(model->plans()[0]->arena_bytes()) <= e.bound_b1_mib * (1 << 20));
+  CHECK(static_cast<double>(model->plans()[2]->arena_bytes()) <= e.bound_b8_mib * (1 << 20));
+
+  // torch's reference pair at batch 2.
+  std::vector<std::byte> in = read_file(*dir / (std::string(e.name) + "_ref_in.bin"));
+  const std::vector<std::byte> want_bytes = read_file(*dir / (std::string(e.name) + "_ref_out.bin"));
+  std::vector<std::int64_t> dims{2};
+  dims.insert(dims.end(), e.dims.begin(), e.dims.end());
+  ge::Session s(model, {.threads = 2});
+  const auto r = s.run({ge::TensorView{in.data(), e.dtype, dims}});
+  CHECK(r.gear == 1);
+  REQUIRE(r.outputs[0].dims == e.out_dims);
+  const auto got = r.outputs[0].values<float>();
+  REQUIRE(got.size() * sizeof(float) == want_bytes.size());
+  std::vector<float> want(got.size());
+  std::memcpy(want.data(), want_bytes.data(), want_bytes.size());
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
+  }
+  CHECK(diff <= 1e-4 * scale);
+}
+
+}  // namespace
+
+TEST_CASE("torch export: BERT-style encoder, batch gears 1,2,8: static plans, torch's outputs") {
+  check_export({"bert_tiny", "input_ids", {128}, ge::DataType::i64, {2, 128, 256}, 1.625, 13.0});
+}
+
+TEST_CASE("torch export: MobileNetV2, batch gears 1,2,8: static plans, torch's outputs") {
+  check_export({"mobilenet_v2", "input", {3, 224, 224}, ge::DataType::f32, {2, 1000}, 9.19, 73.5});
+}
+
+TEST_CASE("torch export: ResNet-50, batch gears 1,2,8: static plans, torch's outputs") {
+  check_export({"resnet50", "input", {3, 224, 224}, ge::DataType::f32, {2, 1000}, 9.19, 73.5});
+}

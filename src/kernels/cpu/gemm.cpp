@@ -79,8 +79,9 @@ inline __attribute__((always_inline)) void micro_kernel_edge(std::int64_t kc, co
   micro_kernel<V>(kc, a, b, tile);
 }
 
-// Gelu on `rows` rows of `cols` floats at `c` (row stride `ldc`) just stored, while they
-// are in L1: the map's vector code (vmath) runs per row.
+// Gelu on `rows` rows of `cols` floats at `c` (row stride `ldc`), once a block of the
+// output is final and still in L2: the map's vector code (vmath) runs per block row (a
+// call per tile row cost more than the map).
 inline void gelu_rows(Activation kind, float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols) {
   if (kind != Activation::gelu && kind != Activation::gelu_tanh) return;
   const vm::Map f = kind == Activation::gelu ? vm::Map::gelu : vm::Map::gelu_tanh;
@@ -91,10 +92,11 @@ inline void gelu_rows(Activation kind, float* c, std::int64_t ldc, std::int64_t 
 // columns; 1 x 1 is the plain MR x NR tile) with the store fused: the accumulators get
 // C's old value (`load_c`), then on the last K block the epilogue, in registers, and go
 // straight to C (`c` points at C[row][col]). A panel p starts at `a + p * a_stride`, B
-// panel q at `b + q * b_stride`. AVX-512 runs 2 x 2 (12 x 32: 24 of the 32 zmm registers
+// panel q at `b + q * b_stride`; with `kRowA` A is not packed: row r at `a + r * a_stride`
+// (MLAS-style: no pass over A before the product). AVX-512 runs 2 x 2 (12 x 32: 24 of the 32 zmm registers
 // accumulate, two B loads and twelve broadcasts per 24 FMAs); a 6 x 16 tile there keeps
 // only 6 accumulators, fewer than the FMA units' latency needs.
-template <int V, int MP = 1, int NP = 1>
+template <int V, int MP = 1, int NP = 1, bool kRowA = false>
 inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, const float* a, std::int64_t a_stride,
                                                               const float* b, std::int64_t b_stride, float* c,
                                                               std::int64_t ldc, bool load_c, bool last,
@@ -117,7 +119,7 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
     for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + (v / pv) * b_stride + p * kGemmNR + (v % pv) * V, sizeof(vf));
 #pragma GCC unroll 16
     for (int r = 0; r < mr; ++r) {
-      const float av = a[(r / kGemmMR) * a_stride + p * kGemmMR + r % kGemmMR];
+      const float av = kRowA ? a[r * a_stride + p] : a[(r / kGemmMR) * a_stride + p * kGemmMR + r % kGemmMR];
 #pragma GCC unroll 8
       for (int v = 0; v < nv; ++v) acc[r][v] += av * bv[v];
     }
@@ -187,7 +189,6 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
 #pragma GCC unroll 8
     for (int v = 0; v < nv; ++v) std::memcpy(c + r * ldc + v * V, &acc[r][v], sizeof(vf));
   }
-  if (last) gelu_rows(ep.post.kind, c, ldc, mr, nv * V);
 }
 
 // Finishes `nr` (a compile-time 16, or fewer at the right edge) columns of one tile row:
@@ -223,7 +224,6 @@ inline __attribute__((always_inline)) void finish_row(float* __restrict t, float
     }
   }
   for (std::int64_t j = 0; j < nr; ++j) crow[j] = t[j];
-  if (last) gelu_rows(ep.post.kind, crow, 0, 1, nr);
 }
 
 // One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K.
@@ -238,7 +238,7 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
     const std::int64_t kc = std::min(kKc, k - k0);
     const bool load_c = k0 != 0 || ep.accumulate;
     const bool last = k0 + kc >= k;
-    const auto one_tile = [&](std::int64_t i, std::int64_t j) {
+    const auto one_tile = [&](std::int64_t i, std::int64_t j) __attribute__((always_inline)) {  // inlined: keeps the caller's ISA
       const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
       const float* ap = pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
       const std::int64_t nr = std::min(kGemmNR, n - j);
@@ -276,6 +276,56 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
     }
     k0 += kc;
   } while (k0 < k);
+  gelu_rows(ep.post.kind, c + m0 * ldc + n0, ldc, m1 - m0, n1 - n0);
+}
+
+// One output block as `gemm_block_impl`, A read in place (row-major, row stride `lda`)
+// instead of packed: full tiles read its rows directly; an edge tile (fewer than MR rows
+// or NR columns) packs its MR x kc slice of A first and goes through the edge kernel.
+template <int V>
+inline __attribute__((always_inline)) void gemm_block_rowa_impl(std::int64_t m, std::int64_t n, std::int64_t k,
+                                                                std::int64_t m0, std::int64_t m1, std::int64_t n0,
+                                                                std::int64_t n1, const float* a, std::int64_t lda,
+                                                                const float* pb, float* c, std::int64_t ldc,
+                                                                const GemmEpilogue& ep) {
+  alignas(64) float tile[kGemmMR * kGemmNR];
+  alignas(64) float slice[kGemmMR * kKc];
+  std::int64_t k0 = 0;
+  do {
+    const std::int64_t kc = std::min(kKc, k - k0);
+    const bool load_c = k0 != 0 || ep.accumulate;
+    const bool last = k0 + kc >= k;
+    const auto one_tile = [&](std::int64_t i, std::int64_t j) __attribute__((always_inline)) {  // inlined: keeps the caller's ISA
+      const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
+      const std::int64_t nr = std::min(kGemmNR, n - j);
+      const std::int64_t mr = std::min(kGemmMR, m - i);
+      if (mr == kGemmMR && nr == kGemmNR) {
+        micro_kernel_store<V, 1, 1, true>(kc, a + i * lda + k0, lda, bp, 0, c + i * ldc + j, ldc, load_c, last, ep, i, j);
+        return;
+      }
+      for (std::int64_t p = 0; p < kc; ++p)
+        for (std::int64_t r = 0; r < kGemmMR; ++r) slice[p * kGemmMR + r] = r < mr ? a[(i + r) * lda + k0 + p] : 0.0f;
+      micro_kernel_edge<V>(kc, slice, bp, tile, nr);
+      for (std::int64_t r = 0; r < mr; ++r) finish_row(tile + r * kGemmNR, c + (i + r) * ldc + j, nr, load_c, last, ep, i + r, j);
+    };
+    for (std::int64_t j = n0; j < n1;) {
+      const bool wide = V == 16 && j + 2 * kGemmNR <= n1;
+      for (std::int64_t i = m0; i < m1;) {
+        if (wide && i + 2 * kGemmMR <= m1) {
+          micro_kernel_store<V, 2, 2, true>(kc, a + i * lda + k0, lda, pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR,
+                                            k * kGemmNR, c + i * ldc + j, ldc, load_c, last, ep, i, j);
+          i += 2 * kGemmMR;
+          continue;
+        }
+        one_tile(i, j);
+        if (wide) one_tile(i, j + kGemmNR);
+        i += kGemmMR;
+      }
+      j += wide ? 2 * kGemmNR : kGemmNR;
+    }
+    k0 += kc;
+  } while (k0 < k);
+  gelu_rows(ep.post.kind, c + m0 * ldc + n0, ldc, m1 - m0, n1 - n0);
 }
 
 // One K block [k0, k0 + kc) of rows [m0, m1) x the `n` columns of a B block packed by the
@@ -307,6 +357,7 @@ inline __attribute__((always_inline)) void gemm_kblock_impl(std::int64_t m, std:
       }
     }
   }
+  if (last) gelu_rows(ep.post.kind, c + m0 * ldc + col0, ldc, m1 - m0, n);
 }
 
 using KBlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
@@ -354,6 +405,34 @@ void gemm_block_base(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(4); }
 __attribute__((target("avx2,fma"))) void gemm_block_avx2(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(8); }
 __attribute__((target("avx512f,avx2,fma"))) void gemm_block_avx512(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(16); }
 #endif
+
+using RowABlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                             std::int64_t, const float*, std::int64_t, const float*, float*, std::int64_t,
+                             const GemmEpilogue&);
+
+#define GE_GEMM_ROWA_ARGS                                                                                         \
+  std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0,              \
+      std::int64_t n1, const float *a, std::int64_t lda, const float *pb, float *c, std::int64_t ldc,             \
+      const GemmEpilogue &ep
+#define GE_GEMM_ROWA_CALL(V) gemm_block_rowa_impl<V>(m, n, k, m0, m1, n0, n1, a, lda, pb, c, ldc, ep)
+
+void gemm_rowa_base(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(4); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) void gemm_rowa_avx2(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(8); }
+__attribute__((target("avx512f,avx2,fma"))) void gemm_rowa_avx512(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(16); }
+#endif
+
+RowABlockFn pick_rowa() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return gemm_rowa_avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_rowa_avx2;
+#endif
+  return gemm_rowa_base;
+}
+
+const RowABlockFn gemm_rowa_block = pick_rowa();
 
 // The widest block kernel this CPU runs, chosen once.
 BlockFn pick_block() {
@@ -446,11 +525,13 @@ void pack_b(std::int64_t k, std::int64_t n, const float* b, std::int64_t ldb, bo
   });
 }
 
-void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* packed_a, const float* packed_b,
-                 float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel) {
-  if (m <= 0 || n <= 0) return;
-  // Output blocks: whole MR/NR multiples. M up to 1.5 kMc stays one block; blocks shrink
-  // until every thread of the arena gets about two.
+namespace {
+
+// Splits the m x n output into blocks (whole MR/NR multiples; M up to 1.5 kMc stays one
+// block; blocks shrink until every thread of the arena gets about two) and runs
+// `block(m0, m1, n0, n1)` over them, in parallel unless the product is small.
+template <class Block>
+void for_blocks(std::int64_t m, std::int64_t n, std::int64_t k, bool parallel, const Block& block) {
   std::int64_t mc = m <= kMc + kMc / 2 ? m : kMc;
   std::int64_t nc = kNc;
   const std::int64_t want = parallel ? 2 * static_cast<std::int64_t>(tbb::this_task_arena::max_concurrency()) : 1;
@@ -464,16 +545,13 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* pa
       break;
     }
   }
-  const std::int64_t mblocks = (m + mc - 1) / mc;
   const std::int64_t nblocks = (n + nc - 1) / nc;
-  const std::int64_t tasks = mblocks * nblocks;
+  const std::int64_t tasks = ((m + mc - 1) / mc) * nblocks;
   auto run = [&](std::int64_t tb, std::int64_t te) {
     for (std::int64_t t = tb; t < te; ++t) {
-      const std::int64_t mi = t / nblocks;
-      const std::int64_t ni = t % nblocks;
-      const std::int64_t m0 = mi * mc;
-      const std::int64_t n0 = ni * nc;
-      gemm_block(m, n, k, m0, std::min(m, m0 + mc), n0, std::min(n, n0 + nc), packed_a, packed_b, c, ldc, ep);
+      const std::int64_t m0 = t / nblocks * mc;
+      const std::int64_t n0 = t % nblocks * nc;
+      block(m0, std::min(m, m0 + mc), n0, std::min(n, n0 + nc));
     }
   };
   const std::int64_t flops = 2 * m * n * std::max<std::int64_t>(k, 1);
@@ -482,6 +560,24 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* pa
   } else {
     parallel_for(tasks, 1, run);
   }
+}
+
+}  // namespace
+
+void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* packed_a, const float* packed_b,
+                 float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel) {
+  if (m <= 0 || n <= 0) return;
+  for_blocks(m, n, k, parallel, [&](std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1) {
+    gemm_block(m, n, k, m0, m1, n0, n1, packed_a, packed_b, c, ldc, ep);
+  });
+}
+
+void gemm_rowmajor_a(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                     const float* packed_b, float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel) {
+  if (m <= 0 || n <= 0) return;
+  for_blocks(m, n, k, parallel, [&](std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1) {
+    gemm_rowa_block(m, n, k, m0, m1, n0, n1, a, lda, packed_b, c, ldc, ep);
+  });
 }
 
 void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a, std::int64_t lda, bool trans_a,
@@ -593,9 +689,7 @@ void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, co
   check_dims("MatMul", "Y", y, expect);
   const std::int64_t m = product(a.dims, 0, a.rank() - 1);
   if (m == 0 || b.n == 0) return;
-  Scratch pa(packed_a_size(m, b.k));
-  pack_a(m, b.k, a.as<const float>(), b.k, false, 1.0f, pa.data());
-  gemm_packed(m, b.n, b.k, pa.data(), b.panels.data(), y.as<float>(), b.n, ep);
+  gemm_rowmajor_a(m, b.n, b.k, a.as<const float>(), b.k, b.panels.data(), y.as<float>(), b.n, ep);
 }
 
 void gemm(const GemmParams& p, const TensorView& a, const TensorView& b, const TensorView* c, const TensorView& y) {

@@ -78,6 +78,11 @@ void pack_b(std::int64_t k, std::int64_t n, const float* b, std::int64_t ldb, bo
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* packed_a, const float* packed_b,
                  float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel = true);
 
+/// The same product with A not packed: row-major, row stride `lda` (`a[i*lda + p]`),
+/// read in place by the micro-kernel (edge tiles pack their small slice of A).
+void gemm_rowmajor_a(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                     const float* packed_b, float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel = true);
+
 /// One K block of a product whose B the caller packs block by block (conv packs its
 /// image patches straight into B blocks): for rows `[m0, m1)` of C (`m0` a multiple of
 /// MR; `m`: all rows of A) and the `n` columns of `b_block`,

@@ -194,6 +194,15 @@ GE_AVX2_TARGET float exp_shift_sum_avx2(const float* x, float* y, std::int64_t n
   return exp_shift_sum_impl<8>(x, y, n, shift);
 }
 GE_AVX2_TARGET void scale_avx2(float* y, std::int64_t n, float k) { scale_impl<8>(y, n, k); }
+// AVX-512: the same code over 16 lanes (the Gelu after BERT's first MLP product took 8%
+// of a run over 8).
+#define GE_AVX512_TARGET __attribute__((target("avx512f,avx2,fma")))
+GE_AVX512_TARGET void map_avx512(Map f, const float* x, float* y, std::int64_t n) { map_impl<16>(f, x, y, n); }
+GE_AVX512_TARGET float max_avx512(const float* x, std::int64_t n) { return max_impl<16>(x, n); }
+GE_AVX512_TARGET float exp_shift_sum_avx512(const float* x, float* y, std::int64_t n, float shift) {
+  return exp_shift_sum_impl<16>(x, y, n, shift);
+}
+GE_AVX512_TARGET void scale_avx512(float* y, std::int64_t n, float k) { scale_impl<16>(y, n, k); }
 #endif
 
 bool detect_avx2() noexcept {
@@ -206,6 +215,16 @@ bool detect_avx2() noexcept {
 
 const bool kAvx2 = detect_avx2();
 
+bool detect_avx512() noexcept {
+#ifdef GE_VM_AVX2
+  return kAvx2 && __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+const bool kAvx512 = detect_avx512();
+
 }  // namespace
 
 bool avx2() noexcept { return kAvx2; }
@@ -217,6 +236,7 @@ float erfc(float x) noexcept {
 
 void map(Map f, const float* x, float* y, std::int64_t n) noexcept {
 #ifdef GE_VM_AVX2
+  if (kAvx512) return map_avx512(f, x, y, n);
   if (kAvx2) return map_avx2(f, x, y, n);
 #endif
   map_impl<4>(f, x, y, n);
@@ -224,6 +244,7 @@ void map(Map f, const float* x, float* y, std::int64_t n) noexcept {
 
 float max(const float* x, std::int64_t n) noexcept {
 #ifdef GE_VM_AVX2
+  if (kAvx512) return max_avx512(x, n);
   if (kAvx2) return max_avx2(x, n);
 #endif
   return max_impl<4>(x, n);
@@ -231,6 +252,7 @@ float max(const float* x, std::int64_t n) noexcept {
 
 float exp_shift_sum(const float* x, float* y, std::int64_t n, float shift) noexcept {
 #ifdef GE_VM_AVX2
+  if (kAvx512) return exp_shift_sum_avx512(x, y, n, shift);
   if (kAvx2) return exp_shift_sum_avx2(x, y, n, shift);
 #endif
   return exp_shift_sum_impl<4>(x, y, n, shift);
@@ -238,6 +260,7 @@ float exp_shift_sum(const float* x, float* y, std::int64_t n, float shift) noexc
 
 void scale(float* y, std::int64_t n, float k) noexcept {
 #ifdef GE_VM_AVX2
+  if (kAvx512) return scale_avx512(y, n, k);
   if (kAvx2) return scale_avx2(y, n, k);
 #endif
   scale_impl<4>(y, n, k);

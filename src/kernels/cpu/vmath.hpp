@@ -1,8 +1,8 @@
 #pragma once
 // Private to the CPU kernels: the float maps and row operations whose scalar code the
 // compiler will not vectorise (exp, erfc, tanh with their selects), written once over
-// GCC vector types and compiled twice: for AVX2 + FMA (8 lanes) and for the x86-64
-// baseline (4 lanes), picked once per process by what the CPU runs.
+// GCC vector types and compiled three times: for AVX-512 (16 lanes), AVX2 + FMA (8 lanes)
+// and the x86-64 baseline (4 lanes), picked once per process by what the CPU runs.
 
 #include <cstdint>
 

@@ -15,6 +15,20 @@
 namespace ge::cpu {
 namespace {
 
+// AVX-512 code is built for F + DQ + BW + VL (every AVX-512 CPU since Skylake-X and Zen 4):
+// without DQ, GCC turns a compare's mask into a vector select lane by lane.
+#define GE_AVX512_ISA "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"
+
+bool avx512_usable() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#else
+  return false;
+#endif
+}
+
 static_assert(kGemmNR == 16 && kGemmMR == 6, "the micro-kernel below is written for 6x16 tiles");
 
 constexpr std::int64_t kKc = 256;  // K block: a 16-column B panel slice (16 KiB) stays in L1
@@ -375,7 +389,7 @@ void gemm_kblock_base(GE_GEMM_KBLOCK_ARGS) { GE_GEMM_KBLOCK_CALL(4); }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2,fma"))) void gemm_kblock_avx2(GE_GEMM_KBLOCK_ARGS) { GE_GEMM_KBLOCK_CALL(8); }
-__attribute__((target("avx512f,avx2,fma"))) void gemm_kblock_avx512(GE_GEMM_KBLOCK_ARGS) {
+__attribute__((target(GE_AVX512_ISA))) void gemm_kblock_avx512(GE_GEMM_KBLOCK_ARGS) {
   GE_GEMM_KBLOCK_CALL(16);
 }
 #endif
@@ -383,7 +397,7 @@ __attribute__((target("avx512f,avx2,fma"))) void gemm_kblock_avx512(GE_GEMM_KBLO
 KBlockFn pick_kblock() {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return gemm_kblock_avx512;
+  if (avx512_usable()) return gemm_kblock_avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_kblock_avx2;
 #endif
   return gemm_kblock_base;
@@ -403,7 +417,7 @@ void gemm_block_base(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(4); }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2,fma"))) void gemm_block_avx2(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(8); }
-__attribute__((target("avx512f,avx2,fma"))) void gemm_block_avx512(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(16); }
+__attribute__((target(GE_AVX512_ISA))) void gemm_block_avx512(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(16); }
 #endif
 
 using RowABlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
@@ -420,13 +434,13 @@ void gemm_rowa_base(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(4); }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2,fma"))) void gemm_rowa_avx2(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(8); }
-__attribute__((target("avx512f,avx2,fma"))) void gemm_rowa_avx512(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(16); }
+__attribute__((target(GE_AVX512_ISA))) void gemm_rowa_avx512(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(16); }
 #endif
 
 RowABlockFn pick_rowa() {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return gemm_rowa_avx512;
+  if (avx512_usable()) return gemm_rowa_avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_rowa_avx2;
 #endif
   return gemm_rowa_base;
@@ -438,7 +452,7 @@ const RowABlockFn gemm_rowa_block = pick_rowa();
 BlockFn pick_block() {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return gemm_block_avx512;
+  if (avx512_usable()) return gemm_block_avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_block_avx2;
 #endif
   return gemm_block_base;

@@ -138,22 +138,61 @@ GE_VM_INLINE void map_impl(Map f, const float* x, float* y, std::int64_t n) {
   }
 }
 
+// The largest lane of `m` (NaN where one is NaN), halving the vector: extracting lanes
+// one by one cost more than the row's loop (softmax rows of 128).
+template <int W>
+GE_VM_INLINE float reduce_max(typename Vec<W>::F m) {
+  if constexpr (W <= 4) {  // below 128 bits GCC lowers vector compares lane by lane, and the loop with them
+    float out = m[0];
+    for (int j = 1; j < W; ++j) out = m[j] > out || m[j] != m[j] ? m[j] : out;
+    return out;
+  } else {
+    using H = typename Vec<W / 2>::F;
+    H lo, hi;
+    std::memcpy(&lo, &m, sizeof lo);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&m) + sizeof lo, sizeof hi);
+    return reduce_max<W / 2>(((lo > hi) | (lo != lo)) ? lo : hi);
+  }
+}
+
+// The sum of the lanes of `s`, halving the vector.
+template <int W>
+GE_VM_INLINE float reduce_sum(typename Vec<W>::F s) {
+  if constexpr (W <= 4) {
+    float out = 0.0f;
+    for (int j = 0; j < W; ++j) out += s[j];
+    return out;
+  } else {
+    using H = typename Vec<W / 2>::F;
+    H lo, hi;
+    std::memcpy(&lo, &s, sizeof lo);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&s) + sizeof lo, sizeof hi);
+    return reduce_sum<W / 2>(lo + hi);
+  }
+}
+
 template <int W>
 GE_VM_INLINE float max_impl(const float* x, std::int64_t n) {
   using F = typename Vec<W>::F;
+  using I = decltype(F{} != F{});
+  // The max and, apart, whether a NaN was seen: one select per vector (the two tests
+  // folded into one select came out lane by lane).
   F m = splat<F>(x[0]);
+  I nan{};
   std::int64_t i = 0;
   for (; i + W <= n; i += W) {
     const F v = load<F>(x + i);
-    m = v > m || v != v ? v : m;
+    m = v > m ? v : m;
+    nan |= v != v;
   }
   if (i < n) {
     const F v = load_part<F>(x + i, n - i, x[0]);
-    m = v > m || v != v ? v : m;
+    m = v > m ? v : m;
+    nan |= v != v;
   }
-  float out = m[0];
-  for (int j = 1; j < W; ++j) out = m[j] > out || m[j] != m[j] ? m[j] : out;
-  return out;
+  for (int j = 0; j < W; ++j)
+    if (nan[j] != 0) return std::numeric_limits<float>::quiet_NaN();
+  return reduce_max<W>(m);
 }
 
 template <int W>
@@ -172,9 +211,7 @@ GE_VM_INLINE float exp_shift_sum_impl(const float* x, float* y, std::int64_t n, 
     std::memcpy(y + i, &e, static_cast<std::size_t>(n - i) * sizeof(float));
     s += e;  // the filled lanes are e^-inf = 0
   }
-  float out = 0.0f;
-  for (int j = 0; j < W; ++j) out += s[j];
-  return out;
+  return reduce_sum<W>(s);
 }
 
 template <int W>
@@ -196,7 +233,8 @@ GE_AVX2_TARGET float exp_shift_sum_avx2(const float* x, float* y, std::int64_t n
 GE_AVX2_TARGET void scale_avx2(float* y, std::int64_t n, float k) { scale_impl<8>(y, n, k); }
 // AVX-512: the same code over 16 lanes (the Gelu after BERT's first MLP product took 8%
 // of a run over 8).
-#define GE_AVX512_TARGET __attribute__((target("avx512f,avx2,fma")))
+// F + DQ + BW + VL: without DQ, GCC turns a compare's mask into a select lane by lane.
+#define GE_AVX512_TARGET __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
 GE_AVX512_TARGET void map_avx512(Map f, const float* x, float* y, std::int64_t n) { map_impl<16>(f, x, y, n); }
 GE_AVX512_TARGET float max_avx512(const float* x, std::int64_t n) { return max_impl<16>(x, n); }
 GE_AVX512_TARGET float exp_shift_sum_avx512(const float* x, float* y, std::int64_t n, float shift) {
@@ -217,7 +255,8 @@ const bool kAvx2 = detect_avx2();
 
 bool detect_avx512() noexcept {
 #ifdef GE_VM_AVX2
-  return kAvx2 && __builtin_cpu_supports("avx512f");
+  return kAvx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 #else
   return false;
 #endif

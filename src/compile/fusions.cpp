@@ -1,7 +1,8 @@
 // Fusions of what ONNX exporters decompose: LayerNormalization (opset < 17 spells it as
-// ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add), Gelu (Div/Erf/Add/Mul/Mul), and
+// ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add), Gelu (Div/Erf/Add/Mul/Mul),
 // MatMul by constant weights with its bias Add, activation and residual Add folded into
-// the product's epilogue (FusedMatMul). Each pattern is matched on the graph's structure
+// the product's epilogue (FusedMatMul), and attention (MatMul, Softmax, MatMul with the
+// scaling and the transposes around them) into FusedAttention. Each pattern is matched on the graph's structure
 // (ops, edges, constants), never on names, and only where the fused op computes the
 // same function: the constants must be the ones the formula needs (within 1e-4
 // relative), the axes the last dim, every intermediate value read by the pattern only.
@@ -315,6 +316,112 @@ Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats) {
     mm.outputs = {out};
     mm.attrs = {};
     if (!activation.empty()) mm.attrs.emplace("activation", activation);
+  }
+  Graph out = w.emit(s.pass);
+  report(stats, std::move(s));
+  return out;
+}
+
+namespace {
+
+// The node producing `v` (alive), or nullptr.
+WNode* producer_of(Work& w, ValueId v) {
+  for (WNode& n : w.nodes)
+    if (n.alive && n.outputs.size() == 1 && n.outputs[0] == v) return &n;
+  return nullptr;
+}
+
+// A rank-3 Transpose with constant perm `perm` whose output only `reader` reads.
+bool is_transpose(const Work& w, const Matcher& m, const WNode* t, const WNode* reader, std::vector<std::int64_t> perm) {
+  if (t == nullptr || t->op != "Transpose" || t->inputs.size() != 1 || m.sole(t->outputs[0]) != reader) return false;
+  const auto it = t->attrs.find("perm");
+  const Shape& s = w.desc(t->inputs[0]).shape;
+  return it != t->attrs.end() && it->second.as_ints() == perm && s.rank_known() && s.rank() == 3;
+}
+
+bool rank3_f32(const Work& w, ValueId v) {
+  const TensorDesc& d = w.desc(v);
+  return d.dtype == DataType::f32 && d.shape.rank_known() && d.shape.rank() == 3;
+}
+
+}  // namespace
+
+Graph fuse_attention(const Graph& g, PassStats* stats) {
+  g.validate();
+  Work w(g);
+  PassStats s{.pass = "fuse_attention"};
+  Matcher m(w);
+  for (const std::size_t i : w.order) {
+    WNode& sm = w.nodes[i];
+    if (!sm.alive || sm.op != "Softmax" || sm.inputs.size() != 1 || sm.outputs.size() != 1) continue;
+    const auto axis = attr_of(sm, "axis");
+    if (!axis || (axis->as_int() != -1 && axis->as_int() != 2) || !rank3_f32(w, sm.inputs[0])) continue;
+    WNode* scores = producer_of(w, sm.inputs[0]);
+    WNode* out = m.sole_op(sm.outputs[0], "MatMul", 2);
+    if (scores == nullptr || scores->op != "MatMul" || scores->inputs.size() != 2 || m.sole(scores->outputs[0]) != &sm ||
+        out == nullptr || out->inputs[0] != sm.outputs[0] || !rank3_f32(w, out->outputs[0]))
+      continue;
+    std::vector<WNode*> gone{scores, &sm, out};
+    // Q: [Transpose [1,0,2] of an sbd tensor] [scaled by a constant].
+    ValueId q = scores->inputs[0];
+    double scale = 1.0;
+    const WNode* q_reader = scores;
+    WNode* qs = producer_of(w, q);
+    if (qs != nullptr && (qs->op == "Div" || qs->op == "Mul") && qs->inputs.size() == 2 && m.sole(q) == scores) {
+      const auto c = m.scalar(qs->inputs[1]);
+      if (c && *c != 0.0) {
+        scale = qs->op == "Div" ? 1.0 / *c : *c;
+        gone.push_back(qs);
+        q = qs->inputs[0];
+        q_reader = qs;
+      }
+    }
+    std::string q_layout = "bsd";
+    WNode* qt = producer_of(w, q);
+    if (is_transpose(w, m, qt, q_reader, {1, 0, 2})) {
+      q = qt->inputs[0];
+      q_layout = "sbd";
+      gone.push_back(qt);
+    }
+    // K^T: a Transpose [1,2,0] of an sbd K, or [0,2,1] of a bsd one.
+    WNode* kt = producer_of(w, scores->inputs[1]);
+    std::string k_layout;
+    if (is_transpose(w, m, kt, scores, {1, 2, 0})) k_layout = "sbd";
+    else if (is_transpose(w, m, kt, scores, {0, 2, 1})) k_layout = "bsd";
+    else continue;
+    gone.push_back(kt);
+    // V: [Transpose [1,0,2] of an sbd tensor].
+    ValueId v = out->inputs[1];
+    std::string v_layout = "bsd";
+    WNode* vt = producer_of(w, v);
+    if (is_transpose(w, m, vt, out, {1, 0, 2})) {
+      v = vt->inputs[0];
+      v_layout = "sbd";
+      gone.push_back(vt);
+    }
+    // The output: [Transpose [1,0,2] back to sbd].
+    ValueId y = out->outputs[0];
+    std::string out_layout = "bsd";
+    WNode* yt = m.sole(y);
+    if (yt != nullptr && yt->op == "Transpose" && yt->inputs.size() == 1 && yt->outputs.size() == 1 &&
+        yt->attrs.count("perm") != 0 && yt->attrs.at("perm").as_ints() == std::vector<std::int64_t>{1, 0, 2}) {
+      y = yt->outputs[0];
+      out_layout = "sbd";
+      gone.push_back(yt);
+    }
+    if (!rank3_f32(w, q) || !rank3_f32(w, kt->inputs[0]) || !rank3_f32(w, v)) continue;
+    const ValueId k = kt->inputs[0];
+    WNode& fused = *scores;
+    for (WNode* n : gone)
+      if (n != &fused) n->alive = false;
+    s.nodes_removed += gone.size();
+    ++s.nodes_added;
+    fused.name = out->name;
+    fused.op = "FusedAttention";
+    fused.inputs = {q, k, v};
+    fused.outputs = {y};
+    fused.attrs = {{"scale", scale}, {"q_layout", q_layout}, {"k_layout", k_layout}, {"v_layout", v_layout},
+                   {"out_layout", out_layout}};
   }
   Graph out = w.emit(s.pass);
   report(stats, std::move(s));

@@ -220,3 +220,62 @@ TEST_CASE("FusedMatMul with an activation and a residual computes act(A B + bias
   const auto in = ge::test::random_inputs(plain);
   CHECK(ge::test::relative_error(ge::test::run(fused, in), ge::test::run(plain, in)) <= 1e-5);
 }
+
+namespace {
+
+// Attention as torch's nn.MultiheadAttention exports it: [seq, batch*heads, dim] values,
+// Q and V through Transpose [1,0,2], K^T through [1,2,0], Q divided by sqrt(dim), the
+// output transposed back.
+Graph attention_graph(bool torch_layout, double divisor = 8.0, std::int64_t softmax_axis = -1) {
+  GraphBuilder b;
+  const char* shape = torch_layout ? "5,6,8" : "6,5,8";  // [seq, batch, dim] or [batch, seq, dim]
+  const Value q = b.input("q", DataType::f32, shape);
+  const Value k = b.input("k", DataType::f32, shape);
+  const Value v = b.input("v", DataType::f32, shape);
+  const auto t = [&](Value x, std::vector<std::int64_t> perm) { return b.op("Transpose", {x}, {{"perm", perm}}); };
+  const Value qs = b.op("Div", {torch_layout ? t(q, {1, 0, 2}) : q, b.scalar(divisor)});
+  const Value s = b.op("MatMul", {qs, torch_layout ? t(k, {1, 2, 0}) : t(k, {0, 2, 1})});
+  const Value p = b.op("Softmax", {s}, {{"axis", softmax_axis}});
+  const Value o = b.op("MatMul", {p, torch_layout ? t(v, {1, 0, 2}) : v}, {}, "context");
+  b.output(torch_layout ? t(o, {1, 0, 2}) : o);
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("fuse_attention: MatMul, Softmax, MatMul with the scale and torch's transposes, in either layout") {
+  for (const bool torch_layout : {true, false}) {
+    CAPTURE(torch_layout);
+    const Graph g = attention_graph(torch_layout);
+    ge::PassStats st;
+    const Graph f = ge::fuse_attention(g, &st);
+    REQUIRE(f.nodes().size() == 1);
+    const ge::Node& n = f.nodes()[0];
+    CHECK(n.op == "FusedAttention");
+    CHECK(n.attrs.at("scale").as_float() == doctest::Approx(0.125));
+    CHECK(n.attrs.at("q_layout").as_string() == (torch_layout ? "sbd" : "bsd"));
+    CHECK(n.attrs.at("k_layout").as_string() == (torch_layout ? "sbd" : "bsd"));
+    CHECK(n.attrs.at("out_layout").as_string() == (torch_layout ? "sbd" : "bsd"));
+    check_same(g, f, 1e-5);
+  }
+  // Softmax over another axis is another function.
+  const Graph other = attention_graph(true, 8.0, 1);
+  check_unchanged(other, ge::fuse_attention(other));
+}
+
+TEST_CASE("FusedAttention refuses inputs that do not fit") {
+  const auto build = [](const char* q, const char* k, const char* v) {
+    GraphBuilder b;
+    (void)b.op("FusedAttention", {b.input("q", DataType::f32, q), b.input("k", DataType::f32, k),
+                                  b.input("v", DataType::f32, v)});
+  };
+  ge::test::expect_error([&] { build("2,5,8", "2,5,4", "2,5,8"); }, ge::Errc::bad_op_inputs, {"feature dims"});
+  ge::test::expect_error([&] { build("2,5,8", "3,5,8", "3,5,8"); }, ge::Errc::bad_op_inputs, {"batches"});
+  ge::test::expect_error([&] { build("2,5,8", "2,6,8", "2,5,8"); }, ge::Errc::bad_op_inputs, {"sequence lengths"});
+  ge::test::expect_error([&] { build("2,5,8,1", "2,5,8", "2,5,8"); }, ge::Errc::bad_op_inputs, {"rank 3"});
+  // A shape range fits, and the output keeps it.
+  GraphBuilder b;
+  const Value y = b.op("FusedAttention", {b.input("q", DataType::f32, "1~4,5,8"), b.input("k", DataType::f32, "1~4,7,8"),
+                                          b.input("v", DataType::f32, "1~4,7,3")});
+  CHECK(b.graph().value(y.id()).desc.shape.to_string() == "1~4,5,3");
+}

@@ -530,16 +530,17 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   const Graph g = ge::models::resnet50("1,3,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 7);
+  REQUIRE(stats.size() == 8);
   CHECK(stats[0].pass == "fold_constants");
   CHECK(stats[1].pass == "fold_batch_norm");
   CHECK(stats[1].nodes_removed == 53);
   CHECK(stats[2].pass == "fuse_layer_norm");
   CHECK(stats[3].pass == "fuse_gelu");
-  CHECK(stats[4].pass == "fuse_activations");
-  CHECK(stats[4].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
-  CHECK(stats[5].pass == "fuse_matmul_epilogue");
-  CHECK(stats[6].pass == "remove_dead_code");
+  CHECK(stats[4].pass == "fuse_attention");
+  CHECK(stats[5].pass == "fuse_activations");
+  CHECK(stats[5].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
+  CHECK(stats[6].pass == "fuse_matmul_epilogue");
+  CHECK(stats[7].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);

@@ -84,8 +84,19 @@ struct PassStats {
 /// the product's epilogue.
 [[nodiscard]] Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats = nullptr);
 
+/// Fuses scaled dot-product attention into one `FusedAttention` (named as the second
+/// MatMul): `MatMul(Q', K^T)`, `Softmax` over the last axis, `MatMul(P, V')` on rank-3
+/// f32 values, where Q' may be Q divided or multiplied by a constant scalar, K^T is a
+/// Transpose of K ([0,2,1] of [batch, seq, dim], or [1,2,0] of [seq, batch, dim] as
+/// torch's multi-head attention exports it), and Q, V and the output may each come
+/// through a Transpose [1,0,2] from or to [seq, batch, dim]: the kernel reads and writes
+/// those layouts in place, and keeps one batch's scores at a time. Every intermediate
+/// value is read by the pattern only.
+[[nodiscard]] Graph fuse_attention(const Graph& g, PassStats* stats = nullptr);
+
 /// Every pass in order: `fold_constants`, `fold_batch_norm`, `fuse_layer_norm`,
-/// `fuse_gelu`, `fuse_activations`, `fuse_matmul_epilogue`, `remove_dead_code`.
+/// `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,
+/// `remove_dead_code`.
 /// `stats`, when given, gets one entry per pass (appended).
 [[nodiscard]] Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
 

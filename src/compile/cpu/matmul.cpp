@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
+#include "kernels/cpu/attention.hpp"
 #include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gemm.hpp"
 
@@ -135,9 +136,25 @@ std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
   }, {1, 2});
 }
 
+std::shared_ptr<const Kernel> make_fused_attention(const KernelRequest& r) {
+  const InferContext& c = r.context;
+  const auto layout = [&](const char* name) { return c.s(name) == "sbd" ? cpu::Layout::sbd : cpu::Layout::bsd; };
+  const cpu::AttentionParams p{.scale = static_cast<float>(c.f("scale")),
+                               .q = layout("q_layout"),
+                               .k = layout("k_layout"),
+                               .v = layout("v_layout"),
+                               .out = layout("out_layout")};
+  return make_kernel("cpu.fused_attention", [p](Views in, Views out) { cpu::attention(p, in[0], in[1], in[2], out[0]); });
+}
+
 }  // namespace
 
 void register_cpu_matmul(KernelRegistry& r) {
+  r.add({.op = "FusedAttention",
+         .name = "cpu.fused_attention",
+         .engines = engines(Engine::vector, Engine::host),
+         .fits = all_f32,
+         .make = make_fused_attention});
   r.add({.op = "FusedMatMul",
          .name = "cpu.fused_matmul",
          .engines = engines(Engine::vector, Engine::host),

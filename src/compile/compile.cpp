@@ -234,6 +234,20 @@ std::shared_ptr<const Kernel> plan_kernel(const PlanInputs& in, const detail::Sp
   }
 }
 
+// Shape work: a step the host engine can run whose outputs are all small integer
+// tensors (at most 64 elements: the Shape -> Gather -> Concat arithmetic before a
+// Reshape that stays at run time in range plans). It runs on the host engine, so that
+// with AC_PARALLEL_ENABLE it gets the host stream, beside the vector engine's work.
+bool shape_work(const OpSchema& schema, const Node& node, const detail::Specialized& sp) {
+  if (!schema.engines.has(Engine::host) || node.outputs.empty()) return false;
+  return std::all_of(node.outputs.begin(), node.outputs.end(), [&](ValueId v) {
+    const TensorDesc& d = sp.desc[v];
+    if ((d.dtype != DataType::i64 && d.dtype != DataType::i32) || !d.shape.rank_known()) return false;
+    const Dim n = element_count(d.shape);
+    return n.is_bounded() && n.hi() <= 64;
+  });
+}
+
 std::shared_ptr<const Plan> build_plan(const PlanInputs& in, const std::vector<Shape>& input_shapes, std::int32_t gear) {
   const Graph& g = in.graph;
   auto plan = std::make_shared<Plan>();
@@ -281,7 +295,8 @@ std::shared_ptr<const Plan> build_plan(const PlanInputs& in, const std::vector<S
     step.schema = &ops.find(node.op);
     step.attrs = node.attrs;
     step.kernel = plan_kernel(in, sp, n);
-    step.engine = step.schema->engines.has(Engine::vector) ? Engine::vector : Engine::host;
+    step.engine = step.schema->engines.has(Engine::vector) && !shape_work(*step.schema, node, sp) ? Engine::vector
+                                                                                                 : Engine::host;
     for (const ValueId v : node.inputs) {
       step.inputs.push_back(v == no_value ? -1 : value_of(v));
       if (v != no_value) plan->values[static_cast<std::size_t>(index[v])].readers.push_back(s);

@@ -24,6 +24,7 @@
 #include "ge/compile/compile.hpp"
 #include "ge/onnx.hpp"
 #include "ge/runtime/session.hpp"
+#include "ge/runtime/trace.hpp"
 
 namespace fs = std::filesystem;
 
@@ -127,4 +128,43 @@ TEST_CASE("torch export: MobileNetV2, batch gears 1,2,8: static plans, torch's o
 
 TEST_CASE("torch export: ResNet-50, batch gears 1,2,8: static plans, torch's outputs") {
   check_export({"resnet50", "input", {3, 224, 224}, ge::DataType::f32, {2, 1000}, 9.19, 73.5});
+}
+
+TEST_CASE("torch export: BERT over a shape range with AC_PARALLEL_ENABLE puts the run-time shape work on the host stream") {
+  const auto dir = exports();
+  if (!dir) return;
+  const auto model = ge::compile(ge::onnx::load(*dir / "bert_tiny_dyn.onnx"),
+                                 {{"ge.inputShape", "input_ids:1~8,128"}, {"ac_parallel_enable", "1"}});
+  REQUIRE(model->plans().size() == 1);
+  const ge::Plan& p = *model->plans()[0];
+  CHECK_FALSE(p.static_shapes);  // a range plan keeps the run-time path
+  REQUIRE(p.streams.host_stream >= 0);
+  std::size_t host = 0, vector = 0;
+  for (std::size_t s = 0; s < p.steps.size(); ++s) {
+    const bool on_host = p.streams.stream[s] == p.streams.host_stream;
+    CHECK(on_host == (p.steps[s].engine == ge::Engine::host));
+    (on_host ? host : vector) += 1;
+    if (p.steps[s].op == "Shape") CHECK(on_host);
+  }
+  CHECK(host > 20);   // every layer's Shape/Gather/Concat arithmetic
+  CHECK(vector > 20);
+  // Still torch's outputs, and the trace shows the host stream's work.
+  std::vector<std::byte> in = read_file(*dir / "bert_tiny_ref_in.bin");
+  const std::vector<std::byte> want_bytes = read_file(*dir / "bert_tiny_ref_out.bin");
+  const std::vector<std::int64_t> dims{2, 128};
+  ge::Session s(model, {.threads = 2, .trace = true});
+  const auto r = s.run({ge::TensorView{in.data(), ge::DataType::i64, dims}});
+  const auto got = r.outputs[0].values<float>();
+  REQUIRE(got.size() * sizeof(float) == want_bytes.size());
+  std::vector<float> want(got.size());
+  std::memcpy(want.data(), want_bytes.data(), want_bytes.size());
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
+  }
+  CHECK(diff <= 1e-4 * scale);
+  REQUIRE(r.trace != nullptr);
+  const std::string trace = ge::chrome_trace(std::span<const ge::RunTrace>(r.trace.get(), 1));
+  CHECK(trace.find("(host engine)") != std::string::npos);
 }

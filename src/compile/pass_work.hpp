@@ -131,4 +131,17 @@ inline void report(PassStats* stats, PassStats s) {
 std::optional<Attribute> attr_of(const WNode& n, std::string_view name);
 
 
+// A pass over the working form: validates `g`, lets `rewrite(work, stats)` edit it, and
+// emits the graph once, with the stats.
+template <class Rewrite>
+[[nodiscard]] Graph run_pass(const Graph& g, PassStats* stats, const char* name, Rewrite&& rewrite) {
+  g.validate();
+  Work w(g);
+  PassStats s{.pass = name};
+  rewrite(w, s);
+  Graph out = w.emit(s.pass);
+  report(stats, std::move(s));
+  return out;
+}
+
 }  // namespace ge::detail

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,19 @@ std::vector<std::byte> read_file(const fs::path& p) {
   return bytes;
 }
 
+// `got` equals torch's output within 1e-4 of the output's largest magnitude.
+void check_torch(std::span<const float> got, const std::vector<std::byte>& want_bytes) {
+  REQUIRE(got.size() * sizeof(float) == want_bytes.size());
+  std::vector<float> want(got.size());
+  std::memcpy(want.data(), want_bytes.data(), want_bytes.size());
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
+  }
+  CHECK(diff <= 1e-4 * scale);
+}
+
 struct Export {
   const char* name;
   const char* input;
@@ -104,16 +118,7 @@ void check_export(const Export& e) {
   const auto r = s.run({ge::TensorView{in.data(), e.dtype, dims}});
   CHECK(r.gear == 1);
   REQUIRE(r.outputs[0].dims == e.out_dims);
-  const auto got = r.outputs[0].values<float>();
-  REQUIRE(got.size() * sizeof(float) == want_bytes.size());
-  std::vector<float> want(got.size());
-  std::memcpy(want.data(), want_bytes.data(), want_bytes.size());
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
-    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
-  }
-  CHECK(diff <= 1e-4 * scale);
+  check_torch(r.outputs[0].values<float>(), want_bytes);
 }
 
 }  // namespace
@@ -154,16 +159,7 @@ TEST_CASE("torch export: BERT over a shape range with AC_PARALLEL_ENABLE puts th
   const std::vector<std::int64_t> dims{2, 128};
   ge::Session s(model, {.threads = 2, .trace = true});
   const auto r = s.run({ge::TensorView{in.data(), ge::DataType::i64, dims}});
-  const auto got = r.outputs[0].values<float>();
-  REQUIRE(got.size() * sizeof(float) == want_bytes.size());
-  std::vector<float> want(got.size());
-  std::memcpy(want.data(), want_bytes.data(), want_bytes.size());
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
-    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
-  }
-  CHECK(diff <= 1e-4 * scale);
+  check_torch(r.outputs[0].values<float>(), want_bytes);
   REQUIRE(r.trace != nullptr);
   const std::string trace = ge::chrome_trace(std::span<const ge::RunTrace>(r.trace.get(), 1));
   CHECK(trace.find("(host engine)") != std::string::npos);

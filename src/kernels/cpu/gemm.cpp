@@ -240,26 +240,42 @@ inline __attribute__((always_inline)) void finish_row(float* __restrict t, float
   for (std::int64_t j = 0; j < nr; ++j) crow[j] = t[j];
 }
 
-// One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K.
-template <int V>
+// One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K. A
+// is packed (`a` holds MR-row panels) or, with `kRowA`, row-major with row stride `lda`,
+// read in place: then an edge tile (fewer than MR rows or NR columns) packs its MR x kc
+// slice of A first for the edge kernel.
+template <int V, bool kRowA>
 inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::int64_t n, std::int64_t k,
                                                            std::int64_t m0, std::int64_t m1, std::int64_t n0,
-                                                           std::int64_t n1, const float* pa, const float* pb, float* c,
-                                                           std::int64_t ldc, const GemmEpilogue& ep) {
+                                                           std::int64_t n1, const float* a, std::int64_t lda,
+                                                           const float* pb, float* c, std::int64_t ldc,
+                                                           const GemmEpilogue& ep) {
   alignas(64) float tile[kGemmMR * kGemmNR];
+  alignas(64) float slice[kRowA ? kGemmMR * kKc : 1];
   std::int64_t k0 = 0;
   do {
     const std::int64_t kc = std::min(kKc, k - k0);
     const bool load_c = k0 != 0 || ep.accumulate;
     const bool last = k0 + kc >= k;
-    const auto one_tile = [&](std::int64_t i, std::int64_t j) __attribute__((always_inline)) {  // inlined: keeps the caller's ISA
+    // A's rows [i, ...) from k0 on, and the stride between its two MR-row halves.
+    const auto a_at = [&](std::int64_t i) __attribute__((always_inline)) {
+      return kRowA ? a + i * lda + k0 : a + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
+    };
+    const std::int64_t a_stride = kRowA ? lda : k * kGemmMR;
+    // Inlined: out of line a lambda is compiled for the baseline ISA, not the caller's.
+    const auto one_tile = [&](std::int64_t i, std::int64_t j) __attribute__((always_inline)) {
       const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
-      const float* ap = pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
       const std::int64_t nr = std::min(kGemmNR, n - j);
       const std::int64_t mr = std::min(kGemmMR, m - i);
       if (mr == kGemmMR && nr == kGemmNR) {
-        micro_kernel_store<V>(kc, ap, 0, bp, 0, c + i * ldc + j, ldc, load_c, last, ep, i, j);
+        micro_kernel_store<V, 1, 1, kRowA>(kc, a_at(i), a_stride, bp, 0, c + i * ldc + j, ldc, load_c, last, ep, i, j);
         return;
+      }
+      const float* ap = a_at(i);
+      if constexpr (kRowA) {
+        for (std::int64_t p = 0; p < kc; ++p)
+          for (std::int64_t r = 0; r < kGemmMR; ++r) slice[p * kGemmMR + r] = r < mr ? ap[r * lda + p] : 0.0f;
+        ap = slice;
       }
       micro_kernel_edge<V>(kc, ap, bp, tile, nr);
       for (std::int64_t r = 0; r < mr; ++r) {
@@ -276,58 +292,8 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
       const bool wide = V == 16 && j + 2 * kGemmNR <= n1;
       for (std::int64_t i = m0; i < m1;) {
         if (wide && i + 2 * kGemmMR <= m1) {
-          micro_kernel_store<V, 2, 2>(kc, pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR, k * kGemmMR,
-                                      pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR, k * kGemmNR, c + i * ldc + j,
-                                      ldc, load_c, last, ep, i, j);
-          i += 2 * kGemmMR;
-          continue;
-        }
-        one_tile(i, j);
-        if (wide) one_tile(i, j + kGemmNR);
-        i += kGemmMR;
-      }
-      j += wide ? 2 * kGemmNR : kGemmNR;
-    }
-    k0 += kc;
-  } while (k0 < k);
-  gelu_rows(ep.post.kind, c + m0 * ldc + n0, ldc, m1 - m0, n1 - n0);
-}
-
-// One output block as `gemm_block_impl`, A read in place (row-major, row stride `lda`)
-// instead of packed: full tiles read its rows directly; an edge tile (fewer than MR rows
-// or NR columns) packs its MR x kc slice of A first and goes through the edge kernel.
-template <int V>
-inline __attribute__((always_inline)) void gemm_block_rowa_impl(std::int64_t m, std::int64_t n, std::int64_t k,
-                                                                std::int64_t m0, std::int64_t m1, std::int64_t n0,
-                                                                std::int64_t n1, const float* a, std::int64_t lda,
-                                                                const float* pb, float* c, std::int64_t ldc,
-                                                                const GemmEpilogue& ep) {
-  alignas(64) float tile[kGemmMR * kGemmNR];
-  alignas(64) float slice[kGemmMR * kKc];
-  std::int64_t k0 = 0;
-  do {
-    const std::int64_t kc = std::min(kKc, k - k0);
-    const bool load_c = k0 != 0 || ep.accumulate;
-    const bool last = k0 + kc >= k;
-    const auto one_tile = [&](std::int64_t i, std::int64_t j) __attribute__((always_inline)) {  // inlined: keeps the caller's ISA
-      const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
-      const std::int64_t nr = std::min(kGemmNR, n - j);
-      const std::int64_t mr = std::min(kGemmMR, m - i);
-      if (mr == kGemmMR && nr == kGemmNR) {
-        micro_kernel_store<V, 1, 1, true>(kc, a + i * lda + k0, lda, bp, 0, c + i * ldc + j, ldc, load_c, last, ep, i, j);
-        return;
-      }
-      for (std::int64_t p = 0; p < kc; ++p)
-        for (std::int64_t r = 0; r < kGemmMR; ++r) slice[p * kGemmMR + r] = r < mr ? a[(i + r) * lda + k0 + p] : 0.0f;
-      micro_kernel_edge<V>(kc, slice, bp, tile, nr);
-      for (std::int64_t r = 0; r < mr; ++r) finish_row(tile + r * kGemmNR, c + (i + r) * ldc + j, nr, load_c, last, ep, i + r, j);
-    };
-    for (std::int64_t j = n0; j < n1;) {
-      const bool wide = V == 16 && j + 2 * kGemmNR <= n1;
-      for (std::int64_t i = m0; i < m1;) {
-        if (wide && i + 2 * kGemmMR <= m1) {
-          micro_kernel_store<V, 2, 2, true>(kc, a + i * lda + k0, lda, pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR,
-                                            k * kGemmNR, c + i * ldc + j, ldc, load_c, last, ep, i, j);
+          micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR,
+                                             k * kGemmNR, c + i * ldc + j, ldc, load_c, last, ep, i, j);
           i += 2 * kGemmMR;
           continue;
         }
@@ -411,7 +377,7 @@ using BlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t,
 #define GE_GEMM_BLOCK_ARGS                                                                                        \
   std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0,              \
       std::int64_t n1, const float *pa, const float *pb, float *c, std::int64_t ldc, const GemmEpilogue &ep
-#define GE_GEMM_BLOCK_CALL(V) gemm_block_impl<V>(m, n, k, m0, m1, n0, n1, pa, pb, c, ldc, ep)
+#define GE_GEMM_BLOCK_CALL(V) gemm_block_impl<V, false>(m, n, k, m0, m1, n0, n1, pa, 0, pb, c, ldc, ep)
 
 void gemm_block_base(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(4); }
 
@@ -428,7 +394,7 @@ using RowABlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int6
   std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0,              \
       std::int64_t n1, const float *a, std::int64_t lda, const float *pb, float *c, std::int64_t ldc,             \
       const GemmEpilogue &ep
-#define GE_GEMM_ROWA_CALL(V) gemm_block_rowa_impl<V>(m, n, k, m0, m1, n0, n1, a, lda, pb, c, ldc, ep)
+#define GE_GEMM_ROWA_CALL(V) gemm_block_impl<V, true>(m, n, k, m0, m1, n0, n1, a, lda, pb, c, ldc, ep)
 
 void gemm_rowa_base(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(4); }
 

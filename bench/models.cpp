@@ -464,9 +464,9 @@ std::string fmt(const char* f, double v) {
 }
 
 void print_latency_table(const std::vector<Row>& rows, const Peak& peak, bool ort_available) {
-  std::printf("\n%-13s %5s | %10s %10s | %10s %10s | %8s %4s | %10s %10s | %8s %7s | %s\n", "model", "batch", "ours p50",
+  std::printf("\n%-19s %5s | %10s %10s | %10s %10s | %8s %4s | %10s %10s | %8s %7s | %s\n", "model", "batch", "ours p50",
               "ours p90", "ORT p50", "ORT p90", "ours/ORT", "bar", "ours /s", "ORT /s", "GFLOP/s", "% peak", "runs");
-  std::printf("%s\n", std::string(142, '-').c_str());
+  std::printf("%s\n", std::string(148, '-').c_str());
   bool all_pass = true;
   for (const Row& r : rows) {
     const bool have_ort = r.ort.ok;
@@ -474,7 +474,7 @@ void print_latency_table(const std::vector<Row>& rows, const Peak& peak, bool or
     if (have_ort && ratio > 1.0) all_pass = false;
     const double gflops = r.flops ? *r.flops / (r.ours.p50 * 1e6) : 0;
     const auto per_s = [&](double mean_ms) { return static_cast<double>(r.batch) * 1000.0 / mean_ms; };
-    std::printf("%-13s %5lld | %10s %10s | %10s %10s | %8s %4s | %10s %10s | %8s %7s | %d/%s\n", r.model.c_str(),
+    std::printf("%-19s %5lld | %10s %10s | %10s %10s | %8s %4s | %10s %10s | %8s %7s | %d/%s\n", r.model.c_str(),
                 static_cast<long long>(r.batch), fmt("%.2f ms", r.ours.p50).c_str(), fmt("%.2f ms", r.ours.p90).c_str(),
                 have_ort ? fmt("%.2f ms", r.ort.p50).c_str() : "-", have_ort ? fmt("%.2f ms", r.ort.p90).c_str() : "-",
                 have_ort ? fmt("%.3f", ratio).c_str() : "-", have_ort ? (ratio <= 1.0 ? "ok" : "MISS") : "-",

@@ -33,11 +33,24 @@ std::int64_t count(std::span<const std::int64_t> d) {
   return n;
 }
 
-// Host memory for results, aligned for vector loads.
-std::shared_ptr<void> allocate_host(std::int64_t bytes) {
+// Host memory for results, aligned for vector loads; `what` names it in the
+// out_of_memory error.
+std::shared_ptr<void> allocate_host(std::int64_t bytes, const std::string& what = "a result") {
   const auto n = static_cast<std::size_t>(std::max<std::int64_t>(bytes, 1));
-  void* p = ::operator new(n, std::align_val_t{64});
+  void* p = nullptr;
+  try {
+    p = ::operator new(n, std::align_val_t{64});
+  } catch (const std::bad_alloc&) {
+    raise(Errc::out_of_memory, "[ge.runtime] no memory for " + std::to_string(bytes) + " bytes of " + what);
+  }
   return {p, [](void* q) { ::operator delete(q, std::align_val_t{64}); }};
+}
+
+// True when [a, a + na) and [b, b + nb) share a byte.
+bool overlap(const void* a, std::int64_t na, const void* b, std::int64_t nb) noexcept {
+  if (a == nullptr || b == nullptr || na <= 0 || nb <= 0) return false;
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + static_cast<std::uintptr_t>(nb) && y < x + static_cast<std::uintptr_t>(na);
 }
 
 // What a launch runs: a kernel on prepared views.
@@ -64,6 +77,12 @@ void run_launch(const void* args) {
 }
 
 }  // namespace
+
+void Output::mismatched_values(DataType asked) const {
+  raise(Errc::type_mismatch, "[ge.runtime] output " + q(name) + " is " + std::string(to_string(dtype)) +
+                                 "; values<T>() asked for " + std::string(to_string(asked)) +
+                                 " (use the C++ type of the output's dtype)");
+}
 
 const Output& RunResult::operator[](std::string_view name) const {
   for (const Output& o : outputs)
@@ -233,11 +252,22 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
     if (outputs.size() != mo.size())
       raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(outputs.size()) + " output buffers given; the model has " +
                                   std::to_string(mo.size()) + " outputs");
-    for (std::size_t o = 0; o < outputs.size(); ++o)
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
       if (outputs[o].dtype != mo[o].dtype)
         raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(mo[o].name) + " buffer is " +
                                     std::string(to_string(outputs[o].dtype)) + "; the output is " +
                                     std::string(to_string(mo[o].dtype)));
+      // Outputs are written while inputs may still be read: no buffer may share bytes.
+      for (std::size_t i = 0; i < inputs.size(); ++i)
+        if (overlap(outputs[o].data, outputs[o].bytes(), inputs[i].data, inputs[i].bytes()))
+          raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(mo[o].name) +
+                                      " buffer overlaps input " + std::to_string(i) + " " + q(mi[i].name) +
+                                      "; expected separate buffers");
+      for (std::size_t p = 0; p < o; ++p)
+        if (overlap(outputs[o].data, outputs[o].bytes(), outputs[p].data, outputs[p].bytes()))
+          raise(Errc::bad_tensor, "[ge.runtime] output buffers " + std::to_string(p) + " and " + std::to_string(o) +
+                                      " overlap; expected separate buffers");
+    }
   }
   const std::shared_ptr<const Plan> plan_ptr = impl_->plans.select(in_dims);
   const Plan& plan = *plan_ptr;
@@ -284,7 +314,7 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
         return b.data[v];
       case Storage::dynamic:
         if (b.dynamic_bytes[v] < bytes || !b.dynamic[v]) {
-          b.dynamic[v] = allocate_host(bytes);
+          b.dynamic[v] = allocate_host(bytes, "value " + q(pv.name));
           b.dynamic_bytes[v] = bytes;
         }
         return b.dynamic[v].get();
@@ -297,7 +327,7 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
                                         std::to_string(outputs[o].data ? outputs[o].bytes() : 0));
           return outputs[o].data;
         }
-        result.outputs[o].storage = allocate_host(bytes);
+        result.outputs[o].storage = allocate_host(bytes, "output " + q(pv.name));
         return result.outputs[o].storage.get();
       }
       case Storage::input:
@@ -418,7 +448,7 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
                                     std::to_string(outputs[o].bytes()));
       out.data = outputs[o].data;
     } else {
-      out.storage = allocate_host(out.bytes);
+      out.storage = allocate_host(out.bytes, "output " + q(pv.name));
       out.data = out.storage.get();
     }
     if (out.bytes > 0) std::memmove(out.data, src, static_cast<std::size_t>(out.bytes));

@@ -310,3 +310,25 @@ TEST_CASE("verify: a plan whose live values overlap is refused") {
   for (auto& o : p.memory.offsets) o = 0;
   CHECK_THROWS_AS(ge::verify(p), ge::Error);
 }
+
+TEST_CASE("session: values<T>() checks T, output buffers may not overlap inputs or each other") {
+  auto model = ge::compile(small_graph("2,4"));
+  ge::Session s(model);
+  auto x = iota({2, 4});
+  const auto r = s.run({x.view()});
+  ge::test::expect_error([&] { (void)r.outputs[0].values<double>(); }, ge::Errc::type_mismatch,
+                         {"output 'add_0'", "f32", "f64"});
+  ge::test::expect_error([&] { (void)r.outputs[0].values<std::int32_t>(); }, ge::Errc::type_mismatch, {"i32"});
+  // The input's own buffer as the output: refused, and the session stays usable.
+  ge::test::expect_error([&] { (void)s.run({x.view()}, {x.view()}); }, ge::Errc::bad_tensor,
+                         {"overlaps input 0", "'x'", "separate buffers"});
+  std::vector<float> shifted(12);
+  std::copy(x.data.begin(), x.data.end(), shifted.begin());
+  const std::int64_t d[] = {2, 4};
+  ge::test::expect_error([&] {
+    (void)s.run({TensorView{shifted.data(), DataType::f32, d}}, {TensorView{shifted.data() + 4, DataType::f32, d}});
+  }, ge::Errc::bad_tensor, {"overlaps"});
+  auto out = iota({2, 4}, 0.0f);
+  const auto ok = s.run({x.view()}, {out.view()});
+  check_small(ok.outputs[0], x);
+}

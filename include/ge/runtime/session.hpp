@@ -34,6 +34,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "ge/compile/compile.hpp"
@@ -66,11 +67,18 @@ struct Output {
   [[nodiscard]] TensorView view() const noexcept { return {data, dtype, dims}; }
   /// Its shape.
   [[nodiscard]] Shape shape() const { return Shape(std::vector<Dim>(dims.begin(), dims.end())); }
-  /// The elements as `T` (the caller knows `dtype`).
+  /// The elements as `T`. Throws `Errc::type_mismatch` when `T` is not the C++ type of
+  /// `dtype` (e.g. `values<double>()` of an f32 output); a bool output reads as `bool` or
+  /// as its bytes, `std::uint8_t`.
   template <class T>
-  [[nodiscard]] std::span<const T> values() const noexcept {
+  [[nodiscard]] std::span<const T> values() const {
+    const bool bytes_of_bool = dtype == DataType::boolean && std::is_same_v<T, std::uint8_t>;
+    if (data_type_of<T>() != dtype && !bytes_of_bool) mismatched_values(data_type_of<T>());
     return {static_cast<const T*>(data), static_cast<std::size_t>(bytes / static_cast<std::int64_t>(sizeof(T)))};
   }
+
+ private:
+  [[noreturn]] void mismatched_values(DataType asked) const;
 };
 
 /// What a run gives back.

@@ -195,43 +195,25 @@ std::int32_t extended_last(const detail::StepOrder& order, const PlanValue& v, s
   return result;
 }
 
-// The total bytes of a node's constant inputs that have data.
-std::int64_t constant_bytes(const std::vector<const Tensor*>& constants) {
-  std::int64_t total = 0;
-  for (const Tensor* t : constants)
-    if (t != nullptr) total += static_cast<std::int64_t>(t->bytes().size());
-  return total;
-}
-
 // The kernel of a live node of a plan: the compiled graph's when the plan gives the node
 // no new constant input (and the graph had one: a known rank), else one made for the
-// plan's descriptions and constants. Requests whose constants are small go through the
-// shared cache; an entry there holds its request's constants, so weights go alone.
+// plan's descriptions and constants (`select_kernel` over the values folded for it).
+// Requests whose constants are small go through the shared cache; an entry there holds
+// its request's constants, so weights go alone.
 std::shared_ptr<const Kernel> plan_kernel(const PlanInputs& in, const detail::Specialized& sp, std::size_t n) {
   if (in.kernels[n] && !sp.new_constants[n]) return in.kernels[n];
   const Node& node = in.graph.nodes()[n];
-  OpCompileRequest r;
-  r.op_type = node.op;
-  r.attrs = node.attrs;
-  r.flag = CompileFlag::fuzzy;
-  std::vector<const Tensor*> constants;
+  std::int64_t constant_bytes = 0;
   for (const ValueId v : node.inputs) {
     const Tensor* t = v == no_value ? nullptr : sp.folded[v] ? &*sp.folded[v] : in.graph.constant_of(v);
-    if (t != nullptr && !t->has_data())
+    if (t == nullptr) continue;
+    if (!t->has_data())
       raise(Errc::internal, "[ge.compile] node " + q(node.name) + " needs the data of a weight its kernel dropped");
-    constants.push_back(t);
-    if (v == no_value) r.inputs.push_back(OpTensor::undefined());
-    else if (t != nullptr) r.inputs.push_back(OpTensor::constant_of(*t));
-    else r.inputs.push_back(OpTensor{sp.desc[v].dtype, sp.desc[v].shape, Format::nd, std::nullopt});
+    constant_bytes += static_cast<std::int64_t>(t->bytes().size());
   }
-  for (const ValueId v : node.outputs) r.outputs.push_back(OpTensor{sp.desc[v].dtype, sp.desc[v].shape, Format::nd, std::nullopt});
   OpCompiler alone(1);
-  OpCompiler& compiler = constant_bytes(constants) <= small_constant_bytes ? in.compiler : alone;
-  try {
-    return compiler.compile(r)->kernel;
-  } catch (const Error& e) {
-    raise(e.code(), std::string(e.what()) + " (node " + q(node.name) + ")");
-  }
+  return select_kernel(constant_bytes <= small_constant_bytes ? in.compiler : alone, in.graph, node, sp.desc,
+                       CompileFlag::fuzzy, &sp.folded);
 }
 
 // Shape work: a step the host engine can run whose outputs are all small integer

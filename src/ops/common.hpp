@@ -26,6 +26,10 @@ void add_fused_ops(OpRegistry& r);   // src/ops/fused_ops.cpp (after add_nn_ops:
 
 // ---- schema helpers ---------------------------------------------------------------
 
+// A one-input elementwise op: Y of X's type and shape, in place allowed
+// (src/ops/elementwise.cpp).
+OpSchema unary(std::string name, std::string doc, TypeSet types, std::vector<AttrSpec> attrs = {});
+
 inline ArgSpec arg(std::string name, std::string type) { return {std::move(name), std::move(type), false, false}; }
 inline ArgSpec opt(std::string name, std::string type) { return {std::move(name), std::move(type), true, false}; }
 inline ArgSpec many(std::string name, std::string type) { return {std::move(name), std::move(type), false, true}; }

@@ -8,18 +8,6 @@ namespace {
 
 const TypeSet signed_numeric = TypeSet::floats() | TypeSet{DataType::i8, DataType::i16, DataType::i32, DataType::i64};
 
-OpSchema unary(std::string name, std::string doc, TypeSet types, std::vector<AttrSpec> attrs = {}) {
-  OpSchema s;
-  s.name = std::move(name);
-  s.doc = std::move(doc);
-  s.inputs = {arg("X", "T")};
-  s.outputs = {arg("Y", "T")};
-  s.types = {{"T", types}};
-  s.attrs = std::move(attrs);
-  s.in_place = {{0, 0}};
-  s.infer = [](const InferContext& c) { return std::vector<TensorDesc>{c.input(0)}; };
-  return s;
-}
 
 OpSchema binary(std::string name, std::string doc, TypeSet types, bool to_bool) {
   OpSchema s;
@@ -48,6 +36,19 @@ OpSchema softmax(std::string name, std::string doc) {
 }
 
 }  // namespace
+
+OpSchema unary(std::string name, std::string doc, TypeSet types, std::vector<AttrSpec> attrs) {
+  OpSchema s;
+  s.name = std::move(name);
+  s.doc = std::move(doc);
+  s.inputs = {arg("X", "T")};
+  s.outputs = {arg("Y", "T")};
+  s.types = {{"T", types}};
+  s.attrs = std::move(attrs);
+  s.in_place = {{0, 0}};
+  s.infer = [](const InferContext& c) { return std::vector<TensorDesc>{c.input(0)}; };
+  return s;
+}
 
 void add_elementwise_ops(OpRegistry& r) {
   const TypeSet f = TypeSet::floats();

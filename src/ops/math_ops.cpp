@@ -55,19 +55,6 @@ std::vector<TensorDesc> infer_range(const InferContext& c) {
   return {{t, Shape{Dim(n)}}};
 }
 
-OpSchema unary_op(std::string name, std::string doc, TypeSet types, std::vector<AttrSpec> attrs = {}) {
-  OpSchema s;
-  s.name = std::move(name);
-  s.doc = std::move(doc);
-  s.inputs = {arg("X", "T")};
-  s.outputs = {arg("Y", "T")};
-  s.types = {{"T", types}};
-  s.attrs = std::move(attrs);
-  s.in_place = {{0, 0}};
-  s.infer = [](const InferContext& c) { return std::vector<TensorDesc>{c.input(0)}; };
-  return s;
-}
-
 // Min and Max: 1..N inputs of one type, broadcast together.
 OpSchema variadic(std::string name, std::string doc, std::string out_name) {
   OpSchema s;
@@ -152,10 +139,10 @@ OpSchema trilu() {
 }  // namespace
 
 void add_math_ops(OpRegistry& r) {
-  r.add(unary_op("HardSigmoid", "Y = max(0, min(1, alpha * X + beta))", TypeSet::floats(),
+  r.add(unary("HardSigmoid", "Y = max(0, min(1, alpha * X + beta))", TypeSet::floats(),
                  {attr("alpha", 0.2), attr("beta", 0.5)}));
   {
-    OpSchema s = unary_op("Not", "Y = !X (bool)", TypeSet{DataType::boolean});
+    OpSchema s = unary("Not", "Y = !X (bool)", TypeSet{DataType::boolean});
     s.inputs = {arg("X", "bool")};
     s.outputs = {arg("Y", "bool")};
     s.types = {};

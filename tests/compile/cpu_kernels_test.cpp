@@ -4,6 +4,8 @@
 // data-dependent path.
 #include <doctest/doctest.h>
 
+#include "support/op_buffers.hpp"
+
 #include "options/expect_error.hpp"
 
 #include <algorithm>
@@ -26,52 +28,11 @@ using ge::OpTensor;
 using ge::Shape;
 using ge::Tensor;
 using ge::TensorView;
-using Ints = std::vector<std::int64_t>;
 using Views = std::vector<TensorView>;
 
 namespace {
 
-template <class T>
-struct Buf {
-  std::vector<T> data;
-  Ints dims;
-  DataType dtype = ge::data_type_of<T>();
-  TensorView view() { return TensorView{data.data(), dtype, dims}; }
-};
-
-template <class T>
-Buf<T> of(Ints dims, std::vector<T> values) {
-  return Buf<T>{std::move(values), std::move(dims)};
-}
-template <class T = float>
-Buf<T> zeros(Ints dims) {
-  std::int64_t n = 1;
-  for (auto d : dims) n *= d;
-  return Buf<T>{std::vector<T>(static_cast<std::size_t>(n)), std::move(dims)};
-}
-Buf<float> iota(Ints dims, float start = 0.f, float step = 1.f) {
-  Buf<float> b = zeros(std::move(dims));
-  for (std::size_t i = 0; i < b.data.size(); ++i) b.data[i] = start + step * static_cast<float>(i);
-  return b;
-}
-Buf<std::uint8_t> bools(Ints dims, std::vector<std::uint8_t> v) {
-  return Buf<std::uint8_t>{std::move(v), std::move(dims), DataType::boolean};
-}
-
-OpTensor desc(DataType t, const char* shape) { return OpTensor{t, Shape::parse(shape)}; }
-OpTensor f32(const char* shape) { return desc(DataType::f32, shape); }
-template <class T>
-OpTensor konst(const Buf<T>& b) {
-  if (b.dtype == DataType::boolean) {
-    std::vector<bool> v(b.data.begin(), b.data.end());
-    return OpTensor::constant_of(Tensor::from<bool>(b.dims, v));
-  }
-  return OpTensor::constant_of(Tensor::from<T>(b.dims, b.data));
-}
-
-std::vector<std::vector<std::int64_t>> run(const ge::CompiledOp& op, Views in, Views out) {
-  return ge::execute_op(op, in, out);
-}
+using namespace ge::test::op;  // Buf, of, zeros, iota, bools, desc, f32, konst, run
 
 using ge::test::expect_error;
 

@@ -4,6 +4,8 @@
 // across shapes, and the errors of each.
 #include <doctest/doctest.h>
 
+#include "support/op_buffers.hpp"
+
 #include "options/expect_error.hpp"
 
 #include <cmath>
@@ -24,36 +26,11 @@ using ge::Shape;
 using ge::Tensor;
 using ge::TensorView;
 using ge::test::expect_error;
-using Ints = std::vector<std::int64_t>;
 
 namespace {
 
-template <class T>
-struct Buf {
-  std::vector<T> data;
-  Ints dims;
-  DataType dtype = ge::data_type_of<T>();
-  TensorView view() { return TensorView{data.data(), dtype, dims}; }
-};
-template <class T>
-Buf<T> of(Ints dims, std::vector<T> v) {
-  return Buf<T>{std::move(v), std::move(dims)};
-}
-template <class T = float>
-Buf<T> zeros(Ints dims) {
-  std::int64_t n = 1;
-  for (auto d : dims) n *= d;
-  return Buf<T>{std::vector<T>(static_cast<std::size_t>(n)), std::move(dims)};
-}
-OpTensor desc(DataType t, const char* shape) { return OpTensor{t, Shape::parse(shape)}; }
-OpTensor f32(const char* shape) { return desc(DataType::f32, shape); }
-template <class T>
-OpTensor konst(const Buf<T>& b) {
-  return OpTensor::constant_of(Tensor::from<T>(b.dims, b.data));
-}
-std::vector<Ints> run(const ge::CompiledOp& op, std::vector<TensorView> in, std::vector<TensorView> out) {
-  return ge::execute_op(op, in, out);
-}
+using namespace ge::test::op;  // Buf, of, zeros, iota, bools, desc, f32, konst, run
+
 void check_near(const std::vector<float>& got, const std::vector<float>& want) {
   REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < got.size(); ++i) CHECK_MESSAGE(got[i] == doctest::Approx(want[i]).epsilon(1e-5), i);

@@ -14,6 +14,7 @@
 #include "ge/core/error.hpp"
 #include "ge/onnx.hpp"
 #include "ge/runtime/session.hpp"
+#include "support/onnx_model.hpp"
 
 namespace {
 
@@ -22,57 +23,8 @@ constexpr int kFloat = ::onnx::TensorProto_DataType_FLOAT;
 constexpr int kInt64 = ::onnx::TensorProto_DataType_INT64;
 constexpr int kBool = ::onnx::TensorProto_DataType_BOOL;
 
-// A model under construction (the same shape as loader_test.cpp's).
-struct Model {
-  ::onnx::ModelProto m;
-  ::onnx::GraphProto* g = nullptr;
+using ge::test::Model;
 
-  explicit Model(std::int64_t opset = 17) {
-    m.set_ir_version(8);
-    m.set_producer_name("ge-tests");
-    auto* o = m.add_opset_import();
-    o->set_domain("");
-    o->set_version(opset);
-    g = m.mutable_graph();
-    g->set_name("math");
-  }
-  void input(const std::string& name, int elem, const Ints& dims) {
-    auto* tt = g->add_input();
-    tt->set_name(name);
-    auto* t = tt->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(elem);
-    auto* s = t->mutable_shape();
-    for (const std::int64_t d : dims) s->add_dim()->set_dim_value(d);
-  }
-  void output(const std::string& name) { g->add_output()->set_name(name); }
-  ::onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in, const std::string& out,
-                          const std::string& name) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    for (const auto& s : in) n->add_input(s);
-    n->add_output(out);
-    return n;
-  }
-  void f32(const std::string& name, const Ints& dims, const std::vector<float>& v) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(kFloat);
-    for (const auto d : dims) t->add_dims(d);
-    for (const float x : v) t->add_float_data(x);
-  }
-  void i64(const std::string& name, const Ints& dims, const Ints& v) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(kInt64);
-    for (const auto d : dims) t->add_dims(d);
-    for (const auto x : v) t->add_int64_data(x);
-  }
-  [[nodiscard]] ge::Graph load() const {
-    const std::string bytes = m.SerializeAsString();
-    return ge::onnx::load_bytes(std::as_bytes(std::span(bytes.data(), bytes.size())));
-  }
-};
 
 void set_int(::onnx::NodeProto* n, const std::string& name, std::int64_t v) {
   auto* a = n->add_attribute();
@@ -141,15 +93,15 @@ void expect_error(F&& f, ge::Errc code, const std::vector<std::string>& parts) {
 }  // namespace
 
 TEST_CASE("onnx: HardSigmoid, Min, Max, Mod, Trilu and Einsum on one input") {
-  Model m;
+  Model m(17);
   m.input("x", kFloat, {2, 3});
   m.f32("c", {3}, {0.5f, -1.f, 2.f});
-  set_float(m.node("HardSigmoid", {"x"}, "hs", "hs"), "alpha", 0.5f);
-  m.node("Min", {"x", "c"}, "mn", "min");
-  m.node("Max", {"x", "hs", "c"}, "mx", "max");
-  set_int(m.node("Mod", {"x", "c"}, "md", "mod"), "fmod", 1);
-  set_int(m.node("Trilu", {"x"}, "lo", "tril"), "upper", 0);
-  set_string(m.node("Einsum", {"x", "x"}, "gram", "gram"), "equation", "ij,kj->ik");
+  set_float(m.node("HardSigmoid", {"x"}, {"hs"}, "hs"), "alpha", 0.5f);
+  m.node("Min", {"x", "c"}, {"mn"}, "min");
+  m.node("Max", {"x", "hs", "c"}, {"mx"}, "max");
+  set_int(m.node("Mod", {"x", "c"}, {"md"}, "mod"), "fmod", 1);
+  set_int(m.node("Trilu", {"x"}, {"lo"}, "tril"), "upper", 0);
+  set_string(m.node("Einsum", {"x", "x"}, {"gram"}, "gram"), "equation", "ij,kj->ik");
   for (const char* o : {"hs", "mn", "mx", "md", "lo", "gram"}) m.output(o);
   const ge::Graph g = m.load();
   CHECK(g.value(g.outputs()[5]).desc.shape == ge::Shape{2, 2});
@@ -166,13 +118,13 @@ TEST_CASE("onnx: HardSigmoid, Min, Max, Mod, Trilu and Einsum on one input") {
 }
 
 TEST_CASE("onnx: InstanceNormalization and Not") {
-  Model m;
+  Model m(17);
   m.input("x", kFloat, {1, 2, 2, 2});
   m.input("b", kBool, {3});
   m.f32("scale", {2}, {1.f, 0.5f});
   m.f32("bias", {2}, {0.f, 10.f});
-  set_float(m.node("InstanceNormalization", {"x", "scale", "bias"}, "y", "inorm"), "epsilon", 0.f);
-  m.node("Not", {"b"}, "nb", "not");
+  set_float(m.node("InstanceNormalization", {"x", "scale", "bias"}, {"y"}, "inorm"), "epsilon", 0.f);
+  m.node("Not", {"b"}, {"nb"}, "not");
   m.output("y");
   m.output("nb");
   const ge::Graph g = m.load();
@@ -188,15 +140,15 @@ TEST_CASE("onnx: InstanceNormalization and Not") {
 }
 
 TEST_CASE("onnx: Range from initializers has a static shape; from graph inputs it is sized per run") {
-  Model m;
+  Model m(17);
   m.input("start", kFloat, {});
   m.input("limit", kFloat, {});
   m.i64("s", {}, {3});
   m.i64("l", {}, {-3});
   m.i64("d", {}, {-2});
   m.f32("delta", {}, {0.75f});
-  m.node("Range", {"s", "l", "d"}, "ints", "range_const");
-  m.node("Range", {"start", "limit", "delta"}, "floats", "range_dyn");
+  m.node("Range", {"s", "l", "d"}, {"ints"}, "range_const");
+  m.node("Range", {"start", "limit", "delta"}, {"floats"}, "range_dyn");
   m.output("ints");
   m.output("floats");
   const ge::Graph g = m.load();
@@ -213,52 +165,52 @@ TEST_CASE("onnx: Range from initializers has a static shape; from graph inputs i
 
 TEST_CASE("onnx: the math ops' refusals name the node or the equation") {
   {
-    Model m;
+    Model m(17);
     m.input("x", kFloat, {3});
-    m.node("Mod", {"x", "x"}, "y", "float_mod");  // fmod defaults to 0
+    m.node("Mod", {"x", "x"}, {"y"}, "float_mod");  // fmod defaults to 0
     m.output("y");
     expect_error([&] { (void)m.load(); }, ge::Errc::bad_attribute, {"float_mod", "fmod=1"});
   }
   {
-    Model m;
+    Model m(17);
     m.input("x", kFloat, {3});
-    m.node("Trilu", {"x"}, "y", "tri1d");
+    m.node("Trilu", {"x"}, {"y"}, "tri1d");
     m.output("y");
     expect_error([&] { (void)m.load(); }, ge::Errc::bad_op_inputs, {"tri1d", "rank >= 2"});
   }
   {
-    Model m;
+    Model m(17);
     m.input("x", kFloat, {2, 3});
-    set_string(m.node("Einsum", {"x"}, "y", "ein"), "equation", "ij->k");
+    set_string(m.node("Einsum", {"x"}, {"y"}, "ein"), "equation", "ij->k");
     m.output("y");
     expect_error([&] { (void)m.load(); }, ge::Errc::bad_attribute, {"ein", "equation 'ij->k'"});
   }
   {
-    Model m;
+    Model m(17);
     m.i64("s", {}, {0});
     m.i64("l", {}, {4});
     m.i64("d", {}, {0});
-    m.node("Range", {"s", "l", "d"}, "y", "range0");
+    m.node("Range", {"s", "l", "d"}, {"y"}, "range0");
     m.output("y");
     expect_error([&] { (void)m.load(); }, ge::Errc::invalid_argument, {"range0", "delta"});
   }
   {
-    Model m;
+    Model m(17);
     m.input("start", kInt64, {});
     m.i64("l", {}, {4});
     m.i64("d", {}, {0});
-    m.node("Range", {"start", "l", "d"}, "y", "range_rt");
+    m.node("Range", {"start", "l", "d"}, {"y"}, "range_rt");
     m.output("y");
     expect_error([&] { (void)m.load(); }, ge::Errc::invalid_argument, {"range_rt", "delta"});
   }
 }
 
 TEST_CASE("onnx: a runtime Range with delta 0 fails the run with a clear error") {
-  Model m;
+  Model m(17);
   m.input("start", kFloat, {});
   m.input("delta", kFloat, {});
   m.f32("limit", {}, {4.f});
-  m.node("Range", {"start", "limit", "delta"}, "y", "my_range");
+  m.node("Range", {"start", "limit", "delta"}, {"y"}, "my_range");
   m.output("y");
   const ge::Graph g = m.load();
   auto model = ge::compile(g);

@@ -447,6 +447,65 @@ Timing time_ours(ge::Session& s, std::vector<InputData>& inputs, int warmup, int
   return t;
 }
 
+// The outputs of one run, as f32 (every output of these models is f32).
+std::vector<std::vector<float>> outputs_of(ge::Session& s, std::vector<InputData>& inputs) {
+  std::vector<ge::TensorView> views;
+  for (auto& in : inputs) views.push_back({in.bytes.data(), in.dtype, in.dims});
+  std::vector<std::vector<float>> out;
+  for (const ge::Output& o : s.run(views).outputs) {
+    const auto v = o.values<float>();
+    out.emplace_back(v.begin(), v.end());
+  }
+  return out;
+}
+
+// max |got - want| over max |want|, over all outputs.
+double relative_error(const std::vector<std::vector<float>>& got, const std::vector<std::vector<float>>& want) {
+  double err = 0, top = 0;
+  for (std::size_t k = 0; k < want.size(); ++k)
+    for (std::size_t i = 0; i < want[k].size(); ++i) {
+      err = std::max(err, static_cast<double>(std::fabs(got[k][i] - want[k][i])));
+      top = std::max(top, static_cast<double>(std::fabs(want[k][i])));
+    }
+  return top > 0 ? err / top : err;
+}
+
+// The model's own sensitivity to bf16: f32 inputs rounded to bf16 (to nearest even).
+std::vector<InputData> rounded_to_bf16(std::vector<InputData> inputs) {
+  for (InputData& in : inputs) {
+    if (in.dtype != ge::DataType::f32) continue;
+    for (std::size_t i = 0; i + 4 <= in.bytes.size(); i += 4) {
+      std::uint32_t u = 0;
+      std::memcpy(&u, in.bytes.data() + i, 4);
+      u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+      std::memcpy(in.bytes.data() + i, &u, 4);
+    }
+  }
+  return inputs;
+}
+
+// ge with Precision::bf16 on the same inputs: its timing, its error against ge f32, and
+// the error of ge f32 itself when only the f32 inputs are rounded to bf16 (how much the
+// model amplifies a bf16-sized change; -1 when no input is f32).
+struct Bf16Result {
+  Timing timing;
+  double error = 0, floor = -1;
+};
+
+Bf16Result time_bf16(const std::shared_ptr<const ge::CompiledModel>& bf16_model, ge::Session& f32_session,
+                     std::vector<InputData>& inputs, int warmup, int min_runs, double seconds) {
+  ge::Session session(bf16_model, {.threads = threads});
+  Bf16Result r;
+  r.timing = time_ours(session, inputs, warmup, min_runs, seconds);
+  const auto want = outputs_of(f32_session, inputs);
+  r.error = relative_error(outputs_of(session, inputs), want);
+  if (std::any_of(inputs.begin(), inputs.end(), [](const InputData& in) { return in.dtype == ge::DataType::f32; })) {
+    auto rounded = rounded_to_bf16(inputs);
+    r.floor = relative_error(outputs_of(f32_session, rounded), want);
+  }
+  return r;
+}
+
 struct Row {
   std::string model, unit;
   std::int64_t batch = 0;
@@ -455,6 +514,7 @@ struct Row {
   std::optional<double> flops;
   std::int64_t opset = 0;  // of the file
   bool from_file = false;  // ge compiled the graph loaded back from the file
+  std::optional<Bf16Result> bf16{};
 };
 
 std::string fmt(const char* f, double v) {
@@ -497,8 +557,28 @@ void print_latency_table(const std::vector<Row>& rows, const Peak& peak, bool or
     }
 }
 
+void print_bf16_table(const std::vector<Row>& rows) {
+  if (std::none_of(rows.begin(), rows.end(), [](const Row& r) { return r.bf16.has_value(); })) return;
+  std::printf("\nprecision bf16 (AMX-BF16: convs and constant-weight matmuls in bf16, f32 accumulation)\n");
+  std::printf("%-19s %5s | %10s %10s | %10s | %9s %9s | %9s %9s\n", "model", "batch", "bf16 p50", "f32 p50",
+              "ORT p50", "bf16/f32", "bf16/ORT", "error", "floor");
+  std::printf("%s\n", std::string(106, '-').c_str());
+  for (const Row& r : rows) {
+    if (!r.bf16) continue;
+    const Bf16Result& b = *r.bf16;
+    std::printf("%-19s %5lld | %10s %10s | %10s | %9s %9s | %9s %9s\n", r.model.c_str(),
+                static_cast<long long>(r.batch), fmt("%.2f ms", b.timing.p50).c_str(), fmt("%.2f ms", r.ours.p50).c_str(),
+                r.ort.ok ? fmt("%.2f ms", r.ort.p50).c_str() : "-", fmt("%.3f", b.timing.p50 / r.ours.p50).c_str(),
+                r.ort.ok ? fmt("%.3f", b.timing.p50 / r.ort.p50).c_str() : "-", fmt("%.2e", b.error).c_str(),
+                b.floor >= 0 ? fmt("%.2e", b.floor).c_str() : "-");
+  }
+  std::printf("error: max |bf16 - f32| over max |f32| of the outputs (ge f32 the reference). floor: the same for ge "
+              "f32 with only its f32 inputs rounded to bf16: how much the model itself amplifies a bf16-sized "
+              "change (random weights: large).\n");
+}
+
 struct Args {
-  bool quick = false, ort = true, rss = true;
+  bool quick = false, ort = true, rss = true, bf16 = true;
   double seconds = 3.0;
   std::vector<std::string> models{"resnet50", "mobilenet_v2", "bert", "resnet50_export", "mobilenet_v2_export",
                                   "bert_export"};
@@ -507,7 +587,7 @@ struct Args {
 
 constexpr const char* usage =
     "usage: ge_bench_models [--quick] [--models resnet50,mobilenet_v2,bert,resnet50_export,mobilenet_v2_export,"
-    "bert_export] [--seconds S] [--dir DIR] [--exports DIR] [--no-ort] [--no-rss]\n";
+    "bert_export] [--seconds S] [--dir DIR] [--exports DIR] [--no-ort] [--no-rss] [--no-bf16]\n";
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::fprintf(stderr, "ge_bench_models: %s\n%s", what.c_str(), usage);
@@ -525,6 +605,7 @@ Args parse_args(int argc, char** argv) {
     };
     if (arg == "--quick") a.quick = true;
     else if (arg == "--no-ort") a.ort = false;
+    else if (arg == "--no-bf16") a.bf16 = false;
     else if (arg == "--no-rss") a.rss = false;
     else if (arg == "--dir") a.dir = value();
     else if (arg == "--exports") a.exports = value();
@@ -578,6 +659,10 @@ int main(int argc, char** argv) {
     std::printf("bench/models: ge vs ONNX Runtime, %d threads, on the same ONNX files (in %s)\n", threads,
                 dir.string().c_str());
     std::printf("%s\n", peak.derivation.c_str());
+    const bool bf16 = args.bf16 && ge::bf16_supported();
+    std::printf("precision bf16: %s\n", bf16 ? "AMX-BF16 present: bf16 rows after the f32 table"
+                                             : args.bf16 ? "skipped: this CPU has no usable AMX-BF16"
+                                                         : "skipped (--no-bf16)");
     if (!ort.available()) std::printf("ORT: not available (run npm ci in bench/peers): %s\n", ort.why_not.c_str());
     std::fflush(stdout);  // before the progress lines on stderr
 
@@ -605,15 +690,19 @@ int main(int argc, char** argv) {
           std::printf("%s: compile with 100 batch gears %.0f ms (bar < 1000 ms: %s), %zu of %zu plans static\n",
                       m.name.c_str(), ms, ms < 1000 ? "met" : "NOT met", fixed, many->plans().size());
         }
-        const auto model = ge::compile(ge::onnx::load(file),
-                                       {{"ge.inputShape", m.gears}, {"ge.dynamicBatchSize", "1,8"}});
+        const ge::BuildOptions gear_options{{"ge.inputShape", m.gears}, {"ge.dynamicBatchSize", "1,8"}};
+        const auto model = ge::compile(ge::onnx::load(file), gear_options);
         ge::Session session(model, {.threads = threads});
+        const auto bf16_model = bf16 ? ge::compile(ge::onnx::load(file), gear_options, ge::default_target(),
+                                                   {.precision = ge::Precision::bf16})
+                                     : nullptr;
         for (const std::int64_t batch : batches) {
           Row row{m.name, m.unit, batch, {}, {}, {}, 13, true};
           const auto& plan = *model->plans()[batch == 1 ? 0 : 1];
           row.flops = ge::plan_flops(plan);
           auto inputs = m.inputs(batch);
           row.ours = time_ours(session, inputs, warmup, min_runs, args.seconds);
+          if (bf16_model) row.bf16 = time_bf16(bf16_model, session, inputs, warmup, min_runs, args.seconds);
           if (ort.available()) row.ort = run_ort(ort, file, batch, {}, warmup, min_runs, args.seconds);
           std::fprintf(stderr, "  %s batch %lld: ours p50 %.2f ms (plan: %zu steps, %s, arena %.2f MiB)%s\n",
                        m.name.c_str(), static_cast<long long>(batch), row.ours.p50, plan.steps.size(),
@@ -642,6 +731,11 @@ int main(int argc, char** argv) {
           ge::Session session(model, {.threads = threads});
           auto inputs = m.inputs(batch);
           row.ours = time_ours(session, inputs, warmup, min_runs, args.seconds);
+          if (bf16) {
+            const auto bf16_model =
+                ge::compile(loaded ? *loaded : built, {}, ge::default_target(), {.precision = ge::Precision::bf16});
+            row.bf16 = time_bf16(bf16_model, session, inputs, warmup, min_runs, args.seconds);
+          }
         }
         if (ort.available())
           row.ort = run_ort(ort, file, batch, m.ort_shapes(batch), warmup, min_runs, args.seconds);
@@ -652,6 +746,7 @@ int main(int argc, char** argv) {
     }
     if (ort.available()) std::printf("ONNX Runtime %s (onnxruntime-node, CPU execution provider)\n", ort.version.c_str());
     print_latency_table(rows, peak, ort.available());
+    print_bf16_table(rows);
 
     // Peak resident memory: a whole `gec run` and a whole ORT script run, each a fresh
     // process, on the same file and batch, with 1 warm-up and 3 timed runs each.

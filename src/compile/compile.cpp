@@ -115,12 +115,13 @@ Graph with_data(const Graph& g, const std::vector<std::optional<Tensor>>& data) 
 
 // The kernel of one node through the single-op compiler and its cache.
 std::shared_ptr<const Kernel> select_kernel(OpCompiler& compiler, const Graph& g, const Node& node,
-                                            const std::vector<TensorDesc>& desc, CompileFlag flag,
+                                            const std::vector<TensorDesc>& desc, CompileFlag flag, Precision precision,
                                             const std::vector<std::optional<Tensor>>* data = nullptr) {
   OpCompileRequest r;
   r.op_type = node.op;
   r.attrs = node.attrs;
   r.flag = flag;
+  r.precision = precision;
   for (const ValueId v : node.inputs) {
     if (v == no_value) {
       r.inputs.push_back(OpTensor::undefined());
@@ -213,7 +214,7 @@ std::shared_ptr<const Kernel> plan_kernel(const PlanInputs& in, const detail::Sp
   }
   OpCompiler alone(1);
   return select_kernel(constant_bytes <= small_constant_bytes ? in.compiler : alone, in.graph, node, sp.desc,
-                       CompileFlag::fuzzy, &sp.folded);
+                       CompileFlag::fuzzy, in.settings.precision, &sp.folded);
 }
 
 // Shape work: a step the host engine can run whose outputs are all small integer
@@ -411,6 +412,9 @@ std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& 
   const bool shapes_given = options.input_shape().has_value() || options.contains(Option::dynamic_batch_size) ||
                             options.contains(Option::dynamic_image_size) || options.contains(Option::dynamic_dims);
   m.config_ = shapes_given ? parse_dynamic_config(options, target, model_inputs) : parse_dynamic_config(options, target);
+  if (settings.precision == Precision::bf16 && !bf16_supported())
+    m.config_.warnings.push_back(
+        "precision bf16 needs a CPU with AMX-BF16 (and AVX512-BF16), which this one is not: every kernel runs in f32");
   DynamicConfig& cfg = m.config_;
 
   // INPUT_SHAPE overrides the declared shapes.
@@ -485,7 +489,7 @@ std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& 
                                               [&](ValueId v) { return v != no_value && data[v].has_value(); });
       OpCompiler alone(1);
       m.kernels_[n] = select_kernel(settings.compiler == nullptr && reads_constant ? alone : compiler, g, node,
-                                    hull_desc, CompileFlag::exact, &data);
+                                    hull_desc, CompileFlag::exact, settings.precision, &data);
     }
     for (std::size_t k = 0; k < node.inputs.size(); ++k) {
       const ValueId v = node.inputs[k];

@@ -6,8 +6,19 @@
 
 #include "ge/compile/kernel.hpp"
 #include "ge/core/error.hpp"
+#include "kernels/cpu/amx.hpp"
 
 namespace ge {
+
+std::string_view to_string(Precision p) noexcept { return p == Precision::bf16 ? "bf16" : "f32"; }
+
+Precision parse_precision(std::string_view text) {
+  if (text == "f32") return Precision::f32;
+  if (text == "bf16") return Precision::bf16;
+  raise(Errc::invalid_argument, "[ge.compile] precision '" + std::string(text) + "' is neither 'f32' nor 'bf16'");
+}
+
+bool bf16_supported() noexcept { return cpu::amx_bf16_usable(); }
 
 void Kernel::run_dynamic(std::span<const TensorView>,
                          FunctionRef<void*(std::size_t, std::span<const std::int64_t>)>) const {

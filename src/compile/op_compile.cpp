@@ -118,12 +118,14 @@ OpTensor generalise(const OpTensor& t) {
   return g;
 }
 
-std::string cache_key(std::string_view op, Engine engine, CompileFlag flag, const std::vector<OpTensor>& inputs,
-                      const std::vector<OpTensor>& outputs, const Attributes& attrs) {
+std::string cache_key(std::string_view op, Engine engine, CompileFlag flag, Precision precision,
+                      const std::vector<OpTensor>& inputs, const std::vector<OpTensor>& outputs,
+                      const Attributes& attrs) {
   std::string key(op);
   key += '|';
   key += engine_name(engine);
   key += flag == CompileFlag::fuzzy ? "|fuzzy" : "|exact";
+  if (precision != Precision::f32) key += "|p:" + std::string(to_string(precision));
   for (const OpTensor& t : inputs) key += "|i:" + describe(t);
   for (const OpTensor& t : outputs) key += "|o:" + describe(t);
   for (const auto& [name, value] : attrs) key += "|a:" + name + "=" + value.to_string();
@@ -160,7 +162,7 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
   if (r.flag == CompileFlag::fuzzy)
     for (OpTensor& t : outputs) t = generalise(t);
 
-  const std::string key = cache_key(r.op_type, engine, r.flag, inputs, outputs, r.attrs);
+  const std::string key = cache_key(r.op_type, engine, r.flag, r.precision, inputs, outputs, r.attrs);
   return cache_.get_or_create(key, [&]() -> std::shared_ptr<const CompiledOp> {
     std::vector<TensorDesc> descs;
     std::vector<const Tensor*> constants;
@@ -186,7 +188,7 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
     }
     const Attributes attrs = with_defaults(*schema, r.attrs);
     const InferContext context(*schema, node, descs, constants, attrs, outputs.size());
-    const KernelRequest request{context, inferred, engine};
+    const KernelRequest request{context, inferred, engine, r.precision};
     const auto impl = KernelRegistry::global().select(request);
     if (!impl)
       fail(Errc::no_kernel, r.op_type, "no " + engine_name(engine) + "-engine kernel fits inputs " +

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <tbb/task_arena.h>
 
+#include "conv_ref.hpp"
 #include "kernel_test.hpp"
 #include "kernels/cpu/conv.hpp"
 
@@ -12,50 +13,12 @@ using ge::Errc;
 using ge::test::Buf;
 using ge::test::check_close;
 using ge::test::expect_error;
+using ge::test::out_dim;
 using ge::test::random_f32;
+using ge::test::ref_conv;
 namespace cpu = ge::cpu;
 
 namespace {
-
-std::int64_t out_dim(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t p0,
-                     std::int64_t p1) {
-  return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
-}
-
-std::vector<float> ref_conv(const cpu::Conv2dParams& p, const Buf<float>& x, const Buf<float>& w,
-                            const Buf<float>* bias, const Buf<float>* res, std::int64_t oh, std::int64_t ow) {
-  const std::int64_t n = x.dims[0], c = x.dims[1], h = x.dims[2], wd = x.dims[3];
-  const std::int64_t co = w.dims[0], cg = w.dims[1], kh = w.dims[2], kw = w.dims[3];
-  const std::int64_t cog = co / p.group;
-  std::vector<float> y(static_cast<std::size_t>(n * co * oh * ow));
-  for (std::int64_t b = 0; b < n; ++b) {
-    for (std::int64_t o = 0; o < co; ++o) {
-      const std::int64_t g = o / cog;
-      for (std::int64_t oy = 0; oy < oh; ++oy) {
-        for (std::int64_t ox = 0; ox < ow; ++ox) {
-          double s = bias != nullptr ? (*bias)[o] : 0.0;
-          for (std::int64_t ci = 0; ci < cg; ++ci) {
-            for (std::int64_t ky = 0; ky < kh; ++ky) {
-              for (std::int64_t kx = 0; kx < kw; ++kx) {
-                const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-                const std::int64_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
-                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
-                s += static_cast<double>(x[((b * c + g * cg + ci) * h + iy) * wd + ix]) *
-                     w[((o * cg + ci) * kh + ky) * kw + kx];
-              }
-            }
-          }
-          const std::int64_t yi = ((b * co + o) * oh + oy) * ow + ox;
-          float v = static_cast<float>(s) + (res != nullptr ? (*res)[yi] : 0.0f);
-          if (p.post.kind == cpu::Activation::relu) v = std::max(v, 0.0f);
-          if (p.post.kind == cpu::Activation::clip) v = std::min(std::max(v, p.post.lo), p.post.hi);
-          y[static_cast<std::size_t>(yi)] = v;
-        }
-      }
-    }
-  }
-  return y;
-}
 
 struct ConvCase {
   std::int64_t n, c, h, w, co, kh, kw;
@@ -149,6 +112,77 @@ TEST_CASE("conv2d GEMM paths: B blocks packed from the image, K blocks, row and 
         seed += 10;
       }
     });
+  }
+}
+
+TEST_CASE("conv2d depthwise, vectorised along rows: 3x3 and 5x5, strides 1 and 2, widths around the lanes") {
+  using A = cpu::Activation;
+  std::uint32_t seed = 900;
+  for (const std::int64_t k : {3, 5}) {
+    for (const std::int64_t sh : {1, 2}) {
+      for (const std::int64_t sw : {1, 2}) {
+        for (const std::int64_t w : {1, 5, 7, 15, 16, 17, 33, 58}) {
+          CAPTURE(k);
+          CAPTURE(sh);
+          CAPTURE(sw);
+          CAPTURE(w);
+          const std::int64_t pad = k / 2;
+          const bool odd = w % 2 == 1;
+          const cpu::Conv2dParams p{.stride_h = sh, .stride_w = sw, .pad_top = pad, .pad_left = odd ? pad : pad - 1,
+                                    .pad_bottom = odd ? pad - 1 : pad, .pad_right = pad, .group = 6,
+                                    .post = {odd ? A::clip : A::relu, 0.0f, 0.75f}};
+          if (w + p.pad_left + p.pad_right < k) continue;
+          run_conv_case({2, 6, 9, w, 6, k, k, p, true, odd}, seed++);
+        }
+      }
+    }
+  }
+  // Wide planes over both threads, the residual without an activation.
+  tbb::task_arena arena(2);
+  arena.execute([&] {
+    run_conv_case({1, 24, 30, 112, 24, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 24},
+                   true, true},
+                  seed++);
+    run_conv_case({1, 24, 29, 57, 24, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1,
+                                             .pad_bottom = 1, .pad_right = 1, .group = 24}, false, true},
+                  seed++);
+  });
+}
+
+TEST_CASE("conv2d with pixel-major weights (small images): pixels as GEMM rows, blocks across images") {
+  using A = cpu::Activation;
+  const cpu::Conv2dParams pad1{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {A::relu}};
+  const std::vector<ConvCase> cases = {
+      {1, 64, 7, 7, 70, 3, 3, pad1, true, true},
+      {3, 40, 7, 7, 33, 1, 1, {}, true, true},
+      {2, 48, 14, 14, 40, 1, 1, {.stride_h = 2, .stride_w = 2, .post = {A::clip, 0.0f, 0.5f}}, true, false},
+      {2, 16, 9, 8, 24, 3, 3, {.stride_h = 2, .stride_w = 1, .pad_top = 1, .pad_left = 0, .pad_bottom = 1,
+                              .pad_right = 2, .group = 2}, false, true},
+      {3, 1600, 7, 7, 8, 3, 3, pad1, true, true},  // K = 14400: pixel blocks of 144 rows straddle images
+  };
+  std::uint32_t seed = 1300;
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      CAPTURE(threads);
+      CAPTURE(i);
+      const ConvCase& k = cases[i];
+      const std::int64_t oh = out_dim(k.h, k.kh, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+      const std::int64_t ow = out_dim(k.w, k.kw, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+      auto w = random_f32({k.co, k.c / k.p.group, k.kh, k.kw}, seed++);
+      auto bias = random_f32({k.co}, seed++);
+      auto res = random_f32({k.n, k.co, oh, ow}, seed++);
+      const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), false, true);
+      REQUIRE(packed.pixel_major);
+      Buf<float> y({k.n, k.co, oh, ow});
+      const ge::TensorView bv = bias.view(), rv = res.view();
+      arena.execute([&] {
+        cpu::conv2d(k.p, x.view(), packed, k.with_bias ? &bv : nullptr, y.view(), k.with_residual ? &rv : nullptr);
+      });
+      check_close(y.v, ref_conv(k.p, x, w, k.with_bias ? &bias : nullptr, k.with_residual ? &res : nullptr, oh, ow),
+                  2e-4f, 2e-4f);
+    }
   }
 }
 

@@ -58,6 +58,10 @@ struct CompileSettings {
   int max_streams = 4;                ///< vector-engine streams per plan (>= 1)
   bool optimize = true;               ///< run the graph passes
   std::size_t plan_cache = 16;        ///< per-signature plans a session keeps (unbounded ranges), >= 1
+  /// `bf16`: convs and constant-weight matrix products in bf16 with f32 accumulation on
+  /// CPUs with AMX-BF16 (`bf16_supported()`); elsewhere f32, with a notice in
+  /// `CompiledModel::config().warnings`. Values between ops and the graph's edges stay f32.
+  Precision precision = Precision::f32;
   /// The kernel cache used during this compile; null: `OpCompiler::global()` for nodes
   /// without constant inputs, a cache of this compile for the others (see step 4). The
   /// model does not keep it: plans made later use `OpCompiler::global()`.

@@ -62,13 +62,29 @@ class Kernel {
                            FunctionRef<void*(std::size_t output, std::span<const std::int64_t> dims)> allocate) const;
 };
 
+/// The arithmetic kernels may use (`CompileSettings::precision`, `gec --precision`).
+enum class Precision : std::uint8_t {
+  f32,   ///< f32 throughout (the default)
+  bf16,  ///< where the CPU has AMX-BF16: convs and constant-weight matrix products take
+         ///< bf16 operands and accumulate in f32; every value between ops stays f32, and
+         ///< on other CPUs everything runs in f32
+};
+
+/// `f32` or `bf16`.
+[[nodiscard]] std::string_view to_string(Precision p) noexcept;
+/// Parses `f32` or `bf16`; throws `Errc::invalid_argument` for anything else.
+[[nodiscard]] Precision parse_precision(std::string_view text);
+/// Whether this machine runs `Precision::bf16` in bf16 (AMX-BF16 present and usable).
+[[nodiscard]] bool bf16_supported() noexcept;
+
 /// What a kernel is made for: the node's inference context (schema, input descriptions
 /// whose shapes may be ranges, constant inputs, attributes with defaults) and the
-/// inferred outputs, on an engine.
+/// inferred outputs, on an engine, at a precision.
 struct KernelRequest {
   const InferContext& context;
   std::span<const TensorDesc> outputs;
   Engine engine = Engine::vector;
+  Precision precision = Precision::f32;
 };
 
 /// One kernel implementation of one op.

@@ -98,6 +98,8 @@ struct OpCompileRequest {
   int num_inputs = -1;   ///< when >= 0, must equal `inputs.size()`
   int num_outputs = -1;  ///< when >= 0, must equal `outputs.size()`
   std::string op_path{};  ///< reserved: must be empty
+  /// The arithmetic the kernel may use (a ge extension; part of the cache key).
+  Precision precision = Precision::f32;
 };
 
 /// A single-op compiler with its kernel cache. The process has a global one behind the

@@ -21,11 +21,15 @@ bool all_f32(const KernelRequest& r) {
   return true;
 }
 
+// Whether the request lets a constant B be packed in bf16 (the AMX kernels then run it
+// when the CPU has them).
+bool bf16(const KernelRequest& r) { return r.precision == Precision::bf16; }
+
 std::shared_ptr<const Kernel> make_matmul(const KernelRequest& r) {
   const Tensor* b = r.context.constant(1);
   if (b != nullptr && b->dims().size() == 2) {
-    auto packed = std::make_shared<const cpu::PackedMatMulB>(cpu::pack_matmul_b(view_of(*b)));
-    return make_kernel("cpu.matmul.packed_b", [packed](Views in, Views out) {
+    auto packed = std::make_shared<const cpu::PackedMatMulB>(cpu::pack_matmul_b(view_of(*b), bf16(r)));
+    return make_kernel(packed->bf16 ? "cpu.matmul.packed_b.bf16" : "cpu.matmul.packed_b", [packed](Views in, Views out) {
       cpu::matmul(in[0], *packed, out[0]);
     }, {1});
   }
@@ -65,14 +69,14 @@ std::shared_ptr<const Kernel> make_gemm(const KernelRequest& req) {
           kn[static_cast<std::size_t>(i * n + j)] = p.alpha * (p.trans_b ? src[j * k + i] : src[i * n + j]);
       const std::int64_t kn_dims[] = {k, n};
       auto packed = std::make_shared<const cpu::PackedMatMulB>(
-          cpu::pack_matmul_b(TensorView{kn.data(), DataType::f32, kn_dims}));
+          cpu::pack_matmul_b(TensorView{kn.data(), DataType::f32, kn_dims}, bf16(req)));
       auto col_bias = std::make_shared<std::vector<float>>();
       if (bias && p.beta != 0.0f) {
         const float* cd = cv.as<const float>();
         col_bias->resize(static_cast<std::size_t>(n));
         for (std::int64_t j = 0; j < n; ++j) (*col_bias)[static_cast<std::size_t>(j)] = p.beta * cd[c_count == 1 ? 0 : j];
       }
-      return make_kernel("cpu.gemm.packed_b", [packed, col_bias](Views in, Views out) {
+      return make_kernel(packed->bf16 ? "cpu.gemm.packed_b.bf16" : "cpu.gemm.packed_b", [packed, col_bias](Views in, Views out) {
         cpu::GemmEpilogue ep;
         ep.bias_n = col_bias->empty() ? nullptr : col_bias->data();
         cpu::matmul(in[0], *packed, out[0], ep);
@@ -95,7 +99,7 @@ std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
   const Tensor* bias = c.has_input(2) ? c.constant(2) : nullptr;
   if (c.has_input(2) && bias == nullptr)
     raise(Errc::no_kernel, "[cpu.fused_matmul] node '" + std::string(c.node()) + "': the bias must be a constant");
-  auto packed = std::make_shared<const cpu::PackedMatMulB>(cpu::pack_matmul_b(view_of(*b)));
+  auto packed = std::make_shared<const cpu::PackedMatMulB>(cpu::pack_matmul_b(view_of(*b), bf16(r)));
   auto col_bias = std::make_shared<std::vector<float>>();
   if (bias != nullptr) {
     const float* pb = view_of(*bias).as<const float>();
@@ -106,7 +110,7 @@ std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
   if (act == "Relu") post.kind = cpu::Activation::relu;
   if (act == "Gelu") post.kind = cpu::Activation::gelu;
   if (act == "GeluTanh") post.kind = cpu::Activation::gelu_tanh;
-  return make_kernel("cpu.fused_matmul", [packed, col_bias, post](Views in, Views out) {
+  return make_kernel(packed->bf16 ? "cpu.fused_matmul.bf16" : "cpu.fused_matmul", [packed, col_bias, post](Views in, Views out) {
     const TensorView* residual = optional_input(in, 3);
     const bool fits = residual != nullptr && residual->dims.size() == out[0].dims.size() &&
                       std::equal(residual->dims.begin(), residual->dims.end(), out[0].dims.begin());

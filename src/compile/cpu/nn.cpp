@@ -122,6 +122,20 @@ const TensorView* residual_2d(Views in, bool fused, TensorView& view, std::array
   return &view;
 }
 
+// Whether every output this kernel serves is a small image (at most 64 pixels per
+// channel, known now): its conv then runs with the pixels as the GEMM's rows.
+bool small_output(const KernelRequest& r) {
+  if (r.outputs.empty()) return false;
+  const Shape& y = r.outputs[0].shape;
+  if (!y.rank_known() || y.rank() < 3) return false;
+  std::int64_t pixels = 1;
+  for (std::size_t d = 2; d < y.rank(); ++d) {
+    if (!y[d].is_bounded()) return false;
+    pixels *= y[d].hi();
+  }
+  return pixels <= 64;
+}
+
 // Conv, or FusedConv when `fused` (the residual and activation go into the epilogue).
 std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name, bool fused = false) {
   const InferContext& c = r.context;
@@ -134,9 +148,10 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     const TensorView wv = as_2d(view_of(*w), wd);
     cpu::Conv2dParams pack_params;
     pack_params.group = a.group;
-    auto packed = std::make_shared<const cpu::PackedConvWeights>(cpu::pack_conv_weights(pack_params, wv));
+    auto packed = std::make_shared<const cpu::PackedConvWeights>(
+        cpu::pack_conv_weights(pack_params, wv, r.precision == Precision::bf16, small_output(r)));
     const std::int64_t kh = wv.dims[2], kw = wv.dims[3];
-    return make_kernel(name, [a, packed, kh, kw, post, fused](Views in, Views out) {
+    return make_kernel(std::string(name) + (packed->bf16 ? ".bf16" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
       std::array<std::int64_t, 4> xd{}, yd{}, zd{};
       const TensorView x = as_2d(in[0], xd), y = as_2d(out[0], yd);
       TensorView zv;

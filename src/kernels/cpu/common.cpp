@@ -3,11 +3,63 @@
 #include "core/tsan.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <new>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 namespace ge::cpu {
+
+namespace {
+
+// The free buffers of `PooledBuffer`: a take picks the smallest free one that fits, else
+// the largest free one regrown, so the pool settles at one buffer per concurrent task.
+class BufferPool {
+ public:
+  Scratch take(std::int64_t n) {
+    Scratch s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::size_t pick = free_.size();
+      for (std::size_t i = 0; i < free_.size(); ++i) {
+        const bool fits = free_[i].size() >= n;
+        if (pick == free_.size()) {
+          pick = i;
+        } else if (fits ? free_[pick].size() < n || free_[i].size() < free_[pick].size()
+                        : free_[pick].size() < n && free_[i].size() > free_[pick].size()) {
+          pick = i;
+        }
+      }
+      if (pick < free_.size()) {
+        s = std::move(free_[pick]);
+        free_[pick] = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (s.size() < n) s = Scratch((n + 4095) / 4096 * 4096);
+    return s;
+  }
+  void give(Scratch s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(s));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Scratch> free_;
+};
+
+BufferPool& buffer_pool() {
+  static BufferPool pool;
+  return pool;
+}
+
+}  // namespace
+
+PooledBuffer::PooledBuffer(std::int64_t n) : s_(buffer_pool().take(n)) {}
+PooledBuffer::~PooledBuffer() { buffer_pool().give(std::move(s_)); }
+
 
 void fail(Errc code, std::string_view op, const std::string& what) {
   std::string msg = "[ge.kernels] [";

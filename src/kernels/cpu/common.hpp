@@ -10,6 +10,7 @@
 /// ```
 
 #include <cstdint>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -101,28 +102,50 @@ inline void parallel_for(std::int64_t n, std::int64_t grain, F&& f) {
   return g < 1 ? 1 : g;
 }
 
-/// An uninitialised float buffer for scratch (packed panels, im2col): no zero-fill cost.
+/// An uninitialised float buffer for scratch (packed panels, im2col): no zero-fill cost;
+/// 64-byte (cache line) aligned.
 class Scratch {
  public:
   Scratch() = default;
   /// A buffer of `n` floats, contents undefined.
-  explicit Scratch(std::int64_t n) : data_(n > 0 ? new float[static_cast<std::size_t>(n)] : nullptr), size_(n) {}
+  explicit Scratch(std::int64_t n)
+      : data_(n > 0 ? new (std::align_val_t{64}) float[static_cast<std::size_t>(n)] : nullptr), size_(n) {}
   Scratch(Scratch&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr; o.size_ = 0; }
   Scratch& operator=(Scratch&& o) noexcept {
-    if (this != &o) { delete[] data_; data_ = o.data_; size_ = o.size_; o.data_ = nullptr; o.size_ = 0; }
+    if (this != &o) { release(); data_ = o.data_; size_ = o.size_; o.data_ = nullptr; o.size_ = 0; }
     return *this;
   }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() { delete[] data_; }
+  ~Scratch() { release(); }
   /// The first float.
   [[nodiscard]] float* data() const noexcept { return data_; }
   /// The number of floats.
   [[nodiscard]] std::int64_t size() const noexcept { return size_; }
 
  private:
+  void release() noexcept {
+    if (data_ != nullptr) ::operator delete[](data_, std::align_val_t{64});
+  }
   float* data_ = nullptr;
   std::int64_t size_ = 0;
+};
+
+/// A scratch buffer of at least `n` floats from a process-wide pool, given back when it
+/// goes out of scope: after the first runs the kernels that take one (conv's B blocks,
+/// the bf16 operands) allocate nothing. Thread-safe; not thread_local, because a thread
+/// waiting in a nested `parallel_for` may run another kernel's task meanwhile.
+class PooledBuffer {
+ public:
+  explicit PooledBuffer(std::int64_t n);
+  ~PooledBuffer();
+  PooledBuffer(const PooledBuffer&) = delete;
+  PooledBuffer& operator=(const PooledBuffer&) = delete;
+  /// The first float.
+  [[nodiscard]] float* data() const noexcept { return s_.data(); }
+
+ private:
+  Scratch s_;
 };
 
 /// Dims with size-1 axes dropped and neighbours merged where every operand reads them as

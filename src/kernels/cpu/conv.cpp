@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <vector>
 
 #include <tbb/task_arena.h>
+
+#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/conv_internal.hpp"
 
 namespace ge::cpu {
 namespace {
@@ -30,9 +32,6 @@ void check_params(std::string_view op, std::int64_t sh, std::int64_t sw, std::in
 }
 
 // Checks everything but the weights' packing; returns the output spatial dims.
-struct ConvShape {
-  std::int64_t n, c, h, w, cout, kh, kw, oh, ow;
-};
 
 ConvShape check_conv(const Conv2dParams& p, const TensorView& x, std::int64_t cout, std::int64_t cin_g,
                      std::int64_t kh, std::int64_t kw, const TensorView* bias, const TensorView& y,
@@ -73,194 +72,6 @@ ConvShape check_conv(const Conv2dParams& p, const TensorView& x, std::int64_t co
     check_dims(kConv, "residual", *residual, out);
   }
   return s;
-}
-
-// Scratch buffers for B blocks, reused from run to run: a run takes one per task and
-// gives it back, so after the first runs no conv allocates. (Not thread_local: a thread
-// waiting in a nested parallel_for may run another conv's task meanwhile.)
-class BufferPool {
- public:
-  // A buffer of at least `n` floats: the smallest free one that fits, else the largest
-  // free one regrown (so the pool settles at one buffer per concurrent task).
-  Scratch take(std::int64_t n) {
-    Scratch s;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      std::size_t pick = free_.size();
-      for (std::size_t i = 0; i < free_.size(); ++i) {
-        const bool fits = free_[i].size() >= n;
-        if (pick == free_.size()) {
-          pick = i;
-        } else if (fits ? free_[pick].size() < n || free_[i].size() < free_[pick].size()
-                        : free_[pick].size() < n && free_[i].size() > free_[pick].size()) {
-          pick = i;
-        }
-      }
-      if (pick < free_.size()) {
-        s = std::move(free_[pick]);
-        free_[pick] = std::move(free_.back());
-        free_.pop_back();
-      }
-    }
-    if (s.size() < n) s = Scratch((n + 4095) / 4096 * 4096);
-    return s;
-  }
-  void give(Scratch s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(std::move(s));
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<Scratch> free_;
-};
-
-BufferPool& buffer_pool() {
-  static BufferPool pool;
-  return pool;
-}
-
-// A pooled buffer for one scope.
-class PooledBuffer {
- public:
-  explicit PooledBuffer(std::int64_t n) : s_(buffer_pool().take(n)) {}
-  ~PooledBuffer() { buffer_pool().give(std::move(s_)); }
-  PooledBuffer(const PooledBuffer&) = delete;
-  PooledBuffer& operator=(const PooledBuffer&) = delete;
-  [[nodiscard]] float* data() const noexcept { return s_.data(); }
-
- private:
-  Scratch s_;
-};
-
-// The column matrix of one (image, group): row q = (ci, ky, kx), column j = (oy, ox).
-struct Patches {
-  const float* x;  // the group's first input plane
-  std::int64_t h, w, kh, kw, oh, ow;
-  const Conv2dParams* p;
-  bool pointwise;  // 1x1, stride 1, no pads: row q is input plane q
-};
-
-// pack_patches for kernels of many taps: per panel, its runs of output columns in one row.
-void pack_patches_runs(const Patches& pt, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols,
-                       float* dst, std::int64_t panel_stride) {
-  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
-  const std::int64_t hw = pt.h * pt.w;
-  const Conv2dParams& p = *pt.p;
-  const std::int64_t khw = pt.kh * pt.kw;
-  struct Run {
-    std::int64_t oy, ox, lane, len;
-  };
-  for (std::int64_t pi = 0; pi < panels; ++pi) {
-    Run runs[kGemmNR];
-    std::int64_t nruns = 0;
-    const std::int64_t j0 = n0 + pi * kGemmNR;
-    const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
-    for (std::int64_t l = 0; l < lanes;) {
-      const std::int64_t oy = (j0 + l) / pt.ow;
-      const std::int64_t ox = (j0 + l) % pt.ow;
-      const std::int64_t len = std::min(lanes - l, pt.ow - ox);
-      runs[nruns++] = Run{oy, ox, l, len};
-      l += len;
-    }
-    float* d = dst + pi * panel_stride;
-    std::int64_t ci = q0 / khw, ky = q0 % khw / pt.kw, kx = q0 % pt.kw;
-    for (std::int64_t q = q0; q < q1; ++q) {
-      const float* plane = pt.x + ci * hw;
-      float* dq = d + (q - q0) * kGemmNR;
-      for (std::int64_t l = lanes; l < kGemmNR; ++l) dq[l] = 0.0f;
-      for (std::int64_t r = 0; r < nruns; ++r) {
-        const Run& run = runs[r];
-        float* dr = dq + run.lane;
-        const std::int64_t iy = run.oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-        const std::int64_t ix0 = run.ox * p.stride_w - p.pad_left + kx * p.dilation_w;
-        for (std::int64_t t = 0; t < run.len; ++t) {
-          const std::int64_t ix = ix0 + t * p.stride_w;
-          dr[t] = iy >= 0 && iy < pt.h && ix >= 0 && ix < pt.w ? plane[iy * pt.w + ix] : 0.0f;
-        }
-      }
-      if (++kx == pt.kw) {
-        kx = 0;
-        if (++ky == pt.kh) {
-          ky = 0;
-          ++ci;
-        }
-      }
-    }
-  }
-}
-
-// Packs rows [q0, q1) and columns [n0, n0 + ncols) of the column matrix into NR-wide
-// panels: element (q, n0 + j) goes to dst[(j / NR) * panel_stride + (q - q0) * NR + j % NR];
-// lanes past `ncols` are zero.
-void pack_patches(const Patches& pt, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols, float* dst,
-                  std::int64_t panel_stride) {
-  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
-  const std::int64_t hw = pt.h * pt.w;
-  if (pt.pointwise) {
-    for (std::int64_t q = q0; q < q1; ++q) {
-      const float* src = pt.x + q * hw + n0;
-      float* d = dst + (q - q0) * kGemmNR;
-      for (std::int64_t pi = 0; pi < panels; ++pi) {
-        const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
-        float* dq = d + pi * panel_stride;
-        if (lanes == kGemmNR) {
-          std::memcpy(dq, src + pi * kGemmNR, sizeof(float) * kGemmNR);
-        } else {
-          for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = l < lanes ? src[pi * kGemmNR + l] : 0.0f;
-        }
-      }
-    }
-    return;
-  }
-  const Conv2dParams& p = *pt.p;
-  const std::int64_t khw = pt.kh * pt.kw;
-  // Per panel and kernel tap: where each lane reads in a channel plane (or nothing: a
-  // pad), and whether the 16 lanes are one contiguous in-bounds run (a plain copy).
-  constexpr std::int64_t kMaxTaps = 64;
-  if (khw > kMaxTaps || hw > std::numeric_limits<std::int32_t>::max()) {
-    pack_patches_runs(pt, q0, q1, n0, ncols, dst, panel_stride);
-    return;
-  }
-  std::int32_t off[kMaxTaps][kGemmNR];
-  bool contiguous[kMaxTaps];
-  static const float zero = 0.0f;
-  for (std::int64_t pi = 0; pi < panels; ++pi) {
-    const std::int64_t j0 = n0 + pi * kGemmNR;
-    const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
-    std::int64_t iy0[kGemmNR], ix0[kGemmNR];
-    for (std::int64_t l = 0; l < lanes; ++l) {
-      iy0[l] = (j0 + l) / pt.ow * p.stride_h - p.pad_top;
-      ix0[l] = (j0 + l) % pt.ow * p.stride_w - p.pad_left;
-    }
-    for (std::int64_t t = 0; t < khw; ++t) {
-      const std::int64_t dy = t / pt.kw * p.dilation_h, dx = t % pt.kw * p.dilation_w;
-      bool run = lanes == kGemmNR;
-      for (std::int64_t l = 0; l < kGemmNR; ++l) {
-        const std::int64_t iy = l < lanes ? iy0[l] + dy : -1, ix = l < lanes ? ix0[l] + dx : -1;
-        const bool in = iy >= 0 && iy < pt.h && ix >= 0 && ix < pt.w;
-        off[t][l] = in ? static_cast<std::int32_t>(iy * pt.w + ix) : -1;
-        run = run && in && off[t][l] == off[t][0] + l;
-      }
-      contiguous[t] = run;
-    }
-    float* d = dst + pi * panel_stride;
-    std::int64_t ci = q0 / khw, t = q0 % khw;
-    for (std::int64_t q = q0; q < q1; ++q) {
-      const float* plane = pt.x + ci * hw;
-      float* dq = d + (q - q0) * kGemmNR;
-      if (contiguous[t]) {
-        std::memcpy(dq, plane + off[t][0], sizeof(float) * kGemmNR);
-      } else {
-        const std::int32_t* o = off[t];
-        for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = *(o[l] >= 0 ? plane + o[l] : &zero);
-      }
-      if (++t == khw) {
-        t = 0;
-        ++ci;
-      }
-    }
-  }
 }
 
 constexpr std::int64_t kConvKc = 256;     // K block: a 6 x Kc A slice (6 KiB) stays in L1
@@ -490,6 +301,7 @@ void depthwise_plane_s1(const Conv2dParams& p, const ConvShape& s, std::int64_t 
 
 void depthwise(const Conv2dParams& p, const ConvShape& s, const float* x, const float* taps, const float* bias,
                float* y, const float* residual) {
+  if (depthwise_vectorised(p, s, x, taps, bias, y, residual)) return;
   const std::int64_t grain = grain_for(s.oh * s.ow * s.kh * s.kw);
   if (p.stride_h == 1 && p.stride_w == 1) {
     const std::int64_t plane = (s.h + p.pad_top + p.pad_bottom) * (s.w + p.pad_left + p.pad_right);
@@ -508,7 +320,7 @@ void depthwise(const Conv2dParams& p, const ConvShape& s, const float* x, const 
 
 }  // namespace
 
-PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w) {
+PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, bool bf16, bool pixel_major) {
   check_dtype(kConv, "W", w, DataType::f32);
   check_rank(kConv, "W", w, 4);
   if (p.group < 1 || w.dims[0] % p.group != 0) {
@@ -531,6 +343,23 @@ PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w) 
     return pw;
   }
   const std::int64_t cout_g = pw.cout / p.group;
+  if (bf16 && amx_bf16_usable()) {
+    pw.bf16 = true;
+    const std::int64_t rows = (cout_g + 15) / 16 * 16, ld = bf16_k(k);
+    pw.data = Scratch((rows * ld * p.group + 1) / 2);
+    auto* d = reinterpret_cast<std::uint16_t*>(pw.data.data());
+    for (std::int64_t g = 0; g < p.group; ++g)
+      convert_rows_bf16(cout_g, k, src + g * cout_g * k, k, d + g * rows * ld, ld, rows);
+    return pw;
+  }
+  if (pixel_major) {
+    pw.pixel_major = true;
+    const std::int64_t per_group = packed_b_size(k, cout_g);
+    pw.data = Scratch(per_group * p.group);
+    for (std::int64_t g = 0; g < p.group; ++g)
+      pack_b(k, cout_g, src + g * cout_g * k, k, true, pw.data.data() + g * per_group);
+    return pw;
+  }
   const std::int64_t per_group = packed_a_size(cout_g, k);
   pw.data = Scratch(per_group * p.group);
   for (std::int64_t g = 0; g < p.group; ++g) {
@@ -556,7 +385,41 @@ void conv2d(const Conv2dParams& p, const TensorView& x, const PackedConvWeights&
     depthwise(p, s, px, w.data.data(), pbias, py, pres);
     return;
   }
-  conv_gemm(p, s, w, px, pbias, py, pres);
+  const auto run = [&](const Conv2dParams& q, const ConvShape& t, const float* in) {
+    if (w.bf16) {
+      conv_gemm_bf16(q, t, w, in, pbias, py, pres);
+    } else if (w.pixel_major) {
+      conv_gemm_pixels(q, t, w, in, pbias, py, pres);
+    } else {
+      conv_gemm(q, t, w, in, pbias, py, pres);
+    }
+  };
+  const bool strided_1x1 = w.kh == 1 && w.kw == 1 && (p.stride_h > 1 || p.stride_w > 1) && p.pad_top == 0 &&
+                           p.pad_left == 0 && p.pad_bottom == 0 && p.pad_right == 0;
+  if (!strided_1x1) {
+    run(p, s, px);
+    return;
+  }
+  // A 1x1 conv with strides (ResNet's downsampling) reads only every stride-th pixel:
+  // those are gathered once into planes of the output's size, and the conv over them is
+  // a plain pointwise one (its B blocks are row copies).
+  PooledBuffer sub(s.n * s.c * s.oh * s.ow);
+  parallel_for(s.n * s.c, grain_for(s.oh * s.ow, 16384), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t pc = b; pc < e; ++pc) {
+      const float* in = px + pc * s.h * s.w;
+      float* out = sub.data() + pc * s.oh * s.ow;
+      for (std::int64_t oy = 0; oy < s.oh; ++oy) {
+        const float* row = in + oy * p.stride_h * s.w;
+        for (std::int64_t ox = 0; ox < s.ow; ++ox) out[oy * s.ow + ox] = row[ox * p.stride_w];
+      }
+    }
+  });
+  Conv2dParams q = p;
+  q.stride_h = q.stride_w = 1;
+  ConvShape t = s;
+  t.h = s.oh;
+  t.w = s.ow;
+  run(q, t, sub.data());
 }
 
 void conv2d(const Conv2dParams& p, const TensorView& x, const TensorView& w, const TensorView* bias,

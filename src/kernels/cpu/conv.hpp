@@ -44,7 +44,8 @@ struct Conv2dParams {
 };
 
 /// Conv weights reordered once for `conv2d`: GEMM A panels per group, or the plain
-/// [C, KH*KW] taps of a depthwise conv.
+/// [C, KH*KW] taps of a depthwise conv, or (`bf16`) per group the bf16 rows of the AMX
+/// kernels: Cout/group rows rounded up to 16, each K = Cin/group*KH*KW rounded up to 32.
 struct PackedConvWeights {
   std::int64_t cout = 0;           ///< output channels
   std::int64_t cin_per_group = 0;  ///< input channels per group
@@ -52,12 +53,19 @@ struct PackedConvWeights {
   std::int64_t kw = 0;             ///< kernel width
   std::int64_t group = 1;          ///< groups
   bool depthwise = false;          ///< group == C == Cout: taps, not panels
-  Scratch data;                    ///< the packed floats
+  bool bf16 = false;               ///< bf16 rows for the AMX kernels (kernels/cpu/amx.hpp)
+  bool pixel_major = false;        ///< per group W^T as GEMM B panels: the pixels are the rows
+  Scratch data;                    ///< the packed floats (or bf16 pairs)
 };
 
-/// Packs f32 OIHW weights `w` for `conv2d` with `p.group`. Raises `Errc::type_mismatch`,
-/// `Errc::rank_mismatch` (not 4-D), `Errc::bad_attribute` (group < 1 or not dividing O).
-[[nodiscard]] PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w);
+/// Packs f32 OIHW weights `w` for `conv2d` with `p.group`; in bf16 for the AMX kernels
+/// (f32 accumulation) when `bf16` is asked, `amx_bf16_usable()` and the conv is not
+/// depthwise; else, with `pixel_major`, for the GEMM whose rows are the output pixels
+/// (small images: 7x7, 8x8), else for the one whose rows are the output channels.
+/// Raises `Errc::type_mismatch`, `Errc::rank_mismatch` (not 4-D), `Errc::bad_attribute`
+/// (group < 1 or not dividing O).
+[[nodiscard]] PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, bool bf16 = false,
+                                                  bool pixel_major = false);
 
 /// ONNX Conv on f32 NCHW: `y = post(conv(x, w) + bias + residual)`. `bias` ([Cout]) and
 /// `residual` (same dims as `y`) may be null. `y.dims` must be the exact output dims.

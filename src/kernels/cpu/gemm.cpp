@@ -6,6 +6,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/vmath.hpp"
 
 // The 64-byte vector helpers below are internal and always inlined, so their by-value
@@ -320,22 +321,39 @@ inline __attribute__((always_inline)) void gemm_kblock_impl(std::int64_t m, std:
                                                             bool last) {
   alignas(64) float tile[kGemmMR * kGemmNR];
   const bool load_c = !first || ep.accumulate;
-  for (std::int64_t i = m0; i < m1; i += kGemmMR) {
-    const float* ap = pa + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
+  const std::int64_t a_stride = k * kGemmMR;  // from one A panel to the next
+  const auto one_tile = [&](std::int64_t i, std::int64_t j) __attribute__((always_inline)) {
+    const float* ap = pa + (i / kGemmMR) * a_stride + k0 * kGemmMR;
+    const float* bp = bblock + (j / kGemmNR) * bstride;
     const std::int64_t mr = std::min(kGemmMR, m - i);
-    for (std::int64_t j = 0; j < n; j += kGemmNR) {
-      const float* bp = bblock + (j / kGemmNR) * bstride;
-      const std::int64_t nr = std::min(kGemmNR, n - j);
-      const std::int64_t col = col0 + j;
-      if (mr == kGemmMR && nr == kGemmNR) {
-        micro_kernel_store<V>(kc, ap, 0, bp, 0, c + i * ldc + col, ldc, load_c, last, ep, i, col);
+    const std::int64_t nr = std::min(kGemmNR, n - j);
+    const std::int64_t col = col0 + j;
+    if (mr == kGemmMR && nr == kGemmNR) {
+      micro_kernel_store<V>(kc, ap, 0, bp, 0, c + i * ldc + col, ldc, load_c, last, ep, i, col);
+      return;
+    }
+    micro_kernel_edge<V>(kc, ap, bp, tile, nr);
+    for (std::int64_t r = 0; r < mr; ++r) {
+      finish_row(tile + r * kGemmNR, c + (i + r) * ldc + col, nr, load_c, last, ep, i + r, col);
+    }
+  };
+  // AVX-512: 12 x 32 tiles (two A panels x two B panels) where they fit, as in
+  // gemm_block_impl; 6 x 16 at the edges and on narrower ISAs.
+  for (std::int64_t i = m0; i < m1;) {
+    const bool tall = V == 16 && i + 2 * kGemmMR <= m1;
+    for (std::int64_t j = 0; j < n;) {
+      if (tall && j + 2 * kGemmNR <= n) {
+        micro_kernel_store<V, 2, 2, false>(kc, pa + (i / kGemmMR) * a_stride + k0 * kGemmMR, a_stride,
+                                           bblock + (j / kGemmNR) * bstride, bstride, c + i * ldc + col0 + j, ldc,
+                                           load_c, last, ep, i, col0 + j);
+        j += 2 * kGemmNR;
         continue;
       }
-      micro_kernel_edge<V>(kc, ap, bp, tile, nr);
-      for (std::int64_t r = 0; r < mr; ++r) {
-        finish_row(tile + r * kGemmNR, c + (i + r) * ldc + col, nr, load_c, last, ep, i + r, col);
-      }
+      one_tile(i, j);
+      if (tall) one_tile(i + kGemmMR, j);
+      j += kGemmNR;
     }
+    i += tall ? 2 * kGemmMR : kGemmMR;
   }
   if (last) gelu_rows(ep.post.kind, c + m0 * ldc + col0, ldc, m1 - m0, n);
 }
@@ -571,10 +589,16 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const fl
   gemm_packed(m, n, k, pa.data(), pb.data(), c, ldc, ep, parallel);
 }
 
-PackedMatMulB pack_matmul_b(const TensorView& b) {
+PackedMatMulB pack_matmul_b(const TensorView& b, bool bf16) {
   check_dtype("MatMul", "B", b, DataType::f32);
   check_rank("MatMul", "B", b, 2);
-  PackedMatMulB out{b.dims[0], b.dims[1], Scratch(packed_b_size(b.dims[0], b.dims[1]))};
+  const std::int64_t k = b.dims[0], n = b.dims[1];
+  if (bf16 && amx_bf16_usable()) {
+    PackedMatMulB out{k, n, true, Scratch((bf16_packed_b_size(k, n) + 1) / 2)};
+    pack_b_bf16(k, n, b.as<const float>(), n, false, reinterpret_cast<std::uint16_t*>(out.panels.data()));
+    return out;
+  }
+  PackedMatMulB out{k, n, false, Scratch(packed_b_size(k, n))};
   pack_b(out.k, out.n, b.as<const float>(), out.n, false, out.panels.data());
   return out;
 }
@@ -669,6 +693,11 @@ void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, co
   check_dims("MatMul", "Y", y, expect);
   const std::int64_t m = product(a.dims, 0, a.rank() - 1);
   if (m == 0 || b.n == 0) return;
+  if (b.bf16) {
+    matmul_bf16(m, b.n, b.k, a.as<const float>(), b.k, reinterpret_cast<const std::uint16_t*>(b.panels.data()),
+                y.as<float>(), b.n, ep);
+    return;
+  }
   gemm_rowmajor_a(m, b.n, b.k, a.as<const float>(), b.k, b.panels.data(), y.as<float>(), b.n, ep);
 }
 

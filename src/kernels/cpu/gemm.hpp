@@ -106,12 +106,14 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const fl
 struct PackedMatMulB {
   std::int64_t k = 0;  ///< rows of B
   std::int64_t n = 0;  ///< columns of B
-  Scratch panels;      ///< `packed_b_size(k, n)` floats
+  bool bf16 = false;   ///< `panels` holds bf16 VNNI panels (kernels/cpu/amx.hpp), run on AMX
+  Scratch panels;      ///< `packed_b_size(k, n)` floats, or `bf16_packed_b_size(k, n)` bf16
 };
 
-/// Packs a 2-D f32 `b` (K x N) for `matmul(a, packed, y)`. Raises `Errc::type_mismatch`
-/// for another type and `Errc::rank_mismatch` unless rank 2.
-[[nodiscard]] PackedMatMulB pack_matmul_b(const TensorView& b);
+/// Packs a 2-D f32 `b` (K x N) for `matmul(a, packed, y)`; in bf16 for the AMX kernels
+/// when `bf16` is asked and `amx_bf16_usable()`. Raises `Errc::type_mismatch` for another
+/// type and `Errc::rank_mismatch` unless rank 2.
+[[nodiscard]] PackedMatMulB pack_matmul_b(const TensorView& b, bool bf16 = false);
 
 /// ONNX MatMul on f32: numpy matmul with broadcast batch dims; a 1-D A is a row vector
 /// and a 1-D B a column vector, whose dim is then dropped. `y.dims` must be the result's
@@ -120,7 +122,8 @@ struct PackedMatMulB {
 void matmul(const TensorView& a, const TensorView& b, const TensorView& y);
 
 /// MatMul of `a` (rank >= 1, last dim K) by a pre-packed 2-D B, with an optional fused
-/// epilogue (`bias_n`, `residual` with the output's row stride, activation). Same errors.
+/// epilogue (`bias_n`, `residual` with the output's row stride, activation); bf16 with
+/// f32 accumulation when B was packed so. Same errors.
 void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, const GemmEpilogue& ep = {});
 
 /// Resolved attributes of ONNX Gemm.

@@ -85,34 +85,50 @@ void pool2d(std::string_view op, const Pool2dParams& p, const TensorView& x, con
   }
   const float* px = x.as<const float>();
   float* py = y.as<float>();
-  parallel_for(s.planes, grain_for(s.oh * s.ow * p.kernel_h * p.kernel_w), [&](std::int64_t b, std::int64_t e) {
+  // Separable: per output row, the window's valid input rows reduced column by column
+  // (vectorised along the row) into a row buffer padded with the identity (-inf, 0),
+  // then each output the reduction of its kernel_w taps in that buffer.
+  const float identity = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+  const std::int64_t span = (s.ow - 1) * p.stride_w + (p.kernel_w - 1) * p.dilation_w + 1;
+  const std::int64_t buf_len = std::max(span, p.pad_left + s.w);
+  parallel_for(s.planes, grain_for(s.oh * (s.w * p.kernel_h + s.ow * p.kernel_w)), [&](std::int64_t b, std::int64_t e) {
+    std::vector<float> buf(static_cast<std::size_t>(buf_len), identity);
+    float* __restrict col = buf.data() + p.pad_left;
     for (std::int64_t pc = b; pc < e; ++pc) {
       const float* in = px + pc * s.h * s.w;
       float* out = py + pc * s.oh * s.ow;
       for (std::int64_t oy = 0; oy < s.oh; ++oy) {
         const Taps& ty = th[static_cast<std::size_t>(oy)];
         const std::int64_t y0 = oy * p.stride_h - p.pad_top;
+        for_lanes(s.w, [&](std::int64_t j) { col[j] = identity; });
+        for (std::int64_t ky = ty.t0; ky < ty.t1; ++ky) {
+          const float* __restrict row = in + (y0 + ky * p.dilation_h) * s.w;
+          if constexpr (kMax) {
+            for_lanes(s.w, [&](std::int64_t j) { col[j] = row[j] > col[j] ? row[j] : col[j]; });
+          } else {
+            for_lanes(s.w, [&](std::int64_t j) { col[j] += row[j]; });
+          }
+        }
+        const float* __restrict h = buf.data();
+        float* __restrict orow = out + oy * s.ow;
         for (std::int64_t ox = 0; ox < s.ow; ++ox) {
-          const Taps& tx = tw[static_cast<std::size_t>(ox)];
-          const std::int64_t x0 = ox * p.stride_w - p.pad_left;
-          float acc = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
-          for (std::int64_t ky = ty.t0; ky < ty.t1; ++ky) {
-            const float* row = in + (y0 + ky * p.dilation_h) * s.w;
-            for (std::int64_t kx = tx.t0; kx < tx.t1; ++kx) {
-              const float v = row[x0 + kx * p.dilation_w];
-              if constexpr (kMax) {
-                acc = v > acc ? v : acc;
-              } else {
-                acc += v;
-              }
+          const float* t = h + ox * p.stride_w;
+          float acc = identity;
+          for (std::int64_t kx = 0; kx < p.kernel_w; ++kx) {
+            const float v = t[kx * p.dilation_w];
+            if constexpr (kMax) {
+              acc = v > acc ? v : acc;
+            } else {
+              acc += v;
             }
           }
           if constexpr (!kMax) {
+            const Taps& tx = tw[static_cast<std::size_t>(ox)];
             const std::int64_t count =
                 p.count_include_pad ? ty.padded * tx.padded : (ty.t1 - ty.t0) * (tx.t1 - tx.t0);
             acc = count > 0 ? acc / static_cast<float>(count) : 0.0f;
           }
-          out[oy * s.ow + ox] = acc;
+          orow[ox] = acc;
         }
       }
     }

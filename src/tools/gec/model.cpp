@@ -27,6 +27,8 @@
 #include "ge/runtime/session.hpp"
 #include "ge/runtime/trace.hpp"
 #include "json.hpp"
+#include <cstdlib>
+
 #include "npy.hpp"
 #if defined(GE_WITH_ONNX)
 #include "ge/onnx.hpp"
@@ -41,6 +43,8 @@ std::vector<Flag> model_flags(bool run) {
   std::vector<Flag> flags{{"model", true, "the ONNX model file (required)"}};
   for (const ge::OptionInfo& o : ge::options_table()) flags.push_back({o.flag, true, o.summary});
   flags.push_back({"target", true, "the target product (default: cpu); see 'gec gears --help'"});
+  flags.push_back({"streams", true, "vector-engine streams per plan, >= 1 (default 4): 1 runs the steps in order, each kernel on every thread"});
+  flags.push_back({"precision", true, "f32 (default) or bf16: convs and constant-weight matmuls in bf16 with f32 accumulation on AMX-BF16 CPUs"});
   if (run) {
     flags.push_back({"shape", true, "the real input shapes, INPUT_SHAPE style: name:dims;name:dims (default: the model's or the first gear's)"});
     flags.push_back({"input", true, "inputs from .npy files: name=file.npy,name=file.npy (others: seeded random data)"});
@@ -103,6 +107,19 @@ Loaded load_and_compile(const Args& a, bool progress) {
       if (o.flag == name) options.set(o.id, value);
   const ge::Target& target = ge::find_target(a.get("target").value_or("cpu"));
   ge::CompileSettings settings;
+  if (const auto st = a.get("streams")) {
+    char* end = nullptr;
+    const long v = std::strtol(st->c_str(), &end, 10);
+    if (st->empty() || *end != '\0' || v < 1 || v > 64) throw UsageError("--streams " + *st + ": expected a count from 1 to 64");
+    settings.max_streams = static_cast<int>(v);
+  }
+  if (const auto p = a.get("precision")) {
+    try {
+      settings.precision = ge::parse_precision(*p);
+    } catch (const ge::Error&) {
+      throw UsageError("--precision " + *p + ": expected f32 or bf16");
+    }
+  }
   if (progress && isatty(STDERR_FILENO) != 0)
     settings.progress = [](std::size_t done, std::size_t total) {
       std::fprintf(stderr, "\rgec: compiled plan %zu of %zu", done, total);

@@ -1,0 +1,47 @@
+#pragma once
+// Internal to the conv kernels (conv.cpp, conv_patches.cpp, conv_bf16.cpp): the output
+// geometry, the column matrix of image patches and its packing into GEMM B panels, and
+// the bf16 (AMX) conv driver.
+
+#include <cstdint>
+
+#include "kernels/cpu/conv.hpp"
+
+namespace ge::cpu {
+
+// The checked dims of one conv: input N, C, H, W; Cout and the kernel; the output OH, OW.
+struct ConvShape {
+  std::int64_t n, c, h, w, cout, kh, kw, oh, ow;
+};
+
+// The column matrix of one (image, group): row q = (ci, ky, kx), column j = (oy, ox).
+struct Patches {
+  const float* x;  // the group's first input plane
+  std::int64_t h, w, kh, kw, oh, ow;
+  const Conv2dParams* p;
+  bool pointwise;  // 1x1, stride 1, no pads: row q is input plane q
+};
+
+// Packs rows [q0, q1) and columns [n0, n0 + ncols) of the column matrix into NR-wide
+// panels: element (q, n0 + j) goes to dst[(j / NR) * panel_stride + (q - q0) * NR + j % NR];
+// lanes past `ncols` are zero.
+void pack_patches(const Patches& pt, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols, float* dst,
+                  std::int64_t panel_stride);
+
+// A depthwise conv (group == C == Cout) with 3x3 or 5x5 taps, strides 1 or 2, no
+// dilation, vectorised along the output rows on AVX-512 or AVX2 (depthwise.cpp). False
+// (nothing done) for any other conv or CPU.
+bool depthwise_vectorised(const Conv2dParams& p, const ConvShape& s, const float* x, const float* taps,
+                          const float* bias, float* y, const float* residual);
+
+// Conv as the f32 GEMM C^T = P^T W^T, the output pixels of the batch as its rows, for
+// weights packed `pixel_major` (conv_pixels.cpp).
+void conv_gemm_pixels(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
+                      const float* pbias, float* py, const float* pres);
+
+// Conv as a bf16 GEMM on AMX per (image, group), weights packed by `pack_conv_weights`
+// with bf16 (`w.bf16`); the epilogue as the f32 path's.
+void conv_gemm_bf16(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
+                    const float* pbias, float* py, const float* pres);
+
+}  // namespace ge::cpu

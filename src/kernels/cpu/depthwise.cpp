@@ -1,0 +1,188 @@
+// Depthwise convolution (group == C == Cout), 3x3 and 5x5, strides 1 and 2, no
+// dilation, vectorised along the output row with the accumulator in registers.
+//
+// Per (image, channel) plane the input is first copied, zero-padded, into one "phase"
+// plane per horizontal stride step: phase f holds the padded columns f, f + s, f + 2s,
+// ..., so that output column ox reads padded column ox * s + kx at phase kx % s, column
+// ox + kx / s: a contiguous load for every tap whatever the stride. Then each output row
+// is swept V columns at a time: V lanes start from the bias, take K*K fused multiply-adds
+// with the taps broadcast, get the residual and the activation, and are stored once. The
+// copy reads the input once; the f32 GEMM path's depthwise fallback (conv.cpp) serves
+// other kernels and dilations.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cpu/conv_internal.hpp"
+
+namespace ge::cpu {
+namespace {
+
+struct Depthwise {
+  const Conv2dParams* p;
+  const ConvShape* s;
+  const float* x;
+  const float* taps;
+  const float* bias;
+  float* y;
+  const float* residual;
+  std::int64_t ph, pw, hs;  // padded rows and columns; columns per phase plane row
+  std::int64_t slack;       // floats past the last phase plane that loads may touch
+};
+
+Depthwise geometry(const Conv2dParams& p, const ConvShape& s, const float* x, const float* taps, const float* bias,
+                   float* y, const float* residual) {
+  Depthwise d{&p, &s, x, taps, bias, y, residual, 0, 0, 0, 0};
+  d.ph = s.h + p.pad_top + p.pad_bottom;
+  d.pw = s.w + p.pad_left + p.pad_right;
+  d.hs = (d.pw + p.stride_w - 1) / p.stride_w;
+  d.slack = 16 + s.kw;
+  return d;
+}
+
+// The phase planes of one input plane: phase f row r column j = padded (r, j * s + f).
+// `row` is scratch for one padded row (stride 2).
+void fill_phases(const Depthwise& d, const float* in, float* buf, float* row) {
+  const Conv2dParams& p = *d.p;
+  const std::int64_t sw = p.stride_w, w = d.s->w;
+  const std::int64_t phase = d.ph * d.hs;
+  for (std::int64_t r = 0; r < d.ph; ++r) {
+    const std::int64_t iy = r - p.pad_top;
+    const bool inside = iy >= 0 && iy < d.s->h;
+    float* dst = sw == 1 ? buf + r * d.hs : row;
+    if (!inside) {
+      std::fill(dst, dst + sw * d.hs, 0.0f);
+    } else {
+      std::fill(dst, dst + p.pad_left, 0.0f);
+      std::memcpy(dst + p.pad_left, in + iy * w, sizeof(float) * static_cast<std::size_t>(w));
+      std::fill(dst + p.pad_left + w, dst + sw * d.hs, 0.0f);
+    }
+    if (sw == 2) {
+      float* __restrict even = buf + r * d.hs;
+      float* __restrict odd = buf + phase + r * d.hs;
+      const float* __restrict src = row;
+      for (std::int64_t j = 0; j < d.hs; ++j) {
+        even[j] = src[2 * j];
+        odd[j] = src[2 * j + 1];
+      }
+    }
+  }
+  std::fill(buf + sw * phase, buf + sw * phase + d.slack, 0.0f);
+}
+
+// The lanes of one vector: an AVX2 ymm (8) or an AVX-512 zmm (16). (A vector_size typedef
+// that depends on a template parameter is silently dropped by GCC: namespace scope.)
+typedef float vf8 __attribute__((vector_size(32)));
+typedef float vf16 __attribute__((vector_size(64)));
+template <int V>
+using VecOf = std::conditional_t<V == 8, vf8, vf16>;
+
+template <int V, int K>
+inline __attribute__((always_inline)) void plane(const Depthwise& d, std::int64_t pc, float* buf) {
+  using vf = VecOf<V>;
+  static_assert(sizeof(vf) == 4 * V);
+  const Conv2dParams& p = *d.p;
+  const ConvShape& s = *d.s;
+  const std::int64_t ch = pc % s.c;
+  fill_phases(d, d.x + pc * s.h * s.w, buf, buf + p.stride_w * d.ph * d.hs + d.slack);
+  const float* wk = d.taps + ch * K * K;
+  const float b0 = d.bias != nullptr ? d.bias[ch] : 0.0f;
+  const std::int64_t phase = d.ph * d.hs;
+  const std::int64_t sw = p.stride_w, sh = p.stride_h;
+  const vf zero = vf{} + 0.0f;
+  const vf lo = vf{} + p.post.lo, hi = vf{} + p.post.hi;
+  const float* tap_base[K];  // phase plane and column offset of each kx
+  for (int kx = 0; kx < K; ++kx) tap_base[kx] = buf + (kx % sw) * phase + kx / sw;
+  for (std::int64_t oy = 0; oy < s.oh; ++oy) {
+    float* out = d.y + (pc * s.oh + oy) * s.ow;
+    const float* res = d.residual != nullptr ? d.residual + (pc * s.oh + oy) * s.ow : nullptr;
+    const std::int64_t r0 = oy * sh * d.hs;
+    for (std::int64_t ox = 0; ox < s.ow; ox += V) {
+      vf acc = vf{} + b0;
+#pragma GCC unroll 5
+      for (int ky = 0; ky < K; ++ky) {
+#pragma GCC unroll 5
+        for (int kx = 0; kx < K; ++kx) {
+          vf v;
+          std::memcpy(&v, tap_base[kx] + r0 + ky * d.hs + ox, sizeof v);
+          acc += wk[ky * K + kx] * v;
+        }
+      }
+      const std::int64_t n = std::min<std::int64_t>(V, s.ow - ox);
+      if (res != nullptr) {
+        vf r = zero;
+        if (n == V) {
+          std::memcpy(&r, res + ox, sizeof r);
+        } else {
+          for (std::int64_t l = 0; l < n; ++l) r[l] = res[ox + l];
+        }
+        acc += r;
+      }
+      if (p.post.kind == Activation::relu) {
+        acc = acc > zero ? acc : zero;
+      } else if (p.post.kind == Activation::clip) {
+        acc = acc < lo ? lo : acc;
+        acc = acc > hi ? hi : acc;
+      }
+      if (n == V) {
+        std::memcpy(out + ox, &acc, sizeof acc);
+      } else {
+        for (std::int64_t l = 0; l < n; ++l) out[ox + l] = acc[l];
+      }
+    }
+  }
+}
+
+template <int V>
+inline __attribute__((always_inline)) void planes(const Depthwise& d, std::int64_t b, std::int64_t e, float* buf) {
+  for (std::int64_t pc = b; pc < e; ++pc) {
+    if (d.s->kh == 3) {
+      plane<V, 3>(d, pc, buf);
+    } else {
+      plane<V, 5>(d, pc, buf);
+    }
+  }
+}
+
+using PlanesFn = void (*)(const Depthwise&, std::int64_t, std::int64_t, float*);
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void planes_avx512(const Depthwise& d, std::int64_t b,
+                                                                                      std::int64_t e, float* buf) {
+  planes<16>(d, b, e, buf);
+}
+__attribute__((target("avx2,fma"))) void planes_avx2(const Depthwise& d, std::int64_t b, std::int64_t e, float* buf) {
+  planes<8>(d, b, e, buf);
+}
+#endif
+
+PlanesFn pick_planes() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    return planes_avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return planes_avx2;
+#endif
+  return nullptr;
+}
+
+const PlanesFn planes_fn = pick_planes();
+
+}  // namespace
+
+bool depthwise_vectorised(const Conv2dParams& p, const ConvShape& s, const float* x, const float* taps,
+                          const float* bias, float* y, const float* residual) {
+  if (planes_fn == nullptr || p.dilation_h != 1 || p.dilation_w != 1 || s.kh != s.kw || (s.kh != 3 && s.kh != 5) ||
+      p.stride_h < 1 || p.stride_h > 2 || p.stride_w < 1 || p.stride_w > 2)
+    return false;
+  const Depthwise d = geometry(p, s, x, taps, bias, y, residual);
+  const std::int64_t floats = p.stride_w * d.ph * d.hs + d.slack + p.stride_w * d.hs;  // + one padded row
+  parallel_for(s.n * s.c, grain_for(s.oh * s.ow * s.kh * s.kw), [&](std::int64_t b, std::int64_t e) {
+    PooledBuffer buf(floats);
+    planes_fn(d, b, e, buf.data());
+  });
+  return true;
+}
+
+}  // namespace ge::cpu

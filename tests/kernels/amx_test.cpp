@@ -1,0 +1,198 @@
+// The bf16 kernels on AMX (kernels/cpu/amx.hpp): rounding, the matrix product and the
+// conv against references on the same bf16-rounded operands (so that only the order of
+// the f32 sums differs), the error against f32, and the f32 fallback. The kernel tests
+// run where the CPU has AMX-BF16 and say they were skipped elsewhere.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+#include <tbb/task_arena.h>
+
+#include "conv_ref.hpp"
+#include "kernel_test.hpp"
+#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/gemm.hpp"
+
+using ge::test::Buf;
+using ge::test::check_close;
+using ge::test::out_dim;
+using ge::test::random_f32;
+using ge::test::ref_conv;
+namespace cpu = ge::cpu;
+
+namespace {
+
+bool have_amx() {
+  if (cpu::amx_bf16_usable()) return true;
+  MESSAGE("skipped: this CPU has no usable AMX-BF16; the bf16 kernels did not run");
+  return false;
+}
+
+// `b` with every element rounded to bf16.
+Buf<float> rounded(Buf<float> b) {
+  for (float& v : b.v) v = cpu::from_bf16(cpu::to_bf16(v));
+  return b;
+}
+
+float max_abs(const std::vector<float>& v) {
+  float m = 0.0f;
+  for (const float x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+float max_err(const std::vector<float>& got, const std::vector<float>& want) {
+  float e = 0.0f;
+  for (std::size_t i = 0; i < got.size(); ++i) e = std::max(e, std::fabs(got[i] - want[i]));
+  return e;
+}
+
+// Y = act(A * B + bias + residual) in f64, A m x k, B k x n.
+std::vector<float> ref_matmul(const Buf<float>& a, const Buf<float>& b, std::int64_t m, std::int64_t n,
+                              std::int64_t k, const cpu::GemmEpilogue& ep) {
+  std::vector<float> y(static_cast<std::size_t>(m * n));
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double s = 0.0;
+      for (std::int64_t p = 0; p < k; ++p) s += static_cast<double>(a[i * k + p]) * b[p * n + j];
+      float v = static_cast<float>(s);
+      if (ep.bias_n != nullptr) v += ep.bias_n[j];
+      if (ep.residual != nullptr) v += ep.residual[i * ep.ld_residual + j];
+      if (ep.post.kind == cpu::Activation::relu) v = std::max(v, 0.0f);
+      if (ep.post.kind == cpu::Activation::clip) v = std::min(std::max(v, ep.post.lo), ep.post.hi);
+      if (ep.post.kind == cpu::Activation::gelu) v = 0.5f * v * std::erfc(-v / std::sqrt(2.0f));
+      y[static_cast<std::size_t>(i * n + j)] = v;
+    }
+  }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("to_bf16 rounds to nearest even and keeps NaN and infinities") {
+  CHECK(cpu::to_bf16(1.0f) == 0x3f80);
+  CHECK(cpu::to_bf16(-2.0f) == 0xc000);
+  // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to the even 1.
+  CHECK(cpu::to_bf16(1.00390625f) == 0x3f80);
+  // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 (odd) and 1 + 2^-6: up to the even one.
+  CHECK(cpu::to_bf16(1.01171875f) == 0x3f82);
+  CHECK(cpu::to_bf16(1.0f + 1.0f / 128 + 1.0f / 1024) == 0x3f81);
+  CHECK(std::isnan(cpu::from_bf16(cpu::to_bf16(std::numeric_limits<float>::quiet_NaN()))));
+  CHECK(std::isnan(cpu::from_bf16(cpu::to_bf16(std::numeric_limits<float>::signaling_NaN()))));
+  CHECK(cpu::from_bf16(cpu::to_bf16(std::numeric_limits<float>::infinity())) == std::numeric_limits<float>::infinity());
+  CHECK(cpu::from_bf16(cpu::to_bf16(3.4e38f)) == std::numeric_limits<float>::infinity());  // rounds past the max
+  CHECK(cpu::from_bf16(0x4049) == doctest::Approx(3.140625));
+}
+
+TEST_CASE("bf16 MatMul on AMX: edges of every tile, K padding, epilogues, 1 and 2 threads") {
+  if (!have_amx()) return;
+  struct Case {
+    std::int64_t m, n, k;
+  };
+  const Case cases[] = {{1, 1, 1},    {1, 16, 32},   {16, 16, 32}, {17, 15, 31}, {33, 17, 33},
+                        {64, 64, 64}, {100, 70, 300}, {5, 130, 768}, {128, 96, 1000}};
+  std::uint32_t seed = 10;
+  for (const Case& c : cases) {
+    for (const int threads : {1, 2}) {
+      for (const auto act : {cpu::Activation::none, cpu::Activation::relu, cpu::Activation::clip,
+                             cpu::Activation::gelu}) {
+        CAPTURE(c.m);
+        CAPTURE(c.n);
+        CAPTURE(c.k);
+        CAPTURE(threads);
+        CAPTURE(static_cast<int>(act));
+        const Buf<float> a = random_f32({c.m, c.k}, seed++);
+        const Buf<float> b = random_f32({c.k, c.n}, seed++);
+        const Buf<float> bias = random_f32({c.n}, seed++);
+        const Buf<float> res = random_f32({c.m, c.n}, seed++);
+        const cpu::PackedMatMulB packed = cpu::pack_matmul_b(b.view(), true);
+        REQUIRE(packed.bf16);
+        cpu::GemmEpilogue ep;
+        ep.bias_n = bias.v.data();
+        ep.residual = act == cpu::Activation::gelu ? nullptr : res.v.data();
+        ep.ld_residual = c.n;
+        ep.post = {act, -0.25f, 0.5f};
+        Buf<float> y({c.m, c.n});
+        tbb::task_arena arena(threads);
+        arena.execute([&] { cpu::matmul(a.view(), packed, y.view(), ep); });
+        // Against the same bf16 operands: only the f32 summation order differs.
+        const std::vector<float> want = ref_matmul(rounded(a), rounded(b), c.m, c.n, c.k, ep);
+        check_close(y.v, want, 1e-4f * std::sqrt(static_cast<float>(c.k)), 1e-4f);
+        // Against f32: the error of bf16 operands, relative to the result's size (clip's
+        // result is not the product's size: skipped there).
+        const std::vector<float> f32 = ref_matmul(a, b, c.m, c.n, c.k, ep);
+        if (act != cpu::Activation::clip) CHECK(max_err(y.v, f32) <= 2e-2f * std::max(1.0f, max_abs(f32)));
+      }
+    }
+  }
+}
+
+TEST_CASE("bf16 conv on AMX equals the reference on bf16 operands: 3x3, strides, 1x1, groups, K chunks, residual") {
+  if (!have_amx()) return;
+  struct Case {
+    std::int64_t n, c, h, w, co, kh, kw;
+    cpu::Conv2dParams p;
+  };
+  const cpu::PostOp relu{cpu::Activation::relu};
+  const cpu::PostOp relu6{cpu::Activation::clip, 0.0f, 6.0f};
+  const Case cases[] = {
+      {1, 3, 17, 19, 20, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = relu}},  // K = 27
+      {2, 64, 9, 9, 33, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1}},  // K = 576: 3 chunks
+      {1, 40, 12, 12, 48, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+                                 .pad_right = 1, .post = relu6}},
+      {2, 48, 14, 14, 70, 1, 1, {.post = relu}},                                                  // pointwise
+      {1, 32, 7, 7, 64, 1, 1, {}},                                                                // 49 columns
+      {1, 16, 10, 10, 24, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 2}},
+      {3, 8, 5, 6, 130, 2, 2, {.dilation_h = 2}},
+  };
+  std::uint32_t seed = 100;
+  for (const Case& k : cases) {
+    for (const int threads : {1, 2}) {
+      for (const bool residual : {false, true}) {
+        CAPTURE(k.c);
+        CAPTURE(k.co);
+        CAPTURE(k.kh);
+        CAPTURE(threads);
+        CAPTURE(residual);
+        const std::int64_t oh = out_dim(k.h, k.kh, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+        const std::int64_t ow = out_dim(k.w, k.kw, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+        const Buf<float> x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+        const Buf<float> w = random_f32({k.co, k.c / k.p.group, k.kh, k.kw}, seed++);
+        const Buf<float> bias = random_f32({k.co}, seed++);
+        const Buf<float> res = random_f32({k.n, k.co, oh, ow}, seed++);
+        const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), true);
+        REQUIRE(packed.bf16);
+        Buf<float> y({k.n, k.co, oh, ow});
+        const ge::TensorView bv = bias.view(), rv = res.view();
+        tbb::task_arena arena(threads);
+        arena.execute([&] { cpu::conv2d(k.p, x.view(), packed, &bv, y.view(), residual ? &rv : nullptr); });
+        const std::int64_t kk = k.c / k.p.group * k.kh * k.kw;
+        const std::vector<float> want =
+            ref_conv(k.p, rounded(x), rounded(w), &bias, residual ? &res : nullptr, oh, ow);
+        check_close(y.v, want, 1e-4f * std::sqrt(static_cast<float>(kk)), 1e-4f);
+        const std::vector<float> f32 = ref_conv(k.p, x, w, &bias, residual ? &res : nullptr, oh, ow);
+        CHECK(max_err(y.v, f32) <= 2e-2f * std::max(1.0f, max_abs(f32)));
+      }
+    }
+  }
+}
+
+TEST_CASE("bf16 packing falls back to f32 where AMX is not allowed; depthwise stays f32") {
+  const Buf<float> b = random_f32({40, 24}, 7);
+  const Buf<float> a = random_f32({5, 40}, 8);
+  cpu::allow_amx(false);
+  CHECK_FALSE(cpu::amx_bf16_usable());
+  const cpu::PackedMatMulB packed = cpu::pack_matmul_b(b.view(), true);
+  cpu::allow_amx(true);
+  CHECK_FALSE(packed.bf16);  // f32 panels: the run below is the f32 product, exact to 1e-5
+  Buf<float> y({5, 24});
+  cpu::matmul(a.view(), packed, y.view());
+  check_close(y.v, ref_matmul(a, b, 5, 24, 40, {}), 1e-5f, 1e-5f);
+
+  const cpu::Conv2dParams dw{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 8};
+  const Buf<float> w = random_f32({8, 1, 3, 3}, 9);
+  const cpu::PackedConvWeights pw = cpu::pack_conv_weights(dw, w.view(), true);
+  CHECK(pw.depthwise);
+  CHECK_FALSE(pw.bf16);
+}

@@ -1,0 +1,56 @@
+#pragma once
+/// \file
+/// A naive reference convolution (f64 accumulation) for the conv kernel tests.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "kernel_test.hpp"
+#include "kernels/cpu/conv.hpp"
+
+namespace ge::test {
+
+/// The output extent of one spatial dim.
+inline std::int64_t out_dim(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t p0,
+                     std::int64_t p1) {
+  return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
+}
+
+/// ONNX Conv on NCHW by its definition: bias, residual and the post-op included.
+inline std::vector<float> ref_conv(const ge::cpu::Conv2dParams& p, const Buf<float>& x, const Buf<float>& w,
+                            const Buf<float>* bias, const Buf<float>* res, std::int64_t oh, std::int64_t ow) {
+  const std::int64_t n = x.dims[0], c = x.dims[1], h = x.dims[2], wd = x.dims[3];
+  const std::int64_t co = w.dims[0], cg = w.dims[1], kh = w.dims[2], kw = w.dims[3];
+  const std::int64_t cog = co / p.group;
+  std::vector<float> y(static_cast<std::size_t>(n * co * oh * ow));
+  for (std::int64_t b = 0; b < n; ++b) {
+    for (std::int64_t o = 0; o < co; ++o) {
+      const std::int64_t g = o / cog;
+      for (std::int64_t oy = 0; oy < oh; ++oy) {
+        for (std::int64_t ox = 0; ox < ow; ++ox) {
+          double s = bias != nullptr ? (*bias)[o] : 0.0;
+          for (std::int64_t ci = 0; ci < cg; ++ci) {
+            for (std::int64_t ky = 0; ky < kh; ++ky) {
+              for (std::int64_t kx = 0; kx < kw; ++kx) {
+                const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+                const std::int64_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                s += static_cast<double>(x[((b * c + g * cg + ci) * h + iy) * wd + ix]) *
+                     w[((o * cg + ci) * kh + ky) * kw + kx];
+              }
+            }
+          }
+          const std::int64_t yi = ((b * co + o) * oh + oy) * ow + ox;
+          float v = static_cast<float>(s) + (res != nullptr ? (*res)[yi] : 0.0f);
+          if (p.post.kind == ge::cpu::Activation::relu) v = std::max(v, 0.0f);
+          if (p.post.kind == ge::cpu::Activation::clip) v = std::min(std::max(v, p.post.lo), p.post.hi);
+          y[static_cast<std::size_t>(yi)] = v;
+        }
+      }
+    }
+  }
+  return y;
+}
+
+}  // namespace ge::test

@@ -195,8 +195,12 @@ void HostScheduler::run(const StepGraph& graph, FunctionRef<void(std::int32_t)> 
   const std::size_t n = graph.size();
   if (n == 0) return;
   if (graph.chain || impl_->threads == 1) {
-    // Step order is an execution order: no scheduler needed.
-    for (std::size_t i = 0; i < n; ++i) body(static_cast<std::int32_t>(i));
+    // Step order is an execution order: no scheduler needed. Still inside the arena, so
+    // that the kernels' own parallel loops use the session's threads and no others
+    // (threads = 1: one core).
+    within([&] {
+      for (std::size_t i = 0; i < n; ++i) body(static_cast<std::int32_t>(i));
+    });
     return;
   }
   Run run{graph, body, std::make_unique<std::atomic<std::int32_t>[]>(n), {}, {}, {}, {}};

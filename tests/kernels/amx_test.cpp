@@ -161,7 +161,7 @@ TEST_CASE("bf16 conv on AMX equals the reference on bf16 operands: 3x3, strides,
         const Buf<float> w = random_f32({k.co, k.c / k.p.group, k.kh, k.kw}, seed++);
         const Buf<float> bias = random_f32({k.co}, seed++);
         const Buf<float> res = random_f32({k.n, k.co, oh, ow}, seed++);
-        const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), true);
+        const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), {.bf16 = true});
         REQUIRE(packed.bf16);
         Buf<float> y({k.n, k.co, oh, ow});
         const ge::TensorView bv = bias.view(), rv = res.view();
@@ -192,7 +192,7 @@ TEST_CASE("bf16 packing falls back to f32 where AMX is not allowed; depthwise st
 
   const cpu::Conv2dParams dw{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 8};
   const Buf<float> w = random_f32({8, 1, 3, 3}, 9);
-  const cpu::PackedConvWeights pw = cpu::pack_conv_weights(dw, w.view(), true);
+  const cpu::PackedConvWeights pw = cpu::pack_conv_weights(dw, w.view(), {.bf16 = true});
   CHECK(pw.depthwise);
   CHECK_FALSE(pw.bf16);
 }

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <tbb/task_arena.h>
@@ -173,7 +174,7 @@ TEST_CASE("conv2d with pixel-major weights (small images): pixels as GEMM rows, 
       auto w = random_f32({k.co, k.c / k.p.group, k.kh, k.kw}, seed++);
       auto bias = random_f32({k.co}, seed++);
       auto res = random_f32({k.n, k.co, oh, ow}, seed++);
-      const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), false, true);
+      const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), {.pixel_major = true});
       REQUIRE(packed.pixel_major);
       Buf<float> y({k.n, k.co, oh, ow});
       const ge::TensorView bv = bias.view(), rv = res.view();
@@ -184,6 +185,54 @@ TEST_CASE("conv2d with pixel-major weights (small images): pixels as GEMM rows, 
                   2e-4f, 2e-4f);
     }
   }
+}
+
+TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches across tile groups, K blocks") {
+  using A = cpu::Activation;
+  const auto pads = [](std::int64_t t, std::int64_t l, std::int64_t b, std::int64_t r, cpu::PostOp post = {}) {
+    return cpu::Conv2dParams{.pad_top = t, .pad_left = l, .pad_bottom = b, .pad_right = r, .post = post};
+  };
+  const std::vector<ConvCase> cases = {
+      {1, 32, 8, 8, 32, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},
+      {3, 40, 7, 7, 33, 3, 3, pads(1, 1, 1, 1), true, true},          // 16-tile groups span images
+      {2, 17, 9, 6, 70, 3, 3, pads(0, 0, 0, 0, {A::clip, -0.5f, 0.5f}), true, false},  // valid conv, odd output
+      {1, 300, 5, 11, 13, 3, 3, pads(2, 0, 1, 2), false, true},       // K over one block; asymmetric pads
+      {2, 8, 1, 1, 8, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},  // one pixel
+      {1, 64, 30, 31, 64, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},
+  };
+  std::uint32_t seed = 1500;
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      CAPTURE(threads);
+      CAPTURE(i);
+      const ConvCase& k = cases[i];
+      const std::int64_t oh = out_dim(k.h, k.kh, 1, 1, k.p.pad_top, k.p.pad_bottom);
+      const std::int64_t ow = out_dim(k.w, k.kw, 1, 1, k.p.pad_left, k.p.pad_right);
+      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+      auto w = random_f32({k.co, k.c, 3, 3}, seed++);
+      auto bias = random_f32({k.co}, seed++);
+      auto res = random_f32({k.n, k.co, oh, ow}, seed++);
+      const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), {.winograd = true});
+      REQUIRE(packed.winograd);
+      Buf<float> y({k.n, k.co, oh, ow});
+      const ge::TensorView bv = bias.view(), rv = res.view();
+      arena.execute([&] {
+        cpu::conv2d(k.p, x.view(), packed, k.with_bias ? &bv : nullptr, y.view(), k.with_residual ? &rv : nullptr);
+      });
+      // Rounding only: the transforms add, the weights' halves are exact.
+      check_close(y.v, ref_conv(k.p, x, w, k.with_bias ? &bias : nullptr, k.with_residual ? &res : nullptr, oh, ow),
+                  1e-4f * std::sqrt(static_cast<float>(k.c)), 1e-4f);
+    }
+  }
+  // Packed for Winograd, a run with strides is refused; other convs keep their packing.
+  auto w = random_f32({8, 8, 3, 3}, 1);
+  const cpu::PackedConvWeights packed = cpu::pack_conv_weights({}, w.view(), {.winograd = true});
+  auto x = random_f32({1, 8, 6, 6}, 2);
+  Buf<float> y({1, 8, 2, 2});
+  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.stride_h = 2, .stride_w = 2}, x.view(), packed, nullptr, y.view()); });
+  CHECK_FALSE(cpu::pack_conv_weights({.stride_h = 2}, w.view(), {.winograd = true}).winograd);
+  CHECK_FALSE(cpu::pack_conv_weights({.group = 2}, random_f32({8, 4, 3, 3}, 3).view(), {.winograd = true}).winograd);
 }
 
 TEST_CASE("conv2d with pre-packed weights equals the plain call") {

@@ -1,6 +1,8 @@
 // Tests of ge/runtime/host_scheduler.hpp: order, parallel branches, errors, concurrent runs.
 #include <doctest/doctest.h>
 
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -74,6 +76,28 @@ TEST_CASE("step graphs from streams keep in-stream order and events only") {
   CHECK(g.pred_count == std::vector<std::int32_t>{0, 1, 1, 2});
   ge::HostScheduler s(2);
   run_and_check(s, p, g);
+}
+
+TEST_CASE("steps run inside the scheduler's arena: a kernel's own parallel loops get its threads, no more") {
+  // threads = 1 means one core: a chain, a DAG, and `within` all run where a kernel's
+  // parallel_for sees an arena of one thread (not the process-wide default arena).
+  for (const int threads : {1, 2}) {
+    CAPTURE(threads);
+    ge::HostScheduler s(threads);
+    for (const auto& preds : std::vector<Preds>{{{}, {0}, {1}}, {{}, {0}, {0}, {1, 2}}}) {
+      std::atomic<int> widest{0};
+      s.run(ge::StepGraph::from_preds(preds), [&](std::int32_t) {
+        const int c = tbb::this_task_arena::max_concurrency();
+        int w = widest.load();
+        while (c > w && !widest.compare_exchange_weak(w, c)) {
+        }
+      });
+      CHECK(widest.load() == threads);
+    }
+    int inside = 0;
+    s.within([&] { inside = tbb::this_task_arena::max_concurrency(); });
+    CHECK(inside == threads);
+  }
 }
 
 TEST_CASE("random DAGs run in dependency order, serial and parallel") {

@@ -122,18 +122,25 @@ const TensorView* residual_2d(Views in, bool fused, TensorView& view, std::array
   return &view;
 }
 
-// Whether every output this kernel serves is a small image (at most 64 pixels per
-// channel, known now): its conv then runs with the pixels as the GEMM's rows.
-bool small_output(const KernelRequest& r) {
-  if (r.outputs.empty()) return false;
+// The pixels per channel of every output this kernel serves when they are known now
+// (bounded spatial dims: their upper bounds), else -1.
+std::int64_t output_pixels(const KernelRequest& r) {
+  if (r.outputs.empty()) return -1;
   const Shape& y = r.outputs[0].shape;
-  if (!y.rank_known() || y.rank() < 3) return false;
+  if (!y.rank_known() || y.rank() < 3) return -1;
   std::int64_t pixels = 1;
   for (std::size_t d = 2; d < y.rank(); ++d) {
-    if (!y[d].is_bounded()) return false;
+    if (!y[d].is_bounded()) return -1;
     pixels *= y[d].hi();
   }
-  return pixels <= 64;
+  return pixels;
+}
+
+// Whether every output is a small image (at most 64 pixels per channel, known now): its
+// conv then runs with the pixels as the GEMM's rows.
+bool small_output(const KernelRequest& r) {
+  const std::int64_t pixels = output_pixels(r);
+  return pixels >= 0 && pixels <= 64;
 }
 
 // Conv, or FusedConv when `fused` (the residual and activation go into the epilogue).
@@ -148,8 +155,18 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     const TensorView wv = as_2d(view_of(*w), wd);
     cpu::Conv2dParams pack_params;
     pack_params.group = a.group;
-    auto packed = std::make_shared<const cpu::PackedConvWeights>(
-        cpu::pack_conv_weights(pack_params, wv, r.precision == Precision::bf16, small_output(r)));
+    pack_params.stride_h = a.stride_h;
+    pack_params.stride_w = a.stride_w;
+    pack_params.dilation_h = a.dil_h;
+    pack_params.dilation_w = a.dil_w;
+    // Winograd where it pays (bench/conv, and ResNet-50 end to end on an AVX-512 Xeon):
+    // at least 128 channels in and out (with fewer its 16 GEMMs are too thin) and 14x14
+    // output pixels (smaller images give too few tiles to amortise its weights, 16/9 the
+    // size of the plain ones, which then stream from memory at every run).
+    const bool winograd = wv.dims[0] >= 128 && wv.dims[1] >= 128 && output_pixels(r) >= 196;
+    auto packed = std::make_shared<const cpu::PackedConvWeights>(cpu::pack_conv_weights(
+        pack_params, wv,
+        {.bf16 = r.precision == Precision::bf16, .winograd = winograd, .pixel_major = small_output(r)}));
     const std::int64_t kh = wv.dims[2], kw = wv.dims[3];
     return make_kernel(std::string(name) + (packed->bf16 ? ".bf16" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
       std::array<std::int64_t, 4> xd{}, yd{}, zd{};

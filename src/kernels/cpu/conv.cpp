@@ -320,7 +320,7 @@ void depthwise(const Conv2dParams& p, const ConvShape& s, const float* x, const 
 
 }  // namespace
 
-PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, bool bf16, bool pixel_major) {
+PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, const ConvPacking& packing) {
   check_dtype(kConv, "W", w, DataType::f32);
   check_rank(kConv, "W", w, 4);
   if (p.group < 1 || w.dims[0] % p.group != 0) {
@@ -343,7 +343,7 @@ PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, 
     return pw;
   }
   const std::int64_t cout_g = pw.cout / p.group;
-  if (bf16 && amx_bf16_usable()) {
+  if (packing.bf16 && amx_bf16_usable()) {
     pw.bf16 = true;
     const std::int64_t rows = (cout_g + 15) / 16 * 16, ld = bf16_k(k);
     pw.data = Scratch((rows * ld * p.group + 1) / 2);
@@ -352,7 +352,13 @@ PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, 
       convert_rows_bf16(cout_g, k, src + g * cout_g * k, k, d + g * rows * ld, ld, rows);
     return pw;
   }
-  if (pixel_major) {
+  if (packing.winograd && winograd_fits(pw.kh, pw.kw, p)) {
+    pw.winograd = true;
+    pw.data = Scratch(winograd_weights_size(pw.cout, pw.cin_per_group));
+    pack_winograd_weights(pw.cout, pw.cin_per_group, src, pw.data.data());
+    return pw;
+  }
+  if (packing.pixel_major) {
     pw.pixel_major = true;
     const std::int64_t per_group = packed_b_size(k, cout_g);
     pw.data = Scratch(per_group * p.group);
@@ -383,6 +389,15 @@ void conv2d(const Conv2dParams& p, const TensorView& x, const PackedConvWeights&
   if (y.elements() == 0) return;
   if (w.depthwise) {
     depthwise(p, s, px, w.data.data(), pbias, py, pres);
+    return;
+  }
+  if (w.winograd) {
+    if (!winograd_fits(w.kh, w.kw, p))
+      fail(Errc::bad_attribute, kConv, "the weights were packed for Winograd (3x3, stride 1, no dilation, group 1); "
+                                       "this conv has strides (" + std::to_string(p.stride_h) + ", " +
+                                           std::to_string(p.stride_w) + ") and dilations (" +
+                                           std::to_string(p.dilation_h) + ", " + std::to_string(p.dilation_w) + ")");
+    conv_winograd(p, s, w, px, pbias, py, pres);
     return;
   }
   const auto run = [&](const Conv2dParams& q, const ConvShape& t, const float* in) {

@@ -55,17 +55,25 @@ struct PackedConvWeights {
   bool depthwise = false;          ///< group == C == Cout: taps, not panels
   bool bf16 = false;               ///< bf16 rows for the AMX kernels (kernels/cpu/amx.hpp)
   bool pixel_major = false;        ///< per group W^T as GEMM B panels: the pixels are the rows
+  bool winograd = false;           ///< Winograd F(2x2, 3x3): 16 A operands of Cout x Cin
   Scratch data;                    ///< the packed floats (or bf16 pairs)
 };
 
-/// Packs f32 OIHW weights `w` for `conv2d` with `p.group`; in bf16 for the AMX kernels
-/// (f32 accumulation) when `bf16` is asked, `amx_bf16_usable()` and the conv is not
-/// depthwise; else, with `pixel_major`, for the GEMM whose rows are the output pixels
-/// (small images: 7x7, 8x8), else for the one whose rows are the output channels.
-/// Raises `Errc::type_mismatch`, `Errc::rank_mismatch` (not 4-D), `Errc::bad_attribute`
-/// (group < 1 or not dividing O).
-[[nodiscard]] PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, bool bf16 = false,
-                                                  bool pixel_major = false);
+/// How `pack_conv_weights` may lay the weights out, most preferred first (each where it
+/// applies; else the channel-major GEMM's A panels).
+struct ConvPacking {
+  bool bf16 = false;         ///< bf16 rows for AMX (when `amx_bf16_usable()`; not depthwise)
+  bool winograd = false;     ///< Winograd F(2x2, 3x3) (3x3, stride 1, no dilation, group 1)
+  bool pixel_major = false;  ///< W^T as B panels: the output pixels are the GEMM's rows
+                             ///< (small images: 7x7, 8x8)
+};
+
+/// Packs f32 OIHW weights `w` for `conv2d` with `p.group` (and, for `winograd`, its
+/// strides and dilations, which every run must then have). Raises
+/// `Errc::type_mismatch`, `Errc::rank_mismatch` (not 4-D), `Errc::bad_attribute` (group
+/// < 1 or not dividing O).
+[[nodiscard]] PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w,
+                                                  const ConvPacking& packing = {});
 
 /// ONNX Conv on f32 NCHW: `y = post(conv(x, w) + bias + residual)`. `bias` ([Cout]) and
 /// `residual` (same dims as `y`) may be null. `y.dims` must be the exact output dims.

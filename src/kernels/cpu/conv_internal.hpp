@@ -39,6 +39,15 @@ bool depthwise_vectorised(const Conv2dParams& p, const ConvShape& s, const float
 void conv_gemm_pixels(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
                       const float* pbias, float* py, const float* pres);
 
+// Winograd F(2x2, 3x3) for 3x3 stride-1 undilated ungrouped convs (conv_winograd.cpp):
+// whether `p` (strides, dilations, group) and the kernel fit; the packed size and the
+// packing of OIHW weights (16 GEMM A operands of cout x cin); the conv.
+bool winograd_fits(std::int64_t kh, std::int64_t kw, const Conv2dParams& p);
+std::int64_t winograd_weights_size(std::int64_t cout, std::int64_t cin);
+void pack_winograd_weights(std::int64_t cout, std::int64_t cin, const float* w, float* dst);
+void conv_winograd(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
+                   const float* pbias, float* py, const float* pres);
+
 // Conv as a bf16 GEMM on AMX per (image, group), weights packed by `pack_conv_weights`
 // with bf16 (`w.bf16`); the epilogue as the f32 path's.
 void conv_gemm_bf16(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,

@@ -1,6 +1,7 @@
 #include "kernels/cpu/conv_internal.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -87,35 +88,60 @@ void pack_patches(const Patches& pt, std::int64_t q0, std::int64_t q1, std::int6
     pack_patches_runs(pt, q0, q1, n0, ncols, dst, panel_stride);
     return;
   }
+  // Per tap: a regular panel (16 lanes in one output row, every read inside the image)
+  // reads plane[base + l * stride_w], found in O(1); others get per-lane offsets.
+  enum class Kind : std::uint8_t { contiguous, strided, table };
   std::int32_t off[kMaxTaps][kGemmNR];
-  bool contiguous[kMaxTaps];
+  std::int64_t base[kMaxTaps];
+  Kind kind[kMaxTaps];
   static const float zero = 0.0f;
   for (std::int64_t pi = 0; pi < panels; ++pi) {
     const std::int64_t j0 = n0 + pi * kGemmNR;
     const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
+    const std::int64_t oy = j0 / pt.ow, ox = j0 % pt.ow;
+    const bool one_row = lanes == kGemmNR && ox + kGemmNR <= pt.ow;
+    bool lanes_known = false;
     std::int64_t iy0[kGemmNR], ix0[kGemmNR];
-    for (std::int64_t l = 0; l < lanes; ++l) {
-      iy0[l] = (j0 + l) / pt.ow * p.stride_h - p.pad_top;
-      ix0[l] = (j0 + l) % pt.ow * p.stride_w - p.pad_left;
-    }
     for (std::int64_t t = 0; t < khw; ++t) {
       const std::int64_t dy = t / pt.kw * p.dilation_h, dx = t % pt.kw * p.dilation_w;
-      bool run = lanes == kGemmNR;
+      if (one_row) {
+        const std::int64_t iy = oy * p.stride_h - p.pad_top + dy;
+        const std::int64_t ix = ox * p.stride_w - p.pad_left + dx;
+        if (iy >= 0 && iy < pt.h && ix >= 0 && ix + (kGemmNR - 1) * p.stride_w < pt.w) {
+          base[t] = iy * pt.w + ix;
+          kind[t] = p.stride_w == 1 ? Kind::contiguous : Kind::strided;
+          continue;
+        }
+      }
+      if (!lanes_known) {
+        for (std::int64_t l = 0; l < lanes; ++l) {
+          iy0[l] = (j0 + l) / pt.ow * p.stride_h - p.pad_top;
+          ix0[l] = (j0 + l) % pt.ow * p.stride_w - p.pad_left;
+        }
+        lanes_known = true;
+      }
       for (std::int64_t l = 0; l < kGemmNR; ++l) {
         const std::int64_t iy = l < lanes ? iy0[l] + dy : -1, ix = l < lanes ? ix0[l] + dx : -1;
         const bool in = iy >= 0 && iy < pt.h && ix >= 0 && ix < pt.w;
         off[t][l] = in ? static_cast<std::int32_t>(iy * pt.w + ix) : -1;
-        run = run && in && off[t][l] == off[t][0] + l;
       }
-      contiguous[t] = run;
+      kind[t] = Kind::table;
     }
     float* d = dst + pi * panel_stride;
     std::int64_t ci = q0 / khw, t = q0 % khw;
+    const std::int64_t sw = p.stride_w;
     for (std::int64_t q = q0; q < q1; ++q) {
       const float* plane = pt.x + ci * hw;
-      float* dq = d + (q - q0) * kGemmNR;
-      if (contiguous[t]) {
-        std::memcpy(dq, plane + off[t][0], sizeof(float) * kGemmNR);
+      float* __restrict dq = d + (q - q0) * kGemmNR;
+      if (kind[t] == Kind::contiguous) {
+        std::memcpy(dq, plane + base[t], sizeof(float) * kGemmNR);
+      } else if (kind[t] == Kind::strided) {
+        const float* __restrict src = plane + base[t];
+        if (sw == 2) {
+          for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = src[2 * l];
+        } else {
+          for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = src[l * sw];
+        }
       } else {
         const std::int32_t* o = off[t];
         for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = *(o[l] >= 0 ? plane + o[l] : &zero);

@@ -132,6 +132,12 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
     vf bv[nv];
 #pragma GCC unroll 8
     for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + (v / pv) * b_stride + p * kGemmNR + (v % pv) * V, sizeof(vf));
+    if constexpr (!kRowA) {
+      // Packed A (conv weights, streamed from L3 or memory once per block of columns):
+      // fetch a few cache lines ahead of the broadcasts.
+#pragma GCC unroll 2
+      for (int q = 0; q < MP; ++q) __builtin_prefetch(a + q * a_stride + (p + 48) * kGemmMR);
+    }
 #pragma GCC unroll 16
     for (int r = 0; r < mr; ++r) {
       const float av = kRowA ? a[r * a_stride + p] : a[(r / kGemmMR) * a_stride + p * kGemmMR + r % kGemmMR];

@@ -220,7 +220,7 @@ void Profile::add(const RunTrace& run) {
   for (std::size_t s = 0; s < run.steps.size(); ++s) {
     const PlanStep& step = p.steps[s];
     const auto [it, fresh] = index_.try_emplace(step.name, nodes_.size());
-    if (fresh) nodes_.emplace_back(step.name, Acc{.op = step.op});
+    if (fresh) nodes_.emplace_back(step.name, Acc{.op = step.op, .kernel = step.kernel ? std::string(step.kernel->name()) : ""});
     Acc& a = nodes_[it->second].second;
     const std::int64_t ns = std::max<std::int64_t>(run.steps[s].end - run.steps[s].start, 0);
     ++a.calls;
@@ -243,6 +243,7 @@ Profile::Row Profile::row(const std::string& name, const Acc& a, double total_ns
   Row r;
   r.name = name;
   r.op = a.op;
+  r.kernel = a.kernel;
   r.calls = a.calls;
   r.total_ms = static_cast<double>(a.ns) * 1e-6;
   r.mean_us = a.calls > 0 ? static_cast<double>(a.ns) * 1e-3 / static_cast<double>(a.calls) : 0;
@@ -286,9 +287,9 @@ std::string Profile::table(std::size_t n) const {
     char buf[256];
     const std::string g = r.gflops ? number(*r.gflops, 1) : "-";
     if (node) {
-      std::snprintf(buf, sizeof buf, "%-40s %-18s %7lld %10.3f %10.1f %6.1f%% %8s\n", fit(r.name, 40).c_str(),
+      std::snprintf(buf, sizeof buf, "%-40s %-18s %7lld %10.3f %10.1f %6.1f%% %8s  %s\n", fit(r.name, 40).c_str(),
                     fit(r.op, 18).c_str(), static_cast<long long>(r.calls), r.total_ms, r.mean_us, r.share * 100,
-                    g.c_str());
+                    g.c_str(), r.kernel.c_str());
     } else {
       std::snprintf(buf, sizeof buf, "%-24s %7lld %10.3f %10.1f %6.1f%% %8s\n", fit(r.op, 24).c_str(),
                     static_cast<long long>(r.calls), r.total_ms, r.mean_us, r.share * 100, g.c_str());
@@ -303,8 +304,9 @@ std::string Profile::table(std::size_t n) const {
                 "GFLOP/s");
   out += head;
   for (const Row& r : by_op()) out += line(r, false);
-  std::snprintf(head, sizeof head, "\n%-40s %-18s %7s %10s %10s %7s %8s\n", ("top " + std::to_string(n) + " nodes").c_str(),
-                "op type", "calls", "total ms", "mean us", "share", "GFLOP/s");
+  std::snprintf(head, sizeof head, "\n%-40s %-18s %7s %10s %10s %7s %8s  %s\n",
+                ("top " + std::to_string(n) + " nodes").c_str(), "op type", "calls", "total ms", "mean us", "share",
+                "GFLOP/s", "kernel");
   out += head;
   for (const Row& r : top_nodes(n)) out += line(r, true);
   return out;

@@ -80,6 +80,7 @@ class Profile {
   struct Row {
     std::string name;              ///< the node's name, or the op type for a per-op row
     std::string op;                ///< the op type
+    std::string kernel;            ///< the kernel's name (node rows), e.g. `cpu.fused_conv2d.winograd`
     std::int64_t calls = 0;        ///< launches counted
     double total_ms = 0;           ///< kernel time summed
     double mean_us = 0;            ///< per launch
@@ -105,6 +106,7 @@ class Profile {
  private:
   struct Acc {
     std::string op;
+    std::string kernel;
     std::int64_t calls = 0;
     std::int64_t ns = 0;
     double flops = 0;            // of the launches whose FLOPs are known

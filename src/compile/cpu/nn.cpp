@@ -159,16 +159,18 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     pack_params.stride_w = a.stride_w;
     pack_params.dilation_h = a.dil_h;
     pack_params.dilation_w = a.dil_w;
-    // Winograd where it pays (bench/conv, and ResNet-50 end to end on an AVX-512 Xeon):
-    // at least 128 channels in and out (with fewer its 16 GEMMs are too thin) and 14x14
-    // output pixels (smaller images give too few tiles to amortise its weights, 16/9 the
-    // size of the plain ones, which then stream from memory at every run).
-    const bool winograd = wv.dims[0] >= 128 && wv.dims[1] >= 128 && output_pixels(r) >= 196;
+    // Winograd where it paid inside ResNet-50 at batch 1 and 8 (per-node traces on an
+    // AVX-512 Xeon): at least 256 channels in and out and 14x14 output pixels (layer3:
+    // 5.2-6.0 ms per conv at batch 8 against 7.1 direct). With 128 channels on 28x28 its
+    // 16 GEMMs are too thin and its transformed planes (16x the tiles) too large for L2
+    // (8-9 ms against 7); on 7x7 there are too few tiles to amortise its weights, 16/9
+    // the size of the direct ones, which stream from memory at every run.
+    const bool winograd = wv.dims[0] >= 256 && wv.dims[1] >= 256 && output_pixels(r) >= 196;
     auto packed = std::make_shared<const cpu::PackedConvWeights>(cpu::pack_conv_weights(
         pack_params, wv,
         {.bf16 = r.precision == Precision::bf16, .winograd = winograd, .pixel_major = small_output(r)}));
     const std::int64_t kh = wv.dims[2], kw = wv.dims[3];
-    return make_kernel(std::string(name) + (packed->bf16 ? ".bf16" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
+    return make_kernel(std::string(name) + (packed->bf16 ? ".bf16" : packed->winograd ? ".winograd" : packed->pixel_major ? ".pixels" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
       std::array<std::int64_t, 4> xd{}, yd{}, zd{};
       const TensorView x = as_2d(in[0], xd), y = as_2d(out[0], yd);
       TensorView zv;

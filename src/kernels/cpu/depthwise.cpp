@@ -133,10 +133,131 @@ inline __attribute__((always_inline)) void plane(const Depthwise& d, std::int64_
   }
 }
 
+typedef int vi8 __attribute__((vector_size(32)));
+typedef int vi16 __attribute__((vector_size(64)));
+template <int V>
+using IdxOf = std::conditional_t<V == 8, vi8, vi16>;
+
+// Output column ox of row oy by its definition, reads outside the image skipped.
+template <int K>
+inline __attribute__((always_inline)) float one_output(const Depthwise& d, const float* in, const float* wk, float b0,
+                                                       std::int64_t oy, std::int64_t ox) {
+  const Conv2dParams& p = *d.p;
+  const ConvShape& s = *d.s;
+  float acc = b0;
+  for (int ky = 0; ky < K; ++ky) {
+    const std::int64_t iy = oy * p.stride_h - p.pad_top + ky;
+    if (iy < 0 || iy >= s.h) continue;
+    for (int kx = 0; kx < K; ++kx) {
+      const std::int64_t ix = ox * p.stride_w - p.pad_left + kx;
+      if (ix >= 0 && ix < s.w) acc += wk[ky * K + kx] * in[iy * s.w + ix];
+    }
+  }
+  return acc;
+}
+
+// A plane read in place (no copy): V output columns at a time where every tap's read
+// lies inside its input row (stride 2: the even lanes of two loads), the last vector
+// overlapping the one before it rather than leaving columns over; the few border
+// columns by `one_output`; rows outside the image skipped per tap row.
+template <int V, int K, int S>
+inline __attribute__((always_inline)) void plane_direct(const Depthwise& d, std::int64_t pc, std::int64_t first,
+                                                        std::int64_t last_start) {
+  using vf = VecOf<V>;
+  const Conv2dParams& p = *d.p;
+  const ConvShape& s = *d.s;
+  const std::int64_t ch = pc % s.c;
+  const float* in = d.x + pc * s.h * s.w;
+  const float* wk = d.taps + ch * K * K;
+  const float b0 = d.bias != nullptr ? d.bias[ch] : 0.0f;
+  const vf zero = vf{} + 0.0f;
+  const vf lo = vf{} + p.post.lo, hi = vf{} + p.post.hi;
+  IdxOf<V> even;
+  for (int l = 0; l < V; ++l) even[l] = 2 * l;
+  const auto finish = [&](float v, const float* res, std::int64_t ox) __attribute__((always_inline)) {
+    if (res != nullptr) v += res[ox];
+    if (p.post.kind == Activation::relu) {
+      v = v > 0.0f ? v : 0.0f;
+    } else if (p.post.kind == Activation::clip) {
+      v = v < p.post.lo ? p.post.lo : v;
+      v = v > p.post.hi ? p.post.hi : v;
+    }
+    return v;
+  };
+  for (std::int64_t oy = 0; oy < s.oh; ++oy) {
+    float* out = d.y + (pc * s.oh + oy) * s.ow;
+    const float* res = d.residual != nullptr ? d.residual + (pc * s.oh + oy) * s.ow : nullptr;
+    const std::int64_t iy0 = oy * p.stride_h - p.pad_top;
+    const int ky0 = static_cast<int>(std::max<std::int64_t>(0, -iy0));
+    const int ky1 = static_cast<int>(std::min<std::int64_t>(K, s.h - iy0));
+    for (std::int64_t ox = 0; ox < first; ++ox) out[ox] = finish(one_output<K>(d, in, wk, b0, oy, ox), res, ox);
+    for (std::int64_t ox0 = first;;) {
+      vf acc = vf{} + b0;
+      for (int ky = ky0; ky < ky1; ++ky) {
+        const float* row = in + (iy0 + ky) * s.w + ox0 * S - p.pad_left;
+#pragma GCC unroll 5
+        for (int kx = 0; kx < K; ++kx) {
+          vf v;
+          if constexpr (S == 1) {
+            std::memcpy(&v, row + kx, sizeof v);
+          } else {
+            vf a, b;
+            std::memcpy(&a, row + kx, sizeof a);
+            std::memcpy(&b, row + kx + V, sizeof b);
+            v = __builtin_shuffle(a, b, even);
+          }
+          acc += wk[ky * K + kx] * v;
+        }
+      }
+      if (res != nullptr) {
+        vf r;
+        std::memcpy(&r, res + ox0, sizeof r);
+        acc += r;
+      }
+      if (p.post.kind == Activation::relu) {
+        acc = acc > zero ? acc : zero;
+      } else if (p.post.kind == Activation::clip) {
+        acc = acc < lo ? lo : acc;
+        acc = acc > hi ? hi : acc;
+      }
+      std::memcpy(out + ox0, &acc, sizeof acc);
+      if (ox0 == last_start) break;
+      ox0 = std::min(ox0 + V, last_start);
+    }
+    for (std::int64_t ox = last_start + V; ox < s.ow; ++ox)
+      out[ox] = finish(one_output<K>(d, in, wk, b0, oy, ox), res, ox);
+  }
+}
+
+// The vector columns of `plane_direct`: from `first` (every read of column first at or
+// right of the row's start) to `last_start` (a vector starting there reads no further
+// than the row's end; stride 2 reads one float past its last even lane). False when no
+// whole vector fits.
+template <int V, int K>
+bool direct_columns(const Conv2dParams& p, const ConvShape& s, std::int64_t& first, std::int64_t& last_start) {
+  const std::int64_t sw = p.stride_w;
+  first = (p.pad_left + sw - 1) / sw;
+  // Last float read by a vector at ox0: sw * (ox0 + V - 1) + K - 1 - pad_left + (sw - 1).
+  const std::int64_t limit = s.w - 1 - (K - 1) + p.pad_left - (sw - 1);
+  if (limit < 0) return false;
+  last_start = std::min<std::int64_t>(limit / sw - (V - 1), s.ow - V);
+  return last_start >= first;
+}
+
 template <int V>
 inline __attribute__((always_inline)) void planes(const Depthwise& d, std::int64_t b, std::int64_t e, float* buf) {
+  std::int64_t first = 0, last_start = 0;
+  const bool k3 = d.s->kh == 3, s1 = d.p->stride_w == 1;
+  const bool direct = k3 ? direct_columns<V, 3>(*d.p, *d.s, first, last_start)
+                         : direct_columns<V, 5>(*d.p, *d.s, first, last_start);
   for (std::int64_t pc = b; pc < e; ++pc) {
-    if (d.s->kh == 3) {
+    if (direct) {
+      if (k3) {
+        s1 ? plane_direct<V, 3, 1>(d, pc, first, last_start) : plane_direct<V, 3, 2>(d, pc, first, last_start);
+      } else {
+        s1 ? plane_direct<V, 5, 1>(d, pc, first, last_start) : plane_direct<V, 5, 2>(d, pc, first, last_start);
+      }
+    } else if (k3) {
       plane<V, 3>(d, pc, buf);
     } else {
       plane<V, 5>(d, pc, buf);

@@ -1,6 +1,7 @@
 #include "ge/compile/op_compile.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -132,6 +133,27 @@ std::string cache_key(std::string_view op, Engine engine, CompileFlag flag, Prec
   return key;
 }
 
+// The bytes a caller's view describes: the dims' product and byte size within int64
+// (`int_overflow`), and no more than its buffer holds when the view knows that.
+std::int64_t view_bytes(std::string_view op, const std::string& which, const TensorView& v) {
+  std::int64_t bytes = 0;
+  try {
+    bytes = checked_bytes(v.dims, v.dtype);
+  } catch (const Error& e) {
+    fail(e.code(), op, which + ": " + e.what());
+  }
+  if (v.capacity >= 0 && v.capacity < bytes)
+    fail(Errc::bad_tensor, op, which + " needs " + std::to_string(bytes) + " bytes for its dims; its buffer holds " +
+                                   std::to_string(v.capacity));
+  return bytes;
+}
+
+bool overlap(const void* a, std::int64_t na, const void* b, std::int64_t nb) noexcept {
+  if (a == nullptr || b == nullptr || na <= 0 || nb <= 0) return false;
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + static_cast<std::uintptr_t>(nb) && y < x + static_cast<std::uintptr_t>(na);
+}
+
 }  // namespace
 
 OpTensor OpTensor::constant_of(Tensor data, Format format) {
@@ -250,6 +272,7 @@ std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::spa
     std::vector<Dim> dims(v.dims.begin(), v.dims.end());
     for (const std::int64_t d : v.dims)
       if (d < 0) fail(Errc::bad_tensor, name, which + " has a negative dim " + std::to_string(d));
+    (void)view_bytes(name, which, v);
     const Shape real(std::move(dims));
     if (!relaxes(c.shape, real))
       fail(Errc::out_of_range, name, which + " has shape '" + real.to_string() + "', outside the compiled '" +
@@ -273,7 +296,7 @@ std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::spa
       std::int64_t n = 1;
       for (const std::int64_t d : dims) n *= d;
       const std::int64_t need = n * size_of(outputs[o].dtype);
-      const std::int64_t have = outputs[o].bytes();
+      const std::int64_t have = view_bytes(name, "output " + std::to_string(o), outputs[o]);
       if (need > have || (outputs[o].data == nullptr && need > 0))
         fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " needs " + std::to_string(need) +
                                          " bytes for its real shape; the buffer given holds " + std::to_string(have));
@@ -289,8 +312,25 @@ std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::spa
       fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " is " + std::string(to_string(v.dtype)) + "[" +
                                        Shape(std::vector<Dim>(v.dims.begin(), v.dims.end())).to_string() +
                                        "]; for these inputs it must be " + to_string(real_out[o]));
-    if (v.data == nullptr && v.elements() > 0)
+    const std::int64_t bytes = view_bytes(name, "output " + std::to_string(o), v);
+    if (v.data == nullptr && bytes > 0)
       fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " has no data (null buffer)");
+    // Outputs are written while inputs are read: no shared bytes, except an output that
+    // is exactly an input the op may work in place on.
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (!overlap(v.data, bytes, inputs[i].data, inputs[i].bytes())) continue;
+      const bool in_place =
+          v.data == inputs[i].data && bytes == inputs[i].bytes() &&
+          std::any_of(schema.in_place.begin(), schema.in_place.end(),
+                      [&](const InPlace& ip) { return ip.output == o && ip.input == i; });
+      if (!in_place)
+        fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " overlaps input " + std::to_string(i) +
+                                         "; expected separate buffers (or exactly the input, where the op works in place)");
+    }
+    for (std::size_t p = 0; p < o; ++p)
+      if (overlap(v.data, bytes, outputs[p].data, outputs[p].bytes()))
+        fail(Errc::bad_tensor, name, "outputs " + std::to_string(p) + " and " + std::to_string(o) +
+                                         " overlap; expected separate buffers");
     result[o] = want;
   }
   op.kernel->run(inputs, outputs);

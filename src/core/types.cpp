@@ -3,6 +3,7 @@
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 #include "ge/core/format.hpp"
+#include "ge/core/tensor_view.hpp"
 
 namespace ge {
 
@@ -65,6 +66,42 @@ std::optional<Format> parse_format(std::string_view text) noexcept {
   if (text == "NHWC") return Format::nhwc;
   if (text == "ND") return Format::nd;
   return std::nullopt;
+}
+
+}  // namespace ge
+
+namespace ge {
+
+namespace {
+
+std::string dims_list(std::span<const std::int64_t> dims) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+std::int64_t checked_elements(std::span<const std::int64_t> dims) {
+  std::int64_t n = 1;
+  for (const std::int64_t d : dims)
+    if (d < 0) raise(Errc::invalid_argument, "[ge.core] dims " + dims_list(dims) + ": a dim is negative");
+  for (const std::int64_t d : dims) {
+    if (d == 0) return 0;
+  }
+  for (const std::int64_t d : dims) {
+    if (__builtin_mul_overflow(n, d, &n))
+      raise(Errc::int_overflow, "[ge.core] dims " + dims_list(dims) + ": the element count overflows int64");
+  }
+  return n;
+}
+
+std::int64_t checked_bytes(std::span<const std::int64_t> dims, DataType dtype) {
+  std::int64_t bytes = 0;
+  if (__builtin_mul_overflow(checked_elements(dims), size_of(dtype), &bytes))
+    raise(Errc::int_overflow, "[ge.core] dims " + dims_list(dims) + " of " + std::string(to_string(dtype)) +
+                                  ": the byte size overflows int64");
+  return bytes;
 }
 
 }  // namespace ge

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <new>
 #include <unordered_map>
 
@@ -46,11 +47,36 @@ std::shared_ptr<void> allocate_host(std::int64_t bytes, const std::string& what 
   return {p, [](void* q) { ::operator delete(q, std::align_val_t{64}); }};
 }
 
+// Several inputs' dims as text, e.g. `[2,4] [8]`.
+std::string dims_list_text(const std::vector<std::vector<std::int64_t>>& dims) {
+  std::string s;
+  for (const auto& d : dims) s += (s.empty() ? "" : " ") + dims_text(d);
+  return s;
+}
+
 // True when [a, a + na) and [b, b + nb) share a byte.
 bool overlap(const void* a, std::int64_t na, const void* b, std::int64_t nb) noexcept {
   if (a == nullptr || b == nullptr || na <= 0 || nb <= 0) return false;
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return x < y + static_cast<std::uintptr_t>(nb) && y < x + static_cast<std::uintptr_t>(na);
+}
+
+// The bytes a caller's view describes: its dims non-negative, their product and byte
+// size within int64 (`int_overflow`, quoting the dims), and no more than its buffer
+// holds when the view knows that (a span, or a capacity given).
+std::int64_t view_bytes(const TensorView& t, const std::string& which) {
+  for (const std::int64_t d : t.dims)
+    if (d < 0) raise(Errc::bad_tensor, "[ge.runtime] " + which + " has a negative dim in " + dims_text(t.dims));
+  std::int64_t bytes = 0;
+  try {
+    bytes = checked_bytes(t.dims, t.dtype);
+  } catch (const Error& e) {
+    raise(e.code(), "[ge.runtime] " + which + ": " + e.what());
+  }
+  if (t.capacity >= 0 && t.capacity < bytes)
+    raise(Errc::bad_tensor, "[ge.runtime] " + which + " with dims " + dims_text(t.dims) + " needs " +
+                                std::to_string(bytes) + " bytes; its buffer holds " + std::to_string(t.capacity));
+  return bytes;
 }
 
 // What a launch runs: a kernel on prepared views.
@@ -209,9 +235,19 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
   if (!model_) raise(Errc::invalid_argument, "[ge.runtime] Session: null model");
   if (options.threads < 0)
     raise(Errc::invalid_argument, "[ge.runtime] Session: threads " + std::to_string(options.threads) + "; expected >= 0");
+  if (options.memory_limit < 0)
+    raise(Errc::invalid_argument,
+          "[ge.runtime] Session: memory_limit " + std::to_string(options.memory_limit) + "; expected >= 0 (0: none)");
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (options.threads > cores) {
+    notices_.push_back("threads " + std::to_string(options.threads) + " asked; this machine has " +
+                       std::to_string(cores) + " cores: using " + std::to_string(cores));
+    options.threads = cores;
+  }
   device_ = options.device ? std::move(options.device) : std::make_shared<CpuDevice>();
   impl_ = std::make_unique<Impl>(options.threads, model_);
   trace_ = options.trace;
+  memory_limit_ = options.memory_limit;
 }
 
 Session::~Session() = default;
@@ -244,7 +280,8 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
                                   std::string(to_string(mi[i].dtype)));
     for (const std::int64_t d : t.dims)
       if (d < 0) raise(Errc::bad_tensor, "[ge.runtime] " + which + " has a negative dim in " + dims_text(t.dims));
-    if (t.data == nullptr && t.elements() > 0)
+    const std::int64_t bytes = view_bytes(t, which);
+    if (t.data == nullptr && bytes > 0)
       raise(Errc::bad_tensor, "[ge.runtime] " + which + " has no data (null buffer) for dims " + dims_text(t.dims));
     in_dims[i].assign(t.dims.begin(), t.dims.end());
   }
@@ -257,6 +294,7 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
         raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(mo[o].name) + " buffer is " +
                                     std::string(to_string(outputs[o].dtype)) + "; the output is " +
                                     std::string(to_string(mo[o].dtype)));
+      (void)view_bytes(outputs[o], "output " + std::to_string(o) + " " + q(mo[o].name));
       // Outputs are written while inputs may still be read: no buffer may share bytes.
       for (std::size_t i = 0; i < inputs.size(); ++i)
         if (overlap(outputs[o].data, outputs[o].bytes(), inputs[i].data, inputs[i].bytes()))
@@ -271,6 +309,13 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
   }
   const std::shared_ptr<const Plan> plan_ptr = impl_->plans.select(in_dims);
   const Plan& plan = *plan_ptr;
+  if (memory_limit_ > 0) {
+    const std::int64_t need = std::max(m.arena_bytes(), plan.arena_bytes());
+    if (need > memory_limit_)
+      raise(Errc::out_of_memory, "[ge.runtime] the plan for input dims " + dims_list_text(in_dims) + " needs an arena of " +
+                                     std::to_string(need) + " bytes; the session's memory_limit is " +
+                                     std::to_string(memory_limit_));
+  }
 
   // A context from the pool (returned however the run ends).
   std::unique_ptr<Context> ctx;

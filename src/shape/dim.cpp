@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ge/core/error.hpp"
 #include "ge/shape/detail/parse.hpp"
 
 namespace ge {
@@ -68,11 +69,16 @@ Dim broadcast(const Dim& a, const Dim& b) {
 }
 
 Dim operator*(const Dim& a, const Dim& b) {
-  const auto mul = [](std::int64_t x, std::int64_t y) -> std::int64_t {
+  // An unbounded end stays unbounded; two finite ends whose product leaves int64 are an
+  // error, not "unbounded": such a tensor cannot exist.
+  const auto mul = [&](std::int64_t x, std::int64_t y) -> std::int64_t {
     if (x == 0 || y == 0) return 0;
     if (x == Dim::inf || y == Dim::inf) return Dim::inf;
     std::int64_t r = 0;
-    return __builtin_mul_overflow(x, y, &r) ? Dim::inf : r;
+    if (__builtin_mul_overflow(x, y, &r) || r == Dim::inf)
+      raise(Errc::int_overflow, "[ge.shape] the product of dims " + a.to_string() + " and " + b.to_string() +
+                                    " overflows int64 (" + std::to_string(x) + " x " + std::to_string(y) + ")");
+    return r;
   };
   return Dim::interval(mul(a.lo(), b.lo()), mul(a.hi(), b.hi()));
 }

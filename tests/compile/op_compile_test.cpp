@@ -124,10 +124,13 @@ TEST_CASE("kernel selection: a 1x1 conv is a matrix product") {
   const auto w1 = ge::Tensor::random(DataType::f32, {8, 4, 1, 1}, 1);
   const auto w3 = ge::Tensor::random(DataType::f32, {8, 4, 3, 3}, 2);
   const auto pw = ge::compile_op("Conv", {f32("1,4,5,5"), OpTensor::constant_of(w1)}, {f32("1,8,5,5")});
-  CHECK(pw->kernel->name() == "cpu.conv2d.pointwise_gemm");
+  // Images of at most 64 pixels take the pixel-major GEMM (the output pixels as rows).
+  CHECK(pw->kernel->name() == "cpu.conv2d.pointwise_gemm.pixels");
   const auto g = ge::compile_op("Conv", {f32("1,4,5,5"), OpTensor::constant_of(w3)}, {f32("1,8,5,5")},
                                 {{"pads", std::vector<std::int64_t>{1, 1, 1, 1}}});
-  CHECK(g->kernel->name() == "cpu.conv2d.packed_gemm");
+  CHECK(g->kernel->name() == "cpu.conv2d.packed_gemm.pixels");
+  const auto big = ge::compile_op("Conv", {f32("1,4,9,9"), OpTensor::constant_of(w1)}, {f32("1,8,9,9")});
+  CHECK(big->kernel->name() == "cpu.conv2d.pointwise_gemm");
   // Run the 3x3 one and compare one output element with a direct sum.
   auto x = buf({1, 4, 5, 5}, 0.f, 0.01f), y = buf({1, 8, 5, 5});
   std::vector<std::int64_t> wd{8, 4, 3, 3};
@@ -217,4 +220,39 @@ TEST_CASE("execution checks the tensors") {
   expect_error([&] { ge::execute_op(*op, std::vector{i64, b.view()}, std::vector{y.view()}); }, Errc::bad_tensor, "is i64");
   expect_error([&] { ge::execute_op(*op, std::vector{wrong.view(), b.view()}, std::vector{y.view()}); }, Errc::out_of_range,
                "'3,2'");
+}
+
+TEST_CASE("execute_op: buffers that know their extent, overflow, and outputs that overlap inputs") {
+  const auto relu = ge::compile_op("Relu", {f32("-1,-1")}, {f32("-1,-1")});
+  std::vector<float> one(1), y(8);
+  expect_error([&] {
+    ge::execute_op(*relu, std::vector{TensorView(std::span(one), {2, 4})}, std::vector{TensorView(std::span(y), {2, 4})});
+  }, Errc::bad_tensor, "needs 32 bytes for its dims; its buffer holds 4");
+  expect_error([&] {
+    ge::execute_op(*relu, std::vector{TensorView(std::span(y), {2, 4})}, std::vector{TensorView(std::span(one), {2, 4})});
+  }, Errc::bad_tensor, "output 0 needs 32 bytes");
+  const std::int64_t two33 = std::int64_t{1} << 33;
+  expect_error([&] {
+    ge::execute_op(*relu, std::vector{TensorView(y.data(), DataType::f32, {two33, two33})},
+                   std::vector{TensorView(y.data(), DataType::f32, {two33, two33})});
+  }, Errc::int_overflow, "overflows int64");
+  // Relu works in place: the output may be exactly its input.
+  auto x = buf({2, 4}, -4.f);
+  ge::execute_op(*relu, std::vector{x.view()}, std::vector{x.view()});
+  CHECK(x.data == std::vector<float>{0, 0, 0, 0, 0, 1, 2, 3});
+  // Overlapping an input any other way, or where the op has no in-place form: refused.
+  std::vector<float> big(12);
+  expect_error([&] {
+    ge::execute_op(*relu, std::vector{TensorView(big.data(), DataType::f32, {2, 4})},
+                   std::vector{TensorView(big.data() + 2, DataType::f32, {2, 4})});
+  }, Errc::bad_tensor, "overlaps input 0");
+  const auto w = ge::Tensor::random(DataType::f32, {4, 4, 1, 1}, 1);
+  const auto conv = ge::compile_op("Conv", {f32("1,4,3,3"), OpTensor::constant_of(w)}, {f32("1,4,3,3")});
+  auto cx = buf({1, 4, 3, 3});
+  std::vector<std::int64_t> wd{4, 4, 1, 1};
+  const TensorView wv{const_cast<std::byte*>(w.bytes().data()), DataType::f32, wd};
+  expect_error([&] { ge::execute_op(*conv, std::vector{cx.view(), wv}, std::vector{cx.view()}); }, Errc::bad_tensor,
+               "overlaps input 0");
+  auto cy = buf({1, 4, 3, 3});
+  ge::execute_op(*conv, std::vector{cx.view(), wv}, std::vector{cy.view()});  // still usable
 }

@@ -332,3 +332,55 @@ TEST_CASE("session: values<T>() checks T, output buffers may not overlap inputs 
   const auto ok = s.run({x.view()}, {out.view()});
   check_small(ok.outputs[0], x);
 }
+
+TEST_CASE("session: buffers that know their extent, overflowing dims, and the session stays usable") {
+  auto model = ge::compile(small_graph("-1,-1"));  // unbounded: any dims reach the checks
+  ge::Session s(model);
+  auto x = iota({2, 4});
+  // A one-float buffer for dims {4, 3, 8, 8}: the span knows it holds 4 bytes.
+  std::vector<float> one(1);
+  ge::test::expect_error([&] { (void)s.run({TensorView(std::span(one), {4, 768})}); }, ge::Errc::bad_tensor,
+                         {"input 0 'x'", "needs 12288 bytes", "holds 4"});
+  ge::test::expect_error([&] { (void)s.run({TensorView(one.data(), DataType::f32, {2, 4}, 4)}); },
+                         ge::Errc::bad_tensor, {"needs 32 bytes", "holds 4"});
+  // A vector of doubles passed as the input: its type comes from the span.
+  std::vector<double> doubles(8);
+  ge::test::expect_error([&] { (void)s.run({TensorView(std::span(doubles), {2, 4})}); }, ge::Errc::bad_tensor,
+                         {"f64", "the model takes f32"});
+  // Element counts that overflow int64 (2^33 x 2^33, (2^62 + 1) x 4): int_overflow with the dims.
+  const std::int64_t two33 = std::int64_t{1} << 33;
+  ge::test::expect_error([&] { (void)s.run({TensorView(x.data.data(), DataType::f32, {two33, two33})}); },
+                         ge::Errc::int_overflow, {"input 0 'x'", "[8589934592,8589934592]"});
+  ge::test::expect_error(
+      [&] { (void)s.run({TensorView(x.data.data(), DataType::f32, {(std::int64_t{1} << 62) + 1, 4})}); },
+      ge::Errc::int_overflow, {"overflows"});
+  // An output buffer smaller than its own dims claim.
+  std::vector<float> small(2);
+  ge::test::expect_error([&] { (void)s.run({x.view()}, {TensorView(small.data(), DataType::f32, {2, 4}, 8)}); },
+                         ge::Errc::bad_tensor, {"output 0", "holds 8"});
+  // Spans of the right size run, and the session is still good.
+  std::vector<float> out(8);
+  const auto r = s.run({TensorView(std::span(x.data), x.dims)}, {TensorView(std::span(out), {2, 4})});
+  check_small(r.outputs[0], x);
+}
+
+TEST_CASE("session: threads above the cores are clamped with a notice; a memory limit refuses big plans") {
+  auto model = ge::compile(small_graph("-1,-1"));
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ge::Session many(model, {.threads = 1000});
+  CHECK(many.threads() == cores);
+  REQUIRE(many.notices().size() == 1);
+  CHECK(many.notices()[0].find("threads 1000 asked") != std::string::npos);
+  ge::Session fine(model, {.threads = 1});
+  CHECK(fine.notices().empty());
+  ge::test::expect_error([&] { ge::Session bad(model, {.memory_limit = -1}); }, ge::Errc::invalid_argument,
+                         {"memory_limit -1"});
+
+  ge::Session limited(model, {.memory_limit = 4096});
+  auto small = iota({2, 4});
+  check_small(limited.run({small.view()}).outputs[0], small);
+  auto big = iota({64, 64});
+  ge::test::expect_error([&] { (void)limited.run({big.view()}); }, ge::Errc::out_of_memory,
+                         {"input dims 64,64", "16384 bytes", "memory_limit is 4096"});
+  check_small(limited.run({small.view()}).outputs[0], small);  // still usable
+}

@@ -167,10 +167,13 @@ TEST_CASE("dim broadcast follows numpy over sets") {
                {"'2~3'", "'4~9'"});
 }
 
-TEST_CASE("dim product saturates") {
+TEST_CASE("dim product: intervals, unbounded stays unbounded, finite overflow is int_overflow") {
   CHECK((Dim(3) * Dim(4)) == Dim(12));
   CHECK((Dim::range(1, 8) * Dim(3)) == Dim::range(3, 24));
   CHECK((Dim(-1) * Dim(3)).hi() == Dim::inf);
   CHECK((Dim(0) * Dim(-1)) == Dim(0));
-  CHECK((Dim(Dim::inf - 1) * Dim(2)).hi() == Dim::inf);
+  expect_error([] { (void)(Dim(Dim::inf - 1) * Dim(2)); }, Errc::int_overflow, {"overflows int64", "x 2"});
+  expect_error([] { (void)(Dim::range(1, std::int64_t{1} << 40) * Dim::range(1, std::int64_t{1} << 40)); },
+               Errc::int_overflow, {"1~1099511627776"});
+  CHECK((Dim::range(1, std::int64_t{1} << 40) * Dim(-1)).hi() == Dim::inf);
 }

@@ -130,7 +130,13 @@ TEST_CASE("element count and byte size as intervals") {
   CHECK(ge::byte_size(S("2,2"), DataType::boolean) == Dim(4));
   CHECK(ge::byte_size(S("2,2"), DataType::i64) == Dim(32));
   CHECK(ge::byte_size(S("2,2"), DataType::undefined) == Dim(0));
-  CHECK(ge::element_count(S("4294967296,4294967296")).hi() == Dim::inf);
+  CHECK_THROWS_AS((void)ge::element_count(S("4294967296,4294967296")), ge::Error);
+  try {
+    (void)ge::byte_size(S("2305843009213693952"), DataType::f32);  // 2^61 floats: the bytes overflow
+    FAIL("expected int_overflow");
+  } catch (const ge::Error& e) {
+    CHECK(e.code() == ge::Errc::int_overflow);
+  }
 }
 
 TEST_CASE("upper and lower bound shapes") {

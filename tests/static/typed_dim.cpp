@@ -64,7 +64,7 @@ static_assert(!can_broadcast_v<Ranged<2, 3>, Ranged<5, 6>> && !can_broadcast_v<S
 static_assert(can_broadcast_v<Ranged<1, 3>, Ranged<5, 6>>);
 static_assert(broadcast(Static<1>{}, Unknown{}) == Unknown{});
 
-// The product: an interval, static stays static, saturating at inf.
+// The product: an interval, static stays static, an unbounded end stays unbounded.
 static_assert(is_same_v<product_t<Static<3>, Static<4>>, Static<12>>);
 static_assert(is_same_v<product_t<Ranged<1, 8>, Static<3>>, Ranged<3, 24>>);
 static_assert(is_same_v<product_t<Unknown, Static<3>>, Unknown>);

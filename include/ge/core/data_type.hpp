@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 namespace ge {
 
@@ -44,6 +45,23 @@ enum class DataType : std::uint8_t {
     case DataType::u64: return 8;
   }
   return 0;
+}
+
+/// The data type that stores C++ type `T` (`float` → f32, `bool` → boolean, ...).
+template <class T>
+[[nodiscard]] constexpr DataType data_type_of() noexcept {
+  if constexpr (std::is_same_v<T, float>) return DataType::f32;
+  else if constexpr (std::is_same_v<T, double>) return DataType::f64;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return DataType::i8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return DataType::i16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return DataType::i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return DataType::i64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return DataType::u8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return DataType::u16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return DataType::u32;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return DataType::u64;
+  else if constexpr (std::is_same_v<T, bool>) return DataType::boolean;
+  else return DataType::undefined;
 }
 
 /// The short name, e.g. `"f32"`, `"bool"`.

@@ -35,22 +35,6 @@ struct TensorDesc {
 /// The text `f32[1~8,3,224,224]` of a description.
 [[nodiscard]] std::string to_string(const TensorDesc& d);
 
-/// The data type that stores C++ type `T` (`float` → f32, `bool` → boolean, ...).
-template <class T>
-[[nodiscard]] constexpr DataType data_type_of() noexcept {
-  if constexpr (std::is_same_v<T, float>) return DataType::f32;
-  else if constexpr (std::is_same_v<T, double>) return DataType::f64;
-  else if constexpr (std::is_same_v<T, std::int8_t>) return DataType::i8;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return DataType::i16;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return DataType::i32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return DataType::i64;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return DataType::u8;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return DataType::u16;
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return DataType::u32;
-  else if constexpr (std::is_same_v<T, std::uint64_t>) return DataType::u64;
-  else if constexpr (std::is_same_v<T, bool>) return DataType::boolean;
-  else return DataType::undefined;
-}
 
 /// Constant tensor data: a data type, a static shape and the bytes (row-major), held in
 /// a shared immutable buffer. A default-constructed tensor is an f32 scalar 0.

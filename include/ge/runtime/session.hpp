@@ -46,11 +46,18 @@ namespace ge {
 
 /// Settings of a session.
 struct SessionOptions {
-  int threads = 0;                  ///< host scheduler threads; 0: every core
+  /// Host scheduler threads; 0: every core. More than the machine's cores are clamped to
+  /// them, with a line in `Session::notices()` (more threads than cores only slow the
+  /// kernels down, and a count written for a bigger machine should still run).
+  int threads = 0;
   std::shared_ptr<Device> device{}; ///< null: a new `CpuDevice`
   /// Record every run's step timings in `RunResult::trace` (see `ge/runtime/trace.hpp`).
   /// Off: the runtime does no work for it.
   bool trace = false;
+  /// The most bytes a run's arena may take (0: no limit). A run whose plan needs more is
+  /// refused before it starts, `Errc::out_of_memory` naming the plan's and the limit's
+  /// sizes; the session stays usable for smaller inputs.
+  std::int64_t memory_limit = 0;
 };
 
 /// One output of a run: its real description and its data.
@@ -95,8 +102,8 @@ struct RunResult {
 /// See the file comment.
 class Session {
  public:
-  /// A session over `model`. Throws `Errc::invalid_argument` for a null model or
-  /// negative thread count.
+  /// A session over `model`. Throws `Errc::invalid_argument` for a null model, a
+  /// negative thread count or a negative memory limit.
   explicit Session(std::shared_ptr<const CompiledModel> model, SessionOptions options = {});
   ~Session();
   Session(const Session&) = delete;
@@ -104,7 +111,10 @@ class Session {
 
   /// Runs on `inputs` (one per graph input, in order); outputs are allocated.
   /// Throws `ge::Error`: `bad_tensor` (count, data type, rank, negative dim, null
-  /// buffer), `no_matching_gear`, `out_of_range`, or a kernel's error.
+  /// buffer, a buffer smaller than its dims where the view knows its capacity),
+  /// `int_overflow` (dims whose element count or bytes overflow int64),
+  /// `no_matching_gear`, `out_of_range`, `out_of_memory` (above `memory_limit`, or the
+  /// device has no memory left), or a kernel's error.
   RunResult run(std::span<const TensorView> inputs);
   RunResult run(std::initializer_list<TensorView> inputs) { return run(std::span<const TensorView>(inputs.begin(), inputs.size())); }
   /// Runs writing the outputs into the caller's buffers (one per graph output; the data
@@ -118,8 +128,10 @@ class Session {
 
   /// The model.
   [[nodiscard]] const CompiledModel& model() const noexcept { return *model_; }
-  /// The scheduler's thread count.
+  /// The scheduler's thread count (after clamping to the machine's cores).
   [[nodiscard]] int threads() const noexcept;
+  /// What the session changed of its options, one sentence each (a clamped thread count).
+  [[nodiscard]] const std::vector<std::string>& notices() const noexcept { return notices_; }
   /// The device.
   [[nodiscard]] Device& device() const noexcept { return *device_; }
   /// Whether runs record a trace.
@@ -136,6 +148,8 @@ class Session {
   std::shared_ptr<Device> device_;
   std::unique_ptr<Impl> impl_;
   bool trace_ = false;
+  std::int64_t memory_limit_ = 0;
+  std::vector<std::string> notices_;
 };
 
 }  // namespace ge

@@ -150,7 +150,8 @@ class Dim {
 /// Throws `Errc::incompatible_dims` naming both when no value pair can broadcast.
 [[nodiscard]] Dim broadcast(const Dim& a, const Dim& b);
 
-/// Interval product, saturating at `Dim::inf`.
+/// Interval product: an unbounded end stays unbounded; finite ends whose product does not
+/// fit in int64 throw `Errc::int_overflow`, quoting both dims.
 [[nodiscard]] Dim operator*(const Dim& a, const Dim& b);
 
 }  // namespace ge

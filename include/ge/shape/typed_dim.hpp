@@ -182,8 +182,9 @@ struct broadcast_result<A, B> {
 template <class A, class B>
 using broadcast_t = typename broadcast_result<A, B>::type;
 
-/// The interval product, saturating at `inf`, as `ge::Dim`'s `operator*`: static stays
-/// static (`product_t<Static<3>, Static<4>>` is `Static<12>`).
+/// The interval product, as `ge::Dim`'s `operator*`: static stays static
+/// (`product_t<Static<3>, Static<4>>` is `Static<12>`), an unbounded end stays unbounded,
+/// and finite dims whose product leaves int64 do not compile.
 template <TypedDim A, TypedDim B>
 using product_t = typename detail::apply<detail::mul, true, A, B>::type;
 

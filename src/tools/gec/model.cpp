@@ -354,6 +354,7 @@ int run_run(std::span<const std::string> args) {
   for (NpyArray& d : data) views.push_back(d.view());
 
   ge::Session session(l.model, {.threads = threads, .trace = trace_file.has_value() || profile});
+  for (const std::string& n : session.notices()) std::fprintf(stderr, "gec: notice: %s\n", n.c_str());
   ge::RunResult r = session.run(views);  // warm-up (and the first binding)
   std::vector<double> ms;
   std::vector<ge::RunTrace> traces;

@@ -60,9 +60,23 @@ constexpr Dim broadcast(const Dim& a, const Dim& b) {
   return detail::merge(a, b);
 }
 
-/// `a * b`: the interval product, saturating at `Dim::inf`.
+/// Reached only when two finite dims' product leaves int64: not a constant expression,
+/// so the typed product of such dims does not compile (this name in the error), as
+/// `ge::Dim`'s `operator*` throws `Errc::int_overflow` at run time.
+inline void dim_product_overflows_int64() {}
+
+/// `x * y` for x, y >= 0: an unbounded factor gives `Dim::inf`; finite ones must fit.
+constexpr std::int64_t mul_checked(std::int64_t x, std::int64_t y) {
+  if (x == 0 || y == 0) return 0;
+  if (x == Dim::inf || y == Dim::inf) return Dim::inf;
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(x, y, &r) || r == Dim::inf) dim_product_overflows_int64();
+  return r;
+}
+
+/// `a * b`: the interval product, as `ge::Dim`'s `operator*`.
 constexpr Dim mul(const Dim& a, const Dim& b) {
-  return Dim::interval(mul_sat(a.lo(), b.lo()), mul_sat(a.hi(), b.hi()));
+  return Dim::interval(mul_checked(a.lo(), b.lo()), mul_checked(a.hi(), b.hi()));
 }
 
 /// One spatial axis of a convolution: total padding, stride, dilation (all fixed).

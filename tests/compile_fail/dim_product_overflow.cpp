@@ -1,0 +1,8 @@
+// expect: dim_product_overflows_int64
+// Typed dims whose product leaves int64 must not compile (ge::Dim's operator* throws
+// int_overflow for them at run time).
+#include "ge/shape/typed_dim.hpp"
+
+using ge::typed::Static;
+using P = ge::typed::product_t<Static<(std::int64_t{1} << 40)>, Static<(std::int64_t{1} << 40)>>;
+P p;

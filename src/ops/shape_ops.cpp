@@ -198,6 +198,18 @@ std::vector<TensorDesc> infer_split(const InferContext& c) {
   if (c.has_input(1) && has_num)
     c.fail(Errc::bad_op_inputs, "both input 1 (split) and attribute 'num_outputs' are given; expected one");
   std::size_t n = 0;
+  if (has_num) {
+    // At most one output per element of any tensor a node could have, and no more than
+    // a graph could name: a bound before anything is sized by it.
+    constexpr std::int64_t most = 1 << 16;
+    const std::int64_t num = c.i("num_outputs");
+    if (num < 1 || num > most)
+      c.fail(Errc::bad_attribute, "attribute 'num_outputs' is " + std::to_string(num) + "; expected 1 to " +
+                                      std::to_string(most));
+    if (c.num_outputs() > 0 && static_cast<std::int64_t>(c.num_outputs()) != num)
+      c.fail(Errc::bad_op_inputs, "attribute 'num_outputs' is " + std::to_string(num) + " but the node has " +
+                                      std::to_string(c.num_outputs()) + " outputs");
+  }
   if (sizes) n = sizes->size();
   else if (has_num) n = static_cast<std::size_t>(c.i("num_outputs"));
   else if (c.has_input(1) && static_length(c, 1)) n = static_cast<std::size_t>(*static_length(c, 1));

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <limits>
 
 #include <tbb/task_arena.h>
@@ -26,7 +28,7 @@ namespace {
 
 bool have_amx() {
   if (cpu::amx_bf16_usable()) return true;
-  MESSAGE("skipped: this CPU has no usable AMX-BF16; the bf16 kernels did not run");
+  MESSAGE("skipped: no usable AMX-BF16 (this CPU, or GE_CPU_ISA below avx512); the bf16 kernels did not run");
   return false;
 }
 
@@ -69,6 +71,16 @@ std::vector<float> ref_matmul(const Buf<float>& a, const Buf<float>& b, std::int
 }
 
 }  // namespace
+
+TEST_CASE("the kernels' ISA: what the CPU has, capped by GE_CPU_ISA") {
+  const char* cap = std::getenv("GE_CPU_ISA");
+  const cpu::Isa isa = cpu::isa();
+  MESSAGE("kernels run " << (isa == cpu::Isa::avx512 ? "AVX-512" : isa == cpu::Isa::avx2 ? "AVX2+FMA" : "baseline x86-64")
+                         << (cpu::amx_bf16_usable() ? " with AMX-BF16" : "") << (cap ? " (GE_CPU_ISA set)" : ""));
+  if (cap != nullptr && std::string(cap) == "baseline") CHECK(isa == cpu::Isa::baseline);
+  if (cap != nullptr && std::string(cap) == "avx2") CHECK(isa <= cpu::Isa::avx2);
+  if (isa != cpu::Isa::avx512) CHECK_FALSE(cpu::amx_bf16_usable());
+}
 
 TEST_CASE("to_bf16 rounds to nearest even and keeps NaN and infinities") {
   CHECK(cpu::to_bf16(1.0f) == 0x3f80);

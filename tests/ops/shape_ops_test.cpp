@@ -115,6 +115,9 @@ TEST_CASE("Split by sizes, by num_outputs, by output count") {
   check_error([] { (void)infer("Split", {t("f32", "10,4")}, {}, 3); }, Errc::bad_op_inputs, {"not divisible into 3"});
   check_infer_error("Split", {t("f32", "10,4"), ints({5, 5})}, {{"num_outputs", 2}}, Errc::bad_op_inputs, {"both"});
   check_infer_error("Split", {t("f32", "10,4")}, {{"num_outputs", 0}}, Errc::bad_attribute, {"'num_outputs'"});
+  // A fuzzer's finding: a huge num_outputs sized a vector of outputs before any check.
+  check_infer_error("Split", {t("f32", "10,4")}, {{"num_outputs", std::int64_t{1} << 40}}, Errc::bad_attribute,
+                    {"'num_outputs' is 1099511627776", "expected 1 to 65536"});
   check_infer_error("Split", {t("f32", "10,4")}, {{"axis", 2}, {"num_outputs", 2}}, Errc::bad_attribute, {"axis 2"});
 }
 

@@ -32,6 +32,7 @@ std::atomic<bool> amx_allowed{true};
 // ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA; without it the first tile instruction
 // faults).
 bool amx_present() noexcept {
+  if (isa() != Isa::avx512) return false;  // GE_CPU_ISA caps it too
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (__get_cpuid_max(0, nullptr) < 7) return false;
   __cpuid_count(1, 0, a, b, c, d);

@@ -3,6 +3,8 @@
 #include "core/tsan.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <mutex>
 #include <new>
 
@@ -10,6 +12,33 @@
 #include <tbb/parallel_for.h>
 
 namespace ge::cpu {
+
+namespace {
+
+Isa detect_isa() noexcept {
+  Isa best = Isa::baseline;
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = Isa::avx2;
+  if (best == Isa::avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    best = Isa::avx512;
+#endif
+  if (const char* cap = std::getenv("GE_CPU_ISA")) {
+    const std::string_view c(cap);
+    const Isa limit = c == "baseline" ? Isa::baseline : c == "avx2" ? Isa::avx2 : Isa::avx512;
+    if (limit < best) best = limit;
+  }
+  return best;
+}
+
+}  // namespace
+
+Isa isa() noexcept {
+  static const Isa chosen = detect_isa();
+  return chosen;
+}
+
 
 namespace {
 

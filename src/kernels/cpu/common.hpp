@@ -57,6 +57,19 @@ void check_rank(std::string_view op, std::string_view name, const TensorView& t,
 [[nodiscard]] std::vector<std::int64_t> broadcast_strides(std::string_view op, std::string_view name,
                                                           Dims in, Dims out);
 
+/// The instruction sets the kernels are built for, narrowest first.
+enum class Isa : std::uint8_t {
+  baseline,  ///< x86-64 (SSE2)
+  avx2,      ///< AVX2 + FMA
+  avx512,    ///< AVX-512 F + DQ + BW + VL (and AMX-BF16 where present, amx.hpp)
+};
+
+/// The widest ISA the kernels use in this process: what the CPU has, capped by the
+/// environment variable `GE_CPU_ISA` (`baseline`, `avx2` or `avx512`; read once, at the
+/// first call), so that tests can run every path a machine has. Every kernel's run-time
+/// dispatch goes through it.
+[[nodiscard]] Isa isa() noexcept;
+
 /// The lane count of the fixed-width loops below: 16 floats, one AVX-512 register.
 inline constexpr std::int64_t kLanes = 16;
 

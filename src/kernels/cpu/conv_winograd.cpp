@@ -216,17 +216,7 @@ struct Avx512 {
 using InputsFn = void (*)(const Transforms&, std::int64_t, std::int64_t, float*);
 using OutputsFn = void (*)(const Transforms&, std::int64_t, std::int64_t);
 
-bool use_avx512() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-#else
-  return false;
-#endif
-}
-
-const bool avx512 = use_avx512();
+const bool avx512 = isa() == Isa::avx512;
 #if defined(__x86_64__) && defined(__GNUC__)
 const InputsFn inputs_fn = avx512 ? Avx512::inputs : Base::inputs;
 const OutputsFn outputs_fn = avx512 ? Avx512::outputs : Base::outputs;

@@ -15,6 +15,10 @@
 
 #include "kernels/cpu/conv_internal.hpp"
 
+// The vector helpers below are always inlined into the per-ISA entry points: their
+// by-value vectors never cross a call.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace ge::cpu {
 namespace {
 
@@ -133,10 +137,25 @@ inline __attribute__((always_inline)) void plane(const Depthwise& d, std::int64_
   }
 }
 
-typedef int vi8 __attribute__((vector_size(32)));
-typedef int vi16 __attribute__((vector_size(64)));
+// The even lanes of the 2V floats in `a` then `b`.
 template <int V>
-using IdxOf = std::conditional_t<V == 8, vi8, vi16>;
+inline __attribute__((always_inline)) VecOf<V> even_lanes(VecOf<V> a, VecOf<V> b) {
+#if defined(__clang__)
+  if constexpr (V == 8) {
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+  } else {
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  }
+#else
+  typedef int vi8 __attribute__((vector_size(32)));
+  typedef int vi16 __attribute__((vector_size(64)));
+  if constexpr (V == 8) {
+    return __builtin_shuffle(a, b, vi8{0, 2, 4, 6, 8, 10, 12, 14});
+  } else {
+    return __builtin_shuffle(a, b, vi16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
+  }
+#endif
+}
 
 // Output column ox of row oy by its definition, reads outside the image skipped.
 template <int K>
@@ -172,8 +191,6 @@ inline __attribute__((always_inline)) void plane_direct(const Depthwise& d, std:
   const float b0 = d.bias != nullptr ? d.bias[ch] : 0.0f;
   const vf zero = vf{} + 0.0f;
   const vf lo = vf{} + p.post.lo, hi = vf{} + p.post.hi;
-  IdxOf<V> even;
-  for (int l = 0; l < V; ++l) even[l] = 2 * l;
   const auto finish = [&](float v, const float* res, std::int64_t ox) __attribute__((always_inline)) {
     if (res != nullptr) v += res[ox];
     if (p.post.kind == Activation::relu) {
@@ -204,7 +221,7 @@ inline __attribute__((always_inline)) void plane_direct(const Depthwise& d, std:
             vf a, b;
             std::memcpy(&a, row + kx, sizeof a);
             std::memcpy(&b, row + kx + V, sizeof b);
-            v = __builtin_shuffle(a, b, even);
+            v = even_lanes<V>(a, b);
           }
           acc += wk[ky * K + kx] * v;
         }
@@ -279,11 +296,8 @@ __attribute__((target("avx2,fma"))) void planes_avx2(const Depthwise& d, std::in
 
 PlanesFn pick_planes() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl"))
-    return planes_avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return planes_avx2;
+  if (isa() == Isa::avx512) return planes_avx512;
+  if (isa() == Isa::avx2) return planes_avx2;
 #endif
   return nullptr;
 }

@@ -20,15 +20,7 @@ namespace {
 // without DQ, GCC turns a compare's mask into a vector select lane by lane.
 #define GE_AVX512_ISA "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"
 
-bool avx512_usable() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-#else
-  return false;
-#endif
-}
+bool avx512_usable() { return isa() == Isa::avx512; }
 
 static_assert(kGemmNR == 16 && kGemmMR == 6, "the micro-kernel below is written for 6x16 tiles");
 
@@ -388,7 +380,7 @@ KBlockFn pick_kblock() {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
   if (avx512_usable()) return gemm_kblock_avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_kblock_avx2;
+  if (isa() >= Isa::avx2) return gemm_kblock_avx2;
 #endif
   return gemm_kblock_base;
 }
@@ -431,7 +423,7 @@ RowABlockFn pick_rowa() {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
   if (avx512_usable()) return gemm_rowa_avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_rowa_avx2;
+  if (isa() >= Isa::avx2) return gemm_rowa_avx2;
 #endif
   return gemm_rowa_base;
 }
@@ -443,7 +435,7 @@ BlockFn pick_block() {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
   if (avx512_usable()) return gemm_block_avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_block_avx2;
+  if (isa() >= Isa::avx2) return gemm_block_avx2;
 #endif
   return gemm_block_base;
 }

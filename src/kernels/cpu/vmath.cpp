@@ -2,6 +2,8 @@
 // inlined into one entry point per instruction set, so its vectors never cross a call.
 #include "kernels/cpu/vmath.hpp"
 
+#include "kernels/cpu/common.hpp"
+
 #include <cstring>
 #include <limits>
 
@@ -245,7 +247,7 @@ GE_AVX512_TARGET void scale_avx512(float* y, std::int64_t n, float k) { scale_im
 
 bool detect_avx2() noexcept {
 #ifdef GE_VM_AVX2
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return isa() >= Isa::avx2;
 #else
   return false;
 #endif
@@ -255,8 +257,7 @@ const bool kAvx2 = detect_avx2();
 
 bool detect_avx512() noexcept {
 #ifdef GE_VM_AVX2
-  return kAvx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  return kAvx2 && isa() == Isa::avx512;
 #else
   return false;
 #endif

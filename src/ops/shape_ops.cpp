@@ -201,7 +201,7 @@ std::vector<TensorDesc> infer_split(const InferContext& c) {
   if (has_num) {
     // At most one output per element of any tensor a node could have, and no more than
     // a graph could name: a bound before anything is sized by it.
-    constexpr std::int64_t most = 1 << 16;
+    constexpr std::int64_t most = 4096;
     const std::int64_t num = c.i("num_outputs");
     if (num < 1 || num > most)
       c.fail(Errc::bad_attribute, "attribute 'num_outputs' is " + std::to_string(num) + "; expected 1 to " +

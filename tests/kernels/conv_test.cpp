@@ -41,6 +41,39 @@ void run_conv_case(const ConvCase& k, std::uint32_t seed) {
               1e-4f, 1e-4f);
 }
 
+
+// A case with weights packed as `packing` asks (which must apply: `applied` of the
+// packed weights), on 1 and 2 threads, against the reference within `tol` per unit of
+// sqrt(K).
+template <class Applied>
+void run_packed_cases(const std::vector<ConvCase>& cases, const cpu::ConvPacking& packing, Applied applied,
+                      std::uint32_t seed, float tol) {
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      CAPTURE(threads);
+      CAPTURE(i);
+      const ConvCase& k = cases[i];
+      const std::int64_t oh = out_dim(k.h, k.kh, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+      const std::int64_t ow = out_dim(k.w, k.kw, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+      auto w = random_f32({k.co, k.c / k.p.group, k.kh, k.kw}, seed++);
+      auto bias = random_f32({k.co}, seed++);
+      auto res = random_f32({k.n, k.co, oh, ow}, seed++);
+      const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), packing);
+      REQUIRE(applied(packed));
+      Buf<float> y({k.n, k.co, oh, ow});
+      const ge::TensorView bv = bias.view(), rv = res.view();
+      arena.execute([&] {
+        cpu::conv2d(k.p, x.view(), packed, k.with_bias ? &bv : nullptr, y.view(), k.with_residual ? &rv : nullptr);
+      });
+      const float scale = std::sqrt(static_cast<float>(k.c / k.p.group * k.kh * k.kw));
+      check_close(y.v, ref_conv(k.p, x, w, k.with_bias ? &bias : nullptr, k.with_residual ? &res : nullptr, oh, ow),
+                  tol * scale, tol);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("conv2d: exact 3x3 box filter with zero padding, by hand") {
@@ -161,30 +194,8 @@ TEST_CASE("conv2d with pixel-major weights (small images): pixels as GEMM rows, 
                               .pad_right = 2, .group = 2}, false, true},
       {3, 1600, 7, 7, 8, 3, 3, pad1, true, true},  // K = 14400: pixel blocks of 144 rows straddle images
   };
-  std::uint32_t seed = 1300;
-  for (const int threads : {1, 2}) {
-    tbb::task_arena arena(threads);
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      CAPTURE(threads);
-      CAPTURE(i);
-      const ConvCase& k = cases[i];
-      const std::int64_t oh = out_dim(k.h, k.kh, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
-      const std::int64_t ow = out_dim(k.w, k.kw, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
-      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
-      auto w = random_f32({k.co, k.c / k.p.group, k.kh, k.kw}, seed++);
-      auto bias = random_f32({k.co}, seed++);
-      auto res = random_f32({k.n, k.co, oh, ow}, seed++);
-      const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), {.pixel_major = true});
-      REQUIRE(packed.pixel_major);
-      Buf<float> y({k.n, k.co, oh, ow});
-      const ge::TensorView bv = bias.view(), rv = res.view();
-      arena.execute([&] {
-        cpu::conv2d(k.p, x.view(), packed, k.with_bias ? &bv : nullptr, y.view(), k.with_residual ? &rv : nullptr);
-      });
-      check_close(y.v, ref_conv(k.p, x, w, k.with_bias ? &bias : nullptr, k.with_residual ? &res : nullptr, oh, ow),
-                  2e-4f, 2e-4f);
-    }
-  }
+  run_packed_cases(cases, {.pixel_major = true}, [](const cpu::PackedConvWeights& w) { return w.pixel_major; }, 1300,
+                   4e-5f);
 }
 
 TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches across tile groups, K blocks") {
@@ -200,31 +211,8 @@ TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches acr
       {2, 8, 1, 1, 8, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},  // one pixel
       {1, 64, 30, 31, 64, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},
   };
-  std::uint32_t seed = 1500;
-  for (const int threads : {1, 2}) {
-    tbb::task_arena arena(threads);
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      CAPTURE(threads);
-      CAPTURE(i);
-      const ConvCase& k = cases[i];
-      const std::int64_t oh = out_dim(k.h, k.kh, 1, 1, k.p.pad_top, k.p.pad_bottom);
-      const std::int64_t ow = out_dim(k.w, k.kw, 1, 1, k.p.pad_left, k.p.pad_right);
-      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
-      auto w = random_f32({k.co, k.c, 3, 3}, seed++);
-      auto bias = random_f32({k.co}, seed++);
-      auto res = random_f32({k.n, k.co, oh, ow}, seed++);
-      const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), {.winograd = true});
-      REQUIRE(packed.winograd);
-      Buf<float> y({k.n, k.co, oh, ow});
-      const ge::TensorView bv = bias.view(), rv = res.view();
-      arena.execute([&] {
-        cpu::conv2d(k.p, x.view(), packed, k.with_bias ? &bv : nullptr, y.view(), k.with_residual ? &rv : nullptr);
-      });
-      // Rounding only: the transforms add, the weights' halves are exact.
-      check_close(y.v, ref_conv(k.p, x, w, k.with_bias ? &bias : nullptr, k.with_residual ? &res : nullptr, oh, ow),
-                  1e-4f * std::sqrt(static_cast<float>(k.c)), 1e-4f);
-    }
-  }
+  // Rounding only: the transforms add, the weights' halves are exact.
+  run_packed_cases(cases, {.winograd = true}, [](const cpu::PackedConvWeights& w) { return w.winograd; }, 1500, 1e-4f);
   // Packed for Winograd, a run with strides is refused; other convs keep their packing.
   auto w = random_f32({8, 8, 3, 3}, 1);
   const cpu::PackedConvWeights packed = cpu::pack_conv_weights({}, w.view(), {.winograd = true});

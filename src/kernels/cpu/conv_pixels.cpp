@@ -64,13 +64,7 @@ void conv_gemm_pixels(const Conv2dParams& p, const ConvShape& s, const PackedCon
             const std::int64_t pix = row - img * n;
             float v = result.data()[(row - r0) * m + j] + bias;
             if (res != nullptr) v += res[pix];
-            if (p.post.kind == Activation::relu) {
-              v = v > 0.0f ? v : 0.0f;
-            } else if (p.post.kind == Activation::clip) {
-              v = v < p.post.lo ? p.post.lo : v;
-              v = v > p.post.hi ? p.post.hi : v;
-            }
-            out[pix] = v;
+            out[pix] = apply_post(v, p.post);
           }
         }
       });

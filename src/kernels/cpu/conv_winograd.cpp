@@ -164,13 +164,7 @@ inline __attribute__((always_inline)) void output_channel(const Conv2dParams& p,
           const std::int64_t at = plane + oy * s.ow + ox;
           float v = out[r][c][l] + b0;
           if (residual != nullptr) v += residual[at];
-          if (p.post.kind == Activation::relu) {
-            v = v > 0.0f ? v : 0.0f;
-          } else if (p.post.kind == Activation::clip) {
-            v = v < p.post.lo ? p.post.lo : v;
-            v = v > p.post.hi ? p.post.hi : v;
-          }
-          y[at] = v;
+          y[at] = apply_post(v, p.post);
         }
       }
     }

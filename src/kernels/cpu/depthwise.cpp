@@ -192,14 +192,7 @@ inline __attribute__((always_inline)) void plane_direct(const Depthwise& d, std:
   const vf zero = vf{} + 0.0f;
   const vf lo = vf{} + p.post.lo, hi = vf{} + p.post.hi;
   const auto finish = [&](float v, const float* res, std::int64_t ox) __attribute__((always_inline)) {
-    if (res != nullptr) v += res[ox];
-    if (p.post.kind == Activation::relu) {
-      v = v > 0.0f ? v : 0.0f;
-    } else if (p.post.kind == Activation::clip) {
-      v = v < p.post.lo ? p.post.lo : v;
-      v = v > p.post.hi ? p.post.hi : v;
-    }
-    return v;
+    return apply_post(res != nullptr ? v + res[ox] : v, p.post);
   };
   for (std::int64_t oy = 0; oy < s.oh; ++oy) {
     float* out = d.y + (pc * s.oh + oy) * s.ow;

@@ -53,6 +53,16 @@ struct PostOp {
   float hi = std::numeric_limits<float>::infinity();           ///< clip's upper bound
 };
 
+/// `p` applied to one value, as the vector epilogues do: ReLU maps NaN to 0, Clip keeps it.
+[[nodiscard]] inline float apply_post(float v, const PostOp& p) noexcept {
+  if (p.kind == Activation::relu) return v > 0.0f ? v : 0.0f;
+  if (p.kind == Activation::clip) {
+    v = v < p.lo ? p.lo : v;
+    return v > p.hi ? p.hi : v;
+  }
+  return v;
+}
+
 /// What happens to a result element before it is stored in C:
 /// `C = act((accumulate ? C : 0) + A*B + bias_m[i] + bias_n[j] + residual[i, j])`.
 struct GemmEpilogue {

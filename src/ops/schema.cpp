@@ -191,6 +191,13 @@ std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view n
   if (want > out.size())
     pre.fail(Errc::bad_op_inputs, "asks for " + std::to_string(want) + " output(s); the op gives " +
                                       std::to_string(out.size()) + " here");
+  // Only trailing optional outputs may be left out (a kernel writes every required one).
+  std::size_t required_out = 0;
+  for (const ArgSpec& a : schema.outputs)
+    if (!a.optional && !a.variadic) ++required_out;
+  if (want < required_out)
+    pre.fail(Errc::bad_op_inputs, "asks for " + std::to_string(want) + " output(s); the op has " +
+                                      std::to_string(required_out) + " required ones");
   out.resize(want);
   return out;
 }

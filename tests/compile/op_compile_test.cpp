@@ -256,3 +256,16 @@ TEST_CASE("execute_op: buffers that know their extent, overflow, and outputs tha
   auto cy = buf({1, 4, 3, 3});
   ge::execute_op(*conv, std::vector{cx.view(), wv}, std::vector{cy.view()});  // still usable
 }
+
+TEST_CASE("compile_op: only trailing optional outputs may be left out (a fuzzer's finding)") {
+  // TopK with one output description compiled, and its kernel then wrote a second one
+  // past the caller's span.
+  const auto k = OpTensor::constant_of(ge::Tensor::from<std::int64_t>({1}, {2}));
+  expect_error([&] { (void)ge::compile_op("TopK", {f32("4"), k}, {f32("2")}); }, Errc::bad_op_inputs,
+               "asks for 1 output(s); the op has 2 required ones");
+  const auto both = ge::compile_op("TopK", {f32("4"), k}, {});
+  CHECK(both->outputs.size() == 2);
+  // An optional trailing output may still be left out: MaxPool without Indices.
+  const auto pool = ge::compile_op("MaxPool", {f32("1,1,4,4")}, {f32("1,1,2,2")}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
+  CHECK(pool->outputs.size() == 1);
+}

@@ -174,6 +174,15 @@ TEST_CASE("gather with negative indices, i32 and i64, several axes") {
   Buf<float> y2({3, 4});
   cpu::gather(2, data.view(), scalar.view(), y2.view());
   for (std::int64_t i = 0; i < 12; ++i) REQUIRE(y2[i] == data[i * 2 + 1]);
+  // Empty rows (a fuzzer's finding: memcpy was handed null pointers): nothing is copied,
+  // the indices are still checked.
+  Buf<float> empty({3, 0});
+  Buf<std::int64_t> two({2}, {2, -3});
+  Buf<float> ye({2, 0});
+  cpu::gather(0, empty.view(), two.view(), ye.view());
+  Buf<std::int64_t> bad({1}, {3});
+  Buf<float> yb({1, 0});
+  expect_error(Errc::index_out_of_range, [&] { cpu::gather(0, empty.view(), bad.view(), yb.view()); });
   Buf<std::int64_t> oob({1}, {4});
   Buf<float> y3({1, 4, 2});
   expect_error(Errc::index_out_of_range, [&] { cpu::gather(0, data.view(), oob.view(), y3.view()); });

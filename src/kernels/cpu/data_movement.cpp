@@ -247,6 +247,7 @@ void gather_typed(std::int64_t axis, const TensorView& data, const TensorView& i
   }
   const auto* src = static_cast<const std::byte*>(data.data);
   auto* dst = static_cast<std::byte*>(y.data);
+  if (inner_bytes == 0 || outer * n == 0) return;  // nothing to copy (and no null pointers into memcpy)
   parallel_for(outer * n, grain_for(inner_bytes / 4 + 8), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t t = b; t < e; ++t) {
       const std::int64_t o = t / n, j = t % n;

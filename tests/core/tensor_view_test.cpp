@@ -77,6 +77,15 @@ TEST_CASE("a view holds at most max_rank dims") {
   CHECK(ge::TensorView(nullptr, ge::DataType::f32, most).rank() == ge::ViewDims::max_rank);
 }
 
+TEST_CASE("a view's own element count saturates instead of overflowing; a zero dim anywhere gives 0") {
+  const std::int64_t big = std::int64_t{1} << 38;
+  const ge::TensorView t(nullptr, ge::DataType::f32, {big, std::int64_t{1} << 30, 0});
+  CHECK(t.elements() == 0);  // a fuzzer's finding: the product overflowed before the 0
+  const ge::TensorView u(nullptr, ge::DataType::f32, {big, big});
+  CHECK(u.elements() == std::numeric_limits<std::int64_t>::max());
+  CHECK(u.bytes() == std::numeric_limits<std::int64_t>::max());
+}
+
 TEST_CASE("element counts and byte sizes are checked for overflow") {
   const std::int64_t two33 = std::int64_t{1} << 33;
   CHECK(ge::checked_elements(std::vector<std::int64_t>{2, 3, 4}) == 24);

@@ -223,6 +223,20 @@ TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches acr
   CHECK_FALSE(cpu::pack_conv_weights({.group = 2}, random_f32({8, 4, 3, 3}, 3).view(), {.winograd = true}).winograd);
 }
 
+TEST_CASE("conv2d without input channels: the bias, residual and activation (a fuzzer's finding)") {
+  const cpu::Conv2dParams p{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {cpu::Activation::relu}};
+  Buf<float> x({2, 0, 3, 3}), w({4, 0, 3, 3});
+  auto bias = random_f32({4}, 3);
+  auto res = random_f32({2, 4, 3, 3}, 4);
+  const ge::TensorView bv = bias.view(), rv = res.view();
+  for (const cpu::ConvPacking packing : {cpu::ConvPacking{}, cpu::ConvPacking{.pixel_major = true}}) {
+    Buf<float> y({2, 4, 3, 3});
+    const auto packed = cpu::pack_conv_weights(p, w.view(), packing);
+    cpu::conv2d(p, x.view(), packed, &bv, y.view(), &rv);
+    check_close(y.v, ref_conv(p, x, w, &bias, &res, 3, 3), 1e-6f, 1e-6f);
+  }
+}
+
 TEST_CASE("conv2d with pre-packed weights equals the plain call") {
   const cpu::Conv2dParams p{.stride_h = 2, .stride_w = 1, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
   auto x = random_f32({2, 6, 7, 7}, 5);

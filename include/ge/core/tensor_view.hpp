@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <span>
 #include <type_traits>
 
@@ -106,14 +107,21 @@ struct TensorView {
 
   /// The number of dims.
   [[nodiscard]] std::size_t rank() const noexcept { return dims.size(); }
-  /// The product of the dims (1 for a scalar). Unchecked: see `checked_elements`.
+  /// The product of the dims (1 for a scalar; 0 when a dim is 0), saturating at the
+  /// int64 maximum instead of overflowing: see `checked_elements` for a checked count.
   [[nodiscard]] std::int64_t elements() const noexcept {
+    for (const std::int64_t d : dims)
+      if (d == 0) return 0;
     std::int64_t n = 1;
-    for (const std::int64_t d : dims) n *= d;
+    for (const std::int64_t d : dims)
+      if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<std::int64_t>::max();
     return n;
   }
-  /// The size in bytes. Unchecked: see `checked_bytes`.
-  [[nodiscard]] std::int64_t bytes() const noexcept { return elements() * size_of(dtype); }
+  /// The size in bytes, saturating as `elements()`: see `checked_bytes`.
+  [[nodiscard]] std::int64_t bytes() const noexcept {
+    std::int64_t b = 0;
+    return __builtin_mul_overflow(elements(), size_of(dtype), &b) ? std::numeric_limits<std::int64_t>::max() : b;
+  }
   /// The data as `T*` (the caller knows `dtype`).
   template <class T>
   [[nodiscard]] T* as() const noexcept {

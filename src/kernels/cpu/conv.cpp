@@ -387,6 +387,16 @@ void conv2d(const Conv2dParams& p, const TensorView& x, const PackedConvWeights&
   const float* pbias = bias != nullptr && bias->dtype != DataType::undefined ? bias->as<const float>() : nullptr;
   const float* pres = residual != nullptr ? residual->as<const float>() : nullptr;
   if (y.elements() == 0) return;
+  if (w.cin_per_group * w.kh * w.kw == 0) {
+    // No input channels (or an empty kernel): every output is its bias, residual and
+    // activation; no GEMM over an empty K (and no arithmetic on empty buffers).
+    const std::int64_t plane = s.oh * s.ow;
+    for (std::int64_t i = 0; i < s.n * s.cout * plane; ++i) {
+      const float b = pbias != nullptr ? pbias[i / plane % s.cout] : 0.0f;
+      py[i] = apply_post(b + (pres != nullptr ? pres[i] : 0.0f), p.post);
+    }
+    return;
+  }
   if (w.depthwise) {
     depthwise(p, s, px, w.data.data(), pbias, py, pres);
     return;

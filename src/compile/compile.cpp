@@ -555,6 +555,28 @@ void verify(const Plan& plan) {
     if (v.producer < 0) bad("arena value " + q(v.name) + " has no producer");
     arena.push_back(&v);
   }
+  // Every granted in-place pair: the step writing the value reads the donor through an
+  // input its schema lets that output overwrite, and both have one type and size.
+  std::vector<const PlanValue*> of_block(plan.lifetimes.size(), nullptr);
+  for (const PlanValue* v : arena) of_block[static_cast<std::size_t>(v->block)] = v;
+  for (const PlanValue* v : arena) {
+    const std::int32_t donor_block = plan.memory.shares_with[static_cast<std::size_t>(v->block)];
+    if (donor_block < 0) continue;
+    const PlanValue* donor = of_block[static_cast<std::size_t>(donor_block)];
+    const PlanStep& step = plan.steps[static_cast<std::size_t>(v->producer)];
+    const bool allowed =
+        donor != nullptr && step.schema != nullptr &&
+        std::any_of(step.schema->in_place.begin(), step.schema->in_place.end(), [&](const InPlace& ip) {
+          return ip.output < step.outputs.size() && ip.input < step.inputs.size() &&
+                 &plan.values[static_cast<std::size_t>(step.outputs[ip.output])] == v && step.inputs[ip.input] >= 0 &&
+                 &plan.values[static_cast<std::size_t>(step.inputs[ip.input])] == donor;
+        });
+    if (!allowed)
+      bad("value " + q(v->name) + " reuses " + (donor ? q(donor->name) : "a block with no value") + " in place, but step " +
+          q(step.name) + " (" + step.op + ") may not write it over that input");
+    if (donor->desc.dtype != v->desc.dtype || donor->bytes != v->bytes)
+      bad("value " + q(v->name) + " reuses " + q(donor->name) + " in place with another type or size");
+  }
   // Two values sharing memory: the later one's producer runs after the earlier one's
   // producer (its write, even when nothing reads it) and after every reader of it; only
   // an in-place pair's step reads the first while it writes the second.

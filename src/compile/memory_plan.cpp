@@ -1,6 +1,7 @@
 #include "ge/compile/memory_plan.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -13,6 +14,10 @@ std::string_view to_string(PlanStrategy s) noexcept {
     case PlanStrategy::greedy_by_size: return "greedy_by_size";
     case PlanStrategy::greedy_by_breadth: return "greedy_by_breadth";
     case PlanStrategy::by_first_use: return "by_first_use";
+    case PlanStrategy::by_area: return "by_area";
+    case PlanStrategy::by_conflict: return "by_conflict";
+    case PlanStrategy::first_fit_by_size: return "first_fit_by_size";
+    case PlanStrategy::search: return "search";
   }
   return "unknown";
 }
@@ -65,91 +70,298 @@ std::int64_t peak_live(const std::vector<Block>& blocks) {
   return peak;
 }
 
-// Places blocks in the given order, each at the best-fitting gap among the placed blocks
-// whose lifetimes meet its own. Returns the arena size.
-std::int64_t place(const std::vector<Block>& blocks, const std::vector<std::int32_t>& order,
-                   std::vector<std::int64_t>& offset) {
-  offset.assign(blocks.size(), -1);
-  std::vector<std::int32_t> placed;  // kept sorted by offset
-  placed.reserve(blocks.size());
-  std::int64_t arena = 0;
-  for (const std::int32_t b : order) {
-    const Block& cur = blocks[static_cast<std::size_t>(b)];
+enum class Fit : std::uint8_t { best, first };
+
+// The blocks and which of them meet in time, to place them in any order. Only blocks
+// that meet can conflict, so placing one looks at its neighbours alone; `work` counts
+// the neighbours looked at (the search's budget).
+class Packing {
+ public:
+  explicit Packing(const std::vector<Block>& blocks) : blocks_(blocks), meets_(blocks.size()) {
+    std::vector<std::int32_t> by_first;
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      if (blocks[i].bytes > 0) by_first.push_back(static_cast<std::int32_t>(i));
+    std::stable_sort(by_first.begin(), by_first.end(), [&](std::int32_t a, std::int32_t b) { return at(a).first < at(b).first; });
+    for (std::size_t x = 0; x < by_first.size(); ++x)
+      for (std::size_t y = x + 1; y < by_first.size() && at(by_first[y]).first <= at(by_first[x]).last; ++y) {
+        meets_[static_cast<std::size_t>(by_first[x])].push_back(by_first[y]);
+        meets_[static_cast<std::size_t>(by_first[y])].push_back(by_first[x]);
+      }
+  }
+
+  [[nodiscard]] const Block& at(std::int32_t i) const { return blocks_[static_cast<std::size_t>(i)]; }
+  [[nodiscard]] std::size_t size() const { return blocks_.size(); }
+  [[nodiscard]] const std::vector<std::int32_t>& meets(std::int32_t i) const { return meets_[static_cast<std::size_t>(i)]; }
+
+  // The offset `fit` picks for block `b` among the placed blocks (`offset` >= 0) it meets.
+  std::int64_t offset_for(std::int32_t b, Fit fit, const std::vector<std::int64_t>& offset) {
+    const Block& cur = at(b);
+    if (cur.bytes == 0) return 0;
+    taken_.clear();
+    for (const std::int32_t n : meets(b)) {
+      const std::int64_t o = offset[static_cast<std::size_t>(n)];
+      if (o >= 0) taken_.emplace_back(o, o + at(n).bytes);
+    }
+    work += static_cast<std::int64_t>(meets(b).size()) + 1;
+    std::sort(taken_.begin(), taken_.end());
     std::int64_t best = -1, best_gap = 0, top = 0;
-    for (const std::int32_t p : placed) {
-      const Block& other = blocks[static_cast<std::size_t>(p)];
-      if (other.last < cur.first || cur.last < other.first || other.bytes == 0) continue;
-      const std::int64_t at = offset[static_cast<std::size_t>(p)];
-      const std::int64_t gap = at - top;
+    for (const auto& [o, end] : taken_) {
+      const std::int64_t gap = o - top;
       if (gap >= cur.bytes && (best < 0 || gap < best_gap)) {
         best = top;
         best_gap = gap;
+        if (fit == Fit::first) break;
       }
-      top = std::max(top, at + other.bytes);
+      top = std::max(top, end);
     }
-    const std::int64_t at = best >= 0 ? best : top;
-    offset[static_cast<std::size_t>(b)] = at;
-    arena = std::max(arena, at + cur.bytes);
-    const auto pos = std::upper_bound(placed.begin(), placed.end(), at, [&](std::int64_t v, std::int32_t p) {
-      return v < offset[static_cast<std::size_t>(p)];
-    });
-    placed.insert(pos, b);
+    return best >= 0 ? best : top;
   }
-  return arena;
-}
 
-std::vector<std::int32_t> order_for(PlanStrategy s, const std::vector<Block>& blocks) {
-  std::vector<std::int32_t> order(blocks.size());
-  std::iota(order.begin(), order.end(), 0);
-  const auto at = [&](std::int32_t i) -> const Block& { return blocks[static_cast<std::size_t>(i)]; };
-  switch (s) {
-    case PlanStrategy::greedy_by_size:
-      std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
-        if (at(a).bytes != at(b).bytes) return at(a).bytes > at(b).bytes;
-        return at(a).first < at(b).first;
-      });
-      break;
-    case PlanStrategy::by_first_use:
-      std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
-        if (at(a).first != at(b).first) return at(a).first < at(b).first;
-        return at(a).bytes > at(b).bytes;
-      });
-      break;
-    case PlanStrategy::greedy_by_breadth: {
-      // Steps by their live total, largest first; at each, its blocks largest first.
-      std::vector<std::int32_t> steps;
-      for (const Block& b : blocks) {
-        steps.push_back(b.first);
-        steps.push_back(b.last);
-      }
-      std::sort(steps.begin(), steps.end());
-      steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-      std::vector<std::int64_t> live(steps.size(), 0);
-      const auto index = [&](std::int32_t step) {
-        return static_cast<std::size_t>(std::lower_bound(steps.begin(), steps.end(), step) - steps.begin());
-      };
-      for (const Block& b : blocks)
-        for (std::size_t k = index(b.first); k <= index(b.last); ++k) live[k] += b.bytes;
-      std::vector<std::size_t> step_order(steps.size());
-      std::iota(step_order.begin(), step_order.end(), std::size_t{0});
-      std::stable_sort(step_order.begin(), step_order.end(),
-                       [&](std::size_t a, std::size_t b) { return live[a] > live[b]; });
-      std::vector<char> taken(blocks.size(), 0);
-      std::vector<std::int32_t> by_size = order;
-      std::stable_sort(by_size.begin(), by_size.end(),
-                       [&](std::int32_t a, std::int32_t b) { return at(a).bytes > at(b).bytes; });
-      order.clear();
-      for (const std::size_t k : step_order)
-        for (const std::int32_t b : by_size)
-          if (!taken[static_cast<std::size_t>(b)] && at(b).first <= steps[k] && steps[k] <= at(b).last) {
-            taken[static_cast<std::size_t>(b)] = 1;
-            order.push_back(b);
-          }
-      break;
+  // Places the blocks of `order` from position `from` on; those before keep `offset`, the
+  // others must be -1. Returns the arena: the highest end of any block; or, as soon as
+  // it passes `limit`, a value above `limit` with the rest unplaced.
+  std::int64_t place(std::span<const std::int32_t> order, Fit fit, std::vector<std::int64_t>& offset, std::size_t from = 0,
+                     std::int64_t limit = std::numeric_limits<std::int64_t>::max()) {
+    std::int64_t arena = 0;
+    for (std::size_t k = 0; k < from; ++k) {
+      const std::int32_t b = order[k];
+      arena = std::max(arena, offset[static_cast<std::size_t>(b)] + at(b).bytes);
     }
+    for (std::size_t k = from; k < order.size(); ++k) {
+      const std::int32_t b = order[k];
+      const std::int64_t o = offset_for(b, fit, offset);
+      offset[static_cast<std::size_t>(b)] = o;
+      arena = std::max(arena, o + at(b).bytes);
+      if (arena > limit) return arena;
+    }
+    return arena;
   }
+
+  std::int64_t work = 0;
+
+ private:
+  const std::vector<Block>& blocks_;
+  std::vector<std::vector<std::int32_t>> meets_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> taken_;
+};
+
+std::vector<std::int32_t> by_key(std::size_t n, const auto& before) {
+  std::vector<std::int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), before);
   return order;
 }
+
+std::vector<std::int32_t> breadth_order(const Packing& p) {
+  // Steps by their live total, largest first; at each, its blocks largest first.
+  std::vector<std::int32_t> steps;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    steps.push_back(p.at(static_cast<std::int32_t>(i)).first);
+    steps.push_back(p.at(static_cast<std::int32_t>(i)).last);
+  }
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  std::vector<std::int64_t> live(steps.size(), 0);
+  const auto index = [&](std::int32_t step) {
+    return static_cast<std::size_t>(std::lower_bound(steps.begin(), steps.end(), step) - steps.begin());
+  };
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const Block& b = p.at(static_cast<std::int32_t>(i));
+    for (std::size_t k = index(b.first); k <= index(b.last); ++k) live[k] += b.bytes;
+  }
+  std::vector<std::size_t> step_order(steps.size());
+  std::iota(step_order.begin(), step_order.end(), std::size_t{0});
+  std::stable_sort(step_order.begin(), step_order.end(), [&](std::size_t a, std::size_t b) { return live[a] > live[b]; });
+  const std::vector<std::int32_t> by_size =
+      by_key(p.size(), [&](std::int32_t a, std::int32_t b) { return p.at(a).bytes > p.at(b).bytes; });
+  std::vector<char> taken(p.size(), 0);
+  std::vector<std::int32_t> order;
+  for (const std::size_t k : step_order)
+    for (const std::int32_t b : by_size)
+      if (!taken[static_cast<std::size_t>(b)] && p.at(b).first <= steps[k] && steps[k] <= p.at(b).last) {
+        taken[static_cast<std::size_t>(b)] = 1;
+        order.push_back(b);
+      }
+  return order;
+}
+
+std::vector<std::int32_t> order_for(PlanStrategy s, const Packing& p) {
+  const auto bigger = [&](std::int32_t a, std::int32_t b) {
+    if (p.at(a).bytes != p.at(b).bytes) return p.at(a).bytes > p.at(b).bytes;
+    return p.at(a).first < p.at(b).first;
+  };
+  const auto keyed = [&](auto key) {
+    return by_key(p.size(), [&](std::int32_t a, std::int32_t b) {
+      const auto ka = key(a), kb = key(b);
+      return ka != kb ? ka > kb : bigger(a, b);
+    });
+  };
+  switch (s) {
+    case PlanStrategy::greedy_by_size:
+    case PlanStrategy::first_fit_by_size:
+    case PlanStrategy::search: return by_key(p.size(), bigger);
+    case PlanStrategy::by_first_use:
+      return by_key(p.size(), [&](std::int32_t a, std::int32_t b) {
+        if (p.at(a).first != p.at(b).first) return p.at(a).first < p.at(b).first;
+        return p.at(a).bytes > p.at(b).bytes;
+      });
+    case PlanStrategy::greedy_by_breadth: return breadth_order(p);
+    case PlanStrategy::by_area:
+      return keyed([&](std::int32_t b) {
+        return static_cast<double>(p.at(b).bytes) * static_cast<double>(p.at(b).last - p.at(b).first + 1);
+      });
+    case PlanStrategy::by_conflict:
+      return keyed([&](std::int32_t b) {
+        std::int64_t met = p.at(b).bytes;
+        for (const std::int32_t n : p.meets(b)) met += p.at(n).bytes;
+        return met;
+      });
+  }
+  return by_key(p.size(), bigger);
+}
+
+// A small deterministic generator for the search.
+struct SplitMix {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+};
+
+// Branch and bound over placement orders, first fit. An optimal packing can be put in a
+// canonical form where placing its blocks by ascending offset (ties: ascending index) with
+// first fit gives it back: so only orders whose offsets never go down are searched, and
+// a branch stops when its blocks cannot fit under the best arena found.
+class Exact {
+ public:
+  Exact(Packing& p, std::int64_t budget, std::int64_t best, std::vector<std::int64_t> best_offsets)
+      : p_(p), budget_(budget), best_(best), best_offsets_(std::move(best_offsets)), offset_(p.size(), -1) {
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const auto b = static_cast<std::int32_t>(i);
+      if (p.at(b).bytes > 0) todo_.push_back(b);
+      else offset_[i] = 0;
+      steps_.push_back(p.at(b).first);
+      steps_.push_back(p.at(b).last);
+    }
+    std::stable_sort(todo_.begin(), todo_.end(), [&](std::int32_t a, std::int32_t b) { return p.at(a).bytes > p.at(b).bytes; });
+    std::sort(steps_.begin(), steps_.end());
+    steps_.erase(std::unique(steps_.begin(), steps_.end()), steps_.end());
+    room_.resize(steps_.size());
+  }
+
+  // Returns true when the search finished: `best()` is then optimal.
+  bool run() {
+    finished_ = true;
+    descend(0, 0, -1, 0);
+    return finished_;
+  }
+  [[nodiscard]] std::int64_t best() const { return best_; }
+  [[nodiscard]] const std::vector<std::int64_t>& best_offsets() const { return best_offsets_; }
+
+ private:
+  // The least arena any completion can reach once every unplaced block lies at or above
+  // `floor`: at each step, the unplaced blocks and the placed bytes above `floor` stack up.
+  std::int64_t bound(std::int64_t floor) {
+    std::fill(room_.begin(), room_.end(), 0);
+    for (const std::int32_t b : todo_) {
+      const Block& k = p_.at(b);
+      const std::int64_t o = offset_[static_cast<std::size_t>(b)];
+      const std::int64_t above = o < 0 ? k.bytes : std::max<std::int64_t>(0, o + k.bytes - std::max(o, floor));
+      if (above == 0) continue;
+      const auto lo = std::lower_bound(steps_.begin(), steps_.end(), k.first) - steps_.begin();
+      const auto hi = std::lower_bound(steps_.begin(), steps_.end(), k.last) - steps_.begin();
+      for (auto s = lo; s <= hi; ++s) room_[static_cast<std::size_t>(s)] += above;
+      p_.work += hi - lo + 1;
+    }
+    p_.work += static_cast<std::int64_t>(room_.size());
+    return floor + *std::max_element(room_.begin(), room_.end());
+  }
+
+  void descend(std::size_t placed, std::int64_t floor, std::int32_t last_block, std::int64_t top) {
+    if (p_.work > budget_) {
+      finished_ = false;
+      return;
+    }
+    if (placed == todo_.size()) {
+      if (top < best_) {
+        best_ = top;
+        best_offsets_ = offset_;
+      }
+      return;
+    }
+    for (const std::int32_t b : todo_) {
+      auto& o = offset_[static_cast<std::size_t>(b)];
+      if (o >= 0) continue;
+      const std::int64_t at = p_.offset_for(b, Fit::first, offset_);
+      if (at < floor || (at == floor && b < last_block)) continue;  // not canonical
+      const std::int64_t new_top = std::max(top, at + p_.at(b).bytes);
+      if (new_top >= best_) continue;
+      o = at;
+      if (bound(at) < best_) descend(placed + 1, at, b, new_top);
+      o = -1;
+      if (!finished_) return;
+    }
+  }
+
+  Packing& p_;
+  std::int64_t budget_;
+  std::int64_t best_;
+  std::vector<std::int64_t> best_offsets_;
+  std::vector<std::int64_t> offset_;
+  std::vector<std::int32_t> todo_;
+  std::vector<std::int32_t> steps_;
+  std::vector<std::int64_t> room_;
+  bool finished_ = true;
+};
+
+// Randomised greedy restarts: the orders of `greedy_by_size`, `by_conflict` and `by_area`
+// with each key scaled by a random factor (spread 10% to 50%), placed first fit and best
+// fit in turn, each abandoned as soon as it reaches the best arena so far. Many small
+// changes to a good order find the packings one order misses; the early stop makes the
+// losing tries cheap. Returns the best arena and leaves its offsets in `offsets`.
+std::int64_t improve(Packing& p, std::int64_t budget, std::int64_t bound, std::vector<std::int64_t>& offsets) {
+  const std::size_t n = p.size();
+  std::int64_t best = 0;
+  for (std::size_t i = 0; i < n; ++i) best = std::max(best, offsets[i] + p.at(static_cast<std::int32_t>(i)).bytes);
+  std::vector<double> keys[3];  // bytes, bytes met, bytes x steps
+  for (auto& k : keys) k.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Block& b = p.at(static_cast<std::int32_t>(i));
+    double met = static_cast<double>(b.bytes);
+    for (const std::int32_t m : p.meets(static_cast<std::int32_t>(i))) met += static_cast<double>(p.at(m).bytes);
+    keys[0][i] = static_cast<double>(b.bytes);
+    keys[1][i] = met;
+    keys[2][i] = static_cast<double>(b.bytes) * static_cast<double>(b.last - b.first + 1);
+  }
+  SplitMix rng{0x5eed0000ULL + n};
+  std::vector<double> key(n);
+  std::vector<std::int64_t> trial;
+  for (std::uint64_t round = 0; p.work < budget && best > bound; ++round) {
+    const std::vector<double>& base = keys[(round / 2) % 3];
+    const double spread = 0.1 + 0.1 * static_cast<double>(round % 5);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double u = static_cast<double>(rng.next() >> 11) * 0x1.0p-53;  // [0, 1)
+      key[i] = base[i] * (1.0 + spread * (2.0 * u - 1.0));
+    }
+    const auto order =
+        by_key(n, [&](std::int32_t a, std::int32_t b) { return key[static_cast<std::size_t>(a)] > key[static_cast<std::size_t>(b)]; });
+    p.work += static_cast<std::int64_t>(n);
+    trial.assign(n, -1);
+    const std::int64_t arena = p.place(order, round % 2 ? Fit::best : Fit::first, trial, 0, best - 1);
+    if (arena < best) {
+      best = arena;
+      offsets = trial;
+    }
+  }
+  return best;
+}
+
+// Blocks this few are searched exactly (when the budget allows it).
+constexpr std::size_t exact_limit = 24;
 
 }  // namespace
 
@@ -164,6 +376,8 @@ std::int64_t live_lower_bound(std::span<const Lifetime> values, std::int64_t ali
 MemoryPlan plan_memory(std::span<const Lifetime> values, const PlanOptions& options) {
   check_inputs(values, options.alignment);
   if (options.strategies.empty()) bad("no strategy to try; expected at least one");
+  if (options.search_budget < 0)
+    bad("search budget " + std::to_string(options.search_budget) + "; expected >= 0 (0: no search)");
   const std::size_t n = values.size();
   MemoryPlan plan;
   plan.alignment = options.alignment;
@@ -205,16 +419,51 @@ MemoryPlan plan_memory(std::span<const Lifetime> values, const PlanOptions& opti
   }
   plan.lower_bound = peak_live(blocks);
 
+  Packing packing(blocks);
   std::vector<std::int64_t> best_offsets, offsets;
   std::int64_t best_arena = -1;
+  bool search = false;
   for (const PlanStrategy s : options.strategies) {
-    const std::int64_t arena = place(blocks, order_for(s, blocks), offsets);
+    if (s == PlanStrategy::search) {
+      search = true;
+      continue;
+    }
+    offsets.assign(blocks.size(), -1);
+    const Fit fit = s == PlanStrategy::first_fit_by_size ? Fit::first : Fit::best;
+    const std::int64_t arena = packing.place(order_for(s, packing), fit, offsets);
     if (best_arena < 0 || arena < best_arena) {
       best_arena = arena;
       best_offsets = offsets;
       plan.strategy = s;
     }
     if (best_arena == plan.lower_bound) break;  // optimal: nothing can do better
+  }
+  if (best_arena < 0) {  // only the search: it starts from greedy by size
+    best_offsets.assign(blocks.size(), -1);
+    best_arena = packing.place(order_for(PlanStrategy::greedy_by_size, packing), Fit::best, best_offsets);
+    plan.strategy = PlanStrategy::search;
+  }
+  plan.optimal = best_arena == plan.lower_bound;
+  if (search && !plan.optimal && options.search_budget > 0) {
+    packing.work = 0;
+    const auto nonzero = static_cast<std::size_t>(
+        std::count_if(blocks.begin(), blocks.end(), [](const Block& b) { return b.bytes > 0; }));
+    std::int64_t arena = best_arena;
+    std::vector<std::int64_t> found = best_offsets;
+    if (nonzero <= exact_limit) {
+      Exact exact(packing, options.search_budget, best_arena, best_offsets);
+      plan.optimal = exact.run();
+      arena = exact.best();
+      found = exact.best_offsets();
+    } else {
+      arena = improve(packing, options.search_budget, plan.lower_bound, found);
+      plan.optimal = arena == plan.lower_bound;
+    }
+    if (arena < best_arena) {
+      best_arena = arena;
+      best_offsets = std::move(found);
+      plan.strategy = PlanStrategy::search;
+    }
   }
   plan.arena_bytes = best_arena;
   plan.offsets.resize(n);

@@ -372,6 +372,30 @@ std::string plan_svg(const Plan& plan, const PlanSvgOptions& o) {
   out += "<text x=\"" + px(left + plot_w - 4) + "\" y=\"" + px(y_lower + 14) +
          "\" font-size=\"11\" text-anchor=\"end\" fill=\"#dc2626\">lower bound " + xml(human(lower)) + "</text>\n";
 
+  // Where the arena exceeds the bound: the step at which the values reach the arena's top
+  // with the most bytes unused below it (the gaps the placement could not fill there).
+  if (arena > lower && !values.empty()) {
+    std::vector<std::int64_t> extent(live.size(), 0);
+    for (const ArenaValue& a : values)
+      for (std::int32_t s = a.first; s <= a.last; ++s)
+        extent[static_cast<std::size_t>(s)] =
+            std::max(extent[static_cast<std::size_t>(s)], a.v->offset + (a.v->bytes + alignment - 1) / alignment * alignment);
+    const std::int64_t top_reached = *std::max_element(extent.begin(), extent.end());
+    std::size_t at = 0;
+    for (std::size_t s = 0; s < extent.size(); ++s)
+      if (extent[s] == top_reached && (extent[at] != top_reached || live[s] < live[at])) at = s;
+    const std::string what = "the arena exceeds the lower bound by " + with_bytes(arena - lower) + ": at step " +
+                             std::to_string(at) + " values reach " + with_bytes(top_reached) + " while " +
+                             with_bytes(live[at]) + " are live (gaps below them)";
+    out += "<rect class=\"excess\" x=\"" + px(x_of(static_cast<double>(at))) + "\" y=\"" + px(y_arena) + "\" width=\"" +
+           px(std::max(step_w, 2.0)) + "\" height=\"" + px(y_of(static_cast<double>(live[at])) - y_arena) +
+           "\" fill=\"#f59e0b\" fill-opacity=\"0.45\" stroke=\"#b45309\" data-step=\"" + std::to_string(at) +
+           "\" data-excess-bytes=\"" + std::to_string(arena - lower) + "\" data-live-bytes=\"" + std::to_string(live[at]) +
+           "\"><title>" + xml(what) + "</title></rect>\n";
+    out += "<text x=\"" + px(x_of(static_cast<double>(at)) + 4) + "\" y=\"" + px(y_arena + 14) +
+           "\" font-size=\"11\" fill=\"#b45309\">gaps at step " + std::to_string(at) + "</text>\n";
+  }
+
   // The legend.
   const double lx = left + plot_w + gap;
   double ly = top;

@@ -63,6 +63,7 @@ OpSchema variadic(std::string name, std::string doc, std::string out_name) {
   s.inputs = {many("data_0", "T")};
   s.outputs = {arg(std::move(out_name), "T")};
   s.types = {{"T", TypeSet::numeric()}};
+  s.in_place = {{0, 0}, {0, 1}};  // the kernel reads inputs 0 and 1 only where it writes
   s.infer = [](const InferContext& c) {
     Shape y = c.shape(0);
     for (std::size_t i = 1; i < c.input_count(); ++i) y = broadcast_shapes(c, y, c.shape(i));
@@ -79,6 +80,7 @@ OpSchema mod() {
   s.outputs = {arg("C", "T")};
   s.types = {{"T", TypeSet::numeric()}};
   s.attrs = {attr("fmod", 0, int_in(0, 1))};
+  s.in_place = {{0, 0}, {0, 1}};
   s.infer = [](const InferContext& c) {
     const DataType t = c.input(0).dtype;
     if (c.i("fmod") == 0 && TypeSet::floats().contains(t))

@@ -75,7 +75,8 @@ void OpRegistry::add(OpSchema schema) {
       malformed(schema, "attribute '" + a.name + "' has a default of kind " + std::string(to_string(a.default_value->kind())) +
                             " but is declared " + std::string(to_string(a.kind)));
   for (const InPlace& p : schema.in_place)
-    if (p.input >= schema.inputs.size() || p.output >= schema.outputs.size())
+    if ((p.input >= schema.inputs.size() && (schema.inputs.empty() || !schema.inputs.back().variadic)) ||
+        p.output >= schema.outputs.size())
       malformed(schema, "in-place pair (output " + std::to_string(p.output) + ", input " + std::to_string(p.input) +
                             ") names an argument the op does not have");
   std::unique_lock lock(state_->mutex);
@@ -124,7 +125,13 @@ std::vector<OpInfo> ops_table(const OpRegistry& registry) {
       info.attrs.push_back(OpAttrInfo{a.name, std::string(to_string(a.kind)),
                                       a.default_value ? a.default_value->to_string() : std::string(), a.required});
     info.engines = s.engines.to_string();
-    for (const InPlace& p : s.in_place) info.in_place.push_back(s.outputs[p.output].name + " <- " + s.inputs[p.input].name);
+    for (const InPlace& p : s.in_place) {
+      const std::size_t last = s.inputs.size() - 1;  // past it: a repeat of the variadic last input
+      const std::string input = p.input < last || (p.input == last && !s.inputs[last].variadic)
+                                    ? s.inputs[p.input].name
+                                    : s.inputs[last].name + "[" + std::to_string(p.input - last) + "]";
+      info.in_place.push_back(s.outputs[p.output].name + " <- " + input);
+    }
     table.push_back(std::move(info));
   }
   return table;

@@ -351,3 +351,35 @@ TEST_CASE("plan_svg: a plan without arena values is an empty plot") {
   CHECK(has(svg, "no values in the arena"));
   CHECK(has(svg, "arena / lower bound -"));
 }
+
+TEST_CASE("plan_svg: where the arena exceeds the bound, the step is marked") {
+  ge::GraphBuilder b;
+  auto x = b.input("x", ge::DataType::f32, "4,256");
+  b.output(x.sigmoid("s").tanh("t").sigmoid("u").relu("out"));
+  const auto m = ge::compile(b.build());
+  const ge::Plan& good = first_plan(m);
+  CHECK(good.memory.arena_bytes == good.memory.lower_bound);
+  CHECK_FALSE(has(ge::plan_svg(good), "class=\"excess\""));
+
+  // The same plan with every arena value stacked on the one before (no reuse at all).
+  ge::Plan stacked = good;
+  std::int64_t top = 0;
+  for (ge::PlanValue& v : stacked.values) {
+    if (v.storage != ge::Storage::arena) continue;
+    v.offset = top;
+    stacked.memory.offsets[static_cast<std::size_t>(v.block)] = top;
+    stacked.memory.shares_with[static_cast<std::size_t>(v.block)] = -1;
+    top += v.bytes;
+  }
+  stacked.memory.arena_bytes = top;
+  REQUIRE(top == 3 * 4096);  // s, t, u; 4096 bytes each
+  const std::string svg = ge::plan_svg(stacked);
+  const auto marks = tags(svg, "<rect class=\"excess\"");
+  REQUIRE(marks.size() == 1);
+  // u (steps 2-3) reaches the top at 12288; at step 3 only u itself is live.
+  CHECK(marks[0].at("data-step") == "3");
+  CHECK(marks[0].at("data-excess-bytes") == std::to_string(top - good.memory.lower_bound));
+  CHECK(marks[0].at("data-live-bytes") == "4096");
+  CHECK(has(svg, "gaps at step 3"));
+  CHECK(has(svg, "the arena exceeds the lower bound by 8 KiB (8192 bytes): at step 3"));
+}

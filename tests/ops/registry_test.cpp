@@ -115,6 +115,9 @@ TEST_CASE("ops_table lists every op as data") {
   CHECK(concat->attrs.at(0).required);
   const auto relu = std::find_if(table.begin(), table.end(), [](const ge::OpInfo& i) { return i.name == "Relu"; });
   CHECK(relu->in_place == std::vector<std::string>{"Y <- X"});
+  // A variadic input's repeats are named by their place.
+  const auto max = std::find_if(table.begin(), table.end(), [](const ge::OpInfo& i) { return i.name == "Max"; });
+  CHECK(max->in_place == std::vector<std::string>{"max <- data_0[0]", "max <- data_0[1]"});
 }
 
 TEST_CASE("infer_outputs: required inputs, attribute kinds, output counts") {

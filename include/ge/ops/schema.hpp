@@ -128,6 +128,7 @@ struct EngineSet {
 
 /// Output `output` may be written over input `input`'s memory when both have the same
 /// data type and byte size (the memory planner checks that; the schema only allows it).
+/// Indices count a node's inputs: past a variadic last argument they name its repeats.
 struct InPlace {
   std::size_t output = 0;  ///< output index
   std::size_t input = 0;   ///< input index

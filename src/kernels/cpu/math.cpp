@@ -88,7 +88,7 @@ template <class T>
 void min_max_typed(MinMax op, std::span<const TensorView> in, const TensorView& y) {
   T* py = y.as<T>();
   if (in.size() == 1) {
-    if (y.elements() > 0) std::memcpy(py, in[0].data, static_cast<std::size_t>(y.bytes()));
+    if (y.elements() > 0 && py != in[0].data) std::memcpy(py, in[0].data, static_cast<std::size_t>(y.bytes()));
     return;
   }
   // Max: a wins when larger or NaN (a != a); b wins otherwise, NaN included.
@@ -98,7 +98,8 @@ void min_max_typed(MinMax op, std::span<const TensorView> in, const TensorView& 
     }
     return (op == MinMax::max ? u > v : u < v) ? u : v;
   };
-  // y = op(in0, in1), then y = op(y, in_k): y is read at the index it writes.
+  // y = op(in0, in1), then y = op(y, in_k): y is read at the index it writes, so y may be
+  // input 0 or 1 (in place) but no later input.
   for (std::size_t k = 1; k < in.size(); ++k) {
     const TensorView& a = k == 1 ? in[0] : y;
     const T* pa = a.as<const T>();

@@ -346,7 +346,10 @@ std::shared_ptr<const Plan> build_plan(const PlanInputs& in, const std::vector<S
       lt.inplace_of = src.block;
     }
   }
-  plan->memory = plan_memory(plan->lifetimes, {.alignment = in.settings.alignment});
+  PlanOptions memory_options;
+  memory_options.alignment = in.settings.alignment;
+  memory_options.search_budget = in.settings.plan_search_budget;
+  plan->memory = plan_memory(plan->lifetimes, memory_options);
   for (PlanValue& v : plan->values)
     if (v.storage == Storage::arena) v.offset = plan->memory.offsets[static_cast<std::size_t>(v.block)];
   verify(*plan);  // every plan, before anything runs it: a planner bug is an internal error, not a race
@@ -399,6 +402,8 @@ std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& 
   if (settings.alignment < 1 || (settings.alignment & (settings.alignment - 1)) != 0)
     fail(Errc::invalid_argument, "alignment " + std::to_string(settings.alignment) + "; expected a power of two");
   if (settings.plan_cache < 1) fail(Errc::invalid_argument, "plan_cache 0; expected at least 1");
+  if (settings.plan_search_budget < 0)
+    fail(Errc::invalid_argument, "plan_search_budget " + std::to_string(settings.plan_search_budget) + "; expected >= 0 (0: no search)");
   graph.validate();
 
   auto model = std::shared_ptr<CompiledModel>(new CompiledModel());

@@ -97,3 +97,34 @@ TEST_CASE("compile: weights that the kernels hold packed are kept as type and di
   REQUIRE(r.outputs.size() == 3);
   CHECK(r.outputs[1].values<float>().size() == 8 * 4 * 3 * 3);
 }
+
+TEST_CASE("compile: exporters' element-wise chains run in one block, in place, with the same results") {
+  // The decomposed GELU (Div, Erf, Add, Mul, Mul), SiLU (Sigmoid then Mul) and an unfolded
+  // BatchNormalization, without the passes that would fuse them.
+  ge::GraphBuilder b;
+  auto x = b.input("x", ge::DataType::f32, "2,4,8,8");
+  auto act = x.relu("r");
+  auto gelu = act * ((act / 1.4142135).erf() + 1.0) * 0.5;
+  auto silu = gelu * gelu.sigmoid("sig");
+  auto bn = silu.batch_norm(b.full("g", {4}, 1.5), b.full("bb", {4}, 0.25), b.full("m", {4}, 0.1), b.full("v", {4}, 2.0));
+  b.output(bn.tanh("out"));
+  ge::Graph g = b.build();
+  const auto plain = ge::compile(g, {}, ge::default_target(), {.optimize = false});
+  const ge::Plan& p = *plain->plans()[0];
+  ge::verify(p);
+  const std::int64_t one = 2 * 4 * 8 * 8 * 4;
+  std::size_t granted = 0;
+  for (const std::int32_t s : p.memory.shares_with) granted += s >= 0;
+  // Three blocks: Relu -> Mul -> Mul -> Mul -> BatchNormalization; Div -> Erf -> Add (the
+  // Relu's output is read again by the first Mul); the Sigmoid's output.
+  CHECK(p.lifetimes.size() == 9);
+  CHECK(granted == 6);
+  CHECK(p.memory.arena_bytes == 2 * one);  // never more than two of them live at once
+  CHECK(p.memory.arena_bytes == p.memory.lower_bound);
+  const auto x_values = random_values(2 * 4 * 8 * 8, 3);
+  const auto fused = ge::compile(g);
+  const auto y = run(plain, x_values, {2, 4, 8, 8});
+  const auto z = run(fused, x_values, {2, 4, 8, 8});
+  REQUIRE(y.size() == z.size());
+  for (std::size_t i = 0; i < y.size(); ++i) CHECK(y[i] == doctest::Approx(z[i]).epsilon(1e-5));
+}

@@ -153,6 +153,9 @@ TEST_CASE("compile: targets without ranges refuse dynamic graphs") {
   ge::test::expect_error([] { (void)ge::compile(small_graph("2,4"), {}, ge::default_target(), {.plan_cache = 0}); },
                          ge::Errc::invalid_argument, {"plan_cache 0"});
   ge::test::expect_error(
+      [] { (void)ge::compile(small_graph("2,4"), {}, ge::default_target(), {.plan_search_budget = -3}); },
+      ge::Errc::invalid_argument, {"plan_search_budget -3", "expected >= 0"});
+  ge::test::expect_error(
       [] { (void)ge::compile(small_graph("-1,4"), {{"ge.inputShape", "y:-1,4"}, {"ge.dynamicBatchSize", "1,2"}}); },
       ge::Errc::unknown_input, {"'y'"});
 }

@@ -58,6 +58,9 @@ struct CompileSettings {
   int max_streams = 4;                ///< vector-engine streams per plan (>= 1)
   bool optimize = true;               ///< run the graph passes
   std::size_t plan_cache = 16;        ///< per-signature plans a session keeps (unbounded ranges), >= 1
+  /// Work the memory planner's search may spend on a plan whose heuristics miss the lower
+  /// bound (`PlanOptions::search_budget`, see ge/compile/memory_plan.hpp); 0: none, >= 0.
+  std::int64_t plan_search_budget = PlanOptions::default_search_budget;
   /// `bf16`: convs and constant-weight matrix products in bf16 with f32 accumulation on
   /// CPUs with AMX-BF16 (`bf16_supported()`); elsewhere f32, with a notice in
   /// `CompiledModel::config().warnings`. Values between ops and the graph's edges stay f32.

@@ -181,6 +181,28 @@ TEST_CASE("matmul with pre-packed B and a fused epilogue") {
   expect_error(Errc::bad_op_inputs, [&] { cpu::matmul(a.view(), packed, bad.view()); });
 }
 
+TEST_CASE("matmul with pre-packed B: every count of last rows (1 to 5 past the tiles, M = 1 a GEMV)") {
+  std::uint32_t seed = 40;
+  for (const std::int64_t m : {1, 2, 3, 4, 5, 7, 11, 13, 17})
+    for (const std::int64_t k : {1, 7, 256, 301})
+      for (const std::int64_t n : {1, 16, 33, 100}) {
+        auto a = random_f32({m, k}, ++seed);
+        auto b = random_f32({k, n}, ++seed);
+        auto bias = random_f32({n}, ++seed);
+        const auto packed = cpu::pack_matmul_b(b.view());
+        Buf<float> y({m, n});
+        cpu::GemmEpilogue ep;
+        ep.bias_n = bias.v.data();
+        ep.post = {cpu::Activation::relu};
+        cpu::matmul(a.view(), packed, y.view(), ep);
+        auto want = ref_gemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false);
+        for (std::size_t i = 0; i < want.size(); ++i)
+          want[i] = std::max(0.0f, want[i] + bias.v[i % static_cast<std::size_t>(n)]);
+        INFO("m " << m << " k " << k << " n " << n);
+        check_close(y.v, want);
+      }
+}
+
 TEST_CASE("matmul errors") {
   Buf<float> a({2, 3}), b({4, 5}), y({2, 5});
   expect_error(Errc::bad_op_inputs, [&] { cpu::matmul(a.view(), b.view(), y.view()); });

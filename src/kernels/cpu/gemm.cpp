@@ -86,6 +86,72 @@ inline __attribute__((always_inline)) void micro_kernel_edge(std::int64_t kc, co
   micro_kernel<V>(kc, a, b, tile);
 }
 
+// The last few rows (fewer than MR) of a row-major A against one B panel, read from A's
+// rows in place: a GEMV for one row. `R` rows of 16 / V vectors; with one or two rows, K
+// is split over 4 / R partial sums so that the FMAs do not wait on each other.
+template <int V, int R>
+inline __attribute__((always_inline)) void rows_kernel(std::int64_t kc, const float* a, std::int64_t lda, const float* b,
+                                                       float* tile) {
+  using vf = VecOf<V>;
+  constexpr int nv = static_cast<int>(kGemmNR) / V;
+  constexpr int U = R >= 4 ? 1 : 4 / R;
+  vf acc[U][R][nv];
+#pragma GCC unroll 4
+  for (int u = 0; u < U; ++u)
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) acc[u][r][v] = vf{};
+  std::int64_t p = 0;
+  for (; p + U <= kc; p += U) {
+#pragma GCC unroll 4
+    for (int u = 0; u < U; ++u) {
+      vf bv[nv];
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + (p + u) * kGemmNR + v * V, sizeof(vf));
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        const float av = a[r * lda + p + u];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; ++v) acc[u][r][v] += av * bv[v];
+      }
+    }
+  }
+  for (; p < kc; ++p) {
+    vf bv[nv];
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + p * kGemmNR + v * V, sizeof(vf));
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const float av = a[r * lda + p];
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) acc[0][r][v] += av * bv[v];
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) {
+      vf sum = acc[0][r][v];
+#pragma GCC unroll 4
+      for (int u = 1; u < U; ++u) sum += acc[u][r][v];
+      std::memcpy(tile + r * kGemmNR + v * V, &sum, sizeof(vf));
+    }
+  }
+}
+
+template <int V>
+inline __attribute__((always_inline)) void rows_kernel_n(std::int64_t kc, const float* a, std::int64_t lda,
+                                                         const float* b, float* tile, std::int64_t rows) {
+  switch (rows) {
+    case 1: return rows_kernel<V, 1>(kc, a, lda, b, tile);
+    case 2: return rows_kernel<V, 2>(kc, a, lda, b, tile);
+    case 3: return rows_kernel<V, 3>(kc, a, lda, b, tile);
+    case 4: return rows_kernel<V, 4>(kc, a, lda, b, tile);
+    default: return rows_kernel<V, 5>(kc, a, lda, b, tile);
+  }
+}
+
 // Gelu on `rows` rows of `cols` floats at `c` (row stride `ldc`), once a block of the
 // output is final and still in L2: the map's vector code (vmath) runs per block row (a
 // call per tile row cost more than the map).
@@ -272,11 +338,16 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
       }
       const float* ap = a_at(i);
       if constexpr (kRowA) {
-        for (std::int64_t p = 0; p < kc; ++p)
-          for (std::int64_t r = 0; r < kGemmMR; ++r) slice[p * kGemmMR + r] = r < mr ? ap[r * lda + p] : 0.0f;
-        ap = slice;
+        if (mr < kGemmMR) {
+          rows_kernel_n<V>(kc, ap, lda, bp, tile, mr);  // A's last rows in place (M = 1: a GEMV)
+        } else {
+          for (std::int64_t p = 0; p < kc; ++p)
+            for (std::int64_t r = 0; r < kGemmMR; ++r) slice[p * kGemmMR + r] = ap[r * lda + p];
+          micro_kernel_edge<V>(kc, slice, bp, tile, nr);
+        }
+      } else {
+        micro_kernel_edge<V>(kc, ap, bp, tile, nr);
       }
-      micro_kernel_edge<V>(kc, ap, bp, tile, nr);
       for (std::int64_t r = 0; r < mr; ++r) {
         float* crow = c + (i + r) * ldc + j;
         if (nr == kGemmNR) {

@@ -183,6 +183,23 @@ TEST_CASE("conv2d depthwise, vectorised along rows: 3x3 and 5x5, strides 1 and 2
   });
 }
 
+TEST_CASE("conv2d depthwise on small planes with same padding: one flat sweep, columns masked") {
+  using A = cpu::Activation;
+  std::uint32_t seed = 1900;
+  for (const std::int64_t k : {3, 5})
+    for (const std::int64_t h : {1, 2, 7, 14})
+      for (const std::int64_t w : {1, 2, 3, 7, 14, 15, 16, 17, 28, 31}) {
+        CAPTURE(k);
+        CAPTURE(h);
+        CAPTURE(w);
+        const std::int64_t pad = k / 2;
+        const bool odd = (h + w) % 2 == 1;
+        const cpu::Conv2dParams p{.pad_top = pad, .pad_left = pad, .pad_bottom = pad, .pad_right = pad, .group = 5,
+                                  .post = {odd ? A::clip : A::relu, 0.0f, 0.75f}};
+        run_conv_case({2, 5, h, w, 5, k, k, p, true, odd}, seed++);
+      }
+}
+
 TEST_CASE("conv2d with pixel-major weights (small images): pixels as GEMM rows, blocks across images") {
   using A = cpu::Activation;
   const cpu::Conv2dParams pad1{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {A::relu}};

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/conv_internal.hpp"
 
@@ -239,6 +240,87 @@ inline __attribute__((always_inline)) void plane_direct(const Depthwise& d, std:
   }
 }
 
+// A small plane (narrower than two vectors) at stride 1 with "same" padding, swept as one
+// flat row of h * w outputs, V at a time: output i reads input i + (ky - pad) * w +
+// (kx - pad) of the plane copied between zero guards (rows above and below), and a lane
+// whose column kx - pad moves out of its row is cleared by the column mask `masks` (per
+// kx and vector, the same for every plane), applied once per kx to the sum over ky.
+// Per vector K*K loads and FMAs and K - 1 mask products, where the row sweep spent most
+// of a vector on each short row and copied a padded plane per channel.
+template <int V, int K>
+inline __attribute__((always_inline)) void plane_flat(const Depthwise& d, std::int64_t pc, const float* masks,
+                                                      float* buf) {
+  using vf = VecOf<V>;
+  constexpr int pad = K / 2;
+  const Conv2dParams& p = *d.p;
+  const ConvShape& s = *d.s;
+  const std::int64_t w = s.w, hw = s.h * s.w, guard = pad * w + pad;
+  const std::int64_t ch = pc % s.c;
+  std::fill(buf, buf + guard, 0.0f);
+  std::memcpy(buf + guard, d.x + pc * hw, sizeof(float) * static_cast<std::size_t>(hw));
+  std::fill(buf + guard + hw, buf + 2 * guard + hw + V, 0.0f);
+  const float* wk = d.taps + ch * K * K;
+  const float b0 = d.bias != nullptr ? d.bias[ch] : 0.0f;
+  float* out = d.y + pc * hw;
+  const float* res = d.residual != nullptr ? d.residual + pc * hw : nullptr;
+  const vf zero = vf{} + 0.0f;
+  const vf lo = vf{} + p.post.lo, hi = vf{} + p.post.hi;
+  for (std::int64_t i = 0, j = 0; i < hw; i += V, ++j) {
+    vf acc = vf{} + b0;
+#pragma GCC unroll 5
+    for (int kx = 0; kx < K; ++kx) {
+      vf col = zero;
+#pragma GCC unroll 5
+      for (int ky = 0; ky < K; ++ky) {
+        vf v;
+        std::memcpy(&v, buf + guard + i + (ky - pad) * w + (kx - pad), sizeof v);
+        col += wk[ky * K + kx] * v;
+      }
+      if (kx == pad) {
+        acc += col;
+      } else {
+        vf m;
+        std::memcpy(&m, masks + (j * K + kx) * V, sizeof m);
+        acc += col * m;
+      }
+    }
+    const std::int64_t n = std::min<std::int64_t>(V, hw - i);
+    if (res != nullptr) {
+      vf r = zero;
+      std::memcpy(&r, res + i, sizeof(float) * static_cast<std::size_t>(n));
+      acc += r;
+    }
+    if (p.post.kind == Activation::relu) {
+      acc = acc > zero ? acc : zero;
+    } else if (p.post.kind == Activation::clip) {
+      acc = acc < lo ? lo : acc;
+      acc = acc > hi ? hi : acc;
+    }
+    std::memcpy(out + i, &acc, sizeof(float) * static_cast<std::size_t>(n));
+  }
+}
+
+// When `plane_flat` serves: stride 1, "same" padding, narrower than two vectors.
+bool flat_plane(const Conv2dParams& p, const ConvShape& s, int lanes) {
+  const std::int64_t pad = s.kh / 2;
+  return p.stride_h == 1 && p.stride_w == 1 && p.pad_top == pad && p.pad_bottom == pad && p.pad_left == pad &&
+         p.pad_right == pad && s.w < 2 * lanes;
+}
+
+// The column masks of `plane_flat`: for vector j and tap column kx, lane l is 1 where
+// column (j * V + l) % w + kx - pad stays inside the row.
+std::vector<float> flat_masks(const ConvShape& s, int lanes) {
+  const std::int64_t k = s.kw, pad = k / 2, hw = s.h * s.w, vectors = (hw + lanes - 1) / lanes;
+  std::vector<float> m(static_cast<std::size_t>(vectors * k * lanes));
+  for (std::int64_t j = 0; j < vectors; ++j)
+    for (std::int64_t kx = 0; kx < k; ++kx)
+      for (std::int64_t l = 0; l < lanes; ++l) {
+        const std::int64_t c = (j * lanes + l) % s.w + kx - pad;
+        m[static_cast<std::size_t>((j * k + kx) * lanes + l)] = c >= 0 && c < s.w ? 1.0f : 0.0f;
+      }
+  return m;
+}
+
 // The vector columns of `plane_direct`: from `first` (every read of column first at or
 // right of the row's start) to `last_start` (a vector starting there reads no further
 // than the row's end; stride 2 reads one float past its last even lane). False when no
@@ -255,9 +337,14 @@ bool direct_columns(const Conv2dParams& p, const ConvShape& s, std::int64_t& fir
 }
 
 template <int V>
-inline __attribute__((always_inline)) void planes(const Depthwise& d, std::int64_t b, std::int64_t e, float* buf) {
+inline __attribute__((always_inline)) void planes(const Depthwise& d, std::int64_t b, std::int64_t e, float* buf,
+                                                  const float* masks) {
   std::int64_t first = 0, last_start = 0;
   const bool k3 = d.s->kh == 3, s1 = d.p->stride_w == 1;
+  if (masks != nullptr) {
+    for (std::int64_t pc = b; pc < e; ++pc) k3 ? plane_flat<V, 3>(d, pc, masks, buf) : plane_flat<V, 5>(d, pc, masks, buf);
+    return;
+  }
   const bool direct = k3 ? direct_columns<V, 3>(*d.p, *d.s, first, last_start)
                          : direct_columns<V, 5>(*d.p, *d.s, first, last_start);
   for (std::int64_t pc = b; pc < e; ++pc) {
@@ -275,15 +362,17 @@ inline __attribute__((always_inline)) void planes(const Depthwise& d, std::int64
   }
 }
 
-using PlanesFn = void (*)(const Depthwise&, std::int64_t, std::int64_t, float*);
+using PlanesFn = void (*)(const Depthwise&, std::int64_t, std::int64_t, float*, const float*);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void planes_avx512(const Depthwise& d, std::int64_t b,
-                                                                                      std::int64_t e, float* buf) {
-  planes<16>(d, b, e, buf);
+                                                                                      std::int64_t e, float* buf,
+                                                                                      const float* masks) {
+  planes<16>(d, b, e, buf, masks);
 }
-__attribute__((target("avx2,fma"))) void planes_avx2(const Depthwise& d, std::int64_t b, std::int64_t e, float* buf) {
-  planes<8>(d, b, e, buf);
+__attribute__((target("avx2,fma"))) void planes_avx2(const Depthwise& d, std::int64_t b, std::int64_t e, float* buf,
+                                                     const float* masks) {
+  planes<8>(d, b, e, buf, masks);
 }
 #endif
 
@@ -305,10 +394,14 @@ bool depthwise_vectorised(const Conv2dParams& p, const ConvShape& s, const float
       p.stride_h < 1 || p.stride_h > 2 || p.stride_w < 1 || p.stride_w > 2)
     return false;
   const Depthwise d = geometry(p, s, x, taps, bias, y, residual);
-  const std::int64_t floats = p.stride_w * d.ph * d.hs + d.slack + p.stride_w * d.hs;  // + one padded row
+  const int lanes = isa() == Isa::avx512 ? 16 : 8;
+  const bool flat = flat_plane(p, s, lanes);
+  const std::vector<float> masks = flat ? flat_masks(s, lanes) : std::vector<float>{};
+  const std::int64_t floats = flat ? s.h * s.w + 2 * (s.kh / 2) * (s.w + 1) + lanes
+                                   : p.stride_w * d.ph * d.hs + d.slack + p.stride_w * d.hs;  // + one padded row
   parallel_for(s.n * s.c, grain_for(s.oh * s.ow * s.kh * s.kw), [&](std::int64_t b, std::int64_t e) {
     PooledBuffer buf(floats);
-    planes_fn(d, b, e, buf.data());
+    planes_fn(d, b, e, buf.data(), flat ? masks.data() : nullptr);
   });
   return true;
 }

@@ -2,6 +2,8 @@
 // the kernel cache (hits, misses, eviction, threads), and execution checks.
 #include <doctest/doctest.h>
 
+#include "kernels/cpu/common.hpp"
+
 #include "options/expect_error.hpp"
 
 #include <atomic>
@@ -121,27 +123,31 @@ TEST_CASE("concurrent compiles from several threads share the cache") {
 }
 
 TEST_CASE("kernel selection: a 1x1 conv is a matrix product") {
-  const auto w1 = ge::Tensor::random(DataType::f32, {8, 4, 1, 1}, 1);
-  const auto w3 = ge::Tensor::random(DataType::f32, {8, 4, 3, 3}, 2);
-  const auto pw = ge::compile_op("Conv", {f32("1,4,5,5"), OpTensor::constant_of(w1)}, {f32("1,8,5,5")});
+  const auto w1 = ge::Tensor::random(DataType::f32, {8, 6, 1, 1}, 1);
+  const auto w3 = ge::Tensor::random(DataType::f32, {8, 6, 3, 3}, 2);
+  const auto pw = ge::compile_op("Conv", {f32("1,6,5,5"), OpTensor::constant_of(w1)}, {f32("1,8,5,5")});
   // Images of at most 64 pixels take the pixel-major GEMM (the output pixels as rows).
   CHECK(pw->kernel->name() == "cpu.conv2d.pointwise_gemm.pixels");
-  const auto g = ge::compile_op("Conv", {f32("1,4,5,5"), OpTensor::constant_of(w3)}, {f32("1,8,5,5")},
+  const auto g = ge::compile_op("Conv", {f32("1,6,5,5"), OpTensor::constant_of(w3)}, {f32("1,8,5,5")},
                                 {{"pads", std::vector<std::int64_t>{1, 1, 1, 1}}});
   CHECK(g->kernel->name() == "cpu.conv2d.packed_gemm.pixels");
-  const auto big = ge::compile_op("Conv", {f32("1,4,9,9"), OpTensor::constant_of(w1)}, {f32("1,8,9,9")});
+  const auto big = ge::compile_op("Conv", {f32("1,6,9,9"), OpTensor::constant_of(w1)}, {f32("1,8,9,9")});
   CHECK(big->kernel->name() == "cpu.conv2d.pointwise_gemm");
   // Run the 3x3 one and compare one output element with a direct sum.
-  auto x = buf({1, 4, 5, 5}, 0.f, 0.01f), y = buf({1, 8, 5, 5});
-  std::vector<std::int64_t> wd{8, 4, 3, 3};
+  auto x = buf({1, 6, 5, 5}, 0.f, 0.01f), y = buf({1, 8, 5, 5});
+  std::vector<std::int64_t> wd{8, 6, 3, 3};
   const TensorView wv{const_cast<std::byte*>(w3.bytes().data()), DataType::f32, wd};
   ge::execute_op(*g, std::vector{x.view(), wv}, std::vector{y.view()});
   const float* w = reinterpret_cast<const float*>(w3.bytes().data());
   double want = 0;  // output channel 2, position (2, 2): every tap inside the image
-  for (int c = 0; c < 4; ++c)
+  for (int c = 0; c < 6; ++c)
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) want += double(w[((2 * 4 + c) * 3 + i) * 3 + j]) * x.data[std::size_t(c * 25 + (1 + i) * 5 + 1 + j)];
+      for (int j = 0; j < 3; ++j) want += double(w[((2 * 6 + c) * 3 + i) * 3 + j]) * x.data[std::size_t(c * 25 + (1 + i) * 5 + 1 + j)];
   CHECK(y.data[2 * 25 + 2 * 5 + 2] == doctest::Approx(want).epsilon(1e-4));
+  // Few input channels (an image's first conv) run direct where the CPU has AVX2 or AVX-512.
+  const auto first = ge::compile_op("Conv", {f32("1,3,9,9"), OpTensor::constant_of(ge::Tensor::random(DataType::f32, {8, 3, 3, 3}, 3))},
+                                    {f32("1,8,5,5")}, {{"pads", std::vector<std::int64_t>{1, 1, 1, 1}}, {"strides", std::vector<std::int64_t>{2, 2}}});
+  CHECK(first->kernel->name() == (ge::cpu::isa() == ge::cpu::Isa::baseline ? "cpu.conv2d.packed_gemm.pixels" : "cpu.conv2d.packed_gemm.direct"));
 }
 
 TEST_CASE("ranges and unknown rank: accepted at compile time, checked at run time") {

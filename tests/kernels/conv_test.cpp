@@ -240,6 +240,41 @@ TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches acr
   CHECK_FALSE(cpu::pack_conv_weights({.group = 2}, random_f32({8, 4, 3, 3}, 3).view(), {.winograd = true}).winograd);
 }
 
+TEST_CASE("conv2d direct for few input channels: first convs, strides, pads, partial blocks and rows") {
+  using A = cpu::Activation;
+  if (cpu::isa() == cpu::Isa::baseline) {
+    MESSAGE("skipped: the direct conv needs AVX2 or AVX-512");
+    return;
+  }
+  const auto conv = [](std::int64_t sh, std::int64_t sw, std::int64_t t, std::int64_t l, std::int64_t b, std::int64_t r,
+                       cpu::PostOp post = {}) {
+    return cpu::Conv2dParams{.stride_h = sh, .stride_w = sw, .pad_top = t, .pad_left = l, .pad_bottom = b,
+                             .pad_right = r, .post = post};
+  };
+  const std::vector<ConvCase> cases = {
+      {1, 3, 17, 19, 32, 3, 3, conv(2, 2, 1, 1, 1, 1, {A::clip, 0.0f, 6.0f}), true, false},  // MobileNetV2's first conv
+      {2, 3, 23, 22, 64, 7, 7, conv(2, 2, 3, 3, 3, 3, {A::relu}), true, true},              // ResNet-50's
+      {1, 1, 9, 30, 5, 5, 5, conv(1, 1, 2, 0, 1, 2), false, true},                          // one partial block
+      {1, 4, 8, 8, 17, 1, 1, conv(1, 1, 0, 0, 0, 0, {A::relu}), true, false},               // 1x1, 16 + 1 channels
+      {1, 2, 11, 13, 24, 3, 3, conv(2, 1, 1, 1, 0, 1), true, true},                         // strides 2 and 1
+      {2, 3, 5, 40, 8, 3, 5, conv(3, 2, 1, 2, 1, 2), true, true},                           // stride 3 down, 3x5 kernel
+  };
+  run_packed_cases(cases, {.direct = true}, [](const cpu::PackedConvWeights& w) { return w.direct; }, 1700, 1e-5f);
+  // Many input channels, groups or dilations keep the GEMM.
+  CHECK_FALSE(cpu::pack_conv_weights({}, random_f32({8, 5, 3, 3}, 4).view(), {.direct = true}).direct);
+  CHECK_FALSE(cpu::pack_conv_weights({.group = 2}, random_f32({8, 2, 3, 3}, 5).view(), {.direct = true}).direct);
+  CHECK_FALSE(
+      cpu::pack_conv_weights({.dilation_h = 2}, random_f32({8, 3, 3, 3}, 6).view(), {.direct = true}).direct);
+  CHECK_FALSE(cpu::pack_conv_weights({.stride_w = 3}, random_f32({8, 3, 3, 3}, 6).view(), {.direct = true}).direct);
+  // Packed for the direct conv, a run with dilations is refused.
+  auto w = random_f32({8, 3, 3, 3}, 7);
+  const cpu::PackedConvWeights packed = cpu::pack_conv_weights({}, w.view(), {.direct = true});
+  REQUIRE(packed.direct);
+  auto x = random_f32({1, 3, 9, 9}, 8);
+  Buf<float> y({1, 8, 5, 5});
+  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.dilation_h = 2, .dilation_w = 2}, x.view(), packed, nullptr, y.view()); });
+}
+
 TEST_CASE("conv2d without input channels: the bias, residual and activation (a fuzzer's finding)") {
   const cpu::Conv2dParams p{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {cpu::Activation::relu}};
   Buf<float> x({2, 0, 3, 3}), w({4, 0, 3, 3});

@@ -168,9 +168,9 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     const bool winograd = wv.dims[0] >= 256 && wv.dims[1] >= 256 && output_pixels(r) >= 196;
     auto packed = std::make_shared<const cpu::PackedConvWeights>(cpu::pack_conv_weights(
         pack_params, wv,
-        {.bf16 = r.precision == Precision::bf16, .winograd = winograd, .pixel_major = small_output(r)}));
+        {.bf16 = r.precision == Precision::bf16, .winograd = winograd, .pixel_major = small_output(r), .direct = true}));
     const std::int64_t kh = wv.dims[2], kw = wv.dims[3];
-    return make_kernel(std::string(name) + (packed->bf16 ? ".bf16" : packed->winograd ? ".winograd" : packed->pixel_major ? ".pixels" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
+    return make_kernel(std::string(name) + (packed->bf16 ? ".bf16" : packed->winograd ? ".winograd" : packed->pixel_major ? ".pixels" : packed->direct ? ".direct" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
       std::array<std::int64_t, 4> xd{}, yd{}, zd{};
       const TensorView x = as_2d(in[0], xd), y = as_2d(out[0], yd);
       TensorView zv;

@@ -352,6 +352,12 @@ PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, 
       convert_rows_bf16(cout_g, k, src + g * cout_g * k, k, d + g * rows * ld, ld, rows);
     return pw;
   }
+  if (packing.direct && direct_fits(pw.cin_per_group, pw.kh, pw.kw, p)) {
+    pw.direct = true;
+    pw.data = Scratch(direct_weights_size(pw.cout, k));
+    pack_direct_weights(pw.cout, k, src, pw.data.data());
+    return pw;
+  }
   if (packing.winograd && winograd_fits(pw.kh, pw.kw, p)) {
     pw.winograd = true;
     pw.data = Scratch(winograd_weights_size(pw.cout, pw.cin_per_group));
@@ -408,6 +414,15 @@ void conv2d(const Conv2dParams& p, const TensorView& x, const PackedConvWeights&
                                            std::to_string(p.stride_w) + ") and dilations (" +
                                            std::to_string(p.dilation_h) + ", " + std::to_string(p.dilation_w) + ")");
     conv_winograd(p, s, w, px, pbias, py, pres);
+    return;
+  }
+  if (w.direct) {
+    if (!direct_fits(w.cin_per_group, w.kh, w.kw, p))
+      fail(Errc::bad_attribute, kConv, "the weights were packed for the direct conv (group 1, no dilation, horizontal "
+                                       "stride 1 or 2); this conv has group " + std::to_string(p.group) + ", dilations (" +
+                                           std::to_string(p.dilation_h) + ", " + std::to_string(p.dilation_w) +
+                                           "), horizontal stride " + std::to_string(p.stride_w));
+    conv_direct(p, s, w, px, pbias, py, pres);
     return;
   }
   const auto run = [&](const Conv2dParams& q, const ConvShape& t, const float* in) {

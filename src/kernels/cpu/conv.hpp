@@ -56,6 +56,7 @@ struct PackedConvWeights {
   bool bf16 = false;               ///< bf16 rows for the AMX kernels (kernels/cpu/amx.hpp)
   bool pixel_major = false;        ///< per group W^T as GEMM B panels: the pixels are the rows
   bool winograd = false;           ///< Winograd F(2x2, 3x3): 16 A operands of Cout x Cin
+  bool direct = false;             ///< few input channels: blocks of 16 output channels [tap][16]
   Scratch data;                    ///< the packed floats (or bf16 pairs)
 };
 
@@ -66,6 +67,8 @@ struct ConvPacking {
   bool winograd = false;     ///< Winograd F(2x2, 3x3) (3x3, stride 1, no dilation, group 1)
   bool pixel_major = false;  ///< W^T as B panels: the output pixels are the GEMM's rows
                              ///< (small images: 7x7, 8x8)
+  bool direct = false;       ///< few input channels (at most 4, group 1, no dilation, stride 1
+                             ///< or 2 across, AVX2 or AVX-512): output rows straight from input rows
 };
 
 /// Packs f32 OIHW weights `w` for `conv2d` with `p.group` (and, for `winograd`, its

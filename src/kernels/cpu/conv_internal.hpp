@@ -48,6 +48,16 @@ void pack_winograd_weights(std::int64_t cout, std::int64_t cin, const float* w, 
 void conv_winograd(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
                    const float* pbias, float* py, const float* pres);
 
+// Direct conv for few input channels (conv_direct.cpp): whether it serves (an AVX2 or
+// AVX-512 CPU, group 1, at most 4 input channels, no dilation, horizontal stride 1 or 2),
+// the packed size and the
+// packing of OIHW weights (blocks of 16 output channels, [block][tap][16]), the conv.
+bool direct_fits(std::int64_t cin_per_group, std::int64_t kh, std::int64_t kw, const Conv2dParams& p);
+std::int64_t direct_weights_size(std::int64_t cout, std::int64_t k);
+void pack_direct_weights(std::int64_t cout, std::int64_t k, const float* w, float* dst);
+void conv_direct(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
+                 const float* pbias, float* py, const float* pres);
+
 // Conv as a bf16 GEMM on AMX per (image, group), weights packed by `pack_conv_weights`
 // with bf16 (`w.bf16`); the epilogue as the f32 path's.
 void conv_gemm_bf16(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv_internal.hpp"
+#include "kernels/cpu/vec.hpp"
 
 // The vector helpers below are always inlined into the per-ISA entry points: their
 // by-value vectors never cross a call.
@@ -75,13 +76,6 @@ void fill_phases(const Depthwise& d, const float* in, float* buf, float* row) {
   std::fill(buf + sw * phase, buf + sw * phase + d.slack, 0.0f);
 }
 
-// The lanes of one vector: an AVX2 ymm (8) or an AVX-512 zmm (16). (A vector_size typedef
-// that depends on a template parameter is silently dropped by GCC: namespace scope.)
-typedef float vf8 __attribute__((vector_size(32)));
-typedef float vf16 __attribute__((vector_size(64)));
-template <int V>
-using VecOf = std::conditional_t<V == 8, vf8, vf16>;
-
 template <int V, int K>
 inline __attribute__((always_inline)) void plane(const Depthwise& d, std::int64_t pc, float* buf) {
   using vf = VecOf<V>;
@@ -136,26 +130,6 @@ inline __attribute__((always_inline)) void plane(const Depthwise& d, std::int64_
       }
     }
   }
-}
-
-// The even lanes of the 2V floats in `a` then `b`.
-template <int V>
-inline __attribute__((always_inline)) VecOf<V> even_lanes(VecOf<V> a, VecOf<V> b) {
-#if defined(__clang__)
-  if constexpr (V == 8) {
-    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
-  } else {
-    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  }
-#else
-  typedef int vi8 __attribute__((vector_size(32)));
-  typedef int vi16 __attribute__((vector_size(64)));
-  if constexpr (V == 8) {
-    return __builtin_shuffle(a, b, vi8{0, 2, 4, 6, 8, 10, 12, 14});
-  } else {
-    return __builtin_shuffle(a, b, vi16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
-  }
-#endif
 }
 
 // Output column ox of row oy by its definition, reads outside the image skipped.
@@ -287,7 +261,11 @@ inline __attribute__((always_inline)) void plane_flat(const Depthwise& d, std::i
     const std::int64_t n = std::min<std::int64_t>(V, hw - i);
     if (res != nullptr) {
       vf r = zero;
-      std::memcpy(&r, res + i, sizeof(float) * static_cast<std::size_t>(n));
+      if (n == V) {
+        std::memcpy(&r, res + i, sizeof r);  // a fixed size: one vector load, no call
+      } else {
+        std::memcpy(&r, res + i, sizeof(float) * static_cast<std::size_t>(n));
+      }
       acc += r;
     }
     if (p.post.kind == Activation::relu) {
@@ -296,7 +274,11 @@ inline __attribute__((always_inline)) void plane_flat(const Depthwise& d, std::i
       acc = acc < lo ? lo : acc;
       acc = acc > hi ? hi : acc;
     }
-    std::memcpy(out + i, &acc, sizeof(float) * static_cast<std::size_t>(n));
+    if (n == V) {
+      std::memcpy(out + i, &acc, sizeof acc);
+    } else {
+      std::memcpy(out + i, &acc, sizeof(float) * static_cast<std::size_t>(n));
+    }
   }
 }
 

@@ -59,7 +59,7 @@ inline __attribute__((always_inline)) void row_block(const Direct& d, std::int64
   const std::int64_t taps = s.c * s.kh * s.kw;
   const float* wb = d.w + (co0 / kBlock) * taps * kBlock + lane0;
   const std::int64_t channels = std::min<std::int64_t>(C, s.cout - co0 - lane0);
-  const vf zero = vf{} + 0.0f, lo = vf{} + p.post.lo, hi = vf{} + p.post.hi;
+  const vf zero = vf{} + 0.0f;
   for (std::int64_t ox0 = 0; ox0 < s.ow; ox0 += V) {
     vf acc[C];
 #pragma GCC unroll 16
@@ -97,12 +97,7 @@ inline __attribute__((always_inline)) void row_block(const Direct& d, std::int64
         }
         a += r;
       }
-      if (p.post.kind == Activation::relu) {
-        a = a > zero ? a : zero;
-      } else if (p.post.kind == Activation::clip) {
-        a = a < lo ? lo : a;
-        a = a > hi ? hi : a;
-      }
+      a = apply_post_v(a, p.post);
       if (lanes == V) {
         std::memcpy(d.y + at, &a, sizeof a);
       } else {

@@ -89,7 +89,6 @@ inline __attribute__((always_inline)) void plane(const Depthwise& d, std::int64_
   const std::int64_t phase = d.ph * d.hs;
   const std::int64_t sw = p.stride_w, sh = p.stride_h;
   const vf zero = vf{} + 0.0f;
-  const vf lo = vf{} + p.post.lo, hi = vf{} + p.post.hi;
   const float* tap_base[K];  // phase plane and column offset of each kx
   for (int kx = 0; kx < K; ++kx) tap_base[kx] = buf + (kx % sw) * phase + kx / sw;
   for (std::int64_t oy = 0; oy < s.oh; ++oy) {
@@ -117,12 +116,7 @@ inline __attribute__((always_inline)) void plane(const Depthwise& d, std::int64_
         }
         acc += r;
       }
-      if (p.post.kind == Activation::relu) {
-        acc = acc > zero ? acc : zero;
-      } else if (p.post.kind == Activation::clip) {
-        acc = acc < lo ? lo : acc;
-        acc = acc > hi ? hi : acc;
-      }
+      acc = apply_post_v(acc, p.post);
       if (n == V) {
         std::memcpy(out + ox, &acc, sizeof acc);
       } else {
@@ -164,8 +158,6 @@ inline __attribute__((always_inline)) void plane_direct(const Depthwise& d, std:
   const float* in = d.x + pc * s.h * s.w;
   const float* wk = d.taps + ch * K * K;
   const float b0 = d.bias != nullptr ? d.bias[ch] : 0.0f;
-  const vf zero = vf{} + 0.0f;
-  const vf lo = vf{} + p.post.lo, hi = vf{} + p.post.hi;
   const auto finish = [&](float v, const float* res, std::int64_t ox) __attribute__((always_inline)) {
     return apply_post(res != nullptr ? v + res[ox] : v, p.post);
   };
@@ -199,12 +191,7 @@ inline __attribute__((always_inline)) void plane_direct(const Depthwise& d, std:
         std::memcpy(&r, res + ox0, sizeof r);
         acc += r;
       }
-      if (p.post.kind == Activation::relu) {
-        acc = acc > zero ? acc : zero;
-      } else if (p.post.kind == Activation::clip) {
-        acc = acc < lo ? lo : acc;
-        acc = acc > hi ? hi : acc;
-      }
+      acc = apply_post_v(acc, p.post);
       std::memcpy(out + ox0, &acc, sizeof acc);
       if (ox0 == last_start) break;
       ox0 = std::min(ox0 + V, last_start);
@@ -238,7 +225,6 @@ inline __attribute__((always_inline)) void plane_flat(const Depthwise& d, std::i
   float* out = d.y + pc * hw;
   const float* res = d.residual != nullptr ? d.residual + pc * hw : nullptr;
   const vf zero = vf{} + 0.0f;
-  const vf lo = vf{} + p.post.lo, hi = vf{} + p.post.hi;
   for (std::int64_t i = 0, j = 0; i < hw; i += V, ++j) {
     vf acc = vf{} + b0;
 #pragma GCC unroll 5
@@ -268,12 +254,7 @@ inline __attribute__((always_inline)) void plane_flat(const Depthwise& d, std::i
       }
       acc += r;
     }
-    if (p.post.kind == Activation::relu) {
-      acc = acc > zero ? acc : zero;
-    } else if (p.post.kind == Activation::clip) {
-      acc = acc < lo ? lo : acc;
-      acc = acc > hi ? hi : acc;
-    }
+    acc = apply_post_v(acc, p.post);
     if (n == V) {
       std::memcpy(out + i, &acc, sizeof acc);
     } else {

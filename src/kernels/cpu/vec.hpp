@@ -1,9 +1,11 @@
 #pragma once
 // Internal to the kernels written with GCC vector extensions (depthwise.cpp,
-// conv_direct.cpp): the vector of V floats (an AVX2 ymm or an AVX-512 zmm) and the even
-// lanes of two of them (stride-2 reads). Use only inside functions compiled for the
+// conv_direct.cpp): the vector of V floats (an AVX2 ymm or an AVX-512 zmm), the even
+// lanes of two of them (stride-2 reads) and the fused activation on a vector. Use only inside functions compiled for the
 // vector's ISA and always inlined: by-value vectors never cross a call.
 #include <type_traits>
+
+#include "kernels/cpu/gemm.hpp"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // always inlined into functions of the vector's ISA
@@ -35,6 +37,19 @@ inline __attribute__((always_inline)) VecOf<V> even_lanes(VecOf<V> a, VecOf<V> b
     return __builtin_shuffle(a, b, vi16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
   }
 #endif
+}
+
+// `p` on every lane of `v`, as `apply_post` on one value (ReLU maps NaN to 0, Clip keeps it).
+template <class Vec>
+inline __attribute__((always_inline)) Vec apply_post_v(Vec v, const PostOp& p) {
+  const Vec zero = Vec{} + 0.0f;
+  if (p.kind == Activation::relu) return v > zero ? v : zero;
+  if (p.kind == Activation::clip) {
+    const Vec lo = Vec{} + p.lo, hi = Vec{} + p.hi;
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+  }
+  return v;
 }
 
 }  // namespace ge::cpu

@@ -11,7 +11,8 @@
 // thread it is the kernel's time without the moments other processes held the core, the
 // steadiest figure on a shared machine.
 //
-// Peak per core defaults to 2 FMA pipes x 8 lanes (AVX2) x 2 flops x the clock read from
+// Peak per core defaults to 2 FMA pipes x the lanes of the widest ISA the kernels use
+// (16 with AVX-512F, 8 with AVX2+FMA, 4 otherwise; capped by GE_CPU_ISA) x 2 flops x the clock read from
 // /proc/cpuinfo ("cpu MHz"); AVX-512 machines should pass their own figure. Times are the
 // minimum over the repetitions (other processes share the cores), medians alongside.
 #include <tbb/task_arena.h>
@@ -212,11 +213,21 @@ int main(int argc, char** argv) {
     const std::string what = argc > 1 ? argv[1] : "all";
     const int threads = argc > 2 ? std::max(1, std::atoi(argv[2])) : 2;
     const double mhz = cpu_mhz();
-    const double per_core = argc > 3 ? std::atof(argv[3]) : 2.0 * 8.0 * 2.0 * mhz * 1e-3;
+    // The lanes of the widest ISA the kernels dispatch to (GE_CPU_ISA may lower it).
+    const char* cap = std::getenv("GE_CPU_ISA");
+    int lanes = 4;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && (cap == nullptr || std::string(cap) == "avx512")) {
+      lanes = 16;
+    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+               (cap == nullptr || std::string(cap) != "baseline")) {
+      lanes = 8;
+    }
+    const double per_core = argc > 3 ? std::atof(argv[3]) : 2.0 * lanes * 2.0 * mhz * 1e-3;
     const double peak = per_core * threads;
-    std::printf("bench/conv: %d threads; peak %.1f GFLOP/s = %d x %.1f per core (2 FMA pipes x 8 lanes x 2 flops x "
-                "%.0f MHz unless given)\n\n",
-                threads, peak, threads, per_core, mhz);
+    std::printf("bench/conv: %d threads; peak %.1f GFLOP/s = %d x %.1f per core (2 FMA pipes x %d lanes (cpuid, "
+                "GE_CPU_ISA) x 2 flops x %.0f MHz unless given)\n\n",
+                threads, peak, threads, per_core, lanes, mhz);
     if (what == "layers" || what == "all") bench_layers(threads, peak);
     if (what == "models" || what == "all") bench_models(threads);
   } catch (const std::exception& e) {

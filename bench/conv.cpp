@@ -13,7 +13,7 @@
 //
 // Peak per core defaults to 2 FMA pipes x the lanes of the widest ISA the kernels use
 // (16 with AVX-512F, 8 with AVX2+FMA, 4 otherwise; capped by GE_CPU_ISA) x 2 flops x the clock read from
-// /proc/cpuinfo ("cpu MHz"); AVX-512 machines should pass their own figure. Times are the
+// /proc/cpuinfo ("cpu MHz"), or the figure given. Times are the
 // minimum over the repetitions (other processes share the cores), medians alongside.
 #include <tbb/task_arena.h>
 

@@ -11,9 +11,10 @@
 // thread it is the kernel's time without the moments other processes held the core, the
 // steadiest figure on a shared machine.
 //
-// Peak per core defaults to 2 FMA pipes x the lanes of the widest ISA the kernels use
-// (16 with AVX-512F, 8 with AVX2+FMA, 4 otherwise; capped by GE_CPU_ISA) x 2 flops x the clock read from
-// /proc/cpuinfo ("cpu MHz"), or the figure given. Times are the
+// Peak per core: the figure given, else what a loop of independent vector FMAs reaches on
+// one core at the widest ISA the kernels use (16 lanes with AVX-512F, 8 with AVX2+FMA;
+// capped by GE_CPU_ISA), else 2 FMA pipes x lanes x 2 flops x the clock /proc/cpuinfo
+// reports (often a VM host's base clock: both are printed). Times are the
 // minimum over the repetitions (other processes share the cores), medians alongside.
 #include <tbb/task_arena.h>
 
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "ge/ge.hpp"
+#include "peak.hpp"
 #include "models/mobilenet_v2.hpp"
 #include "models/resnet50.hpp"
 
@@ -213,21 +215,16 @@ int main(int argc, char** argv) {
     const std::string what = argc > 1 ? argv[1] : "all";
     const int threads = argc > 2 ? std::max(1, std::atoi(argv[2])) : 2;
     const double mhz = cpu_mhz();
-    // The lanes of the widest ISA the kernels dispatch to (GE_CPU_ISA may lower it).
-    const char* cap = std::getenv("GE_CPU_ISA");
-    int lanes = 4;
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && (cap == nullptr || std::string(cap) == "avx512")) {
-      lanes = 16;
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-               (cap == nullptr || std::string(cap) != "baseline")) {
-      lanes = 8;
-    }
-    const double per_core = argc > 3 ? std::atof(argv[3]) : 2.0 * lanes * 2.0 * mhz * 1e-3;
+    const int lanes = ge_bench::kernel_lanes();
+    const double nominal = 2.0 * lanes * 2.0 * mhz * 1e-3;  // 2 FMA pipes x lanes x 2 flops x clock
+    const double measured = ge_bench::measured_core_peak(lanes);
+    const double per_core = argc > 3 ? std::atof(argv[3]) : measured > 0.0 ? measured : nominal;
     const double peak = per_core * threads;
-    std::printf("bench/conv: %d threads; peak %.1f GFLOP/s = %d x %.1f per core (2 FMA pipes x %d lanes (cpuid, "
-                "GE_CPU_ISA) x 2 flops x %.0f MHz unless given)\n\n",
-                threads, peak, threads, per_core, lanes, mhz);
+    std::printf("bench/conv: %d threads; peak %.1f GFLOP/s = %d x %.1f per core (%s); an FMA loop measured %.1f per "
+                "core, 2 FMA pipes x %d lanes (cpuid, GE_CPU_ISA) x 2 flops x %.0f MHz (/proc/cpuinfo) is %.1f\n\n",
+                threads, peak, threads, per_core,
+                argc > 3 ? "given" : measured > 0.0 ? "measured by the FMA loop" : "from the clock", measured, lanes, mhz,
+                nominal);
     if (what == "layers" || what == "all") bench_layers(threads, peak);
     if (what == "models" || what == "all") bench_models(threads);
   } catch (const std::exception& e) {

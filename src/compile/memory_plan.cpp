@@ -17,6 +17,7 @@ std::string_view to_string(PlanStrategy s) noexcept {
     case PlanStrategy::by_area: return "by_area";
     case PlanStrategy::by_conflict: return "by_conflict";
     case PlanStrategy::first_fit_by_size: return "first_fit_by_size";
+    case PlanStrategy::first_fit_by_first_use: return "first_fit_by_first_use";
     case PlanStrategy::search: return "search";
   }
   return "unknown";
@@ -201,6 +202,7 @@ std::vector<std::int32_t> order_for(PlanStrategy s, const Packing& p) {
     case PlanStrategy::first_fit_by_size:
     case PlanStrategy::search: return by_key(p.size(), bigger);
     case PlanStrategy::by_first_use:
+    case PlanStrategy::first_fit_by_first_use:
       return by_key(p.size(), [&](std::int32_t a, std::int32_t b) {
         if (p.at(a).first != p.at(b).first) return p.at(a).first < p.at(b).first;
         return p.at(a).bytes > p.at(b).bytes;
@@ -429,7 +431,7 @@ MemoryPlan plan_memory(std::span<const Lifetime> values, const PlanOptions& opti
       continue;
     }
     offsets.assign(blocks.size(), -1);
-    const Fit fit = s == PlanStrategy::first_fit_by_size ? Fit::first : Fit::best;
+    const Fit fit = s == PlanStrategy::first_fit_by_size || s == PlanStrategy::first_fit_by_first_use ? Fit::first : Fit::best;
     const std::int64_t arena = packing.place(order_for(s, packing), fit, offsets);
     if (best_arena < 0 || arena < best_arena) {
       best_arena = arena;

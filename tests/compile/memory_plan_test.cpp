@@ -312,6 +312,7 @@ TEST_CASE("the search alone starts from greedy by size; strategy names") {
   CHECK(ge::to_string(PlanStrategy::by_area) == "by_area");
   CHECK(ge::to_string(PlanStrategy::by_conflict) == "by_conflict");
   CHECK(ge::to_string(PlanStrategy::first_fit_by_size) == "first_fit_by_size");
+  CHECK(ge::to_string(PlanStrategy::first_fit_by_first_use) == "first_fit_by_first_use");
   CHECK(ge::to_string(PlanStrategy::search) == "search");
 }
 

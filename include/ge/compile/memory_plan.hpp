@@ -17,6 +17,8 @@
 /// - `by_conflict`: by the bytes a block meets (its own and those of every block live
 ///   with it at some step), largest first, best fit: the crowded blocks go first.
 /// - `first_fit_by_size`: largest first, first fit.
+/// - `first_fit_by_first_use`: in order of their first step (ties: larger first), first
+///   fit: the classic left-edge allocator.
 /// - `search`: starts from the best plan of the others and improves it within
 ///   `PlanOptions::search_budget`: an exact branch and bound where the blocks are few
 ///   (it proves the optimum when it finishes), else randomised greedy restarts (the
@@ -70,6 +72,7 @@ enum class PlanStrategy : std::uint8_t {
   by_area,
   by_conflict,
   first_fit_by_size,
+  first_fit_by_first_use,
   search,
 };
 
@@ -77,7 +80,7 @@ enum class PlanStrategy : std::uint8_t {
 inline constexpr PlanStrategy all_plan_strategies[] = {
     PlanStrategy::greedy_by_size, PlanStrategy::greedy_by_breadth, PlanStrategy::by_first_use,
     PlanStrategy::by_area,        PlanStrategy::by_conflict,       PlanStrategy::first_fit_by_size,
-    PlanStrategy::search};
+    PlanStrategy::first_fit_by_first_use, PlanStrategy::search};
 
 /// The name of a strategy, e.g. `"greedy_by_size"`.
 [[nodiscard]] std::string_view to_string(PlanStrategy s) noexcept;

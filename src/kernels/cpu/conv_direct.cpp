@@ -59,7 +59,6 @@ inline __attribute__((always_inline)) void row_block(const Direct& d, std::int64
   const std::int64_t taps = s.c * s.kh * s.kw;
   const float* wb = d.w + (co0 / kBlock) * taps * kBlock + lane0;
   const std::int64_t channels = std::min<std::int64_t>(C, s.cout - co0 - lane0);
-  const vf zero = vf{} + 0.0f;
   for (std::int64_t ox0 = 0; ox0 < s.ow; ox0 += V) {
     vf acc[C];
 #pragma GCC unroll 16
@@ -69,15 +68,7 @@ inline __attribute__((always_inline)) void row_block(const Direct& d, std::int64
         const float* row = buf + (ci * s.kh + ky) * d.hs + ox0 * S;
         const float* wt = wb + (ci * s.kh + ky) * s.kw * kBlock;
         for (std::int64_t kx = 0; kx < s.kw; ++kx) {
-          vf v;
-          if constexpr (S == 1) {
-            std::memcpy(&v, row + kx, sizeof v);
-          } else {
-            vf a, b;
-            std::memcpy(&a, row + kx, sizeof a);
-            std::memcpy(&b, row + kx + V, sizeof b);
-            v = even_lanes<V>(a, b);
-          }
+          const vf v = load_columns<V, S>(row + kx);
 #pragma GCC unroll 16
           for (int c = 0; c < C; ++c) acc[c] += wt[kx * kBlock + c] * v;
         }
@@ -88,21 +79,9 @@ inline __attribute__((always_inline)) void row_block(const Direct& d, std::int64
       if (c >= channels) break;
       const std::int64_t at = ((n * s.cout + co0 + lane0 + c) * s.oh + oy) * s.ow + ox0;
       vf a = acc[c];
-      if (d.residual != nullptr) {
-        vf r = zero;
-        if (lanes == V) {
-          std::memcpy(&r, d.residual + at, sizeof r);  // a fixed size: one vector load, no call
-        } else {
-          std::memcpy(&r, d.residual + at, sizeof(float) * static_cast<std::size_t>(lanes));
-        }
-        a += r;
-      }
+      if (d.residual != nullptr) a += load_lanes<vf>(d.residual + at, lanes);
       a = apply_post_v(a, p.post);
-      if (lanes == V) {
-        std::memcpy(d.y + at, &a, sizeof a);
-      } else {
-        std::memcpy(d.y + at, &a, sizeof(float) * static_cast<std::size_t>(lanes));
-      }
+      store_lanes(d.y + at, a, lanes);
     }
   }
 }

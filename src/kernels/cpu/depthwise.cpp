@@ -88,7 +88,6 @@ inline __attribute__((always_inline)) void plane(const Depthwise& d, std::int64_
   const float b0 = d.bias != nullptr ? d.bias[ch] : 0.0f;
   const std::int64_t phase = d.ph * d.hs;
   const std::int64_t sw = p.stride_w, sh = p.stride_h;
-  const vf zero = vf{} + 0.0f;
   const float* tap_base[K];  // phase plane and column offset of each kx
   for (int kx = 0; kx < K; ++kx) tap_base[kx] = buf + (kx % sw) * phase + kx / sw;
   for (std::int64_t oy = 0; oy < s.oh; ++oy) {
@@ -107,21 +106,8 @@ inline __attribute__((always_inline)) void plane(const Depthwise& d, std::int64_
         }
       }
       const std::int64_t n = std::min<std::int64_t>(V, s.ow - ox);
-      if (res != nullptr) {
-        vf r = zero;
-        if (n == V) {
-          std::memcpy(&r, res + ox, sizeof r);
-        } else {
-          for (std::int64_t l = 0; l < n; ++l) r[l] = res[ox + l];
-        }
-        acc += r;
-      }
-      acc = apply_post_v(acc, p.post);
-      if (n == V) {
-        std::memcpy(out + ox, &acc, sizeof acc);
-      } else {
-        for (std::int64_t l = 0; l < n; ++l) out[ox + l] = acc[l];
-      }
+      if (res != nullptr) acc += load_lanes<vf>(res + ox, n);
+      store_lanes(out + ox, apply_post_v(acc, p.post), n);
     }
   }
 }
@@ -173,18 +159,7 @@ inline __attribute__((always_inline)) void plane_direct(const Depthwise& d, std:
       for (int ky = ky0; ky < ky1; ++ky) {
         const float* row = in + (iy0 + ky) * s.w + ox0 * S - p.pad_left;
 #pragma GCC unroll 5
-        for (int kx = 0; kx < K; ++kx) {
-          vf v;
-          if constexpr (S == 1) {
-            std::memcpy(&v, row + kx, sizeof v);
-          } else {
-            vf a, b;
-            std::memcpy(&a, row + kx, sizeof a);
-            std::memcpy(&b, row + kx + V, sizeof b);
-            v = even_lanes<V>(a, b);
-          }
-          acc += wk[ky * K + kx] * v;
-        }
+        for (int kx = 0; kx < K; ++kx) acc += wk[ky * K + kx] * load_columns<V, S>(row + kx);
       }
       if (res != nullptr) {
         vf r;
@@ -245,21 +220,9 @@ inline __attribute__((always_inline)) void plane_flat(const Depthwise& d, std::i
       }
     }
     const std::int64_t n = std::min<std::int64_t>(V, hw - i);
-    if (res != nullptr) {
-      vf r = zero;
-      if (n == V) {
-        std::memcpy(&r, res + i, sizeof r);  // a fixed size: one vector load, no call
-      } else {
-        std::memcpy(&r, res + i, sizeof(float) * static_cast<std::size_t>(n));
-      }
-      acc += r;
-    }
+    if (res != nullptr) acc += load_lanes<vf>(res + i, n);
     acc = apply_post_v(acc, p.post);
-    if (n == V) {
-      std::memcpy(out + i, &acc, sizeof acc);
-    } else {
-      std::memcpy(out + i, &acc, sizeof(float) * static_cast<std::size_t>(n));
-    }
+    store_lanes(out + i, acc, n);
   }
 }
 

@@ -1,8 +1,11 @@
 #pragma once
 // Internal to the kernels written with GCC vector extensions (depthwise.cpp,
 // conv_direct.cpp): the vector of V floats (an AVX2 ymm or an AVX-512 zmm), the even
-// lanes of two of them (stride-2 reads) and the fused activation on a vector. Use only inside functions compiled for the
+// lanes of two of them and the columns of a stride-1 or 2 read, partial loads and
+// stores, and the fused activation on a vector. Use only inside functions compiled for the
 // vector's ISA and always inlined: by-value vectors never cross a call.
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/cpu/gemm.hpp"
@@ -37,6 +40,45 @@ inline __attribute__((always_inline)) VecOf<V> even_lanes(VecOf<V> a, VecOf<V> b
     return __builtin_shuffle(a, b, vi16{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
   }
 #endif
+}
+
+// The V columns a vector of outputs reads at horizontal stride S (1 or 2) from `row`:
+// one load, or the even lanes of two (reading 2V floats).
+template <int V, int S>
+inline __attribute__((always_inline)) VecOf<V> load_columns(const float* row) {
+  VecOf<V> v;
+  if constexpr (S == 1) {
+    std::memcpy(&v, row, sizeof v);
+  } else {
+    static_assert(S == 2, "strides 1 and 2");
+    VecOf<V> a, b;
+    std::memcpy(&a, row, sizeof a);
+    std::memcpy(&b, row + V, sizeof b);
+    v = even_lanes<V>(a, b);
+  }
+  return v;
+}
+
+// The first `n` (1 to V) floats at `src` in a vector, zeros after; and `v`'s first `n`
+// lanes stored to `dst`. A whole vector is one fixed-size copy: a run-time-size memcpy
+// is a library call that spills the vector.
+template <class Vec>
+inline __attribute__((always_inline)) Vec load_lanes(const float* src, std::int64_t n) {
+  Vec v = Vec{} + 0.0f;
+  if (n * static_cast<std::int64_t>(sizeof(float)) == static_cast<std::int64_t>(sizeof v)) {
+    std::memcpy(&v, src, sizeof v);
+  } else {
+    std::memcpy(&v, src, sizeof(float) * static_cast<std::size_t>(n));
+  }
+  return v;
+}
+template <class Vec>
+inline __attribute__((always_inline)) void store_lanes(float* dst, Vec v, std::int64_t n) {
+  if (n * static_cast<std::int64_t>(sizeof(float)) == static_cast<std::int64_t>(sizeof v)) {
+    std::memcpy(dst, &v, sizeof v);
+  } else {
+    std::memcpy(dst, &v, sizeof(float) * static_cast<std::size_t>(n));
+  }
 }
 
 // `p` on every lane of `v`, as `apply_post` on one value (ReLU maps NaN to 0, Clip keeps it).

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../../examples/models/resnet50.hpp"
 #include "ge/compile/compile.hpp"
 #include "ge/graph/builder.hpp"
+#include "ge/ops/registry.hpp"
 #include "ge/runtime/session.hpp"
 
 namespace {
@@ -127,4 +129,37 @@ TEST_CASE("compile: exporters' element-wise chains run in one block, in place, w
   const auto z = run(fused, x_values, {2, 4, 8, 8});
   REQUIRE(y.size() == z.size());
   for (std::size_t i = 0; i < y.size(); ++i) CHECK(y[i] == doctest::Approx(z[i]).epsilon(1e-5));
+}
+
+TEST_CASE("verify: an in-place pair the step's schema does not allow, or of another type, is an internal error") {
+  ge::GraphBuilder b;
+  auto x = b.input("x", ge::DataType::f32, "4,256");
+  b.output(x.sigmoid("s").tanh("t").sigmoid("u").relu("out"));
+  const auto m = ge::compile(b.build());
+  const ge::Plan& good = *m->plans()[0];
+  ge::verify(good);
+  // t reuses s in place (Tanh over its input).
+  const auto at = [&](const ge::Plan& p, const char* name) -> std::size_t {
+    for (std::size_t i = 0; i < p.values.size(); ++i)
+      if (p.values[i].name == name) return i;
+    FAIL("no value " << name);
+    return 0;
+  };
+  const ge::PlanValue& t = good.values[at(good, "t")];
+  REQUIRE(good.memory.shares_with[static_cast<std::size_t>(t.block)] == good.values[at(good, "s")].block);
+  const auto expect_internal = [](const ge::Plan& p, const char* part) {
+    try {
+      ge::verify(p);
+      FAIL("no error");
+    } catch (const ge::Error& e) {
+      CHECK(e.code() == ge::Errc::internal);
+      CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.what());
+    }
+  };
+  ge::Plan no_schema_pair = good;  // the step writing t as if it were an op without in-place pairs
+  no_schema_pair.steps[static_cast<std::size_t>(t.producer)].schema = &ge::OpRegistry::global().find("Conv");
+  expect_internal(no_schema_pair, "may not write it over that input");
+  ge::Plan other_type = good;
+  other_type.values[at(other_type, "s")].desc.dtype = ge::DataType::i32;
+  expect_internal(other_type, "in place with another type or size");
 }

@@ -215,7 +215,7 @@ TEST_CASE("conv2d with pixel-major weights (small images): pixels as GEMM rows, 
                    4e-5f);
 }
 
-TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches across tile groups, K blocks") {
+TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches across tile groups, K blocks, blocks of tiles") {
   using A = cpu::Activation;
   const auto pads = [](std::int64_t t, std::int64_t l, std::int64_t b, std::int64_t r, cpu::PostOp post = {}) {
     return cpu::Conv2dParams{.pad_top = t, .pad_left = l, .pad_bottom = b, .pad_right = r, .post = post};
@@ -227,6 +227,11 @@ TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches acr
       {1, 300, 5, 11, 13, 3, 3, pads(2, 0, 1, 2), false, true},       // K over one block; asymmetric pads
       {2, 8, 1, 1, 8, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},  // one pixel
       {1, 64, 30, 31, 64, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},
+      // Enough tiles for blocks of tiles per task (conv_winograd.cpp): 16-tile groups over
+      // tile rows and images inside a block, the last block partial, a residual.
+      {5, 24, 13, 13, 20, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},
+      {2, 300, 20, 18, 40, 3, 3, pads(1, 0, 1, 2, {A::clip, -0.5f, 0.5f}), true, false},  // K blocks
+      {4, 96, 12, 34, 80, 3, 3, pads(0, 1, 0, 1), false, true},  // 17 tiles a row, odd output
   };
   // Rounding only: the transforms add, the weights' halves are exact.
   run_packed_cases(cases, {.winograd = true}, [](const cpu::PackedConvWeights& w) { return w.winograd; }, 1500, 1e-4f);

@@ -159,13 +159,11 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     pack_params.stride_w = a.stride_w;
     pack_params.dilation_h = a.dil_h;
     pack_params.dilation_w = a.dil_w;
-    // Winograd where it paid inside ResNet-50 at batch 1 and 8 (per-node traces on an
-    // AVX-512 Xeon): at least 256 channels in and out and 14x14 output pixels (layer3:
-    // 5.2-6.0 ms per conv at batch 8 against 7.1 direct). With 128 channels on 28x28 its
-    // 16 GEMMs are too thin and its transformed planes (16x the tiles) too large for L2
-    // (8-9 ms against 7); on 7x7 there are too few tiles to amortise its weights, 16/9
-    // the size of the direct ones, which stream from memory at every run.
-    const bool winograd = wv.dims[0] >= 256 && wv.dims[1] >= 256 && output_pixels(r) >= 196;
+    // Winograd (3x3, stride 1; conv_winograd.cpp) from 64 channels in and out and 7x7
+    // output pixels: on every such conv of ResNet-50 at batch 1 and 8 it beat the direct
+    // GEMM conv (AMD Zen 5, 2 threads, ms at batch 8: 56x56x64 6.1 -> 4.7, 28x28x128
+    // 6.0 -> 3.1, 14x14x256 3.5 (whole batch) -> 2.6, 7x7x512 6.4 -> 3.4).
+    const bool winograd = wv.dims[0] >= 64 && wv.dims[1] >= 64 && output_pixels(r) >= 49;
     auto packed = std::make_shared<const cpu::PackedConvWeights>(cpu::pack_conv_weights(
         pack_params, wv,
         {.bf16 = r.precision == Precision::bf16, .winograd = winograd, .pixel_major = small_output(r), .direct = true}));

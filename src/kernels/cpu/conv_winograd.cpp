@@ -6,23 +6,32 @@
 //
 // - Weights (once, at pack time): U = G g G^T per (cout, cin), each of the 16 elements
 //   packed as its own GEMM A operand.
-// - Input (per run, in parallel over channels): a channel's plane is copied, zero
-//   padded, into a plane covering every tile; 16 tiles at a time (the tiles of every
-//   image in a row: image, tile row, tile column) are gathered into a 16-lane staging
-//   block, transformed V = B^T d B with vector adds, and stored as one 16-lane row of
-//   each V_xi's GEMM B panel.
-// - 16 GEMMs (the conv's blocked GEMM over K = cin, in parallel over (xi, row blocks)).
-// - Output (in parallel over output channels): Y = A^T M A per tile, 16 tiles at a
-//   time, then bias, residual and activation, stored where the tile lies inside the
-//   output.
+// - Input: tiles go 16 at a time (a group: image, tile row, tile column order, so a group
+//   may run over rows and images); a group's 4x4 windows of one input channel are read
+//   (zero outside the image), transformed V = B^T d B with vector adds, and stored as one
+//   16-lane row of each V_xi's GEMM B panel. AVX-512 reads a row of windows with two
+//   masked loads split into even and odd columns; the baseline one float at a time.
+// - 16 GEMMs over K = cin (the packed GEMM's K blocks).
+// - Output: Y = A^T M A per group of tiles, then bias, residual and activation, stored
+//   where the tiles lie in the output (masked, interleaved stores on AVX-512).
+// Two schedules (`winograd_block`): blocks of 32-64 tiles, each task taking its block
+// through all three steps in its own cache (V and M never leave L2; U, read once per block,
+// is small); or the whole batch step by step (every V, then the GEMMs split over rows of
+// U, read once, then every Y), for large weights over few tiles.
 // Transforms only add and subtract (G's halves are applied to the weights in f64):
 // the result differs from the direct conv by rounding only (checked in the tests).
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
+#include <tbb/task_arena.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "kernels/cpu/conv_internal.hpp"
+#include "kernels/cpu/vec.hpp"
 
 // The 64-byte vectors below never cross a function boundary: every helper is inlined
 // into the per-ISA entry points.
@@ -34,7 +43,6 @@ namespace {
 constexpr int kTile = 16;   // tiles per vector: one B panel row
 constexpr int kXi = 16;     // transformed elements per tile (4 x 4)
 
-typedef float vf16 __attribute__((vector_size(64)));
 
 inline __attribute__((always_inline)) vf16 load(const float* p) {
   vf16 v;
@@ -45,7 +53,6 @@ inline __attribute__((always_inline)) void store(float* p, vf16 v) { std::memcpy
 
 struct Geometry {
   std::int64_t tiles_y, tiles_x, per_image, tiles, tiles_pad;  // tiles: of the whole batch
-  std::int64_t ph, pw;                                         // the padded plane
 };
 
 Geometry geometry(const ConvShape& s) {
@@ -55,8 +62,6 @@ Geometry geometry(const ConvShape& s) {
   g.per_image = g.tiles_y * g.tiles_x;
   g.tiles = s.n * g.per_image;
   g.tiles_pad = (g.tiles + kTile - 1) / kTile * kTile;
-  g.ph = 2 * g.tiles_y + 2;
-  g.pw = 2 * g.tiles_x + 2;
   return g;
 }
 
@@ -90,134 +95,275 @@ inline __attribute__((always_inline)) void output_transform(const vf16 (&m)[4][4
   }
 }
 
-// One input channel: its V rows for every tile (`vbuf`: 16 B operands of cin x tiles_pad
-// in 16-column panels, `panel` = cin * 16 floats apart).
-inline __attribute__((always_inline)) void transform_channel(const Conv2dParams& p, const ConvShape& s,
-                                                              const Geometry& g, std::int64_t ci, const float* x,
-                                                              float* plane, float* vbuf, std::int64_t cin) {
-  const std::int64_t panel = cin * kTile;
-  const std::int64_t xi_stride = g.tiles_pad / kTile * panel;
-  std::int64_t img_loaded = -1;
-  for (std::int64_t t0 = 0; t0 < g.tiles_pad; t0 += kTile) {
-    alignas(64) float stage[4][4][kTile];
-    for (int l = 0; l < kTile; ++l) {
-      const std::int64_t t = t0 + l;
-      if (t >= g.tiles) {
-        for (int r = 0; r < 4; ++r)
-          for (int c = 0; c < 4; ++c) stage[r][c][l] = 0.0f;
-        continue;
-      }
-      const std::int64_t img = t / g.per_image, tt = t % g.per_image;
-      if (img != img_loaded) {
-        // The zero-padded plane of (img, ci): padded row r is input row r - pad_top.
-        const float* in = x + (img * s.c + ci) * s.h * s.w;
-        for (std::int64_t r = 0; r < g.ph; ++r) {
-          float* row = plane + r * g.pw;
-          const std::int64_t iy = r - p.pad_top;
-          std::fill(row, row + g.pw, 0.0f);
-          if (iy < 0 || iy >= s.h) continue;
-          const std::int64_t c0 = std::max<std::int64_t>(0, p.pad_left);
-          const std::int64_t ix0 = c0 - p.pad_left;
-          const std::int64_t count = std::min(s.w - ix0, g.pw - c0);
-          if (count > 0) std::memcpy(row + c0, in + iy * s.w + ix0, sizeof(float) * static_cast<std::size_t>(count));
-        }
-        img_loaded = img;
-      }
-      const float* base = plane + (tt / g.tiles_x) * 2 * g.pw + (tt % g.tiles_x) * 2;
-      for (int r = 0; r < 4; ++r)
-        for (int c = 0; c < 4; ++c) stage[r][c][l] = base[r * g.pw + c];
-    }
-    vf16 d[4][4], v[4][4];
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 4; ++c) d[r][c] = load(stage[r][c]);
-    input_transform(d, v);
-    float* dst = vbuf + (t0 / kTile) * panel + ci * kTile;
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 4; ++c) store(dst + (r * 4 + c) * xi_stride, v[r][c]);
+// The tiles of a 16-tile group [t0, t0 + 16) lie in runs along tile rows (a segment):
+// image `img`, tile row `ty`, tiles from column `tx`, in lanes [lane, lane + n).
+struct Segment {
+  std::int64_t img, ty, tx;
+  int lane, n;
+};
+
+template <class F>
+inline __attribute__((always_inline)) void for_segments(const Geometry& g, std::int64_t t0, F&& f) {
+  int lane = 0;
+  for (std::int64_t t = t0; lane < kTile && t < g.tiles;) {
+    const std::int64_t img = t / g.per_image, tt = t % g.per_image;
+    const std::int64_t ty = tt / g.tiles_x, tx = tt % g.tiles_x;
+    const int n = static_cast<int>(std::min({std::int64_t{kTile - lane}, g.tiles_x - tx, g.tiles - t}));
+    f(Segment{img, ty, tx, lane, n});
+    lane += n;
+    t += n;
   }
 }
 
-// One output channel: Y from its M rows, with the epilogue, into the NCHW output.
-inline __attribute__((always_inline)) void output_channel(const Conv2dParams& p, const ConvShape& s,
-                                                           const Geometry& g, std::int64_t co, const float* mbuf,
-                                                           std::int64_t cout, const float* bias, float* y,
-                                                           const float* residual) {
-  const std::int64_t xi_stride = cout * g.tiles_pad;  // M_xi: cout rows of tiles_pad
-  const float b0 = bias != nullptr ? bias[co] : 0.0f;
-  for (std::int64_t t0 = 0; t0 < g.tiles; t0 += kTile) {
-    vf16 m[4][4], out[2][2];
-    for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 4; ++c) m[r][c] = load(mbuf + (r * 4 + c) * xi_stride + co * g.tiles_pad + t0);
-    output_transform(m, out);
-    const int lanes = static_cast<int>(std::min<std::int64_t>(kTile, g.tiles - t0));
-    for (int l = 0; l < lanes; ++l) {
-      const std::int64_t t = t0 + l;
-      const std::int64_t img = t / g.per_image, tt = t % g.per_image;
-      const std::int64_t oy0 = (tt / g.tiles_x) * 2, ox0 = (tt % g.tiles_x) * 2;
-      const std::int64_t plane = (img * s.cout + co) * s.oh * s.ow;
-      for (int r = 0; r < 2; ++r) {
-        const std::int64_t oy = oy0 + r;
-        if (oy >= s.oh) break;
-        for (int c = 0; c < 2; ++c) {
-          const std::int64_t ox = ox0 + c;
-          if (ox >= s.ow) break;
-          const std::int64_t at = plane + oy * s.ow + ox;
-          float v = out[r][c][l] + b0;
-          if (residual != nullptr) v += residual[at];
-          y[at] = apply_post(v, p.post);
-        }
-      }
-    }
-  }
+// Tiles per block for `blocked`, or 0 for `whole_batch`. Blocks of 32 tiles (64 for up to
+// 160 channels in and out: V and M then fill half of a 1 MiB L2) where there are at least
+// two per thread; else the whole batch, whose GEMMs split over rows of U instead.
+// Measured on ResNet-50's 3x3 convs (AMD Zen 5, 2 threads, ms at batch 1 / 8, whole batch
+// -> blocked): 64ch 56x56 0.75 / 7.4 -> 0.44 / 4.7, 128ch 28x28 0.54 / 5.0 -> 0.43 / 3.1,
+// 256ch 14x14 0.53 / 3.5 -> (2 blocks: whole) / 2.6, 512ch 7x7 0.55 / 4.0 -> (1 block) / 3.4.
+std::int64_t winograd_block(std::int64_t cin, std::int64_t cout, std::int64_t tiles) {
+  const std::int64_t block = cin + cout <= 160 ? 64 : 32;
+  const std::int64_t threads = std::max(1, tbb::this_task_arena::max_concurrency());
+  return (tiles + block - 1) / block >= 2 * threads ? block : 0;
 }
 
-// The transforms over ranges of channels, built for AVX-512 and for the baseline (the
-// 16-lane vectors then lower to four SSE registers each), the widest chosen at start-up.
-struct Transforms {
+// What the per-group transforms read and write.
+struct Ctx {
   const Conv2dParams* p;
   const ConvShape* s;
   const Geometry* g;
   const float* x;
-  float* vbuf;
-  const float* mbuf;
   const float* bias;
   float* y;
   const float* residual;
 };
 
-#define GE_WINOGRAD_BODIES                                                                                        \
-  static void inputs(const Transforms& t, std::int64_t b, std::int64_t e, float* plane) {                         \
-    for (std::int64_t ci = b; ci < e; ++ci) transform_channel(*t.p, *t.s, *t.g, ci, t.x, plane, t.vbuf, t.s->c);  \
-  }                                                                                                               \
-  static void outputs(const Transforms& t, std::int64_t b, std::int64_t e) {                                      \
-    for (std::int64_t co = b; co < e; ++co)                                                                       \
-      output_channel(*t.p, *t.s, *t.g, co, t.mbuf, t.s->cout, t.bias, t.y, t.residual);                           \
-  }
+// Stores V = B^T d B of a group: element xi at dst + xi * xi_stride.
+inline __attribute__((always_inline)) void store_v(const vf16 (&d)[4][4], float* dst, std::int64_t xi_stride) {
+  vf16 v[4][4];
+  input_transform(d, v);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) store(dst + (r * 4 + c) * xi_stride, v[r][c]);
+}
 
+// Y = A^T M A of a group, plus the bias: M element xi at src + xi * xi_stride.
+inline __attribute__((always_inline)) void load_y(const float* src, std::int64_t xi_stride, float bias,
+                                                  vf16 (&out)[2][2]) {
+  vf16 m[4][4];
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) m[r][c] = load(src + (r * 4 + c) * xi_stride);
+  output_transform(m, out);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 2; ++c) out[r][c] += bias;
+}
+
+// Baseline: the 4x4 input windows of a group gathered one float at a time, zero outside
+// the image; the 2x2 outputs stored one at a time.
 struct Base {
-  GE_WINOGRAD_BODIES
+  static void inputs(const Ctx& k, std::int64_t ci, std::int64_t t0, float* dst, std::int64_t xi_stride) {
+    const Conv2dParams& p = *k.p;
+    const ConvShape& s = *k.s;
+    alignas(64) float stage[4][4][kTile] = {};
+    for_segments(*k.g, t0, [&](const Segment& sg) {
+      const float* plane = k.x + (sg.img * s.c + ci) * s.h * s.w;
+      for (int l = 0; l < sg.n; ++l) {
+        const std::int64_t y0 = 2 * sg.ty - p.pad_top, x0 = 2 * (sg.tx + l) - p.pad_left;
+        for (int r = 0; r < 4; ++r) {
+          if (y0 + r < 0 || y0 + r >= s.h) continue;
+          for (int c = 0; c < 4; ++c)
+            if (x0 + c >= 0 && x0 + c < s.w) stage[r][c][sg.lane + l] = plane[(y0 + r) * s.w + x0 + c];
+        }
+      }
+    });
+    vf16 d[4][4];
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c) d[r][c] = load(stage[r][c]);
+    store_v(d, dst, xi_stride);
+  }
+  static void outputs(const Ctx& k, std::int64_t co, std::int64_t t0, const float* src, std::int64_t xi_stride) {
+    const ConvShape& s = *k.s;
+    vf16 out[2][2];
+    load_y(src, xi_stride, k.bias != nullptr ? k.bias[co] : 0.0f, out);
+    for_segments(*k.g, t0, [&](const Segment& sg) {
+      const std::int64_t plane = (sg.img * s.cout + co) * s.oh * s.ow;
+      for (int l = 0; l < sg.n; ++l)
+        for (int r = 0; r < 2; ++r) {
+          const std::int64_t oy = 2 * sg.ty + r;
+          if (oy >= s.oh) break;
+          for (int c = 0; c < 2; ++c) {
+            const std::int64_t ox = 2 * (sg.tx + l) + c;
+            if (ox >= s.ow) break;
+            const std::int64_t at = plane + oy * s.ow + ox;
+            float v = out[r][c][sg.lane + l];
+            if (k.residual != nullptr) v += k.residual[at];
+            k.y[at] = apply_post(v, k.p->post);
+          }
+        }
+    });
+  }
 };
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,fma")
+// AVX-512: a segment's row of windows is two masked loads of 32 consecutive floats (the
+// lanes outside the segment or the image read nothing and are zero) split into their even
+// and odd columns; outputs are interleaved back and stored with the same masks.
 struct Avx512 {
-  GE_WINOGRAD_BODIES
+  // Bits [a, b) of 32 (0 <= a < b <= 32).
+  static inline __attribute__((always_inline)) std::uint32_t bits(std::int64_t a, std::int64_t b) {
+    const std::uint32_t hi = b >= 32 ? 0xFFFFFFFFu : (1u << b) - 1u;
+    return hi & ~((1u << a) - 1u);
+  }
+  static void inputs(const Ctx& k, std::int64_t ci, std::int64_t t0, float* dst, std::int64_t xi_stride) {
+    const Conv2dParams& p = *k.p;
+    const ConvShape& s = *k.s;
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    vf16 d[4][4];
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c) d[r][c] = vf16{};
+    for_segments(*k.g, t0, [&](const Segment& sg) {
+      const float* plane = k.x + (sg.img * s.c + ci) * s.h * s.w;
+      for (int half = 0; half < 2; ++half) {
+        // Float j of the run from input column `base` is column j % 2 + 2 * half of lane j / 2.
+        const std::int64_t base = 2 * (sg.tx - sg.lane) - p.pad_left + 2 * half;
+        const std::int64_t a = std::max<std::int64_t>(2 * sg.lane, -base);
+        const std::int64_t b = std::min<std::int64_t>(2 * (sg.lane + sg.n), s.w - base);
+        if (a >= b) continue;
+        const std::uint32_t m = bits(a, b);
+        const auto mlo = static_cast<__mmask16>(m & 0xFFFFu), mhi = static_cast<__mmask16>(m >> 16);
+        for (int r = 0; r < 4; ++r) {
+          const std::int64_t iy = 2 * sg.ty - p.pad_top + r;
+          if (iy < 0 || iy >= s.h) continue;
+          // Reads only the masked floats: those inside the row.
+          const float* row = plane + iy * s.w + base;
+          const __m512 lo = _mm512_maskz_loadu_ps(mlo, row);
+          const __m512 hi = _mm512_maskz_loadu_ps(mhi, row + 16);
+          d[r][2 * half] += reinterpret_cast<vf16>(_mm512_permutex2var_ps(lo, even, hi));
+          d[r][2 * half + 1] += reinterpret_cast<vf16>(_mm512_permutex2var_ps(lo, odd, hi));
+        }
+      }
+    });
+    store_v(d, dst, xi_stride);
+  }
+  static void outputs(const Ctx& k, std::int64_t co, std::int64_t t0, const float* src, std::int64_t xi_stride) {
+    const ConvShape& s = *k.s;
+    const __m512i first = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i second = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    vf16 out[2][2];
+    load_y(src, xi_stride, k.bias != nullptr ? k.bias[co] : 0.0f, out);
+    for_segments(*k.g, t0, [&](const Segment& sg) {
+      // Float j of the run from output column `base` is column j % 2 of lane j / 2.
+      const std::int64_t base = 2 * (sg.tx - sg.lane);
+      const std::int64_t b = std::min<std::int64_t>(2 * (sg.lane + sg.n), s.ow - base);
+      if (2 * sg.lane >= b) return;
+      const std::uint32_t m = bits(2 * sg.lane, b);
+      const auto mlo = static_cast<__mmask16>(m & 0xFFFFu), mhi = static_cast<__mmask16>(m >> 16);
+      const std::int64_t plane = (sg.img * s.cout + co) * s.oh * s.ow;
+      for (int r = 0; r < 2; ++r) {
+        const std::int64_t oy = 2 * sg.ty + r;
+        if (oy >= s.oh) break;
+        const __m512 c0 = reinterpret_cast<__m512>(out[r][0]), c1 = reinterpret_cast<__m512>(out[r][1]);
+        vf16 lo = reinterpret_cast<vf16>(_mm512_permutex2var_ps(c0, first, c1));
+        vf16 hi = reinterpret_cast<vf16>(_mm512_permutex2var_ps(c0, second, c1));
+        const std::int64_t at = plane + oy * s.ow + base;
+        if (k.residual != nullptr) {
+          lo += reinterpret_cast<vf16>(_mm512_maskz_loadu_ps(mlo, k.residual + at));
+          hi += reinterpret_cast<vf16>(_mm512_maskz_loadu_ps(mhi, k.residual + at + 16));
+        }
+        _mm512_mask_storeu_ps(k.y + at, mlo, reinterpret_cast<__m512>(apply_post_v(lo, k.p->post)));
+        _mm512_mask_storeu_ps(k.y + at + 16, mhi, reinterpret_cast<__m512>(apply_post_v(hi, k.p->post)));
+      }
+    });
+  }
 };
 #pragma GCC pop_options
 #endif
-#undef GE_WINOGRAD_BODIES
 
-using InputsFn = void (*)(const Transforms&, std::int64_t, std::int64_t, float*);
-using OutputsFn = void (*)(const Transforms&, std::int64_t, std::int64_t);
+using InputsFn = void (*)(const Ctx&, std::int64_t, std::int64_t, float*, std::int64_t);
+using OutputsFn = void (*)(const Ctx&, std::int64_t, std::int64_t, const float*, std::int64_t);
 
-const bool avx512 = isa() == Isa::avx512;
 #if defined(__x86_64__) && defined(__GNUC__)
+const bool avx512 = isa() == Isa::avx512;
 const InputsFn inputs_fn = avx512 ? Avx512::inputs : Base::inputs;
 const OutputsFn outputs_fn = avx512 ? Avx512::outputs : Base::outputs;
 #else
 const InputsFn inputs_fn = Base::inputs;
 const OutputsFn outputs_fn = Base::outputs;
 #endif
+
+// The 16 GEMMs M_xi (cout x n) = U_xi (cout x cin) * V_xi (cin x n, panels `panel` apart),
+// rows [m0, m1), over K in blocks of 256.
+void products(const PackedConvWeights& w, std::int64_t cout, std::int64_t cin, std::int64_t xi, std::int64_t m0,
+              std::int64_t m1, const float* v, std::int64_t n, float* m) {
+  constexpr std::int64_t kc_max = 256;
+  const float* a = w.data.data() + xi * packed_a_size(cout, cin);
+  for (std::int64_t k0 = 0; k0 < cin; k0 += kc_max) {
+    const std::int64_t kc = std::min(kc_max, cin - k0);
+    gemm_packed_kblock(cout, m0, m1, cin, k0, kc, a, v + k0 * kTile, cin * kTile, n, m, n, 0, GemmEpilogue{}, k0 == 0,
+                       k0 + kc >= cin);
+  }
+}
+
+// Whole batch: every tile's V (16 x cin x tiles) is built first, in parallel over input
+// channels, then the 16 GEMMs over all tiles (each U_xi read once), then Y in parallel
+// over output channels. For large weights (they stream once per run) and few tiles.
+void whole_batch(const Ctx& k, const PackedConvWeights& w) {
+  const Geometry& g = *k.g;
+  const std::int64_t cin = k.s->c, cout = k.s->cout;
+  const std::int64_t panel = cin * kTile;
+  const std::int64_t vx = (g.tiles_pad / kTile) * panel;  // from one V_xi to the next
+  PooledBuffer vbuf(kXi * vx);
+  PooledBuffer mbuf(kXi * cout * g.tiles_pad);
+  parallel_for(cin, grain_for(g.tiles * 16, 65536), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t ci = b; ci < e; ++ci)
+      for (std::int64_t t0 = 0; t0 < g.tiles_pad; t0 += kTile)
+        inputs_fn(k, ci, t0, vbuf.data() + (t0 / kTile) * panel + ci * kTile, vx);
+  });
+  // Tasks of (xi, 96 rows).
+  const std::int64_t rows = std::max<std::int64_t>(2, 96 / kGemmMR / 2 * 2) * kGemmMR;
+  const std::int64_t per_xi = (cout + rows - 1) / rows;
+  parallel_for(kXi * per_xi, 1, [&](std::int64_t tb, std::int64_t te) {
+    for (std::int64_t t = tb; t < te; ++t) {
+      const std::int64_t xi = t / per_xi, m0 = t % per_xi * rows;
+      products(w, cout, cin, xi, m0, std::min(cout, m0 + rows), vbuf.data() + xi * vx, g.tiles_pad,
+               mbuf.data() + xi * cout * g.tiles_pad);
+    }
+  });
+  parallel_for(cout, grain_for(g.tiles * 16, 65536), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t co = b; co < e; ++co)
+      for (std::int64_t t0 = 0; t0 < g.tiles; t0 += kTile)
+        outputs_fn(k, co, t0, mbuf.data() + co * g.tiles_pad + t0, cout * g.tiles_pad);
+  });
+}
+
+// Blocks of tiles: each task takes `block` tiles through V, the 16 GEMMs and Y with its
+// V and M in its own cache (16 x (cin + cout) x block floats). For small weights, which
+// every block reads again.
+void blocked(const Ctx& k, const PackedConvWeights& w, std::int64_t block) {
+  const Geometry& g = *k.g;
+  const std::int64_t cin = k.s->c, cout = k.s->cout;
+  const std::int64_t panel = cin * kTile;
+  const std::int64_t blocks = (g.tiles + block - 1) / block;
+  parallel_for(blocks, 1, [&](std::int64_t bb, std::int64_t be) {
+    PooledBuffer vbuf(kXi * block * cin);
+    PooledBuffer mbuf(kXi * cout * block);
+    for (std::int64_t blk = bb; blk < be; ++blk) {
+      const std::int64_t first = blk * block;
+      const std::int64_t n = (std::min(block, g.tiles - first) + kTile - 1) / kTile * kTile;
+      const std::int64_t vx = n / kTile * panel;
+      for (std::int64_t ci = 0; ci < cin; ++ci)
+        for (std::int64_t j = 0; j < n; j += kTile)
+          inputs_fn(k, ci, first + j, vbuf.data() + (j / kTile) * panel + ci * kTile, vx);
+      for (std::int64_t xi = 0; xi < kXi; ++xi)
+        products(w, cout, cin, xi, 0, cout, vbuf.data() + xi * vx, n, mbuf.data() + xi * cout * n);
+      for (std::int64_t co = 0; co < cout; ++co)
+        for (std::int64_t j = 0; j < n && first + j < g.tiles; j += kTile)
+          outputs_fn(k, co, first + j, mbuf.data() + co * n + j, cout * n);
+    }
+  });
+}
 
 }  // namespace
 
@@ -252,38 +398,12 @@ std::int64_t winograd_weights_size(std::int64_t cout, std::int64_t cin) { return
 void conv_winograd(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
                    const float* pbias, float* py, const float* pres) {
   const Geometry g = geometry(s);
-  const std::int64_t cin = s.c, cout = s.cout;
-  const std::int64_t panel = cin * kTile;
-  PooledBuffer vbuf(kXi * (g.tiles_pad / kTile) * panel);
-  PooledBuffer mbuf(kXi * cout * g.tiles_pad);
-  const Transforms tr{&p, &s, &g, px, vbuf.data(), mbuf.data(), pbias, py, pres};
-  parallel_for(cin, grain_for(g.tiles * 64, 65536), [&](std::int64_t b, std::int64_t e) {
-    PooledBuffer plane(g.ph * g.pw);
-    inputs_fn(tr, b, e, plane.data());
-  });
-  // 16 GEMMs over K = cin in blocks of 256, each task a (xi, block of 12-row panels).
-  constexpr std::int64_t kc_max = 256;
-  const std::int64_t mpanels = (cout + kGemmMR - 1) / kGemmMR;
-  const std::int64_t rows_per_task = std::max<std::int64_t>(2, 96 / kGemmMR / 2 * 2);  // 96 rows
-  const std::int64_t tasks_per_xi = (mpanels + rows_per_task - 1) / rows_per_task;
-  const std::int64_t per_xi = packed_a_size(cout, cin);
-  const std::int64_t vb_xi = (g.tiles_pad / kTile) * panel;
-  parallel_for(kXi * tasks_per_xi, 1, [&](std::int64_t tb, std::int64_t te) {
-    for (std::int64_t t = tb; t < te; ++t) {
-      const std::int64_t xi = t / tasks_per_xi;
-      const std::int64_t m0 = t % tasks_per_xi * rows_per_task * kGemmMR;
-      const std::int64_t m1 = std::min(cout, m0 + rows_per_task * kGemmMR);
-      const float* a = w.data.data() + xi * per_xi;
-      const float* bx = vbuf.data() + xi * vb_xi;
-      float* c = mbuf.data() + xi * cout * g.tiles_pad;
-      for (std::int64_t k0 = 0; k0 < cin; k0 += kc_max) {
-        const std::int64_t kc = std::min(kc_max, cin - k0);
-        gemm_packed_kblock(cout, m0, m1, cin, k0, kc, a, bx + k0 * kTile, panel, g.tiles_pad, c, g.tiles_pad, 0,
-                           GemmEpilogue{}, k0 == 0, k0 + kc >= cin);
-      }
-    }
-  });
-  parallel_for(cout, grain_for(g.tiles * 32, 65536), [&](std::int64_t b, std::int64_t e) { outputs_fn(tr, b, e); });
+  const Ctx k{&p, &s, &g, px, pbias, py, pres};
+  const std::int64_t block = winograd_block(s.c, s.cout, g.tiles);
+  if (block > 0)
+    blocked(k, w, block);
+  else
+    whole_batch(k, w);
 }
 
 }  // namespace ge::cpu

@@ -407,10 +407,23 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"), always_inline))
       full1 = v + 1;
     }
   }
+  // Rows NR at a time, the rest 4, 2 and 1 at a time (a 7-row plane: 4 + 2 + 1).
   std::int64_t oy = 0;
   for (; oy + NR <= s.oh; oy += NR)
     row_blocks<K, S, NV, NR>(d, in, taps, bias, pc, oy, vectors, vmain, full0, full1, masks);
-  for (; oy < s.oh; ++oy) row_blocks<K, S, NV, 1>(d, in, taps, bias, pc, oy, vectors, vmain, full0, full1, masks);
+  if constexpr (NR > 4) {
+    if (oy + 4 <= s.oh) {
+      row_blocks<K, S, NV, 4>(d, in, taps, bias, pc, oy, vectors, vmain, full0, full1, masks);
+      oy += 4;
+    }
+  }
+  if constexpr (NR > 2) {
+    if (oy + 2 <= s.oh) {
+      row_blocks<K, S, NV, 2>(d, in, taps, bias, pc, oy, vectors, vmain, full0, full1, masks);
+      oy += 2;
+    }
+  }
+  if (oy < s.oh) row_blocks<K, S, NV, 1>(d, in, taps, bias, pc, oy, vectors, vmain, full0, full1, masks);
 }
 
 template <int K, int S>

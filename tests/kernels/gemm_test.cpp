@@ -203,6 +203,31 @@ TEST_CASE("matmul with pre-packed B: every count of last rows (1 to 5 past the t
       }
 }
 
+TEST_CASE("matmul with pre-packed B: 17 to 31 columns past the wide tiles (NHWC 1x1 convs to 24 channels)") {
+  std::uint32_t seed = 400;
+  for (const std::int64_t m : {12, 13, 25, 40})
+    for (const std::int64_t k : {7, 300})
+      for (const std::int64_t n : {17, 24, 31, 56}) {
+        auto a = random_f32({m, k}, ++seed);
+        auto b = random_f32({k, n}, ++seed);
+        auto bias = random_f32({n}, ++seed);
+        auto res = random_f32({m, n}, ++seed);
+        const auto packed = cpu::pack_matmul_b(b.view());
+        Buf<float> y({m, n});
+        cpu::GemmEpilogue ep;
+        ep.bias_n = bias.v.data();
+        ep.residual = res.v.data();
+        ep.ld_residual = n;
+        ep.post = {cpu::Activation::clip, -0.5f, 4.0f};
+        cpu::matmul(a.view(), packed, y.view(), ep);
+        auto want = ref_gemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false);
+        for (std::size_t i = 0; i < want.size(); ++i)
+          want[i] = std::clamp(want[i] + bias.v[i % static_cast<std::size_t>(n)] + res.v[i], -0.5f, 4.0f);
+        INFO("m " << m << " k " << k << " n " << n);
+        check_close(y.v, want);
+      }
+}
+
 TEST_CASE("matmul errors") {
   Buf<float> a({2, 3}), b({4, 5}), y({2, 5});
   expect_error(Errc::bad_op_inputs, [&] { cpu::matmul(a.view(), b.view(), y.view()); });

@@ -316,6 +316,7 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
                                                            const float* pb, float* c, std::int64_t ldc,
                                                            const GemmEpilogue& ep) {
   alignas(64) float tile[kGemmMR * kGemmNR];
+  alignas(64) float ragged_tile[V == 16 ? 4 * kGemmMR * kGemmNR : 1];
   alignas(64) float slice[kRowA ? kGemmMR * kKc : 1];
   std::int64_t k0 = 0;
   do {
@@ -360,18 +361,35 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
     };
     for (std::int64_t j = n0; j < n1;) {
       const bool wide = V == 16 && j + 2 * kGemmNR <= n1;
+      // 17 to 31 columns left (N = 24: MobileNet's projections): 12 x 32 tiles too, into
+      // `ragged` (B's panels are zero-padded), finished column-exact.
+      const bool ragged = V == 16 && !wide && j + kGemmNR < n1;
       for (std::int64_t i = m0; i < m1;) {
+        const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
         if (wide && i + 2 * kGemmMR <= m1) {
-          micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR,
-                                             k * kGemmNR, c + i * ldc + j, ldc, load_c, last, ep, i, j);
+          micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, c + i * ldc + j, ldc, load_c, last,
+                                             ep, i, j);
+          i += 2 * kGemmMR;
+          continue;
+        }
+        if (ragged && i + 2 * kGemmMR <= m1) {
+          micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, ragged_tile, 2 * kGemmNR, false,
+                                             false, ep, i, j);
+          for (std::int64_t r = 0; r < 2 * kGemmMR; ++r) {
+            float* crow = c + (i + r) * ldc + j;
+            finish_row(ragged_tile + r * 2 * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c,
+                       last, ep, i + r, j);
+            finish_row(ragged_tile + r * 2 * kGemmNR + kGemmNR, crow + kGemmNR, n1 - j - kGemmNR, load_c, last, ep,
+                       i + r, j + kGemmNR);
+          }
           i += 2 * kGemmMR;
           continue;
         }
         one_tile(i, j);
-        if (wide) one_tile(i, j + kGemmNR);
+        if (wide || ragged) one_tile(i, j + kGemmNR);
         i += kGemmMR;
       }
-      j += wide ? 2 * kGemmNR : kGemmNR;
+      j += wide || ragged ? 2 * kGemmNR : kGemmNR;
     }
     k0 += kc;
   } while (k0 < k);

@@ -19,12 +19,48 @@ void same_type(std::string_view op, const char* a, const TensorView& x, const ch
   }
 }
 
+// dst[b][i][j] = src[b * sb + i + j * ld] (dst dense [B, M, N]) in 16 x 16 tiles, in
+// parallel over images and row blocks: a transpose (NCHW <-> NHWC) whose reads and
+// writes both stay within a few cache lines per tile, where the element-wise strided
+// copy read a new cache line for every element.
+template <class T>
+void tiled_transpose(std::int64_t batch, std::int64_t m, std::int64_t n, const T* src, std::int64_t sb,
+                     std::int64_t ld, T* dst) {
+  constexpr std::int64_t kT = 16, kRows = 64;
+  const std::int64_t blocks = (m + kRows - 1) / kRows;
+  parallel_for(batch * blocks, grain_for(kRows * n, 65536), [&](std::int64_t tb, std::int64_t te) {
+    for (std::int64_t t = tb; t < te; ++t) {
+      const std::int64_t b = t / blocks, r0 = t % blocks * kRows, r1 = std::min(m, r0 + kRows);
+      const T* s = src + b * sb;
+      T* d = dst + b * m * n;
+      for (std::int64_t i0 = r0; i0 < r1; i0 += kT)
+        for (std::int64_t j0 = 0; j0 < n; j0 += kT) {
+          const std::int64_t im = std::min(kT, r1 - i0), jn = std::min(kT, n - j0);
+          for (std::int64_t j = 0; j < jn; ++j) {
+            const T* col = s + (j0 + j) * ld + i0;
+            T* out = d + i0 * n + j0 + j;
+            for (std::int64_t i = 0; i < im; ++i) out[i * n] = col[i];
+          }
+        }
+    }
+  });
+}
+
 // Copies a strided view of `src` (element strides `in`, which may be 0 or negative) into
 // dense `dst` of `dims`.
 void strided_copy(std::int64_t esize, Dims dims, const std::vector<std::int64_t>& in, const void* src, void* dst) {
   const std::int64_t total = product(dims, 0, dims.size());
   if (total == 0) return;
   const Collapsed c = collapse(dims, {strides_of(dims), in});
+  // A batch of 2-D transposes: the last two dims read as columns of a contiguous run.
+  const std::size_t r = c.dims.size();
+  if (esize == 4 && (r == 2 || r == 3) && c.strides[1][r - 2] == 1 && c.strides[1][r - 1] > 1 &&
+      c.dims[r - 1] >= 4 && c.dims[r - 2] >= 4) {
+    const std::int64_t batch = r == 3 ? c.dims[0] : 1, sb = r == 3 ? c.strides[1][0] : 0;
+    tiled_transpose(batch, c.dims[r - 2], c.dims[r - 1], static_cast<const std::uint32_t*>(src), sb,
+                    c.strides[1][r - 1], static_cast<std::uint32_t*>(dst));
+    return;
+  }
   const std::int64_t inner = c.dims.back();
   const std::int64_t si = c.strides[1].back();
   const auto* s = static_cast<const std::byte*>(src);

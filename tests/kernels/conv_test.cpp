@@ -245,6 +245,88 @@ TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches acr
   CHECK_FALSE(cpu::pack_conv_weights({.group = 2}, random_f32({8, 4, 3, 3}, 3).view(), {.winograd = true}).winograd);
 }
 
+// [N, C, H, W] <-> [N, H, W, C].
+Buf<float> to_nhwc(const Buf<float>& t) {
+  const std::int64_t n = t.dims[0], c = t.dims[1], h = t.dims[2], w = t.dims[3];
+  Buf<float> o({n, h, w, c});
+  for (std::int64_t i = 0; i < n * c * h * w; ++i) {
+    const std::int64_t x = i % w, y = i / w % h, ch = i / (w * h) % c, b = i / (w * h * c);
+    o[((b * h + y) * w + x) * c + ch] = t[i];
+  }
+  return o;
+}
+std::vector<float> nchw_of(const Buf<float>& t) {
+  const std::int64_t n = t.dims[0], h = t.dims[1], w = t.dims[2], c = t.dims[3];
+  std::vector<float> o(t.v.size());
+  for (std::int64_t i = 0; i < n * h * w * c; ++i) {
+    const std::int64_t ch = i % c, x = i / c % w, y = i / (c * w) % h, b = i / (c * w * h);
+    o[static_cast<std::size_t>(((b * c + ch) * h + y) * w + x)] = t[i];
+  }
+  return o;
+}
+
+TEST_CASE("conv2d depthwise on NHWC images: kernels, strides, dilations, pads, channel tails, epilogue") {
+  using A = cpu::Activation;
+  std::uint32_t seed = 3100;
+  struct Case {
+    std::int64_t n, c, h, w, k;
+    cpu::Conv2dParams p;
+    bool bias, residual;
+  };
+  const auto same = [](std::int64_t k, std::int64_t s, cpu::PostOp post = {}) {
+    const std::int64_t pad = k / 2;
+    return cpu::Conv2dParams{.stride_h = s, .stride_w = s, .pad_top = pad, .pad_left = pad, .pad_bottom = pad,
+                             .pad_right = pad, .post = post};
+  };
+  std::vector<Case> cases;
+  for (const std::int64_t c : {5, 16, 24, 40, 96})
+    for (const std::int64_t k : {3, 5})
+      for (const std::int64_t s : {1, 2})
+        cases.push_back({2, c, 11, 19, k, same(k, s, {c % 2 ? A::clip : A::relu, 0.0f, 0.5f}), true, c % 3 == 0});
+  // Wide rows (blocks of 8 pixels and the edges), dilation, asymmetric pads, no pads.
+  cases.push_back({1, 32, 9, 40, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1}, false, true});
+  cases.push_back({1, 16, 12, 30, 3, {.pad_top = 2, .pad_left = 2, .pad_bottom = 2, .pad_right = 2, .dilation_h = 2,
+                                      .dilation_w = 2}, true, false});
+  cases.push_back({2, 24, 8, 17, 3, {.stride_h = 2, .stride_w = 1, .pad_top = 0, .pad_left = 1, .pad_bottom = 1,
+                                     .pad_right = 0}, true, true});
+  cases.push_back({1, 48, 7, 7, 3, {}, true, false});
+  cases.push_back({1, 8, 1, 1, 3, same(3, 1), true, true});  // one pixel: every tap but the centre in a pad
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      Case k = cases[i];
+      CAPTURE(threads);
+      CAPTURE(i);
+      k.p.group = k.c;
+      const std::int64_t oh = out_dim(k.h, k.k, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+      const std::int64_t ow = out_dim(k.w, k.k, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+      auto w = random_f32({k.c, 1, k.k, k.k}, seed++);
+      auto bias = random_f32({k.c}, seed++);
+      auto res = random_f32({k.n, k.c, oh, ow}, seed++);
+      const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
+      Buf<float> y({k.n, oh, ow, k.c});
+      const cpu::PackedDepthwiseNhwc packed = cpu::pack_depthwise_nhwc(w.view());
+      const ge::TensorView bv = bias.view(), rv = rn.view();
+      arena.execute([&] {
+        cpu::depthwise_nhwc(k.p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr);
+      });
+      check_close(nchw_of(y), ref_conv(k.p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow),
+                  1e-4f, 1e-4f);
+    }
+  }
+  // Bad input: a clear error, not a crash.
+  auto w = random_f32({8, 1, 3, 3}, 1);
+  const cpu::PackedDepthwiseNhwc packed = cpu::pack_depthwise_nhwc(w.view());
+  auto x = random_f32({1, 6, 6, 8}, 2);
+  Buf<float> y({1, 6, 6, 8});
+  expect_error(Errc::bad_op_inputs, [&] { cpu::depthwise_nhwc({.group = 8}, x.view(), packed, nullptr, y.view()); });
+  auto x7 = random_f32({1, 6, 6, 7}, 3);
+  expect_error(Errc::bad_op_inputs, [&] { cpu::depthwise_nhwc({.group = 8}, x7.view(), packed, nullptr, y.view()); });
+  expect_error(Errc::bad_op_inputs, [&] { (void)cpu::pack_depthwise_nhwc(random_f32({8, 2, 3, 3}, 4).view()); });
+  expect_error(Errc::unsupported, [&] { (void)cpu::pack_depthwise_nhwc(random_f32({8, 1, 9, 9}, 5).view()); });
+}
+
 TEST_CASE("conv2d direct for few input channels: first convs, strides, pads, partial blocks and rows") {
   using A = cpu::Activation;
   if (cpu::isa() == cpu::Isa::baseline) {

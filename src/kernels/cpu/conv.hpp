@@ -90,6 +90,23 @@ void conv2d(const Conv2dParams& p, const TensorView& x, const TensorView& w, con
 void conv2d(const Conv2dParams& p, const TensorView& x, const PackedConvWeights& w, const TensorView* bias,
             const TensorView& y, const TensorView* residual = nullptr);
 
+/// Depthwise weights [C, 1, KH, KW] (at most 49 taps) as NHWC's `depthwise_nhwc` reads
+/// them: per tap, the C channels.
+struct PackedDepthwiseNhwc {
+  std::int64_t c = 0, kh = 0, kw = 0;  ///< channels and kernel
+  Scratch taps;                        ///< [KH * KW][C]
+};
+
+/// Packs f32 depthwise weights. Raises `Errc::type_mismatch`, `Errc::rank_mismatch`,
+/// `Errc::bad_op_inputs` (not 1 input channel per group), `Errc::unsupported` (> 49 taps).
+[[nodiscard]] PackedDepthwiseNhwc pack_depthwise_nhwc(const TensorView& w);
+
+/// Depthwise conv (group == C == Cout) on f32 NHWC images: x [N, H, W, C], y [N, OH, OW,
+/// C] (exact), optional bias [C] and residual (y's dims); any strides, dilations, pads;
+/// `p.post` applied last. Vectorised over channels. Same errors as `conv2d`.
+void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDepthwiseNhwc& w, const TensorView* bias,
+                    const TensorView& y, const TensorView* residual = nullptr);
+
 /// Resolved attributes of a 2-D ConvTranspose; the output dims (with output_padding and
 /// output_shape resolved) come in `y`.
 struct ConvTranspose2dParams {

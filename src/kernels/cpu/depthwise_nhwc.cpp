@@ -1,0 +1,229 @@
+// Depthwise convolution on NHWC images (the layout `ge::layout_nhwc` gives chains of
+// pointwise and depthwise convs): a pixel's channels are contiguous, so every vector of
+// channels is whole, whatever the image's size or the stride. Per output row (in
+// parallel over rows) and per vector of channels, the taps stay in registers and
+// blocks of 8 pixels accumulate side by side (8 independent FMA chains); a tap is one
+// load of the input pixel's channel vector. Pixels whose window crosses the left or
+// right edge take the taps inside the image only; rows outside it are skipped; channels
+// past the last whole vector are computed one at a time.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cpu/common.hpp"
+#include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/vec.hpp"
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // vectors never cross a call: everything is inlined
+
+namespace ge::cpu {
+namespace {
+
+constexpr std::string_view kOp = "Conv";
+
+struct Nhwc {
+  const Conv2dParams* p;
+  std::int64_t n, h, w, c, oh, ow, kh, kw;
+  const float* x;
+  const float* taps;  // [kh * kw][c]
+  const float* bias;  // [c] or null
+  float* y;
+  const float* residual;  // like y, or null
+  std::int64_t ox_lo, ox_hi;  // pixels [ox_lo, ox_hi) read inside the row with every tap
+};
+
+constexpr int kPixels = 8;  // pixels accumulated side by side
+constexpr int kMaxTaps = 49;
+
+// One output pixel, channels [c0, c1), every tap checked (edges, and channels one at a time).
+inline void pixel_checked(const Nhwc& d, const float* in, std::int64_t oy, std::int64_t ox, std::int64_t c0,
+                          std::int64_t c1, float* out, const float* res) {
+  const Conv2dParams& p = *d.p;
+  for (std::int64_t ch = c0; ch < c1; ++ch) {
+    float acc = d.bias != nullptr ? d.bias[ch] : 0.0f;
+    for (std::int64_t ky = 0; ky < d.kh; ++ky) {
+      const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+      if (iy < 0 || iy >= d.h) continue;
+      for (std::int64_t kx = 0; kx < d.kw; ++kx) {
+        const std::int64_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+        if (ix < 0 || ix >= d.w) continue;
+        acc += d.taps[(ky * d.kw + kx) * d.c + ch] * in[(iy * d.w + ix) * d.c + ch];
+      }
+    }
+    if (res != nullptr) acc += res[ox * d.c + ch];
+    out[ox * d.c + ch] = apply_post(acc, p.post);
+  }
+}
+
+template <int V>
+inline __attribute__((always_inline)) void row(const Nhwc& d, std::int64_t r) {
+  using vf = VecOf<V>;
+  const Conv2dParams& p = *d.p;
+  const std::int64_t img = r / d.oh, oy = r % d.oh;
+  const float* in = d.x + img * d.h * d.w * d.c;
+  float* out = d.y + r * d.ow * d.c;
+  const float* res = d.residual != nullptr ? d.residual + r * d.ow * d.c : nullptr;
+  // Tap rows inside the image.
+  std::int64_t ky0 = 0, ky1 = d.kh;
+  while (ky0 < ky1 && oy * p.stride_h - p.pad_top + ky0 * p.dilation_h < 0) ++ky0;
+  while (ky1 > ky0 && oy * p.stride_h - p.pad_top + (ky1 - 1) * p.dilation_h >= d.h) --ky1;
+  const std::int64_t cv = d.c / V * V;  // channels in whole vectors
+  const std::int64_t sx = p.stride_w * d.c;
+  for (std::int64_t c0 = 0; c0 < cv; c0 += V) {
+    vf taps[kMaxTaps];
+    for (std::int64_t t = 0; t < d.kh * d.kw; ++t) std::memcpy(&taps[t], d.taps + t * d.c + c0, sizeof(vf));
+    vf b{};
+    if (d.bias != nullptr) std::memcpy(&b, d.bias + c0, sizeof b);
+    const auto finish = [&](vf acc, std::int64_t ox) __attribute__((always_inline)) {
+      if (res != nullptr) {
+        vf z;
+        std::memcpy(&z, res + ox * d.c + c0, sizeof z);
+        acc += z;
+      }
+      acc = apply_post_v(acc, p.post);
+      std::memcpy(out + ox * d.c + c0, &acc, sizeof acc);
+    };
+    // PX pixels from ox side by side; `Checked`: taps outside the row skipped.
+    const auto block = [&](std::int64_t ox, auto px, auto checked) __attribute__((always_inline)) {
+      constexpr int PX = decltype(px)::value;
+      constexpr bool Checked = decltype(checked)::value;
+      vf acc[PX];
+      for (int i = 0; i < PX; ++i) acc[i] = b;
+      for (std::int64_t ky = ky0; ky < ky1; ++ky) {
+        const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+        const std::int64_t ix0 = ox * p.stride_w - p.pad_left;
+        const float* src = in + (iy * d.w + ix0) * d.c + c0;
+        for (std::int64_t kx = 0; kx < d.kw; ++kx) {
+          const vf t = taps[ky * d.kw + kx];
+          const float* s = src + kx * p.dilation_w * d.c;
+#pragma GCC unroll 8
+          for (int i = 0; i < PX; ++i) {
+            if constexpr (Checked) {
+              const std::int64_t ix = ix0 + i * p.stride_w + kx * p.dilation_w;
+              if (ix < 0 || ix >= d.w) continue;
+            }
+            vf v;
+            std::memcpy(&v, s + i * sx, sizeof v);
+            acc[i] += t * v;
+          }
+        }
+      }
+#pragma GCC unroll 8
+      for (int i = 0; i < PX; ++i) finish(acc[i], ox + i);
+    };
+    using C = std::true_type;
+    using U = std::false_type;
+    using P8 = std::integral_constant<int, 8>;
+    using P4 = std::integral_constant<int, 4>;
+    using P2 = std::integral_constant<int, 2>;
+    using P1 = std::integral_constant<int, 1>;
+    // Pixels [a, e) in blocks of 8, 4, 2, 1 (checked or not).
+    const auto sweep = [&](std::int64_t a, std::int64_t e, auto checked) __attribute__((always_inline)) {
+      for (; a + 8 <= e; a += 8) block(a, P8{}, checked);
+      if (a + 4 <= e) { block(a, P4{}, checked); a += 4; }
+      if (a + 2 <= e) { block(a, P2{}, checked); a += 2; }
+      if (a < e) block(a, P1{}, checked);
+    };
+    const std::int64_t lo = std::min(d.ox_lo, d.ow), hi = std::max(lo, d.ox_hi);
+    sweep(0, lo, C{});
+    sweep(lo, hi, U{});
+    sweep(hi, d.ow, C{});
+  }
+  if (cv < d.c)
+    for (std::int64_t ox = 0; ox < d.ow; ++ox) pixel_checked(d, in, oy, ox, cv, d.c, out, res);
+}
+
+template <int V>
+inline __attribute__((always_inline)) void rows(const Nhwc& d, std::int64_t b, std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) row<V>(d, r);
+}
+
+using RowsFn = void (*)(const Nhwc&, std::int64_t, std::int64_t);
+
+void rows_base(const Nhwc& d, std::int64_t b, std::int64_t e) { rows<8>(d, b, e); }
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void rows_avx512(const Nhwc& d, std::int64_t b,
+                                                                                    std::int64_t e) {
+  rows<16>(d, b, e);
+}
+__attribute__((target("avx2,fma"))) void rows_avx2(const Nhwc& d, std::int64_t b, std::int64_t e) {
+  rows<8>(d, b, e);
+}
+#endif
+
+RowsFn pick_rows() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (isa() == Isa::avx512) return rows_avx512;
+  if (isa() == Isa::avx2) return rows_avx2;
+#endif
+  return rows_base;
+}
+
+const RowsFn rows_fn = pick_rows();
+
+}  // namespace
+
+PackedDepthwiseNhwc pack_depthwise_nhwc(const TensorView& w) {
+  check_dtype(kOp, "W", w, DataType::f32);
+  check_rank(kOp, "W", w, 4);
+  if (w.dims[1] != 1)
+    fail(Errc::bad_op_inputs, kOp, "depthwise weights " + dims_text(w.dims) + " must have 1 input channel per group");
+  if (w.dims[2] * w.dims[3] > kMaxTaps)
+    fail(Errc::unsupported, kOp, "depthwise kernel " + dims_text(w.dims) + " has more than 49 taps");
+  PackedDepthwiseNhwc p;
+  p.c = w.dims[0];
+  p.kh = w.dims[2];
+  p.kw = w.dims[3];
+  const std::int64_t taps = p.kh * p.kw;
+  p.taps = Scratch(taps * p.c);
+  const float* src = w.as<const float>();
+  for (std::int64_t ch = 0; ch < p.c; ++ch)
+    for (std::int64_t t = 0; t < taps; ++t) p.taps.data()[t * p.c + ch] = src[ch * taps + t];
+  return p;
+}
+
+void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDepthwiseNhwc& w, const TensorView* bias,
+                    const TensorView& y, const TensorView* residual) {
+  check_dtype(kOp, "X", x, DataType::f32);
+  check_dtype(kOp, "Y", y, DataType::f32);
+  check_rank(kOp, "X", x, 4);
+  check_rank(kOp, "Y", y, 4);
+  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
+      p.pad_bottom < 0 || p.pad_right < 0)
+    fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0");
+  if (p.group != w.c || x.dims[3] != w.c)
+    fail(Errc::bad_op_inputs, kOp,
+         "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the depthwise weights have " +
+             std::to_string(w.c) + " channels; expected X's last dim and group equal to them");
+  Nhwc d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, 0, 0, w.kh, w.kw, x.as<const float>(), w.taps.data(), nullptr,
+         y.as<float>(), nullptr, 0, 0};
+  const std::int64_t eh = d.h + p.pad_top + p.pad_bottom - p.dilation_h * (d.kh - 1) - 1;
+  const std::int64_t ew = d.w + p.pad_left + p.pad_right - p.dilation_w * (d.kw - 1) - 1;
+  if (eh < 0 || ew < 0)
+    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + dims_text(x.dims));
+  d.oh = eh / p.stride_h + 1;
+  d.ow = ew / p.stride_w + 1;
+  const std::int64_t want[4] = {d.n, d.oh, d.ow, d.c};
+  check_dims(kOp, "Y", y, want);
+  if (bias != nullptr && bias->dtype != DataType::undefined) {
+    check_dtype(kOp, "B", *bias, DataType::f32);
+    const std::int64_t bd[1] = {d.c};
+    check_dims(kOp, "B", *bias, bd);
+    d.bias = bias->as<const float>();
+  }
+  if (residual != nullptr) {
+    check_dtype(kOp, "residual", *residual, DataType::f32);
+    check_dims(kOp, "residual", *residual, want);
+    d.residual = residual->as<const float>();
+  }
+  // Pixels whose every tap lies inside the row: ox * s - pad_left >= 0 and
+  // ox * s - pad_left + (kw - 1) * dil <= w - 1.
+  d.ox_lo = (p.pad_left + p.stride_w - 1) / p.stride_w;
+  const std::int64_t last = d.w - 1 + p.pad_left - (d.kw - 1) * p.dilation_w;
+  d.ox_hi = last < 0 ? 0 : std::min(d.ow, last / p.stride_w + 1);
+  if (d.ox_hi < d.ox_lo) d.ox_hi = d.ox_lo;
+  if (y.elements() == 0) return;
+  parallel_for(d.n * d.oh, grain_for(d.ow * d.c * d.kh * d.kw), [&](std::int64_t b, std::int64_t e) { rows_fn(d, b, e); });
+}
+
+}  // namespace ge::cpu

@@ -369,7 +369,8 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release) {
   if (stats != nullptr) stats->push_back(s);
   g = fold_batch_norm_impl(std::move(g), &s, release);
   if (stats != nullptr) stats->push_back(s);
-  for (Graph (*pass)(const Graph&, PassStats*) : {fuse_layer_norm, fuse_gelu, fuse_attention, fuse_activations, fuse_matmul_epilogue}) {
+  for (Graph (*pass)(const Graph&, PassStats*) :
+       {fuse_layer_norm, fuse_gelu, fuse_attention, fuse_activations, fuse_matmul_epilogue, layout_nhwc}) {
     g = pass(g, &s);
     if (stats != nullptr) stats->push_back(s);
   }

@@ -137,20 +137,32 @@ OpSchema conv() {
   return s;
 }
 
+// [N, C, H, W] <-> [N, H, W, C] (a rank-4 shape; others as they are).
+Shape nchw_of_nhwc(const Shape& s) {
+  if (!s.rank_known() || s.rank() != 4) return s;
+  return Shape(std::vector<Dim>{s[0], s[3], s[1], s[2]});
+}
+Shape nhwc_of_nchw(const Shape& s) {
+  if (!s.rank_known() || s.rank() != 4) return s;
+  return Shape(std::vector<Dim>{s[0], s[2], s[3], s[1]});
+}
+
 // Conv with a residual add and an activation fused in (made by `ge::fuse_activations`):
 // Y = act(conv(X, W) + B + Z). Inputs and attributes are Conv's plus the optional
-// residual Z (the output's shape) and the activation with its clip bounds.
+// residual Z (the output's shape) and the activation with its clip bounds. With layout
+// NHWC (made by `ge::layout_nhwc`) X, Z and Y are 2-D images [N, H, W, C]; W stays OIHW.
 OpSchema fused_conv() {
   OpSchema s = conv();
   s.name = "FusedConv";
-  s.doc = "Conv + optional residual add + activation (made by the fusion pass)";
+  s.doc = "Conv + optional residual add + activation (made by the fusion pass), NCHW or NHWC";
   s.inputs.push_back(opt("Z", "T"));
   const double inf = std::numeric_limits<double>::infinity();
   s.attrs.push_back(attr("activation", "", one_of({"", "Relu", "Clip"})));
   s.attrs.push_back(attr("clip_min", -inf));
   s.attrs.push_back(attr("clip_max", inf));
+  s.attrs.push_back(attr("layout", "NCHW", one_of({"NCHW", "NHWC"})));
   std::sort(s.attrs.begin(), s.attrs.end(), [](const AttrSpec& a, const AttrSpec& b) { return a.name < b.name; });
-  s.infer = [conv_infer = s.infer](const InferContext& c) {
+  const auto nchw_infer = [conv_infer = s.infer](const InferContext& c) {
     std::vector<TensorDesc> out = conv_infer(c);
     if (c.has_input(3)) {
       const Shape& z = c.shape(3);
@@ -159,6 +171,24 @@ OpSchema fused_conv() {
                                         out[0].shape.to_string() + "]; expected the residual to have the output's shape");
       out[0].shape = merge(out[0].shape, z);
     }
+    return out;
+  };
+  s.infer = [nchw_infer](const InferContext& c) {
+    if (c.s("layout") != "NHWC") return nchw_infer(c);
+    // NHWC: the NCHW rule on the inputs seen as NCHW, its output seen as NHWC.
+    require_rank(c, 0, 4, 4);
+    if (c.has_input(3)) require_rank(c, 3, 4, 4);
+    std::vector<TensorDesc> ins(c.input_count());
+    std::vector<const Tensor*> constants(c.input_count());
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      ins[i] = c.input(i);
+      constants[i] = c.constant(i);
+    }
+    ins[0].shape = nchw_of_nhwc(ins[0].shape);
+    if (c.has_input(3)) ins[3].shape = nchw_of_nhwc(ins[3].shape);
+    const InferContext nchw(c.schema(), c.node(), ins, constants, c.attrs(), c.num_outputs());
+    std::vector<TensorDesc> out = nchw_infer(nchw);
+    out[0].shape = nhwc_of_nchw(out[0].shape);
     return out;
   };
   return s;

@@ -530,7 +530,7 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   const Graph g = ge::models::resnet50("1,3,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 8);
+  REQUIRE(stats.size() == 9);
   CHECK(stats[0].pass == "fold_constants");
   CHECK(stats[1].pass == "fold_batch_norm");
   CHECK(stats[1].nodes_removed == 53);
@@ -540,7 +540,9 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   CHECK(stats[5].pass == "fuse_activations");
   CHECK(stats[5].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
   CHECK(stats[6].pass == "fuse_matmul_epilogue");
-  CHECK(stats[7].pass == "remove_dead_code");
+  CHECK(stats[7].pass == "layout_nhwc");
+  CHECK(stats[7].nodes_added == 0);  // no depthwise conv
+  CHECK(stats[8].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);

@@ -94,9 +94,20 @@ struct PassStats {
 /// value is read by the pattern only.
 [[nodiscard]] Graph fuse_attention(const Graph& g, PassStats* stats = nullptr);
 
+/// Runs chains of pointwise and depthwise convs on NHWC images (MobileNet's inverted
+/// residual blocks): every f32 Conv or FusedConv with constant weights and explicit pads
+/// (no auto_pad) that is a 1x1 conv (stride 1, no pads, one group) or a depthwise conv
+/// (group = input channels = output channels, at most 49 taps), joined to the others
+/// through its image (input 0) or residual (input 3), in chains that hold at least one
+/// depthwise conv, becomes a `FusedConv` with `layout` NHWC reading and writing
+/// [N, H, W, C] values (named `<value>.nhwc`). A `Transpose` brings each image or
+/// residual from outside a chain in (`<value>.to_nhwc`) and gives each chain value that
+/// another node or the graph's outputs read back as the NCHW value (`<value>.to_nchw`).
+[[nodiscard]] Graph layout_nhwc(const Graph& g, PassStats* stats = nullptr);
+
 /// Every pass in order: `fold_constants`, `fold_batch_norm`, `fuse_layer_norm`,
 /// `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,
-/// `remove_dead_code`.
+/// `layout_nhwc`, `remove_dead_code`.
 /// `stats`, when given, gets one entry per pass (appended).
 [[nodiscard]] Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
 

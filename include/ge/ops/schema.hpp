@@ -165,6 +165,8 @@ class InferContext {
   }
   /// Outputs asked for by the node (0: the schema's default).
   [[nodiscard]] std::size_t num_outputs() const noexcept { return num_outputs_; }
+  /// The node's attributes (set and defaulted).
+  [[nodiscard]] const Attributes& attrs() const noexcept { return attrs_; }
 
   /// True when the attribute is set or has a default.
   [[nodiscard]] bool has(std::string_view name) const { return attrs_.find(name) != attrs_.end(); }

@@ -72,11 +72,14 @@ cpu::Conv2dParams resolve(const ConvAttrs& a, std::span<const std::int64_t> x, s
   return p;
 }
 
-// A 2-D (rank 4) or 1-D (rank 3) f32 convolution.
+// A FusedConv on NHWC images (made by `ge::layout_nhwc`).
+bool is_nhwc(const KernelRequest& r) { return r.context.has("layout") && r.context.s("layout") == "NHWC"; }
+
+// A 2-D (rank 4) or 1-D (rank 3) f32 convolution on NCHW images.
 bool is_2d_f32(const KernelRequest& r) {
   const InferContext& c = r.context;
   return c.input(0).dtype == DataType::f32 && c.shape(0).rank_known() &&
-         (c.shape(0).rank() == 4 || c.shape(0).rank() == 3);
+         (c.shape(0).rank() == 4 || c.shape(0).rank() == 3) && !is_nhwc(r);
 }
 
 // A rank-3 view [N, C, W] as the rank-4 [N, C, 1, W] (`dims` holds the dims); others as they are.
@@ -189,6 +192,94 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
   });
 }
 
+// NHWC (f32, rank 4, W constant [M, C/group, KH, KW] with static dims): a 1x1 conv with
+// stride 1, no pads and one group, or a depthwise one (group == C == M, at most 49 taps).
+bool nhwc_fits(const KernelRequest& r, bool depthwise) {
+  const InferContext& c = r.context;
+  if (!is_nhwc(r) || c.input(0).dtype != DataType::f32 || !c.shape(0).rank_known() || c.shape(0).rank() != 4)
+    return false;
+  const Shape& w = c.shape(1);
+  if (!w.rank_known() || w.rank() != 4 || !w.is_static()) return false;
+  const ConvAttrs a = conv_attrs(c);
+  if (depthwise) {
+    const Dim& ch = c.shape(0)[3];
+    return a.group == w[0].value() && w[1].value() == 1 && ch.is_static() && ch.value() == a.group &&
+           w[2].value() * w[3].value() <= 49;
+  }
+  for (const std::int64_t p : a.pads)
+    if (p != 0) return false;
+  return w[2].value() == 1 && w[3].value() == 1 && a.stride_h == 1 && a.stride_w == 1 && a.group == 1 &&
+         a.auto_pad != "SAME_UPPER" && a.auto_pad != "SAME_LOWER";
+}
+
+// An NHWC tensor's dims seen as NCHW (for the pads of auto_pad SAME_*).
+std::array<std::int64_t, 4> nchw_dims(const TensorView& t) { return {t.dims[0], t.dims[3], t.dims[1], t.dims[2]}; }
+
+// NHWC 1x1: the images' pixels are the rows of a product by W^T (packed once when W is
+// constant), with the bias, residual and activation in its epilogue.
+std::shared_ptr<const Kernel> make_nhwc_pointwise(const KernelRequest& r) {
+  const InferContext& c = r.context;
+  const cpu::PostOp post = post_op(c, true);
+  const bool bf16 = r.precision == Precision::bf16;
+  // W [M, C, 1, 1] as B = W^T [C, M].
+  const auto transposed = [](const TensorView& w) {
+    const std::int64_t m = w.dims[0], k = w.dims[1];
+    std::vector<float> t(static_cast<std::size_t>(m * k));
+    const float* src = w.as<const float>();
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < k; ++j) t[static_cast<std::size_t>(j * m + i)] = src[i * k + j];
+    return t;
+  };
+  const auto run = [post](Views in, Views out, const cpu::PackedMatMulB& b) {
+    const TensorView& x = in[0];
+    const TensorView& y = out[0];
+    const std::int64_t pixels = x.dims[0] * x.dims[1] * x.dims[2];
+    const std::int64_t ad[2] = {pixels, x.dims[3]}, yd[2] = {pixels, y.dims[3]};
+    cpu::GemmEpilogue ep;
+    const TensorView* bias = optional_input(in, 2);
+    const TensorView* z = optional_input(in, 3);
+    if (bias != nullptr) ep.bias_n = bias->as<const float>();
+    if (z != nullptr) {
+      ep.residual = z->as<const float>();
+      ep.ld_residual = y.dims[3];
+    }
+    ep.post = post;
+    cpu::matmul(TensorView{x.data, x.dtype, ad}, b, TensorView{y.data, y.dtype, yd}, ep);
+  };
+  if (const Tensor* w = c.constant(1); w != nullptr) {
+    const TensorView wv = view_of(*w);
+    std::vector<float> t = transposed(wv);
+    const std::int64_t bd[2] = {wv.dims[1], wv.dims[0]};
+    auto packed = std::make_shared<const cpu::PackedMatMulB>(
+        cpu::pack_matmul_b(TensorView{t.data(), DataType::f32, bd}, bf16));
+    return make_kernel(std::string("cpu.fused_conv2d.nhwc_pointwise") + (packed->bf16 ? ".bf16" : ""),
+                       [packed, run](Views in, Views out) { run(in, out, *packed); });
+  }
+  return make_kernel("cpu.fused_conv2d.nhwc_pointwise", [run, transposed](Views in, Views out) {
+    std::vector<float> t = transposed(in[1]);
+    const std::int64_t bd[2] = {in[1].dims[1], in[1].dims[0]};
+    run(in, out, cpu::pack_matmul_b(TensorView{t.data(), DataType::f32, bd}));
+  });
+}
+
+// NHWC depthwise: taps packed per channel vector (once when W is constant).
+std::shared_ptr<const Kernel> make_nhwc_depthwise(const KernelRequest& r) {
+  const InferContext& c = r.context;
+  const ConvAttrs a = conv_attrs(c);
+  const cpu::PostOp post = post_op(c, true);
+  const auto run = [a, post](Views in, Views out, const cpu::PackedDepthwiseNhwc& w) {
+    cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
+    p.post = post;
+    cpu::depthwise_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
+  };
+  if (const Tensor* w = c.constant(1); w != nullptr) {
+    auto packed = std::make_shared<const cpu::PackedDepthwiseNhwc>(cpu::pack_depthwise_nhwc(view_of(*w)));
+    return make_kernel("cpu.fused_conv2d.nhwc_depthwise", [packed, run](Views in, Views out) { run(in, out, *packed); });
+  }
+  return make_kernel("cpu.fused_conv2d.nhwc_depthwise",
+                     [run](Views in, Views out) { run(in, out, cpu::pack_depthwise_nhwc(in[1])); });
+}
+
 // The attributes of a 2-D ConvTranspose that do not depend on the dims.
 struct ConvTransposeAttrs {
   std::int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, group = 1, out_pad_h = 0, out_pad_w = 0;
@@ -280,6 +371,18 @@ void register_cpu_nn(KernelRegistry& r) {
          .priority = 1,
          .fits = is_pointwise,
          .make = [](const KernelRequest& req) { return make_conv(req, "cpu.fused_conv2d.pointwise", true); }});
+  r.add({.op = "FusedConv",
+         .name = "cpu.fused_conv2d.nhwc_pointwise",
+         .engines = engines(Engine::vector),
+         .priority = 2,
+         .fits = [](const KernelRequest& req) { return nhwc_fits(req, false); },
+         .make = make_nhwc_pointwise});
+  r.add({.op = "FusedConv",
+         .name = "cpu.fused_conv2d.nhwc_depthwise",
+         .engines = engines(Engine::vector),
+         .priority = 2,
+         .fits = [](const KernelRequest& req) { return nhwc_fits(req, true); },
+         .make = make_nhwc_depthwise});
   r.add({.op = "ConvTranspose",
          .name = "cpu.conv_transpose2d",
          .engines = engines(Engine::vector),

@@ -1,0 +1,183 @@
+// The NHWC layout pass: chains of pointwise (1x1) and depthwise convs (MobileNet's
+// inverted residual blocks) run on NHWC images, where a depthwise conv vectorises over
+// whole vectors of channels at any image size and stride, and a 1x1 conv is a product of
+// the pixels (read in place) by the packed weights. Transposes sit only where a chain
+// starts and ends.
+#include <numeric>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "compile/pass_work.hpp"
+#include "ge/compile/passes.hpp"
+
+namespace ge {
+
+using detail::attr_of;
+using detail::WNode;
+using detail::Work;
+
+namespace {
+
+enum class Kind : std::uint8_t { none, pointwise, depthwise };
+
+std::vector<std::int64_t> ints_attr(const WNode& n, std::string_view name) {
+  const auto a = attr_of(n, name);
+  return a && a->kind() == AttrKind::integers ? a->as_ints() : std::vector<std::int64_t>{};
+}
+
+bool all_equal(const std::vector<std::int64_t>& v, std::int64_t x) {
+  return std::all_of(v.begin(), v.end(), [x](std::int64_t e) { return e == x; });
+}
+
+// What node `n` can become on NHWC images: an f32 2-D Conv or FusedConv (NCHW) with
+// constant static weights and explicit pads that is a 1x1 (stride 1, no pads, one group)
+// or a depthwise conv (group == channels == outputs, at most 49 taps).
+Kind kind_of(const Work& w, const WNode& n) {
+  if (!n.alive || (n.op != "Conv" && n.op != "FusedConv") || n.outputs.size() != 1 || n.inputs.size() < 2) {
+    return Kind::none;
+  }
+  if (n.op == "FusedConv") {
+    const auto layout = attr_of(n, "layout");
+    if (layout && layout->as_string() != "NCHW") return Kind::none;
+  }
+  const TensorDesc& x = w.desc(n.inputs[0]);
+  if (x.dtype != DataType::f32 || !x.shape.rank_known() || x.shape.rank() != 4) return Kind::none;
+  const Tensor* wt = w.constant(n.inputs[1]);
+  if (wt == nullptr || wt->dtype() != DataType::f32 || wt->dims().size() != 4) return Kind::none;
+  const auto auto_pad = attr_of(n, "auto_pad");
+  if (auto_pad && auto_pad->as_string() != "NOTSET") return Kind::none;
+  const auto group_attr = attr_of(n, "group");
+  const std::int64_t group = group_attr ? group_attr->as_int() : 1;
+  const auto& wd = wt->dims();
+  const std::vector<std::int64_t> strides = ints_attr(n, "strides"), pads = ints_attr(n, "pads");
+  if (wd[2] == 1 && wd[3] == 1 && group == 1 && all_equal(strides, 1) && all_equal(pads, 0) &&
+      all_equal(ints_attr(n, "dilations"), 1)) {
+    return Kind::pointwise;
+  }
+  const Dim& c = x.shape[1];
+  if (wd[1] == 1 && group == wd[0] && c.is_static() && c.value() == group && wd[2] * wd[3] <= 49) return Kind::depthwise;
+  return Kind::none;
+}
+
+Shape to_nhwc(const Shape& s) { return Shape(std::vector<Dim>{s[0], s[2], s[3], s[1]}); }
+
+struct Rewriter {
+  Work& w;
+  PassStats& s;
+  std::unordered_set<std::string> node_names;
+
+  Rewriter(Work& work, PassStats& stats) : w(work), s(stats) {
+    for (const WNode& n : w.nodes) node_names.insert(n.name);
+  }
+
+  ValueId new_value(const std::string& base, TensorDesc desc) {
+    const std::string name = w.unique_name(base);
+    w.names.insert(name);
+    const auto id = static_cast<ValueId>(w.values.size());
+    w.values.push_back({name, std::move(desc)});
+    return id;
+  }
+
+  std::string node_name(const std::string& base) {
+    std::string name = base;
+    for (std::size_t i = 1; node_names.contains(name); ++i) name = base + "." + std::to_string(i);
+    node_names.insert(name);
+    return name;
+  }
+
+  void transpose(ValueId from, ValueId to, std::vector<std::int64_t> perm, const std::string& name) {
+    w.nodes.push_back({node_name(name), "Transpose", {from}, {to}, Attributes{{"perm", std::move(perm)}}, true});
+    ++s.nodes_added;
+  }
+};
+
+}  // namespace
+
+Graph layout_nhwc(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "layout_nhwc", [](Work& w, PassStats& s) {
+    const std::size_t count = w.nodes.size();
+    std::vector<Kind> kind(count, Kind::none);
+    std::unordered_map<ValueId, std::size_t> producer;
+    for (std::size_t i = 0; i < count; ++i) {
+      kind[i] = kind_of(w, w.nodes[i]);
+      if (kind[i] != Kind::none) producer[w.nodes[i].outputs[0]] = i;
+    }
+    // Chains: candidates joined where one's output is another's image (input 0) or residual (input 3).
+    std::vector<std::size_t> parent(count);
+    std::iota(parent.begin(), parent.end(), std::size_t{0});
+    const auto root = [&](std::size_t i) {
+      while (parent[i] != i) i = parent[i] = parent[parent[i]];
+      return i;
+    };
+    const auto slots = [](const WNode& n) {
+      std::vector<std::size_t> v{0};
+      if (n.inputs.size() > 3 && n.inputs[3] != no_value) v.push_back(3);
+      return v;
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+      if (kind[i] == Kind::none) continue;
+      for (const std::size_t k : slots(w.nodes[i])) {
+        const auto it = producer.find(w.nodes[i].inputs[k]);
+        if (it != producer.end()) parent[root(i)] = root(it->second);
+      }
+    }
+    // Only chains with a depthwise conv: 1x1 convs alone run as well on NCHW.
+    std::unordered_set<std::size_t> worth;
+    for (std::size_t i = 0; i < count; ++i)
+      if (kind[i] == Kind::depthwise) worth.insert(root(i));
+    std::vector<bool> member(count, false);
+    for (std::size_t i = 0; i < count; ++i) member[i] = kind[i] != Kind::none && worth.contains(root(i));
+
+    Rewriter rw(w, s);
+    // Each member's output gets an NHWC twin; outside readers (and graph outputs) get the
+    // NCHW value back through a Transpose.
+    std::unordered_map<ValueId, ValueId> nhwc;
+    for (const std::size_t i : w.order) {
+      if (!member[i]) continue;
+      const ValueId y = w.nodes[i].outputs[0];
+      TensorDesc d = w.desc(y);
+      d.shape = to_nhwc(d.shape);
+      nhwc[y] = rw.new_value(w.values[y].name + ".nhwc", d);
+    }
+    std::vector<std::size_t> outside(w.values.size(), 0);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!w.nodes[i].alive) continue;
+      for (std::size_t k = 0; k < w.nodes[i].inputs.size(); ++k) {
+        const ValueId v = w.nodes[i].inputs[k];
+        const bool chain_slot = member[i] && (k == 0 || k == 3);
+        if (v != no_value && nhwc.contains(v) && !chain_slot) ++outside[v];
+      }
+    }
+    for (const std::size_t i : w.order) {
+      if (!member[i]) continue;
+      const ValueId y = w.nodes[i].outputs[0];
+      if (outside[y] > 0 || w.is_output(y)) rw.transpose(nhwc.at(y), y, {0, 3, 1, 2}, w.values[y].name + ".to_nchw");
+    }
+    // Images and residuals from outside a chain come in through a Transpose (one per value).
+    for (const std::size_t i : w.order) {
+      if (!member[i]) continue;
+      for (const std::size_t k : slots(w.nodes[i])) {
+        const ValueId v = w.nodes[i].inputs[k];
+        if (!nhwc.contains(v)) {
+          TensorDesc d = w.desc(v);
+          d.shape = to_nhwc(d.shape);
+          const ValueId t = rw.new_value(w.values[v].name + ".nhwc", d);
+          nhwc[v] = t;
+          rw.transpose(v, t, {0, 2, 3, 1}, w.values[v].name + ".to_nhwc");
+        }
+      }
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!member[i]) continue;
+      WNode& n = w.nodes[i];
+      for (const std::size_t k : slots(n)) n.inputs[k] = nhwc.at(n.inputs[k]);
+      n.outputs[0] = nhwc.at(n.outputs[0]);
+      n.op = "FusedConv";
+      n.attrs.insert_or_assign("layout", "NHWC");
+    }
+  });
+}
+
+}  // namespace ge

@@ -1,0 +1,141 @@
+// Tests of ge::layout_nhwc (ge/compile/passes.hpp): which convs run on NHWC images,
+// where the Transposes go, and that the graph computes what it computed (node by node
+// through compile_op/execute_op, and compiled as a whole at several batch sizes).
+#include <doctest/doctest.h>
+
+#include "support/graph_eval.hpp"
+
+#include <string>
+#include <vector>
+
+#include "../../examples/models/mobilenet_v2.hpp"
+#include "../../examples/models/resnet50.hpp"
+#include "ge/compile/passes.hpp"
+#include "ge/graph/builder.hpp"
+
+using ge::DataType;
+using ge::Graph;
+using ge::GraphBuilder;
+using ge::Value;
+
+namespace {
+
+using ge::test::check_same;
+using ge::test::check_unchanged;
+using ge::test::count;
+using ge::test::node;
+
+Value weights(GraphBuilder& b, const std::string& name, std::int64_t out_c, std::int64_t in_c, std::int64_t k,
+              std::uint64_t seed) {
+  return b.random_weights(name + ".w", {out_c, in_c, k, k}, seed);
+}
+
+Value bias(GraphBuilder& b, const std::string& name, std::int64_t c, std::uint64_t seed) {
+  return b.random_uniform(name + ".b", {c}, seed, -0.5, 0.5);
+}
+
+std::size_t nhwc_convs(const Graph& g) {
+  std::size_t n = 0;
+  for (const ge::Node& x : g.nodes())
+    if (x.op == "FusedConv" && x.attrs.contains("layout") && x.attrs.at("layout").as_string() == "NHWC") ++n;
+  return n;
+}
+
+// An inverted residual block's convs: expand 1x1 + ReLU6, depthwise 3x3 + ReLU6,
+// project 1x1, the residual added.
+Value block(GraphBuilder& b, Value x, const std::string& name, std::int64_t c, std::int64_t wide, std::uint64_t seed) {
+  const Value e = x.conv2d(weights(b, name + ".expand", wide, c, 1, seed), bias(b, name + ".expand", wide, seed + 1),
+                           {.name = name + ".expand"})
+                      .clip(0.0, 6.0);
+  const Value d = e.conv2d(weights(b, name + ".dw", wide, 1, 3, seed + 2), bias(b, name + ".dw", wide, seed + 3),
+                           {.pad = 1, .group = wide, .name = name + ".dw"})
+                      .clip(0.0, 6.0);
+  return d.conv2d(weights(b, name + ".project", c, wide, 1, seed + 4), bias(b, name + ".project", c, seed + 5),
+                  {.name = name + ".project"}) +
+         x;
+}
+
+}  // namespace
+
+TEST_CASE("layout_nhwc pass: a chain of pointwise and depthwise convs runs NHWC between two Transposes") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "2,8,10,12");
+  const Value stem = x.conv2d(weights(b, "stem", 16, 8, 3, 1), {.pad = 1, .name = "stem"}).relu("stem.relu");
+  const Value y = block(b, block(b, stem, "b1", 16, 40, 10), "b2", 16, 24, 20);
+  b.output(y.conv2d(weights(b, "head", 8, 16, 3, 30), {.pad = 1, .name = "head"}));
+  const Graph g = ge::fuse_activations(b.build());
+
+  ge::PassStats st;
+  const Graph o = ge::layout_nhwc(g, &st);
+  CHECK(st.pass == "layout_nhwc");
+  CHECK(nhwc_convs(o) == 6);  // the blocks' convs; the 3x3 stem and head stay NCHW
+  CHECK(count(o, "Transpose") == 2);
+  CHECK(st.nodes_added == 2);
+  CHECK(node(o, "stem").attrs.count("layout") == 0);
+  CHECK(node(o, "b1.dw").attrs.at("layout").as_string() == "NHWC");
+  CHECK(node(o, "b1.expand").op == "FusedConv");
+  // The block's residual (the stem's output) comes in NHWC: the first block reads it twice.
+  CHECK(o.value(node(o, "b1.project").inputs[3]).name == "stem.relu.nhwc");
+  CHECK(o.value(node(o, "b1.expand").inputs[0]).name == "stem.relu.nhwc");
+  CHECK(o.value(node(o, "b1.dw").outputs[0]).desc.shape.to_string() == "2,10,12,40");
+  CHECK(o.value(node(o, "head").inputs[0]).name == g.value(node(g, "head").inputs[0]).name);  // NCHW again
+  check_same(g, o, 1e-4);
+}
+
+TEST_CASE("layout_nhwc pass: values read outside the chain go back to NCHW; graph outputs keep their names") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "1,16,9,9");
+  const Value d = x.conv2d(weights(b, "dw", 16, 1, 3, 1), {.pad = 1, .group = 16, .name = "dw"}).relu("dw.relu");
+  const Value p = d.conv2d(weights(b, "pw", 12, 16, 1, 2), {.name = "pw"});
+  b.output(p);                                                  // a chain value as a graph output
+  b.output(d.max_pool({3, 2, 1}));                              // and read by a node outside the chain
+  const Graph g = ge::fuse_activations(b.build());
+  const Graph o = ge::layout_nhwc(g);
+  CHECK(nhwc_convs(o) == 2);
+  CHECK(count(o, "Transpose") == 3);  // x in; dw.relu and pw back
+  CHECK(o.value(o.outputs()[0]).name == g.value(g.outputs()[0]).name);
+  CHECK(o.value(o.outputs()[0]).desc.shape.to_string() == "1,12,9,9");
+  check_same(g, o, 1e-4);
+}
+
+TEST_CASE("layout_nhwc pass leaves alone what gains nothing or does not fit") {
+  SUBCASE("1x1 convs without a depthwise one") {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "1,8,6,6");
+    b.output(x.conv2d(weights(b, "a", 8, 8, 1, 1), {.name = "a"}).relu().conv2d(weights(b, "c", 4, 8, 1, 2)));
+    const Graph g = ge::fuse_activations(b.build());
+    check_unchanged(g, ge::layout_nhwc(g));
+  }
+  SUBCASE("a depthwise conv with auto_pad, strided and dilated 1x1s, runtime weights, grouped convs") {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "1,8,12,12");
+    const Value w = b.input("w", DataType::f32, "8,1,3,3");
+    b.output(x.conv2d(weights(b, "same", 8, 1, 3, 1), {.group = 8, .auto_pad = "SAME_UPPER", .name = "same"}));
+    b.output(x.conv2d(w, {.pad = 1, .group = 8, .name = "runtime_w"}));
+    b.output(x.conv2d(weights(b, "grouped", 8, 2, 3, 2), {.pad = 1, .group = 4, .name = "grouped"}));
+    b.output(x.conv2d(weights(b, "strided", 8, 8, 1, 3), {.stride = 2, .name = "strided"}));
+    const Graph g = b.build();
+    check_unchanged(g, ge::layout_nhwc(g));
+  }
+  SUBCASE("ResNet-50: no depthwise conv, nothing changes") {
+    const Graph g = ge::optimize(ge::models::resnet50("1,3,32,32"));
+    CHECK(nhwc_convs(g) == 0);
+    CHECK(count(g, "Transpose") == 0);
+  }
+}
+
+TEST_CASE("layout_nhwc in optimize: MobileNetV2 runs every conv but the stem NHWC, in one chain, same outputs") {
+  // (tests/runtime/models_test.cpp runs the optimized model with batch gears and a batch
+  // range against the reference interpreter.)
+  const Graph g = ge::models::mobilenet_v2("2,3,32,32");
+  std::vector<ge::PassStats> stats;
+  const Graph o = ge::optimize(g, &stats);
+  std::size_t convs = 0;
+  for (const ge::Node& n : g.nodes()) convs += n.op == "Conv" ? 1 : 0;
+  CHECK(nhwc_convs(o) == convs - 1);
+  CHECK(count(o, "Transpose") == 2);
+  REQUIRE(stats.size() == 9);
+  CHECK(stats[7].pass == "layout_nhwc");
+  CHECK(stats[7].nodes_added == 2);
+  check_same(g, o, 1e-3);
+}

@@ -70,6 +70,11 @@ TEST_CASE("max and average pool, floor and ceil_mode windows, pads, dilations") 
       {9, 9, {.kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 2, .dilation_h = 2, .dilation_w = 2}, true},
       {5, 5, {.kernel_h = 5, .kernel_w = 5, .pad_top = 2, .pad_left = 2, .pad_bottom = 2, .pad_right = 2, .count_include_pad = true}, false},
       {1, 13, {.kernel_h = 1, .kernel_w = 4, .stride_h = 1, .stride_w = 3}, true},
+      // Rows of several vectors (the AVX-512 / AVX2 row sweep), the last one partial.
+      {12, 57, {.kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1}, false},
+      {10, 40, {.kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1}, false},
+      {6, 35, {.kernel_h = 2, .kernel_w = 2, .stride_h = 2, .stride_w = 2}, true},
+      {5, 70, {.kernel_h = 2, .kernel_w = 4, .stride_h = 1, .stride_w = 2, .pad_top = 1, .pad_left = 2, .pad_bottom = 0, .pad_right = 1}, true},
   };
   std::uint32_t seed = 1;
   for (std::size_t i = 0; i < cases.size(); ++i) {

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels/cpu/vec.hpp"
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // vectors never cross a call: everything is inlined
+
 namespace ge::cpu {
 namespace {
 
@@ -71,6 +75,72 @@ PoolShape check_pool(std::string_view op, const Pool2dParams& p, const TensorVie
   return {x.dims[0] * x.dims[1], x.dims[2], x.dims[3], y.dims[2], y.dims[3]};
 }
 
+// MaxPool's output row on AVX-512 or AVX2 (dilation 1, stride 1 or 2 across): the
+// window's input rows reduced column by column into `col` (which sits `pad_left` floats
+// into a buffer of -inf with `V * (stride + 1) + kw` floats of slack past the row), then
+// each V outputs the max of kw column loads (stride 2: the even lanes of two loads).
+template <int V>
+inline __attribute__((always_inline)) void max_row(const float* const* rows, std::int64_t nrows, std::int64_t w,
+                                                   float* col, std::int64_t pad_left, float* out, std::int64_t ow,
+                                                   std::int64_t sw, std::int64_t kw) {
+  using vf = VecOf<V>;
+  const float inf = -std::numeric_limits<float>::infinity();
+  for (std::int64_t j = 0; j < w; j += V) {
+    const std::int64_t n = std::min<std::int64_t>(V, w - j);
+    vf m = vf{} + inf;  // as the scalar loop: a NaN row value never replaces the running max
+    for (std::int64_t r = 0; r < nrows; ++r) {
+      const vf v = load_lanes<vf>(rows[r] + j, n);
+      m = v > m ? v : m;
+    }
+    store_lanes(col + j, m, n);
+  }
+  const float* h = col - pad_left;
+  for (std::int64_t ox = 0; ox < ow; ox += V) {
+    vf acc;
+    const float* at = h + ox * sw;
+    if (sw == 1) {
+      acc = load_columns<V, 1>(at);
+      for (std::int64_t kx = 1; kx < kw; ++kx) {
+        const vf v = load_columns<V, 1>(at + kx);
+        acc = v > acc ? v : acc;
+      }
+    } else {
+      acc = load_columns<V, 2>(at);
+      for (std::int64_t kx = 1; kx < kw; ++kx) {
+        const vf v = load_columns<V, 2>(at + kx);
+        acc = v > acc ? v : acc;
+      }
+    }
+    store_lanes(out + ox, acc, std::min<std::int64_t>(V, ow - ox));
+  }
+}
+
+using MaxRowFn = void (*)(const float* const*, std::int64_t, std::int64_t, float*, std::int64_t, float*, std::int64_t,
+                          std::int64_t, std::int64_t);
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void max_row_avx512(
+    const float* const* rows, std::int64_t nrows, std::int64_t w, float* col, std::int64_t pad_left, float* out,
+    std::int64_t ow, std::int64_t sw, std::int64_t kw) {
+  max_row<16>(rows, nrows, w, col, pad_left, out, ow, sw, kw);
+}
+__attribute__((target("avx2,fma"))) void max_row_avx2(const float* const* rows, std::int64_t nrows, std::int64_t w,
+                                                      float* col, std::int64_t pad_left, float* out, std::int64_t ow,
+                                                      std::int64_t sw, std::int64_t kw) {
+  max_row<8>(rows, nrows, w, col, pad_left, out, ow, sw, kw);
+}
+#endif
+
+MaxRowFn pick_max_row() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (isa() == Isa::avx512) return max_row_avx512;
+  if (isa() == Isa::avx2) return max_row_avx2;
+#endif
+  return nullptr;
+}
+
+const MaxRowFn max_row_fn = pick_max_row();
+
 template <bool kMax>
 void pool2d(std::string_view op, const Pool2dParams& p, const TensorView& x, const TensorView& y) {
   const PoolShape s = check_pool(op, p, x, y);
@@ -91,6 +161,25 @@ void pool2d(std::string_view op, const Pool2dParams& p, const TensorView& x, con
   const float identity = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
   const std::int64_t span = (s.ow - 1) * p.stride_w + (p.kernel_w - 1) * p.dilation_w + 1;
   const std::int64_t buf_len = std::max(span, p.pad_left + s.w);
+  if (kMax && max_row_fn != nullptr && p.dilation_h == 1 && p.dilation_w == 1 && p.stride_w <= 2) {
+    // Vectorised rows (`max_row`).
+    const std::int64_t slack = 16 * (p.stride_w + 1) + p.kernel_w;
+    parallel_for(s.planes, grain_for(s.oh * (s.w * p.kernel_h + s.ow * p.kernel_w)), [&](std::int64_t b, std::int64_t e) {
+      std::vector<float> buf(static_cast<std::size_t>(buf_len + slack), identity);
+      std::vector<const float*> rows(static_cast<std::size_t>(p.kernel_h));
+      for (std::int64_t pc = b; pc < e; ++pc) {
+        const float* in = px + pc * s.h * s.w;
+        for (std::int64_t oy = 0; oy < s.oh; ++oy) {
+          const Taps& ty = th[static_cast<std::size_t>(oy)];
+          const std::int64_t y0 = oy * p.stride_h - p.pad_top;
+          for (std::int64_t ky = ty.t0; ky < ty.t1; ++ky) rows[static_cast<std::size_t>(ky - ty.t0)] = in + (y0 + ky) * s.w;
+          max_row_fn(rows.data(), ty.t1 - ty.t0, s.w, buf.data() + p.pad_left, p.pad_left, py + (pc * s.oh + oy) * s.ow,
+                     s.ow, p.stride_w, p.kernel_w);
+        }
+      }
+    });
+    return;
+  }
   parallel_for(s.planes, grain_for(s.oh * (s.w * p.kernel_h + s.ow * p.kernel_w)), [&](std::int64_t b, std::int64_t e) {
     std::vector<float> buf(static_cast<std::size_t>(buf_len), identity);
     float* __restrict col = buf.data() + p.pad_left;

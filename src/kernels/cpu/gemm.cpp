@@ -630,8 +630,18 @@ void for_blocks(std::int64_t m, std::int64_t n, std::int64_t k, bool parallel, c
       break;
     }
   }
+  // Equal shares: with few tasks, a count that is no multiple of the threads leaves one
+  // idle at the end (5 blocks of 256 columns on 2 threads: 3 + 2). Round the column
+  // blocks up to make it one, their widths equal to the panel.
+  const std::int64_t threads = parallel ? static_cast<std::int64_t>(tbb::this_task_arena::max_concurrency()) : 1;
+  const std::int64_t mblocks = (m + mc - 1) / mc;
+  if (threads > 1 && mblocks * ((n + nc - 1) / nc) < 4 * threads) {
+    std::int64_t nb = (n + nc - 1) / nc;
+    while ((mblocks * nb) % threads != 0 && nb < (n + kGemmNR - 1) / kGemmNR) ++nb;
+    if ((mblocks * nb) % threads == 0) nc = ((n + nb - 1) / nb + kGemmNR - 1) / kGemmNR * kGemmNR;
+  }
   const std::int64_t nblocks = (n + nc - 1) / nc;
-  const std::int64_t tasks = ((m + mc - 1) / mc) * nblocks;
+  const std::int64_t tasks = mblocks * nblocks;
   auto run = [&](std::int64_t tb, std::int64_t te) {
     for (std::int64_t t = tb; t < te; ++t) {
       const std::int64_t m0 = t / nblocks * mc;

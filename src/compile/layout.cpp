@@ -20,7 +20,7 @@ using detail::Work;
 
 namespace {
 
-enum class Kind : std::uint8_t { none, pointwise, depthwise };
+enum class Kind : std::uint8_t { none, pointwise, depthwise, few_channels };
 
 std::vector<std::int64_t> ints_attr(const WNode& n, std::string_view name) {
   const auto a = attr_of(n, name);
@@ -32,8 +32,9 @@ bool all_equal(const std::vector<std::int64_t>& v, std::int64_t x) {
 }
 
 // What node `n` can become on NHWC images: an f32 2-D Conv or FusedConv (NCHW) with
-// constant static weights and explicit pads that is a 1x1 (stride 1, no pads, one group)
-// or a depthwise conv (group == channels == outputs, at most 49 taps).
+// constant static weights and explicit pads that is a 1x1 (stride 1, no pads, one group),
+// a depthwise conv (group == channels == outputs, at most 49 taps) or a dense conv over
+// at most 4 input channels.
 Kind kind_of(const Work& w, const WNode& n) {
   if (!n.alive || (n.op != "Conv" && n.op != "FusedConv") || n.outputs.size() != 1 || n.inputs.size() < 2) {
     return Kind::none;
@@ -58,6 +59,8 @@ Kind kind_of(const Work& w, const WNode& n) {
   }
   const Dim& c = x.shape[1];
   if (wd[1] == 1 && group == wd[0] && c.is_static() && c.value() == group && wd[2] * wd[3] <= 49) return Kind::depthwise;
+  // A first conv (at most 4 input channels): its input, not its wider output, is transposed.
+  if (group == 1 && wd[1] <= 4) return Kind::few_channels;
   return Kind::none;
 }
 

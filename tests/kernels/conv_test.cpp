@@ -327,6 +327,57 @@ TEST_CASE("conv2d depthwise on NHWC images: kernels, strides, dilations, pads, c
   expect_error(Errc::unsupported, [&] { (void)cpu::pack_depthwise_nhwc(random_f32({8, 1, 9, 9}, 5).view()); });
 }
 
+TEST_CASE("dense conv over few input channels on NHWC images: first convs, strides, pads, output tails") {
+  using A = cpu::Activation;
+  std::uint32_t seed = 4100;
+  struct Case {
+    std::int64_t n, c, h, w, m, k;
+    cpu::Conv2dParams p;
+    bool bias, residual;
+  };
+  const auto pads = [](std::int64_t s, std::int64_t pad, cpu::PostOp post = {}) {
+    return cpu::Conv2dParams{.stride_h = s, .stride_w = s, .pad_top = pad, .pad_left = pad, .pad_bottom = pad,
+                             .pad_right = pad, .post = post};
+  };
+  const std::vector<Case> cases = {
+      {2, 3, 15, 21, 32, 3, pads(2, 1, {A::clip, 0.0f, 0.5f}), true, false},  // MobileNetV2's stem
+      {1, 3, 20, 19, 64, 7, pads(2, 3, {A::relu}), true, true},               // ResNet-50's
+      {1, 1, 9, 11, 5, 3, pads(1, 1), false, true},                           // outputs under one vector
+      {2, 4, 8, 30, 40, 3, {.stride_h = 1, .stride_w = 2, .pad_top = 0, .pad_left = 2, .pad_bottom = 1,
+                            .pad_right = 0, .dilation_h = 2, .dilation_w = 1}, true, true},
+  };
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& k = cases[i];
+      CAPTURE(threads);
+      CAPTURE(i);
+      const std::int64_t oh = out_dim(k.h, k.k, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+      const std::int64_t ow = out_dim(k.w, k.k, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+      auto w = random_f32({k.m, k.c, k.k, k.k}, seed++);
+      auto bias = random_f32({k.m}, seed++);
+      auto res = random_f32({k.n, k.m, oh, ow}, seed++);
+      const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
+      Buf<float> y({k.n, oh, ow, k.m});
+      const cpu::PackedFewChannelsNhwc packed = cpu::pack_few_channels_nhwc(w.view());
+      const ge::TensorView bv = bias.view(), rv = rn.view();
+      arena.execute([&] {
+        cpu::conv_few_channels_nhwc(k.p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(),
+                                    k.residual ? &rv : nullptr);
+      });
+      check_close(nchw_of(y), ref_conv(k.p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow),
+                  1e-4f, 1e-4f);
+    }
+  }
+  auto w = random_f32({8, 3, 3, 3}, 1);
+  const cpu::PackedFewChannelsNhwc packed = cpu::pack_few_channels_nhwc(w.view());
+  auto x = random_f32({1, 6, 6, 4}, 2);
+  Buf<float> y({1, 4, 4, 8});
+  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_few_channels_nhwc({}, x.view(), packed, nullptr, y.view()); });
+  expect_error(Errc::unsupported, [&] { (void)cpu::pack_few_channels_nhwc(random_f32({8, 5, 3, 3}, 3).view()); });
+}
+
 TEST_CASE("conv2d direct for few input channels: first convs, strides, pads, partial blocks and rows") {
   using A = cpu::Activation;
   if (cpu::isa() == cpu::Isa::baseline) {

@@ -96,8 +96,9 @@ struct PassStats {
 
 /// Runs chains of pointwise and depthwise convs on NHWC images (MobileNet's inverted
 /// residual blocks): every f32 Conv or FusedConv with constant weights and explicit pads
-/// (no auto_pad) that is a 1x1 conv (stride 1, no pads, one group) or a depthwise conv
-/// (group = input channels = output channels, at most 49 taps), joined to the others
+/// (no auto_pad) that is a 1x1 conv (stride 1, no pads, one group), a depthwise conv
+/// (group = input channels = output channels, at most 49 taps) or a dense conv over at
+/// most 4 input channels (a first conv), joined to the others
 /// through its image (input 0) or residual (input 3), in chains that hold at least one
 /// depthwise conv, becomes a `FusedConv` with `layout` NHWC reading and writing
 /// [N, H, W, C] values (named `<value>.nhwc`). A `Transpose` brings each image or

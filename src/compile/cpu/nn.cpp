@@ -194,14 +194,17 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
 
 // NHWC (f32, rank 4, W constant [M, C/group, KH, KW] with static dims): a 1x1 conv with
 // stride 1, no pads and one group, or a depthwise one (group == C == M, at most 49 taps).
-bool nhwc_fits(const KernelRequest& r, bool depthwise) {
+enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels };
+
+bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   const InferContext& c = r.context;
   if (!is_nhwc(r) || c.input(0).dtype != DataType::f32 || !c.shape(0).rank_known() || c.shape(0).rank() != 4)
     return false;
   const Shape& w = c.shape(1);
   if (!w.rank_known() || w.rank() != 4 || !w.is_static()) return false;
   const ConvAttrs a = conv_attrs(c);
-  if (depthwise) {
+  if (kind == NhwcKind::few_channels) return a.group == 1 && w[1].value() <= cpu::kFewChannels;
+  if (kind == NhwcKind::depthwise) {
     const Dim& ch = c.shape(0)[3];
     return a.group == w[0].value() && w[1].value() == 1 && ch.is_static() && ch.value() == a.group &&
            w[2].value() * w[3].value() <= 49;
@@ -278,6 +281,24 @@ std::shared_ptr<const Kernel> make_nhwc_depthwise(const KernelRequest& r) {
   }
   return make_kernel("cpu.fused_conv2d.nhwc_depthwise",
                      [run](Views in, Views out) { run(in, out, cpu::pack_depthwise_nhwc(in[1])); });
+}
+
+// NHWC dense conv over few input channels (weights packed once when constant).
+std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
+  const InferContext& c = r.context;
+  const ConvAttrs a = conv_attrs(c);
+  const cpu::PostOp post = post_op(c, true);
+  const auto run = [a, post](Views in, Views out, const cpu::PackedFewChannelsNhwc& w) {
+    cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
+    p.post = post;
+    cpu::conv_few_channels_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
+  };
+  if (const Tensor* w = c.constant(1); w != nullptr) {
+    auto packed = std::make_shared<const cpu::PackedFewChannelsNhwc>(cpu::pack_few_channels_nhwc(view_of(*w)));
+    return make_kernel("cpu.fused_conv2d.nhwc_direct", [packed, run](Views in, Views out) { run(in, out, *packed); });
+  }
+  return make_kernel("cpu.fused_conv2d.nhwc_direct",
+                     [run](Views in, Views out) { run(in, out, cpu::pack_few_channels_nhwc(in[1])); });
 }
 
 // The attributes of a 2-D ConvTranspose that do not depend on the dims.
@@ -375,14 +396,20 @@ void register_cpu_nn(KernelRegistry& r) {
          .name = "cpu.fused_conv2d.nhwc_pointwise",
          .engines = engines(Engine::vector),
          .priority = 2,
-         .fits = [](const KernelRequest& req) { return nhwc_fits(req, false); },
+         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::pointwise); },
          .make = make_nhwc_pointwise});
   r.add({.op = "FusedConv",
          .name = "cpu.fused_conv2d.nhwc_depthwise",
          .engines = engines(Engine::vector),
          .priority = 2,
-         .fits = [](const KernelRequest& req) { return nhwc_fits(req, true); },
+         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::depthwise); },
          .make = make_nhwc_depthwise});
+  r.add({.op = "FusedConv",
+         .name = "cpu.fused_conv2d.nhwc_direct",
+         .engines = engines(Engine::vector),
+         .priority = 2,
+         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::few_channels); },
+         .make = make_nhwc_few_channels});
   r.add({.op = "ConvTranspose",
          .name = "cpu.conv_transpose2d",
          .engines = engines(Engine::vector),

@@ -107,6 +107,25 @@ struct PackedDepthwiseNhwc {
 void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDepthwiseNhwc& w, const TensorView* bias,
                     const TensorView& y, const TensorView* residual = nullptr);
 
+/// Dense (group 1) weights [M, C, KH, KW] with at most `kFewChannels` input channels as
+/// `conv_few_channels_nhwc` reads them: per tap and input channel, the M outputs (padded
+/// to 32).
+inline constexpr std::int64_t kFewChannels = 4;
+struct PackedFewChannelsNhwc {
+  std::int64_t m = 0, c = 0, kh = 0, kw = 0, m_pad = 0;  ///< outputs, inputs, kernel, outputs padded
+  Scratch w;                                            ///< [KH][KW][C][m_pad]
+};
+
+/// Packs f32 dense weights of at most 4 input channels. Raises `Errc::type_mismatch`,
+/// `Errc::rank_mismatch`, `Errc::unsupported` (more input channels).
+[[nodiscard]] PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w);
+
+/// A dense conv (group 1) with few input channels on f32 NHWC images (an image net's
+/// first conv in an NHWC chain): x [N, H, W, C], y [N, OH, OW, M] (exact), optional bias
+/// [M] and residual; any strides, dilations, pads; `p.post` applied last.
+void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const PackedFewChannelsNhwc& w,
+                            const TensorView* bias, const TensorView& y, const TensorView* residual = nullptr);
+
 /// Resolved attributes of a 2-D ConvTranspose; the output dims (with output_padding and
 /// output_shape resolved) come in `y`.
 struct ConvTranspose2dParams {

@@ -55,7 +55,7 @@ void strided_copy(std::int64_t esize, Dims dims, const std::vector<std::int64_t>
   // A batch of 2-D transposes: the last two dims read as columns of a contiguous run.
   const std::size_t r = c.dims.size();
   if (esize == 4 && (r == 2 || r == 3) && c.strides[1][r - 2] == 1 && c.strides[1][r - 1] > 1 &&
-      c.dims[r - 1] >= 4 && c.dims[r - 2] >= 4) {
+      c.dims[r - 1] >= 2 && c.dims[r - 2] >= 2) {
     const std::int64_t batch = r == 3 ? c.dims[0] : 1, sb = r == 3 ? c.strides[1][0] : 0;
     tiled_transpose(batch, c.dims[r - 2], c.dims[r - 1], static_cast<const std::uint32_t*>(src), sb,
                     c.strides[1][r - 1], static_cast<std::uint32_t*>(dst));

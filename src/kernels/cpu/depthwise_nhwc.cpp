@@ -226,4 +226,172 @@ void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDept
   parallel_for(d.n * d.oh, grain_for(d.ow * d.c * d.kh * d.kw), [&](std::int64_t b, std::int64_t e) { rows_fn(d, b, e); });
 }
 
+namespace {
+
+// A dense conv with few input channels on NHWC images (an image net's first conv once
+// the layout pass takes it): per output pixel, K = KH*KW*C products into the output
+// channels, 8 pixels x 2 vectors of output channels side by side, each input float
+// broadcast once per pixel, each tap's weight vectors loaded once per 8 pixels.
+struct Dense {
+  const Conv2dParams* p;
+  std::int64_t n, h, w, c, oh, ow, kh, kw, m;  // m output channels
+  const float* x;
+  const float* wt;  // [kh][kw][c][m_pad]
+  std::int64_t m_pad;
+  const float* bias;
+  float* y;
+  const float* residual;
+};
+
+template <int V>
+inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_t r) {
+  using vf = VecOf<V>;
+  const Conv2dParams& p = *d.p;
+  const std::int64_t img = r / d.oh, oy = r % d.oh;
+  const float* in = d.x + img * d.h * d.w * d.c;
+  float* out = d.y + r * d.ow * d.m;
+  const float* res = d.residual != nullptr ? d.residual + r * d.ow * d.m : nullptr;
+  constexpr int kPx = 8;
+  for (std::int64_t m0 = 0; m0 < d.m; m0 += 2 * V) {
+    const int nv = d.m - m0 > V ? 2 : 1;
+    vf b[2] = {vf{}, vf{}};
+    if (d.bias != nullptr)
+      for (int v = 0; v < nv; ++v) b[v] = load_lanes<vf>(d.bias + m0 + v * V, std::min<std::int64_t>(V, d.m - m0 - v * V));
+    for (std::int64_t ox0 = 0; ox0 < d.ow; ox0 += kPx) {
+      const int px = static_cast<int>(std::min<std::int64_t>(kPx, d.ow - ox0));
+      vf acc[kPx][2];
+      for (int i = 0; i < kPx; ++i) acc[i][0] = b[0], acc[i][1] = b[1];
+      // Every tap of the 8 pixels inside the row: no test per pixel.
+      const std::int64_t first = ox0 * p.stride_w - p.pad_left;
+      const bool inside = px == kPx && first >= 0 &&
+                          first + (kPx - 1) * p.stride_w + (d.kw - 1) * p.dilation_w < d.w;
+      for (std::int64_t ky = 0; ky < d.kh; ++ky) {
+        const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+        if (iy < 0 || iy >= d.h) continue;
+        for (std::int64_t kx = 0; kx < d.kw; ++kx)
+          for (std::int64_t ci = 0; ci < d.c; ++ci) {
+            const float* wrow = d.wt + ((ky * d.kw + kx) * d.c + ci) * d.m_pad + m0;
+            vf w0, w1;
+            std::memcpy(&w0, wrow, sizeof w0);
+            std::memcpy(&w1, wrow + V, sizeof w1);  // (m_pad: two vectors past every m0)
+            if (inside) {
+              const float* src = in + (iy * d.w + first + kx * p.dilation_w) * d.c + ci;
+#pragma GCC unroll 8
+              for (int i = 0; i < kPx; ++i) {
+                const float v = src[i * p.stride_w * d.c];
+                acc[i][0] += v * w0;
+                acc[i][1] += v * w1;
+              }
+              continue;
+            }
+#pragma GCC unroll 8
+            for (int i = 0; i < kPx; ++i) {
+              const std::int64_t ix = (ox0 + i) * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (i >= px || ix < 0 || ix >= d.w) continue;
+              const float v = in[(iy * d.w + ix) * d.c + ci];
+              acc[i][0] += v * w0;
+              acc[i][1] += v * w1;
+            }
+          }
+      }
+      for (int i = 0; i < px; ++i)
+        for (int v = 0; v < nv; ++v) {
+          const std::int64_t lanes = std::min<std::int64_t>(V, d.m - m0 - v * V);
+          const std::int64_t at = (ox0 + i) * d.m + m0 + v * V;
+          vf a = acc[i][v];
+          if (res != nullptr) a += load_lanes<vf>(res + at, lanes);
+          store_lanes(out + at, apply_post_v(a, p.post), lanes);
+        }
+    }
+  }
+}
+
+using DenseFn = void (*)(const Dense&, std::int64_t, std::int64_t);
+void dense_base(const Dense& d, std::int64_t b, std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) dense_row<8>(d, r);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void dense_avx512(const Dense& d, std::int64_t b,
+                                                                                     std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) dense_row<16>(d, r);
+}
+__attribute__((target("avx2,fma"))) void dense_avx2(const Dense& d, std::int64_t b, std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) dense_row<8>(d, r);
+}
+#endif
+
+DenseFn pick_dense() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (isa() == Isa::avx512) return dense_avx512;
+  if (isa() == Isa::avx2) return dense_avx2;
+#endif
+  return dense_base;
+}
+
+const DenseFn dense_fn = pick_dense();
+
+}  // namespace
+
+PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w) {
+  check_dtype(kOp, "W", w, DataType::f32);
+  check_rank(kOp, "W", w, 4);
+  if (w.dims[1] > kFewChannels)
+    fail(Errc::unsupported, kOp, "weights " + dims_text(w.dims) + ": the NHWC dense conv takes at most 4 input channels");
+  PackedFewChannelsNhwc p;
+  p.m = w.dims[0];
+  p.c = w.dims[1];
+  p.kh = w.dims[2];
+  p.kw = w.dims[3];
+  p.m_pad = (p.m + 31) / 32 * 32;
+  const std::int64_t k = p.kh * p.kw * p.c;
+  p.w = Scratch(k * p.m_pad);
+  std::fill(p.w.data(), p.w.data() + k * p.m_pad, 0.0f);
+  const float* src = w.as<const float>();
+  for (std::int64_t o = 0; o < p.m; ++o)
+    for (std::int64_t ci = 0; ci < p.c; ++ci)
+      for (std::int64_t t = 0; t < p.kh * p.kw; ++t)
+        p.w.data()[(t * p.c + ci) * p.m_pad + o] = src[(o * p.c + ci) * p.kh * p.kw + t];
+  return p;
+}
+
+void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const PackedFewChannelsNhwc& w,
+                            const TensorView* bias, const TensorView& y, const TensorView* residual) {
+  check_dtype(kOp, "X", x, DataType::f32);
+  check_dtype(kOp, "Y", y, DataType::f32);
+  check_rank(kOp, "X", x, 4);
+  check_rank(kOp, "Y", y, 4);
+  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
+      p.pad_bottom < 0 || p.pad_right < 0 || p.group != 1)
+    fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0, group 1");
+  if (x.dims[3] != w.c)
+    fail(Errc::bad_op_inputs, kOp,
+         "NHWC X " + dims_text(x.dims) + " has " + std::to_string(x.dims[3]) + " channels; the weights expect " +
+             std::to_string(w.c));
+  Dense d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, 0, 0, w.kh, w.kw, w.m, x.as<const float>(), w.w.data(), w.m_pad,
+          nullptr, y.as<float>(), nullptr};
+  const std::int64_t eh = d.h + p.pad_top + p.pad_bottom - p.dilation_h * (d.kh - 1) - 1;
+  const std::int64_t ew = d.w + p.pad_left + p.pad_right - p.dilation_w * (d.kw - 1) - 1;
+  if (eh < 0 || ew < 0)
+    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + dims_text(x.dims));
+  d.oh = eh / p.stride_h + 1;
+  d.ow = ew / p.stride_w + 1;
+  const std::int64_t want[4] = {d.n, d.oh, d.ow, d.m};
+  check_dims(kOp, "Y", y, want);
+  if (bias != nullptr && bias->dtype != DataType::undefined) {
+    check_dtype(kOp, "B", *bias, DataType::f32);
+    const std::int64_t bd[1] = {d.m};
+    check_dims(kOp, "B", *bias, bd);
+    d.bias = bias->as<const float>();
+  }
+  if (residual != nullptr) {
+    check_dtype(kOp, "residual", *residual, DataType::f32);
+    check_dims(kOp, "residual", *residual, want);
+    d.residual = residual->as<const float>();
+  }
+  if (y.elements() == 0) return;
+  parallel_for(d.n * d.oh, grain_for(d.ow * d.m * d.kh * d.kw * d.c), [&](std::int64_t b, std::int64_t e) {
+    dense_fn(d, b, e);
+  });
+}
+
 }  // namespace ge::cpu

@@ -134,6 +134,14 @@ TEST_CASE("conv2d GEMM paths: B blocks packed from the image, K blocks, row and 
       {2, 6, 11, 9, 6, 3, 3, {.pad_top = 1, .pad_left = 2, .pad_bottom = 0, .pad_right = 1, .group = 6, .post = {A::relu}}, true, true},
       {1, 5, 8, 10, 5, 3, 3, {.pad_top = 2, .pad_left = 2, .pad_bottom = 2, .pad_right = 2, .dilation_h = 2, .dilation_w = 2, .group = 5}, false, true},
       {1, 4, 1, 7, 4, 1, 3, {.pad_left = 1, .pad_right = 1, .group = 4, .post = {A::clip, 0.0f, 0.3f}}, true, false},
+      // stride 2 across (AVX-512: panels as masked row segments): wide rows, rows of
+      // fewer than 16 outputs, stride 1 down with asymmetric pads, dilation down, groups
+      {1, 16, 30, 70, 24, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+                                 .pad_right = 1, .post = {A::relu}}, true, true},
+      {2, 8, 9, 40, 16, 3, 3, {.stride_h = 1, .stride_w = 2, .pad_top = 0, .pad_left = 2, .pad_bottom = 2,
+                               .pad_right = 0}, true, false},
+      {1, 12, 16, 23, 10, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 2, .pad_left = 1, .pad_bottom = 2,
+                                 .pad_right = 1, .dilation_h = 2, .group = 2}, false, true},
   };
   for (const int threads : {1, 2, 3}) {
     CAPTURE(threads);

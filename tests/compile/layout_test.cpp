@@ -5,11 +5,13 @@
 
 #include "support/graph_eval.hpp"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "../../examples/models/mobilenet_v2.hpp"
 #include "../../examples/models/resnet50.hpp"
+#include "ge/compile/op_compile.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/graph/builder.hpp"
 
@@ -20,6 +22,8 @@ using ge::Value;
 
 namespace {
 
+using ge::test::Buffer;
+using ge::test::buffer_of;
 using ge::test::check_same;
 using ge::test::check_unchanged;
 using ge::test::count;
@@ -140,4 +144,73 @@ TEST_CASE("layout_nhwc in optimize: MobileNetV2 runs every conv NHWC, in one cha
   CHECK(stats[7].pass == "layout_nhwc");
   CHECK(stats[7].nodes_added == 2);
   check_same(g, o, 1e-3);
+}
+
+namespace {
+
+// An f32 [N, C, H, W] buffer as [N, H, W, C].
+Buffer to_nhwc_buffer(const Buffer& b) {
+  const std::int64_t n = b.dims[0], c = b.dims[1], h = b.dims[2], w = b.dims[3];
+  Buffer o{b.dtype, {n, h, w, c}, std::vector<std::byte>(b.bytes.size())};
+  const auto* src = reinterpret_cast<const float*>(b.bytes.data());
+  auto* dst = reinterpret_cast<float*>(o.bytes.data());
+  for (std::int64_t i = 0; i < n * c * h * w; ++i) {
+    const std::int64_t x = i % w, y = i / w % h, ch = i / (w * h) % c, k = i / (w * h * c);
+    dst[((k * h + y) * w + x) * c + ch] = src[i];
+  }
+  return o;
+}
+
+ge::OpTensor f32_of(const std::vector<std::int64_t>& dims) {
+  return ge::OpTensor{DataType::f32, ge::Shape(std::vector<ge::Dim>(dims.begin(), dims.end()))};
+}
+
+Buffer zeros_of(const ge::TensorDesc& d) {
+  Buffer b{d.dtype, d.shape.values(), {}};
+  std::int64_t n = 1;
+  for (const auto x : b.dims) n *= x;
+  b.bytes.resize(static_cast<std::size_t>(n) * sizeof(float));
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("FusedConv NHWC kernels by compile_op, weights constant or given per run, equal the NCHW Conv") {
+  struct Case {
+    const char* kernel;
+    std::vector<std::int64_t> x, w;
+    ge::Attributes attrs;
+  };
+  const std::vector<Case> cases{
+      {"nhwc_pointwise", {2, 8, 5, 6}, {12, 8, 1, 1}, {}},
+      {"nhwc_depthwise", {2, 8, 7, 9}, {8, 1, 3, 3}, {{"group", 8}, {"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}},
+      {"nhwc_direct", {1, 3, 9, 9}, {16, 3, 3, 3}, {{"pads", {1, 0, 1, 2}}, {"strides", {2, 2}}}},
+  };
+  std::uint64_t seed = 50;
+  for (const Case& c : cases)
+    for (const bool constant : {true, false}) {
+      CAPTURE(c.kernel);
+      CAPTURE(constant);
+      const ge::Tensor xt = ge::Tensor::random(DataType::f32, c.x, seed++), wt = ge::Tensor::random(DataType::f32, c.w, seed++);
+      const ge::Tensor bt = ge::Tensor::random(DataType::f32, {c.w[0]}, seed++);
+      Buffer x = buffer_of(xt), w = buffer_of(wt), b = buffer_of(bt);
+      const ge::OpTensor w_desc = constant ? ge::OpTensor::constant_of(wt) : f32_of(wt.dims());
+      const auto conv = ge::compile_op("Conv", {f32_of(xt.dims()), w_desc,
+                                                ge::OpTensor::constant_of(bt)}, {}, c.attrs);
+      Buffer want = zeros_of(conv->outputs[0]);
+      (void)ge::execute_op(*conv, std::vector{x.view(), w.view(), b.view()}, std::vector{want.view()});
+      Buffer xn = to_nhwc_buffer(x);
+      ge::Attributes attrs = c.attrs;
+      attrs.emplace("layout", "NHWC");
+      const auto fused = ge::compile_op("FusedConv", {f32_of(xn.dims), w_desc,
+                                                      ge::OpTensor::constant_of(bt)}, {}, attrs);
+      CHECK(fused->kernel->name().find(c.kernel) != std::string_view::npos);
+      Buffer got = zeros_of(fused->outputs[0]);
+      (void)ge::execute_op(*fused, std::vector{xn.view(), w.view(), b.view()}, std::vector{got.view()});
+      const Buffer wn = to_nhwc_buffer(want);
+      REQUIRE(got.dims == wn.dims);
+      const auto* g = reinterpret_cast<const float*>(got.bytes.data());
+      const auto* e = reinterpret_cast<const float*>(wn.bytes.data());
+      for (std::size_t i = 0; i < got.bytes.size() / sizeof(float); ++i) CHECK(g[i] == doctest::Approx(e[i]).epsilon(1e-4));
+    }
 }

@@ -168,3 +168,20 @@ TEST_CASE("GlobalAveragePool") {
   CHECK(shape0("GlobalAveragePool", {t("f32", "-2")}) == "-2");
   check_infer_error("GlobalAveragePool", {t("f32", "2,3")}, {}, Errc::bad_op_inputs, {"rank >= 3"});
 }
+
+TEST_CASE("FusedConv with layout NHWC: the NCHW rule on [N, H, W, C] images; bad layouts and ranks refused") {
+  CHECK(shape0("FusedConv", {t("f32", "2,56,56,144"), t("f32", "144,1,3,3")},
+               {{"layout", "NHWC"}, {"group", 144}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}) == "2,28,28,144");
+  CHECK(shape0("FusedConv", {t("f32", "1~8,7,7,320"), t("f32", "1280,320,1,1"), t("f32", "1280")},
+               {{"layout", "NHWC"}}) == "1~8,7,7,1280");
+  CHECK(shape0("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,8,1,1"), ge_test::none(), t("f32", "1,5,5,16")},
+               {{"layout", "NHWC"}}) == "1,5,5,16");
+  check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,8,1,1")}, {{"layout", "NCWH"}},
+                    Errc::bad_attribute, {"'layout'", "NHWC"});
+  check_infer_error("FusedConv", {t("f32", "1,5,8"), t("f32", "16,8,1")}, {{"layout", "NHWC"}}, Errc::bad_op_inputs,
+                    {"input 0 (X)"});
+  check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,4,1,1")}, {{"layout", "NHWC"}},
+                    Errc::bad_op_inputs, {"input 1 (W)"});
+  check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,8,1,1"), ge_test::none(), t("f32", "1,16,5,5")},
+                    {{"layout", "NHWC"}}, Errc::bad_op_inputs, {"input 3 (Z)"});
+}

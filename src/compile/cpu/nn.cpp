@@ -6,8 +6,10 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "compile/cpu/lower.hpp"
+#include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/conv.hpp"
 
 namespace ge::cpu_lower {
@@ -192,8 +194,9 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
   });
 }
 
-// NHWC (f32, rank 4, W constant [M, C/group, KH, KW] with static dims): a 1x1 conv with
-// stride 1, no pads and one group, or a depthwise one (group == C == M, at most 49 taps).
+// NHWC (f32, rank 4, W [M, C/group, KH, KW] with static dims): a 1x1 conv with stride 1,
+// no pads and one group, a depthwise one (group == C == M, at most 49 taps), or a dense
+// one over at most `cpu::kFewChannels` input channels.
 enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels };
 
 bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
@@ -217,6 +220,17 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
 
 // An NHWC tensor's dims seen as NCHW (for the pads of auto_pad SAME_*).
 std::array<std::int64_t, 4> nchw_dims(const TensorView& t) { return {t.dims[0], t.dims[3], t.dims[1], t.dims[2]}; }
+
+// An NHWC kernel whose weights `pack` packs: once, now, when W is constant, else per run.
+template <class Pack, class Run>
+std::shared_ptr<const Kernel> packed_nhwc(const KernelRequest& r, const char* name, Pack pack, Run run) {
+  using Packed = decltype(pack(std::declval<const TensorView&>()));
+  if (const Tensor* w = r.context.constant(1); w != nullptr) {
+    auto packed = std::make_shared<const Packed>(pack(view_of(*w)));
+    return make_kernel(name, [packed, run](Views in, Views out) { run(in, out, *packed); });
+  }
+  return make_kernel(name, [pack, run](Views in, Views out) { run(in, out, pack(in[1])); });
+}
 
 // NHWC 1x1: the images' pixels are the rows of a product by W^T (packed once when W is
 // constant), with the bias, residual and activation in its epilogue.
@@ -249,56 +263,37 @@ std::shared_ptr<const Kernel> make_nhwc_pointwise(const KernelRequest& r) {
     ep.post = post;
     cpu::matmul(TensorView{x.data, x.dtype, ad}, b, TensorView{y.data, y.dtype, yd}, ep);
   };
-  if (const Tensor* w = c.constant(1); w != nullptr) {
-    const TensorView wv = view_of(*w);
-    std::vector<float> t = transposed(wv);
-    const std::int64_t bd[2] = {wv.dims[1], wv.dims[0]};
-    auto packed = std::make_shared<const cpu::PackedMatMulB>(
-        cpu::pack_matmul_b(TensorView{t.data(), DataType::f32, bd}, bf16));
-    return make_kernel(std::string("cpu.fused_conv2d.nhwc_pointwise") + (packed->bf16 ? ".bf16" : ""),
-                       [packed, run](Views in, Views out) { run(in, out, *packed); });
-  }
-  return make_kernel("cpu.fused_conv2d.nhwc_pointwise", [run, transposed](Views in, Views out) {
-    std::vector<float> t = transposed(in[1]);
-    const std::int64_t bd[2] = {in[1].dims[1], in[1].dims[0]};
-    run(in, out, cpu::pack_matmul_b(TensorView{t.data(), DataType::f32, bd}));
-  });
+  const auto pack = [transposed, bf16](const TensorView& w) {
+    std::vector<float> t = transposed(w);
+    const std::int64_t bd[2] = {w.dims[1], w.dims[0]};
+    return cpu::pack_matmul_b(TensorView{t.data(), DataType::f32, bd}, bf16);
+  };
+  return packed_nhwc(r, bf16 && cpu::amx_bf16_usable() ? "cpu.fused_conv2d.nhwc_pointwise.bf16"
+                                                       : "cpu.fused_conv2d.nhwc_pointwise",
+                     pack, run);
 }
 
-// NHWC depthwise: taps packed per channel vector (once when W is constant).
+// NHWC depthwise (taps per channel vector) and dense over few input channels.
 std::shared_ptr<const Kernel> make_nhwc_depthwise(const KernelRequest& r) {
-  const InferContext& c = r.context;
-  const ConvAttrs a = conv_attrs(c);
-  const cpu::PostOp post = post_op(c, true);
-  const auto run = [a, post](Views in, Views out, const cpu::PackedDepthwiseNhwc& w) {
-    cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
-    p.post = post;
-    cpu::depthwise_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
-  };
-  if (const Tensor* w = c.constant(1); w != nullptr) {
-    auto packed = std::make_shared<const cpu::PackedDepthwiseNhwc>(cpu::pack_depthwise_nhwc(view_of(*w)));
-    return make_kernel("cpu.fused_conv2d.nhwc_depthwise", [packed, run](Views in, Views out) { run(in, out, *packed); });
-  }
-  return make_kernel("cpu.fused_conv2d.nhwc_depthwise",
-                     [run](Views in, Views out) { run(in, out, cpu::pack_depthwise_nhwc(in[1])); });
+  const ConvAttrs a = conv_attrs(r.context);
+  const cpu::PostOp post = post_op(r.context, true);
+  return packed_nhwc(r, "cpu.fused_conv2d.nhwc_depthwise", &cpu::pack_depthwise_nhwc,
+                     [a, post](Views in, Views out, const cpu::PackedDepthwiseNhwc& w) {
+                       cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
+                       p.post = post;
+                       cpu::depthwise_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
+                     });
 }
 
-// NHWC dense conv over few input channels (weights packed once when constant).
 std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
-  const InferContext& c = r.context;
-  const ConvAttrs a = conv_attrs(c);
-  const cpu::PostOp post = post_op(c, true);
-  const auto run = [a, post](Views in, Views out, const cpu::PackedFewChannelsNhwc& w) {
-    cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
-    p.post = post;
-    cpu::conv_few_channels_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
-  };
-  if (const Tensor* w = c.constant(1); w != nullptr) {
-    auto packed = std::make_shared<const cpu::PackedFewChannelsNhwc>(cpu::pack_few_channels_nhwc(view_of(*w)));
-    return make_kernel("cpu.fused_conv2d.nhwc_direct", [packed, run](Views in, Views out) { run(in, out, *packed); });
-  }
-  return make_kernel("cpu.fused_conv2d.nhwc_direct",
-                     [run](Views in, Views out) { run(in, out, cpu::pack_few_channels_nhwc(in[1])); });
+  const ConvAttrs a = conv_attrs(r.context);
+  const cpu::PostOp post = post_op(r.context, true);
+  return packed_nhwc(r, "cpu.fused_conv2d.nhwc_direct", &cpu::pack_few_channels_nhwc,
+                     [a, post](Views in, Views out, const cpu::PackedFewChannelsNhwc& w) {
+                       cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
+                       p.post = post;
+                       cpu::conv_few_channels_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
+                     });
 }
 
 // The attributes of a 2-D ConvTranspose that do not depend on the dims.

@@ -21,6 +21,46 @@ namespace {
 
 constexpr std::string_view kOp = "Conv";
 
+// What both NHWC convs check: types, ranks, params, output dims [N, OH, OW, M] (exact),
+// bias [M] and residual (the output's dims); returns OH, OW and the optional pointers.
+struct NhwcIo {
+  std::int64_t oh = 0, ow = 0;
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+};
+
+NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, std::int64_t kw, std::int64_t m,
+                  const TensorView* bias, const TensorView& y, const TensorView* residual) {
+  check_dtype(kOp, "X", x, DataType::f32);
+  check_dtype(kOp, "Y", y, DataType::f32);
+  check_rank(kOp, "X", x, 4);
+  check_rank(kOp, "Y", y, 4);
+  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
+      p.pad_bottom < 0 || p.pad_right < 0)
+    fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0");
+  const std::int64_t eh = x.dims[1] + p.pad_top + p.pad_bottom - p.dilation_h * (kh - 1) - 1;
+  const std::int64_t ew = x.dims[2] + p.pad_left + p.pad_right - p.dilation_w * (kw - 1) - 1;
+  if (eh < 0 || ew < 0)
+    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + dims_text(x.dims));
+  NhwcIo io;
+  io.oh = eh / p.stride_h + 1;
+  io.ow = ew / p.stride_w + 1;
+  const std::int64_t want[4] = {x.dims[0], io.oh, io.ow, m};
+  check_dims(kOp, "Y", y, want);
+  if (bias != nullptr && bias->dtype != DataType::undefined) {
+    check_dtype(kOp, "B", *bias, DataType::f32);
+    const std::int64_t bd[1] = {m};
+    check_dims(kOp, "B", *bias, bd);
+    io.bias = bias->as<const float>();
+  }
+  if (residual != nullptr) {
+    check_dtype(kOp, "residual", *residual, DataType::f32);
+    check_dims(kOp, "residual", *residual, want);
+    io.residual = residual->as<const float>();
+  }
+  return io;
+}
+
 struct Nhwc {
   const Conv2dParams* p;
   std::int64_t n, h, w, c, oh, ow, kh, kw;
@@ -184,38 +224,14 @@ PackedDepthwiseNhwc pack_depthwise_nhwc(const TensorView& w) {
 
 void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDepthwiseNhwc& w, const TensorView* bias,
                     const TensorView& y, const TensorView* residual) {
-  check_dtype(kOp, "X", x, DataType::f32);
-  check_dtype(kOp, "Y", y, DataType::f32);
   check_rank(kOp, "X", x, 4);
-  check_rank(kOp, "Y", y, 4);
-  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
-      p.pad_bottom < 0 || p.pad_right < 0)
-    fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0");
   if (p.group != w.c || x.dims[3] != w.c)
     fail(Errc::bad_op_inputs, kOp,
          "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the depthwise weights have " +
              std::to_string(w.c) + " channels; expected X's last dim and group equal to them");
-  Nhwc d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, 0, 0, w.kh, w.kw, x.as<const float>(), w.taps.data(), nullptr,
-         y.as<float>(), nullptr, 0, 0};
-  const std::int64_t eh = d.h + p.pad_top + p.pad_bottom - p.dilation_h * (d.kh - 1) - 1;
-  const std::int64_t ew = d.w + p.pad_left + p.pad_right - p.dilation_w * (d.kw - 1) - 1;
-  if (eh < 0 || ew < 0)
-    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + dims_text(x.dims));
-  d.oh = eh / p.stride_h + 1;
-  d.ow = ew / p.stride_w + 1;
-  const std::int64_t want[4] = {d.n, d.oh, d.ow, d.c};
-  check_dims(kOp, "Y", y, want);
-  if (bias != nullptr && bias->dtype != DataType::undefined) {
-    check_dtype(kOp, "B", *bias, DataType::f32);
-    const std::int64_t bd[1] = {d.c};
-    check_dims(kOp, "B", *bias, bd);
-    d.bias = bias->as<const float>();
-  }
-  if (residual != nullptr) {
-    check_dtype(kOp, "residual", *residual, DataType::f32);
-    check_dims(kOp, "residual", *residual, want);
-    d.residual = residual->as<const float>();
-  }
+  const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.c, bias, y, residual);
+  Nhwc d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, x.as<const float>(), w.taps.data(),
+         io.bias, y.as<float>(), io.residual, 0, 0};
   // Pixels whose every tap lies inside the row: ox * s - pad_left >= 0 and
   // ox * s - pad_left + (kw - 1) * dil <= w - 1.
   d.ox_lo = (p.pad_left + p.stride_w - 1) / p.stride_w;
@@ -356,38 +372,15 @@ PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w) {
 
 void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const PackedFewChannelsNhwc& w,
                             const TensorView* bias, const TensorView& y, const TensorView* residual) {
-  check_dtype(kOp, "X", x, DataType::f32);
-  check_dtype(kOp, "Y", y, DataType::f32);
   check_rank(kOp, "X", x, 4);
-  check_rank(kOp, "Y", y, 4);
-  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
-      p.pad_bottom < 0 || p.pad_right < 0 || p.group != 1)
-    fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0, group 1");
+  if (p.group != 1) fail(Errc::bad_attribute, kOp, "group " + std::to_string(p.group) + ": expected 1");
   if (x.dims[3] != w.c)
     fail(Errc::bad_op_inputs, kOp,
          "NHWC X " + dims_text(x.dims) + " has " + std::to_string(x.dims[3]) + " channels; the weights expect " +
              std::to_string(w.c));
-  Dense d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, 0, 0, w.kh, w.kw, w.m, x.as<const float>(), w.w.data(), w.m_pad,
-          nullptr, y.as<float>(), nullptr};
-  const std::int64_t eh = d.h + p.pad_top + p.pad_bottom - p.dilation_h * (d.kh - 1) - 1;
-  const std::int64_t ew = d.w + p.pad_left + p.pad_right - p.dilation_w * (d.kw - 1) - 1;
-  if (eh < 0 || ew < 0)
-    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + dims_text(x.dims));
-  d.oh = eh / p.stride_h + 1;
-  d.ow = ew / p.stride_w + 1;
-  const std::int64_t want[4] = {d.n, d.oh, d.ow, d.m};
-  check_dims(kOp, "Y", y, want);
-  if (bias != nullptr && bias->dtype != DataType::undefined) {
-    check_dtype(kOp, "B", *bias, DataType::f32);
-    const std::int64_t bd[1] = {d.m};
-    check_dims(kOp, "B", *bias, bd);
-    d.bias = bias->as<const float>();
-  }
-  if (residual != nullptr) {
-    check_dtype(kOp, "residual", *residual, DataType::f32);
-    check_dims(kOp, "residual", *residual, want);
-    d.residual = residual->as<const float>();
-  }
+  const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
+  Dense d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, w.m, x.as<const float>(), w.w.data(),
+          w.m_pad, io.bias, y.as<float>(), io.residual};
   if (y.elements() == 0) return;
   parallel_for(d.n * d.oh, grain_for(d.ow * d.m * d.kh * d.kw * d.c), [&](std::int64_t b, std::int64_t e) {
     dense_fn(d, b, e);

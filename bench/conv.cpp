@@ -6,6 +6,7 @@
 //
 //   ge_bench_conv [layers|models|all (default)] [threads (default 2)] [peak GFLOP/s per core]
 //   GE_BENCH_LAYERS=256x14/3,512x7 ge_bench_conv layers   # only those layer shapes
+//   GE_BENCH_COLD=1 ge_bench_conv layers   # caches flushed before each run (weights from memory)
 //
 // "cpu ms" is the calling thread's CPU time (minimum over the repetitions): with one
 // thread it is the kernel's time without the moments other processes held the core, the
@@ -96,14 +97,40 @@ double thread_cpu_ms() {
 // caller runs all the work: that time leaves out the moments other processes held the core).
 double g_min_cpu_ms = 0;
 
+// GE_BENCH_COLD=1: before each timed run the caches are flushed (a pass over 256 MiB) and
+// the layer's input read again, so that the weights come from memory as in a model at
+// batch 1, where they are read once per run, and the input from the caches.
+bool cold() {
+  static const bool on = [] {
+    const char* env = std::getenv("GE_BENCH_COLD");
+    return env != nullptr && *env != 0 && *env != '0';
+  }();
+  return on;
+}
+
+void flush_caches() {
+  static std::vector<float> junk(std::size_t{64} << 20, 1.0f);
+  float sum = 0.0f;
+  for (std::size_t i = 0; i < junk.size(); i += 16) {
+    junk[i] += 1.0f;
+    sum += junk[i];
+  }
+  if (sum == 0.0f) std::puts("");  // never: keeps the pass
+}
+
 // Runs `f` until `min_reps` and ~`budget_s` are both reached; returns {min, median} in ms.
-std::pair<double, double> time_it(const std::function<void()>& f, int min_reps, double budget_s) {
+std::pair<double, double> time_it(const std::function<void()>& f, int min_reps, double budget_s,
+                                  const std::function<void()>& after_flush = {}) {
   f();  // warm-up
   std::vector<double> t;
   g_min_cpu_ms = 1e300;
   const auto start = clock_type::now();
   while (static_cast<int>(t.size()) < min_reps ||
          (std::chrono::duration<double>(clock_type::now() - start).count() < budget_s && t.size() < 200)) {
+    if (cold()) {
+      flush_caches();
+      if (after_flush) after_flush();
+    }
     const double c0 = thread_cpu_ms();
     const auto t0 = clock_type::now();
     f();
@@ -148,7 +175,15 @@ LayerResult bench_layer(const Layer& l, std::int64_t n, tbb::task_arena& arena, 
   const ge::TensorView out[1] = {view(y)};
   const double flops = 2.0 * static_cast<double>(n * l.co * oh * oh * (l.c / l.group) * l.k * l.k);
   std::pair<double, double> t;
-  arena.execute([&] { t = time_it([&] { op->kernel->run(in, out); }, 5, 0.25); });
+  // Cold: the weights come from memory, the input from the caches (the layer before
+  // wrote it), as in a model at batch 1.
+  const auto touch_input = [&] {
+    const auto bytes = x.bytes();
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < bytes.size(); i += 64) sum += static_cast<float>(bytes[i]);
+    if (sum < 0.0f) std::puts("");
+  };
+  arena.execute([&] { t = time_it([&] { op->kernel->run(in, out); }, 5, 0.25, touch_input); });
   const double gf = flops / (t.first * 1e-3) * 1e-9;
   std::printf("| %-4s | %4lld | %4lld x%3lld | %4lld | %dx%d/%lld | %4lld | %2lld | %-26s | %8.3f | %8.3f | %8.3f "
               "| %6.1f | %5.1f%% |\n",

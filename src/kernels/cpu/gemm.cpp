@@ -161,6 +161,18 @@ inline void gelu_rows(Activation kind, float* c, std::int64_t ldc, std::int64_t 
   for (std::int64_t r = 0; r < rows; ++r) vm::map(f, c + r * ldc, c + r * ldc, cols);
 }
 
+// Weights the next tile will stream, fetched into L2 while this one computes: `panels`
+// (at most 2) panels `stride` floats apart, `step` floats of each per K step (a packed
+// A panel's MR or a B panel's NR). At batch 1 a layer's weights come from memory and
+// are used by only a few tiles each: fetched at first use, the loads stall the FMAs; a
+// tile ahead, the transfer overlaps the tile before.
+struct Ahead {
+  const float* at = nullptr;
+  std::int64_t stride = 0;
+  std::int64_t step = 0;
+  int panels = 0;
+};
+
 // The micro-kernel of a full tile of MP A panels x NP B panels (MP * MR rows, NP * NR
 // columns; 1 x 1 is the plain MR x NR tile) with the store fused: the accumulators get
 // C's old value (`load_c`), then on the last K block the epilogue, in registers, and go
@@ -174,7 +186,7 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
                                                               const float* b, std::int64_t b_stride, float* c,
                                                               std::int64_t ldc, bool load_c, bool last,
                                                               const GemmEpilogue& ep, std::int64_t row,
-                                                              std::int64_t col) {
+                                                              std::int64_t col, const Ahead& ahead = {}) {
   using vf = VecOf<V>;
   constexpr int pv = static_cast<int>(kGemmNR) / V;  // vectors per B panel row
   constexpr int nv = NP * pv;
@@ -195,6 +207,11 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
       // fetch a few cache lines ahead of the broadcasts.
 #pragma GCC unroll 2
       for (int q = 0; q < MP; ++q) __builtin_prefetch(a + q * a_stride + (p + 48) * kGemmMR);
+    }
+    if (ahead.at != nullptr) {
+#pragma GCC unroll 2
+      for (int q = 0; q < 2; ++q)
+        if (q < ahead.panels) __builtin_prefetch(ahead.at + q * ahead.stride + p * ahead.step, 0, 2);
     }
 #pragma GCC unroll 16
     for (int r = 0; r < mr; ++r) {
@@ -329,12 +346,13 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
     };
     const std::int64_t a_stride = kRowA ? lda : k * kGemmMR;
     // Inlined: out of line a lambda is compiled for the baseline ISA, not the caller's.
-    const auto one_tile = [&](std::int64_t i, std::int64_t j) __attribute__((always_inline)) {
+    const auto one_tile = [&](std::int64_t i, std::int64_t j, const Ahead& ahead) __attribute__((always_inline)) {
       const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
       const std::int64_t nr = std::min(kGemmNR, n - j);
       const std::int64_t mr = std::min(kGemmMR, m - i);
       if (mr == kGemmMR && nr == kGemmNR) {
-        micro_kernel_store<V, 1, 1, kRowA>(kc, a_at(i), a_stride, bp, 0, c + i * ldc + j, ldc, load_c, last, ep, i, j);
+        micro_kernel_store<V, 1, 1, kRowA>(kc, a_at(i), a_stride, bp, 0, c + i * ldc + j, ldc, load_c, last, ep, i, j,
+                                           ahead);
         return;
       }
       const float* ap = a_at(i);
@@ -364,17 +382,28 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
       // 17 to 31 columns left (N = 24: MobileNet's projections): 12 x 32 tiles too, into
       // `ragged` (B's panels are zero-padded), finished column-exact.
       const bool ragged = V == 16 && !wide && j + kGemmNR < n1;
+      // With A in place, B holds the weights (a MatMul's or a pixel-major conv's): the
+      // first tile of these columns fetches the next B panels (the next K block's first
+      // at the end).
+      const std::int64_t jn = j + (wide || ragged ? 2 : 1) * kGemmNR;
+      Ahead next_b;
+      if (kRowA && (jn < n1 || k0 + kc < k)) {
+        const std::int64_t jj = jn < n1 ? jn : n0, kk = jn < n1 ? k0 : k0 + kc;
+        next_b = {pb + (jj / kGemmNR) * k * kGemmNR + kk * kGemmNR, k * kGemmNR, kGemmNR,
+                  n1 - jj > kGemmNR ? 2 : 1};
+      }
       for (std::int64_t i = m0; i < m1;) {
         const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
+        const Ahead ahead = i == m0 ? next_b : Ahead{};
         if (wide && i + 2 * kGemmMR <= m1) {
           micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, c + i * ldc + j, ldc, load_c, last,
-                                             ep, i, j);
+                                             ep, i, j, ahead);
           i += 2 * kGemmMR;
           continue;
         }
         if (ragged && i + 2 * kGemmMR <= m1) {
           micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, ragged_tile, 2 * kGemmNR, false,
-                                             false, ep, i, j);
+                                             false, ep, i, j, ahead);
           for (std::int64_t r = 0; r < 2 * kGemmMR; ++r) {
             float* crow = c + (i + r) * ldc + j;
             finish_row(ragged_tile + r * 2 * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c,
@@ -385,8 +414,8 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
           i += 2 * kGemmMR;
           continue;
         }
-        one_tile(i, j);
-        if (wide || ragged) one_tile(i, j + kGemmNR);
+        one_tile(i, j, ahead);
+        if (wide || ragged) one_tile(i, j + kGemmNR, Ahead{});
         i += kGemmMR;
       }
       j += wide || ragged ? 2 * kGemmNR : kGemmNR;
@@ -409,14 +438,14 @@ inline __attribute__((always_inline)) void gemm_kblock_impl(std::int64_t m, std:
   alignas(64) float tile[kGemmMR * kGemmNR];
   const bool load_c = !first || ep.accumulate;
   const std::int64_t a_stride = k * kGemmMR;  // from one A panel to the next
-  const auto one_tile = [&](std::int64_t i, std::int64_t j) __attribute__((always_inline)) {
+  const auto one_tile = [&](std::int64_t i, std::int64_t j, const Ahead& ahead) __attribute__((always_inline)) {
     const float* ap = pa + (i / kGemmMR) * a_stride + k0 * kGemmMR;
     const float* bp = bblock + (j / kGemmNR) * bstride;
     const std::int64_t mr = std::min(kGemmMR, m - i);
     const std::int64_t nr = std::min(kGemmNR, n - j);
     const std::int64_t col = col0 + j;
     if (mr == kGemmMR && nr == kGemmNR) {
-      micro_kernel_store<V>(kc, ap, 0, bp, 0, c + i * ldc + col, ldc, load_c, last, ep, i, col);
+      micro_kernel_store<V>(kc, ap, 0, bp, 0, c + i * ldc + col, ldc, load_c, last, ep, i, col, ahead);
       return;
     }
     micro_kernel_edge<V>(kc, ap, bp, tile, nr);
@@ -428,16 +457,25 @@ inline __attribute__((always_inline)) void gemm_kblock_impl(std::int64_t m, std:
   // gemm_block_impl; 6 x 16 at the edges and on narrower ISAs.
   for (std::int64_t i = m0; i < m1;) {
     const bool tall = V == 16 && i + 2 * kGemmMR <= m1;
+    // The first tile of these rows fetches the A panels of the next rows (A holds a
+    // conv's weights; the first rows' panels of the next K block at the end).
+    const std::int64_t in = i + (tall ? 2 : 1) * kGemmMR;
+    Ahead next_a;
+    if (in < m1 || k0 + kc < k) {
+      const std::int64_t ii = in < m1 ? in : m0, kk = in < m1 ? k0 : k0 + kc;
+      next_a = {pa + (ii / kGemmMR) * a_stride + kk * kGemmMR, a_stride, kGemmMR, m1 - ii > kGemmMR ? 2 : 1};
+    }
     for (std::int64_t j = 0; j < n;) {
+      const Ahead ahead = j == 0 ? next_a : Ahead{};
       if (tall && j + 2 * kGemmNR <= n) {
         micro_kernel_store<V, 2, 2, false>(kc, pa + (i / kGemmMR) * a_stride + k0 * kGemmMR, a_stride,
                                            bblock + (j / kGemmNR) * bstride, bstride, c + i * ldc + col0 + j, ldc,
-                                           load_c, last, ep, i, col0 + j);
+                                           load_c, last, ep, i, col0 + j, ahead);
         j += 2 * kGemmNR;
         continue;
       }
-      one_tile(i, j);
-      if (tall) one_tile(i + kGemmMR, j);
+      one_tile(i, j, ahead);
+      if (tall) one_tile(i + kGemmMR, j, Ahead{});
       j += kGemmNR;
     }
     i += tall ? 2 * kGemmMR : kGemmMR;

@@ -6,6 +6,7 @@
 //
 //   ge_bench_conv [layers|models|all (default)] [threads (default 2)] [peak GFLOP/s per core]
 //   GE_BENCH_LAYERS=256x14/3,512x7 ge_bench_conv layers   # only those layer shapes
+//   GE_BENCH_NHWC=1 ge_bench_conv layers   # the NHWC FusedConv kernels (ge::layout_nhwc's)
 //   GE_BENCH_COLD=1 ge_bench_conv layers   # caches flushed before each run (weights from memory)
 //
 // "cpu ms" is the calling thread's CPU time (minimum over the repetitions): with one
@@ -141,6 +142,11 @@ std::pair<double, double> time_it(const std::function<void()>& f, int min_reps, 
   return {t.front(), t[t.size() / 2]};
 }
 
+bool nhwc_images() {
+  const char* env = std::getenv("GE_BENCH_NHWC");
+  return env != nullptr && *env != 0 && *env != '0';
+}
+
 struct LayerResult {
   double flops, ms;
 };
@@ -160,17 +166,30 @@ LayerResult bench_layer(const Layer& l, std::int64_t n, tbb::task_arena& arena, 
   if (!wanted(l)) return {0.0, 0.0};
   const std::int64_t pad = l.k / 2;
   const std::int64_t oh = (l.h + 2 * pad - l.k) / l.s + 1;
-  const Ints xd{n, l.c, l.h, l.h}, wd{l.co, l.c / l.group, l.k, l.k}, bd{l.co}, yd{n, l.co, oh, oh};
+  // GE_BENCH_NHWC=1: the FusedConv on NHWC images that ge::layout_nhwc makes.
+  const bool nhwc = nhwc_images();
+  const Ints xd = nhwc ? Ints{n, l.h, l.h, l.c} : Ints{n, l.c, l.h, l.h}, wd{l.co, l.c / l.group, l.k, l.k}, bd{l.co};
+  const Ints yd = nhwc ? Ints{n, oh, oh, l.co} : Ints{n, l.co, oh, oh};
   const ge::Tensor w = ge::Tensor::random(ge::DataType::f32, wd, 2);
   const ge::Tensor b = ge::Tensor::random(ge::DataType::f32, bd, 3);
   const ge::Tensor x = ge::Tensor::random(ge::DataType::f32, xd, 1);
   ge::Tensor y = ge::Tensor::full(ge::DataType::f32, yd, 0.0);
-  const auto op = ge::compile_op(
-      "Conv", {f32(xd), ge::OpTensor::constant_of(w), ge::OpTensor::constant_of(b)}, {f32(yd)},
-      {{"strides", Ints{l.s, l.s}},
-       {"pads", Ints{pad, pad, pad, pad}},
-       {"group", l.group},
-       {"kernel_shape", Ints{l.k, l.k}}});
+  ge::Attributes attrs{{"strides", Ints{l.s, l.s}},
+                       {"pads", Ints{pad, pad, pad, pad}},
+                       {"group", l.group},
+                       {"kernel_shape", Ints{l.k, l.k}}};
+  if (nhwc) attrs.emplace("layout", "NHWC");
+  std::shared_ptr<const ge::CompiledOp> op;
+  try {
+    op = ge::compile_op(nhwc ? "FusedConv" : "Conv",
+                        {f32(xd), ge::OpTensor::constant_of(w), ge::OpTensor::constant_of(b)}, {f32(yd)}, attrs);
+  } catch (const ge::Error& e) {
+    std::printf("| %-4s | %4lld | %4lld x%3lld | %4lld | %dx%d/%lld | no kernel: %s\n", l.model,
+                static_cast<long long>(n), static_cast<long long>(l.c), static_cast<long long>(l.h),
+                static_cast<long long>(l.co), static_cast<int>(l.k), static_cast<int>(l.k),
+                static_cast<long long>(l.s), e.what());
+    return {0.0, 0.0};
+  }
   const ge::TensorView in[3] = {view(x), view(w), view(b)};
   const ge::TensorView out[1] = {view(y)};
   const double flops = 2.0 * static_cast<double>(n * l.co * oh * oh * (l.c / l.group) * l.k * l.k);

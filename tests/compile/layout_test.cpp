@@ -14,6 +14,7 @@
 #include "ge/compile/op_compile.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/graph/builder.hpp"
+#include "kernels/cpu/common.hpp"
 
 using ge::DataType;
 using ge::Graph;
@@ -61,7 +62,7 @@ Value block(GraphBuilder& b, Value x, const std::string& name, std::int64_t c, s
 
 }  // namespace
 
-TEST_CASE("layout_nhwc pass: a chain of pointwise and depthwise convs runs NHWC between two Transposes") {
+TEST_CASE("layout_nhwc pass: a chain of dense, pointwise and depthwise convs runs NHWC between two Transposes") {
   GraphBuilder b;
   const Value x = b.input("x", DataType::f32, "2,8,10,12");
   const Value stem = x.conv2d(weights(b, "stem", 16, 8, 3, 1), {.pad = 1, .name = "stem"}).relu("stem.relu");
@@ -72,17 +73,18 @@ TEST_CASE("layout_nhwc pass: a chain of pointwise and depthwise convs runs NHWC 
   ge::PassStats st;
   const Graph o = ge::layout_nhwc(g, &st);
   CHECK(st.pass == "layout_nhwc");
-  CHECK(nhwc_convs(o) == 6);  // the blocks' convs; the 3x3 stem and head stay NCHW
-  CHECK(count(o, "Transpose") == 2);
+  CHECK(nhwc_convs(o) == 8);  // the blocks' convs and the 3x3 stem and head they join
+  CHECK(count(o, "Transpose") == 2);  // x in, the head's output out
   CHECK(st.nodes_added == 2);
-  CHECK(node(o, "stem").attrs.count("layout") == 0);
+  CHECK(node(o, "stem").attrs.at("layout").as_string() == "NHWC");
   CHECK(node(o, "b1.dw").attrs.at("layout").as_string() == "NHWC");
   CHECK(node(o, "b1.expand").op == "FusedConv");
   // The block's residual (the stem's output) comes in NHWC: the first block reads it twice.
   CHECK(o.value(node(o, "b1.project").inputs[3]).name == "stem.relu.nhwc");
   CHECK(o.value(node(o, "b1.expand").inputs[0]).name == "stem.relu.nhwc");
   CHECK(o.value(node(o, "b1.dw").outputs[0]).desc.shape.to_string() == "2,10,12,40");
-  CHECK(o.value(node(o, "head").inputs[0]).name == g.value(node(g, "head").inputs[0]).name);  // NCHW again
+  CHECK(o.value(node(o, "head").inputs[0]).name == g.value(node(g, "head").inputs[0]).name + ".nhwc");
+  CHECK(o.value(o.outputs()[0]).name == g.value(g.outputs()[0]).name);  // NCHW again, same name
   check_same(g, o, 1e-4);
 }
 
@@ -103,7 +105,7 @@ TEST_CASE("layout_nhwc pass: values read outside the chain go back to NCHW; grap
 }
 
 TEST_CASE("layout_nhwc pass leaves alone what gains nothing or does not fit") {
-  SUBCASE("1x1 convs without a depthwise one") {
+  SUBCASE("two 1x1 convs without a depthwise one: too short to pay for its Transposes") {
     GraphBuilder b;
     const Value x = b.input("x", DataType::f32, "1,8,6,6");
     b.output(x.conv2d(weights(b, "a", 8, 8, 1, 1), {.name = "a"}).relu().conv2d(weights(b, "c", 4, 8, 1, 2)));
@@ -121,11 +123,26 @@ TEST_CASE("layout_nhwc pass leaves alone what gains nothing or does not fit") {
     const Graph g = b.build();
     check_unchanged(g, ge::layout_nhwc(g));
   }
-  SUBCASE("ResNet-50: no depthwise conv, nothing changes") {
-    const Graph g = ge::optimize(ge::models::resnet50("1,3,32,32"));
-    CHECK(nhwc_convs(g) == 0);
-    CHECK(count(g, "Transpose") == 0);
+  SUBCASE("1x1 convs between NCHW ops, fewer than 4 per Transpose") {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "1,8,6,6");
+    const Value a = x.conv2d(weights(b, "a", 8, 8, 1, 1), {.name = "a"}).relu();
+    const Value c = a.conv2d(weights(b, "c", 8, 8, 1, 2), {.name = "c"}).relu();
+    const Value d = c.conv2d(weights(b, "d", 8, 8, 1, 3), {.name = "d"});
+    b.output(d.max_pool({2, 2, 0}));
+    b.output(a.max_pool({2, 2, 0}));  // read outside: a third end
+    const Graph g = ge::fuse_activations(b.build());
+    check_unchanged(g, ge::layout_nhwc(g));
   }
+}
+
+TEST_CASE("layout_nhwc in optimize: ResNet-50's bottlenecks run NHWC in one chain, the stem NCHW, same outputs") {
+  const Graph g = ge::models::resnet50("2,3,64,64");
+  const Graph o = ge::optimize(g);
+  CHECK(nhwc_convs(o) == 52);
+  CHECK(count(o, "Transpose") == 2);
+  CHECK(node(o, "conv1").attrs.count("layout") == 0);
+  check_same(g, o, 1e-3);
 }
 
 TEST_CASE("layout_nhwc in optimize: MobileNetV2 runs every conv NHWC, in one chain, same outputs") {
@@ -185,6 +202,11 @@ TEST_CASE("FusedConv NHWC kernels by compile_op, weights constant or given per r
       {"nhwc_pointwise", {2, 8, 5, 6}, {12, 8, 1, 1}, {}},
       {"nhwc_depthwise", {2, 8, 7, 9}, {8, 1, 3, 3}, {{"group", 8}, {"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}},
       {"nhwc_direct", {1, 3, 9, 9}, {16, 3, 3, 3}, {{"pads", {1, 0, 1, 2}}, {"strides", {2, 2}}}},
+      {"nhwc_gemm", {2, 8, 9, 9}, {12, 8, 3, 3}, {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}},
+      {"nhwc_gemm", {1, 16, 7, 7}, {24, 16, 1, 1}, {{"strides", {2, 2}}}},
+      // Winograd from 64 channels and 7x7 outputs, on AVX2 or AVX-512; else the GEMM.
+      {ge::cpu::isa() == ge::cpu::Isa::baseline ? "nhwc_gemm" : "nhwc_winograd", {1, 64, 9, 9}, {64, 64, 3, 3},
+       {{"pads", {1, 1, 1, 1}}}},
   };
   std::uint64_t seed = 50;
   for (const Case& c : cases)

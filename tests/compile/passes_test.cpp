@@ -541,23 +541,25 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   CHECK(stats[5].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
   CHECK(stats[6].pass == "fuse_matmul_epilogue");
   CHECK(stats[7].pass == "layout_nhwc");
-  CHECK(stats[7].nodes_added == 0);  // no depthwise conv
+  CHECK(stats[7].nodes_added == 2);  // the bottlenecks on NHWC: a Transpose in (after MaxPool), one out
   CHECK(stats[8].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);
-  CHECK(count(o, "Conv") == 4);
-  CHECK(count(o, "FusedConv") == 49);
-  CHECK(o.nodes().size() == 53 + 4);  // + MaxPool, GlobalAveragePool, Flatten, Gemm
+  CHECK(count(o, "Conv") == 0);
+  CHECK(count(o, "FusedConv") == 53);  // 49 fused, and the 4 projection shortcuts as NHWC FusedConvs
+  CHECK(count(o, "Transpose") == 2);
+  CHECK(o.nodes().size() == 53 + 4 + 2);  // + MaxPool, GlobalAveragePool, Flatten, Gemm; the Transposes
   // Only folded weights and the classifier's remain.
   for (const ge::Constant& c : o.constants())
     CHECK_MESSAGE((c.name.find("bn_folded") != std::string::npos || c.name.rfind("fc.", 0) == 0 ||
                    c.tensor.dtype() != DataType::f32 || c.tensor.element_count() <= 1),
                   c.name);
-  CHECK(o.value(node(o, "layer1.0.conv1").outputs[0]).name == "layer1.0.conv1.relu");
-  CHECK(o.value(node(o, "layer1.0.conv3").outputs[0]).name == "layer1.0.out");
-  CHECK(o.value(node(o, "layer1.0.conv3").inputs[3]).name == "layer1.0.downsample.bn");
-  CHECK(node(o, "layer1.0.downsample").op == "Conv");
+  CHECK(o.value(node(o, "layer1.0.conv1").outputs[0]).name == "layer1.0.conv1.relu.nhwc");
+  CHECK(o.value(node(o, "layer1.0.conv3").outputs[0]).name == "layer1.0.out.nhwc");
+  CHECK(o.value(node(o, "layer1.0.conv3").inputs[3]).name == "layer1.0.downsample.bn.nhwc");
+  CHECK(node(o, "layer1.0.downsample").op == "FusedConv");
+  CHECK(node(o, "conv1").attrs.count("layout") == 0);  // the stem, before MaxPool, stays NCHW
   check_same(g, o, 1e-4);
 }
 
@@ -596,7 +598,7 @@ TEST_CASE("fuse_activations fuses residual Adds over a dynamic batch when both s
     const Graph o = ge::optimize(ge::models::resnet50(shape));
     CHECK(count(o, "Add") == 0);
     CHECK(count(o, "Relu") == 0);
-    CHECK(count(o, "FusedConv") == 49);
+    CHECK(count(o, "FusedConv") == 53);  // 49 fused + the 4 shortcuts, on NHWC (layout_nhwc)
   }
   // Two different inputs of batch 1~8: their batches may differ, so no residual fusion.
   GraphBuilder b;

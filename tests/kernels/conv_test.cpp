@@ -273,6 +273,13 @@ std::vector<float> nchw_of(const Buf<float>& t) {
   return o;
 }
 
+// A dense conv on NHWC images: batch, channels, size, outputs, kernel, params, operands.
+struct DenseNhwcCase {
+  std::int64_t n, c, h, w, m, k;
+  cpu::Conv2dParams p;
+  bool bias, residual;
+};
+
 TEST_CASE("conv2d depthwise on NHWC images: kernels, strides, dilations, pads, channel tails, epilogue") {
   using A = cpu::Activation;
   std::uint32_t seed = 3100;
@@ -384,6 +391,96 @@ TEST_CASE("dense conv over few input channels on NHWC images: first convs, strid
   Buf<float> y({1, 4, 4, 8});
   expect_error(Errc::bad_op_inputs, [&] { cpu::conv_few_channels_nhwc({}, x.view(), packed, nullptr, y.view()); });
   expect_error(Errc::unsupported, [&] { (void)cpu::pack_few_channels_nhwc(random_f32({8, 5, 3, 3}, 3).view()); });
+}
+
+// A dense conv on NHWC images by `run` (packing W itself) against the NCHW reference.
+template <class Run>
+void check_nhwc_dense(const std::vector<DenseNhwcCase>& cases, std::uint32_t seed, float tol, Run run) {
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const DenseNhwcCase& k = cases[i];
+      CAPTURE(threads);
+      CAPTURE(i);
+      const std::int64_t oh = out_dim(k.h, k.k, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+      const std::int64_t ow = out_dim(k.w, k.k, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+      auto w = random_f32({k.m, k.c, k.k, k.k}, seed++);
+      auto bias = random_f32({k.m}, seed++);
+      auto res = random_f32({k.n, k.m, oh, ow}, seed++);
+      const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
+      Buf<float> y({k.n, oh, ow, k.m});
+      const ge::TensorView bv = bias.view(), rv = rn.view();
+      arena.execute([&] { run(k.p, xn.view(), w.view(), k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr); });
+      check_close(nchw_of(y), ref_conv(k.p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), tol,
+                  tol);
+    }
+  }
+}
+
+TEST_CASE("dense conv on NHWC images as a GEMM over gathered patches: kernels, strides, dilations, pads, blocks") {
+  using A = cpu::Activation;
+  const auto pads = [](std::int64_t s, std::int64_t pad, cpu::PostOp post = {}) {
+    return cpu::Conv2dParams{.stride_h = s, .stride_w = s, .pad_top = pad, .pad_left = pad, .pad_bottom = pad,
+                             .pad_right = pad, .post = post};
+  };
+  const std::vector<DenseNhwcCase> cases = {
+      {2, 16, 11, 13, 24, 3, pads(2, 1, {A::relu}), true, true},    // ResNet's stride-2 3x3, odd sizes
+      {1, 24, 9, 9, 40, 1, pads(2, 0), true, false},                 // the stride-2 1x1 (downsample)
+      {2, 5, 12, 10, 7, 5, {.stride_h = 1, .stride_w = 2, .pad_top = 2, .pad_left = 0, .pad_bottom = 1,
+                            .pad_right = 3, .dilation_h = 2, .dilation_w = 1, .post = {A::clip, -0.5f, 0.5f}},
+       true, true},                                                  // dilation, asymmetric pads, tails
+      {4, 8, 30, 30, 16, 3, pads(1, 1), false, true},                // blocks over images (3600 rows)
+      {1, 3, 4, 4, 4, 3, pads(1, 0), true, false},                   // fewer rows than a tile
+  };
+  check_nhwc_dense(cases, 5100, 1e-4f,
+                   [](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,
+                      const ge::TensorView* b, const ge::TensorView& y, const ge::TensorView* z) {
+                     cpu::conv_gemm_nhwc(p, x, cpu::pack_conv_nhwc(w), b, y, z);
+                   });
+  // Bad input: a clear error, not a crash.
+  const cpu::PackedConvNhwc packed = cpu::pack_conv_nhwc(random_f32({8, 4, 3, 3}, 1).view());
+  auto x = random_f32({1, 6, 6, 4}, 2), x5 = random_f32({1, 6, 6, 5}, 3);
+  Buf<float> y({1, 4, 4, 8}), y_bad({1, 5, 4, 8});
+  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_gemm_nhwc({}, x5.view(), packed, nullptr, y.view()); });
+  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_gemm_nhwc({.group = 2}, x.view(), packed, nullptr, y.view()); });
+  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_gemm_nhwc({}, x.view(), packed, nullptr, y_bad.view()); });
+  expect_error(Errc::bad_attribute, [&] { cpu::conv_gemm_nhwc({.stride_h = 0}, x.view(), packed, nullptr, y.view()); });
+  expect_error(Errc::rank_mismatch, [&] { (void)cpu::pack_conv_nhwc(random_f32({8, 4, 3}, 4).view()); });
+}
+
+TEST_CASE("Winograd 3x3 on NHWC images: partial tiles, pads, both schedules, epilogue; where it does not fit") {
+  using A = cpu::Activation;
+  if (cpu::isa() == cpu::Isa::baseline) {
+    CHECK_FALSE(cpu::winograd_nhwc_fits(64, 64, 3, 3, {}));
+    MESSAGE("skipped: Winograd on NHWC needs AVX2 or AVX-512");
+    return;
+  }
+  const auto pads = [](std::int64_t t, std::int64_t l, std::int64_t b, std::int64_t r, cpu::PostOp post = {}) {
+    return cpu::Conv2dParams{.pad_top = t, .pad_left = l, .pad_bottom = b, .pad_right = r, .post = post};
+  };
+  const std::vector<DenseNhwcCase> cases = {
+      {2, 64, 9, 9, 64, 3, pads(1, 1, 1, 1, {A::relu}), true, true},   // whole batch: 50 tiles, odd outputs
+      {1, 32, 7, 7, 48, 3, pads(0, 0, 0, 0), true, false},              // no pads: 5x5 outputs
+      {1, 16, 8, 11, 32, 3, pads(1, 0, 2, 1, {A::clip, 0.0f, 1.0f}), false, true},  // asymmetric pads
+      {3, 16, 28, 28, 16, 3, pads(1, 1, 1, 1), true, true},            // blocks: 588 tiles, a partial last
+  };
+  check_nhwc_dense(cases, 6100, 1e-3f,
+                   [](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,
+                      const ge::TensorView* b, const ge::TensorView& y, const ge::TensorView* z) {
+                     cpu::conv_winograd_nhwc(p, x, cpu::pack_winograd_nhwc(w), b, y, z);
+                   });
+  // Where it does not fit: a clear refusal, and the fit test says so first.
+  const cpu::PackedWinogradNhwc packed = cpu::pack_winograd_nhwc(random_f32({16, 16, 3, 3}, 1).view());
+  auto x = random_f32({1, 6, 6, 16}, 2);
+  Buf<float> y({1, 3, 3, 16}), y4({1, 4, 4, 16});
+  CHECK_FALSE(cpu::winograd_nhwc_fits(16, 16, 3, 3, {.stride_h = 2, .stride_w = 2}));
+  CHECK_FALSE(cpu::winograd_nhwc_fits(12, 16, 3, 3, {}));
+  CHECK_FALSE(cpu::winograd_nhwc_fits(16, 16, 5, 5, {}));
+  expect_error(Errc::unsupported, [&] { cpu::conv_winograd_nhwc({.stride_h = 2, .stride_w = 2}, x.view(), packed, nullptr, y.view()); });
+  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_winograd_nhwc({}, x.view(), packed, nullptr, y.view()); });
+  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_winograd_nhwc({}, random_f32({1, 6, 6, 8}, 3).view(), packed, nullptr, y4.view()); });
+  expect_error(Errc::unsupported, [&] { (void)cpu::pack_winograd_nhwc(random_f32({16, 16, 5, 5}, 4).view()); });
 }
 
 TEST_CASE("conv2d direct for few input channels: first convs, strides, pads, partial blocks and rows") {

@@ -197,7 +197,7 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
 // NHWC (f32, rank 4, W [M, C/group, KH, KW] with static dims): a 1x1 conv with stride 1,
 // no pads and one group, a depthwise one (group == C == M, at most 49 taps), or a dense
 // one over at most `cpu::kFewChannels` input channels.
-enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels };
+enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels, winograd, dense };
 
 bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   const InferContext& c = r.context;
@@ -207,6 +207,19 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   if (!w.rank_known() || w.rank() != 4 || !w.is_static()) return false;
   const ConvAttrs a = conv_attrs(c);
   if (kind == NhwcKind::few_channels) return a.group == 1 && w[1].value() <= cpu::kFewChannels;
+  if (kind == NhwcKind::dense) return a.group == 1;
+  if (kind == NhwcKind::winograd) {
+    // Where the NCHW kernel takes Winograd too: 64 channels in and out, 7x7 outputs.
+    cpu::Conv2dParams p;
+    p.stride_h = a.stride_h;
+    p.stride_w = a.stride_w;
+    p.dilation_h = a.dil_h;
+    p.dilation_w = a.dil_w;
+    p.group = a.group;
+    const std::int64_t pixels = output_pixels(r);
+    return cpu::winograd_nhwc_fits(w[1].value(), w[0].value(), w[2].value(), w[3].value(), p) &&
+           w[0].value() >= 64 && w[1].value() >= 64 && (pixels < 0 || pixels >= 49);
+  }
   if (kind == NhwcKind::depthwise) {
     const Dim& ch = c.shape(0)[3];
     return a.group == w[0].value() && w[1].value() == 1 && ch.is_static() && ch.value() == a.group &&
@@ -293,6 +306,29 @@ std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
                        cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
                        p.post = post;
                        cpu::conv_few_channels_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
+                     });
+}
+
+// NHWC dense convs: any kernel as a GEMM over gathered patches, 3x3 stride 1 by Winograd.
+std::shared_ptr<const Kernel> make_nhwc_dense(const KernelRequest& r) {
+  const ConvAttrs a = conv_attrs(r.context);
+  const cpu::PostOp post = post_op(r.context, true);
+  return packed_nhwc(r, "cpu.fused_conv2d.nhwc_gemm", &cpu::pack_conv_nhwc,
+                     [a, post](Views in, Views out, const cpu::PackedConvNhwc& w) {
+                       cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
+                       p.post = post;
+                       cpu::conv_gemm_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
+                     });
+}
+
+std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
+  const ConvAttrs a = conv_attrs(r.context);
+  const cpu::PostOp post = post_op(r.context, true);
+  return packed_nhwc(r, "cpu.fused_conv2d.nhwc_winograd", &cpu::pack_winograd_nhwc,
+                     [a, post](Views in, Views out, const cpu::PackedWinogradNhwc& w) {
+                       cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), 3, 3);
+                       p.post = post;
+                       cpu::conv_winograd_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
                      });
 }
 
@@ -405,6 +441,18 @@ void register_cpu_nn(KernelRegistry& r) {
          .priority = 2,
          .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::few_channels); },
          .make = make_nhwc_few_channels});
+  r.add({.op = "FusedConv",
+         .name = "cpu.fused_conv2d.nhwc_gemm",
+         .engines = engines(Engine::vector),
+         .priority = 1,  // below the special cases above
+         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::dense); },
+         .make = make_nhwc_dense});
+  r.add({.op = "FusedConv",
+         .name = "cpu.fused_conv2d.nhwc_winograd",
+         .engines = engines(Engine::vector),
+         .priority = 3,
+         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::winograd); },
+         .make = make_nhwc_winograd});
   r.add({.op = "ConvTranspose",
          .name = "cpu.conv_transpose2d",
          .engines = engines(Engine::vector),

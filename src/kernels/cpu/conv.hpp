@@ -126,6 +126,48 @@ struct PackedFewChannelsNhwc {
 void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const PackedFewChannelsNhwc& w,
                             const TensorView* bias, const TensorView& y, const TensorView* residual = nullptr);
 
+/// Dense (group 1) OIHW weights [M, C, KH, KW] as `conv_gemm_nhwc` reads them: the GEMM
+/// B of K = (ky, kx, c) rows by M columns, in panels.
+struct PackedConvNhwc {
+  std::int64_t m = 0, c = 0, kh = 0, kw = 0;  ///< outputs, inputs, kernel
+  Scratch panels;                             ///< `packed_b_size(kh * kw * c, m)` floats
+};
+
+/// Packs f32 dense weights. Raises `Errc::type_mismatch`, `Errc::rank_mismatch`.
+[[nodiscard]] PackedConvNhwc pack_conv_nhwc(const TensorView& w);
+
+/// A dense conv (group 1) on f32 NHWC images as a GEMM of the output pixels (rows) by
+/// the packed weights, the rows' patches gathered block by block (a tap's input channels
+/// are one contiguous run): x [N, H, W, C], y [N, OH, OW, M] (exact), optional bias [M]
+/// and residual; any kernel, strides, dilations, pads; `p.post` applied last. Same
+/// errors as `conv2d`.
+void conv_gemm_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConvNhwc& w, const TensorView* bias,
+                    const TensorView& y, const TensorView* residual = nullptr);
+
+/// 3x3 OIHW weights as `conv_winograd_nhwc` reads them: Winograd's 16 transformed
+/// matrices U_xi [C][M], each packed as a GEMM B.
+struct PackedWinogradNhwc {
+  std::int64_t m = 0, c = 0;  ///< outputs, inputs
+  Scratch u;                  ///< 16 x `packed_b_size(c, m)` floats
+};
+
+/// Whether `conv_winograd_nhwc` runs a 3x3 conv with `p` from `c` to `m` channels here:
+/// stride 1, no dilation, one group, on AVX-512 (AVX2) with both channel counts
+/// multiples of 16 (8).
+[[nodiscard]] bool winograd_nhwc_fits(std::int64_t c, std::int64_t m, std::int64_t kh, std::int64_t kw,
+                                      const Conv2dParams& p);
+
+/// Packs f32 3x3 weights. Raises `Errc::type_mismatch`, `Errc::rank_mismatch`,
+/// `Errc::unsupported` (not 3x3).
+[[nodiscard]] PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w);
+
+/// A 3x3 stride-1 conv on f32 NHWC images by Winograd's F(2x2, 3x3) (see
+/// `winograd_nhwc_fits`): per tile of 2x2 outputs the transforms run on vectors of
+/// channels, and the 16 products are GEMMs of tiles (rows) by U_xi. Same operands and
+/// errors as `conv_gemm_nhwc`; `Errc::unsupported` where it does not fit.
+void conv_winograd_nhwc(const Conv2dParams& p, const TensorView& x, const PackedWinogradNhwc& w,
+                        const TensorView* bias, const TensorView& y, const TensorView* residual = nullptr);
+
 /// Resolved attributes of a 2-D ConvTranspose; the output dims (with output_padding and
 /// output_shape resolved) come in `y`.
 struct ConvTranspose2dParams {

@@ -4,6 +4,7 @@
 // the bf16 (AMX) conv driver.
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/cpu/conv.hpp"
 
@@ -47,6 +48,22 @@ std::int64_t winograd_weights_size(std::int64_t cout, std::int64_t cin);
 void pack_winograd_weights(std::int64_t cout, std::int64_t cin, const float* w, float* dst);
 void conv_winograd(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
                    const float* pbias, float* py, const float* pres);
+
+// What every NHWC conv checks (depthwise_nhwc.cpp): types, ranks, params, output dims
+// [N, OH, OW, M] (exact), bias [M] and residual (the output's dims); returns OH, OW and
+// the optional pointers. Raises as `conv2d`.
+struct NhwcIo {
+  std::int64_t oh = 0, ow = 0;
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+};
+NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, std::int64_t kw, std::int64_t m,
+                  const TensorView* bias, const TensorView& y, const TensorView* residual);
+
+// Winograd's U = G g G^T of OIHW 3x3 weights, in f64 then rounded: element xi (0..15) of
+// (o, i) at [(xi * cout + o) * cin + i] (conv_winograd.cpp; the NCHW and NHWC kernels
+// pack it their ways).
+std::vector<float> winograd_u(std::int64_t cout, std::int64_t cin, const float* w);
 
 // Direct conv for few input channels (conv_direct.cpp): whether it serves (an AVX2 or
 // AVX-512 CPU, group 1, at most 4 input channels, no dilation, horizontal stride 1 or 2),

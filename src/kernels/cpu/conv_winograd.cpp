@@ -32,6 +32,7 @@
 
 #include "kernels/cpu/conv_internal.hpp"
 #include "kernels/cpu/vec.hpp"
+#include "kernels/cpu/winograd.hpp"
 
 // The 64-byte vectors below never cross a function boundary: every helper is inlined
 // into the per-ISA entry points.
@@ -63,36 +64,6 @@ Geometry geometry(const ConvShape& s) {
   g.tiles = s.n * g.per_image;
   g.tiles_pad = (g.tiles + kTile - 1) / kTile * kTile;
   return g;
-}
-
-// V = B^T d B for 16 tiles at once: d[r][c] are 16-lane vectors.
-inline __attribute__((always_inline)) void input_transform(const vf16 (&d)[4][4], vf16 (&v)[4][4]) {
-  vf16 t[4][4];
-  for (int c = 0; c < 4; ++c) {
-    t[0][c] = d[0][c] - d[2][c];
-    t[1][c] = d[1][c] + d[2][c];
-    t[2][c] = d[2][c] - d[1][c];
-    t[3][c] = d[1][c] - d[3][c];
-  }
-  for (int r = 0; r < 4; ++r) {
-    v[r][0] = t[r][0] - t[r][2];
-    v[r][1] = t[r][1] + t[r][2];
-    v[r][2] = t[r][2] - t[r][1];
-    v[r][3] = t[r][1] - t[r][3];
-  }
-}
-
-// Y = A^T m A for 16 tiles at once.
-inline __attribute__((always_inline)) void output_transform(const vf16 (&m)[4][4], vf16 (&y)[2][2]) {
-  vf16 t[2][4];
-  for (int c = 0; c < 4; ++c) {
-    t[0][c] = m[0][c] + m[1][c] + m[2][c];
-    t[1][c] = m[1][c] - m[2][c] - m[3][c];
-  }
-  for (int r = 0; r < 2; ++r) {
-    y[r][0] = t[r][0] + t[r][1] + t[r][2];
-    y[r][1] = t[r][1] - t[r][2] - t[r][3];
-  }
 }
 
 // The tiles of a 16-tile group [t0, t0 + 16) lie in runs along tile rows (a segment):
@@ -372,7 +343,7 @@ bool winograd_fits(std::int64_t kh, std::int64_t kw, const Conv2dParams& p) {
          p.group == 1;
 }
 
-void pack_winograd_weights(std::int64_t cout, std::int64_t cin, const float* w, float* dst) {
+std::vector<float> winograd_u(std::int64_t cout, std::int64_t cin, const float* w) {
   // U = G g G^T with G = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]].
   static constexpr double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   std::vector<float> u(static_cast<std::size_t>(kXi * cout * cin));
@@ -388,6 +359,11 @@ void pack_winograd_weights(std::int64_t cout, std::int64_t cin, const float* w, 
               static_cast<float>(t[r][0] * G[c][0] + t[r][1] * G[c][1] + t[r][2] * G[c][2]);
     }
   }
+  return u;
+}
+
+void pack_winograd_weights(std::int64_t cout, std::int64_t cin, const float* w, float* dst) {
+  const std::vector<float> u = winograd_u(cout, cin, w);
   const std::int64_t per_xi = packed_a_size(cout, cin);
   for (int xi = 0; xi < kXi; ++xi)
     pack_a(cout, cin, u.data() + static_cast<std::size_t>(xi * cout * cin), cin, false, 1.0f, dst + xi * per_xi);

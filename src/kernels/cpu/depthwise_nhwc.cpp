@@ -12,6 +12,7 @@
 
 #include "kernels/cpu/common.hpp"
 #include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/conv_internal.hpp"
 #include "kernels/cpu/vec.hpp"
 
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors never cross a call: everything is inlined
@@ -21,45 +22,6 @@ namespace {
 
 constexpr std::string_view kOp = "Conv";
 
-// What both NHWC convs check: types, ranks, params, output dims [N, OH, OW, M] (exact),
-// bias [M] and residual (the output's dims); returns OH, OW and the optional pointers.
-struct NhwcIo {
-  std::int64_t oh = 0, ow = 0;
-  const float* bias = nullptr;
-  const float* residual = nullptr;
-};
-
-NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, std::int64_t kw, std::int64_t m,
-                  const TensorView* bias, const TensorView& y, const TensorView* residual) {
-  check_dtype(kOp, "X", x, DataType::f32);
-  check_dtype(kOp, "Y", y, DataType::f32);
-  check_rank(kOp, "X", x, 4);
-  check_rank(kOp, "Y", y, 4);
-  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
-      p.pad_bottom < 0 || p.pad_right < 0)
-    fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0");
-  const std::int64_t eh = x.dims[1] + p.pad_top + p.pad_bottom - p.dilation_h * (kh - 1) - 1;
-  const std::int64_t ew = x.dims[2] + p.pad_left + p.pad_right - p.dilation_w * (kw - 1) - 1;
-  if (eh < 0 || ew < 0)
-    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + dims_text(x.dims));
-  NhwcIo io;
-  io.oh = eh / p.stride_h + 1;
-  io.ow = ew / p.stride_w + 1;
-  const std::int64_t want[4] = {x.dims[0], io.oh, io.ow, m};
-  check_dims(kOp, "Y", y, want);
-  if (bias != nullptr && bias->dtype != DataType::undefined) {
-    check_dtype(kOp, "B", *bias, DataType::f32);
-    const std::int64_t bd[1] = {m};
-    check_dims(kOp, "B", *bias, bd);
-    io.bias = bias->as<const float>();
-  }
-  if (residual != nullptr) {
-    check_dtype(kOp, "residual", *residual, DataType::f32);
-    check_dims(kOp, "residual", *residual, want);
-    io.residual = residual->as<const float>();
-  }
-  return io;
-}
 
 struct Nhwc {
   const Conv2dParams* p;
@@ -202,6 +164,38 @@ RowsFn pick_rows() {
 const RowsFn rows_fn = pick_rows();
 
 }  // namespace
+
+NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, std::int64_t kw, std::int64_t m,
+                  const TensorView* bias, const TensorView& y, const TensorView* residual) {
+  check_dtype(kOp, "X", x, DataType::f32);
+  check_dtype(kOp, "Y", y, DataType::f32);
+  check_rank(kOp, "X", x, 4);
+  check_rank(kOp, "Y", y, 4);
+  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
+      p.pad_bottom < 0 || p.pad_right < 0)
+    fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0");
+  const std::int64_t eh = x.dims[1] + p.pad_top + p.pad_bottom - p.dilation_h * (kh - 1) - 1;
+  const std::int64_t ew = x.dims[2] + p.pad_left + p.pad_right - p.dilation_w * (kw - 1) - 1;
+  if (eh < 0 || ew < 0)
+    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + dims_text(x.dims));
+  NhwcIo io;
+  io.oh = eh / p.stride_h + 1;
+  io.ow = ew / p.stride_w + 1;
+  const std::int64_t want[4] = {x.dims[0], io.oh, io.ow, m};
+  check_dims(kOp, "Y", y, want);
+  if (bias != nullptr && bias->dtype != DataType::undefined) {
+    check_dtype(kOp, "B", *bias, DataType::f32);
+    const std::int64_t bd[1] = {m};
+    check_dims(kOp, "B", *bias, bd);
+    io.bias = bias->as<const float>();
+  }
+  if (residual != nullptr) {
+    check_dtype(kOp, "residual", *residual, DataType::f32);
+    check_dims(kOp, "residual", *residual, want);
+    io.residual = residual->as<const float>();
+  }
+  return io;
+}
 
 PackedDepthwiseNhwc pack_depthwise_nhwc(const TensorView& w) {
   check_dtype(kOp, "W", w, DataType::f32);

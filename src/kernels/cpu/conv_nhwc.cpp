@@ -1,0 +1,337 @@
+// Dense convolutions on NHWC images (the layout `ge::layout_nhwc` gives conv chains): a
+// pixel's channels are contiguous, so the output pixels are the rows of a GEMM whose B is
+// the packed weights, and every output vector holds channels of one pixel.
+//
+// - `conv_gemm_nhwc`: any kernel, stride, dilation and pads. A block of output pixels
+//   gathers its patches (row = pixel, K = (ky, kx, c): a tap's channels are one run of
+//   the input, or zeros outside it) and multiplies them by the weights in place, with the
+//   bias, residual and activation in the GEMM's epilogue. Blocks of about 96 rows go to
+//   the threads; with fewer blocks than two per thread the whole batch's patches are
+//   gathered first and the product splits over the weights' columns (each thread then
+//   streams its share of the weights: batch 1 on small images).
+// - `conv_winograd_nhwc`: 3x3 stride 1 by F(2x2, 3x3). Per tile and vector of channels,
+//   the 4x4 window (zero outside the image) becomes V = B^T d B, stored as row `tile` of
+//   the 16 matrices V_xi [tiles][C]; the 16 GEMMs M_xi = V_xi U_xi; per tile and vector
+//   of output channels Y = A^T M A plus the bias, residual and activation. As the NCHW
+//   kernel (conv_winograd.cpp): blocks of tiles through all three steps in one task when
+//   there are at least two blocks per thread, else the whole batch step by step (each
+//   U_xi then read by one task).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include <tbb/task_arena.h>
+
+#include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/conv_internal.hpp"
+#include "kernels/cpu/vec.hpp"
+#include "kernels/cpu/winograd.hpp"
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // vectors never cross a call: everything is inlined
+
+namespace ge::cpu {
+namespace {
+
+constexpr std::string_view kOp = "Conv";
+constexpr int kXi = 16;  // Winograd's transformed elements per tile
+
+std::int64_t threads() { return std::max(1, tbb::this_task_arena::max_concurrency()); }
+
+// Rows per block of a blocked product: a multiple of the GEMM's 12-row tiles near
+// `target`, the block count then rounded up to a multiple of the threads (equal shares).
+std::int64_t block_rows(std::int64_t rows, std::int64_t target) {
+  const std::int64_t t = threads();
+  std::int64_t blocks = (rows + target - 1) / target;
+  blocks = (blocks + t - 1) / t * t;
+  const std::int64_t per = (rows + blocks - 1) / blocks;
+  return std::max<std::int64_t>(12, (per + 11) / 12 * 12);
+}
+
+// ---------------------------------------------------------------------------------------
+// GEMM over gathered patches.
+
+struct Gather {
+  const Conv2dParams* p;
+  const float* x;
+  std::int64_t h, w, c, oh, ow, kh, kw;
+};
+
+// Rows [r0, r0 + count) of the patch matrix (row = output pixel of the batch) at `dst`,
+// row stride kh * kw * c.
+void gather(const Gather& g, std::int64_t r0, std::int64_t count, float* dst) {
+  const Conv2dParams& p = *g.p;
+  const std::int64_t k = g.kh * g.kw * g.c;
+  const auto bytes = static_cast<std::size_t>(g.c) * sizeof(float);
+  for (std::int64_t r = 0; r < count; ++r) {
+    const std::int64_t pix = r0 + r;
+    const std::int64_t img = pix / (g.oh * g.ow), oy = pix / g.ow % g.oh, ox = pix % g.ow;
+    float* row = dst + r * k;
+    for (std::int64_t ky = 0; ky < g.kh; ++ky) {
+      const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+      for (std::int64_t kx = 0; kx < g.kw; ++kx) {
+        float* run = row + (ky * g.kw + kx) * g.c;
+        const std::int64_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) {
+          std::memset(run, 0, bytes);
+        } else {
+          std::memcpy(run, g.x + ((img * g.h + iy) * g.w + ix) * g.c, bytes);
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Winograd.
+
+struct Wino {
+  const Conv2dParams* p;
+  const float* x;
+  const float* bias;
+  const float* residual;
+  float* y;
+  std::int64_t n, h, w, c, m, oh, ow, tiles_y, tiles_x;
+};
+
+// V of tiles [t0, t0 + count): element xi of tile t at v + xi * xi_stride + (t - t0) * c.
+template <int V>
+inline __attribute__((always_inline)) void inputs(const Wino& k, std::int64_t t0, std::int64_t count, float* v,
+                                                  std::int64_t xi_stride) {
+  using vf = VecOf<V>;
+  const std::int64_t per_image = k.tiles_y * k.tiles_x;
+  for (std::int64_t t = t0; t < t0 + count; ++t) {
+    const std::int64_t img = t / per_image, ty = t % per_image / k.tiles_x, tx = t % k.tiles_x;
+    const std::int64_t y0 = 2 * ty - k.p->pad_top, x0 = 2 * tx - k.p->pad_left;
+    bool inside[4][4];
+    for (int r = 0; r < 4; ++r)
+      for (int q = 0; q < 4; ++q) inside[r][q] = y0 + r >= 0 && y0 + r < k.h && x0 + q >= 0 && x0 + q < k.w;
+    const float* base = k.x + ((img * k.h + y0) * k.w + x0) * k.c;
+    float* dst = v + (t - t0) * k.c;
+    for (std::int64_t ch = 0; ch < k.c; ch += V) {
+      vf d[4][4];
+      for (int r = 0; r < 4; ++r)
+        for (int q = 0; q < 4; ++q) {
+          d[r][q] = vf{} + 0.0f;
+          if (inside[r][q]) std::memcpy(&d[r][q], base + (r * k.w + q) * k.c + ch, sizeof(vf));
+        }
+      vf tv[4][4];
+      input_transform(d, tv);
+      for (int xi = 0; xi < kXi; ++xi) std::memcpy(dst + xi * xi_stride + ch, &tv[xi / 4][xi % 4], sizeof(vf));
+    }
+  }
+}
+
+// Y of tiles [t0, t0 + count) from M: element xi of tile t at mb + xi * xi_stride + (t - t0) * m.
+template <int V>
+inline __attribute__((always_inline)) void outputs(const Wino& k, std::int64_t t0, std::int64_t count, const float* mb,
+                                                   std::int64_t xi_stride) {
+  using vf = VecOf<V>;
+  const std::int64_t per_image = k.tiles_y * k.tiles_x;
+  for (std::int64_t t = t0; t < t0 + count; ++t) {
+    const std::int64_t img = t / per_image, ty = t % per_image / k.tiles_x, tx = t % k.tiles_x;
+    const std::int64_t rows = std::min<std::int64_t>(2, k.oh - 2 * ty), cols = std::min<std::int64_t>(2, k.ow - 2 * tx);
+    const float* src = mb + (t - t0) * k.m;
+    for (std::int64_t co = 0; co < k.m; co += V) {
+      vf mm[4][4];
+      for (int xi = 0; xi < kXi; ++xi) std::memcpy(&mm[xi / 4][xi % 4], src + xi * xi_stride + co, sizeof(vf));
+      vf out[2][2];
+      output_transform(mm, out);
+      vf b = vf{} + 0.0f;
+      if (k.bias != nullptr) std::memcpy(&b, k.bias + co, sizeof(vf));
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t q = 0; q < cols; ++q) {
+          const std::int64_t at = ((img * k.oh + 2 * ty + r) * k.ow + 2 * tx + q) * k.m + co;
+          vf o = out[r][q] + b;
+          if (k.residual != nullptr) {
+            vf z;
+            std::memcpy(&z, k.residual + at, sizeof(vf));
+            o += z;
+          }
+          o = apply_post_v(o, k.p->post);
+          std::memcpy(k.y + at, &o, sizeof(vf));
+        }
+    }
+  }
+}
+
+// The transforms on this CPU's widest vectors (the schedule below is baseline code: a
+// lambda there would compile them for the baseline ISA), and the vector width; nulls and
+// 0 without AVX2.
+struct WinoFns {
+  void (*inputs)(const Wino&, std::int64_t, std::int64_t, float*, std::int64_t) = nullptr;
+  void (*outputs)(const Wino&, std::int64_t, std::int64_t, const float*, std::int64_t) = nullptr;
+  std::int64_t lanes = 0;
+};
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GE_NHWC_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
+#define GE_NHWC_AVX2 __attribute__((target("avx2,fma")))
+GE_NHWC_AVX512 void inputs_avx512(const Wino& k, std::int64_t t0, std::int64_t n, float* v, std::int64_t xs) {
+  inputs<16>(k, t0, n, v, xs);
+}
+GE_NHWC_AVX512 void outputs_avx512(const Wino& k, std::int64_t t0, std::int64_t n, const float* m, std::int64_t xs) {
+  outputs<16>(k, t0, n, m, xs);
+}
+GE_NHWC_AVX2 void inputs_avx2(const Wino& k, std::int64_t t0, std::int64_t n, float* v, std::int64_t xs) {
+  inputs<8>(k, t0, n, v, xs);
+}
+GE_NHWC_AVX2 void outputs_avx2(const Wino& k, std::int64_t t0, std::int64_t n, const float* m, std::int64_t xs) {
+  outputs<8>(k, t0, n, m, xs);
+}
+#endif
+
+WinoFns pick_winograd() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (isa() == Isa::avx512) return {inputs_avx512, outputs_avx512, 16};
+  if (isa() == Isa::avx2) return {inputs_avx2, outputs_avx2, 8};
+#endif
+  return {};
+}
+
+const WinoFns wino_fns = pick_winograd();
+
+// Blocks of tiles through all three steps (V and M of a block in the task's L2), or the
+// whole batch step by step.
+void winograd_run(const Wino& k, const PackedWinogradNhwc& w) {
+  const WinoFns f = wino_fns;
+  const std::int64_t tiles = k.n * k.tiles_y * k.tiles_x;
+  const std::int64_t per_xi = packed_b_size(k.c, k.m);
+  // V and M of a block: 16 x block x (c + m) floats, about 768 KiB at most.
+  const std::int64_t target = std::clamp<std::int64_t>(12288 / (k.c + k.m) / 12 * 12, 12, 96);
+  if ((tiles + target - 1) / target >= 2 * threads()) {
+    const std::int64_t block = block_rows(tiles, target);
+    parallel_for((tiles + block - 1) / block, 1, [&](std::int64_t bb, std::int64_t be) {
+      PooledBuffer vbuf(kXi * block * k.c);
+      PooledBuffer mbuf(kXi * block * k.m);
+      for (std::int64_t b = bb; b < be; ++b) {
+        const std::int64_t t0 = b * block, count = std::min(block, tiles - t0);
+        f.inputs(k, t0, count, vbuf.data(), count * k.c);
+        for (int xi = 0; xi < kXi; ++xi)
+          gemm_rowmajor_a(count, k.m, k.c, vbuf.data() + xi * count * k.c, k.c, w.u.data() + xi * per_xi,
+                          mbuf.data() + xi * count * k.m, k.m, GemmEpilogue{}, false);
+        f.outputs(k, t0, count, mbuf.data(), count * k.m);
+      }
+    });
+    return;
+  }
+  PooledBuffer vbuf(kXi * tiles * k.c);
+  PooledBuffer mbuf(kXi * tiles * k.m);
+  parallel_for(tiles, grain_for(k.c * 64), [&](std::int64_t b, std::int64_t e) {
+    f.inputs(k, b, e - b, vbuf.data() + b * k.c, tiles * k.c);
+  });
+  // One task per U_xi: each transformed weight matrix is read once, by one thread.
+  parallel_for(kXi, 1, [&](std::int64_t xb, std::int64_t xe) {
+    for (std::int64_t xi = xb; xi < xe; ++xi)
+      gemm_rowmajor_a(tiles, k.m, k.c, vbuf.data() + xi * tiles * k.c, k.c, w.u.data() + xi * per_xi,
+                      mbuf.data() + xi * tiles * k.m, k.m, GemmEpilogue{}, false);
+  });
+  parallel_for(tiles, grain_for(k.m * 64), [&](std::int64_t b, std::int64_t e) {
+    f.outputs(k, b, e - b, mbuf.data() + b * k.m, tiles * k.m);
+  });
+}
+
+}  // namespace
+
+PackedConvNhwc pack_conv_nhwc(const TensorView& w) {
+  check_dtype(kOp, "W", w, DataType::f32);
+  check_rank(kOp, "W", w, 4);
+  PackedConvNhwc out;
+  out.m = w.dims[0];
+  out.c = w.dims[1];
+  out.kh = w.dims[2];
+  out.kw = w.dims[3];
+  const std::int64_t k = out.kh * out.kw * out.c;
+  // B [(ky, kx, c)][m] from W [m][c][ky][kx].
+  std::vector<float> b(static_cast<std::size_t>(k * out.m));
+  const float* src = w.as<const float>();
+  for (std::int64_t o = 0; o < out.m; ++o)
+    for (std::int64_t ci = 0; ci < out.c; ++ci)
+      for (std::int64_t t = 0; t < out.kh * out.kw; ++t)
+        b[static_cast<std::size_t>((t * out.c + ci) * out.m + o)] = src[(o * out.c + ci) * out.kh * out.kw + t];
+  out.panels = Scratch(packed_b_size(k, out.m));
+  pack_b(k, out.m, b.data(), out.m, false, out.panels.data());
+  return out;
+}
+
+void conv_gemm_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConvNhwc& w, const TensorView* bias,
+                    const TensorView& y, const TensorView* residual) {
+  check_rank(kOp, "X", x, 4);
+  if (p.group != 1 || x.dims[3] != w.c)
+    fail(Errc::bad_op_inputs, kOp,
+         "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the weights have " +
+             std::to_string(w.c) + " input channels; expected X's last dim equal to them and group 1");
+  const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
+  if (y.elements() == 0) return;
+  const Gather g{&p, x.as<const float>(), x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw};
+  const std::int64_t rows = x.dims[0] * io.oh * io.ow, k = w.kh * w.kw * w.c;
+  float* py = y.as<float>();
+  const auto epilogue = [&](std::int64_t r0) {
+    GemmEpilogue ep;
+    ep.bias_n = io.bias;
+    if (io.residual != nullptr) {
+      ep.residual = io.residual + r0 * w.m;
+      ep.ld_residual = w.m;
+    }
+    ep.post = p.post;
+    return ep;
+  };
+  constexpr std::int64_t kTarget = 96;
+  if ((rows + kTarget - 1) / kTarget >= 2 * threads()) {
+    const std::int64_t block = block_rows(rows, kTarget);
+    parallel_for((rows + block - 1) / block, 1, [&](std::int64_t bb, std::int64_t be) {
+      PooledBuffer patches(block * k);
+      for (std::int64_t b = bb; b < be; ++b) {
+        const std::int64_t r0 = b * block, count = std::min(block, rows - r0);
+        gather(g, r0, count, patches.data());
+        gemm_rowmajor_a(count, w.m, k, patches.data(), k, w.panels.data(), py + r0 * w.m, w.m, epilogue(r0), false);
+      }
+    });
+    return;
+  }
+  PooledBuffer patches(rows * k);
+  parallel_for(rows, grain_for(k), [&](std::int64_t b, std::int64_t e) { gather(g, b, e - b, patches.data() + b * k); });
+  gemm_rowmajor_a(rows, w.m, k, patches.data(), k, w.panels.data(), py, w.m, epilogue(0), true);
+}
+
+bool winograd_nhwc_fits(std::int64_t c, std::int64_t m, std::int64_t kh, std::int64_t kw, const Conv2dParams& p) {
+  const std::int64_t lanes = wino_fns.lanes;
+  return lanes > 0 && winograd_fits(kh, kw, p) && c % lanes == 0 && m % lanes == 0 && c > 0 && m > 0;
+}
+
+PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w) {
+  check_dtype(kOp, "W", w, DataType::f32);
+  check_rank(kOp, "W", w, 4);
+  if (w.dims[2] != 3 || w.dims[3] != 3)
+    fail(Errc::unsupported, kOp, "Winograd weights " + dims_text(w.dims) + " must be 3x3");
+  PackedWinogradNhwc out;
+  out.m = w.dims[0];
+  out.c = w.dims[1];
+  const std::vector<float> u = winograd_u(out.m, out.c, w.as<const float>());
+  const std::int64_t per_xi = packed_b_size(out.c, out.m);
+  out.u = Scratch(kXi * per_xi);
+  // B_xi [c][m] = U_xi [m][c] transposed.
+  for (int xi = 0; xi < kXi; ++xi)
+    pack_b(out.c, out.m, u.data() + static_cast<std::size_t>(xi * out.m * out.c), out.c, true,
+           out.u.data() + xi * per_xi);
+  return out;
+}
+
+void conv_winograd_nhwc(const Conv2dParams& p, const TensorView& x, const PackedWinogradNhwc& w,
+                        const TensorView* bias, const TensorView& y, const TensorView* residual) {
+  check_rank(kOp, "X", x, 4);
+  if (x.dims[3] != w.c)
+    fail(Errc::bad_op_inputs, kOp,
+         "NHWC X " + dims_text(x.dims) + ": the weights have " + std::to_string(w.c) + " input channels");
+  if (!winograd_nhwc_fits(w.c, w.m, 3, 3, p))
+    fail(Errc::unsupported, kOp,
+         "Winograd on NHWC needs a 3x3 conv with stride 1, no dilation, one group and channel counts that are "
+         "multiples of the vector width on an AVX2 or AVX-512 CPU");
+  const NhwcIo io = check_nhwc(p, x, 3, 3, w.m, bias, y, residual);
+  if (y.elements() == 0) return;
+  const Wino k{&p,         x.as<const float>(), io.bias,  io.residual, y.as<float>(),      x.dims[0],
+               x.dims[1],  x.dims[2],           w.c,      w.m,         io.oh,              io.ow,
+               (io.oh + 1) / 2, (io.ow + 1) / 2};
+  winograd_run(k, w);
+}
+
+}  // namespace ge::cpu

@@ -197,6 +197,34 @@ Graph layout_nhwc(const Graph& g, PassStats* stats) {
         if (v != no_value && nhwc.contains(v) && !chain_slot) ++outside[v];
       }
     }
+    // A chain value read outside only by GlobalAveragePools (the net's head) needs no
+    // Transpose: each becomes a mean over NHWC's H and W ([N, 1, 1, C]) and a Reshape to
+    // [N, C, 1, 1], the same floats in the same order.
+    std::unordered_map<ValueId, std::vector<std::size_t>> pools;
+    for (std::size_t i = 0; i < count; ++i) {
+      const WNode& n = w.nodes[i];
+      if (n.alive && n.op == "GlobalAveragePool" && n.inputs.size() == 1 && n.outputs.size() == 1 &&
+          nhwc.contains(n.inputs[0]))
+        pools[n.inputs[0]].push_back(i);
+    }
+    for (const auto& [y, readers] : pools) {
+      if (readers.size() != outside[y] || w.is_output(y)) continue;
+      for (const std::size_t i : readers) {
+        TensorDesc d = w.desc(nhwc.at(y));
+        d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
+        const std::string name = w.nodes[i].name;
+        const ValueId mean = rw.new_value(name + ".nhwc", d);
+        w.nodes.push_back({rw.node_name(name + ".nhwc"), "ReduceMean", {nhwc.at(y)}, {mean},
+                           Attributes{{"axes", std::vector<std::int64_t>{1, 2}}, {"keepdims", std::int64_t{1}}}, true});
+        const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
+        WNode& pool = w.nodes[i];
+        pool.op = "Reshape";
+        pool.inputs = {mean, shape};
+        pool.attrs = Attributes{};
+        ++s.nodes_added;
+      }
+      outside[y] = 0;
+    }
     for (const std::size_t i : w.order) {
       if (!member[i]) continue;
       const ValueId y = w.nodes[i].outputs[0];

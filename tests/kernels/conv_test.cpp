@@ -358,6 +358,9 @@ TEST_CASE("dense conv over few input channels on NHWC images: first convs, strid
       {2, 3, 15, 21, 32, 3, pads(2, 1, {A::clip, 0.0f, 0.5f}), true, false},  // MobileNetV2's stem
       {1, 3, 20, 19, 64, 7, pads(2, 3, {A::relu}), true, true},               // ResNet-50's
       {1, 1, 9, 11, 5, 3, pads(1, 1), false, true},                           // outputs under one vector
+      {1, 3, 12, 64, 64, 7, pads(2, 3, {A::relu}), true, false},   // interior blocks: the flat tap loop
+      {2, 4, 6, 40, 24, 3, pads(1, 1), true, true},                // stride 1, interior blocks
+      {1, 3, 10, 48, 16, 9, pads(1, 4), true, false},              // 243 taps: the loops per tap
       {2, 4, 8, 30, 40, 3, {.stride_h = 1, .stride_w = 2, .pad_top = 0, .pad_left = 2, .pad_bottom = 1,
                             .pad_right = 0, .dilation_h = 2, .dilation_w = 1}, true, true},
   };

@@ -242,6 +242,8 @@ namespace {
 // the layout pass takes it): per output pixel, K = KH*KW*C products into the output
 // channels, 8 pixels x 2 vectors of output channels side by side, each input float
 // broadcast once per pixel, each tap's weight vectors loaded once per 8 pixels.
+constexpr int kMaxDenseTaps = 7 * 7 * 4;  // the largest first conv it serves: 7x7 over 4 channels
+
 struct Dense {
   const Conv2dParams* p;
   std::int64_t n, h, w, c, oh, ow, kh, kw, m;  // m output channels
@@ -262,6 +264,22 @@ inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_
   float* out = d.y + r * d.ow * d.m;
   const float* res = d.residual != nullptr ? d.residual + r * d.ow * d.m : nullptr;
   constexpr int kPx = 8;
+  // The taps of this row inside the image, as (weight row, input offset from the first
+  // pixel's column): the interior blocks run one flat loop over them.
+  std::int64_t wrow_of[kMaxDenseTaps], off_of[kMaxDenseTaps];
+  int taps = 0;
+  const bool flat = d.kh * d.kw * d.c <= kMaxDenseTaps;  // else every block takes the loops below
+  for (std::int64_t ky = 0; ky < d.kh && flat; ++ky) {
+    const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+    if (iy < 0 || iy >= d.h) continue;
+    for (std::int64_t kx = 0; kx < d.kw; ++kx)
+      for (std::int64_t ci = 0; ci < d.c; ++ci) {
+        wrow_of[taps] = ((ky * d.kw + kx) * d.c + ci) * d.m_pad;
+        off_of[taps] = (iy * d.w + kx * p.dilation_w) * d.c + ci;
+        ++taps;
+      }
+  }
+  const std::int64_t step = p.stride_w * d.c;
   for (std::int64_t m0 = 0; m0 < d.m; m0 += 2 * V) {
     const int nv = d.m - m0 > V ? 2 : 1;
     vf b[2] = {vf{}, vf{}};
@@ -273,9 +291,25 @@ inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_
       for (int i = 0; i < kPx; ++i) acc[i][0] = b[0], acc[i][1] = b[1];
       // Every tap of the 8 pixels inside the row: no test per pixel.
       const std::int64_t first = ox0 * p.stride_w - p.pad_left;
-      const bool inside = px == kPx && first >= 0 &&
+      const bool inside = flat && px == kPx && first >= 0 &&
                           first + (kPx - 1) * p.stride_w + (d.kw - 1) * p.dilation_w < d.w;
-      for (std::int64_t ky = 0; ky < d.kh; ++ky) {
+      if (inside) {
+        const float* base = in + first * d.c;
+        const float* wbase = d.wt + m0;
+        for (int t = 0; t < taps; ++t) {
+          vf w0, w1;
+          std::memcpy(&w0, wbase + wrow_of[t], sizeof w0);
+          std::memcpy(&w1, wbase + wrow_of[t] + V, sizeof w1);
+          const float* src = base + off_of[t];
+#pragma GCC unroll 8
+          for (int i = 0; i < kPx; ++i) {
+            const float v = src[i * step];
+            acc[i][0] += v * w0;
+            acc[i][1] += v * w1;
+          }
+        }
+      }
+      for (std::int64_t ky = 0; ky < d.kh && !inside; ++ky) {
         const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
         if (iy < 0 || iy >= d.h) continue;
         for (std::int64_t kx = 0; kx < d.kw; ++kx)
@@ -284,16 +318,6 @@ inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_
             vf w0, w1;
             std::memcpy(&w0, wrow, sizeof w0);
             std::memcpy(&w1, wrow + V, sizeof w1);  // (m_pad: two vectors past every m0)
-            if (inside) {
-              const float* src = in + (iy * d.w + first + kx * p.dilation_w) * d.c + ci;
-#pragma GCC unroll 8
-              for (int i = 0; i < kPx; ++i) {
-                const float v = src[i * p.stride_w * d.c];
-                acc[i][0] += v * w0;
-                acc[i][1] += v * w1;
-              }
-              continue;
-            }
 #pragma GCC unroll 8
             for (int i = 0; i < kPx; ++i) {
               const std::int64_t ix = (ox0 + i) * p.stride_w - p.pad_left + kx * p.dilation_w;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../../examples/models/mobilenet_v2.hpp"
 #include "../../examples/models/resnet50.hpp"
 #include "ge/compile/compile.hpp"
 #include "ge/graph/builder.hpp"
@@ -68,6 +69,22 @@ TEST_CASE("compile: kernels of nodes with constant inputs stay out of the proces
   CHECK(mine.stats().size == 1);
   const auto in = random_values(4 * 8 * 8, 3);
   CHECK(run(model, in, {1, 4, 8, 8}) == run(again, in, {1, 4, 8, 8}));
+}
+
+TEST_CASE("compile: the NHWC convs' weights are held packed only (ResNet-50 and MobileNetV2)") {
+  for (const ge::Graph& g : {ge::models::resnet50("1,3,32,32"), ge::models::mobilenet_v2("1,3,32,32")}) {
+    const auto model = ge::compile(g);
+    const ge::Graph& cg = model->graph();
+    std::size_t nhwc = 0;
+    for (const ge::Node& n : cg.nodes()) {
+      if (n.op != "FusedConv" || !n.attrs.contains("layout") || n.attrs.at("layout").as_string() != "NHWC") continue;
+      ++nhwc;
+      const ge::Tensor* w = cg.constant_of(n.inputs[1]);
+      REQUIRE(w != nullptr);
+      CHECK_MESSAGE(!w->has_data(), n.name);
+    }
+    CHECK(nhwc >= 50);
+  }
 }
 
 TEST_CASE("compile: weights that the kernels hold packed are kept as type and dims only") {

@@ -239,8 +239,9 @@ template <class Pack, class Run>
 std::shared_ptr<const Kernel> packed_nhwc(const KernelRequest& r, const char* name, Pack pack, Run run) {
   using Packed = decltype(pack(std::declval<const TensorView&>()));
   if (const Tensor* w = r.context.constant(1); w != nullptr) {
+    // The kernel holds W packed: the graph's copy can go (compile lets it go).
     auto packed = std::make_shared<const Packed>(pack(view_of(*w)));
-    return make_kernel(name, [packed, run](Views in, Views out) { run(in, out, *packed); });
+    return make_kernel(name, [packed, run](Views in, Views out) { run(in, out, *packed); }, {1});
   }
   return make_kernel(name, [pack, run](Views in, Views out) { run(in, out, pack(in[1])); });
 }

@@ -252,15 +252,6 @@ std::shared_ptr<const Kernel> make_nhwc_pointwise(const KernelRequest& r) {
   const InferContext& c = r.context;
   const cpu::PostOp post = post_op(c, true);
   const bool bf16 = r.precision == Precision::bf16;
-  // W [M, C, 1, 1] as B = W^T [C, M].
-  const auto transposed = [](const TensorView& w) {
-    const std::int64_t m = w.dims[0], k = w.dims[1];
-    std::vector<float> t(static_cast<std::size_t>(m * k));
-    const float* src = w.as<const float>();
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < k; ++j) t[static_cast<std::size_t>(j * m + i)] = src[i * k + j];
-    return t;
-  };
   const auto run = [post](Views in, Views out, const cpu::PackedMatMulB& b) {
     const TensorView& x = in[0];
     const TensorView& y = out[0];
@@ -277,10 +268,10 @@ std::shared_ptr<const Kernel> make_nhwc_pointwise(const KernelRequest& r) {
     ep.post = post;
     cpu::matmul(TensorView{x.data, x.dtype, ad}, b, TensorView{y.data, y.dtype, yd}, ep);
   };
-  const auto pack = [transposed, bf16](const TensorView& w) {
-    std::vector<float> t = transposed(w);
-    const std::int64_t bd[2] = {w.dims[1], w.dims[0]};
-    return cpu::pack_matmul_b(TensorView{t.data(), DataType::f32, bd}, bf16);
+  // W [M, C, 1, 1] as B = W^T [C, M]: W [M, C] packed transposed.
+  const auto pack = [bf16](const TensorView& w) {
+    const std::int64_t md[2] = {w.dims[0], w.dims[1]};
+    return cpu::pack_matmul_b(TensorView{w.data, DataType::f32, md}, bf16, true);
   };
   return packed_nhwc(r, bf16 && cpu::amx_bf16_usable() ? "cpu.fused_conv2d.nhwc_pointwise.bf16"
                                                        : "cpu.fused_conv2d.nhwc_pointwise",

@@ -61,9 +61,9 @@ NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, s
                   const TensorView* bias, const TensorView& y, const TensorView* residual);
 
 // Winograd's U = G g G^T of OIHW 3x3 weights, in f64 then rounded: element xi (0..15) of
-// (o, i) at [(xi * cout + o) * cin + i] (conv_winograd.cpp; the NCHW and NHWC kernels
-// pack it their ways).
-std::vector<float> winograd_u(std::int64_t cout, std::int64_t cin, const float* w);
+// (o, i) at [(xi * cout + o) * cin + i], or with `by_input` at [(xi * cin + i) * cout + o]
+// (conv_winograd.cpp; the NCHW kernel packs U_xi as GEMM A, the NHWC one as B).
+Scratch winograd_u(std::int64_t cout, std::int64_t cin, const float* w, bool by_input);
 
 // Direct conv for few input channels (conv_direct.cpp): whether it serves (an AVX2 or
 // AVX-512 CPU, group 1, at most 4 input channels, no dilation, horizontal stride 1 or 2),

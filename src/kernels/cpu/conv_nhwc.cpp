@@ -240,16 +240,19 @@ PackedConvNhwc pack_conv_nhwc(const TensorView& w) {
   out.c = w.dims[1];
   out.kh = w.dims[2];
   out.kw = w.dims[3];
-  const std::int64_t k = out.kh * out.kw * out.c;
-  // B [(ky, kx, c)][m] from W [m][c][ky][kx].
-  std::vector<float> b(static_cast<std::size_t>(k * out.m));
+  const std::int64_t taps = out.kh * out.kw, k = taps * out.c;
+  out.panels = Scratch(packed_b_size(k, out.m));
   const float* src = w.as<const float>();
+  if (taps == 1) {  // W [m][c] is B^T already
+    pack_b(k, out.m, src, k, true, out.panels.data());
+    return out;
+  }
+  // B^T [m][(ky, kx, c)] from W [m][c][ky][kx], one row at a time, then packed transposed.
+  Scratch bt(k * out.m);
   for (std::int64_t o = 0; o < out.m; ++o)
     for (std::int64_t ci = 0; ci < out.c; ++ci)
-      for (std::int64_t t = 0; t < out.kh * out.kw; ++t)
-        b[static_cast<std::size_t>((t * out.c + ci) * out.m + o)] = src[(o * out.c + ci) * out.kh * out.kw + t];
-  out.panels = Scratch(packed_b_size(k, out.m));
-  pack_b(k, out.m, b.data(), out.m, false, out.panels.data());
+      for (std::int64_t t = 0; t < taps; ++t) bt.data()[o * k + t * out.c + ci] = src[(o * out.c + ci) * taps + t];
+  pack_b(k, out.m, bt.data(), k, true, out.panels.data());
   return out;
 }
 
@@ -306,13 +309,10 @@ PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w) {
   PackedWinogradNhwc out;
   out.m = w.dims[0];
   out.c = w.dims[1];
-  const std::vector<float> u = winograd_u(out.m, out.c, w.as<const float>());
+  const Scratch u = winograd_u(out.m, out.c, w.as<const float>(), true);
   const std::int64_t per_xi = packed_b_size(out.c, out.m);
   out.u = Scratch(kXi * per_xi);
-  // B_xi [c][m] = U_xi [m][c] transposed.
-  for (int xi = 0; xi < kXi; ++xi)
-    pack_b(out.c, out.m, u.data() + static_cast<std::size_t>(xi * out.m * out.c), out.c, true,
-           out.u.data() + xi * per_xi);
+  for (int xi = 0; xi < kXi; ++xi) pack_b(out.c, out.m, u.data() + xi * out.c * out.m, out.m, false, out.u.data() + xi * per_xi);
   return out;
 }
 

@@ -343,30 +343,36 @@ bool winograd_fits(std::int64_t kh, std::int64_t kw, const Conv2dParams& p) {
          p.group == 1;
 }
 
-std::vector<float> winograd_u(std::int64_t cout, std::int64_t cin, const float* w) {
+Scratch winograd_u(std::int64_t cout, std::int64_t cin, const float* w, bool by_input) {
   // U = G g G^T with G = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]].
   static constexpr double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  std::vector<float> u(static_cast<std::size_t>(kXi * cout * cin));
-  for (std::int64_t o = 0; o < cout; ++o) {
-    for (std::int64_t i = 0; i < cin; ++i) {
-      const float* g = w + (o * cin + i) * 9;
-      double t[4][3];
-      for (int r = 0; r < 4; ++r)
-        for (int c = 0; c < 3; ++c) t[r][c] = G[r][0] * g[c] + G[r][1] * g[3 + c] + G[r][2] * g[6 + c];
-      for (int r = 0; r < 4; ++r)
-        for (int c = 0; c < 4; ++c)
-          u[static_cast<std::size_t>(((r * 4 + c) * cout + o) * cin + i)] =
-              static_cast<float>(t[r][0] * G[c][0] + t[r][1] * G[c][1] + t[r][2] * G[c][2]);
-    }
+  Scratch u(kXi * cout * cin);
+  const auto one = [&](std::int64_t o, std::int64_t i) {
+    const float* g = w + (o * cin + i) * 9;
+    double t[4][3];
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 3; ++c) t[r][c] = G[r][0] * g[c] + G[r][1] * g[3 + c] + G[r][2] * g[6 + c];
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c)
+        u.data()[by_input ? ((r * 4 + c) * cin + i) * cout + o : ((r * 4 + c) * cout + o) * cin + i] =
+            static_cast<float>(t[r][0] * G[c][0] + t[r][1] * G[c][1] + t[r][2] * G[c][2]);
+  };
+  // The written index runs fastest in the inner loop (16 sequential streams).
+  if (by_input) {
+    for (std::int64_t i = 0; i < cin; ++i)
+      for (std::int64_t o = 0; o < cout; ++o) one(o, i);
+  } else {
+    for (std::int64_t o = 0; o < cout; ++o)
+      for (std::int64_t i = 0; i < cin; ++i) one(o, i);
   }
   return u;
 }
 
 void pack_winograd_weights(std::int64_t cout, std::int64_t cin, const float* w, float* dst) {
-  const std::vector<float> u = winograd_u(cout, cin, w);
+  const Scratch u = winograd_u(cout, cin, w, false);
   const std::int64_t per_xi = packed_a_size(cout, cin);
   for (int xi = 0; xi < kXi; ++xi)
-    pack_a(cout, cin, u.data() + static_cast<std::size_t>(xi * cout * cin), cin, false, 1.0f, dst + xi * per_xi);
+    pack_a(cout, cin, u.data() + xi * cout * cin, cin, false, 1.0f, dst + xi * per_xi);
 }
 
 std::int64_t winograd_weights_size(std::int64_t cout, std::int64_t cin) { return kXi * packed_a_size(cout, cin); }

@@ -631,17 +631,24 @@ void pack_b(std::int64_t k, std::int64_t n, const float* b, std::int64_t ldb, bo
         }
         continue;
       }
+      // Transposed: 16 x 16 blocks through a small tile, so that each write fills one
+      // panel row (a cache line) instead of one float of 16 of them.
       for (std::int64_t p = p0; p < p1; ++p) {
         float* d = dst + p * k * kGemmNR;
         const std::int64_t j0 = p * kGemmNR;
         const std::int64_t cols = std::min(kGemmNR, n - j0);
-        for (std::int64_t l = 0; l < kGemmNR; ++l) {
-          if (l < cols) {
-            const float* src = b + (j0 + l) * ldb;
-            for (std::int64_t q = 0; q < k; ++q) d[q * kGemmNR + l] = src[q];
-          } else {
-            for (std::int64_t q = 0; q < k; ++q) d[q * kGemmNR + l] = 0.0f;
+        float tile[16][kGemmNR];
+        for (std::int64_t q0 = 0; q0 < k; q0 += 16) {
+          const std::int64_t qn = std::min<std::int64_t>(16, k - q0);
+          for (std::int64_t l = 0; l < kGemmNR; ++l) {
+            if (l >= cols) {
+              for (std::int64_t q = 0; q < qn; ++q) tile[q][l] = 0.0f;
+              continue;
+            }
+            const float* src = b + (j0 + l) * ldb + q0;
+            for (std::int64_t q = 0; q < qn; ++q) tile[q][l] = src[q];
           }
+          std::memcpy(d + q0 * kGemmNR, tile, sizeof(float) * static_cast<std::size_t>(qn * kGemmNR));
         }
       }
     }
@@ -724,17 +731,17 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const fl
   gemm_packed(m, n, k, pa.data(), pb.data(), c, ldc, ep, parallel);
 }
 
-PackedMatMulB pack_matmul_b(const TensorView& b, bool bf16) {
+PackedMatMulB pack_matmul_b(const TensorView& b, bool bf16, bool trans) {
   check_dtype("MatMul", "B", b, DataType::f32);
   check_rank("MatMul", "B", b, 2);
-  const std::int64_t k = b.dims[0], n = b.dims[1];
+  const std::int64_t k = trans ? b.dims[1] : b.dims[0], n = trans ? b.dims[0] : b.dims[1];
   if (bf16 && amx_bf16_usable()) {
     PackedMatMulB out{k, n, true, Scratch((bf16_packed_b_size(k, n) + 1) / 2)};
-    pack_b_bf16(k, n, b.as<const float>(), n, false, reinterpret_cast<std::uint16_t*>(out.panels.data()));
+    pack_b_bf16(k, n, b.as<const float>(), b.dims[1], trans, reinterpret_cast<std::uint16_t*>(out.panels.data()));
     return out;
   }
   PackedMatMulB out{k, n, false, Scratch(packed_b_size(k, n))};
-  pack_b(out.k, out.n, b.as<const float>(), out.n, false, out.panels.data());
+  pack_b(out.k, out.n, b.as<const float>(), b.dims[1], trans, out.panels.data());
   return out;
 }
 

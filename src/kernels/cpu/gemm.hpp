@@ -120,10 +120,11 @@ struct PackedMatMulB {
   Scratch panels;      ///< `packed_b_size(k, n)` floats, or `bf16_packed_b_size(k, n)` bf16
 };
 
-/// Packs a 2-D f32 `b` (K x N) for `matmul(a, packed, y)`; in bf16 for the AMX kernels
-/// when `bf16` is asked and `amx_bf16_usable()`. Raises `Errc::type_mismatch` for another
-/// type and `Errc::rank_mismatch` unless rank 2.
-[[nodiscard]] PackedMatMulB pack_matmul_b(const TensorView& b, bool bf16 = false);
+/// Packs a 2-D f32 `b` (K x N; with `trans`, N x K and packed as its transpose) for
+/// `matmul(a, packed, y)`; in bf16 for the AMX kernels when `bf16` is asked and
+/// `amx_bf16_usable()`. Raises `Errc::type_mismatch` for another type and
+/// `Errc::rank_mismatch` unless rank 2.
+[[nodiscard]] PackedMatMulB pack_matmul_b(const TensorView& b, bool bf16 = false, bool trans = false);
 
 /// ONNX MatMul on f32: numpy matmul with broadcast batch dims; a 1-D A is a row vector
 /// and a 1-D B a column vector, whose dim is then dropped. `y.dims` must be the result's

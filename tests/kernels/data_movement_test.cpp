@@ -92,6 +92,32 @@ TEST_CASE("transpose: every permutation of a rank-4 tensor, several element size
   expect_error(Errc::bad_op_inputs, [&] { cpu::transpose(p, x.view(), y.view()); });
 }
 
+TEST_CASE("transpose NCHW -> NHWC of few channels: the interleaving path, row tails, images, long planes") {
+  // 1 to 5 channels (2 to 4 take the interleaving kernel on AVX-512), planes under and over
+  // a vector and a task's span of rows, one and several images, and int32 data alike.
+  for (const std::int64_t c : {1, 2, 3, 4, 5})
+    for (const std::vector<std::int64_t>& hw : {std::vector<std::int64_t>{3, 5}, {7, 9}, {64, 70}})
+      for (const std::int64_t n : {1, 3}) {
+        CAPTURE(c);
+        CAPTURE(hw[0]);
+        CAPTURE(n);
+        const std::vector<std::int64_t> dims = {n, c, hw[0], hw[1]}, out = {n, hw[0], hw[1], c};
+        auto x = iota_buf<float>(dims);
+        auto xi = iota_buf<std::int32_t>(dims);
+        Buf<float> y(out);
+        Buf<std::int32_t> yi(out);
+        const std::int64_t perm[] = {0, 2, 3, 1};
+        cpu::transpose(perm, x.view(), y.view());
+        cpu::transpose(perm, xi.view(), yi.view());
+        for (std::int64_t i = 0; i < y.size(); ++i) {
+          const auto oi = unravel(i, out);
+          const std::int64_t src = ravel({oi[0], oi[3], oi[1], oi[2]}, dims);
+          REQUIRE(y[i] == x[src]);
+          REQUIRE(yi[i] == xi[src]);
+        }
+      }
+}
+
 TEST_CASE("concat and split round trip on every axis") {
   auto a = iota_buf<std::int32_t>({2, 3, 4});
   Buf<std::int32_t> b({2, 3, 4});

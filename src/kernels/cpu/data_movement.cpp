@@ -7,6 +7,10 @@
 #include <limits>
 #include <type_traits>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace ge::cpu {
 namespace {
 
@@ -19,6 +23,41 @@ void same_type(std::string_view op, const char* a, const TensorView& x, const ch
   }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// Rows [r0, r1) of dst[i][j] = src[i + j * ld] for N = 2 to 4 columns (an image's few
+// channels interleaved: NCHW -> NHWC of a 3-channel input) on AVX-512: per 16 rows, the N
+// column runs are loaded whole and output vector o takes lane l from column (16 o + l) % N,
+// row (16 o + l) / N, by N masked permutes; rows past the last 16 one at a time.
+__attribute__((target("avx512f"))) void interleave_avx512(std::int64_t n, const std::uint32_t* src, std::int64_t ld,
+                                                          std::int64_t r0, std::int64_t r1, std::uint32_t* dst) {
+  __m512i idx[4];
+  __mmask16 mask[4][4];
+  for (std::int64_t o = 0; o < n; ++o) {
+    alignas(64) std::int32_t lanes[16];
+    for (int l = 0; l < 16; ++l) lanes[l] = static_cast<std::int32_t>((16 * o + l) / n);
+    idx[o] = _mm512_load_si512(lanes);
+    for (std::int64_t j = 0; j < n; ++j) {
+      unsigned bits = 0;
+      for (int l = 0; l < 16; ++l)
+        if ((16 * o + l) % n == j) bits |= 1u << l;
+      mask[o][j] = static_cast<__mmask16>(bits);
+    }
+  }
+  std::int64_t i = r0;
+  for (; i + 16 <= r1; i += 16) {
+    __m512i v[4];
+    for (std::int64_t j = 0; j < n; ++j) v[j] = _mm512_loadu_si512(src + j * ld + i);
+    for (std::int64_t o = 0; o < n; ++o) {
+      __m512i out = _mm512_setzero_si512();
+      for (std::int64_t j = 0; j < n; ++j) out = _mm512_mask_permutexvar_epi32(out, mask[o][j], idx[o], v[j]);
+      _mm512_storeu_si512(dst + i * n + 16 * o, out);
+    }
+  }
+  for (; i < r1; ++i)
+    for (std::int64_t j = 0; j < n; ++j) dst[i * n + j] = src[j * ld + i];
+}
+#endif
+
 // dst[b][i][j] = src[b * sb + i + j * ld] (dst dense [B, M, N]) in 16 x 16 tiles, in
 // parallel over images and row blocks: a transpose (NCHW <-> NHWC) whose reads and
 // writes both stay within a few cache lines per tile, where the element-wise strided
@@ -27,6 +66,20 @@ template <class T>
 void tiled_transpose(std::int64_t batch, std::int64_t m, std::int64_t n, const T* src, std::int64_t sb,
                      std::int64_t ld, T* dst) {
   constexpr std::int64_t kT = 16, kRows = 64;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (sizeof(T) == 4 && n >= 2 && n <= 4 && isa() == Isa::avx512) {
+    constexpr std::int64_t kSpan = 4096;  // rows per task
+    const std::int64_t spans = (m + kSpan - 1) / kSpan;
+    parallel_for(batch * spans, 1, [&](std::int64_t tb, std::int64_t te) {
+      for (std::int64_t t = tb; t < te; ++t) {
+        const std::int64_t b = t / spans, r0 = t % spans * kSpan;
+        interleave_avx512(n, reinterpret_cast<const std::uint32_t*>(src + b * sb), ld, r0, std::min(m, r0 + kSpan),
+                          reinterpret_cast<std::uint32_t*>(dst + b * m * n));
+      }
+    });
+    return;
+  }
+#endif
   const std::int64_t blocks = (m + kRows - 1) / kRows;
   parallel_for(batch * blocks, grain_for(kRows * n, 65536), [&](std::int64_t tb, std::int64_t te) {
     for (std::int64_t t = tb; t < te; ++t) {

@@ -342,60 +342,6 @@ TEST_CASE("conv2d depthwise on NHWC images: kernels, strides, dilations, pads, c
   expect_error(Errc::unsupported, [&] { (void)cpu::pack_depthwise_nhwc(random_f32({8, 1, 9, 9}, 5).view()); });
 }
 
-TEST_CASE("dense conv over few input channels on NHWC images: first convs, strides, pads, output tails") {
-  using A = cpu::Activation;
-  std::uint32_t seed = 4100;
-  struct Case {
-    std::int64_t n, c, h, w, m, k;
-    cpu::Conv2dParams p;
-    bool bias, residual;
-  };
-  const auto pads = [](std::int64_t s, std::int64_t pad, cpu::PostOp post = {}) {
-    return cpu::Conv2dParams{.stride_h = s, .stride_w = s, .pad_top = pad, .pad_left = pad, .pad_bottom = pad,
-                             .pad_right = pad, .post = post};
-  };
-  const std::vector<Case> cases = {
-      {2, 3, 15, 21, 32, 3, pads(2, 1, {A::clip, 0.0f, 0.5f}), true, false},  // MobileNetV2's stem
-      {1, 3, 20, 19, 64, 7, pads(2, 3, {A::relu}), true, true},               // ResNet-50's
-      {1, 1, 9, 11, 5, 3, pads(1, 1), false, true},                           // outputs under one vector
-      {1, 3, 12, 64, 64, 7, pads(2, 3, {A::relu}), true, false},   // interior blocks: the flat tap loop
-      {2, 4, 6, 40, 24, 3, pads(1, 1), true, true},                // stride 1, interior blocks
-      {1, 3, 10, 48, 16, 9, pads(1, 4), true, false},              // 243 taps: the loops per tap
-      {2, 4, 8, 30, 40, 3, {.stride_h = 1, .stride_w = 2, .pad_top = 0, .pad_left = 2, .pad_bottom = 1,
-                            .pad_right = 0, .dilation_h = 2, .dilation_w = 1}, true, true},
-  };
-  for (const int threads : {1, 2}) {
-    tbb::task_arena arena(threads);
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      const Case& k = cases[i];
-      CAPTURE(threads);
-      CAPTURE(i);
-      const std::int64_t oh = out_dim(k.h, k.k, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
-      const std::int64_t ow = out_dim(k.w, k.k, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
-      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
-      auto w = random_f32({k.m, k.c, k.k, k.k}, seed++);
-      auto bias = random_f32({k.m}, seed++);
-      auto res = random_f32({k.n, k.m, oh, ow}, seed++);
-      const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
-      Buf<float> y({k.n, oh, ow, k.m});
-      const cpu::PackedFewChannelsNhwc packed = cpu::pack_few_channels_nhwc(w.view());
-      const ge::TensorView bv = bias.view(), rv = rn.view();
-      arena.execute([&] {
-        cpu::conv_few_channels_nhwc(k.p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(),
-                                    k.residual ? &rv : nullptr);
-      });
-      check_close(nchw_of(y), ref_conv(k.p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow),
-                  1e-4f, 1e-4f);
-    }
-  }
-  auto w = random_f32({8, 3, 3, 3}, 1);
-  const cpu::PackedFewChannelsNhwc packed = cpu::pack_few_channels_nhwc(w.view());
-  auto x = random_f32({1, 6, 6, 4}, 2);
-  Buf<float> y({1, 4, 4, 8});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_few_channels_nhwc({}, x.view(), packed, nullptr, y.view()); });
-  expect_error(Errc::unsupported, [&] { (void)cpu::pack_few_channels_nhwc(random_f32({8, 5, 3, 3}, 3).view()); });
-}
-
 // A dense conv on NHWC images by `run` (packing W itself) against the NCHW reference.
 template <class Run>
 void check_nhwc_dense(const std::vector<DenseNhwcCase>& cases, std::uint32_t seed, float tol, Run run) {
@@ -419,6 +365,35 @@ void check_nhwc_dense(const std::vector<DenseNhwcCase>& cases, std::uint32_t see
                   tol);
     }
   }
+}
+
+TEST_CASE("dense conv over few input channels on NHWC images: first convs, strides, pads, output tails") {
+  using A = cpu::Activation;
+  const auto pads = [](std::int64_t s, std::int64_t pad, cpu::PostOp post = {}) {
+    return cpu::Conv2dParams{.stride_h = s, .stride_w = s, .pad_top = pad, .pad_left = pad, .pad_bottom = pad,
+                             .pad_right = pad, .post = post};
+  };
+  const std::vector<DenseNhwcCase> cases = {
+      {2, 3, 15, 21, 32, 3, pads(2, 1, {A::clip, 0.0f, 0.5f}), true, false},  // MobileNetV2's stem
+      {1, 3, 20, 19, 64, 7, pads(2, 3, {A::relu}), true, true},               // ResNet-50's
+      {1, 1, 9, 11, 5, 3, pads(1, 1), false, true},                           // outputs under one vector
+      {1, 3, 12, 64, 64, 7, pads(2, 3, {A::relu}), true, false},   // interior blocks: the flat tap loop
+      {2, 4, 6, 40, 24, 3, pads(1, 1), true, true},                // stride 1, interior blocks
+      {1, 3, 10, 48, 16, 9, pads(1, 4), true, false},              // 243 taps: the loops per tap
+      {2, 4, 8, 30, 40, 3, {.stride_h = 1, .stride_w = 2, .pad_top = 0, .pad_left = 2, .pad_bottom = 1,
+                            .pad_right = 0, .dilation_h = 2, .dilation_w = 1}, true, true},
+  };
+  check_nhwc_dense(cases, 4100, 1e-4f,
+                   [](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,
+                      const ge::TensorView* b, const ge::TensorView& y, const ge::TensorView* z) {
+                     cpu::conv_few_channels_nhwc(p, x, cpu::pack_few_channels_nhwc(w), b, y, z);
+                   });
+  auto w = random_f32({8, 3, 3, 3}, 1);
+  const cpu::PackedFewChannelsNhwc packed = cpu::pack_few_channels_nhwc(w.view());
+  auto x = random_f32({1, 6, 6, 4}, 2);
+  Buf<float> y({1, 4, 4, 8});
+  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_few_channels_nhwc({}, x.view(), packed, nullptr, y.view()); });
+  expect_error(Errc::unsupported, [&] { (void)cpu::pack_few_channels_nhwc(random_f32({8, 5, 3, 3}, 3).view()); });
 }
 
 TEST_CASE("dense conv on NHWC images as a GEMM over gathered patches: kernels, strides, dilations, pads, blocks") {

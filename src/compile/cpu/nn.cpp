@@ -54,13 +54,19 @@ void same_pads(std::int64_t in, std::int64_t k, std::int64_t stride, std::int64_
   end = total - begin;
 }
 
-cpu::Conv2dParams resolve(const ConvAttrs& a, std::span<const std::int64_t> x, std::int64_t kh, std::int64_t kw) {
+// The strides, dilations and group (what does not depend on the input's dims).
+cpu::Conv2dParams params_of(const ConvAttrs& a) {
   cpu::Conv2dParams p;
   p.stride_h = a.stride_h;
   p.stride_w = a.stride_w;
   p.dilation_h = a.dil_h;
   p.dilation_w = a.dil_w;
   p.group = a.group;
+  return p;
+}
+
+cpu::Conv2dParams resolve(const ConvAttrs& a, std::span<const std::int64_t> x, std::int64_t kh, std::int64_t kw) {
+  cpu::Conv2dParams p = params_of(a);
   if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
     const bool upper = a.auto_pad == "SAME_UPPER";
     same_pads(x[2], kh, a.stride_h, a.dil_h, upper, p.pad_top, p.pad_bottom);
@@ -158,12 +164,7 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     // Weights known now: reorder them once, here, never per run.
     std::array<std::int64_t, 4> wd{};
     const TensorView wv = as_2d(view_of(*w), wd);
-    cpu::Conv2dParams pack_params;
-    pack_params.group = a.group;
-    pack_params.stride_h = a.stride_h;
-    pack_params.stride_w = a.stride_w;
-    pack_params.dilation_h = a.dil_h;
-    pack_params.dilation_w = a.dil_w;
+    const cpu::Conv2dParams pack_params = params_of(a);
     // Winograd (3x3, stride 1; conv_winograd.cpp) from 64 channels in and out and 7x7
     // output pixels: on every such conv of ResNet-50 at batch 1 and 8 it beat the direct
     // GEMM conv (AMD Zen 5, 2 threads, ms at batch 8: 56x56x64 6.1 -> 4.7, 28x28x128
@@ -210,14 +211,8 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   if (kind == NhwcKind::dense) return a.group == 1;
   if (kind == NhwcKind::winograd) {
     // Where the NCHW kernel takes Winograd too: 64 channels in and out, 7x7 outputs.
-    cpu::Conv2dParams p;
-    p.stride_h = a.stride_h;
-    p.stride_w = a.stride_w;
-    p.dilation_h = a.dil_h;
-    p.dilation_w = a.dil_w;
-    p.group = a.group;
     const std::int64_t pixels = output_pixels(r);
-    return cpu::winograd_nhwc_fits(w[1].value(), w[0].value(), w[2].value(), w[3].value(), p) &&
+    return cpu::winograd_nhwc_fits(w[1].value(), w[0].value(), w[2].value(), w[3].value(), params_of(a)) &&
            w[0].value() >= 64 && w[1].value() >= 64 && (pixels < 0 || pixels >= 49);
   }
   if (kind == NhwcKind::depthwise) {
@@ -278,50 +273,34 @@ std::shared_ptr<const Kernel> make_nhwc_pointwise(const KernelRequest& r) {
                      pack, run);
 }
 
-// NHWC depthwise (taps per channel vector) and dense over few input channels.
-std::shared_ptr<const Kernel> make_nhwc_depthwise(const KernelRequest& r) {
+// An NHWC conv kernel: `pack` lays W out, `conv` runs (depthwise, over few input
+// channels, as a GEMM over patches, by Winograd), with the attributes resolved per run.
+template <class Pack, class Conv>
+std::shared_ptr<const Kernel> nhwc_conv(const KernelRequest& r, const char* name, Pack pack, Conv conv) {
+  using Packed = decltype(pack(std::declval<const TensorView&>()));
   const ConvAttrs a = conv_attrs(r.context);
   const cpu::PostOp post = post_op(r.context, true);
-  return packed_nhwc(r, "cpu.fused_conv2d.nhwc_depthwise", &cpu::pack_depthwise_nhwc,
-                     [a, post](Views in, Views out, const cpu::PackedDepthwiseNhwc& w) {
-                       cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
-                       p.post = post;
-                       cpu::depthwise_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
-                     });
+  return packed_nhwc(r, name, pack, [a, post, conv](Views in, Views out, const Packed& w) {
+    cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
+    p.post = post;
+    conv(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
+  });
+}
+
+std::shared_ptr<const Kernel> make_nhwc_depthwise(const KernelRequest& r) {
+  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_depthwise", &cpu::pack_depthwise_nhwc, &cpu::depthwise_nhwc);
 }
 
 std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
-  const ConvAttrs a = conv_attrs(r.context);
-  const cpu::PostOp post = post_op(r.context, true);
-  return packed_nhwc(r, "cpu.fused_conv2d.nhwc_direct", &cpu::pack_few_channels_nhwc,
-                     [a, post](Views in, Views out, const cpu::PackedFewChannelsNhwc& w) {
-                       cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
-                       p.post = post;
-                       cpu::conv_few_channels_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
-                     });
+  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_direct", &cpu::pack_few_channels_nhwc, &cpu::conv_few_channels_nhwc);
 }
 
-// NHWC dense convs: any kernel as a GEMM over gathered patches, 3x3 stride 1 by Winograd.
 std::shared_ptr<const Kernel> make_nhwc_dense(const KernelRequest& r) {
-  const ConvAttrs a = conv_attrs(r.context);
-  const cpu::PostOp post = post_op(r.context, true);
-  return packed_nhwc(r, "cpu.fused_conv2d.nhwc_gemm", &cpu::pack_conv_nhwc,
-                     [a, post](Views in, Views out, const cpu::PackedConvNhwc& w) {
-                       cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
-                       p.post = post;
-                       cpu::conv_gemm_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
-                     });
+  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_gemm", &cpu::pack_conv_nhwc, &cpu::conv_gemm_nhwc);
 }
 
 std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
-  const ConvAttrs a = conv_attrs(r.context);
-  const cpu::PostOp post = post_op(r.context, true);
-  return packed_nhwc(r, "cpu.fused_conv2d.nhwc_winograd", &cpu::pack_winograd_nhwc,
-                     [a, post](Views in, Views out, const cpu::PackedWinogradNhwc& w) {
-                       cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), 3, 3);
-                       p.post = post;
-                       cpu::conv_winograd_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
-                     });
+  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_winograd", &cpu::pack_winograd_nhwc, &cpu::conv_winograd_nhwc);
 }
 
 // The attributes of a 2-D ConvTranspose that do not depend on the dims.
@@ -415,36 +394,27 @@ void register_cpu_nn(KernelRegistry& r) {
          .priority = 1,
          .fits = is_pointwise,
          .make = [](const KernelRequest& req) { return make_conv(req, "cpu.fused_conv2d.pointwise", true); }});
-  r.add({.op = "FusedConv",
-         .name = "cpu.fused_conv2d.nhwc_pointwise",
-         .engines = engines(Engine::vector),
-         .priority = 2,
-         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::pointwise); },
-         .make = make_nhwc_pointwise});
-  r.add({.op = "FusedConv",
-         .name = "cpu.fused_conv2d.nhwc_depthwise",
-         .engines = engines(Engine::vector),
-         .priority = 2,
-         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::depthwise); },
-         .make = make_nhwc_depthwise});
-  r.add({.op = "FusedConv",
-         .name = "cpu.fused_conv2d.nhwc_direct",
-         .engines = engines(Engine::vector),
-         .priority = 2,
-         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::few_channels); },
-         .make = make_nhwc_few_channels});
-  r.add({.op = "FusedConv",
-         .name = "cpu.fused_conv2d.nhwc_gemm",
-         .engines = engines(Engine::vector),
-         .priority = 1,  // below the special cases above
-         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::dense); },
-         .make = make_nhwc_dense});
-  r.add({.op = "FusedConv",
-         .name = "cpu.fused_conv2d.nhwc_winograd",
-         .engines = engines(Engine::vector),
-         .priority = 3,
-         .fits = [](const KernelRequest& req) { return nhwc_fits(req, NhwcKind::winograd); },
-         .make = make_nhwc_winograd});
+  // The NHWC FusedConvs (`ge::layout_nhwc`): the special cases over the GEMM over patches,
+  // Winograd over all where it fits.
+  const struct {
+    const char* name;
+    int priority;
+    NhwcKind kind;
+    std::shared_ptr<const Kernel> (*make)(const KernelRequest&);
+  } nhwc[] = {
+      {"cpu.fused_conv2d.nhwc_pointwise", 2, NhwcKind::pointwise, make_nhwc_pointwise},
+      {"cpu.fused_conv2d.nhwc_depthwise", 2, NhwcKind::depthwise, make_nhwc_depthwise},
+      {"cpu.fused_conv2d.nhwc_direct", 2, NhwcKind::few_channels, make_nhwc_few_channels},
+      {"cpu.fused_conv2d.nhwc_gemm", 1, NhwcKind::dense, make_nhwc_dense},
+      {"cpu.fused_conv2d.nhwc_winograd", 3, NhwcKind::winograd, make_nhwc_winograd},
+  };
+  for (const auto& k : nhwc)
+    r.add({.op = "FusedConv",
+           .name = k.name,
+           .engines = engines(Engine::vector),
+           .priority = k.priority,
+           .fits = [kind = k.kind](const KernelRequest& req) { return nhwc_fits(req, kind); },
+           .make = k.make});
   r.add({.op = "ConvTranspose",
          .name = "cpu.conv_transpose2d",
          .engines = engines(Engine::vector),

@@ -147,8 +147,9 @@ void conv_gemm_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConv
 /// 3x3 OIHW weights as `conv_winograd_nhwc` reads them: Winograd's 16 transformed
 /// matrices U_xi [C][M], each packed as a GEMM B.
 struct PackedWinogradNhwc {
-  std::int64_t m = 0, c = 0;  ///< outputs, inputs
-  Scratch u;                  ///< 16 x `packed_b_size(c, m)` floats
+  std::int64_t m = 0, c = 0;                          ///< outputs, inputs
+  static constexpr std::int64_t kh = 3, kw = 3;       ///< the kernel
+  Scratch u;                                          ///< 16 x `packed_b_size(c, m)` floats
 };
 
 /// Whether `conv_winograd_nhwc` runs a 3x3 conv with `p` from `c` to `m` channels here:

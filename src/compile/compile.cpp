@@ -21,7 +21,7 @@ namespace ge {
 namespace detail {
 // `optimize`, owning its graph: BatchNormalization folding drops each Conv's old weights
 // once the folded ones exist, instead of holding both sets to the end (src/compile/passes.cpp).
-Graph optimize_owned(Graph g, std::vector<PassStats>* stats);
+Graph optimize_owned(Graph g, std::vector<PassStats>* stats, bool dense_chains);
 }  // namespace detail
 
 namespace {
@@ -465,7 +465,9 @@ std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& 
   const auto order0 = graph.topological_order();
   Graph g = reshaped(graph, hull_shapes, propagate(graph, hull_shapes, order0), order0);
   graph = Graph();  // `g` holds the only references to the weights the caller gave up
-  if (settings.optimize) g = detail::optimize_owned(std::move(g), &m.pass_stats_);
+  // bf16 on AMX: dense convs keep NCHW, whose kernels run on AMX tiles (layout_nhwc).
+  const bool amx_convs = settings.precision == Precision::bf16 && bf16_supported();
+  if (settings.optimize) g = detail::optimize_owned(std::move(g), &m.pass_stats_, !amx_convs);
   const auto order = g.topological_order();
   const std::vector<TensorDesc> hull_desc = propagate(g, hull_shapes, order);
 

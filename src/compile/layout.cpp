@@ -99,13 +99,14 @@ struct Rewriter {
 
 }  // namespace
 
-Graph layout_nhwc(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "layout_nhwc", [](Work& w, PassStats& s) {
+Graph layout_nhwc(const Graph& g, PassStats* stats, bool dense_chains) {
+  return detail::run_pass(g, stats, "layout_nhwc", [dense_chains](Work& w, PassStats& s) {
     const std::size_t count = w.nodes.size();
     std::vector<Kind> kind(count, Kind::none);
     std::unordered_map<ValueId, std::size_t> producer;
     for (std::size_t i = 0; i < count; ++i) {
       kind[i] = kind_of(w, w.nodes[i]);
+      if (kind[i] == Kind::dense && !dense_chains) kind[i] = Kind::none;
       if (kind[i] != Kind::none) producer[w.nodes[i].outputs[0]] = i;
     }
     // Chains: candidates joined where one's output is another's image (input 0) or residual (input 3).
@@ -173,7 +174,7 @@ Graph layout_nhwc(const Graph& g, PassStats* stats) {
     }
     std::unordered_set<std::size_t> worth;
     for (const auto& [r, c] : chains)
-      if (c.depthwise || (c.pointwise >= 3 && c.convs >= 4 * c.ends)) worth.insert(r);
+      if (c.depthwise || (dense_chains && c.pointwise >= 3 && c.convs >= 4 * c.ends)) worth.insert(r);
     std::vector<bool> member(count, false);
     for (std::size_t i = 0; i < count; ++i) member[i] = kind[i] != Kind::none && worth.contains(root(i));
 

@@ -363,17 +363,19 @@ Graph fuse_activations(const Graph& g, PassStats* stats) {
 
 namespace {
 
-Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release) {
+Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool dense_chains) {
   PassStats s;
   g = fold_constants(g, &s);
   if (stats != nullptr) stats->push_back(s);
   g = fold_batch_norm_impl(std::move(g), &s, release);
   if (stats != nullptr) stats->push_back(s);
   for (Graph (*pass)(const Graph&, PassStats*) :
-       {fuse_layer_norm, fuse_gelu, fuse_attention, fuse_activations, fuse_matmul_epilogue, layout_nhwc}) {
+       {fuse_layer_norm, fuse_gelu, fuse_attention, fuse_activations, fuse_matmul_epilogue}) {
     g = pass(g, &s);
     if (stats != nullptr) stats->push_back(s);
   }
+  g = layout_nhwc(g, &s, dense_chains);
+  if (stats != nullptr) stats->push_back(s);
   g = remove_dead_code(g, &s);
   if (stats != nullptr) stats->push_back(s);
   return g;
@@ -381,12 +383,14 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release) {
 
 }  // namespace
 
-Graph optimize(const Graph& g, std::vector<PassStats>* stats) { return optimize_impl(g, stats, false); }
+Graph optimize(const Graph& g, std::vector<PassStats>* stats) { return optimize_impl(g, stats, false, true); }
 
 namespace detail {
 
 // Declared in src/compile/compile.cpp, its one user.
-Graph optimize_owned(Graph g, std::vector<PassStats>* stats) { return optimize_impl(std::move(g), stats, true); }
+Graph optimize_owned(Graph g, std::vector<PassStats>* stats, bool dense_chains) {
+  return optimize_impl(std::move(g), stats, true, dense_chains);
+}
 
 }  // namespace detail
 

@@ -123,6 +123,12 @@ TEST_CASE("layout_nhwc pass leaves alone what gains nothing or does not fit") {
     const Graph g = b.build();
     check_unchanged(g, ge::layout_nhwc(g));
   }
+  SUBCASE("dense chains off (what compile asks for bf16 convs on AMX): ResNet-50 unchanged, MobileNetV2 not") {
+    const Graph r = ge::fuse_activations(ge::fold_batch_norm(ge::models::resnet50("1,3,32,32")));
+    check_unchanged(r, ge::layout_nhwc(r, nullptr, false));
+    const Graph m = ge::fuse_activations(ge::fold_batch_norm(ge::models::mobilenet_v2("1,3,32,32")));
+    CHECK(nhwc_convs(ge::layout_nhwc(m, nullptr, false)) == nhwc_convs(ge::layout_nhwc(m)));
+  }
   SUBCASE("1x1 convs between NCHW ops, fewer than 4 per Transpose") {
     GraphBuilder b;
     const Value x = b.input("x", DataType::f32, "1,8,6,6");

@@ -94,17 +94,21 @@ struct PassStats {
 /// value is read by the pattern only.
 [[nodiscard]] Graph fuse_attention(const Graph& g, PassStats* stats = nullptr);
 
-/// Runs chains of pointwise and depthwise convs on NHWC images (MobileNet's inverted
-/// residual blocks): every f32 Conv or FusedConv with constant weights and explicit pads
-/// (no auto_pad) that is a 1x1 conv (stride 1, no pads, one group), a depthwise conv
-/// (group = input channels = output channels, at most 49 taps) or a dense conv over at
-/// most 4 input channels (a first conv), joined to the others
-/// through its image (input 0) or residual (input 3), in chains that hold at least one
-/// depthwise conv, becomes a `FusedConv` with `layout` NHWC reading and writing
-/// [N, H, W, C] values (named `<value>.nhwc`). A `Transpose` brings each image or
-/// residual from outside a chain in (`<value>.to_nhwc`) and gives each chain value that
-/// another node or the graph's outputs read back as the NCHW value (`<value>.to_nchw`).
-[[nodiscard]] Graph layout_nhwc(const Graph& g, PassStats* stats = nullptr);
+/// Runs conv chains on NHWC images (MobileNet's inverted residual blocks, ResNet's
+/// bottlenecks): every f32 Conv or FusedConv with constant weights and explicit pads (no
+/// auto_pad) that is a 1x1 conv (stride 1, no pads, one group), a depthwise conv (group =
+/// input channels = output channels, at most 49 taps), a dense conv over at most 4 input
+/// channels (a first conv) or, with `dense_chains`, another one-group conv, joined to the
+/// others through its image (input 0) or residual (input 3), in chains that hold a
+/// depthwise conv or (with `dense_chains`) at least three 1x1 convs and 4 convs per end,
+/// becomes a `FusedConv` with `layout` NHWC reading and writing [N, H, W, C] values (named
+/// `<value>.nhwc`). A `Transpose` brings each image or residual from outside a chain in
+/// (`<value>.to_nhwc`) and gives each chain value that another node or the graph's outputs
+/// read back as the NCHW value (`<value>.to_nchw`); one read only by GlobalAveragePools
+/// is pooled on NHWC instead (ReduceMean over H and W, Reshape to [N, C, 1, 1]).
+/// `compile` turns `dense_chains` off where convs run in bf16 on AMX (the NCHW convs have
+/// AMX kernels, the NHWC dense ones not).
+[[nodiscard]] Graph layout_nhwc(const Graph& g, PassStats* stats = nullptr, bool dense_chains = true);
 
 /// Every pass in order: `fold_constants`, `fold_batch_norm`, `fuse_layer_norm`,
 /// `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,

@@ -20,7 +20,7 @@ using detail::Work;
 
 namespace {
 
-enum class Kind : std::uint8_t { none, pointwise, depthwise, few_channels, dense };
+enum class Kind : std::uint8_t { none, pointwise, depthwise, few_channels, dense, pool };
 
 std::vector<std::int64_t> ints_attr(const WNode& n, std::string_view name) {
   const auto a = attr_of(n, name);
@@ -36,6 +36,17 @@ bool all_equal(const std::vector<std::int64_t>& v, std::int64_t x) {
 // a depthwise conv (group == channels == outputs, at most 49 taps), a dense conv over at
 // most 4 input channels, or another dense (one group) conv.
 Kind kind_of(const Work& w, const WNode& n) {
+  if (n.alive && n.op == "MaxPool" && n.outputs.size() == 1 && n.inputs.size() == 1) {
+    // A 2-D f32 MaxPool without Indices, explicit pads, row-major storage: it joins a
+    // chain (ResNet's between its stem and its bottlenecks).
+    const TensorDesc& x = w.desc(n.inputs[0]);
+    const auto auto_pad = attr_of(n, "auto_pad"), order = attr_of(n, "storage_order");
+    const bool plain = (!auto_pad || auto_pad->as_string() == "NOTSET") && (!order || order->as_int() == 0);
+    return plain && x.dtype == DataType::f32 && x.shape.rank_known() && x.shape.rank() == 4 &&
+                   ints_attr(n, "kernel_shape").size() == 2
+               ? Kind::pool
+               : Kind::none;
+  }
   if (!n.alive || (n.op != "Conv" && n.op != "FusedConv") || n.outputs.size() != 1 || n.inputs.size() < 2) {
     return Kind::none;
   }
@@ -142,6 +153,7 @@ Graph layout_nhwc(const Graph& g, PassStats* stats, bool dense_chains) {
     for (std::size_t i = 0; i < count; ++i) {
       if (kind[i] == Kind::none) continue;
       Chain& c = chains[root(i)];
+      if (kind[i] == Kind::pool) continue;
       ++c.convs;
       c.pointwise += kind[i] == Kind::pointwise;
       c.depthwise = c.depthwise || kind[i] == Kind::depthwise;
@@ -250,7 +262,7 @@ Graph layout_nhwc(const Graph& g, PassStats* stats, bool dense_chains) {
       WNode& n = w.nodes[i];
       for (const std::size_t k : slots(n)) n.inputs[k] = nhwc.at(n.inputs[k]);
       n.outputs[0] = nhwc.at(n.outputs[0]);
-      n.op = "FusedConv";
+      if (kind[i] != Kind::pool) n.op = "FusedConv";
       n.attrs.insert_or_assign("layout", "NHWC");
     }
   });

@@ -415,11 +415,22 @@ OpSchema pool(std::string name, std::string doc, bool is_max) {
              attr_req("kernel_shape", AttrKind::integers, ints_at_least(1)),
              attr_opt("pads", AttrKind::integers, ints_at_least(0)),
              attr_opt("strides", AttrKind::integers, ints_at_least(1))};
-  if (is_max) s.attrs.push_back(attr("storage_order", 0, int_in(0, 1)));
-  else s.attrs.push_back(attr("count_include_pad", 0, int_in(0, 1)));
+  if (is_max) {
+    s.attrs.push_back(attr("storage_order", 0, int_in(0, 1)));
+    // NHWC (made by `ge::layout_nhwc` inside a conv chain): X and Y are [N, H, W, C].
+    s.attrs.push_back(attr("layout", "NCHW", one_of({"NCHW", "NHWC"})));
+  } else {
+    s.attrs.push_back(attr("count_include_pad", 0, int_in(0, 1)));
+  }
+  std::sort(s.attrs.begin(), s.attrs.end(), [](const AttrSpec& a, const AttrSpec& b) { return a.name < b.name; });
   s.infer = [is_max](const InferContext& c) {
     const std::vector<std::int64_t> kernel = c.ints("kernel_shape");
     const std::size_t n = kernel.size();
+    const bool nhwc = is_max && c.s("layout") == "NHWC";
+    if (nhwc && n != 2)
+      c.fail(Errc::bad_attribute, "layout NHWC needs a 2-D pool; kernel_shape is " + ints_text(kernel));
+    if (nhwc && c.num_outputs() > 1)
+      c.fail(Errc::bad_attribute, "layout NHWC has no Indices output");
     require_rank(c, 0, n + 2, n + 2);
     const Window w = window(c, kernel, true);
     for (std::size_t i = 0; i < n; ++i)
@@ -427,10 +438,12 @@ OpSchema pool(std::string name, std::string doc, bool is_max) {
         c.fail(Errc::bad_attribute, "attribute 'pads' is " + ints_text(w.pads) + " for kernel " + ints_text(kernel) +
                                         "; expected each pad below its kernel extent");
     const Shape& x = c.shape(0);
-    const Shape xs = x.rank_known() ? x : unknown_dims(n + 2);
+    Shape xs = x.rank_known() ? x : unknown_dims(n + 2);
+    if (nhwc) xs = nchw_of_nhwc(xs);
     std::vector<Dim> out{xs[0], xs[1]};
     for (std::size_t i = 0; i < n; ++i) out.push_back(window_out(c, xs[static_cast<std::ptrdiff_t>(i + 2)], w, i, "input 0 (X)"));
     Shape y(std::move(out));
+    if (nhwc) y = nhwc_of_nchw(y);
     std::vector<TensorDesc> res{{c.input(0).dtype, y}};
     if (is_max) res.push_back({DataType::i64, y});
     return res;

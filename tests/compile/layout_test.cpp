@@ -142,14 +142,16 @@ TEST_CASE("layout_nhwc pass leaves alone what gains nothing or does not fit") {
   }
 }
 
-TEST_CASE("layout_nhwc in optimize: ResNet-50's bottlenecks run NHWC in one chain, the stem NCHW, same outputs") {
+TEST_CASE("layout_nhwc in optimize: ResNet-50 runs NHWC in one chain, stem and MaxPool too, same outputs") {
   const Graph g = ge::models::resnet50("2,3,64,64");
   const Graph o = ge::optimize(g);
-  CHECK(nhwc_convs(o) == 52);
-  CHECK(count(o, "Transpose") == 1);  // MaxPool's output in; the head's pool reads NHWC
+  CHECK(nhwc_convs(o) == 53);
+  CHECK(count(o, "Transpose") == 1);  // the 3-channel input in; the head's pool reads NHWC
   CHECK(count(o, "GlobalAveragePool") == 0);
   CHECK(count(o, "ReduceMean") == 1);
-  CHECK(node(o, "conv1").attrs.count("layout") == 0);
+  CHECK(node(o, "conv1").attrs.at("layout").as_string() == "NHWC");
+  for (const ge::Node& n : o.nodes())
+    if (n.op == "MaxPool") CHECK(n.attrs.at("layout").as_string() == "NHWC");
   check_same(g, o, 1e-3);
 }
 

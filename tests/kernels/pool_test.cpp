@@ -85,7 +85,26 @@ TEST_CASE("max and average pool, floor and ceil_mode windows, pads, dilations") 
     auto x = random_f32({2, 3, c.h, c.w}, seed++);
     Buf<float> y({2, 3, oh, ow});
     cpu::max_pool2d(c.p, x.view(), y.view());
-    check_close(y.v, ref_pool(c.p, x, oh, ow, true), 0.0f, 0.0f);
+    const std::vector<float> want = ref_pool(c.p, x, oh, ow, true);
+    check_close(y.v, want, 0.0f, 0.0f);
+    // NHWC, with 3 and 21 channels (one vector and a partial one).
+    for (const std::int64_t ch : {3, 21}) {
+      CAPTURE(ch);
+      auto xc = random_f32({2, ch, c.h, c.w}, seed++);
+      const auto nhwc = [](const Buf<float>& t) {
+        const std::int64_t n = t.dims[0], cc = t.dims[1], h = t.dims[2], w = t.dims[3];
+        Buf<float> o({n, h, w, cc});
+        for (std::int64_t b = 0; b < n; ++b)
+          for (std::int64_t k = 0; k < cc; ++k)
+            for (std::int64_t q = 0; q < h * w; ++q) o.v[static_cast<std::size_t>((b * h * w + q) * cc + k)] =
+                t.v[static_cast<std::size_t>((b * cc + k) * h * w + q)];
+        return o;
+      };
+      Buf<float> yc({2, ch, oh, ow}), yn({2, oh, ow, ch});
+      cpu::max_pool2d(c.p, xc.view(), yc.view());
+      cpu::max_pool2d_nhwc(c.p, nhwc(xc).view(), yn.view());
+      check_close(yn.v, nhwc(yc).v, 0.0f, 0.0f);
+    }
     if (c.p.dilation_h == 1 && c.p.dilation_w == 1) {
       cpu::average_pool2d(c.p, x.view(), y.view());
       check_close(y.v, ref_pool(c.p, x, oh, ow, false), 1e-6f, 1e-5f);
@@ -101,6 +120,17 @@ TEST_CASE("pool by hand: ceil_mode window past the end averages the real element
   CHECK(y.v == std::vector<float>{3, 4.5f, 7.5f, 9});
   cpu::max_pool2d(p, x.view(), y.view());
   CHECK(y.v == std::vector<float>{5, 6, 8, 9});
+}
+
+TEST_CASE("max pool on NHWC: bad dims and windows are clear errors") {
+  auto x = random_f32({1, 6, 6, 4}, 1);
+  Buf<float> y({1, 3, 3, 4}), y_bad({1, 3, 3, 5});
+  const cpu::Pool2dParams p{.kernel_h = 2, .kernel_w = 2, .stride_h = 2, .stride_w = 2};
+  cpu::max_pool2d_nhwc(p, x.view(), y.view());
+  expect_error(Errc::bad_op_inputs, [&] { cpu::max_pool2d_nhwc(p, x.view(), y_bad.view()); });
+  expect_error(Errc::bad_attribute, [&] { cpu::max_pool2d_nhwc({.kernel_h = 0}, x.view(), y.view()); });
+  auto x3 = random_f32({6, 6, 4}, 2);
+  expect_error(Errc::rank_mismatch, [&] { cpu::max_pool2d_nhwc(p, x3.view(), y.view()); });
 }
 
 TEST_CASE("pool errors and global average pool") {

@@ -147,6 +147,16 @@ TEST_CASE("MaxPool and AveragePool: kernel, stride, pads, ceil_mode, ranges") {
         "1,1,4");
   CHECK(shape0("AveragePool", {t("f32", "1~8,3,32~64,-1")}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}) ==
         "1~8,3,16~32,-1");
+  // layout NHWC (ge::layout_nhwc): the same windows over [N, H, W, C].
+  CHECK(shape0("MaxPool", {t("f32", "1~8,112,112,64")},
+               {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"layout", "NHWC"}}) ==
+        "1~8,56,56,64");
+  check_infer_error("MaxPool", {t("f32", "1,1,6")}, {{"kernel_shape", {2}}, {"layout", "NHWC"}}, Errc::bad_attribute,
+                    {"2-D"});
+  check_infer_error("MaxPool", {t("f32", "1,6,6,2")}, {{"kernel_shape", {2, 2}}, {"layout", "NCWH"}},
+                    Errc::bad_attribute, {"'layout'"});
+  check_infer_error("AveragePool", {t("f32", "1,6,6,2")}, {{"kernel_shape", {2, 2}}, {"layout", "NHWC"}},
+                    Errc::bad_attribute, {"layout"});
   CHECK(shape0("AveragePool", {t("f32", "-2")}, {{"kernel_shape", {3, 3}}}) == "-1,-1,-1,-1");
   CHECK(shape0("MaxPool", {t("f32", "1,2,9,9")}, {{"kernel_shape", {3, 3}}, {"auto_pad", "SAME_UPPER"}, {"strides", {2, 2}}}) ==
         "1,2,5,5");

@@ -61,11 +61,13 @@ cpu::Pool2dParams resolve(const PoolAttrs& a, std::span<const std::int64_t> spat
           .count_include_pad = a.count_include_pad};
 }
 
+bool nhwc_pool(const KernelRequest& r) { return r.context.has("layout") && r.context.s("layout") == "NHWC"; }
+
 bool pool_fits(const KernelRequest& r) {
   const Shape& x = r.context.shape(0);
   const std::size_t n = r.context.ints("kernel_shape").size();
   return input_type_in(r, 0, {DataType::f32}) && r.outputs.size() == 1 && (n == 1 || n == 2) &&
-         (!x.rank_known() || x.rank() == n + 2);
+         (!x.rank_known() || x.rank() == n + 2) && !nhwc_pool(r);
 }
 
 void add_pool(KernelRegistry& r, const char* op, bool is_max) {
@@ -100,6 +102,22 @@ void add_pool(KernelRegistry& r, const char* op, bool is_max) {
 void register_cpu_pool(KernelRegistry& r) {
   add_pool(r, "MaxPool", true);
   add_pool(r, "AveragePool", false);
+  r.add({.op = "MaxPool",
+         .name = "cpu.max_pool2d.nhwc",
+         .engines = engines(Engine::vector, Engine::host),
+         .fits =
+             [](const KernelRequest& req) {
+               return nhwc_pool(req) && input_type_in(req, 0, {DataType::f32}) && req.outputs.size() == 1 &&
+                      req.context.ints("kernel_shape").size() == 2;
+             },
+         .make = [](const KernelRequest& req) {
+           const PoolAttrs a = pool_attrs(req.context, true);
+           return make_kernel("cpu.max_pool2d.nhwc", [a](Views in, Views out) {
+             const TensorView& x = in[0];
+             const std::array<std::int64_t, 2> spatial{x.dims[1], x.dims[2]};
+             cpu::max_pool2d_nhwc(resolve(a, spatial), x, out[0]);
+           });
+         }});
   r.add({.op = "GlobalAveragePool",
          .name = "cpu.global_average_pool",
          .engines = engines(Engine::vector, Engine::host),

@@ -39,6 +39,10 @@ struct Pool2dParams {
 /// `Errc::rank_mismatch`, `Errc::bad_attribute`, `Errc::bad_op_inputs` (output dims).
 void max_pool2d(const Pool2dParams& p, const TensorView& x, const TensorView& y);
 
+/// MaxPool on f32 NHWC images: x [N, H, W, C], y [N, OH, OW, C] (exact); the same
+/// windows and errors as `max_pool2d`. Vectorised over channels.
+void max_pool2d_nhwc(const Pool2dParams& p, const TensorView& x, const TensorView& y);
+
 /// AveragePool, as `max_pool2d` but the mean.
 void average_pool2d(const Pool2dParams& p, const TensorView& x, const TensorView& y);
 

@@ -34,7 +34,7 @@ bool all_equal(const std::vector<std::int64_t>& v, std::int64_t x) {
 // What node `n` can become on NHWC images: an f32 2-D Conv or FusedConv (NCHW) with
 // constant static weights and explicit pads that is a 1x1 (stride 1, no pads, one group),
 // a depthwise conv (group == channels == outputs, at most 49 taps), a dense conv over at
-// most 4 input channels, or another dense (one group) conv.
+// most 4 input channels, or another dense (one group) conv; or a 2-D f32 MaxPool.
 Kind kind_of(const Work& w, const WNode& n) {
   if (n.alive && n.op == "MaxPool" && n.outputs.size() == 1 && n.inputs.size() == 1) {
     // A 2-D f32 MaxPool without Indices, explicit pads, row-major storage: it joins a
@@ -149,11 +149,9 @@ Graph layout_nhwc(const Graph& g, PassStats* stats, bool dense_chains) {
       bool depthwise = false;
     };
     std::unordered_map<std::size_t, Chain> chains;
-    std::unordered_map<ValueId, std::size_t> readers_outside;
     for (std::size_t i = 0; i < count; ++i) {
-      if (kind[i] == Kind::none) continue;
+      if (kind[i] == Kind::none || kind[i] == Kind::pool) continue;  // a pool is no conv
       Chain& c = chains[root(i)];
-      if (kind[i] == Kind::pool) continue;
       ++c.convs;
       c.pointwise += kind[i] == Kind::pointwise;
       c.depthwise = c.depthwise || kind[i] == Kind::depthwise;

@@ -196,8 +196,9 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
 }
 
 // NHWC (f32, rank 4, W [M, C/group, KH, KW] with static dims): a 1x1 conv with stride 1,
-// no pads and one group, a depthwise one (group == C == M, at most 49 taps), or a dense
-// one over at most `cpu::kFewChannels` input channels.
+// no pads and one group, a depthwise one (group == C == M, at most 49 taps), a dense one
+// over at most `cpu::kFewChannels` input channels, a 3x3 one Winograd takes, or any other
+// one-group conv (the GEMM over patches).
 enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels, winograd, dense };
 
 bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {

@@ -60,7 +60,7 @@
 #include <vector>
 
 #include "ge/graph/graph.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/tensor.hpp"
 
 namespace ge::onnx {
 

@@ -11,7 +11,7 @@
 
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/tensor.hpp"
 #include "ge/onnx.hpp"
 
 namespace ge::onnx::detail {

@@ -27,7 +27,7 @@
 
 #include "ge/core/data_type.hpp"
 #include "ge/graph/graph.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/tensor.hpp"
 
 namespace ge::ref {
 

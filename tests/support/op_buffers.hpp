@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ge/compile/op_compile.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/tensor.hpp"
 
 namespace ge::test::op {
 

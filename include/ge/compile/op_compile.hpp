@@ -47,8 +47,8 @@
 #include "ge/core/format.hpp"
 #include "ge/core/lru_cache.hpp"
 #include "ge/core/tensor_view.hpp"
-#include "ge/graph/attribute.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/attribute.hpp"
+#include "ge/tensor/tensor.hpp"
 
 namespace ge {
 

@@ -33,8 +33,8 @@
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/memory_plan.hpp"
 #include "ge/compile/streams.hpp"
-#include "ge/graph/attribute.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/attribute.hpp"
+#include "ge/tensor/tensor.hpp"
 #include "ge/ops/schema.hpp"
 
 namespace ge {

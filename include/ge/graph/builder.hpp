@@ -31,9 +31,9 @@
 
 #include "ge/core/data_type.hpp"
 #include "ge/core/format.hpp"
-#include "ge/graph/attribute.hpp"
+#include "ge/tensor/attribute.hpp"
 #include "ge/graph/graph.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/tensor.hpp"
 #include "ge/shape/shape.hpp"
 
 namespace ge {

@@ -30,8 +30,8 @@
 
 #include "ge/core/data_type.hpp"
 #include "ge/core/format.hpp"
-#include "ge/graph/attribute.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/attribute.hpp"
+#include "ge/tensor/tensor.hpp"
 #include "ge/shape/shape.hpp"
 
 namespace ge {

@@ -35,7 +35,7 @@
 
 #include "ge/core/data_type.hpp"
 #include "ge/core/format.hpp"
-#include "ge/graph/attribute.hpp"
+#include "ge/tensor/attribute.hpp"
 #include "ge/graph/builder.hpp"
 #include "ge/shape/shape.hpp"
 #include "ge/shape/typed_check.hpp"

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ge/graph/attribute.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/attribute.hpp"
+#include "ge/tensor/tensor.hpp"
 #include "ge/ops/schema.hpp"
 
 namespace ge {

@@ -34,8 +34,8 @@
 
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
-#include "ge/graph/attribute.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/attribute.hpp"
+#include "ge/tensor/tensor.hpp"
 
 namespace ge {
 

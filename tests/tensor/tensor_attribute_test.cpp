@@ -1,8 +1,8 @@
 // ge::Tensor and ge::Attribute.
 #include <doctest/doctest.h>
 
-#include "ge/graph/attribute.hpp"
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/attribute.hpp"
+#include "ge/tensor/tensor.hpp"
 #include "ops/infer_helpers.hpp"
 
 using ge::DataType;

@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/tensor.hpp"
 
 namespace ge {
 

@@ -1,4 +1,4 @@
-#include "ge/graph/attribute.hpp"
+#include "ge/tensor/attribute.hpp"
 
 #include <cstdio>
 

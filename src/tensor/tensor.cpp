@@ -1,4 +1,4 @@
-#include "ge/graph/tensor.hpp"
+#include "ge/tensor/tensor.hpp"
 
 #include <cmath>
 

@@ -30,16 +30,6 @@ namespace {
 
 std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
-// The smallest interval holding both dims.
-Dim hull(const Dim& a, const Dim& b) { return Dim::interval(std::min(a.lo(), b.lo()), std::max(a.hi(), b.hi())); }
-
-Shape hull(const Shape& a, const Shape& b) {
-  if (!a.rank_known() || !b.rank_known() || a.rank() != b.rank()) return Shape::unknown_rank();
-  std::vector<Dim> dims;
-  for (std::size_t i = 0; i < a.rank(); ++i) dims.push_back(hull(a.dims()[i], b.dims()[i]));
-  return Shape(std::move(dims));
-}
-
 // Shape propagation: every value's description for these graph-input shapes, in value-id
 // order. Nodes are inferred in topological order from their inputs' new descriptions.
 std::vector<TensorDesc> propagate(const Graph& g, const std::vector<Shape>& input_shapes,

@@ -65,9 +65,7 @@ std::optional<std::vector<Tensor>> evaluate(const FoldNode& n) {
       total += count * size_of(out[k].dtype);
       if (total > max_fold_bytes) return std::nullopt;
     }
-    Attributes attrs = n.attrs;
-    for (const AttrSpec& a : n.schema.attrs)
-      if (a.default_value && attrs.find(a.name) == attrs.end()) attrs.emplace(a.name, *a.default_value);
+    const Attributes attrs = n.schema.with_defaults(n.attrs);
     const InferContext context(n.schema, n.name, n.inputs, n.constants, attrs, n.outputs);
     const Engine engine = n.schema.engines.has(Engine::vector) ? Engine::vector : Engine::host;
     const KernelRequest request{context, out, engine};

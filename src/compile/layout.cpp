@@ -11,6 +11,8 @@
 
 #include "compile/pass_work.hpp"
 #include "ge/compile/passes.hpp"
+#include "ge/ops/registry.hpp"
+#include "ops/window_attrs.hpp"
 
 namespace ge {
 
@@ -27,8 +29,9 @@ std::vector<std::int64_t> ints_attr(const WNode& n, std::string_view name) {
   return a && a->kind() == AttrKind::integers ? a->as_ints() : std::vector<std::int64_t>{};
 }
 
-bool all_equal(const std::vector<std::int64_t>& v, std::int64_t x) {
-  return std::all_of(v.begin(), v.end(), [x](std::int64_t e) { return e == x; });
+// Node n's window attributes over `spatial` axes (checked by inference already).
+ops::WindowAttrs window_of(const WNode& n, std::size_t spatial) {
+  return ops::WindowAttrs::from(OpRegistry::global().find(n.op).with_defaults(n.attrs), spatial);
 }
 
 // What node `n` can become on NHWC images: an f32 2-D Conv or FusedConv (NCHW) with
@@ -40,12 +43,11 @@ Kind kind_of(const Work& w, const WNode& n) {
     // A 2-D f32 MaxPool without Indices, explicit pads, row-major storage: it joins a
     // chain (ResNet's between its stem and its bottlenecks).
     const TensorDesc& x = w.desc(n.inputs[0]);
-    const auto auto_pad = attr_of(n, "auto_pad"), order = attr_of(n, "storage_order");
-    const bool plain = (!auto_pad || auto_pad->as_string() == "NOTSET") && (!order || order->as_int() == 0);
-    return plain && x.dtype == DataType::f32 && x.shape.rank_known() && x.shape.rank() == 4 &&
-                   ints_attr(n, "kernel_shape").size() == 2
-               ? Kind::pool
-               : Kind::none;
+    const auto order = attr_of(n, "storage_order");
+    if (x.dtype != DataType::f32 || !x.shape.rank_known() || x.shape.rank() != 4 || ints_attr(n, "kernel_shape").size() != 2)
+      return Kind::none;
+    return window_of(n, 2).auto_pad == ops::AutoPad::notset && (!order || order->as_int() == 0) ? Kind::pool
+                                                                                                  : Kind::none;
   }
   if (!n.alive || (n.op != "Conv" && n.op != "FusedConv") || n.outputs.size() != 1 || n.inputs.size() < 2) {
     return Kind::none;
@@ -58,16 +60,12 @@ Kind kind_of(const Work& w, const WNode& n) {
   if (x.dtype != DataType::f32 || !x.shape.rank_known() || x.shape.rank() != 4) return Kind::none;
   const Tensor* wt = w.constant(n.inputs[1]);
   if (wt == nullptr || wt->dtype() != DataType::f32 || wt->dims().size() != 4) return Kind::none;
-  const auto auto_pad = attr_of(n, "auto_pad");
-  if (auto_pad && auto_pad->as_string() != "NOTSET") return Kind::none;
+  const ops::WindowAttrs window = window_of(n, 2);
+  if (window.auto_pad != ops::AutoPad::notset) return Kind::none;
   const auto group_attr = attr_of(n, "group");
   const std::int64_t group = group_attr ? group_attr->as_int() : 1;
   const auto& wd = wt->dims();
-  const std::vector<std::int64_t> strides = ints_attr(n, "strides"), pads = ints_attr(n, "pads");
-  if (wd[2] == 1 && wd[3] == 1 && group == 1 && all_equal(strides, 1) && all_equal(pads, 0) &&
-      all_equal(ints_attr(n, "dilations"), 1)) {
-    return Kind::pointwise;
-  }
+  if (wd[2] == 1 && wd[3] == 1 && group == 1 && window.unit()) return Kind::pointwise;
   const Dim& c = x.shape[1];
   if (wd[1] == 1 && group == wd[0] && c.is_static() && c.value() == group && wd[2] * wd[3] <= 49) return Kind::depthwise;
   // A first conv (at most 4 input channels): its input, not its wider output, is transposed.

@@ -41,14 +41,6 @@ std::string describe(const OpTensor& t) {
   return s;
 }
 
-// The attributes as given plus the schema's defaults for the ones not given.
-Attributes with_defaults(const OpSchema& schema, const Attributes& attrs) {
-  Attributes out = attrs;
-  for (const AttrSpec& a : schema.attrs)
-    if (a.default_value && out.find(a.name) == out.end()) out.emplace(a.name, *a.default_value);
-  return out;
-}
-
 std::size_t required_inputs(const OpSchema& s) {
   return static_cast<std::size_t>(std::count_if(s.inputs.begin(), s.inputs.end(),
                                                 [](const ArgSpec& a) { return !a.optional && !a.variadic; })) +
@@ -208,7 +200,7 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
                                                        inferred[i].shape.to_string() + "'");
       inferred[i].shape = merge(outputs[i].shape, inferred[i].shape);
     }
-    const Attributes attrs = with_defaults(*schema, r.attrs);
+    const Attributes attrs = schema->with_defaults(r.attrs);
     const InferContext context(*schema, node, descs, constants, attrs, outputs.size());
     const KernelRequest request{context, inferred, engine, r.precision};
     const auto impl = KernelRegistry::global().select(request);

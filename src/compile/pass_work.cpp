@@ -15,11 +15,7 @@ std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 void pass_fail(Errc code, const std::string& what) { raise(code, "[ge.passes] " + what); }
 
 std::optional<Attribute> attr_of(const WNode& n, std::string_view name) {
-  if (const auto it = n.attrs.find(name); it != n.attrs.end()) return it->second;
-  const OpSchema& s = OpRegistry::global().find(n.op);
-  for (const AttrSpec& a : s.attrs)
-    if (a.name == name) return a.default_value;
-  return std::nullopt;
+  return OpRegistry::global().find(n.op).attr(n.attrs, name);
 }
 
 Graph Work::emit(std::string_view pass) const {

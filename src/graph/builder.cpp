@@ -156,6 +156,11 @@ const std::string& Value::name() const { return builder().graph_.value(id_).name
 namespace {
 std::vector<std::int64_t> repeat(std::size_t n, std::int64_t v) { return std::vector<std::int64_t>(n, v); }
 std::size_t spatial_of(const Shape& s) { return s.rank_known() && s.rank() >= 2 ? s.rank() - 2 : 2; }
+// A pool's window attributes, the same on each of n axes.
+Attributes pool_attrs(std::size_t n, const PoolOptions& o) {
+  return {{"kernel_shape", repeat(n, o.kernel)}, {"strides", repeat(n, o.stride)}, {"pads", repeat(2 * n, o.pad)},
+          {"ceil_mode", o.ceil_mode ? 1 : 0}};
+}
 }  // namespace
 
 Value Value::unary(std::string_view op, std::string_view name, Attributes attrs) const {
@@ -184,19 +189,14 @@ Value Value::layer_norm(Value scale, Value bias, std::int64_t axis, double epsil
 
 Value Value::max_pool(const PoolOptions& o) const {
   const std::size_t n = spatial_of(shape());
-  return builder().op("MaxPool", {*this},
-                      {{"kernel_shape", repeat(n, o.kernel)}, {"strides", repeat(n, o.stride)},
-                       {"pads", repeat(2 * n, o.pad)}, {"ceil_mode", o.ceil_mode ? 1 : 0}},
-                      o.name);
+  return builder().op("MaxPool", {*this}, pool_attrs(n, o), o.name);
 }
 
 Value Value::avg_pool(const PoolOptions& o) const {
   const std::size_t n = spatial_of(shape());
-  return builder().op("AveragePool", {*this},
-                      {{"kernel_shape", repeat(n, o.kernel)}, {"strides", repeat(n, o.stride)},
-                       {"pads", repeat(2 * n, o.pad)}, {"ceil_mode", o.ceil_mode ? 1 : 0},
-                       {"count_include_pad", o.count_include_pad ? 1 : 0}},
-                      o.name);
+  Attributes a = pool_attrs(n, o);
+  a.emplace("count_include_pad", o.count_include_pad ? 1 : 0);
+  return builder().op("AveragePool", {*this}, std::move(a), o.name);
 }
 
 Value Value::global_avg_pool(std::string_view name) const { return unary("GlobalAveragePool", name); }

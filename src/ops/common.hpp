@@ -17,7 +17,8 @@ namespace ge::ops {
 // Registration of each family (called once by OpRegistry::with_builtin_ops).
 void add_elementwise_ops(OpRegistry& r);
 void add_nn_ops(OpRegistry& r);
-void add_shape_ops(OpRegistry& r);
+void add_shape_ops(OpRegistry& r);        // calls add_shape_value_ops
+void add_shape_value_ops(OpRegistry& r);  // src/ops/pad_resize.cpp
 void add_reduce_ops(OpRegistry& r);
 void add_host_ops(OpRegistry& r);
 void add_math_ops(OpRegistry& r);    // src/ops/math_ops.cpp (calls add_einsum_op)
@@ -25,6 +26,10 @@ void add_einsum_op(OpRegistry& r);   // src/ops/einsum.cpp
 void add_fused_ops(OpRegistry& r);   // src/ops/fused_ops.cpp (after add_nn_ops: reuses MatMul's inference)
 
 // ---- schema helpers ---------------------------------------------------------------
+
+// A schema from its parts.
+OpSchema schema(std::string name, std::string doc, std::vector<ArgSpec> in, std::vector<ArgSpec> out,
+                std::vector<TypeConstraint> types, std::vector<AttrSpec> attrs, InferFn f);
 
 // A one-input elementwise op: Y of X's type and shape, in place allowed
 // (src/ops/elementwise.cpp).
@@ -88,17 +93,6 @@ Dim map_dim(const Dim& d, F f) {
   const std::int64_t hi = d.is_bounded() && d.hi() <= huge ? std::max<std::int64_t>(f(d.hi()), 0) : Dim::inf;
   return Dim::interval(std::min(lo, hi), hi);
 }
-// a * b, saturating at Dim::inf (a, b >= 0), or at -inf.. for negative results.
-inline std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
-  std::int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) return (a < 0) != (b < 0) ? -Dim::inf : Dim::inf;
-  return r;
-}
-
-// a + b over intervals, saturating.
-Dim add(const Dim& a, const Dim& b);
-// The hull of two dims (the smallest interval holding both).
-Dim hull(const Dim& a, const Dim& b);
 // merge, with a message naming the node and `what`.
 Dim merge_dims(const InferContext& c, const Dim& a, const Dim& b, const std::string& what);
 // broadcast of shapes, with a message naming the node.

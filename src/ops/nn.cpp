@@ -3,6 +3,8 @@
 #include <limits>
 
 #include "common.hpp"
+#include "ge/shape/window.hpp"
+#include "ops/window_attrs.hpp"
 
 namespace ge::ops {
 
@@ -23,52 +25,18 @@ std::vector<std::int64_t> per_dim(const InferContext& c, std::string_view name, 
   return v;
 }
 
-struct Window {
-  std::vector<std::int64_t> kernel, strides, dilations, pads;
-  std::string auto_pad;
-  bool ceil_mode = false;
-};
-
-// Reads the window attributes for n spatial dims; `kernel` is known already.
-Window window(const InferContext& c, std::vector<std::int64_t> kernel, bool has_ceil_mode) {
-  const std::size_t n = kernel.size();
-  Window w;
-  w.kernel = std::move(kernel);
-  w.strides = per_dim(c, "strides", n, 1);
-  w.dilations = c.has("dilations") ? per_dim(c, "dilations", n, 1) : std::vector<std::int64_t>(n, 1);
-  w.auto_pad = c.s("auto_pad");
-  w.ceil_mode = has_ceil_mode && c.i("ceil_mode") != 0;
-  w.pads = c.ints("pads");
-  if (w.pads.empty()) w.pads.assign(2 * n, 0);
-  if (w.pads.size() != 2 * n)
-    c.fail(Errc::bad_attribute, "attribute 'pads' is " + ints_text(w.pads) + " with " + std::to_string(w.pads.size()) +
-                                    " values; expected " + std::to_string(2 * n) + " (begin and end of each spatial dim)");
-  if (w.auto_pad != "NOTSET" && !c.ints("pads").empty() &&
-      std::any_of(w.pads.begin(), w.pads.end(), [](std::int64_t p) { return p != 0; }))
-    c.fail(Errc::bad_attribute, "attribute 'pads' is " + ints_text(w.pads) + " with auto_pad " + w.auto_pad +
-                                    "; expected pads only with auto_pad NOTSET");
-  return w;
-}
-
-// The output extent of spatial dim i of a conv or pool window, over the interval of h.
-Dim window_out(const InferContext& c, const Dim& h, const Window& w, std::size_t i, const std::string& input) {
-  const std::int64_t k = w.kernel[i], s = w.strides[i], d = w.dilations[i];
-  const std::int64_t pb = w.pads[i], pe = w.pads[i + w.kernel.size()];
-  const std::int64_t span = d * (k - 1) + 1;
-  const auto f = [&](std::int64_t x) -> std::int64_t {
-    if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") return ceil_div(x, s);
-    const std::int64_t padded = w.auto_pad == "VALID" ? x : x + pb + pe;
-    if (!w.ceil_mode) return floor_div(padded - span, s) + 1;
-    std::int64_t out = ceil_div(padded - span, s) + 1;
-    if (out > 0 && (out - 1) * s >= x + pb) --out;  // the last window must start inside the input or the begin pad
-    return out;
-  };
-  if (h.is_bounded() && h.hi() <= huge && f(h.hi()) < 1)
+// The output extent of spatial dim i of a conv or pool window over the interval of h and
+// the kernel extents k (`ge::window_out`); bad_op_inputs when no input fits the window.
+Dim window_out(const InferContext& c, const Dim& h, const Dim& k, const WindowAttrs& w, std::size_t i,
+               const std::string& input) {
+  const WindowAxis a = w.axis(i);
+  if (!ge::window_fits(h, k, a))
     c.fail(Errc::bad_op_inputs, input + " " + dim_name(i) + " is " + h.to_string() + ", too small for a window of " +
-                                    std::to_string(span) + " (kernel " + std::to_string(k) + ", dilation " +
-                                    std::to_string(d) + ") with pads " + std::to_string(pb) + "+" + std::to_string(pe) +
+                                    std::to_string(window_span(std::max<std::int64_t>(k.lo(), 1), a.dilation)) +
+                                    " (kernel " + k.to_string() + ", dilation " + std::to_string(a.dilation) +
+                                    ") with pads " + std::to_string(a.pad_begin) + "+" + std::to_string(a.pad_end) +
                                     "; expected an output extent >= 1");
-  return map_dim(h, f);
+  return ge::window_out(h, k, a);
 }
 
 OpSchema conv() {
@@ -99,7 +67,8 @@ OpSchema conv() {
                                       "]; expected equal ranks");
     const std::int64_t group = c.i("group");
     // Kernel: from kernel_shape, else from W; both must agree.
-    std::vector<std::int64_t> kernel = per_dim(c, "kernel_shape", n, 0);
+    WindowAttrs w = WindowAttrs::from(c, n);
+    std::vector<std::int64_t>& kernel = w.kernel;
     for (std::size_t i = 0; i < n && wt.rank_known(); ++i) {
       const Dim& kd = wt[static_cast<std::ptrdiff_t>(i + 2)];
       if (kernel[i] == 0) kernel[i] = kd.is_static() ? kd.lo() : 0;
@@ -123,14 +92,12 @@ OpSchema conv() {
       require_rank(c, 2, 1, 1);
       if (c.shape(2).rank_known()) out_c = merge_dims(c, m, c.shape(2)[0], "input 2 (B) length vs W's output channels");
     }
-    // A kernel extent that is not known (W's dim is a range) leaves that output dim unknown.
-    std::vector<std::int64_t> k1 = kernel;
-    for (std::int64_t& k : k1) k = std::max<std::int64_t>(k, 1);
-    const Window w = window(c, k1, false);
     std::vector<Dim> out{x.rank_known() ? x[0] : Dim::unknown(), out_c};
     for (std::size_t i = 0; i < n; ++i) {
       const Dim h = x.rank_known() ? x[static_cast<std::ptrdiff_t>(i + 2)] : Dim::unknown();
-      out.push_back(kernel[i] > 0 ? window_out(c, h, w, i, "input 0 (X)") : Dim::unknown());
+      // A kernel extent not fixed (W's dim is a range) is the range of W's dim.
+      const Dim k = kernel[i] > 0 ? Dim(kernel[i]) : wt.rank_known() ? wt[static_cast<std::ptrdiff_t>(i + 2)] : Dim();
+      out.push_back(window_out(c, h, k, w, i, "input 0 (X)"));
     }
     return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
   };
@@ -227,10 +194,10 @@ OpSchema conv_transpose() {
       require_rank(c, 2, 1, 1);
       if (c.shape(2).rank_known()) out_c = merge_dims(c, out_c, c.shape(2)[0], "input 2 (B) length vs output channels");
     }
-    std::vector<std::int64_t> kernel = per_dim(c, "kernel_shape", n, 0);
+    WindowAttrs w = WindowAttrs::from(c, n);
+    std::vector<std::int64_t>& kernel = w.kernel;
     for (std::size_t i = 0; i < n && wt.rank_known(); ++i)
       if (kernel[i] == 0 && wt[static_cast<std::ptrdiff_t>(i + 2)].is_static()) kernel[i] = wt[static_cast<std::ptrdiff_t>(i + 2)].lo();
-    Window w = window(c, kernel, false);
     const std::vector<std::int64_t> out_pad = per_dim(c, "output_padding", n, 0);
     for (std::size_t i = 0; i < n; ++i)
       if (out_pad[i] >= std::max(w.strides[i], w.dilations[i]))
@@ -251,14 +218,7 @@ OpSchema conv_transpose() {
         out.emplace_back(Dim::unknown());
         continue;
       }
-      const std::int64_t st = w.strides[i], span = w.dilations[i] * (kernel[i] - 1) + 1;
-      const std::int64_t pads = w.auto_pad == "NOTSET" ? w.pads[i] + w.pads[i + n] : 0;
-      const bool same = w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER";
-      out.push_back(map_dim(h, [&](std::int64_t v) {
-        const std::int64_t grown = same ? sat_mul(v, st) : sat_mul(st, v - 1);
-        if (grown >= huge) return Dim::inf;
-        return same ? grown : grown + out_pad[i] + span - pads;
-      }));
+      out.push_back(window_transpose_out(h, kernel[i], w.axis(i), out_pad[i]));
     }
     return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
   };
@@ -432,7 +392,7 @@ OpSchema pool(std::string name, std::string doc, bool is_max) {
     if (nhwc && c.num_outputs() > 1)
       c.fail(Errc::bad_attribute, "layout NHWC has no Indices output");
     require_rank(c, 0, n + 2, n + 2);
-    const Window w = window(c, kernel, true);
+    const WindowAttrs w = WindowAttrs::from(c, n);
     for (std::size_t i = 0; i < n; ++i)
       if (w.pads[i] >= w.kernel[i] || w.pads[i + n] >= w.kernel[i])
         c.fail(Errc::bad_attribute, "attribute 'pads' is " + ints_text(w.pads) + " for kernel " + ints_text(kernel) +
@@ -441,7 +401,8 @@ OpSchema pool(std::string name, std::string doc, bool is_max) {
     Shape xs = x.rank_known() ? x : unknown_dims(n + 2);
     if (nhwc) xs = nchw_of_nhwc(xs);
     std::vector<Dim> out{xs[0], xs[1]};
-    for (std::size_t i = 0; i < n; ++i) out.push_back(window_out(c, xs[static_cast<std::ptrdiff_t>(i + 2)], w, i, "input 0 (X)"));
+    for (std::size_t i = 0; i < n; ++i)
+      out.push_back(window_out(c, xs[static_cast<std::ptrdiff_t>(i + 2)], Dim(kernel[i]), w, i, "input 0 (X)"));
     Shape y(std::move(out));
     if (nhwc) y = nhwc_of_nchw(y);
     std::vector<TensorDesc> res{{c.input(0).dtype, y}};

@@ -96,13 +96,24 @@ std::string nearest_name(std::string_view name, const std::vector<std::string>& 
 }
 }  // namespace detail
 
-std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view node, std::span<const TensorDesc> inputs,
-                                      std::span<const Tensor* const> constants, const Attributes& attrs,
-                                      std::size_t num_outputs) {
-  Attributes resolved;
-  const InferContext pre(schema, node, inputs, constants, resolved, num_outputs);
+Attributes OpSchema::with_defaults(const Attributes& given) const {
+  Attributes out = given;
+  for (const AttrSpec& a : attrs)
+    if (a.default_value && out.find(a.name) == out.end()) out.emplace(a.name, *a.default_value);
+  return out;
+}
 
-  // Attributes: known names, kinds, checks; then defaults and required ones.
+std::optional<Attribute> OpSchema::attr(const Attributes& given, std::string_view name) const {
+  if (const auto it = given.find(name); it != given.end()) return it->second;
+  for (const AttrSpec& a : attrs)
+    if (a.name == name) return a.default_value;
+  return std::nullopt;
+}
+
+namespace {
+
+// Attributes: known names, kinds, checks; then required ones and defaults, into `resolved`.
+void resolve_attrs(const OpSchema& schema, const Attributes& attrs, const InferContext& pre, Attributes& resolved) {
   std::vector<std::string> known;
   for (const AttrSpec& a : schema.attrs) known.push_back(a.name);
   for (const auto& [name, value] : attrs) {
@@ -124,13 +135,15 @@ std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view n
     }
     resolved.emplace(name, std::move(*v));
   }
-  for (const AttrSpec& a : schema.attrs) {
-    if (resolved.find(a.name) != resolved.end()) continue;
-    if (a.required) pre.fail(Errc::bad_attribute, "attribute '" + a.name + "' is required but not set");
-    if (a.default_value) resolved.emplace(a.name, *a.default_value);
-  }
+  for (const AttrSpec& a : schema.attrs)
+    if (a.required && resolved.find(a.name) == resolved.end())
+      pre.fail(Errc::bad_attribute, "attribute '" + a.name + "' is required but not set");
+  resolved = schema.with_defaults(resolved);
 
-  // Input count and presence.
+}
+
+// Input count and presence.
+void check_input_count(const OpSchema& schema, std::span<const TensorDesc> inputs, const InferContext& pre) {
   const bool variadic = !schema.inputs.empty() && schema.inputs.back().variadic;
   std::size_t required = 0;
   for (const ArgSpec& a : schema.inputs)
@@ -149,7 +162,10 @@ std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view n
       pre.fail(Errc::bad_op_inputs, pre.input_name(i) + " is required but omitted");
   }
 
-  // Data types, per type variable.
+}
+
+// Data types, per type variable.
+void check_input_types(const OpSchema& schema, std::span<const TensorDesc> inputs, const InferContext& pre) {
   std::map<std::string, std::size_t, std::less<>> bound;  // type variable -> first input with it
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].dtype == DataType::undefined) continue;
@@ -175,22 +191,24 @@ std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view n
                                         spec.type + " for both");
   }
 
-  std::vector<TensorDesc> out = schema.infer(pre);
+}
 
-  // The outputs asked for.
+// The number of outputs asked for (0: the required ones, or all of a variadic op's), checked
+// against the `given` ones the rule made.
+std::size_t outputs_wanted(const OpSchema& schema, std::size_t num_outputs, std::size_t given, const InferContext& pre) {
   const bool variadic_out = !schema.outputs.empty() && schema.outputs.back().variadic;
   std::size_t want = num_outputs;
   if (want == 0) {
     if (variadic_out) {
-      want = out.size();
+      want = given;
     } else {
       for (const ArgSpec& a : schema.outputs)
         if (!a.optional) ++want;
     }
   }
-  if (want > out.size())
+  if (want > given)
     pre.fail(Errc::bad_op_inputs, "asks for " + std::to_string(want) + " output(s); the op gives " +
-                                      std::to_string(out.size()) + " here");
+                                      std::to_string(given) + " here");
   // Only trailing optional outputs may be left out (a kernel writes every required one).
   std::size_t required_out = 0;
   for (const ArgSpec& a : schema.outputs)
@@ -198,7 +216,21 @@ std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view n
   if (want < required_out)
     pre.fail(Errc::bad_op_inputs, "asks for " + std::to_string(want) + " output(s); the op has " +
                                       std::to_string(required_out) + " required ones");
-  out.resize(want);
+  return want;
+}
+
+}  // namespace
+
+std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view node, std::span<const TensorDesc> inputs,
+                                      std::span<const Tensor* const> constants, const Attributes& attrs,
+                                      std::size_t num_outputs) {
+  Attributes resolved;
+  const InferContext pre(schema, node, inputs, constants, resolved, num_outputs);
+  resolve_attrs(schema, attrs, pre, resolved);
+  check_input_count(schema, inputs, pre);
+  check_input_types(schema, inputs, pre);
+  std::vector<TensorDesc> out = schema.infer(pre);
+  out.resize(outputs_wanted(schema, num_outputs, out.size(), pre));
   return out;
 }
 
@@ -240,24 +272,25 @@ Check float_at_least(double lo, bool strict) {
   };
 }
 
+OpSchema schema(std::string name, std::string doc, std::vector<ArgSpec> in, std::vector<ArgSpec> out,
+                std::vector<TypeConstraint> types, std::vector<AttrSpec> attrs, InferFn f) {
+  OpSchema s;
+  s.name = std::move(name);
+  s.doc = std::move(doc);
+  s.inputs = std::move(in);
+  s.outputs = std::move(out);
+  s.types = std::move(types);
+  s.attrs = std::move(attrs);
+  s.infer = std::move(f);
+  return s;
+}
+
+
 std::int64_t norm_axis(const InferContext& c, std::int64_t axis, std::int64_t rank, const std::string& what) {
   if (axis < -rank || axis >= rank)
     c.fail(Errc::bad_attribute, what + " " + std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " +
                                     std::to_string(rank - 1) + "] for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
-}
-
-Dim add(const Dim& a, const Dim& b) {
-  const auto sum = [](std::int64_t x, std::int64_t y) {
-    std::int64_t r = 0;
-    return (x == Dim::inf || y == Dim::inf || __builtin_add_overflow(x, y, &r)) ? Dim::inf : r;
-  };
-  return Dim::interval(sum(a.lo(), b.lo()), sum(a.hi(), b.hi()));
-}
-
-Dim hull(const Dim& a, const Dim& b) {
-  if (a == b) return a;
-  return Dim::interval(std::min(a.lo(), b.lo()), std::max(a.hi(), b.hi()));
 }
 
 Dim merge_dims(const InferContext& c, const Dim& a, const Dim& b, const std::string& what) {

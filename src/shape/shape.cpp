@@ -150,6 +150,14 @@ Shape broadcast(const Shape& a, const Shape& b) {
   return Shape(std::move(out));
 }
 
+Shape hull(const Shape& a, const Shape& b) {
+  if (!a.rank_known() || !b.rank_known() || a.rank() != b.rank()) return Shape::unknown_rank();
+  std::vector<Dim> dims;
+  dims.reserve(a.rank());
+  for (std::size_t i = 0; i < a.rank(); ++i) dims.push_back(hull(a.dims()[i], b.dims()[i]));
+  return Shape(std::move(dims));
+}
+
 Dim element_count(const Shape& s) {
   if (!s.rank_known()) return Dim::unknown();
   Dim n(1);

@@ -1,4 +1,4 @@
-// expect: dim_product_overflows_int64
+// expect: dim_overflows_int64
 // Typed dims whose product leaves int64 must not compile (ge::Dim's operator* throws
 // int_overflow for them at run time).
 #include "ge/shape/typed_dim.hpp"

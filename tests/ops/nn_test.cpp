@@ -1,4 +1,5 @@
 // Shape inference of Conv, ConvTranspose, MatMul, Gemm, the norms and the pools.
+#include "ge/shape/typed.hpp"
 #include "ops/infer_helpers.hpp"
 
 using namespace ge_test;
@@ -28,13 +29,15 @@ TEST_CASE("Conv: auto_pad") {
 TEST_CASE("Conv: ranged and unknown dims, unknown rank") {
   // H in 100~208, kernel 3, stride 2, pad 1: out = floor((H + 2 - 3) / 2) + 1.
   CHECK(shape0("Conv", {t("f32", "1~8,3,100~208,-1"), t("f32", "16,3,3,3")}, {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}) ==
-        "1~8,16,50~104,-1");
+        "1~8,16,50~104,1~inf");
   CHECK(shape0("Conv", {t("f32", "-1,3,64~inf,32"), t("f32", "16,3,3,3")}) == "-1,16,62~inf,30");
-  CHECK(shape0("Conv", {t("f32", "-2"), t("f32", "16,3,3,3")}) == "-1,16,-1,-1");
-  CHECK(shape0("Conv", {t("f32", "2,3,9,9"), t("f32", "-2")}) == "2,-1,-1,-1");
+  // An unknown extent gives an output of at least 1 (smaller inputs do not fit the window).
+  CHECK(shape0("Conv", {t("f32", "-2"), t("f32", "16,3,3,3")}) == "-1,16,1~inf,1~inf");
+  CHECK(shape0("Conv", {t("f32", "2,3,9,9"), t("f32", "-2")}) == "2,-1,1~9,1~9");  // any kernel up to 9
   CHECK(shape0("Conv", {t("f32", "-2"), t("f32", "-2")}) == "-2");
-  CHECK(shape0("Conv", {t("f32", "-2"), t("f32", "-2")}, {{"kernel_shape", {3, 3}}}) == "-1,-1,-1,-1");
-  CHECK(shape0("Conv", {t("f32", "2,3,9,9"), t("f32", "4,3,-1,3")}) == "2,4,-1,7");  // kernel dim unknown
+  CHECK(shape0("Conv", {t("f32", "-2"), t("f32", "-2")}, {{"kernel_shape", {3, 3}}}) == "-1,-1,1~inf,1~inf");
+  CHECK(shape0("Conv", {t("f32", "2,3,9,9"), t("f32", "4,3,-1,3")}) == "2,4,1~9,7");  // kernel dim unknown
+  CHECK(shape0("Conv", {t("f32", "2,3,9,9"), t("f32", "4,3,2~4,3")}) == "2,4,6~8,7");  // kernel dim a range
 }
 
 TEST_CASE("Conv: bad inputs name the node and the inputs") {
@@ -146,7 +149,7 @@ TEST_CASE("MaxPool and AveragePool: kernel, stride, pads, ceil_mode, ranges") {
   CHECK(shape0("MaxPool", {t("f32", "1,1,6")}, {{"kernel_shape", {2}}, {"strides", {2}}, {"pads", {1, 1}}, {"ceil_mode", 1}}) ==
         "1,1,4");
   CHECK(shape0("AveragePool", {t("f32", "1~8,3,32~64,-1")}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}) ==
-        "1~8,3,16~32,-1");
+        "1~8,3,16~32,1~inf");
   // layout NHWC (ge::layout_nhwc): the same windows over [N, H, W, C].
   CHECK(shape0("MaxPool", {t("f32", "1~8,112,112,64")},
                {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"layout", "NHWC"}}) ==
@@ -157,7 +160,7 @@ TEST_CASE("MaxPool and AveragePool: kernel, stride, pads, ceil_mode, ranges") {
                     Errc::bad_attribute, {"'layout'"});
   check_infer_error("AveragePool", {t("f32", "1,6,6,2")}, {{"kernel_shape", {2, 2}}, {"layout", "NHWC"}},
                     Errc::bad_attribute, {"layout"});
-  CHECK(shape0("AveragePool", {t("f32", "-2")}, {{"kernel_shape", {3, 3}}}) == "-1,-1,-1,-1");
+  CHECK(shape0("AveragePool", {t("f32", "-2")}, {{"kernel_shape", {3, 3}}}) == "-1,-1,1~inf,1~inf");
   CHECK(shape0("MaxPool", {t("f32", "1,2,9,9")}, {{"kernel_shape", {3, 3}}, {"auto_pad", "SAME_UPPER"}, {"strides", {2, 2}}}) ==
         "1,2,5,5");
   const auto idx = infer("MaxPool", {t("f32", "1,2,4,4")}, {{"kernel_shape", {2, 2}}}, 2);
@@ -194,4 +197,17 @@ TEST_CASE("FusedConv with layout NHWC: the NCHW rule on [N, H, W, C] images; bad
                     Errc::bad_op_inputs, {"input 1 (W)"});
   check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,8,1,1"), ge_test::none(), t("f32", "1,16,5,5")},
                     {{"layout", "NHWC"}}, Errc::bad_op_inputs, {"input 3 (Z)"});
+}
+
+TEST_CASE("Conv inference and ge::typed::conv2d are the same rule") {
+  using namespace ge::typed;
+  // The typed face evaluates ge::window_out at compile time; the op's rule calls it at run time.
+  using X = ShapeOf<Ranged<1, 8>, Static<3>, Ranged<100, 208>, Unknown>;
+  CHECK(to_shape(conv2d_t<X, StaticShape<16, 3, 3, 3>, Stride<2>, Pad<1>>{}).to_string() ==
+        shape0("Conv", {t("f32", "1~8,3,100~208,-1"), t("f32", "16,3,3,3")}, {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}));
+  using K = ShapeOf<Static<4>, Static<3>, Ranged<2, 4>, Static<3>>;
+  CHECK(to_shape(conv2d_t<StaticShape<2, 3, 9, 9>, K>{}).to_string() ==
+        shape0("Conv", {t("f32", "2,3,9,9"), t("f32", "4,3,2~4,3")}));
+  CHECK(to_shape(conv2d_t<UnknownRank, StaticShape<16, 3, 3, 3>, Dilation<2>>{}).to_string() ==
+        shape0("Conv", {t("f32", "-2"), t("f32", "16,3,3,3")}, {{"dilations", {2, 2}}}));
 }

@@ -122,7 +122,7 @@ struct ConvCase {
   const char* in;
   const char* k;
   const char* options;
-  detail::Window window;  // of the H axis
+  ge::WindowAxis window;  // of the H axis
   bool can;
   Dim out;  // H' where can
 };
@@ -184,7 +184,8 @@ TEST_CASE("conv2d's output interval is exactly the outputs of every size it allo
   for (const ConvCase& c : conv_cases) {
     INFO("H ", std::string(c.in), ", K ", std::string(c.k), ", ", std::string(c.options));
     const Dim in = Dim::parse(c.in), k = Dim::parse(c.k);
-    const auto [pad, stride, dilation] = c.window;
+    const std::int64_t pad = c.window.pad_begin + c.window.pad_end, stride = c.window.stride,
+                       dilation = c.window.dilation;
     std::int64_t lo = Dim::inf, hi = -1;
     for (std::int64_t h = in.lo(); h <= in.hi(); ++h) {
       for (std::int64_t kk = k.lo(); kk <= k.hi(); ++kk) {

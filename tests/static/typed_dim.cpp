@@ -72,3 +72,8 @@ static_assert(is_same_v<product_t<Ranged<2, inf>, Static<3>>, Ranged<6, inf>>);
 static_assert(is_same_v<product_t<Unknown, Static<0>>, Static<0>>);
 static_assert(is_same_v<decltype(Static<6>{} * Ranged<1, 2>{}), Ranged<6, 12>>);
 }  // namespace
+
+// The interval sum, evaluated by ge::Dim's operator+ at compile time.
+static_assert(std::is_same_v<ge::typed::sum_t<ge::typed::Static<3>, ge::typed::Ranged<1, 2>>, ge::typed::Ranged<4, 5>>);
+static_assert(std::is_same_v<ge::typed::sum_t<ge::typed::Static<3>, ge::typed::Static<4>>, ge::typed::Static<7>>);
+static_assert(ge::typed::Static<2>{} + ge::typed::Unknown{} == ge::typed::Ranged<2, ge::Dim::inf>{});

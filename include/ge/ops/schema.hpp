@@ -211,6 +211,13 @@ struct OpSchema {
   EngineSet engines;                   ///< default: the vector engine
   std::vector<InPlace> in_place;       ///< outputs that may reuse an input's memory
   InferFn infer;                       ///< the shape and type rule
+
+  /// `given` plus the default of every attribute it does not set: the attributes as the
+  /// op's rule and its kernels read them (the one place defaults are filled in).
+  [[nodiscard]] Attributes with_defaults(const Attributes& given) const;
+  /// Attribute `name` as a node setting `given` has it: given, else the default; none
+  /// when neither.
+  [[nodiscard]] std::optional<Attribute> attr(const Attributes& given, std::string_view name) const;
 };
 
 }  // namespace ge

@@ -16,11 +16,15 @@
 /// Equality (`==`) compares the sets of values, not the spelling: `5~5 == 5` and
 /// `0~inf == -1`. `same_spelling()` compares the spelling too.
 ///
-/// Rules of the algebra (each a free function below; `a`, `b` dims):
+/// Rules of the algebra (each a constexpr free function below, so that the typed face,
+/// `ge/shape/typed_dim.hpp`, runs the very same code at compile time; `a`, `b` dims):
 /// - `compatible(a, b)`: some value lies in both (the intervals meet).
 /// - `merge(a, b)`: the intersection; throws `Errc::incompatible_dims` if empty.
 /// - `relaxes(a, b)`: every value of `b` is a value of `a` (a ⊇ b).
 /// - `refines(a, b)`: every value of `a` is a value of `b` (a ⊆ b).
+/// - `hull(a, b)`: the smallest interval holding both.
+/// - `a * b`, `a + b`: interval product and sum (unbounded stays unbounded; int64
+///   overflow of finite ends throws `Errc::int_overflow`).
 /// - `broadcast(a, b)`: numpy's rule (1 stretches to the other; else equal), over sets:
 ///
 /// | a       | b       | broadcast | why                                    |
@@ -141,17 +145,79 @@ class Dim {
 }
 /// a ⊆ b: `a` allows only values `b` allows.
 [[nodiscard]] constexpr bool refines(const Dim& a, const Dim& b) noexcept { return relaxes(b, a); }
+/// `broadcast(a, b)` does not throw: one side may be 1, or the two have a value in common.
+[[nodiscard]] constexpr bool broadcastable(const Dim& a, const Dim& b) noexcept {
+  return a.contains(1) || b.contains(1) || compatible(a, b);
+}
+
+namespace detail {
+/// The dim for [lo, hi]: `a` or `b` when one of them already is it (its spelling kept),
+/// else the canonical one.
+constexpr Dim pick(const Dim& a, const Dim& b, std::int64_t lo, std::int64_t hi) {
+  if (a.lo() == lo && a.hi() == hi) return a;
+  if (b.lo() == lo && b.hi() == hi) return b;
+  return Dim::interval(lo, hi);
+}
+constexpr std::int64_t min(std::int64_t a, std::int64_t b) noexcept { return a < b ? a : b; }
+constexpr std::int64_t max(std::int64_t a, std::int64_t b) noexcept { return a < b ? b : a; }
+/// Throws `Errc::incompatible_dims`: `what` ("merge", "broadcast") of a and b is empty.
+/// Not constexpr: reached in a constant expression, it is the compile error.
+[[noreturn]] void no_common_value(const char* what, const Dim& a, const Dim& b);
+/// Throws `Errc::int_overflow`: finite ends of a and b combine (`op` '*' or '+') past
+/// int64. Not constexpr: in a constant expression, the name is the compile error.
+[[noreturn]] void dim_overflows_int64(char op, const Dim& a, const Dim& b, std::int64_t x, std::int64_t y);
+}  // namespace detail
 
 /// The intersection. Throws `Errc::incompatible_dims` naming both when it is empty.
 /// When one side already is the intersection, it is returned with its spelling.
-[[nodiscard]] Dim merge(const Dim& a, const Dim& b);
+[[nodiscard]] constexpr Dim merge(const Dim& a, const Dim& b) {
+  if (!compatible(a, b)) detail::no_common_value("merge", a, b);
+  return detail::pick(a, b, detail::max(a.lo(), b.lo()), detail::min(a.hi(), b.hi()));
+}
 
 /// Numpy broadcasting of one dim pair over sets (see the table in the file comment).
 /// Throws `Errc::incompatible_dims` naming both when no value pair can broadcast.
-[[nodiscard]] Dim broadcast(const Dim& a, const Dim& b);
+[[nodiscard]] constexpr Dim broadcast(const Dim& a, const Dim& b) {
+  const Dim one(1);
+  if (a.same_spelling(one)) return b;
+  if (b.same_spelling(one)) return a;
+  const bool a1 = a.contains(1);
+  const bool b1 = b.contains(1);
+  if (a1 && b1) return detail::pick(a, b, detail::min(a.lo(), b.lo()), detail::max(a.hi(), b.hi()));
+  if (a1) return b;  // a is 1 (gives b) or equals b (a subset of b)
+  if (b1) return a;
+  if (!compatible(a, b)) detail::no_common_value("broadcast", a, b);
+  return detail::pick(a, b, detail::max(a.lo(), b.lo()), detail::min(a.hi(), b.hi()));
+}
+
+/// The hull: the smallest interval holding both (one side's spelling when it is it).
+[[nodiscard]] constexpr Dim hull(const Dim& a, const Dim& b) {
+  return detail::pick(a, b, detail::min(a.lo(), b.lo()), detail::max(a.hi(), b.hi()));
+}
 
 /// Interval product: an unbounded end stays unbounded; finite ends whose product does not
 /// fit in int64 throw `Errc::int_overflow`, quoting both dims.
-[[nodiscard]] Dim operator*(const Dim& a, const Dim& b);
+[[nodiscard]] constexpr Dim operator*(const Dim& a, const Dim& b) {
+  const auto mul = [&](std::int64_t x, std::int64_t y) -> std::int64_t {
+    if (x == 0 || y == 0) return 0;
+    if (x == Dim::inf || y == Dim::inf) return Dim::inf;
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(x, y, &r) || r == Dim::inf) detail::dim_overflows_int64('*', a, b, x, y);
+    return r;
+  };
+  return Dim::interval(mul(a.lo(), b.lo()), mul(a.hi(), b.hi()));
+}
+
+/// Interval sum: an unbounded end stays unbounded; finite ends whose sum does not fit in
+/// int64 throw `Errc::int_overflow`, quoting both dims.
+[[nodiscard]] constexpr Dim operator+(const Dim& a, const Dim& b) {
+  const auto add = [&](std::int64_t x, std::int64_t y) -> std::int64_t {
+    if (x == Dim::inf || y == Dim::inf) return Dim::inf;
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(x, y, &r) || r == Dim::inf) detail::dim_overflows_int64('+', a, b, x, y);
+    return r;
+  };
+  return Dim::interval(add(a.lo(), b.lo()), add(a.hi(), b.hi()));
+}
 
 }  // namespace ge

@@ -102,6 +102,9 @@ class Shape {
 /// Unknown rank on either side gives unknown rank. Throws `Errc::incompatible_shapes`
 /// naming both shapes and the failing dim.
 [[nodiscard]] Shape broadcast(const Shape& a, const Shape& b);
+/// The hull: every shape either allows, dim by dim (`hull(Dim, Dim)`); unknown rank when
+/// a rank is unknown or the ranks differ.
+[[nodiscard]] Shape hull(const Shape& a, const Shape& b);
 /// The number of elements as an interval (a scalar has 1). Unknown rank gives `-1`.
 /// Saturates at `Dim::inf`.
 [[nodiscard]] Dim element_count(const Shape& s);

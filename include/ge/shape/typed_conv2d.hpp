@@ -26,10 +26,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "ge/shape/detail/typed_algebra.hpp"
 #include "ge/shape/detail/typed_list.hpp"
 #include "ge/shape/typed_dim.hpp"
 #include "ge/shape/typed_shape.hpp"
+#include "ge/shape/window.hpp"
 
 namespace ge::typed {
 
@@ -64,7 +64,7 @@ namespace detail {
 /// The options, read. An option out of range reports itself (its own static_assert)
 /// and leaves the default here, so that nothing fails after it.
 struct Conv2dParams {
-  Window h, w;
+  WindowAxis h, w;
   std::int64_t groups = 1;
   int given[4] = {};  // how often stride, pad, dilation, groups came
   bool in_range = true;
@@ -88,8 +88,10 @@ struct conv_option<Pad<T, L, B, R>> {
   static constexpr void apply(Conv2dParams& p) noexcept {
     ++p.given[1];
     if (T < 0 || L < 0 || B < 0 || R < 0) return void(p.in_range = false);
-    p.h.pad = add_sat(T, B);
-    p.w.pad = add_sat(L, R);
+    p.h.pad_begin = T;
+    p.h.pad_end = B;
+    p.w.pad_begin = L;
+    p.w.pad_end = R;
   }
 };
 template <std::int64_t H, std::int64_t W>
@@ -152,16 +154,17 @@ struct conv2d_groups {
   static_assert(ok || is_static_v<O>,
                 "ge::typed::conv2d: no value of the weight's O is a multiple of groups");
 };
-/// One spatial axis: the dilated kernel must fit the padded input.
+/// One spatial axis: the dilated kernel must fit the padded input (`ge::window_fits`), the
+/// output is `ge::window_out` (P: both pads together).
 template <TypedDim In, TypedDim K, std::int64_t P, std::int64_t S, std::int64_t D>
 struct conv2d_window {
-  static constexpr Window w{P, S, D};
-  static constexpr bool ok = conv_fits(In::dim, K::dim, w);
+  static constexpr WindowAxis w{.pad_begin = P, .stride = S, .dilation = D};
+  static constexpr bool ok = window_fits(In::dim, K::dim, w);
   static_assert(ok || !both_static_v<In, K>,
                 "ge::typed::conv2d: the dilated kernel is larger than the padded input");
   static_assert(ok || both_static_v<In, K>,
                 "ge::typed::conv2d: the dilated kernel is larger than every padded input size");
-  static constexpr Dim dim = ok ? conv_out(In::dim, K::dim, w) : Dim(1);
+  static constexpr Dim dim = ok ? window_out(In::dim, K::dim, w) : Dim(1);
   using type = dim_t<dim.kind(), dim.lo(), dim.hi()>;
 };
 
@@ -180,7 +183,7 @@ struct conv2d_parts {
   using KW = dim_at_t<W4, 3>;
   static constexpr bool ok =
       rank4_v<X> && rank4_v<W> && p.in_range && p.once() && can_merge_v<C, product_t<I, Static<p.groups>>> &&
-      has_multiple(O::dim, p.groups) && conv_fits(H::dim, KH::dim, p.h) && conv_fits(Wd::dim, KW::dim, p.w);
+      has_multiple(O::dim, p.groups) && window_fits(H::dim, KH::dim, p.h) && window_fits(Wd::dim, KW::dim, p.w);
 };
 }  // namespace detail
 
@@ -207,10 +210,12 @@ struct conv2d_result {
   static_assert(detail::checked<detail::conv2d_channels<typename parts::C, typename parts::I, p.groups>,
                                 detail::conv2d_groups<typename parts::O, p.groups>>);
   using type = ShapeOf<typename parts::N, typename parts::O,
-                       typename detail::conv2d_window<typename parts::H, typename parts::KH, p.h.pad,
-                                                      p.h.stride, p.h.dilation>::type,
-                       typename detail::conv2d_window<typename parts::Wd, typename parts::KW, p.w.pad,
-                                                      p.w.stride, p.w.dilation>::type>;
+                       typename detail::conv2d_window<typename parts::H, typename parts::KH,
+                                                      ge::detail::add_sat(p.h.pad_begin, p.h.pad_end), p.h.stride,
+                                                      p.h.dilation>::type,
+                       typename detail::conv2d_window<typename parts::Wd, typename parts::KW,
+                                                      ge::detail::add_sat(p.w.pad_begin, p.w.pad_end), p.w.stride,
+                                                      p.w.dilation>::type>;
 };
 template <TypedShape X, TypedShape W, Conv2dOption... Opts>
 using conv2d_t = typename conv2d_result<X, W, Opts...>::type;

@@ -187,6 +187,10 @@ using broadcast_t = typename broadcast_result<A, B>::type;
 /// and finite dims whose product leaves int64 do not compile.
 template <TypedDim A, TypedDim B>
 using product_t = typename detail::apply<detail::mul, true, A, B>::type;
+/// The interval sum, as `ge::Dim`'s `operator+`: `sum_t<Static<3>, Ranged<1, 2>>` is
+/// `Ranged<4, 5>`; finite dims whose sum leaves int64 do not compile.
+template <TypedDim A, TypedDim B>
+using sum_t = typename detail::apply<detail::add, true, A, B>::type;
 
 /// Two dims, or two typed shapes (typed_shape.hpp): the operands of the algebra.
 template <class A, class B>
@@ -227,6 +231,11 @@ template <class A, class B>
 /// A `product_t` value: `Static<3>{} * Ranged<1, 2>{}` is `Ranged<3, 6>{}`.
 template <TypedDim A, TypedDim B>
 [[nodiscard]] constexpr product_t<A, B> operator*(A, B) noexcept {
+  return {};
+}
+/// A `sum_t` value: `Static<3>{} + Ranged<1, 2>{}` is `Ranged<4, 5>{}`.
+template <TypedDim A, TypedDim B>
+[[nodiscard]] constexpr sum_t<A, B> operator+(A, B) noexcept {
   return {};
 }
 /// Same set of values, as `ge::Dim`'s `==` (`Ranged<5, 5>{} == Static<5>{}`); the

@@ -6,9 +6,11 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "compile/cpu/lower.hpp"
+#include "ops/window_attrs.hpp"
 #include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/conv.hpp"
 
@@ -16,42 +18,26 @@ namespace ge::cpu_lower {
 
 namespace {
 
-// The attributes of a 2-D Conv that do not depend on the input's dims.
+// The attributes of a 2-D Conv that do not depend on the input's dims (a 1-D conv runs
+// as 2-D with H = 1: its axis is the W slot).
 struct ConvAttrs {
+  ops::WindowAttrs window;
   std::int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, group = 1;
-  std::vector<std::int64_t> pads;  // [top, left, bottom, right] when auto_pad is NOTSET
-  std::string auto_pad = "NOTSET";
 };
 
 ConvAttrs conv_attrs(const InferContext& c) {
+  const Shape& w = c.shape(1);
+  const std::size_t n = w.rank_known() && w.rank() >= 3 ? w.rank() - 2 : 2;
   ConvAttrs a;
-  const auto strides = c.ints("strides");
-  const auto dilations = c.ints("dilations");
-  if (strides.size() == 2) {
-    a.stride_h = strides[0];
-    a.stride_w = strides[1];
+  a.window = ops::WindowAttrs::from(c, n);
+  a.stride_w = a.window.strides[n - 1];
+  a.dil_w = a.window.dilations[n - 1];
+  if (n == 2) {
+    a.stride_h = a.window.strides[0];
+    a.dil_h = a.window.dilations[0];
   }
-  if (dilations.size() == 2) {
-    a.dil_h = dilations[0];
-    a.dil_w = dilations[1];
-  }
-  if (strides.size() == 1) a.stride_w = strides[0];  // 1-D: the W slot
-  if (dilations.size() == 1) a.dil_w = dilations[0];
   a.group = c.i("group");
-  a.pads = c.ints("pads");
-  if (a.pads.empty()) a.pads = {0, 0, 0, 0};
-  if (a.pads.size() == 2) a.pads = {0, a.pads[0], 0, a.pads[1]};
-  a.auto_pad = c.s("auto_pad");
   return a;
-}
-
-// Pads for one spatial dim under auto_pad SAME_*: the output is ceil(in / stride).
-void same_pads(std::int64_t in, std::int64_t k, std::int64_t stride, std::int64_t dil, bool upper, std::int64_t& begin,
-               std::int64_t& end) {
-  const std::int64_t out = (in + stride - 1) / stride;
-  const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * stride + (k - 1) * dil + 1 - in);
-  begin = upper ? total / 2 : total - total / 2;
-  end = total - begin;
 }
 
 // The strides, dilations and group (what does not depend on the input's dims).
@@ -65,18 +51,13 @@ cpu::Conv2dParams params_of(const ConvAttrs& a) {
   return p;
 }
 
+// The parameters for a rank-4 input of dims `x` and kernel kh x kw: pads from the
+// attributes, or SAME's from x.
 cpu::Conv2dParams resolve(const ConvAttrs& a, std::span<const std::int64_t> x, std::int64_t kh, std::int64_t kw) {
   cpu::Conv2dParams p = params_of(a);
-  if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
-    const bool upper = a.auto_pad == "SAME_UPPER";
-    same_pads(x[2], kh, a.stride_h, a.dil_h, upper, p.pad_top, p.pad_bottom);
-    same_pads(x[3], kw, a.stride_w, a.dil_w, upper, p.pad_left, p.pad_right);
-  } else if (a.auto_pad == "NOTSET") {
-    p.pad_top = a.pads[0];
-    p.pad_left = a.pads[1];
-    p.pad_bottom = a.pads[2];
-    p.pad_right = a.pads[3];
-  }
+  const std::size_t n = a.window.rank();
+  if (n == 2) std::tie(p.pad_top, p.pad_bottom) = a.window.pads_at(0, x[2], kh);
+  std::tie(p.pad_left, p.pad_right) = a.window.pads_at(n - 1, x[3], kw);
   return p;
 }
 
@@ -105,9 +86,7 @@ bool is_pointwise(const KernelRequest& r) {
   if (!w.rank_known() || w.rank() != 4 || !w[2].is_static() || !w[3].is_static()) return false;
   if (w[2].value() != 1 || w[3].value() != 1) return false;
   const ConvAttrs a = conv_attrs(c);
-  for (const std::int64_t p : a.pads)
-    if (p != 0) return false;
-  return a.stride_h == 1 && a.stride_w == 1 && a.group == 1 && a.auto_pad != "SAME_UPPER" && a.auto_pad != "SAME_LOWER";
+  return a.window.unit() && a.group == 1;
 }
 
 // The activation of a FusedConv from its attributes; none for a Conv.
@@ -221,10 +200,7 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
     return a.group == w[0].value() && w[1].value() == 1 && ch.is_static() && ch.value() == a.group &&
            w[2].value() * w[3].value() <= 49;
   }
-  for (const std::int64_t p : a.pads)
-    if (p != 0) return false;
-  return w[2].value() == 1 && w[3].value() == 1 && a.stride_h == 1 && a.stride_w == 1 && a.group == 1 &&
-         a.auto_pad != "SAME_UPPER" && a.auto_pad != "SAME_LOWER";
+  return w[2].value() == 1 && w[3].value() == 1 && a.window.unit() && a.group == 1;
 }
 
 // An NHWC tensor's dims seen as NCHW (for the pads of auto_pad SAME_*).
@@ -306,22 +282,14 @@ std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
 
 // The attributes of a 2-D ConvTranspose that do not depend on the dims.
 struct ConvTransposeAttrs {
-  std::int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, group = 1, out_pad_h = 0, out_pad_w = 0;
-  std::vector<std::int64_t> pads;  // [top, left, bottom, right]
-  std::string auto_pad = "NOTSET";
+  ConvAttrs base;
+  std::int64_t out_pad_h = 0, out_pad_w = 0;
   bool has_output_shape = false;
 };
 
 ConvTransposeAttrs conv_transpose_attrs(const InferContext& c) {
   ConvTransposeAttrs a;
-  const ConvAttrs base = conv_attrs(c);
-  a.stride_h = base.stride_h;
-  a.stride_w = base.stride_w;
-  a.dil_h = base.dil_h;
-  a.dil_w = base.dil_w;
-  a.group = base.group;
-  a.pads = base.pads;
-  a.auto_pad = base.auto_pad;
+  a.base = conv_attrs(c);
   const auto op = c.ints("output_padding");
   if (op.size() == 2) {
     a.out_pad_h = op[0];
@@ -349,23 +317,24 @@ void transpose_pads(std::int64_t in, std::int64_t k, std::int64_t stride, std::i
 
 cpu::ConvTranspose2dParams resolve_transpose(const ConvTransposeAttrs& a, std::span<const std::int64_t> x,
                                              std::span<const std::int64_t> w, std::span<const std::int64_t> y) {
+  const ConvAttrs& b = a.base;
   cpu::ConvTranspose2dParams p;
-  p.stride_h = a.stride_h;
-  p.stride_w = a.stride_w;
-  p.dilation_h = a.dil_h;
-  p.dilation_w = a.dil_w;
-  p.group = a.group;
+  p.stride_h = b.stride_h;
+  p.stride_w = b.stride_w;
+  p.dilation_h = b.dil_h;
+  p.dilation_w = b.dil_w;
+  p.group = b.group;
   p.output_padding_h = a.out_pad_h;
   p.output_padding_w = a.out_pad_w;
-  if (a.has_output_shape || a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
-    const bool upper = a.auto_pad == "SAME_UPPER";
-    transpose_pads(x[2], w[2], a.stride_h, a.dil_h, y[2], upper, p.output_padding_h, p.pad_top, p.pad_bottom);
-    transpose_pads(x[3], w[3], a.stride_w, a.dil_w, y[3], upper, p.output_padding_w, p.pad_left, p.pad_right);
-  } else if (a.auto_pad == "NOTSET") {
-    p.pad_top = a.pads[0];
-    p.pad_left = a.pads[1];
-    p.pad_bottom = a.pads[2];
-    p.pad_right = a.pads[3];
+  if (a.has_output_shape || b.window.same()) {
+    const bool upper = b.window.auto_pad == ops::AutoPad::same_upper;
+    transpose_pads(x[2], w[2], b.stride_h, b.dil_h, y[2], upper, p.output_padding_h, p.pad_top, p.pad_bottom);
+    transpose_pads(x[3], w[3], b.stride_w, b.dil_w, y[3], upper, p.output_padding_w, p.pad_left, p.pad_right);
+  } else {
+    const std::vector<std::int64_t>& pads = b.window.pads;
+    const std::size_t n = b.window.rank();
+    std::tie(p.pad_left, p.pad_right) = std::pair{pads[n - 1], pads[2 * n - 1]};
+    if (n == 2) std::tie(p.pad_top, p.pad_bottom) = std::pair{pads[0], pads[2]};
   }
   return p;
 }

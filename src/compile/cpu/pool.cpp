@@ -5,56 +5,37 @@
 // kernels clip the windows that run past the input. MaxPool's optional Indices output has
 // no kernel. GlobalAveragePool takes any rank >= 3.
 #include <array>
+#include <tuple>
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
 #include "kernels/cpu/pool.hpp"
+#include "ops/window_attrs.hpp"
 
 namespace ge::cpu_lower {
 
 namespace {
 
 struct PoolAttrs {
-  std::vector<std::int64_t> kernel, strides, dilations, pads;  // per spatial dim (pads: begins, then ends)
-  std::string auto_pad;
+  ops::WindowAttrs window;  // kernel_shape is required: every axis has its kernel
   bool count_include_pad = false;
 };
 
 PoolAttrs pool_attrs(const InferContext& c, bool is_max) {
-  PoolAttrs a;
-  a.kernel = c.ints("kernel_shape");
-  const std::size_t n = a.kernel.size();
-  a.strides = c.ints("strides");
-  if (a.strides.empty()) a.strides.assign(n, 1);
-  a.dilations = c.ints("dilations");
-  if (a.dilations.empty()) a.dilations.assign(n, 1);
-  a.pads = c.ints("pads");
-  if (a.pads.empty()) a.pads.assign(2 * n, 0);
-  a.auto_pad = c.s("auto_pad");
-  a.count_include_pad = !is_max && c.i("count_include_pad") != 0;
-  return a;
+  return {ops::WindowAttrs::from(c, c.ints("kernel_shape").size()), !is_max && c.i("count_include_pad") != 0};
 }
 
 // The 2-D parameters for an input of `spatial` extents (one or two).
 cpu::Pool2dParams resolve(const PoolAttrs& a, std::span<const std::int64_t> spatial) {
-  const std::size_t n = a.kernel.size();
+  const ops::WindowAttrs& w = a.window;
+  const std::size_t n = w.rank();
   std::array<std::int64_t, 2> k{1, 1}, s{1, 1}, d{1, 1}, begin{0, 0}, end{0, 0};
   const std::size_t off = 2 - n;  // a 1-D pool fills the W slot
   for (std::size_t i = 0; i < n; ++i) {
-    k[off + i] = a.kernel[i];
-    s[off + i] = a.strides[i];
-    d[off + i] = a.dilations[i];
-    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
-      const std::int64_t in = spatial[i];
-      const std::int64_t out = (in + a.strides[i] - 1) / a.strides[i];
-      const std::int64_t total =
-          std::max<std::int64_t>(0, (out - 1) * a.strides[i] + (a.kernel[i] - 1) * a.dilations[i] + 1 - in);
-      begin[off + i] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      end[off + i] = total - begin[off + i];
-    } else if (a.auto_pad == "NOTSET") {
-      begin[off + i] = a.pads[i];
-      end[off + i] = a.pads[i + n];
-    }
+    k[off + i] = w.kernel[i];
+    s[off + i] = w.strides[i];
+    d[off + i] = w.dilations[i];
+    std::tie(begin[off + i], end[off + i]) = w.pads_at(i, spatial[i], w.kernel[i]);
   }
   return {.kernel_h = k[0], .kernel_w = k[1], .stride_h = s[0], .stride_w = s[1], .pad_top = begin[0],
           .pad_left = begin[1], .pad_bottom = end[0], .pad_right = end[1], .dilation_h = d[0], .dilation_w = d[1],

@@ -125,7 +125,7 @@ LAMBDA = re.compile(r"(?:^|[=(,]|\breturn)\s*\[[^\[\]]*\]\s*(?:\(\))?\s*(?:(?:mu
 NOT_A_NAME = {"__attribute__", "alignas", "decltype", "noexcept", "sizeof", "alignof", "requires", "static_assert",
               "__declspec", "template", "if", "for", "while", "switch", "catch", "return"}
 SCOPE = re.compile(r"^(?:(?:export|inline)\s+)*namespace\b|^extern\s*\"\s*\"$")
-TYPE = re.compile(r"^(?:\[\[\]\]\s*)*(?:class|struct|union|enum)\b")
+TYPE = re.compile(r"^(?:\[\[[^\]]*\]\]\s*)*(?:class|struct|union|enum)\b")
 
 
 def classify(head):

@@ -22,11 +22,6 @@
 // throughput is batch / mean latency. GFLOP/s counts the contractions of our compiled
 // plan (`ge::plan_flops`) over our p50; the peak is measured by an FMA loop per core
 // (bench/peak.hpp; the cpuid-and-clock figure is printed beside it) and printed. Bars: ours/ORT p50 <= 1.0 on every row; our peak RSS <= 0.6x ORT's.
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -54,10 +49,12 @@ int main() {
 }
 #else
 #include "ge/onnx.hpp"
-
-extern char** environ;
+#include "ort_peer.hpp"
+#include "processes.hpp"
 
 namespace {
+
+using namespace ge_bench;
 
 namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;
@@ -70,245 +67,6 @@ constexpr int threads = 2;
 #ifndef GE_GEC_PATH
 #define GE_GEC_PATH ""
 #endif
-
-// ---------------------------------------------------------------------------------------
-// The machine's peak: cores x the FMA loop's GFLOP/s per core (else FMA units x lanes x 2 flops x clock).
-
-struct Peak {
-  double gflops = 0;
-  std::string derivation;
-};
-
-// The clock in GHz and where it came from: cpufreq's maximum, else /proc/cpuinfo's
-// "cpu MHz" (the highest over the cores).
-std::pair<double, std::string> clock_ghz() {
-  if (std::ifstream f("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"); f) {
-    double khz = 0;
-    if (f >> khz && khz > 0) return {khz / 1e6, "cpufreq cpuinfo_max_freq"};
-  }
-  std::ifstream f("/proc/cpuinfo");
-  double mhz = 0;
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("cpu MHz", 0) == 0)
-      if (const auto colon = line.find(':'); colon != std::string::npos) mhz = std::max(mhz, std::atof(line.c_str() + colon + 1));
-  if (mhz > 0) return {mhz / 1e3, "/proc/cpuinfo cpu MHz"};
-  return {0, "unknown (no cpufreq, no cpu MHz)"};
-}
-
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0)
-      if (const auto colon = line.find(": "); colon != std::string::npos) return line.substr(colon + 2);
-  return "unknown CPU";
-}
-
-Peak machine_peak(int cores) {
-  const int lanes = ge_bench::kernel_lanes();
-  const std::string isa = lanes == 16 ? "AVX-512F: 16 fp32 lanes" : lanes == 8 ? "AVX2+FMA: 8 fp32 lanes" : "no AVX2+FMA: 4 lanes";
-  constexpr int fma_units = 2;  // two FMA pipes per core on x86-64 server cores of this class
-  const auto [ghz, clock_src] = clock_ghz();
-  const double nominal = cores * fma_units * lanes * 2 * ghz;
-  const double measured = cores * ge_bench::measured_core_peak(lanes);
-  Peak p;
-  p.gflops = measured > 0.0 ? measured : nominal;
-  char buf[640];
-  std::snprintf(buf, sizeof buf,
-                "peak = %.1f GFLOP/s fp32 = %d cores (threads used) x %.1f measured by an FMA loop (%s); from the "
-                "clock: %d FMA units (assumed) x %d lanes x 2 flops x %.3f GHz (%s) = %.1f  [%s]",
-                p.gflops, cores, measured / cores, isa.c_str(), fma_units, lanes, ghz, clock_src.c_str(), nominal,
-                cpu_model().c_str());
-  p.derivation = buf;
-  return p;
-}
-
-// ---------------------------------------------------------------------------------------
-// Child processes.
-
-struct Child {
-  bool started = false;
-  int status = -1;        // the wait status
-  std::string out;        // its stdout
-  double max_rss_mib = 0; // wait4's ru_maxrss
-  [[nodiscard]] bool ok() const { return started && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
-};
-
-// Runs argv[0] (searched in PATH) with stdout captured and stderr passed through.
-Child spawn(const std::vector<std::string>& argv) {
-  Child c;
-  int fds[2];
-  if (pipe(fds) != 0) return c;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_addclose(&fa, fds[1]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return c;
-  }
-  c.started = true;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    c.out.append(buf, static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
-  struct rusage ru {};
-  while (wait4(pid, &c.status, 0, &ru) < 0 && errno == EINTR) {
-  }
-  c.max_rss_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;  // KiB on Linux
-  return c;
-}
-
-// Peak RSS of a child, measured right. Linux keeps the high-water mark of the memory a
-// process replaces at execve, and posix_spawn's child shares ours until then: a child's
-// ru_maxrss is at least OUR peak (GBs once ResNet-50 is compiled). So each measured child
-// is started by a fresh copy of this program (`--reap CMD...`, small), which spawns the
-// command, waits for it and appends its ru_maxrss to the output as `@@reap maxrss_kib=N`.
-constexpr const char* reap_marker = "\n@@reap maxrss_kib=";
-
-int reap(char** argv) {
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv, environ) != 0) {
-    std::fprintf(stderr, "ge_bench_models --reap: cannot start '%s': %s\n", argv[0], std::strerror(errno));
-    return 127;
-  }
-  int status = 0;
-  struct rusage ru {};
-  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
-  }
-  std::fflush(stdout);
-  std::printf("%s%ld\n", reap_marker, static_cast<long>(ru.ru_maxrss));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-Child spawn_measured(std::vector<std::string> argv) {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return spawn(argv);  // no /proc: the figure may include our own peak
-  argv.insert(argv.begin(), {self.string(), "--reap"});
-  Child c = spawn(argv);
-  if (const auto at = c.out.rfind(reap_marker); at != std::string::npos) {
-    c.max_rss_mib = std::atof(c.out.c_str() + at + std::strlen(reap_marker)) / 1024.0;
-    c.out.resize(at);
-  } else {
-    c.max_rss_mib = 0;
-  }
-  return c;
-}
-
-bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
-
-// The program `name` in PATH, or "".
-std::string which(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return {};
-  std::string p = path;
-  for (std::size_t start = 0; start <= p.size();) {
-    std::size_t end = p.find(':', start);
-    if (end == std::string::npos) end = p.size();
-    const std::string candidate = p.substr(start, end - start) + "/" + name;
-    if (end > start && executable(candidate)) return candidate;
-    start = end + 1;
-  }
-  return {};
-}
-
-// A number field of a one-line JSON object, or nullopt.
-std::optional<double> json_number(const std::string& json, const std::string& key) {
-  const auto at = json.find("\"" + key + "\":");
-  if (at == std::string::npos) return std::nullopt;
-  const char* start = json.c_str() + at + key.size() + 3;
-  char* end = nullptr;
-  const double v = std::strtod(start, &end);
-  if (end == start) return std::nullopt;
-  return v;
-}
-
-std::string json_string(const std::string& json, const std::string& key) {
-  const auto at = json.find("\"" + key + "\":\"");
-  if (at == std::string::npos) return {};
-  const auto start = at + key.size() + 4;
-  const auto end = json.find('"', start);
-  return end == std::string::npos ? std::string() : json.substr(start, end - start);
-}
-
-// ONNX Runtime through bench/peers/ort_bench.js.
-struct OrtPeer {
-  std::string node;
-  std::string script;
-  std::string why_not;  // non-empty: not available
-  std::string version;
-
-  static OrtPeer find() {
-    OrtPeer p;
-    const fs::path peers = fs::path(GE_SOURCE_DIR) / "bench" / "peers";
-    p.script = (peers / "ort_bench.js").string();
-    p.node = which("node");
-    if (p.node.empty()) p.node = which("nodejs");
-    std::error_code ec;
-    if (p.node.empty()) p.why_not = "node is not in PATH";
-    else if (!fs::exists(peers / "node_modules" / "onnxruntime-node", ec)) p.why_not = "no " + (peers / "node_modules").string();
-    else if (!fs::exists(p.script, ec)) p.why_not = "no " + p.script;
-    return p;
-  }
-  [[nodiscard]] bool available() const { return why_not.empty(); }
-};
-
-struct OrtResult {
-  bool ok = false;
-  double p50 = 0, p90 = 0, mean = 0;
-  int runs = 0;
-  double rss_mib = 0;       // the script's own getrusage figure
-  double wait4_rss_mib = 0; // ours, from wait4
-  double baseline_rss_mib = 0;
-};
-
-OrtResult run_ort(OrtPeer& peer, const fs::path& file, std::int64_t batch, const std::vector<std::string>& shapes,
-                  int warmup, int runs, double seconds) {
-  std::vector<std::string> argv{peer.node,    peer.script,       "--model",   file.string(),
-                                "--batch",    std::to_string(batch), "--threads", std::to_string(threads),
-                                "--warmup",   std::to_string(warmup), "--runs",   std::to_string(runs),
-                                "--seconds",  std::to_string(seconds)};
-  for (const auto& s : shapes) {
-    argv.emplace_back("--shape");
-    argv.push_back(s);
-  }
-  const Child c = spawn_measured(argv);
-  OrtResult r;
-  if (!c.ok()) {
-    std::fprintf(stderr, "ORT run failed (%s); output: %s\n", file.string().c_str(), c.out.c_str());
-    return r;
-  }
-  const auto p50 = json_number(c.out, "p50_ms"), p90 = json_number(c.out, "p90_ms"),
-             mean = json_number(c.out, "mean_ms"), n = json_number(c.out, "runs"),
-             rss = json_number(c.out, "peak_rss_mib"), base = json_number(c.out, "baseline_rss_mib");
-  if (!p50 || !p90 || !mean || !n || !rss) {
-    std::fprintf(stderr, "ORT printed no timings: %s\n", c.out.c_str());
-    return r;
-  }
-  if (peer.version.empty()) peer.version = json_string(c.out, "ort_version");
-  r.ok = true;
-  r.p50 = *p50;
-  r.p90 = *p90;
-  r.mean = *mean;
-  r.runs = static_cast<int>(*n);
-  r.rss_mib = *rss;
-  r.wait4_rss_mib = c.max_rss_mib;
-  r.baseline_rss_mib = base.value_or(0);
-  return r;
-}
 
 // ---------------------------------------------------------------------------------------
 // The models.
@@ -633,6 +391,134 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
+// What every row of a run shares: the options, the peer, the batches and run counts.
+struct Bench {
+  const Args& args;
+  OrtPeer& ort;
+  std::vector<std::int64_t> batches;
+  int min_runs = 5, warmup = 3;
+  bool bf16 = false;  // bf16 rows too
+  fs::path dir;       // where the built models' files go
+};
+
+// The static-gears bar on a torch export: 100 batch gears compile in under 1 s (ONNX load apart).
+void gears_bar(const ModelSpec& m, const fs::path& file) {
+  ge::Graph g = ge::onnx::load(file);
+  std::string gears;
+  for (int b = 1; b <= 100; ++b) gears += (b > 1 ? "," : "") + std::to_string(b);
+  const auto t0 = clock_type::now();
+  const auto many = ge::compile(std::move(g), {{"ge.inputShape", m.gears}, {"ge.dynamicBatchSize", gears}});
+  const double ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+  std::size_t fixed = 0;
+  for (const auto& p : many->plans()) fixed += p->static_shapes ? 1 : 0;
+  std::printf("%s: compile with 100 batch gears %.0f ms (bar < 1000 ms: %s), %zu of %zu plans static\n",
+              m.name.c_str(), ms, ms < 1000 ? "met" : "NOT met", fixed, many->plans().size());
+}
+
+// The rows of a torch export `file`: compiled once with batch gears 1,8, each batch run on its gear.
+void export_rows(const Bench& b, const ModelSpec& m, const fs::path& file, std::vector<Row>& rows) {
+  gears_bar(m, file);
+  const ge::BuildOptions gear_options{{"ge.inputShape", m.gears}, {"ge.dynamicBatchSize", "1,8"}};
+  const auto model = ge::compile(ge::onnx::load(file), gear_options);
+  ge::Session session(model, {.threads = threads});
+  const auto bf16_model = b.bf16 ? ge::compile(ge::onnx::load(file), gear_options, ge::default_target(),
+                                               {.precision = ge::Precision::bf16})
+                                 : nullptr;
+  for (const std::int64_t batch : b.batches) {
+    Row row{m.name, m.unit, batch, {}, {}, {}, 13, true};
+    const auto& plan = *model->plans()[batch == 1 ? 0 : 1];
+    row.flops = ge::plan_flops(plan);
+    auto inputs = m.inputs(batch);
+    row.ours = time_ours(session, inputs, b.warmup, b.min_runs, b.args.seconds);
+    if (bf16_model) row.bf16 = time_bf16(bf16_model, session, inputs, b.warmup, b.min_runs, b.args.seconds);
+    if (b.ort.available()) row.ort = run_ort(b.ort, file, batch, threads, {}, b.warmup, b.min_runs, b.args.seconds);
+    std::fprintf(stderr, "  %s batch %lld: ours p50 %.2f ms (plan: %zu steps, %s, arena %.2f MiB)%s\n",
+                 m.name.c_str(), static_cast<long long>(batch), row.ours.p50, plan.steps.size(),
+                 plan.static_shapes ? "static" : "run-time shapes", static_cast<double>(plan.arena_bytes()) / (1 << 20),
+                 row.ort.ok ? (", ORT p50 " + fmt("%.2f ms", row.ort.p50)).c_str() : "");
+    rows.push_back(std::move(row));
+  }
+}
+
+// The rows of a model built in code: one file per batch, saved, compiled and run; the
+// files are listed in `files` ("<model>/<batch>") for the RSS table.
+void built_rows(const Bench& b, const ModelSpec& m, std::vector<Row>& rows,
+                std::vector<std::pair<std::string, fs::path>>& files) {
+  for (const std::int64_t batch : b.batches) {
+    const ge::Graph built = m.build(batch);
+    const fs::path file = b.dir / (m.key + "_b" + std::to_string(batch) + ".onnx");
+    ge::onnx::save(built, file);
+    files.emplace_back(m.key + "/" + std::to_string(batch), file);
+    Row row{m.name, m.unit, batch, {}, {}, {}, ge::onnx::save_opset(built), false};
+    // The file itself where the importer reads its opset, else the same graph in memory.
+    std::optional<ge::Graph> loaded;
+    if (row.opset <= ge::onnx::max_opset) {
+      loaded = ge::onnx::load(file);
+      row.from_file = true;
+    }
+    {
+      const auto model = ge::compile(loaded ? *loaded : built);
+      row.flops = ge::plan_flops(*model->plans()[0]);
+      ge::Session session(model, {.threads = threads});
+      auto inputs = m.inputs(batch);
+      row.ours = time_ours(session, inputs, b.warmup, b.min_runs, b.args.seconds);
+      if (b.bf16) {
+        const auto bf16_model =
+            ge::compile(loaded ? *loaded : built, {}, ge::default_target(), {.precision = ge::Precision::bf16});
+        row.bf16 = time_bf16(bf16_model, session, inputs, b.warmup, b.min_runs, b.args.seconds);
+      }
+    }
+    if (b.ort.available())
+      row.ort = run_ort(b.ort, file, batch, threads, m.ort_shapes(batch), b.warmup, b.min_runs, b.args.seconds);
+    std::fprintf(stderr, "  %s batch %lld: ours p50 %.2f ms%s\n", m.name.c_str(), static_cast<long long>(batch),
+                 row.ours.p50, row.ort.ok ? (", ORT p50 " + fmt("%.2f ms", row.ort.p50)).c_str() : "");
+    rows.push_back(std::move(row));
+  }
+}
+
+// Peak resident memory: a whole `gec run` and a whole ORT script run, each a fresh
+// process, on the same file and batch, with 1 warm-up and 3 timed runs each.
+void print_rss_table(const Bench& b, const std::vector<std::pair<std::string, fs::path>>& files) {
+  const std::string gec = GE_GEC_PATH;
+  std::printf("\npeak resident memory (wait4 ru_maxrss of a fresh process; 1 warm-up + 3 runs, %d threads)\n",
+              threads);
+  if (!executable(gec)) {
+    std::printf("gec: not available ('%s'); build the target gec\n", gec.c_str());
+    return;
+  }
+  std::printf("%-13s %5s | %10s | %10s %10s | %9s %4s\n", "model", "batch", "gec run", "ORT", "(node)", "gec/ORT",
+              "bar");
+  std::printf("%s\n", std::string(74, '-').c_str());
+  bool all_pass = true;
+  for (const ModelSpec& m : all_models()) {
+    if (std::find(b.args.models.begin(), b.args.models.end(), m.key) == b.args.models.end()) continue;
+    for (const std::int64_t batch : b.batches) {
+      const std::string shape = m.gec_shape(batch);
+      if (shape.empty()) continue;
+      const auto it = std::find_if(files.begin(), files.end(), [&](const auto& f) {
+        return f.first == m.key + "/" + std::to_string(batch);
+      });
+      const fs::path& file = it->second;
+      const Child g = spawn_measured({gec, "run", "--model", file.string(), "--shape", shape, "--iterations", "3",
+                                      "--threads", std::to_string(threads)});
+      OrtResult o;
+      if (b.ort.available()) o = run_ort(b.ort, file, batch, threads, m.ort_shapes(batch), 1, 3, 0.0);
+      if (!g.ok()) std::fprintf(stderr, "gec run failed on %s:\n%s\n", file.string().c_str(), g.out.c_str());
+      const double ratio = g.ok() && o.ok ? g.max_rss_mib / o.wait4_rss_mib : 0;
+      if (g.ok() && o.ok && ratio > 0.6) all_pass = false;
+      std::printf("%-13s %5lld | %10s | %10s %10s | %9s %4s\n", m.name.c_str(), static_cast<long long>(batch),
+                  g.ok() ? fmt("%.1f MiB", g.max_rss_mib).c_str() : "failed",
+                  o.ok ? fmt("%.1f MiB", o.wait4_rss_mib).c_str() : "-",
+                  o.ok ? fmt("%.1f MiB", o.baseline_rss_mib).c_str() : "-",
+                  g.ok() && o.ok ? fmt("%.3f", ratio).c_str() : "-",
+                  g.ok() && o.ok ? (ratio <= 0.6 ? "ok" : "MISS") : "-");
+    }
+  }
+  std::printf("gec/ORT: the ratio of peak RSS (bar: <= 0.6: %s); (node): Node's own RSS before ONNX Runtime "
+              "loads, part of ORT's figure.\n",
+              !b.ort.available() ? "ORT not available" : all_pass ? "met" : "NOT met");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -640,23 +526,25 @@ int main(int argc, char** argv) {
   const Args args = parse_args(argc, argv);
   try {
     const Peak peak = machine_peak(threads);
-    OrtPeer ort = args.ort ? OrtPeer::find() : OrtPeer{};
+    OrtPeer ort = args.ort ? OrtPeer::find(GE_SOURCE_DIR) : OrtPeer{};
     if (!args.ort) ort.why_not = "--no-ort";
-    const std::vector<std::int64_t> batches = args.quick ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{1, 8};
-    const int min_runs = args.quick ? 3 : 5, warmup = 3;
-
-    fs::path dir = args.dir;
-    const bool temp_dir = dir.empty();
-    if (temp_dir) dir = fs::temp_directory_path() / ("ge_bench_models_" + std::to_string(getpid()));
-    fs::create_directories(dir);
+    Bench b{.args = args,
+            .ort = ort,
+            .batches = args.quick ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{1, 8},
+            .min_runs = args.quick ? 3 : 5,
+            .warmup = 3,
+            .bf16 = args.bf16 && ge::bf16_supported(),
+            .dir = args.dir};
+    const bool temp_dir = b.dir.empty();
+    if (temp_dir) b.dir = fs::temp_directory_path() / ("ge_bench_models_" + std::to_string(getpid()));
+    fs::create_directories(b.dir);
 
     std::printf("bench/models: ge vs ONNX Runtime, %d threads, on the same ONNX files (in %s)\n", threads,
-                dir.string().c_str());
+                b.dir.string().c_str());
     std::printf("%s\n", peak.derivation.c_str());
-    const bool bf16 = args.bf16 && ge::bf16_supported();
-    std::printf("precision bf16: %s\n", bf16 ? "AMX-BF16 present: bf16 rows after the f32 table"
-                                             : args.bf16 ? "skipped: this CPU has no usable AMX-BF16"
-                                                         : "skipped (--no-bf16)");
+    std::printf("precision bf16: %s\n", b.bf16 ? "AMX-BF16 present: bf16 rows after the f32 table"
+                                               : args.bf16 ? "skipped: this CPU has no usable AMX-BF16"
+                                                           : "skipped (--no-bf16)");
     if (!ort.available()) std::printf("ORT: not available (run npm ci in bench/peers): %s\n", ort.why_not.c_str());
     std::fflush(stdout);  // before the progress lines on stderr
 
@@ -664,129 +552,24 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, fs::path>> files;  // for the RSS table: "<model>/<batch>" -> file
     const bool any_export = std::any_of(args.models.begin(), args.models.end(),
                                         [](const std::string& k) { return k.ends_with("_export"); });
-    const auto [exports, no_exports] = any_export ? find_exports(args.exports, dir) : std::pair<fs::path, std::string>{};
+    const auto [exports, no_exports] = any_export ? find_exports(args.exports, b.dir) : std::pair<fs::path, std::string>{};
     if (any_export && exports.empty()) std::printf("torch exports: skipped: %s\n", no_exports.c_str());
     if (!exports.empty()) std::printf("torch exports: %s (compiled once each with batch gears 1,8)\n", exports.string().c_str());
     for (const ModelSpec& m : all_models()) {
       if (std::find(args.models.begin(), args.models.end(), m.key) == args.models.end()) continue;
-      if (!m.exported.empty()) {
-        if (exports.empty()) continue;
-        const fs::path file = exports / m.exported;
-        {  // The static-gears bar: 100 batch gears compile in under 1 s (ONNX load apart).
-          ge::Graph g = ge::onnx::load(file);
-          std::string gears;
-          for (int b = 1; b <= 100; ++b) gears += (b > 1 ? "," : "") + std::to_string(b);
-          const auto t0 = clock_type::now();
-          const auto many = ge::compile(std::move(g), {{"ge.inputShape", m.gears}, {"ge.dynamicBatchSize", gears}});
-          const double ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-          std::size_t fixed = 0;
-          for (const auto& p : many->plans()) fixed += p->static_shapes ? 1 : 0;
-          std::printf("%s: compile with 100 batch gears %.0f ms (bar < 1000 ms: %s), %zu of %zu plans static\n",
-                      m.name.c_str(), ms, ms < 1000 ? "met" : "NOT met", fixed, many->plans().size());
-        }
-        const ge::BuildOptions gear_options{{"ge.inputShape", m.gears}, {"ge.dynamicBatchSize", "1,8"}};
-        const auto model = ge::compile(ge::onnx::load(file), gear_options);
-        ge::Session session(model, {.threads = threads});
-        const auto bf16_model = bf16 ? ge::compile(ge::onnx::load(file), gear_options, ge::default_target(),
-                                                   {.precision = ge::Precision::bf16})
-                                     : nullptr;
-        for (const std::int64_t batch : batches) {
-          Row row{m.name, m.unit, batch, {}, {}, {}, 13, true};
-          const auto& plan = *model->plans()[batch == 1 ? 0 : 1];
-          row.flops = ge::plan_flops(plan);
-          auto inputs = m.inputs(batch);
-          row.ours = time_ours(session, inputs, warmup, min_runs, args.seconds);
-          if (bf16_model) row.bf16 = time_bf16(bf16_model, session, inputs, warmup, min_runs, args.seconds);
-          if (ort.available()) row.ort = run_ort(ort, file, batch, {}, warmup, min_runs, args.seconds);
-          std::fprintf(stderr, "  %s batch %lld: ours p50 %.2f ms (plan: %zu steps, %s, arena %.2f MiB)%s\n",
-                       m.name.c_str(), static_cast<long long>(batch), row.ours.p50, plan.steps.size(),
-                       plan.static_shapes ? "static" : "run-time shapes",
-                       static_cast<double>(plan.arena_bytes()) / (1 << 20),
-                       row.ort.ok ? (", ORT p50 " + fmt("%.2f ms", row.ort.p50)).c_str() : "");
-          rows.push_back(std::move(row));
-        }
-        continue;
-      }
-      for (const std::int64_t batch : batches) {
-        const ge::Graph built = m.build(batch);
-        const fs::path file = dir / (m.key + "_b" + std::to_string(batch) + ".onnx");
-        ge::onnx::save(built, file);
-        files.emplace_back(m.key + "/" + std::to_string(batch), file);
-        Row row{m.name, m.unit, batch, {}, {}, {}, ge::onnx::save_opset(built), false};
-        // The file itself where the importer reads its opset, else the same graph in memory.
-        std::optional<ge::Graph> loaded;
-        if (row.opset <= ge::onnx::max_opset) {
-          loaded = ge::onnx::load(file);
-          row.from_file = true;
-        }
-        {
-          const auto model = ge::compile(loaded ? *loaded : built);
-          row.flops = ge::plan_flops(*model->plans()[0]);
-          ge::Session session(model, {.threads = threads});
-          auto inputs = m.inputs(batch);
-          row.ours = time_ours(session, inputs, warmup, min_runs, args.seconds);
-          if (bf16) {
-            const auto bf16_model =
-                ge::compile(loaded ? *loaded : built, {}, ge::default_target(), {.precision = ge::Precision::bf16});
-            row.bf16 = time_bf16(bf16_model, session, inputs, warmup, min_runs, args.seconds);
-          }
-        }
-        if (ort.available())
-          row.ort = run_ort(ort, file, batch, m.ort_shapes(batch), warmup, min_runs, args.seconds);
-        std::fprintf(stderr, "  %s batch %lld: ours p50 %.2f ms%s\n", m.name.c_str(), static_cast<long long>(batch),
-                     row.ours.p50, row.ort.ok ? (", ORT p50 " + fmt("%.2f ms", row.ort.p50)).c_str() : "");
-        rows.push_back(std::move(row));
+      if (m.exported.empty()) {
+        built_rows(b, m, rows, files);
+      } else if (!exports.empty()) {
+        export_rows(b, m, exports / m.exported, rows);
       }
     }
     if (ort.available()) std::printf("ONNX Runtime %s (onnxruntime-node, CPU execution provider)\n", ort.version.c_str());
     print_latency_table(rows, peak, ort.available());
     print_bf16_table(rows);
-
-    // Peak resident memory: a whole `gec run` and a whole ORT script run, each a fresh
-    // process, on the same file and batch, with 1 warm-up and 3 timed runs each.
-    if (args.rss) {
-      const std::string gec = GE_GEC_PATH;
-      std::printf("\npeak resident memory (wait4 ru_maxrss of a fresh process; 1 warm-up + 3 runs, %d threads)\n",
-                  threads);
-      if (!executable(gec)) {
-        std::printf("gec: not available ('%s'); build the target gec\n", gec.c_str());
-      } else {
-        std::printf("%-13s %5s | %10s | %10s %10s | %9s %4s\n", "model", "batch", "gec run", "ORT", "(node)", "gec/ORT",
-                    "bar");
-        std::printf("%s\n", std::string(74, '-').c_str());
-        bool all_pass = true;
-        for (const ModelSpec& m : all_models()) {
-          if (std::find(args.models.begin(), args.models.end(), m.key) == args.models.end()) continue;
-          for (const std::int64_t batch : batches) {
-            const std::string shape = m.gec_shape(batch);
-            if (shape.empty()) continue;
-            const auto it = std::find_if(files.begin(), files.end(), [&](const auto& f) {
-              return f.first == m.key + "/" + std::to_string(batch);
-            });
-            const fs::path& file = it->second;
-            const Child g = spawn_measured({gec, "run", "--model", file.string(), "--shape", shape, "--iterations", "3",
-                                   "--threads", std::to_string(threads)});
-            OrtResult o;
-            if (ort.available()) o = run_ort(ort, file, batch, m.ort_shapes(batch), 1, 3, 0.0);
-            if (!g.ok()) std::fprintf(stderr, "gec run failed on %s:\n%s\n", file.string().c_str(), g.out.c_str());
-            const double ratio = g.ok() && o.ok ? g.max_rss_mib / o.wait4_rss_mib : 0;
-            if (g.ok() && o.ok && ratio > 0.6) all_pass = false;
-            std::printf("%-13s %5lld | %10s | %10s %10s | %9s %4s\n", m.name.c_str(), static_cast<long long>(batch),
-                        g.ok() ? fmt("%.1f MiB", g.max_rss_mib).c_str() : "failed",
-                        o.ok ? fmt("%.1f MiB", o.wait4_rss_mib).c_str() : "-",
-                        o.ok ? fmt("%.1f MiB", o.baseline_rss_mib).c_str() : "-",
-                        g.ok() && o.ok ? fmt("%.3f", ratio).c_str() : "-",
-                        g.ok() && o.ok ? (ratio <= 0.6 ? "ok" : "MISS") : "-");
-          }
-        }
-        std::printf("gec/ORT: the ratio of peak RSS (bar: <= 0.6: %s); (node): Node's own RSS before ONNX Runtime "
-                    "loads, part of ORT's figure.\n",
-                    !ort.available() ? "ORT not available" : all_pass ? "met" : "NOT met");
-      }
-    }
+    if (args.rss) print_rss_table(b, files);
     if (temp_dir) {
       std::error_code ec;
-      fs::remove_all(dir, ec);
+      fs::remove_all(b.dir, ec);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ge_bench_models: %s\n", e.what());

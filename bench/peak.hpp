@@ -4,11 +4,14 @@
 // widest ISA the kernels use (AVX-512F: 16 lanes, AVX2+FMA: 8; capped by GE_CPU_ISA as
 // the kernels are). The clock /proc/cpuinfo reports is often a VM host's base clock, and
 // some cores run 512-bit FMAs at half the 256-bit rate: the loop sees both.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
+#include <utility>
 
 namespace ge_bench {
 
@@ -53,6 +56,56 @@ inline int kernel_lanes() {
 // GFLOP/s of one core at `lanes` (16 or 8); 0 for other widths.
 inline double measured_core_peak(int lanes) {
   return lanes == 16 ? fma_peak_avx512() : lanes == 8 ? fma_peak_avx2() : 0.0;
+}
+
+// The machine's peak: cores x the FMA loop's GFLOP/s per core (else FMA units x lanes x 2
+// flops x clock), with how it was derived.
+struct Peak {
+  double gflops = 0;
+  std::string derivation;
+};
+
+// The clock in GHz and where it came from: cpufreq's maximum, else /proc/cpuinfo's
+// "cpu MHz" (the highest over the cores).
+inline std::pair<double, std::string> clock_ghz() {
+  if (std::ifstream f("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"); f) {
+    double khz = 0;
+    if (f >> khz && khz > 0) return {khz / 1e6, "cpufreq cpuinfo_max_freq"};
+  }
+  std::ifstream f("/proc/cpuinfo");
+  double mhz = 0;
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("cpu MHz", 0) == 0)
+      if (const auto colon = line.find(':'); colon != std::string::npos) mhz = std::max(mhz, std::atof(line.c_str() + colon + 1));
+  if (mhz > 0) return {mhz / 1e3, "/proc/cpuinfo cpu MHz"};
+  return {0, "unknown (no cpufreq, no cpu MHz)"};
+}
+
+inline std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("model name", 0) == 0)
+      if (const auto colon = line.find(": "); colon != std::string::npos) return line.substr(colon + 2);
+  return "unknown CPU";
+}
+
+inline Peak machine_peak(int cores) {
+  const int lanes = kernel_lanes();
+  const std::string isa = lanes == 16 ? "AVX-512F: 16 fp32 lanes" : lanes == 8 ? "AVX2+FMA: 8 fp32 lanes" : "no AVX2+FMA: 4 lanes";
+  constexpr int fma_units = 2;  // two FMA pipes per core on x86-64 server cores of this class
+  const auto [ghz, clock_src] = clock_ghz();
+  const double nominal = cores * fma_units * lanes * 2 * ghz;
+  const double measured = cores * measured_core_peak(lanes);
+  Peak p;
+  p.gflops = measured > 0.0 ? measured : nominal;
+  char buf[640];
+  std::snprintf(buf, sizeof buf,
+                "peak = %.1f GFLOP/s fp32 = %d cores (threads used) x %.1f measured by an FMA loop (%s); from the "
+                "clock: %d FMA units (assumed) x %d lanes x 2 flops x %.3f GHz (%s) = %.1f  [%s]",
+                p.gflops, cores, measured / cores, isa.c_str(), fma_units, lanes, ghz, clock_src.c_str(), nominal,
+                cpu_model().c_str());
+  p.derivation = buf;
+  return p;
 }
 
 }  // namespace ge_bench

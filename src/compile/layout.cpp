@@ -106,161 +106,199 @@ struct Rewriter {
   }
 };
 
+// The inputs of a candidate that chain: its image, and a FusedConv's residual.
+std::vector<std::size_t> chain_slots(const WNode& n) {
+  std::vector<std::size_t> v{0};
+  if (n.inputs.size() > 3 && n.inputs[3] != no_value) v.push_back(3);
+  return v;
+}
+
+// The candidates and the chains they form: a candidate joins the chain of the candidate
+// whose output is its image (input 0) or residual (input 3).
+struct Chains {
+  std::vector<Kind> kind;                             // per node
+  std::unordered_map<ValueId, std::size_t> producer;  // a candidate's output -> the candidate
+  std::vector<std::size_t> parent;                    // per node: union-find towards its chain's root
+
+  std::size_t root(std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  }
+};
+
+Chains find_chains(const Work& w, bool dense_chains) {
+  const std::size_t count = w.nodes.size();
+  Chains c;
+  c.kind.assign(count, Kind::none);
+  for (std::size_t i = 0; i < count; ++i) {
+    c.kind[i] = kind_of(w, w.nodes[i]);
+    if (c.kind[i] == Kind::dense && !dense_chains) c.kind[i] = Kind::none;
+    if (c.kind[i] != Kind::none) c.producer[w.nodes[i].outputs[0]] = i;
+  }
+  c.parent.resize(count);
+  std::iota(c.parent.begin(), c.parent.end(), std::size_t{0});
+  for (std::size_t i = 0; i < count; ++i) {
+    if (c.kind[i] == Kind::none) continue;
+    for (const std::size_t k : chain_slots(w.nodes[i])) {
+      const auto it = c.producer.find(w.nodes[i].inputs[k]);
+      if (it != c.producer.end()) c.parent[c.root(i)] = c.root(it->second);
+    }
+  }
+  return c;
+}
+
+// Per node, whether it is in a chain worth running NHWC: one with a depthwise conv
+// (MobileNets), or a long one of 1x1 and dense convs (ResNets: the 1x1 convs' GEMM reads
+// the pixels in place and splits over the output channels, 88-101% of the FMA peak at
+// batch 1 and 8 on ResNet-50's where NCHW ran 60-97%, and NHWC's Winograd and patch
+// GEMM beat NCHW's), with at least 4 convs per Transpose at its ends.
+std::vector<bool> chain_members(const Work& w, Chains& c, bool dense_chains) {
+  const std::size_t count = w.nodes.size();
+  struct Chain {
+    std::size_t convs = 0, pointwise = 0, ends = 0;
+    bool depthwise = false;
+  };
+  std::unordered_map<std::size_t, Chain> chains;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (c.kind[i] == Kind::none || c.kind[i] == Kind::pool) continue;  // a pool is no conv
+    Chain& ch = chains[c.root(i)];
+    ++ch.convs;
+    ch.pointwise += c.kind[i] == Kind::pointwise;
+    ch.depthwise = ch.depthwise || c.kind[i] == Kind::depthwise;
+  }
+  // Ends: values entering a chain from outside (one Transpose each), and chain values
+  // read outside it or given out by the graph.
+  std::unordered_set<ValueId> entering;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (c.kind[i] == Kind::none) continue;
+    for (const std::size_t k : chain_slots(w.nodes[i])) {
+      const ValueId v = w.nodes[i].inputs[k];
+      const auto it = c.producer.find(v);
+      if ((it == c.producer.end() || c.root(it->second) != c.root(i)) && entering.insert(v).second)
+        ++chains[c.root(i)].ends;
+    }
+  }
+  std::unordered_set<ValueId> leaving;
+  for (std::size_t i = 0; i < count; ++i) {
+    const WNode& n = w.nodes[i];
+    if (!n.alive) continue;
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+      const auto it = c.producer.find(n.inputs[k]);
+      if (it == c.producer.end()) continue;
+      const bool in_chain = c.kind[i] != Kind::none && (k == 0 || k == 3) && c.root(i) == c.root(it->second);
+      if (!in_chain && leaving.insert(n.inputs[k]).second) ++chains[c.root(it->second)].ends;
+    }
+  }
+  for (const auto& [v, i] : c.producer)
+    if (w.is_output(v) && leaving.insert(v).second) ++chains[c.root(i)].ends;
+  std::unordered_set<std::size_t> worth;
+  for (const auto& [r, ch] : chains)
+    if (ch.depthwise || (dense_chains && ch.pointwise >= 3 && ch.convs >= 4 * ch.ends)) worth.insert(r);
+  std::vector<bool> member(count, false);
+  for (std::size_t i = 0; i < count; ++i) member[i] = c.kind[i] != Kind::none && worth.contains(c.root(i));
+  return member;
+}
+
+// Per value, how many reads of it outside the chain slots of members (`nhwc`: the
+// members' outputs with their NHWC twins).
+std::vector<std::size_t> outside_reads(const Work& w, const std::vector<bool>& member,
+                                       const std::unordered_map<ValueId, ValueId>& nhwc) {
+  std::vector<std::size_t> outside(w.values.size(), 0);
+  for (std::size_t i = 0; i < member.size(); ++i) {
+    if (!w.nodes[i].alive) continue;
+    for (std::size_t k = 0; k < w.nodes[i].inputs.size(); ++k) {
+      const ValueId v = w.nodes[i].inputs[k];
+      const bool chain_slot = member[i] && (k == 0 || k == 3);
+      if (v != no_value && nhwc.contains(v) && !chain_slot) ++outside[v];
+    }
+  }
+  return outside;
+}
+
+// A chain value read outside only by GlobalAveragePools (the net's head) needs no
+// Transpose: each becomes a mean over NHWC's H and W ([N, 1, 1, C]) and a Reshape to
+// [N, C, 1, 1], the same floats in the same order. Such values are read outside no more.
+void pool_heads(Rewriter& rw, std::size_t count, const std::unordered_map<ValueId, ValueId>& nhwc,
+                std::vector<std::size_t>& outside) {
+  Work& w = rw.w;
+  std::unordered_map<ValueId, std::vector<std::size_t>> pools;
+  for (std::size_t i = 0; i < count; ++i) {
+    const WNode& n = w.nodes[i];
+    if (n.alive && n.op == "GlobalAveragePool" && n.inputs.size() == 1 && n.outputs.size() == 1 &&
+        nhwc.contains(n.inputs[0]))
+      pools[n.inputs[0]].push_back(i);
+  }
+  for (const auto& [y, readers] : pools) {
+    if (readers.size() != outside[y] || w.is_output(y)) continue;
+    for (const std::size_t i : readers) {
+      TensorDesc d = w.desc(nhwc.at(y));
+      d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
+      const std::string name = w.nodes[i].name;
+      const ValueId mean = rw.new_value(name + ".nhwc", d);
+      w.nodes.push_back({rw.node_name(name + ".nhwc"), "ReduceMean", {nhwc.at(y)}, {mean},
+                         Attributes{{"axes", std::vector<std::int64_t>{1, 2}}, {"keepdims", std::int64_t{1}}}, true});
+      const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
+      WNode& pool = w.nodes[i];
+      pool.op = "Reshape";
+      pool.inputs = {mean, shape};
+      pool.attrs = Attributes{};
+      ++rw.s.nodes_added;
+    }
+    outside[y] = 0;
+  }
+}
+
+// Runs the members on NHWC images: each member's output gets an NHWC twin; outside
+// readers (and graph outputs) get the NCHW value back through a Transpose, and images
+// and residuals from outside a chain come in through one (one per value).
+void rewrite_members(Work& w, PassStats& s, const std::vector<Kind>& kind, const std::vector<bool>& member) {
+  const std::size_t count = member.size();
+  Rewriter rw(w, s);
+  std::unordered_map<ValueId, ValueId> nhwc;
+  for (const std::size_t i : w.order) {
+    if (!member[i]) continue;
+    const ValueId y = w.nodes[i].outputs[0];
+    TensorDesc d = w.desc(y);
+    d.shape = to_nhwc(d.shape);
+    nhwc[y] = rw.new_value(w.values[y].name + ".nhwc", d);
+  }
+  std::vector<std::size_t> outside = outside_reads(w, member, nhwc);
+  pool_heads(rw, count, nhwc, outside);
+  for (const std::size_t i : w.order) {
+    if (!member[i]) continue;
+    const ValueId y = w.nodes[i].outputs[0];
+    if (outside[y] > 0 || w.is_output(y)) rw.transpose(nhwc.at(y), y, {0, 3, 1, 2}, w.values[y].name + ".to_nchw");
+  }
+  for (const std::size_t i : w.order) {
+    if (!member[i]) continue;
+    for (const std::size_t k : chain_slots(w.nodes[i])) {
+      const ValueId v = w.nodes[i].inputs[k];
+      if (!nhwc.contains(v)) {
+        TensorDesc d = w.desc(v);
+        d.shape = to_nhwc(d.shape);
+        const ValueId t = rw.new_value(w.values[v].name + ".nhwc", d);
+        nhwc[v] = t;
+        rw.transpose(v, t, {0, 2, 3, 1}, w.values[v].name + ".to_nhwc");
+      }
+    }
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!member[i]) continue;
+    WNode& n = w.nodes[i];
+    for (const std::size_t k : chain_slots(n)) n.inputs[k] = nhwc.at(n.inputs[k]);
+    n.outputs[0] = nhwc.at(n.outputs[0]);
+    if (kind[i] != Kind::pool) n.op = "FusedConv";
+    n.attrs.insert_or_assign("layout", "NHWC");
+  }
+}
+
 }  // namespace
 
 Graph layout_nhwc(const Graph& g, PassStats* stats, bool dense_chains) {
   return detail::run_pass(g, stats, "layout_nhwc", [dense_chains](Work& w, PassStats& s) {
-    const std::size_t count = w.nodes.size();
-    std::vector<Kind> kind(count, Kind::none);
-    std::unordered_map<ValueId, std::size_t> producer;
-    for (std::size_t i = 0; i < count; ++i) {
-      kind[i] = kind_of(w, w.nodes[i]);
-      if (kind[i] == Kind::dense && !dense_chains) kind[i] = Kind::none;
-      if (kind[i] != Kind::none) producer[w.nodes[i].outputs[0]] = i;
-    }
-    // Chains: candidates joined where one's output is another's image (input 0) or residual (input 3).
-    std::vector<std::size_t> parent(count);
-    std::iota(parent.begin(), parent.end(), std::size_t{0});
-    const auto root = [&](std::size_t i) {
-      while (parent[i] != i) i = parent[i] = parent[parent[i]];
-      return i;
-    };
-    const auto slots = [](const WNode& n) {
-      std::vector<std::size_t> v{0};
-      if (n.inputs.size() > 3 && n.inputs[3] != no_value) v.push_back(3);
-      return v;
-    };
-    for (std::size_t i = 0; i < count; ++i) {
-      if (kind[i] == Kind::none) continue;
-      for (const std::size_t k : slots(w.nodes[i])) {
-        const auto it = producer.find(w.nodes[i].inputs[k]);
-        if (it != producer.end()) parent[root(i)] = root(it->second);
-      }
-    }
-    // Which chains are worth it: those with a depthwise conv (MobileNets), and long ones
-    // of 1x1 and dense convs (ResNets: the 1x1 convs' GEMM reads the pixels in place
-    // and splits over the output channels, 88-101% of the FMA peak at batch 1 and 8 on
-    // ResNet-50's where NCHW ran 60-97%, and NHWC's Winograd and patch GEMM beat
-    // NCHW's), with at least 4 convs per Transpose at their ends.
-    struct Chain {
-      std::size_t convs = 0, pointwise = 0, ends = 0;
-      bool depthwise = false;
-    };
-    std::unordered_map<std::size_t, Chain> chains;
-    for (std::size_t i = 0; i < count; ++i) {
-      if (kind[i] == Kind::none || kind[i] == Kind::pool) continue;  // a pool is no conv
-      Chain& c = chains[root(i)];
-      ++c.convs;
-      c.pointwise += kind[i] == Kind::pointwise;
-      c.depthwise = c.depthwise || kind[i] == Kind::depthwise;
-    }
-    {
-      // Ends: values entering a chain from outside (one Transpose each), and chain values
-      // read outside it or given out by the graph.
-      std::unordered_set<ValueId> entering;
-      for (std::size_t i = 0; i < count; ++i) {
-        if (kind[i] == Kind::none) continue;
-        for (const std::size_t k : slots(w.nodes[i])) {
-          const ValueId v = w.nodes[i].inputs[k];
-          const auto it = producer.find(v);
-          if ((it == producer.end() || root(it->second) != root(i)) && entering.insert(v).second) ++chains[root(i)].ends;
-        }
-      }
-      std::unordered_set<ValueId> leaving;
-      for (std::size_t i = 0; i < count; ++i) {
-        const WNode& n = w.nodes[i];
-        if (!n.alive) continue;
-        for (std::size_t k = 0; k < n.inputs.size(); ++k) {
-          const auto it = producer.find(n.inputs[k]);
-          if (it == producer.end()) continue;
-          const bool in_chain = kind[i] != Kind::none && (k == 0 || k == 3) && root(i) == root(it->second);
-          if (!in_chain && leaving.insert(n.inputs[k]).second) ++chains[root(it->second)].ends;
-        }
-      }
-      for (const auto& [v, i] : producer)
-        if (w.is_output(v) && leaving.insert(v).second) ++chains[root(i)].ends;
-    }
-    std::unordered_set<std::size_t> worth;
-    for (const auto& [r, c] : chains)
-      if (c.depthwise || (dense_chains && c.pointwise >= 3 && c.convs >= 4 * c.ends)) worth.insert(r);
-    std::vector<bool> member(count, false);
-    for (std::size_t i = 0; i < count; ++i) member[i] = kind[i] != Kind::none && worth.contains(root(i));
-
-    Rewriter rw(w, s);
-    // Each member's output gets an NHWC twin; outside readers (and graph outputs) get the
-    // NCHW value back through a Transpose.
-    std::unordered_map<ValueId, ValueId> nhwc;
-    for (const std::size_t i : w.order) {
-      if (!member[i]) continue;
-      const ValueId y = w.nodes[i].outputs[0];
-      TensorDesc d = w.desc(y);
-      d.shape = to_nhwc(d.shape);
-      nhwc[y] = rw.new_value(w.values[y].name + ".nhwc", d);
-    }
-    std::vector<std::size_t> outside(w.values.size(), 0);
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!w.nodes[i].alive) continue;
-      for (std::size_t k = 0; k < w.nodes[i].inputs.size(); ++k) {
-        const ValueId v = w.nodes[i].inputs[k];
-        const bool chain_slot = member[i] && (k == 0 || k == 3);
-        if (v != no_value && nhwc.contains(v) && !chain_slot) ++outside[v];
-      }
-    }
-    // A chain value read outside only by GlobalAveragePools (the net's head) needs no
-    // Transpose: each becomes a mean over NHWC's H and W ([N, 1, 1, C]) and a Reshape to
-    // [N, C, 1, 1], the same floats in the same order.
-    std::unordered_map<ValueId, std::vector<std::size_t>> pools;
-    for (std::size_t i = 0; i < count; ++i) {
-      const WNode& n = w.nodes[i];
-      if (n.alive && n.op == "GlobalAveragePool" && n.inputs.size() == 1 && n.outputs.size() == 1 &&
-          nhwc.contains(n.inputs[0]))
-        pools[n.inputs[0]].push_back(i);
-    }
-    for (const auto& [y, readers] : pools) {
-      if (readers.size() != outside[y] || w.is_output(y)) continue;
-      for (const std::size_t i : readers) {
-        TensorDesc d = w.desc(nhwc.at(y));
-        d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
-        const std::string name = w.nodes[i].name;
-        const ValueId mean = rw.new_value(name + ".nhwc", d);
-        w.nodes.push_back({rw.node_name(name + ".nhwc"), "ReduceMean", {nhwc.at(y)}, {mean},
-                           Attributes{{"axes", std::vector<std::int64_t>{1, 2}}, {"keepdims", std::int64_t{1}}}, true});
-        const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
-        WNode& pool = w.nodes[i];
-        pool.op = "Reshape";
-        pool.inputs = {mean, shape};
-        pool.attrs = Attributes{};
-        ++s.nodes_added;
-      }
-      outside[y] = 0;
-    }
-    for (const std::size_t i : w.order) {
-      if (!member[i]) continue;
-      const ValueId y = w.nodes[i].outputs[0];
-      if (outside[y] > 0 || w.is_output(y)) rw.transpose(nhwc.at(y), y, {0, 3, 1, 2}, w.values[y].name + ".to_nchw");
-    }
-    // Images and residuals from outside a chain come in through a Transpose (one per value).
-    for (const std::size_t i : w.order) {
-      if (!member[i]) continue;
-      for (const std::size_t k : slots(w.nodes[i])) {
-        const ValueId v = w.nodes[i].inputs[k];
-        if (!nhwc.contains(v)) {
-          TensorDesc d = w.desc(v);
-          d.shape = to_nhwc(d.shape);
-          const ValueId t = rw.new_value(w.values[v].name + ".nhwc", d);
-          nhwc[v] = t;
-          rw.transpose(v, t, {0, 2, 3, 1}, w.values[v].name + ".to_nhwc");
-        }
-      }
-    }
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!member[i]) continue;
-      WNode& n = w.nodes[i];
-      for (const std::size_t k : slots(n)) n.inputs[k] = nhwc.at(n.inputs[k]);
-      n.outputs[0] = nhwc.at(n.outputs[0]);
-      if (kind[i] != Kind::pool) n.op = "FusedConv";
-      n.attrs.insert_or_assign("layout", "NHWC");
-    }
+    Chains chains = find_chains(w, dense_chains);
+    const std::vector<bool> member = chain_members(w, chains, dense_chains);
+    rewrite_members(w, s, chains.kind, member);
   });
 }
 

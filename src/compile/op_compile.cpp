@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "compile/run_step.hpp"
 #include "ge/ops/registry.hpp"
 
 namespace ge {
@@ -238,6 +239,56 @@ std::shared_ptr<const CompiledOp> compile_op(std::string_view op_type, std::vect
   return OpCompiler::global().compile(r);
 }
 
+namespace {
+
+// Checks the buffer a caller gave for output `o` of a data-dependent op against the
+// bytes its real `dims` need.
+void check_dynamic_output(std::string_view name, std::size_t o, const TensorView& v,
+                          std::span<const std::int64_t> dims) {
+  std::int64_t n = 1;
+  for (const std::int64_t d : dims) n *= d;
+  const std::int64_t need = n * size_of(v.dtype);
+  const std::int64_t have = view_bytes(name, "output " + std::to_string(o), v);
+  if (need > have || (v.data == nullptr && need > 0))
+    fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " needs " + std::to_string(need) +
+                                     " bytes for its real shape; the buffer given holds " + std::to_string(have));
+}
+
+// Checks output `o` a caller gave against its real type and dims: its buffer, and no
+// bytes shared with an input (except an input the op may work in place on) or with an
+// output before it.
+void check_output(std::string_view name, const OpSchema& schema, std::size_t o, DataType dtype,
+                  std::span<const std::int64_t> want, std::span<const TensorView> inputs,
+                  std::span<const TensorView> outputs) {
+  const TensorView& v = outputs[o];
+  if (v.dtype != dtype || !std::equal(want.begin(), want.end(), v.dims.begin(), v.dims.end()))
+    fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " is " + std::string(to_string(v.dtype)) + "[" +
+                                     Shape(std::vector<Dim>(v.dims.begin(), v.dims.end())).to_string() +
+                                     "]; for these inputs it must be " +
+                                     to_string(TensorDesc{dtype, Shape(std::vector<Dim>(want.begin(), want.end()))}));
+  const std::int64_t bytes = view_bytes(name, "output " + std::to_string(o), v);
+  if (v.data == nullptr && bytes > 0)
+    fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " has no data (null buffer)");
+  // Outputs are written while inputs are read: no shared bytes, except an output that
+  // is exactly an input the op may work in place on.
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!overlap(v.data, bytes, inputs[i].data, inputs[i].bytes())) continue;
+    const bool in_place =
+        v.data == inputs[i].data && bytes == inputs[i].bytes() &&
+        std::any_of(schema.in_place.begin(), schema.in_place.end(),
+                    [&](const InPlace& ip) { return ip.output == o && ip.input == i; });
+    if (!in_place)
+      fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " overlaps input " + std::to_string(i) +
+                                       "; expected separate buffers (or exactly the input, where the op works in place)");
+  }
+  for (std::size_t p = 0; p < o; ++p)
+    if (overlap(v.data, bytes, outputs[p].data, outputs[p].bytes()))
+      fail(Errc::bad_tensor, name, "outputs " + std::to_string(p) + " and " + std::to_string(o) +
+                                       " overlap; expected separate buffers");
+}
+
+}  // namespace
+
 std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
                                                   std::span<const TensorView> outputs) {
   const std::string_view name = op.op_type;
@@ -280,52 +331,24 @@ std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::spa
     descs[i] = {v.dtype, real};
   }
   const OpSchema& schema = OpRegistry::global().find(op.op_type);
-  const auto real_out = infer_outputs(schema, op.op_type, descs, constants, op.attrs, op.outputs.size());
+  // A data-dependent kernel reports its output dims as it runs: its inputs are checked
+  // against the schema first all the same.
+  if (op.kernel->data_dependent())
+    (void)infer_outputs(schema, op.op_type, descs, constants, op.attrs, op.outputs.size());
+  std::vector<DataType> types;
+  for (const TensorView& v : outputs) types.push_back(v.dtype);
   std::vector<std::vector<std::int64_t>> result(outputs.size());
-  if (op.kernel->data_dependent()) {
-    op.kernel->run_dynamic(inputs, [&](std::size_t o, std::span<const std::int64_t> dims) -> void* {
-      if (o >= outputs.size()) fail(Errc::internal, name, "kernel asked for output " + std::to_string(o));
-      std::int64_t n = 1;
-      for (const std::int64_t d : dims) n *= d;
-      const std::int64_t need = n * size_of(outputs[o].dtype);
-      const std::int64_t have = view_bytes(name, "output " + std::to_string(o), outputs[o]);
-      if (need > have || (outputs[o].data == nullptr && need > 0))
-        fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " needs " + std::to_string(need) +
-                                         " bytes for its real shape; the buffer given holds " + std::to_string(have));
-      result[o].assign(dims.begin(), dims.end());
-      return outputs[o].data;
-    });
-    return result;
-  }
-  for (std::size_t o = 0; o < outputs.size(); ++o) {
-    const TensorView& v = outputs[o];
-    const auto want = real_out[o].shape.values();
-    if (v.dtype != real_out[o].dtype || !std::equal(want.begin(), want.end(), v.dims.begin(), v.dims.end()))
-      fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " is " + std::string(to_string(v.dtype)) + "[" +
-                                       Shape(std::vector<Dim>(v.dims.begin(), v.dims.end())).to_string() +
-                                       "]; for these inputs it must be " + to_string(real_out[o]));
-    const std::int64_t bytes = view_bytes(name, "output " + std::to_string(o), v);
-    if (v.data == nullptr && bytes > 0)
-      fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " has no data (null buffer)");
-    // Outputs are written while inputs are read: no shared bytes, except an output that
-    // is exactly an input the op may work in place on.
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if (!overlap(v.data, bytes, inputs[i].data, inputs[i].bytes())) continue;
-      const bool in_place =
-          v.data == inputs[i].data && bytes == inputs[i].bytes() &&
-          std::any_of(schema.in_place.begin(), schema.in_place.end(),
-                      [&](const InPlace& ip) { return ip.output == o && ip.input == i; });
-      if (!in_place)
-        fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " overlaps input " + std::to_string(i) +
-                                         "; expected separate buffers (or exactly the input, where the op works in place)");
+  const auto memory = [&](std::size_t o, DataType dtype, std::span<const std::int64_t> dims) -> void* {
+    if (op.kernel->data_dependent()) {
+      check_dynamic_output(name, o, outputs[o], dims);
+    } else {
+      check_output(name, schema, o, dtype, dims, inputs, outputs);
     }
-    for (std::size_t p = 0; p < o; ++p)
-      if (overlap(v.data, bytes, outputs[p].data, outputs[p].bytes()))
-        fail(Errc::bad_tensor, name, "outputs " + std::to_string(p) + " and " + std::to_string(o) +
-                                         " overlap; expected separate buffers");
-    result[o] = want;
-  }
-  op.kernel->run(inputs, outputs);
+    result[o].assign(dims.begin(), dims.end());
+    return outputs[o].data;
+  };
+  detail::run_step({*op.kernel, schema, name, op.attrs, inputs, constants, types}, memory,
+                   [&](std::span<const TensorView> in, std::span<const TensorView> out) { op.kernel->run(in, out); });
   return result;
 }
 

@@ -14,6 +14,7 @@
 
 #include "ge/ops/registry.hpp"
 #include "onnx/convert.hpp"
+#include "onnx/nodes.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>  // malloc_trim
@@ -25,248 +26,6 @@ using namespace detail;
 
 namespace {
 
-// Op types of our registry that are not ONNX ops (made by graph passes).
-bool internal_op(std::string_view op) { return op == "FusedConv"; }
-
-// One node after conversion: our op, its inputs by name ("" = omitted), constants to
-// add as extra inputs, attributes, outputs by name ("" = omitted).
-struct NodePlan {
-  std::size_t index = 0;  // in the model
-  std::string name;       // unique among nodes
-  std::string op;
-  std::vector<std::string> inputs;
-  struct Extra {
-    std::size_t position;
-    std::string name;
-    Tensor data;
-  };
-  std::vector<Extra> extra;  // attributes that became constant inputs
-  Attributes attrs;
-  std::vector<std::string> outputs;
-  bool legacy_softmax = false;  // Softmax/LogSoftmax before opset 13: flattens at `axis`
-};
-
-// What the model needs that this build lacks: a key and the first user of each.
-class Unsupported {
- public:
-  void add(const std::string& what, const std::string& where) {
-    if (seen_.insert(what).second) items_.emplace_back(what, where);
-  }
-  // `opset`: the default domain's, named in the message when known.
-  void raise_if_any(std::optional<std::int64_t> opset) const {
-    if (items_.empty()) return;
-    std::string text;
-    for (const auto& [what, where] : items_) text += (text.empty() ? "" : ", ") + what + " (" + where + ")";
-    fail(Errc::unsupported_op, "the model uses " + std::to_string(items_.size()) + " thing(s) this build does not support" +
-                                   (opset ? " (opset " + std::to_string(*opset) + ")" : std::string()) + ": " + text);
-  }
-
- private:
-  std::set<std::string> seen_;
-  std::vector<std::pair<std::string, std::string>> items_;
-};
-
-std::string node_label(const ::onnx::NodeProto& n, std::size_t index) {
-  return n.name().empty() ? "node #" + std::to_string(index) : "node " + quote(n.name());
-}
-
-// An attribute's kind: its declared type, or for old files without one, the field set.
-int attr_type(const ::onnx::AttributeProto& a) {
-  using A = ::onnx::AttributeProto;
-  if (a.type() != A::UNDEFINED) return a.type();
-  if (a.has_f()) return A::FLOAT;
-  if (a.has_i()) return A::INT;
-  if (a.has_s()) return A::STRING;
-  if (a.has_t()) return A::TENSOR;
-  if (a.has_g()) return A::GRAPH;
-  if (a.floats_size() > 0) return A::FLOATS;
-  if (a.ints_size() > 0) return A::INTS;
-  if (a.strings_size() > 0) return A::STRINGS;
-  return A::UNDEFINED;
-}
-
-std::string attr_type_name(int t) {
-  if (::onnx::AttributeProto_AttributeType_IsValid(t))
-    return ::onnx::AttributeProto_AttributeType_Name(static_cast<::onnx::AttributeProto_AttributeType>(t));
-  return "type " + std::to_string(t);
-}
-
-// Converts the nodes' ops and attributes; records what is unsupported instead of throwing.
-class NodeConverter {
- public:
-  NodeConverter(std::int64_t opset, const std::filesystem::path& base_dir, const LoadOptions& options,
-                Unsupported& unsupported)
-      : opset_(opset), base_dir_(base_dir), options_(options), unsupported_(unsupported) {}
-
-  // nullopt when something is unsupported (recorded).
-  std::optional<NodePlan> convert(const ::onnx::NodeProto& n, std::size_t index) {
-    const std::string where = node_label(n, index);
-    const std::string& op = n.op_type();
-    if (!n.domain().empty() && n.domain() != "ai.onnx") {
-      unsupported_.add("op " + quote(n.domain() + ":" + op) + " of domain " + quote(n.domain()), where);
-      return std::nullopt;
-    }
-    const bool constant = op == "Constant";
-    const OpSchema* schema = internal_op(op) || constant ? nullptr : OpRegistry::global().try_find(op);
-    if (schema == nullptr && !constant) {
-      unsupported_.add("op " + quote(op), where);
-      return std::nullopt;
-    }
-    NodePlan p;
-    p.index = index;
-    p.op = op;
-    p.inputs.assign(n.input().begin(), n.input().end());
-    p.outputs.assign(n.output().begin(), n.output().end());
-    bool ok = true;
-    for (const auto& a : n.attribute()) {
-      auto v = attribute(op, a, where);
-      if (!v) {
-        ok = false;
-        continue;
-      }
-      if (!p.attrs.emplace(a.name(), std::move(*v)).second)
-        fail(Errc::bad_model, where + " (" + op + ") sets attribute " + quote(a.name()) + " twice");
-    }
-    if (!ok) return std::nullopt;
-    if (constant) return p;  // becomes a constant; see constant_value
-    if (!legacy(p, where)) return std::nullopt;
-    // Attribute names and values against the schema.
-    for (const auto& [name, value] : p.attrs) {
-      const auto spec = std::find_if(schema->attrs.begin(), schema->attrs.end(),
-                                     [&n = name](const AttrSpec& s) { return s.name == n; });
-      if (spec == schema->attrs.end()) {
-        unsupported_.add(op + " attribute " + quote(name), where);
-        ok = false;
-        continue;
-      }
-      if (spec->check && value.kind() == spec->kind) {
-        std::string expected;
-        try {
-          expected = spec->check(value);
-        } catch (const Error&) {
-          // A kind the check cannot read: the schema reports it when the node is added.
-        }
-        if (!expected.empty()) {
-          unsupported_.add(op + " attribute " + name + "=" + value.to_string() + " (ge takes " + expected + ")", where);
-          ok = false;
-        }
-      }
-    }
-    if (!ok) return std::nullopt;
-    return p;
-  }
-
- private:
-  std::optional<Attribute> attribute(const std::string& op, const ::onnx::AttributeProto& a, const std::string& where) {
-    using A = ::onnx::AttributeProto;
-    if (!a.ref_attr_name().empty()) {
-      unsupported_.add(op + " attribute " + quote(a.name()) + " referring to a function attribute", where);
-      return std::nullopt;
-    }
-    const int t = attr_type(a);
-    switch (t) {
-      case A::FLOAT: return Attribute(static_cast<double>(a.f()));
-      case A::INT: return Attribute(static_cast<std::int64_t>(a.i()));
-      case A::STRING: return Attribute(a.s());
-      case A::FLOATS: return Attribute(std::vector<double>(a.floats().begin(), a.floats().end()));
-      case A::INTS: return Attribute(std::vector<std::int64_t>(a.ints().begin(), a.ints().end()));
-      case A::STRINGS: return Attribute(std::vector<std::string>(a.strings().begin(), a.strings().end()));
-      case A::TENSOR:
-        if ((op == "ConstantOfShape" || op == "Constant") && a.name() == "value") {
-          if (!map_type(a.t().data_type())) {
-            unsupported_.add("data type " + type_name(a.t().data_type()), where + " attribute 'value'");
-            return std::nullopt;
-          }
-          return Attribute(to_tensor(a.t(), where + " (" + op + ") attribute 'value'", base_dir_, options_));
-        }
-        [[fallthrough]];
-      default:
-        unsupported_.add(op + " attribute " + quote(a.name()) + " of type " + attr_type_name(t), where);
-        return std::nullopt;
-    }
-  }
-
-  // Rewrites what older opsets spelled differently. False when unsupported (recorded).
-  bool legacy(NodePlan& p, const std::string& where) {
-    const auto move_to_input = [&](const char* attr, std::size_t position) {
-      const auto it = p.attrs.find(attr);
-      if (it == p.attrs.end()) return;
-      if (it->second.kind() != AttrKind::integers)
-        fail(Errc::bad_model, where + " (" + p.op + ") attribute " + quote(attr) + " is " + it->second.to_string() +
-                                  "; expected a list of ints");
-      const auto& v = it->second.as_ints();
-      p.extra.push_back({position, attr, Tensor::from<std::int64_t>({static_cast<std::int64_t>(v.size())}, v)});
-      p.attrs.erase(it);
-    };
-    if ((p.op == "Squeeze" || p.op == "Unsqueeze") && opset_ < 13) move_to_input("axes", 1);
-    if (p.op == "Split" && opset_ < 13) move_to_input("split", 1);
-    if ((p.op == "Softmax" || p.op == "LogSoftmax") && opset_ < 13) {
-      p.legacy_softmax = true;
-      p.attrs.try_emplace("axis", std::int64_t{1});
-    }
-    // Opsets 18 to 20: attributes whose value is what ge does anyway are dropped; any
-    // other value stays and is refused against the schema (the error names the opset).
-    const auto drop_if = [&](const char* attr, const Attribute& value) {
-      if (const auto it = p.attrs.find(attr); it != p.attrs.end() && it->second == value) p.attrs.erase(it);
-    };
-    if (p.op == "Resize" && opset_ >= 18) {
-      drop_if("antialias", Attribute(std::int64_t{0}));
-      drop_if("keep_aspect_ratio_policy", Attribute(std::string("stretch")));  // only read with sizes
-    }
-    // Cast's `saturate` (19) only acts on conversions to float 8 types, which ge has none of.
-    if (p.op == "Cast" && opset_ >= 19) p.attrs.erase("saturate");
-    if (p.op == "Cast") {
-      const auto it = p.attrs.find("to");
-      if (it != p.attrs.end() && it->second.kind() == AttrKind::integer) {
-        const std::int64_t to = it->second.as_int();
-        const auto t = to >= 0 && to <= std::numeric_limits<std::int32_t>::max()
-                           ? map_type(static_cast<std::int32_t>(to))
-                           : std::nullopt;
-        if (!t) {
-          unsupported_.add("Cast to " + type_name(static_cast<std::int32_t>(std::clamp<std::int64_t>(to, -1, 1000))), where);
-          return false;
-        }
-        it->second = Attribute(std::string(to_string(*t)));
-      }
-    }
-    return true;
-  }
-
-  std::int64_t opset_;
-  const std::filesystem::path& base_dir_;
-  const LoadOptions& options_;
-  Unsupported& unsupported_;
-};
-
-// The constant of a Constant node.
-Tensor constant_value(const NodePlan& p, const std::string& where) {
-  if (p.attrs.size() != 1)
-    fail(Errc::bad_model, where + " (Constant) has " + std::to_string(p.attrs.size()) +
-                              " attributes; expected exactly one value");
-  const auto& [name, a] = *p.attrs.begin();
-  if (name == "value" && a.kind() == AttrKind::tensor) return a.as_tensor();
-  if (name == "value_float" && a.kind() == AttrKind::floating) return Tensor::scalar(static_cast<float>(a.as_float()));
-  if (name == "value_int" && a.kind() == AttrKind::integer) return Tensor::scalar(a.as_int());
-  if (name == "value_floats" && a.kind() == AttrKind::floats) {
-    std::vector<float> v(a.as_floats().begin(), a.as_floats().end());
-    return Tensor::from<float>({static_cast<std::int64_t>(v.size())}, v);
-  }
-  if (name == "value_ints" && a.kind() == AttrKind::integers)
-    return Tensor::from<std::int64_t>({static_cast<std::int64_t>(a.as_ints().size())}, a.as_ints());
-  fail(Errc::bad_model, where + " (Constant) has attribute " + quote(name) + " of kind " +
-                            std::string(to_string(a.kind())) + "; expected value, value_float(s) or value_int(s)");
-}
-
-// Checks Constant nodes' attributes for the unsupported list.
-bool constant_supported(const ::onnx::NodeProto& n, const std::string& where, Unsupported& unsupported) {
-  for (const auto& a : n.attribute())
-    if (a.name() == "sparse_value" || a.name() == "value_string" || a.name() == "value_strings") {
-      unsupported.add("Constant attribute " + quote(a.name()), where);
-      return false;
-    }
-  return true;
-}
-
 class Importer {
  public:
   // `m` loses its tensors' data as they are converted (so that the weights are not held
@@ -276,11 +35,30 @@ class Importer {
 
   Graph run() {
     if (!m_.has_graph()) fail(Errc::bad_model, "the model has no graph; expected an ONNX ModelProto");
-    const ::onnx::GraphProto& gp = m_.graph();
     const std::optional<std::int64_t> opset = default_opset();
-    Unsupported unsupported;
-
+    opset_ = opset.value_or(max_opset);
     // Data types of inputs and initializers, and every node, before anything is built.
+    Unsupported unsupported;
+    const std::unordered_set<std::string> initializer_names = check_types(unsupported);
+    std::vector<std::optional<NodePlan>> plans = convert_nodes(unsupported);
+    unsupported.raise_if_any(opset);
+    if (!opset) fail(Errc::bad_model, "the model imports no opset of the default ONNX domain");
+
+    add_inputs(initializer_names);
+    add_initializers();
+    const std::vector<std::size_t> compute = add_constant_nodes(plans);
+    check_reads(compute, plans);
+    for (std::size_t i : order(compute, plans)) add_node(*plans[i]);
+    add_outputs();
+    g_.validate();
+    return std::move(g_);
+  }
+
+ private:
+  // Records the data types of the inputs and initializers this build lacks; returns the
+  // initializers' names (an input listed among them is no graph input).
+  std::unordered_set<std::string> check_types(Unsupported& unsupported) const {
+    const ::onnx::GraphProto& gp = m_.graph();
     std::unordered_set<std::string> initializer_names;
     for (const auto& t : gp.initializer()) {
       initializer_names.insert(t.name());
@@ -296,7 +74,12 @@ class Importer {
       const auto et = in.type().tensor_type().elem_type();
       if (!map_type(et)) unsupported.add("data type " + type_name(et), "input " + quote(in.name()));
     }
-    opset_ = opset.value_or(max_opset);
+    return initializer_names;
+  }
+
+  // Every node as a plan; nullopt where something is unsupported (recorded).
+  std::vector<std::optional<NodePlan>> convert_nodes(Unsupported& unsupported) {
+    const ::onnx::GraphProto& gp = m_.graph();
     NodeConverter converter(opset_, base_dir_, options_, unsupported);
     std::vector<std::optional<NodePlan>> plans;
     plans.reserve(static_cast<std::size_t>(gp.node_size()));
@@ -314,12 +97,13 @@ class Importer {
         for (auto& a : *m_.mutable_graph()->mutable_node(i)->mutable_attribute())
           if (a.has_t()) release(*a.mutable_t());
     }
-    unsupported.raise_if_any(opset);
-    if (!opset) fail(Errc::bad_model, "the model imports no opset of the default ONNX domain");
+    return plans;
+  }
 
-    // Inputs (in order, initializers excluded) and constants.
+  // The graph inputs, in order, initializers excluded.
+  void add_inputs(const std::unordered_set<std::string>& initializer_names) {
     std::unordered_set<std::string> input_names;
-    for (const auto& in : gp.input()) {
+    for (const auto& in : m_.graph().input()) {
       if (initializer_names.contains(in.name())) continue;
       if (in.name().empty()) fail(Errc::bad_model, "a graph input has an empty name");
       if (!input_names.insert(in.name()).second)
@@ -343,6 +127,10 @@ class Importer {
       produce(in.name(), "graph input");
       (void)g_.add_input(in.name(), *map_type(tt.elem_type()), std::move(shape));
     }
+  }
+
+  // The initializers as constants, each message's data freed once converted.
+  void add_initializers() {
     for (auto& t : *m_.mutable_graph()->mutable_initializer()) {
       const std::string what = "initializer " + quote(t.name());
       if (t.name().empty()) fail(Errc::bad_model, "an initializer has an empty name");
@@ -350,8 +138,13 @@ class Importer {
       (void)g_.add_constant(t.name(), to_tensor(t, what, base_dir_, options_));
       release(t);
     }
-    // Node names, made unique; Constant nodes become constants.
-    std::vector<std::size_t> compute;  // indices of the other nodes
+  }
+
+  // Names the nodes (made unique) and records what they produce; Constant nodes become
+  // constants. Returns the indices of the other nodes.
+  std::vector<std::size_t> add_constant_nodes(std::vector<std::optional<NodePlan>>& plans) {
+    const ::onnx::GraphProto& gp = m_.graph();
+    std::vector<std::size_t> compute;
     for (std::size_t i = 0; i < plans.size(); ++i) {
       NodePlan& p = *plans[i];
       const auto& n = gp.node(static_cast<int>(i));
@@ -370,7 +163,12 @@ class Importer {
         compute.push_back(i);
       }
     }
-    // Every name read is produced.
+    return compute;
+  }
+
+  // Every name a node or the graph's outputs read is produced.
+  void check_reads(const std::vector<std::size_t>& compute, const std::vector<std::optional<NodePlan>>& plans) const {
+    const ::onnx::GraphProto& gp = m_.graph();
     for (std::size_t i : compute)
       for (std::size_t k = 0; k < plans[i]->inputs.size(); ++k) {
         const std::string& name = plans[i]->inputs[k];
@@ -382,19 +180,19 @@ class Importer {
     for (const auto& o : gp.output())
       if (!producers_.contains(o.name()))
         fail(Errc::bad_model, "graph output " + quote(o.name()) + " is produced by no input, initializer or node");
+  }
 
-    for (std::size_t i : order(compute, plans)) add_node(*plans[i]);
+  // Marks the graph outputs, each listed once.
+  void add_outputs() {
+    const ::onnx::GraphProto& gp = m_.graph();
     if (gp.output_size() == 0) fail(Errc::bad_model, "the graph has no outputs");
     std::unordered_set<std::string> outs;
     for (const auto& o : gp.output()) {
       if (!outs.insert(o.name()).second) fail(Errc::bad_model, "graph output " + quote(o.name()) + " is listed twice");
       g_.add_output(*g_.find_value(o.name()));
     }
-    g_.validate();
-    return std::move(g_);
   }
 
- private:
   // Frees the data of a tensor that has been converted (clearing a field keeps its
   // memory; a swap with an empty message hands it to a temporary). Keeps the name.
   static void release(::onnx::TensorProto& t) {

@@ -11,6 +11,7 @@
 #include <new>
 #include <unordered_map>
 
+#include "compile/run_step.hpp"
 #include "ge/device/cpu_device.hpp"
 #include "ge/ops/registry.hpp"
 #include "ge/runtime/host_scheduler.hpp"
@@ -102,6 +103,54 @@ void run_launch(const void* args) {
   l->kernel->run(l->in, l->out);
 }
 
+// Checks the run's inputs against the model's: count, type, dims, buffers. Returns their dims.
+std::vector<std::vector<std::int64_t>> checked_inputs(std::span<const TensorView> inputs,
+                                                      const std::vector<ModelIO>& mi) {
+  if (inputs.size() != mi.size())
+    raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(inputs.size()) + " inputs given; the model takes " +
+                                std::to_string(mi.size()));
+  std::vector<std::vector<std::int64_t>> in_dims(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TensorView& t = inputs[i];
+    const std::string which = "input " + std::to_string(i) + " " + q(mi[i].name);
+    if (t.dtype != mi[i].dtype)
+      raise(Errc::bad_tensor, "[ge.runtime] " + which + " is " + std::string(to_string(t.dtype)) + "; the model takes " +
+                                  std::string(to_string(mi[i].dtype)));
+    for (const std::int64_t d : t.dims)
+      if (d < 0) raise(Errc::bad_tensor, "[ge.runtime] " + which + " has a negative dim in " + dims_text(t.dims));
+    const std::int64_t bytes = view_bytes(t, which);
+    if (t.data == nullptr && bytes > 0)
+      raise(Errc::bad_tensor, "[ge.runtime] " + which + " has no data (null buffer) for dims " + dims_text(t.dims));
+    in_dims[i].assign(t.dims.begin(), t.dims.end());
+  }
+  return in_dims;
+}
+
+// Checks the caller's output buffers: count, types, sizes, and no bytes shared with an
+// input or another output (outputs are written while inputs may still be read).
+void check_output_buffers(std::span<const TensorView> outputs, std::span<const TensorView> inputs,
+                          const std::vector<ModelIO>& mi, const std::vector<ModelIO>& mo) {
+  if (outputs.size() != mo.size())
+    raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(outputs.size()) + " output buffers given; the model has " +
+                                std::to_string(mo.size()) + " outputs");
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    if (outputs[o].dtype != mo[o].dtype)
+      raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(mo[o].name) + " buffer is " +
+                                  std::string(to_string(outputs[o].dtype)) + "; the output is " +
+                                  std::string(to_string(mo[o].dtype)));
+    (void)view_bytes(outputs[o], "output " + std::to_string(o) + " " + q(mo[o].name));
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (overlap(outputs[o].data, outputs[o].bytes(), inputs[i].data, inputs[i].bytes()))
+        raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(mo[o].name) +
+                                    " buffer overlaps input " + std::to_string(i) + " " + q(mi[i].name) +
+                                    "; expected separate buffers");
+    for (std::size_t p = 0; p < o; ++p)
+      if (overlap(outputs[o].data, outputs[o].bytes(), outputs[p].data, outputs[p].bytes()))
+        raise(Errc::bad_tensor, "[ge.runtime] output buffers " + std::to_string(p) + " and " + std::to_string(o) +
+                                    " overlap; expected separate buffers");
+  }
+}
+
 }  // namespace
 
 void Output::mismatched_values(DataType asked) const {
@@ -131,6 +180,157 @@ struct Bound {
   std::vector<std::vector<std::int32_t>> waits, records;  // per step: event indices
   std::vector<std::shared_ptr<void>> dynamic;   // per value: per-run memory of `dynamic` values
   std::vector<std::int64_t> dynamic_bytes;      // per value: its capacity
+};
+
+// One run of a bound plan: the run's inputs and outputs bound, memory for the values
+// whose size is known only now, each step on its stream, and the results.
+class PlanRun {
+ public:
+  PlanRun(const Plan& plan, Bound& b, Device& dev, const std::vector<Stream>& streams, const std::vector<Event>& events,
+          std::span<const TensorView> outputs, bool caller_outputs, RunResult& result,
+          const std::shared_ptr<RunTrace>& trace)
+      : plan_(plan), b_(b), dev_(dev), streams_(streams), events_(events), outputs_(outputs),
+        caller_outputs_(caller_outputs), result_(result), trace_(trace) {}
+
+  // Binds the run's inputs and (static plans) outputs.
+  void bind(std::span<const TensorView> inputs, const std::vector<std::vector<std::int64_t>>& in_dims) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const auto v = static_cast<std::size_t>(plan_.graph_inputs[i]);
+      b_.data[v] = inputs[i].data;
+      b_.dims[v] = in_dims[i];
+      for (const std::int32_t at : b_.value_views[v]) b_.views[static_cast<std::size_t>(at)].data = inputs[i].data;
+    }
+    if (!plan_.static_shapes) return;
+    for (std::size_t o = 0; o < plan_.graph_outputs.size(); ++o) {
+      const auto v = static_cast<std::size_t>(plan_.graph_outputs[o]);
+      if (plan_.values[v].storage != Storage::output) continue;
+      b_.data[v] = storage_for(v, plan_.values[v].bytes);
+      for (const std::int32_t at : b_.value_views[v]) b_.views[static_cast<std::size_t>(at)].data = b_.data[v];
+    }
+  }
+
+  // Step `s`: waits for its events, runs, records its events (timed when traced).
+  void step(std::int32_t s) {
+    const auto si = static_cast<std::size_t>(s);
+    StepTiming* timing = trace_ ? &trace_->steps[si] : nullptr;
+    const Stream stream = streams_[static_cast<std::size_t>(plan_.streams.stream[si])];
+    if (timing && !b_.waits[si].empty()) timing->wait_start = now_ns();
+    for (const std::int32_t e : b_.waits[si]) dev_.wait(stream, events_[static_cast<std::size_t>(e)]);
+    if (timing) {
+      timing->start = now_ns();
+      if (b_.waits[si].empty()) timing->wait_start = timing->start;
+    }
+    if (plan_.static_shapes) {
+      dev_.launch(stream, {run_launch, &b_.launches[si]});
+    } else {
+      dynamic_step(plan_.steps[si], stream);
+    }
+    if (timing) {
+      timing->end = now_ns();
+      timing->thread = thread_number();
+    }
+    for (const std::int32_t e : b_.records[si]) dev_.record(events_[static_cast<std::size_t>(e)], stream);
+  }
+
+  // The outputs' real descriptions; outputs that are graph inputs or constants are copied.
+  void collect_outputs() {
+    for (std::size_t o = 0; o < plan_.graph_outputs.size(); ++o) {
+      const auto v = static_cast<std::size_t>(plan_.graph_outputs[o]);
+      const PlanValue& pv = plan_.values[v];
+      Output& out = result_.outputs[o];
+      out.dims = b_.dims[v];
+      out.bytes = count(out.dims) * size_of(pv.desc.dtype);
+      if (pv.storage == Storage::output) {
+        out.data = b_.data[v];
+        continue;
+      }
+      const void* src = b_.data[v];
+      if (caller_outputs_) {
+        if (outputs_[o].bytes() < out.bytes || (outputs_[o].data == nullptr && out.bytes > 0))
+          raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(pv.name) + " needs " +
+                                      std::to_string(out.bytes) + " bytes; the buffer given holds " +
+                                      std::to_string(outputs_[o].bytes()));
+        out.data = outputs_[o].data;
+      } else {
+        out.storage = allocate_host(out.bytes, "output " + q(pv.name));
+        out.data = out.storage.get();
+      }
+      if (out.bytes > 0) std::memmove(out.data, src, static_cast<std::size_t>(out.bytes));
+    }
+    if (!caller_outputs_)
+      for (Output& out : result_.outputs)
+        if (!out.storage && out.data == nullptr) out.storage = allocate_host(0), out.data = out.storage.get();
+  }
+
+ private:
+  // A step of a plan whose dims are known only at run time, through the run-step
+  // routine execute_op runs too; its outputs get memory once their real dims are known.
+  void dynamic_step(const PlanStep& step, Stream stream) {
+    std::vector<TensorView> in(step.inputs.size());
+    std::vector<const Tensor*> constants(step.inputs.size(), nullptr);
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+      if (step.inputs[i] < 0) continue;
+      const auto v = static_cast<std::size_t>(step.inputs[i]);
+      in[i] = {b_.data[v], plan_.values[v].desc.dtype, b_.dims[v]};
+      if (plan_.values[v].constant) constants[i] = &*plan_.values[v].constant;
+    }
+    std::vector<DataType> types;
+    for (const std::int32_t v : step.outputs) types.push_back(plan_.values[static_cast<std::size_t>(v)].desc.dtype);
+    const auto memory = [&](std::size_t o, DataType dtype, std::span<const std::int64_t> dims) -> void* {
+      const auto v = static_cast<std::size_t>(step.outputs[o]);
+      b_.dims[v].assign(dims.begin(), dims.end());
+      return b_.data[v] = storage_for(v, count(dims) * size_of(dtype));
+    };
+    const auto launch = [&](std::span<const TensorView> ins, std::span<const TensorView> outs) {
+      StepLaunch l{step.kernel.get(), ins, outs};
+      dev_.launch(stream, {run_launch, &l});
+    };
+    const OpSchema& schema = step.schema ? *step.schema : OpRegistry::global().find(step.op);
+    detail::run_step({*step.kernel, schema, step.name, step.attrs, in, constants, types}, memory, launch);
+  }
+
+  // Memory of a value whose real size is now known.
+  void* storage_for(std::size_t v, std::int64_t bytes) {
+    const PlanValue& pv = plan_.values[v];
+    switch (pv.storage) {
+      case Storage::arena:
+        if (bytes > pv.bytes)
+          raise(Errc::internal, "[ge.runtime] value " + q(pv.name) + " needs " + std::to_string(bytes) +
+                                    " bytes, more than the " + std::to_string(pv.bytes) + " planned");
+        return b_.data[v];
+      case Storage::dynamic:
+        if (b_.dynamic_bytes[v] < bytes || !b_.dynamic[v]) {
+          b_.dynamic[v] = allocate_host(bytes, "value " + q(pv.name));
+          b_.dynamic_bytes[v] = bytes;
+        }
+        return b_.dynamic[v].get();
+      case Storage::output: {
+        const auto o = static_cast<std::size_t>(pv.index);
+        if (caller_outputs_) {
+          if (outputs_[o].bytes() < bytes || (outputs_[o].data == nullptr && bytes > 0))
+            raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(pv.name) + " needs " +
+                                        std::to_string(bytes) + " bytes; the buffer given holds " +
+                                        std::to_string(outputs_[o].data ? outputs_[o].bytes() : 0));
+          return outputs_[o].data;
+        }
+        result_.outputs[o].storage = allocate_host(bytes, "output " + q(pv.name));
+        return result_.outputs[o].storage.get();
+      }
+      case Storage::input:
+      case Storage::constant: break;
+    }
+    raise(Errc::internal, "[ge.runtime] value " + q(pv.name) + " is written but is an input or constant");
+  }
+
+  const Plan& plan_;
+  Bound& b_;
+  Device& dev_;
+  const std::vector<Stream>& streams_;
+  const std::vector<Event>& events_;
+  std::span<const TensorView> outputs_;
+  bool caller_outputs_;
+  RunResult& result_;
+  const std::shared_ptr<RunTrace>& trace_;  // set once the steps start, when tracing
 };
 
 // Everything one run owns: its arena, streams, events, bound plans.
@@ -265,57 +465,15 @@ RunResult Session::run(std::span<const TensorView> inputs, std::span<const Tenso
 RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
                             bool caller_outputs) {
   const CompiledModel& m = *model_;
-  const auto& mi = m.inputs();
-  const auto& mo = m.outputs();
-  // The inputs: count, type, dims, buffers.
-  if (inputs.size() != mi.size())
-    raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(inputs.size()) + " inputs given; the model takes " +
-                                std::to_string(mi.size()));
-  std::vector<std::vector<std::int64_t>> in_dims(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const TensorView& t = inputs[i];
-    const std::string which = "input " + std::to_string(i) + " " + q(mi[i].name);
-    if (t.dtype != mi[i].dtype)
-      raise(Errc::bad_tensor, "[ge.runtime] " + which + " is " + std::string(to_string(t.dtype)) + "; the model takes " +
-                                  std::string(to_string(mi[i].dtype)));
-    for (const std::int64_t d : t.dims)
-      if (d < 0) raise(Errc::bad_tensor, "[ge.runtime] " + which + " has a negative dim in " + dims_text(t.dims));
-    const std::int64_t bytes = view_bytes(t, which);
-    if (t.data == nullptr && bytes > 0)
-      raise(Errc::bad_tensor, "[ge.runtime] " + which + " has no data (null buffer) for dims " + dims_text(t.dims));
-    in_dims[i].assign(t.dims.begin(), t.dims.end());
-  }
-  if (caller_outputs) {
-    if (outputs.size() != mo.size())
-      raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(outputs.size()) + " output buffers given; the model has " +
-                                  std::to_string(mo.size()) + " outputs");
-    for (std::size_t o = 0; o < outputs.size(); ++o) {
-      if (outputs[o].dtype != mo[o].dtype)
-        raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(mo[o].name) + " buffer is " +
-                                    std::string(to_string(outputs[o].dtype)) + "; the output is " +
-                                    std::string(to_string(mo[o].dtype)));
-      (void)view_bytes(outputs[o], "output " + std::to_string(o) + " " + q(mo[o].name));
-      // Outputs are written while inputs may still be read: no buffer may share bytes.
-      for (std::size_t i = 0; i < inputs.size(); ++i)
-        if (overlap(outputs[o].data, outputs[o].bytes(), inputs[i].data, inputs[i].bytes()))
-          raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(mo[o].name) +
-                                      " buffer overlaps input " + std::to_string(i) + " " + q(mi[i].name) +
-                                      "; expected separate buffers");
-      for (std::size_t p = 0; p < o; ++p)
-        if (overlap(outputs[o].data, outputs[o].bytes(), outputs[p].data, outputs[p].bytes()))
-          raise(Errc::bad_tensor, "[ge.runtime] output buffers " + std::to_string(p) + " and " + std::to_string(o) +
-                                      " overlap; expected separate buffers");
-    }
-  }
+  const auto in_dims = checked_inputs(inputs, m.inputs());
+  if (caller_outputs) check_output_buffers(outputs, inputs, m.inputs(), m.outputs());
   const std::shared_ptr<const Plan> plan_ptr = impl_->plans.select(in_dims);
   const Plan& plan = *plan_ptr;
-  if (memory_limit_ > 0) {
-    const std::int64_t need = std::max(m.arena_bytes(), plan.arena_bytes());
-    if (need > memory_limit_)
-      raise(Errc::out_of_memory, "[ge.runtime] the plan for input dims " + dims_list_text(in_dims) + " needs an arena of " +
-                                     std::to_string(need) + " bytes; the session's memory_limit is " +
-                                     std::to_string(memory_limit_));
-  }
+  const std::int64_t arena = std::max(m.arena_bytes(), plan.arena_bytes());
+  if (memory_limit_ > 0 && arena > memory_limit_)
+    raise(Errc::out_of_memory, "[ge.runtime] the plan for input dims " + dims_list_text(in_dims) + " needs an arena of " +
+                                   std::to_string(arena) + " bytes; the session's memory_limit is " +
+                                   std::to_string(memory_limit_));
 
   // A context from the pool (returned however the run ends).
   std::unique_ptr<Context> ctx;
@@ -335,172 +493,41 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
       impl.free.push_back(std::move(ctx));
     }
   } give_back{*impl_, ctx};
-  ctx->ensure_arena(std::max(m.arena_bytes(), plan.arena_bytes()), m.settings().alignment);
+  ctx->ensure_arena(arena, m.settings().alignment);
   Bound& b = ctx->bind(plan_ptr);
 
   RunResult result;
   result.gear = plan.gear;
   result.arena_bytes = plan.arena_bytes();
-  result.outputs.resize(mo.size());
-  for (std::size_t o = 0; o < mo.size(); ++o) {
-    result.outputs[o].name = mo[o].name;
-    result.outputs[o].dtype = mo[o].dtype;
-    result.outputs[o].format = mo[o].format;
+  result.outputs.resize(m.outputs().size());
+  for (std::size_t o = 0; o < m.outputs().size(); ++o) {
+    result.outputs[o].name = m.outputs()[o].name;
+    result.outputs[o].dtype = m.outputs()[o].dtype;
+    result.outputs[o].format = m.outputs()[o].format;
   }
-
-  // Memory of a value whose real size is now known.
-  const auto storage_for = [&](std::size_t v, std::int64_t bytes) -> void* {
-    const PlanValue& pv = plan.values[v];
-    switch (pv.storage) {
-      case Storage::arena:
-        if (bytes > pv.bytes)
-          raise(Errc::internal, "[ge.runtime] value " + q(pv.name) + " needs " + std::to_string(bytes) +
-                                    " bytes, more than the " + std::to_string(pv.bytes) + " planned");
-        return b.data[v];
-      case Storage::dynamic:
-        if (b.dynamic_bytes[v] < bytes || !b.dynamic[v]) {
-          b.dynamic[v] = allocate_host(bytes, "value " + q(pv.name));
-          b.dynamic_bytes[v] = bytes;
-        }
-        return b.dynamic[v].get();
-      case Storage::output: {
-        const auto o = static_cast<std::size_t>(pv.index);
-        if (caller_outputs) {
-          if (outputs[o].bytes() < bytes || (outputs[o].data == nullptr && bytes > 0))
-            raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(pv.name) + " needs " +
-                                        std::to_string(bytes) + " bytes; the buffer given holds " +
-                                        std::to_string(outputs[o].data ? outputs[o].bytes() : 0));
-          return outputs[o].data;
-        }
-        result.outputs[o].storage = allocate_host(bytes, "output " + q(pv.name));
-        return result.outputs[o].storage.get();
-      }
-      case Storage::input:
-      case Storage::constant: break;
-    }
-    raise(Errc::internal, "[ge.runtime] value " + q(pv.name) + " is written but is an input or constant");
-  };
-
-  // Bind the run's inputs and (static plans) outputs.
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const auto v = static_cast<std::size_t>(plan.graph_inputs[i]);
-    b.data[v] = inputs[i].data;
-    b.dims[v] = in_dims[i];
-    for (const std::int32_t at : b.value_views[v]) b.views[static_cast<std::size_t>(at)].data = inputs[i].data;
-  }
-  if (plan.static_shapes) {
-    for (std::size_t o = 0; o < plan.graph_outputs.size(); ++o) {
-      const auto v = static_cast<std::size_t>(plan.graph_outputs[o]);
-      if (plan.values[v].storage != Storage::output) continue;
-      b.data[v] = storage_for(v, plan.values[v].bytes);
-      for (const std::int32_t at : b.value_views[v]) b.views[static_cast<std::size_t>(at)].data = b.data[v];
-    }
-  }
-  for (const Event e : ctx->events) ctx->device.reset(e);
-
-  Device& dev = ctx->device;
-  const OpRegistry& ops = OpRegistry::global();
   std::shared_ptr<RunTrace> trace;
+  PlanRun run(plan, b, ctx->device, ctx->streams, ctx->events, outputs, caller_outputs, result, trace);
+  run.bind(inputs, in_dims);
+  for (const Event e : ctx->events) ctx->device.reset(e);
   if (trace_) {
     trace = std::make_shared<RunTrace>();
     trace->plan = plan_ptr;
     trace->steps.resize(plan.steps.size());
     trace->start = now_ns();
   }
-  const auto body = [&](std::int32_t s) {
-    const auto si = static_cast<std::size_t>(s);
-    StepTiming* timing = trace ? &trace->steps[si] : nullptr;
-    const Stream stream = ctx->streams[static_cast<std::size_t>(plan.streams.stream[si])];
-    if (timing && !b.waits[si].empty()) timing->wait_start = now_ns();
-    for (const std::int32_t e : b.waits[si]) dev.wait(stream, ctx->events[static_cast<std::size_t>(e)]);
-    if (timing) {
-      timing->start = now_ns();
-      if (b.waits[si].empty()) timing->wait_start = timing->start;
-    }
-    if (plan.static_shapes) {
-      dev.launch(stream, {run_launch, &b.launches[si]});
-    } else {
-      const PlanStep& step = plan.steps[si];
-      std::vector<TensorView> in(step.inputs.size()), out(step.outputs.size());
-      std::vector<TensorDesc> descs(step.inputs.size());
-      std::vector<const Tensor*> constants(step.inputs.size(), nullptr);
-      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-        if (step.inputs[i] < 0) continue;
-        const auto v = static_cast<std::size_t>(step.inputs[i]);
-        in[i] = {b.data[v], plan.values[v].desc.dtype, b.dims[v]};
-        descs[i] = {plan.values[v].desc.dtype, Shape(std::vector<Dim>(b.dims[v].begin(), b.dims[v].end()))};
-        if (plan.values[v].constant) constants[i] = &*plan.values[v].constant;
-      }
-      if (step.kernel->data_dependent()) {
-        step.kernel->run_dynamic(in, [&](std::size_t o, std::span<const std::int64_t> d) -> void* {
-          if (o >= step.outputs.size())
-            raise(Errc::internal, "[ge.runtime] step " + q(step.name) + " asked for output " + std::to_string(o));
-          const auto v = static_cast<std::size_t>(step.outputs[o]);
-          b.dims[v].assign(d.begin(), d.end());
-          return b.data[v] = storage_for(v, count(d) * size_of(plan.values[v].desc.dtype));
-        });
-      } else {
-        const auto real = infer_outputs(step.schema ? *step.schema : ops.find(step.op), step.name, descs, constants,
-                                        step.attrs, step.outputs.size());
-        for (std::size_t o = 0; o < step.outputs.size(); ++o) {
-          const auto v = static_cast<std::size_t>(step.outputs[o]);
-          if (!real[o].shape.is_static())
-            raise(Errc::internal, "[ge.runtime] step " + q(step.name) + ": output " + std::to_string(o) +
-                                      " has no fixed shape at run time (" + real[o].shape.to_string() + ")");
-          b.dims[v] = real[o].shape.values();
-          b.data[v] = storage_for(v, count(b.dims[v]) * size_of(real[o].dtype));
-          out[o] = {b.data[v], real[o].dtype, b.dims[v]};
-        }
-        StepLaunch l{step.kernel.get(), in, out};
-        dev.launch(stream, {run_launch, &l});
-      }
-    }
-    if (timing) {
-      timing->end = now_ns();
-      timing->thread = thread_number();
-    }
-    for (const std::int32_t e : b.records[si]) dev.record(ctx->events[static_cast<std::size_t>(e)], stream);
-  };
   if (b.flat) {
     impl_->scheduler.within([&] {
-      for (std::int32_t s = 0; s < static_cast<std::int32_t>(plan.steps.size()); ++s) body(s);
+      for (std::int32_t s = 0; s < static_cast<std::int32_t>(plan.steps.size()); ++s) run.step(s);
     });
   } else {
-    impl_->scheduler.run(b.graph, body);
+    impl_->scheduler.run(b.graph, [&](std::int32_t s) { run.step(s); });
   }
   if (trace) {
     trace->end = now_ns();
     if (!plan.static_shapes) trace->dims = b.dims;  // every value's real dims in this run
     result.trace = std::move(trace);
   }
-
-  // The outputs' real descriptions; outputs that are graph inputs or constants are copied.
-  for (std::size_t o = 0; o < plan.graph_outputs.size(); ++o) {
-    const auto v = static_cast<std::size_t>(plan.graph_outputs[o]);
-    const PlanValue& pv = plan.values[v];
-    Output& out = result.outputs[o];
-    out.dims = b.dims[v];
-    out.bytes = count(out.dims) * size_of(pv.desc.dtype);
-    if (pv.storage == Storage::output) {
-      out.data = b.data[v];
-      continue;
-    }
-    const void* src = b.data[v];
-    if (caller_outputs) {
-      if (outputs[o].bytes() < out.bytes || (outputs[o].data == nullptr && out.bytes > 0))
-        raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(pv.name) + " needs " +
-                                    std::to_string(out.bytes) + " bytes; the buffer given holds " +
-                                    std::to_string(outputs[o].bytes()));
-      out.data = outputs[o].data;
-    } else {
-      out.storage = allocate_host(out.bytes, "output " + q(pv.name));
-      out.data = out.storage.get();
-    }
-    if (out.bytes > 0) std::memmove(out.data, src, static_cast<std::size_t>(out.bytes));
-  }
-  if (!caller_outputs)
-    for (Output& out : result.outputs)
-      if (!out.storage && out.data == nullptr) out.storage = allocate_host(0), out.data = out.storage.get();
+  run.collect_outputs();
   return result;
 }
 

@@ -81,6 +81,132 @@ void check_run(const RunTrace& run, const char* where) {
 constexpr int kStreamsPid = 1;
 constexpr int kThreadsPid = 2;
 
+// The Chrome trace JSON as it is written: events in order, times in microseconds from
+// `t0` (the first run's start).
+class TraceWriter {
+ public:
+  explicit TraceWriter(std::int64_t t0) : t0_(t0) {}
+
+  // Process and track names: the streams (each with its engine) and the host threads.
+  void tracks(std::span<const RunTrace> runs) {
+    meta(kStreamsPid, 0, "process_name", "ge streams", 0);
+    meta(kThreadsPid, 0, "process_name", "ge host threads", 1);
+    meta(kStreamsPid, -1, "thread_name", "runs", -1);
+    std::map<std::int32_t, bool> streams;  // stream -> host engine
+    std::set<std::int32_t> threads;
+    for (const RunTrace& r : runs) {
+      for (std::size_t s = 0; s < r.steps.size(); ++s) {
+        const std::int32_t st = r.plan->streams.stream[s];
+        streams.emplace(st, st == r.plan->streams.host_stream);
+        if (r.steps[s].thread >= 0) threads.insert(r.steps[s].thread);
+      }
+    }
+    for (const auto& [st, host] : streams)
+      meta(kStreamsPid, st, "thread_name", "stream " + std::to_string(st) + (host ? " (host engine)" : " (vector engine)"), st);
+    for (const std::int32_t t : threads) meta(kThreadsPid, t, "thread_name", "host thread " + std::to_string(t), t);
+  }
+
+  // Run `ri` itself, above its steps on stream 0's track.
+  void run(const RunTrace& r, std::size_t ri) {
+    const Plan& p = *r.plan;
+    std::string b = "\"ph\":\"X\",\"cat\":\"run\",\"pid\":" + std::to_string(kStreamsPid) +
+                    ",\"tid\":-1,\"ts\":" + ts(r.start) + ",\"dur\":" + dur(r.start, r.end) + ",\"name\":";
+    json_string(b, "run " + std::to_string(ri) + (p.gear >= 0 ? " (gear " + std::to_string(p.gear) + ")" : ""));
+    b += ",\"args\":{\"inputs\":";
+    std::string inputs;
+    for (std::size_t i = 0; i < p.graph_inputs.size(); ++i) inputs += (i ? ", " : "") + value_text(p, r, p.graph_inputs[i]);
+    json_string(b, inputs);
+    event(b + "}");
+  }
+
+  // Step `s` of a run: a slice on its stream's track and one on its thread's.
+  void step(const RunTrace& r, std::size_t s) {
+    const Plan& p = *r.plan;
+    const StepTiming& t = r.steps[s];
+    const PlanStep& step = p.steps[s];
+    const std::int32_t st = p.streams.stream[s];
+    std::string args = ",\"args\":{\"op\":";
+    json_string(args, step.op);
+    args += ",\"step\":" + std::to_string(s) + ",\"stream\":" + std::to_string(st) +
+            ",\"thread\":" + std::to_string(t.thread) + ",\"inputs\":";
+    json_string(args, values_text(p, r, step.inputs));
+    args += ",\"outputs\":";
+    json_string(args, values_text(p, r, step.outputs));
+    if (const auto f = flops_of(p, r, s)) {
+      char g[32];
+      std::snprintf(g, sizeof g, "%.6g", *f * 1e-9);
+      args += ",\"gflop\":" + std::string(g);
+      if (t.end > t.start) args += ",\"gflops_per_s\":" + number(*f / static_cast<double>(t.end - t.start), 2);
+    }
+    args += '}';
+    std::string name;
+    json_string(name, step.name);
+    std::string cat;
+    json_string(cat, step.op);
+    const std::string slice = "\"ph\":\"X\",\"name\":" + name + ",\"cat\":" + cat + ",\"ts\":" + ts(t.start) +
+                              ",\"dur\":" + dur(t.start, t.end) + args;
+    event(slice + ",\"pid\":" + std::to_string(kStreamsPid) + ",\"tid\":" + std::to_string(st));
+    if (t.thread >= 0) event(slice + ",\"pid\":" + std::to_string(kThreadsPid) + ",\"tid\":" + std::to_string(t.thread));
+  }
+
+  // Cross-stream event `e` of a run: the wait as a slice on the waiting stream, and an
+  // arrow from the recording step to the waiting one.
+  void cross_stream(const RunTrace& r, std::size_t e) {
+    const Plan& p = *r.plan;
+    const auto from = static_cast<std::size_t>(p.streams.events[e].from);
+    const auto to = static_cast<std::size_t>(p.streams.events[e].to);
+    const StepTiming& tf = r.steps[from];
+    const StepTiming& tt = r.steps[to];
+    const std::string to_stream = std::to_string(p.streams.stream[to]);
+    std::string wait = "\"ph\":\"X\",\"cat\":\"event\",\"name\":\"wait event " + std::to_string(e) +
+                       "\",\"pid\":" + std::to_string(kStreamsPid) + ",\"tid\":" + to_stream + ",\"ts\":" +
+                       ts(tt.wait_start) + ",\"dur\":" + dur(tt.wait_start, tt.start) + ",\"args\":{\"recorded_by\":";
+    json_string(wait, p.steps[from].name);
+    wait += ",\"waited_by\":";
+    json_string(wait, p.steps[to].name);
+    event(wait + "}");
+    const std::string id = std::to_string(flow_id_++);
+    // The arrow starts inside the recording slice and ends at the waiting slice.
+    const std::int64_t at = std::max(tf.start, tf.end - 1);
+    event("\"ph\":\"s\",\"cat\":\"event\",\"name\":\"event " + std::to_string(e) + "\",\"id\":" + id +
+          ",\"pid\":" + std::to_string(kStreamsPid) + ",\"tid\":" + std::to_string(p.streams.stream[from]) +
+          ",\"ts\":" + ts(at));
+    event("\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"event\",\"name\":\"event " + std::to_string(e) + "\",\"id\":" + id +
+          ",\"pid\":" + std::to_string(kStreamsPid) + ",\"tid\":" + to_stream + ",\"ts\":" + ts(tt.start));
+  }
+
+  // The whole JSON text.
+  std::string finish() { return out_ + "\n]}\n"; }
+
+ private:
+  std::string ts(std::int64_t ns) const { return number(static_cast<double>(ns - t0_) * 1e-3, 3); }
+  std::string dur(std::int64_t a, std::int64_t b) const {
+    return number(static_cast<double>(std::max<std::int64_t>(b - a, 0)) * 1e-3, 3);
+  }
+  void event(const std::string& body) {
+    if (!first_) out_ += ",\n";
+    first_ = false;
+    out_ += '{' + body + '}';
+  }
+  // A metadata event naming process `pid` or its track `tid`, with its sort index unless -1.
+  void meta(int pid, int tid, const char* what, const std::string& name, int sort) {
+    std::string b = "\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" +
+                    what + "\",\"args\":{\"name\":";
+    json_string(b, name);
+    event(b + "}");
+    if (sort >= 0) {
+      event("\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" +
+            (std::string(what) == "process_name" ? "process_sort_index" : "thread_sort_index") +
+            "\",\"args\":{\"sort_index\":" + std::to_string(sort) + "}");
+    }
+  }
+
+  std::int64_t t0_;
+  std::string out_ = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  bool first_ = true;
+  std::int64_t flow_id_ = 0;
+};
+
 }  // namespace
 
 std::vector<std::int64_t> RunTrace::value_dims(std::size_t v) const {
@@ -95,115 +221,14 @@ std::string chrome_trace(std::span<const RunTrace> runs) {
   for (const RunTrace& r : runs) check_run(r, "chrome_trace");
   std::int64_t t0 = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) t0 = i == 0 ? runs[i].start : std::min(t0, runs[i].start);
-  const auto ts = [&](std::int64_t ns) { return number(static_cast<double>(ns - t0) * 1e-3, 3); };
-  const auto dur = [&](std::int64_t a, std::int64_t b) { return number(static_cast<double>(std::max<std::int64_t>(b - a, 0)) * 1e-3, 3); };
-
-  std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-  bool first = true;
-  const auto event = [&](const std::string& body) {
-    if (!first) out += ",\n";
-    first = false;
-    out += '{' + body + '}';
-  };
-  const auto meta = [&](int pid, int tid, const char* what, const std::string& name, int sort) {
-    std::string b = "\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" +
-                    what + "\",\"args\":{\"name\":";
-    json_string(b, name);
-    event(b + "}");
-    if (sort >= 0) {
-      event("\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" +
-            (std::string(what) == "process_name" ? "process_sort_index" : "thread_sort_index") +
-            "\",\"args\":{\"sort_index\":" + std::to_string(sort) + "}");
-    }
-  };
-  meta(kStreamsPid, 0, "process_name", "ge streams", 0);
-  meta(kThreadsPid, 0, "process_name", "ge host threads", 1);
-  meta(kStreamsPid, -1, "thread_name", "runs", -1);
-
-  // Track names: each stream with its engine, each host thread.
-  std::map<std::int32_t, bool> streams;  // stream -> host engine
-  std::set<std::int32_t> threads;
-  for (const RunTrace& r : runs) {
-    for (std::size_t s = 0; s < r.steps.size(); ++s) {
-      const std::int32_t st = r.plan->streams.stream[s];
-      streams.emplace(st, st == r.plan->streams.host_stream);
-      if (r.steps[s].thread >= 0) threads.insert(r.steps[s].thread);
-    }
-  }
-  for (const auto& [st, host] : streams)
-    meta(kStreamsPid, st, "thread_name", "stream " + std::to_string(st) + (host ? " (host engine)" : " (vector engine)"), st);
-  for (const std::int32_t t : threads) meta(kThreadsPid, t, "thread_name", "host thread " + std::to_string(t), t);
-
-  std::int64_t flow_id = 0;
+  TraceWriter w(t0);
+  w.tracks(runs);
   for (std::size_t ri = 0; ri < runs.size(); ++ri) {
-    const RunTrace& r = runs[ri];
-    const Plan& p = *r.plan;
-    // The run itself, above its steps on stream 0's track.
-    {
-      std::string b = "\"ph\":\"X\",\"cat\":\"run\",\"pid\":" + std::to_string(kStreamsPid) +
-                      ",\"tid\":-1,\"ts\":" + ts(r.start) + ",\"dur\":" + dur(r.start, r.end) + ",\"name\":";
-      json_string(b, "run " + std::to_string(ri) + (p.gear >= 0 ? " (gear " + std::to_string(p.gear) + ")" : ""));
-      b += ",\"args\":{\"inputs\":";
-      std::string inputs;
-      for (std::size_t i = 0; i < p.graph_inputs.size(); ++i)
-        inputs += (i ? ", " : "") + value_text(p, r, p.graph_inputs[i]);
-      json_string(b, inputs);
-      event(b + "}");
-    }
-    for (std::size_t s = 0; s < r.steps.size(); ++s) {
-      const StepTiming& t = r.steps[s];
-      const PlanStep& step = p.steps[s];
-      const std::int32_t st = p.streams.stream[s];
-      std::string args = ",\"args\":{\"op\":";
-      json_string(args, step.op);
-      args += ",\"step\":" + std::to_string(s) + ",\"stream\":" + std::to_string(st) +
-              ",\"thread\":" + std::to_string(t.thread) + ",\"inputs\":";
-      json_string(args, values_text(p, r, step.inputs));
-      args += ",\"outputs\":";
-      json_string(args, values_text(p, r, step.outputs));
-      if (const auto f = flops_of(p, r, s)) {
-        char g[32];
-        std::snprintf(g, sizeof g, "%.6g", *f * 1e-9);
-        args += ",\"gflop\":" + std::string(g);
-        if (t.end > t.start) args += ",\"gflops_per_s\":" + number(*f / static_cast<double>(t.end - t.start), 2);
-      }
-      args += '}';
-      std::string name;
-      json_string(name, step.name);
-      std::string cat;
-      json_string(cat, step.op);
-      const std::string slice = "\"ph\":\"X\",\"name\":" + name + ",\"cat\":" + cat + ",\"ts\":" + ts(t.start) +
-                                ",\"dur\":" + dur(t.start, t.end) + args;
-      event(slice + ",\"pid\":" + std::to_string(kStreamsPid) + ",\"tid\":" + std::to_string(st));
-      if (t.thread >= 0) event(slice + ",\"pid\":" + std::to_string(kThreadsPid) + ",\"tid\":" + std::to_string(t.thread));
-    }
-    // Cross-stream events: the wait as a slice on the waiting stream, and an arrow from
-    // the recording step to the waiting one.
-    for (std::size_t e = 0; e < p.streams.events.size(); ++e) {
-      const auto from = static_cast<std::size_t>(p.streams.events[e].from);
-      const auto to = static_cast<std::size_t>(p.streams.events[e].to);
-      const StepTiming& tf = r.steps[from];
-      const StepTiming& tt = r.steps[to];
-      const std::string to_stream = std::to_string(p.streams.stream[to]);
-      std::string wait = "\"ph\":\"X\",\"cat\":\"event\",\"name\":\"wait event " + std::to_string(e) +
-                         "\",\"pid\":" + std::to_string(kStreamsPid) + ",\"tid\":" + to_stream + ",\"ts\":" +
-                         ts(tt.wait_start) + ",\"dur\":" + dur(tt.wait_start, tt.start) + ",\"args\":{\"recorded_by\":";
-      json_string(wait, p.steps[from].name);
-      wait += ",\"waited_by\":";
-      json_string(wait, p.steps[to].name);
-      event(wait + "}");
-      const std::string id = std::to_string(flow_id++);
-      // The arrow starts inside the recording slice and ends at the waiting slice.
-      const std::int64_t at = std::max(tf.start, tf.end - 1);
-      event("\"ph\":\"s\",\"cat\":\"event\",\"name\":\"event " + std::to_string(e) + "\",\"id\":" + id +
-            ",\"pid\":" + std::to_string(kStreamsPid) + ",\"tid\":" + std::to_string(p.streams.stream[from]) +
-            ",\"ts\":" + ts(at));
-      event("\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"event\",\"name\":\"event " + std::to_string(e) + "\",\"id\":" + id +
-            ",\"pid\":" + std::to_string(kStreamsPid) + ",\"tid\":" + to_stream + ",\"ts\":" + ts(tt.start));
-    }
+    w.run(runs[ri], ri);
+    for (std::size_t s = 0; s < runs[ri].steps.size(); ++s) w.step(runs[ri], s);
+    for (std::size_t e = 0; e < runs[ri].plan->streams.events.size(); ++e) w.cross_stream(runs[ri], e);
   }
-  out += "\n]}\n";
-  return out;
+  return w.finish();
 }
 
 void write_chrome_trace(const std::filesystem::path& path, std::span<const RunTrace> runs) {

@@ -110,15 +110,8 @@ double scalar_value(const TensorView& t) {
   return v;
 }
 
-}  // namespace
-
-void register_cpu_shape_ops(KernelRegistry& r) {
-  add_copy(r, "Reshape", 1);
-  add_copy(r, "Squeeze", 1);
-  add_copy(r, "Unsqueeze", 1);
-  add_copy(r, "Flatten", std::nullopt);
-  add_copy(r, "Identity", std::nullopt);
-
+// Transpose, Concat and Split: whole tensors rearranged.
+void add_rearranging(KernelRegistry& r) {
   r.add({.op = "Transpose",
          .name = "cpu.transpose",
          .engines = engines(Engine::vector, Engine::host),
@@ -150,6 +143,10 @@ void register_cpu_shape_ops(KernelRegistry& r) {
              cpu::split(resolve_axis("Split", axis, in[0].rank()), in[0], out);
            });
          }});
+}
+
+// Slice, Gather and Expand: parts of a tensor, or one broadcast.
+void add_indexing(KernelRegistry& r) {
   r.add({.op = "Slice",
          .name = "cpu.slice",
          .engines = engines(Engine::vector, Engine::host),
@@ -180,6 +177,10 @@ void register_cpu_shape_ops(KernelRegistry& r) {
              cpu::expand(in[0], out[0]);
            });
          }});
+}
+
+// Shape and ConstantOfShape: a tensor's dims as data, and a tensor made from them.
+void add_shape_data(KernelRegistry& r) {
   r.add({.op = "Shape",
          .name = "cpu.shape",
          .engines = engines(Engine::vector, Engine::host),
@@ -204,6 +205,10 @@ void register_cpu_shape_ops(KernelRegistry& r) {
              cpu::fill(view_of(value), out[0]);
            });
          }});
+}
+
+// Pad and Resize: a tensor grown or scaled.
+void add_pad_resize(KernelRegistry& r) {
   r.add({.op = "Pad",
          .name = "cpu.pad",
          .engines = engines(Engine::vector, Engine::host),
@@ -249,6 +254,20 @@ void register_cpu_shape_ops(KernelRegistry& r) {
              cpu::resize(p, in[0], out[0]);  // an empty scales input (sizes given) leaves p.scales empty
            });
          }});
+}
+
+}  // namespace
+
+void register_cpu_shape_ops(KernelRegistry& r) {
+  add_copy(r, "Reshape", 1);
+  add_copy(r, "Squeeze", 1);
+  add_copy(r, "Unsqueeze", 1);
+  add_copy(r, "Flatten", std::nullopt);
+  add_copy(r, "Identity", std::nullopt);
+  add_rearranging(r);
+  add_indexing(r);
+  add_shape_data(r);
+  add_pad_resize(r);
 }
 
 }  // namespace ge::cpu_lower

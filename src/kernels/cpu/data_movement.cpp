@@ -1,18 +1,17 @@
+// Copy, ConstantOfShape, Transpose, Concat, Split, Slice, Gather, Expand and Cast (Pad
+// and Resize are pad_resize.cpp's).
 #include "kernels/cpu/data_movement.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
 #include <cstring>
-#include <limits>
-#include <type_traits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
 
+#include "kernels/cpu/data_movement_internal.hpp"
+
 namespace ge::cpu {
-namespace {
 
 std::string type_text(DataType t) { return "'" + std::string(to_string(t)) + "'"; }
 
@@ -22,6 +21,8 @@ void same_type(std::string_view op, const char* a, const TensorView& x, const ch
          std::string(a) + " is " + type_text(x.dtype) + " but " + b + " is " + type_text(y.dtype));
   }
 }
+
+namespace {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // Rows [r0, r1) of dst[i][j] = src[i + j * ld] for N = 2 to 4 columns (an image's few
@@ -374,105 +375,6 @@ void expand(const TensorView& x, const TensorView& y) {
   strided_copy(size_of(x.dtype), y.dims, s, x.data, y.data);
 }
 
-// ---------------------------------------------------------------------------------------
-// Cast
-
-namespace {
-
-struct Half {
-  std::uint16_t bits;
-};
-struct BHalf {
-  std::uint16_t bits;
-};
-struct Bool {
-  std::uint8_t v;
-};
-
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  const std::uint32_t exp = (h >> 10) & 0x1fu;
-  const std::uint32_t mant = h & 0x3ffu;
-  if (exp == 0) {
-    const float v = static_cast<float>(mant) * 5.9604644775390625e-8f;  // mant * 2^-24
-    return sign != 0 ? -v : v;
-  }
-  if (exp == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
-}
-
-std::uint16_t float_to_half(float f) {
-  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
-  const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
-  const std::uint32_t a = x & 0x7fffffffu;
-  if (a > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);  // NaN
-  if (a >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to inf
-  if (a >= 0x38800000u) {                                                     // normal half
-    const std::uint32_t r = a - 0x38000000u;
-    return static_cast<std::uint16_t>(sign | ((r + 0x0fffu + ((r >> 13) & 1u)) >> 13));
-  }
-  // Subnormal half: scale by 2^24 (exact) and round to nearest even.
-  const float v = std::nearbyint(std::bit_cast<float>(a) * 16777216.0f);
-  return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(v));
-}
-
-float bhalf_to_float(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
-
-std::uint16_t float_to_bhalf(float f) {
-  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);
-  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-
-// A value of any cast type as the widest native type that holds it.
-template <class From>
-auto native(From v) {
-  if constexpr (std::is_same_v<From, Half>) return half_to_float(v.bits);
-  else if constexpr (std::is_same_v<From, BHalf>) return bhalf_to_float(v.bits);
-  else if constexpr (std::is_same_v<From, Bool>) return static_cast<std::uint8_t>(v.v != 0 ? 1 : 0);
-  else return v;
-}
-
-template <class To, class N>
-To convert(N v) {
-  if constexpr (std::is_same_v<To, Half>) return Half{float_to_half(static_cast<float>(v))};
-  else if constexpr (std::is_same_v<To, BHalf>) return BHalf{float_to_bhalf(static_cast<float>(v))};
-  else if constexpr (std::is_same_v<To, Bool>) return Bool{static_cast<std::uint8_t>(v != N{} ? 1 : 0)};
-  else if constexpr (std::is_floating_point_v<N> && std::is_integral_v<To>) {
-    // Truncate toward zero, saturate, NaN to 0: never undefined behaviour.
-    if (v != v) return To{0};
-    const double d = static_cast<double>(v);
-    if (d <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
-    if (d >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
-    return static_cast<To>(d);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
-template <class F>
-void with_type(DataType t, F&& f) {
-  switch (t) {
-    case DataType::f32: return f(float{});
-    case DataType::f64: return f(double{});
-    case DataType::f16: return f(Half{});
-    case DataType::bf16: return f(BHalf{});
-    case DataType::i8: return f(std::int8_t{});
-    case DataType::i16: return f(std::int16_t{});
-    case DataType::i32: return f(std::int32_t{});
-    case DataType::i64: return f(std::int64_t{});
-    case DataType::u8: return f(std::uint8_t{});
-    case DataType::u16: return f(std::uint16_t{});
-    case DataType::u32: return f(std::uint32_t{});
-    case DataType::u64: return f(std::uint64_t{});
-    case DataType::boolean: return f(Bool{});
-    case DataType::undefined: break;
-  }
-  fail(Errc::unsupported, "Cast", "type " + type_text(t) + " is not supported");
-}
-
-}  // namespace
-
 void cast(const TensorView& x, const TensorView& y) {
   check_data("Cast", "input", x);
   check_dims("Cast", "output", y, x.dims);
@@ -493,218 +395,6 @@ void cast(const TensorView& x, const TensorView& y) {
         });
       }
     });
-  });
-}
-
-// ---------------------------------------------------------------------------------------
-// Pad and nearest Resize: a copy through per-axis index maps (-1 for "the constant").
-
-namespace {
-
-template <class T>
-void mapped_copy_typed(const TensorView& x, const TensorView& y, const std::vector<std::vector<std::int64_t>>& maps,
-                       T value) {
-  const std::size_t rank = x.rank();
-  const std::vector<std::int64_t> xs = strides_of(x.dims);
-  const std::int64_t inner = rank == 0 ? 1 : y.dims[rank - 1];
-  const std::int64_t rows = rank == 0 ? 1 : product(y.dims, 0, rank - 1);
-  const T* px = x.as<const T>();
-  T* py = y.as<T>();
-  if (rank == 0) {
-    py[0] = px[0];
-    return;
-  }
-  const std::vector<std::int64_t>& last = maps[rank - 1];
-  parallel_for(rows, grain_for(inner), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t r = b; r < e; ++r) {
-      std::int64_t rem = r;
-      std::int64_t base = 0;
-      bool constant = false;
-      for (std::size_t d = rank - 1; d-- > 0;) {
-        const std::int64_t i = rem % y.dims[d];
-        rem /= y.dims[d];
-        const std::int64_t m = maps[d][static_cast<std::size_t>(i)];
-        if (m < 0) constant = true;
-        base += m * xs[d];
-      }
-      T* out = py + r * inner;
-      if (constant) {
-        std::fill(out, out + inner, value);
-        continue;
-      }
-      const T* in = px + base;
-      for (std::int64_t j = 0; j < inner; ++j) {
-        const std::int64_t m = last[static_cast<std::size_t>(j)];
-        out[j] = m < 0 ? value : in[m];
-      }
-    }
-  });
-}
-
-void mapped_copy(const TensorView& x, const TensorView& y, const std::vector<std::vector<std::int64_t>>& maps,
-                 double value) {
-  if (y.elements() == 0) return;
-  with_type(x.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    using N = decltype(native(T{}));
-    const T v = convert<T>(convert<N>(value));
-    mapped_copy_typed<T>(x, y, maps, v);
-  });
-}
-
-}  // namespace
-
-void pad(const PadParams& p, const TensorView& x, const TensorView& y) {
-  constexpr std::string_view op = "Pad";
-  same_type(op, "X", x, "Y", y);
-  check_data(op, "X", x);
-  if (p.begin.size() != x.rank() || p.end.size() != x.rank()) {
-    fail(Errc::bad_attribute, op, "pads need a begin and an end per axis of X " + dims_text(x.dims));
-  }
-  std::vector<std::int64_t> out(x.rank());
-  for (std::size_t i = 0; i < x.rank(); ++i) out[i] = x.dims[i] + p.begin[i] + p.end[i];
-  for (const std::int64_t d : out) {
-    if (d < 0) fail(Errc::bad_op_inputs, op, "pads crop X " + dims_text(x.dims) + " below zero");
-  }
-  check_dims(op, "Y", y, out);
-  std::vector<std::vector<std::int64_t>> maps(x.rank());
-  for (std::size_t i = 0; i < x.rank(); ++i) {
-    const std::int64_t n = x.dims[i];
-    auto& m = maps[i];
-    m.resize(static_cast<std::size_t>(out[i]));
-    if (n == 0 && out[i] > 0 && p.mode != PadMode::constant) {
-      fail(Errc::bad_op_inputs, op, "edge and reflect pads need a non-empty axis; X is " + dims_text(x.dims));
-    }
-    for (std::int64_t j = 0; j < out[i]; ++j) {
-      std::int64_t s = j - p.begin[i];
-      switch (p.mode) {
-        case PadMode::constant: s = s >= 0 && s < n ? s : -1; break;
-        case PadMode::edge: s = std::clamp<std::int64_t>(s, 0, n - 1); break;
-        case PadMode::reflect:
-          if (n == 1) {
-            s = 0;
-          } else {
-            const std::int64_t period = 2 * (n - 1);
-            s %= period;
-            if (s < 0) s += period;
-            if (s >= n) s = period - s;
-          }
-          break;
-      }
-      m[static_cast<std::size_t>(j)] = s;
-    }
-  }
-  mapped_copy(x, y, maps, p.value);
-}
-
-namespace {
-
-// The input coordinate of output index `o` along one axis.
-double source_coord(ResizeCoord coord, std::int64_t o, double scale, std::int64_t in, std::int64_t out) {
-  switch (coord) {
-    case ResizeCoord::half_pixel: return (static_cast<double>(o) + 0.5) / scale - 0.5;
-    case ResizeCoord::asymmetric: return static_cast<double>(o) / scale;
-    case ResizeCoord::align_corners:
-      return out == 1 ? 0.0 : static_cast<double>(o) * static_cast<double>(in - 1) / static_cast<double>(out - 1);
-    case ResizeCoord::pytorch_half_pixel: return out > 1 ? (static_cast<double>(o) + 0.5) / scale - 0.5 : 0.0;
-  }
-  return 0.0;
-}
-
-std::int64_t round_nearest(ResizeNearest mode, double v) {
-  switch (mode) {
-    case ResizeNearest::round_prefer_floor: {
-      const double f = std::floor(v);
-      return static_cast<std::int64_t>(v - f == 0.5 ? f : std::round(v));
-    }
-    case ResizeNearest::round_prefer_ceil: return static_cast<std::int64_t>(std::round(v));
-    case ResizeNearest::floor: return static_cast<std::int64_t>(std::floor(v));
-    case ResizeNearest::ceil: return static_cast<std::int64_t>(std::ceil(v));
-  }
-  return 0;
-}
-
-}  // namespace
-
-void resize(const ResizeParams& p, const TensorView& x, const TensorView& y) {
-  constexpr std::string_view op = "Resize";
-  same_type(op, "X", x, "Y", y);
-  check_data(op, "X", x);
-  check_rank(op, "Y", y, x.rank());
-  const std::size_t rank = x.rank();
-  if (!p.scales.empty() && p.scales.size() != rank) {
-    fail(Errc::bad_attribute, op, "scales need one entry per axis of X " + dims_text(x.dims));
-  }
-  std::vector<double> scale(rank);
-  for (std::size_t i = 0; i < rank; ++i) {
-    if (x.dims[i] == 0 && y.dims[i] != 0) fail(Errc::bad_op_inputs, op, "cannot resize an empty axis up");
-    scale[i] = p.scales.empty() ? (x.dims[i] == 0 ? 1.0 : static_cast<double>(y.dims[i]) / static_cast<double>(x.dims[i]))
-                                : static_cast<double>(p.scales[i]);
-    if (!(scale[i] > 0.0)) fail(Errc::bad_attribute, op, "scales must be > 0");
-  }
-  if (y.elements() == 0) return;
-  if (p.mode == ResizeMode::nearest) {
-    std::vector<std::vector<std::int64_t>> maps(rank);
-    for (std::size_t i = 0; i < rank; ++i) {
-      maps[i].resize(static_cast<std::size_t>(y.dims[i]));
-      for (std::int64_t o = 0; o < y.dims[i]; ++o) {
-        const double c = std::clamp(source_coord(p.coord, o, scale[i], x.dims[i], y.dims[i]), -1.0,
-                                    static_cast<double>(x.dims[i]));
-        maps[i][static_cast<std::size_t>(o)] = std::clamp<std::int64_t>(round_nearest(p.nearest, c), 0, x.dims[i] - 1);
-      }
-    }
-    mapped_copy(x, y, maps, 0.0);
-    return;
-  }
-  if (x.dtype != DataType::f32) {
-    fail(Errc::unsupported, op, "linear mode needs 'f32'; X is " + type_text(x.dtype));
-  }
-  if (rank < 2) fail(Errc::unsupported, op, "linear mode needs rank >= 2; X is " + dims_text(x.dims));
-  for (std::size_t i = 0; i + 2 < rank; ++i) {
-    if (x.dims[i] != y.dims[i]) {
-      fail(Errc::unsupported, op,
-           "linear mode resizes only the last two axes; X " + dims_text(x.dims) + ", Y " + dims_text(y.dims));
-    }
-  }
-  // Per output row / column: the two source indices and the weight of the second.
-  struct Lerp {
-    std::int64_t i0, i1;
-    float w;
-  };
-  const auto lerps = [&](std::size_t axis) {
-    std::vector<Lerp> v(static_cast<std::size_t>(y.dims[axis]));
-    const std::int64_t in = x.dims[axis];
-    for (std::int64_t o = 0; o < y.dims[axis]; ++o) {
-      double c = source_coord(p.coord, o, scale[axis], in, y.dims[axis]);
-      c = std::clamp(c, 0.0, static_cast<double>(in - 1));
-      const auto i0 = static_cast<std::int64_t>(std::floor(c));
-      const std::int64_t i1 = std::min(i0 + 1, in - 1);
-      v[static_cast<std::size_t>(o)] = {i0, i1, static_cast<float>(c - static_cast<double>(i0))};
-    }
-    return v;
-  };
-  const std::vector<Lerp> lh = lerps(rank - 2), lw = lerps(rank - 1);
-  const std::int64_t planes = product(x.dims, 0, rank - 2);
-  const std::int64_t h = x.dims[rank - 2], w = x.dims[rank - 1];
-  const std::int64_t oh = y.dims[rank - 2], ow = y.dims[rank - 1];
-  const float* px = x.as<const float>();
-  float* py = y.as<float>();
-  parallel_for(planes, grain_for(oh * ow * 4), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t pc = b; pc < e; ++pc) {
-      const float* in = px + pc * h * w;
-      float* out = py + pc * oh * ow;
-      for (std::int64_t oy = 0; oy < oh; ++oy) {
-        const Lerp& ly = lh[static_cast<std::size_t>(oy)];
-        const float* r0 = in + ly.i0 * w;
-        const float* r1 = in + ly.i1 * w;
-        for (std::int64_t ox = 0; ox < ow; ++ox) {
-          const Lerp& lx = lw[static_cast<std::size_t>(ox)];
-          const float top = r0[lx.i0] + (r0[lx.i1] - r0[lx.i0]) * lx.w;
-          const float bot = r1[lx.i0] + (r1[lx.i1] - r1[lx.i0]) * lx.w;
-          out[oy * ow + ox] = top + (bot - top) * ly.w;
-        }
-      }
-    }
   });
 }
 

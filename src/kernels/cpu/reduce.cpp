@@ -61,9 +61,41 @@ T wrap(T a, T b) {
   }
 }
 
+// One step of reduction R: integer sums wrap.
 template <class T, template <class> class R>
-void reduce_typed(const TensorView& x, const std::vector<bool>& reduced, const TensorView& y, bool mean) {
-  // Group x's dims (dropping 1s) into alternating runs of kept / reduced axes.
+inline T combine(T a, T b) {
+  if constexpr (std::is_same_v<R<T>, Sum<T>>) {
+    return wrap(a, b);
+  } else {
+    return R<T>::apply(a, b);
+  }
+}
+
+// A reduced value as stored: divided by the `count` elements reduced for a mean (NaN,
+// or 0 for integers, when there are none).
+template <class T>
+T finish(T v, bool mean, std::int64_t count) {
+  if (!mean) return v;
+  if constexpr (std::is_floating_point_v<T>) {
+    return count > 0 ? v / static_cast<T>(count) : std::numeric_limits<T>::quiet_NaN();
+  } else {
+    return count > 0 ? static_cast<T>(v / static_cast<T>(count)) : T{0};
+  }
+}
+
+// x's dims (dropping 1s) grouped into alternating runs of kept and reduced axes: the
+// innermost run apart (`inner` elements, reduced or not), the others split into the
+// kept ones (`outer_count` output rows) and the reduced ones (`red_count` input rows per
+// output), each with its sizes and strides in x, outermost first.
+struct ReduceLayout {
+  std::int64_t count = 1;  // elements reduced into each output
+  bool inner_reduced = false;
+  std::int64_t inner = 1;
+  std::vector<std::int64_t> kept_sizes, kept_strides, red_sizes, red_strides;
+  std::int64_t outer_count = 1, red_count = 1;
+};
+
+ReduceLayout reduce_layout(const TensorView& x, const std::vector<bool>& reduced) {
   struct Run {
     std::int64_t size;
     bool reduced;
@@ -77,114 +109,97 @@ void reduce_typed(const TensorView& x, const std::vector<bool>& reduced, const T
       runs.push_back({x.dims[i], reduced[i]});
     }
   }
-  std::int64_t count = 1;
+  ReduceLayout l;
   for (std::size_t i = 0; i < x.rank(); ++i) {
-    if (reduced[i]) count *= x.dims[i];
+    if (reduced[i]) l.count *= x.dims[i];
   }
-  const T* px = x.as<const T>();
-  T* py = y.as<T>();
-  const std::int64_t ny = y.elements();
-  const auto finish = [&](T v) -> T {
-    if (!mean) return v;
-    if constexpr (std::is_floating_point_v<T>) {
-      return count > 0 ? v / static_cast<T>(count) : std::numeric_limits<T>::quiet_NaN();
-    } else {
-      return count > 0 ? static_cast<T>(v / static_cast<T>(count)) : T{0};
-    }
-  };
-  if (count == 0) {
-    std::fill(py, py + ny, finish(R<T>::init()));
-    return;
+  l.inner_reduced = !runs.empty() && runs.back().reduced;
+  l.inner = runs.empty() ? 1 : runs.back().size;
+  const std::vector<Run> outer_runs(runs.begin(), runs.empty() ? runs.begin() : runs.end() - 1);
+  std::int64_t stride = l.inner;
+  std::vector<std::int64_t> strides(outer_runs.size());
+  for (std::size_t i = outer_runs.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= outer_runs[i].size;
   }
-  // Innermost run length and whether it is reduced.
-  const bool inner_reduced = !runs.empty() && runs.back().reduced;
-  const std::int64_t inner = runs.empty() ? 1 : runs.back().size;
-  // The remaining runs, outermost first, with their strides in x.
-  std::vector<Run> outer_runs(runs.begin(), runs.empty() ? runs.begin() : runs.end() - 1);
-  std::vector<std::int64_t> kept_sizes, kept_strides, red_sizes, red_strides;
-  {
-    std::int64_t stride = inner;
-    std::vector<std::int64_t> strides(outer_runs.size());
-    for (std::size_t i = outer_runs.size(); i-- > 0;) {
-      strides[i] = stride;
-      stride *= outer_runs[i].size;
-    }
-    for (std::size_t i = 0; i < outer_runs.size(); ++i) {
-      (outer_runs[i].reduced ? red_sizes : kept_sizes).push_back(outer_runs[i].size);
-      (outer_runs[i].reduced ? red_strides : kept_strides).push_back(strides[i]);
-    }
+  for (std::size_t i = 0; i < outer_runs.size(); ++i) {
+    (outer_runs[i].reduced ? l.red_sizes : l.kept_sizes).push_back(outer_runs[i].size);
+    (outer_runs[i].reduced ? l.red_strides : l.kept_strides).push_back(strides[i]);
   }
-  const std::int64_t outer_count = product(kept_sizes, 0, kept_sizes.size());
-  const std::int64_t red_count = product(red_sizes, 0, red_sizes.size());
-  // Offset in x of the kept index `o` / reduced index `r` (row-major over their runs).
-  const auto offset = [](std::int64_t idx, const std::vector<std::int64_t>& sizes,
-                         const std::vector<std::int64_t>& strides) {
-    std::int64_t off = 0;
-    for (std::size_t d = sizes.size(); d-- > 0;) {
-      off += (idx % sizes[d]) * strides[d];
-      idx /= sizes[d];
-    }
-    return off;
-  };
-  if (inner_reduced) {
-    // Each output is the reduction of red_count contiguous rows of `inner` elements.
-    parallel_for(outer_count, grain_for(red_count * inner), [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t o = b; o < e; ++o) {
-        const std::int64_t base = offset(o, kept_sizes, kept_strides);
-        T acc[kLanes];
-        std::fill(acc, acc + kLanes, R<T>::init());
-        T tail = R<T>::init();
-        for (std::int64_t r = 0; r < red_count; ++r) {
-          const T* __restrict row = px + base + offset(r, red_sizes, red_strides);
-          std::int64_t i = 0;
-          for (; i + kLanes <= inner; i += kLanes) {
-            for (std::int64_t j = 0; j < kLanes; ++j) {
-              if constexpr (std::is_same_v<R<T>, Sum<T>>) {
-                acc[j] = wrap(acc[j], row[i + j]);
-              } else {
-                acc[j] = R<T>::apply(acc[j], row[i + j]);
-              }
-            }
-          }
-          for (; i < inner; ++i) {
-            if constexpr (std::is_same_v<R<T>, Sum<T>>) {
-              tail = wrap(tail, row[i]);
-            } else {
-              tail = R<T>::apply(tail, row[i]);
-            }
-          }
-        }
-        for (std::int64_t j = 0; j < kLanes; ++j) {
-          if constexpr (std::is_same_v<R<T>, Sum<T>>) {
-            tail = wrap(tail, acc[j]);
-          } else {
-            tail = R<T>::apply(tail, acc[j]);
-          }
-        }
-        py[o] = finish(tail);
-      }
-    });
-    return;
+  l.outer_count = product(l.kept_sizes, 0, l.kept_sizes.size());
+  l.red_count = product(l.red_sizes, 0, l.red_sizes.size());
+  return l;
+}
+
+// Offset in x of index `idx` row-major over runs of `sizes` with `strides`.
+inline std::int64_t run_offset(std::int64_t idx, const std::vector<std::int64_t>& sizes,
+                               const std::vector<std::int64_t>& strides) {
+  std::int64_t off = 0;
+  for (std::size_t d = sizes.size(); d-- > 0;) {
+    off += (idx % sizes[d]) * strides[d];
+    idx /= sizes[d];
   }
-  // Inner axes kept: each output row of `inner` elements accumulates red_count rows.
-  parallel_for(outer_count, grain_for(red_count * inner), [&](std::int64_t b, std::int64_t e) {
+  return off;
+}
+
+// Inner axes reduced: each output is the reduction of red_count contiguous rows of
+// `inner` elements, in kLanes partial results.
+template <class T, template <class> class R>
+void reduce_inner(const ReduceLayout& l, const T* px, T* py, bool mean) {
+  parallel_for(l.outer_count, grain_for(l.red_count * l.inner), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t o = b; o < e; ++o) {
-      const std::int64_t base = offset(o, kept_sizes, kept_strides);
+      const std::int64_t base = run_offset(o, l.kept_sizes, l.kept_strides);
+      T acc[kLanes];
+      std::fill(acc, acc + kLanes, R<T>::init());
+      T tail = R<T>::init();
+      for (std::int64_t r = 0; r < l.red_count; ++r) {
+        const T* __restrict row = px + base + run_offset(r, l.red_sizes, l.red_strides);
+        std::int64_t i = 0;
+        for (; i + kLanes <= l.inner; i += kLanes) {
+          for (std::int64_t j = 0; j < kLanes; ++j) acc[j] = combine<T, R>(acc[j], row[i + j]);
+        }
+        for (; i < l.inner; ++i) tail = combine<T, R>(tail, row[i]);
+      }
+      for (std::int64_t j = 0; j < kLanes; ++j) tail = combine<T, R>(tail, acc[j]);
+      py[o] = finish(tail, mean, l.count);
+    }
+  });
+}
+
+// Inner axes kept: each output row of `inner` elements accumulates red_count rows.
+template <class T, template <class> class R>
+void reduce_outer(const ReduceLayout& l, const T* px, T* py, bool mean) {
+  const std::int64_t inner = l.inner;
+  parallel_for(l.outer_count, grain_for(l.red_count * inner), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t o = b; o < e; ++o) {
+      const std::int64_t base = run_offset(o, l.kept_sizes, l.kept_strides);
       T* __restrict out = py + o * inner;
       std::fill(out, out + inner, R<T>::init());
-      for (std::int64_t r = 0; r < red_count; ++r) {
-        const T* __restrict row = px + base + offset(r, red_sizes, red_strides);
-        if constexpr (std::is_same_v<R<T>, Sum<T>>) {
-          for_lanes(inner, [&](std::int64_t i) { out[i] = wrap(out[i], row[i]); });
-        } else {
-          for_lanes(inner, [&](std::int64_t i) { out[i] = R<T>::apply(out[i], row[i]); });
-        }
+      for (std::int64_t r = 0; r < l.red_count; ++r) {
+        const T* __restrict row = px + base + run_offset(r, l.red_sizes, l.red_strides);
+        for_lanes(inner, [&](std::int64_t i) { out[i] = combine<T, R>(out[i], row[i]); });
       }
       if (mean) {
-        for (std::int64_t i = 0; i < inner; ++i) out[i] = finish(out[i]);
+        for (std::int64_t i = 0; i < inner; ++i) out[i] = finish(out[i], mean, l.count);
       }
     }
   });
+}
+
+template <class T, template <class> class R>
+void reduce_typed(const TensorView& x, const std::vector<bool>& reduced, const TensorView& y, bool mean) {
+  const ReduceLayout l = reduce_layout(x, reduced);
+  const T* px = x.as<const T>();
+  T* py = y.as<T>();
+  if (l.count == 0) {
+    std::fill(py, py + y.elements(), finish(R<T>::init(), mean, l.count));
+    return;
+  }
+  if (l.inner_reduced) {
+    reduce_inner<T, R>(l, px, py, mean);
+  } else {
+    reduce_outer<T, R>(l, px, py, mean);
+  }
 }
 
 std::vector<bool> reduced_axes(std::string_view op, const std::vector<std::int64_t>& axes, const TensorView& x) {

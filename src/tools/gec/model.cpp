@@ -153,107 +153,98 @@ std::int64_t parse_int(const std::string& flag, const std::string& text, std::in
   return v;
 }
 
-}  // namespace
-
-int run_compile(std::span<const std::string> args) {
-  const std::vector<Flag> flags = model_flags(false);
-  const Args a = parse_args(args, flags);
-  if (a.has("help")) {
-    std::fputs(usage(false, flags).c_str(), stdout);
-    return 0;
-  }
-  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals.front() + "'");
-  const auto gear = a.get("gear");
-  const std::int64_t gear_index = gear ? parse_int("gear", *gear, 0) : 0;
-  if (gear && !a.has("dot") && !a.has("plan-svg"))
-    throw UsageError("--gear chooses the plan of --dot or --plan-svg; give one of them");
-  const Loaded l = load_and_compile(a, true);
-  const ge::CompiledModel& m = *l.model;
-  const auto names = input_names(m);
-  // Plans: those made now; with an unbounded range none is (they are made per signature).
+// The plan --dot and --plan-svg show: --gear N, else the first; null when no plan was
+// made at compile time.
+const ge::Plan* shown_plan(const ge::CompiledModel& m, const std::optional<std::string>& gear) {
   const auto& plans = m.plans();
-
-  // The plan --dot and --plan-svg show: --gear N, else the first.
   const ge::Plan* shown = plans.empty() ? nullptr : plans.front().get();
-  if (gear) {
-    const bool geared = !plans.empty() && plans.front()->gear >= 0;
-    if (plans.empty())
-      throw UsageError("--gear " + *gear + ": the model has no plan made at compile time (an unbounded dim: a plan per "
-                       "input signature, made at run time)");
-    if (!geared && gear_index != 0)
-      throw UsageError("--gear " + *gear + ": the model has one plan and no gears; expected 0 or no --gear");
-    if (geared) {
-      const auto it = std::find_if(plans.begin(), plans.end(), [&](const auto& p) { return p->gear == gear_index; });
-      if (it == plans.end())
-        throw UsageError("--gear " + *gear + ": the model has gears 0 to " + std::to_string(plans.back()->gear) +
-                         "; expected one of them");
-      shown = it->get();
-    }
+  if (!gear) return shown;
+  const std::int64_t gear_index = parse_int("gear", *gear, 0);
+  const bool geared = !plans.empty() && plans.front()->gear >= 0;
+  if (plans.empty())
+    throw UsageError("--gear " + *gear + ": the model has no plan made at compile time (an unbounded dim: a plan per "
+                     "input signature, made at run time)");
+  if (!geared && gear_index != 0)
+    throw UsageError("--gear " + *gear + ": the model has one plan and no gears; expected 0 or no --gear");
+  if (geared) {
+    const auto it = std::find_if(plans.begin(), plans.end(), [&](const auto& p) { return p->gear == gear_index; });
+    if (it == plans.end())
+      throw UsageError("--gear " + *gear + ": the model has gears 0 to " + std::to_string(plans.back()->gear) +
+                       "; expected one of them");
+    shown = it->get();
   }
-  const std::string stem = std::filesystem::path(l.path).stem().string();
+  return shown;
+}
 
-  if (const auto dot = a.get("dot")) {
-    ge::DotOptions d;
-    d.name = stem;
-    if (shown != nullptr) {
-      d.node_streams.assign(m.graph().nodes().size(), -1);
-      for (std::size_t s = 0; s < shown->steps.size(); ++s)
-        if (const auto n = m.graph().find_node(shown->steps[s].name)) d.node_streams[*n] = shown->streams.stream[s];
-    }
-    std::ofstream f(*dot);
-    f << ge::to_dot(m.graph(), d);
-    if (!f) throw UsageError("cannot write --dot file '" + *dot + "'");
+// --dot: the compiled graph, its nodes coloured by the streams of plan `shown`.
+void write_dot(const std::string& file, const std::string& stem, const ge::CompiledModel& m, const ge::Plan* shown) {
+  ge::DotOptions d;
+  d.name = stem;
+  if (shown != nullptr) {
+    d.node_streams.assign(m.graph().nodes().size(), -1);
+    for (std::size_t s = 0; s < shown->steps.size(); ++s)
+      if (const auto n = m.graph().find_node(shown->steps[s].name)) d.node_streams[*n] = shown->streams.stream[s];
   }
+  std::ofstream f(file);
+  f << ge::to_dot(m.graph(), d);
+  if (!f) throw UsageError("cannot write --dot file '" + file + "'");
+}
 
-  if (const auto svg = a.get("plan-svg")) {
-    if (shown == nullptr)
-      throw UsageError("--plan-svg: the model has no plan made at compile time (an unbounded dim: a plan per input "
-                       "signature, made at run time); give ranges or gears for it");
-    ge::PlanSvgOptions o;
-    o.title = stem + (shown->gear >= 0 ? ", gear " + std::to_string(shown->gear) : std::string()) + ": " +
-              shown->describe_inputs(names);
-    std::ofstream f(*svg);
-    f << ge::plan_svg(*shown, o);
-    if (!f) throw UsageError("cannot write --plan-svg file '" + *svg + "'");
+// --plan-svg: the memory plan of plan `shown`.
+void write_plan_svg(const std::string& file, const std::string& stem, const ge::Plan* shown,
+                    const std::vector<std::string>& names) {
+  if (shown == nullptr)
+    throw UsageError("--plan-svg: the model has no plan made at compile time (an unbounded dim: a plan per input "
+                     "signature, made at run time); give ranges or gears for it");
+  ge::PlanSvgOptions o;
+  o.title = stem + (shown->gear >= 0 ? ", gear " + std::to_string(shown->gear) : std::string()) + ": " +
+            shown->describe_inputs(names);
+  std::ofstream f(file);
+  f << ge::plan_svg(*shown, o);
+  if (!f) throw UsageError("cannot write --plan-svg file '" + file + "'");
+}
+
+// `gec compile --json`: the model, its inputs and outputs, and each plan.
+void print_compile_json(const Loaded& l, const std::vector<std::string>& names) {
+  const ge::CompiledModel& m = *l.model;
+  JsonWriter j;
+  j.begin_object().key("model").value(l.path).key("mode").value(std::string(ge::to_string(m.mode())));
+  j.key("nodes").value(static_cast<std::uint64_t>(l.source_nodes));
+  j.key("compiled_nodes").value(static_cast<std::uint64_t>(m.graph().nodes().size()));
+  for (const bool in : {true, false}) {
+    j.key(in ? "inputs" : "outputs").begin_array();
+    for (const ge::ModelIO& io : in ? m.inputs() : m.outputs())
+      j.begin_object()
+          .key("name").value(io.name)
+          .key("dtype").value(std::string(ge::to_string(io.dtype)))
+          .key("shape").value(io.shape.to_string())
+          .end_object();
+    j.end_array();
   }
-
-  if (a.has("json")) {
-    JsonWriter j;
-    j.begin_object().key("model").value(l.path).key("mode").value(std::string(ge::to_string(m.mode())));
-    j.key("nodes").value(static_cast<std::uint64_t>(l.source_nodes));
-    j.key("compiled_nodes").value(static_cast<std::uint64_t>(m.graph().nodes().size()));
-    for (const bool in : {true, false}) {
-      j.key(in ? "inputs" : "outputs").begin_array();
-      for (const ge::ModelIO& io : in ? m.inputs() : m.outputs())
-        j.begin_object()
-            .key("name").value(io.name)
-            .key("dtype").value(std::string(ge::to_string(io.dtype)))
-            .key("shape").value(io.shape.to_string())
-            .end_object();
-      j.end_array();
-    }
-    j.key("plans_per_signature").value(m.plans_per_signature());
-    j.key("plans").begin_array();
-    for (const auto& p : plans) {
-      j.begin_object().key("gear").value(p->gear).key("inputs").begin_object();
-      for (std::size_t i = 0; i < names.size(); ++i) j.key(names[i]).value(p->input_shapes[i].to_string());
-      j.end_object();
-      j.key("nodes").value(static_cast<std::uint64_t>(p->steps.size()));
-      j.key("static").value(p->static_shapes);
-      j.key("data_dependent_steps").value(static_cast<std::uint64_t>(p->data_dependent_steps));
-      j.key("per_run_values").value(static_cast<std::uint64_t>(p->per_run_values));
-      j.key("folded_nodes").value(static_cast<std::uint64_t>(p->folded_nodes));
-      j.key("streams").value(p->streams.stream_count);
-      j.key("arena_bytes").value(p->memory.arena_bytes);
-      j.key("no_reuse_bytes").value(p->memory.no_reuse_bytes);
-      j.key("lower_bound").value(p->memory.lower_bound);
-      j.end_object();
-    }
-    j.end_array().key("arena_bytes").value(m.arena_bytes()).end_object();
-    std::printf("%s\n", j.str().c_str());
-    return 0;
+  j.key("plans_per_signature").value(m.plans_per_signature());
+  j.key("plans").begin_array();
+  for (const auto& p : m.plans()) {
+    j.begin_object().key("gear").value(p->gear).key("inputs").begin_object();
+    for (std::size_t i = 0; i < names.size(); ++i) j.key(names[i]).value(p->input_shapes[i].to_string());
+    j.end_object();
+    j.key("nodes").value(static_cast<std::uint64_t>(p->steps.size()));
+    j.key("static").value(p->static_shapes);
+    j.key("data_dependent_steps").value(static_cast<std::uint64_t>(p->data_dependent_steps));
+    j.key("per_run_values").value(static_cast<std::uint64_t>(p->per_run_values));
+    j.key("folded_nodes").value(static_cast<std::uint64_t>(p->folded_nodes));
+    j.key("streams").value(p->streams.stream_count);
+    j.key("arena_bytes").value(p->memory.arena_bytes);
+    j.key("no_reuse_bytes").value(p->memory.no_reuse_bytes);
+    j.key("lower_bound").value(p->memory.lower_bound);
+    j.end_object();
   }
+  j.end_array().key("arena_bytes").value(m.arena_bytes()).end_object();
+  std::printf("%s\n", j.str().c_str());
+}
 
+// `gec compile`: the model, what the passes did, its inputs and outputs, and each plan.
+void print_compile_summary(const Loaded& l, const std::vector<std::string>& names) {
+  const ge::CompiledModel& m = *l.model;
   std::printf("model %s: %zu nodes, %zu after the passes (", l.path.c_str(), l.source_nodes, m.graph().nodes().size());
   for (std::size_t i = 0; i < m.pass_stats().size(); ++i)
     std::printf("%s%s -%zu +%zu", i ? ", " : "", m.pass_stats()[i].pass.c_str(), m.pass_stats()[i].nodes_removed,
@@ -264,7 +255,7 @@ int run_compile(std::span<const std::string> args) {
   std::printf("mode    %s", std::string(ge::to_string(m.mode())).c_str());
   if (m.plans_per_signature()) std::printf(" (an unbounded dim: a plan per input signature, made at run time)");
   std::printf("\n");
-  for (const auto& p : plans) {
+  for (const auto& p : m.plans()) {
     const std::string kind = p->static_shapes ? "static" : std::to_string(p->data_dependent_steps) +
                                                               " data-dependent steps, " + std::to_string(p->per_run_values) +
                                                               " values allocated per run";
@@ -275,29 +266,12 @@ int run_compile(std::span<const std::string> args) {
                 static_cast<long long>(p->memory.arena_bytes), static_cast<long long>(p->memory.no_reuse_bytes),
                 static_cast<long long>(p->memory.lower_bound));
   }
-  if (!plans.empty()) std::printf("arena   %lld bytes for every plan\n", static_cast<long long>(m.arena_bytes()));
-  return 0;
+  if (!m.plans().empty()) std::printf("arena   %lld bytes for every plan\n", static_cast<long long>(m.arena_bytes()));
 }
 
-int run_run(std::span<const std::string> args) {
-  const std::vector<Flag> flags = model_flags(true);
-  const Args a = parse_args(args, flags);
-  if (a.has("help")) {
-    std::fputs(usage(true, flags).c_str(), stdout);
-    return 0;
-  }
-  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals.front() + "'");
-  const int iterations = static_cast<int>(parse_int("iterations", a.get("iterations").value_or("10"), 1));
-  const int threads = static_cast<int>(parse_int("threads", a.get("threads").value_or("0"), 0));
-  const auto seed = static_cast<std::uint64_t>(parse_int("seed", a.get("seed").value_or("1"), 0));
-  const auto trace_file = a.get("trace");
-  const bool profile = a.has("profile");
-  if (trace_file && !std::ofstream(*trace_file)) throw UsageError("cannot write --trace file '" + *trace_file + "'");
-  const Loaded l = load_and_compile(a, true);
-  const ge::CompiledModel& m = *l.model;
-  const auto names = input_names(m);
-
-  // The real input shapes: --shape, else the model's (static) or the first plan's.
+// The real input dims of `gec run`: --shape, else the model's (static) or the first plan's.
+std::vector<std::vector<std::int64_t>> run_dims(const Args& a, const ge::CompiledModel& m,
+                                                const std::vector<std::string>& names) {
   std::vector<std::vector<std::int64_t>> dims(names.size());
   std::vector<bool> given(names.size(), false);
   if (const auto text = a.get("shape")) {
@@ -323,8 +297,13 @@ int run_run(std::span<const std::string> args) {
       throw UsageError("input '" + names[i] + "' has the dynamic shape " + s.to_string() + "; give its dims with --shape");
     dims[i] = s.values();
   }
+  return dims;
+}
 
-  // The inputs: .npy files or seeded random data.
+// The inputs of `gec run`: the .npy files of --input (whose dims replace `dims`), else
+// random data seeded with `seed`.
+std::vector<NpyArray> run_inputs(const Args& a, const ge::CompiledModel& m, const std::vector<std::string>& names,
+                                 std::vector<std::vector<std::int64_t>>& dims, std::uint64_t seed) {
   std::vector<NpyArray> data(names.size());
   std::vector<bool> from_file(names.size(), false);
   if (const auto list = a.get("input")) {
@@ -350,32 +329,47 @@ int run_run(std::span<const std::string> args) {
     if (from_file[i]) continue;
     data[i] = random_array(m.inputs()[i].dtype, dims[i], rng);
   }
-  std::vector<ge::TensorView> views;
-  for (NpyArray& d : data) views.push_back(d.view());
+  return data;
+}
 
-  ge::Session session(l.model, {.threads = threads, .trace = trace_file.has_value() || profile});
-  for (const std::string& n : session.notices()) std::fprintf(stderr, "gec: notice: %s\n", n.c_str());
-  ge::RunResult r = session.run(views);  // warm-up (and the first binding)
+// The timed runs of `gec run`: each run's milliseconds (sorted), the traces to write,
+// the profile, the wall time of them all and the last result.
+struct Timed {
   std::vector<double> ms;
   std::vector<ge::RunTrace> traces;
-  ge::Profile prof;
+  ge::Profile profile;
+  double total_s = 0;
+  ge::RunResult last;
+};
+
+Timed timed_runs(ge::Session& session, std::span<const ge::TensorView> views, int iterations, bool profile,
+                 bool keep_traces) {
+  Timed t;
+  t.last = session.run(views);  // warm-up (and the first binding)
   const auto t_all = std::chrono::steady_clock::now();
   for (int i = 0; i < iterations; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    r = session.run(views);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    if (r.trace) {
-      if (profile) prof.add(*r.trace);
-      if (trace_file) traces.push_back(*r.trace);
+    t.last = session.run(views);
+    t.ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (t.last.trace) {
+      if (profile) t.profile.add(*t.last.trace);
+      if (keep_traces) t.traces.push_back(*t.last.trace);
     }
   }
-  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count();
-  std::sort(ms.begin(), ms.end());
+  t.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count();
+  std::sort(t.ms.begin(), t.ms.end());
+  return t;
+}
+
+// `gec run`'s report: the model and input dims, latency percentiles, throughput, outputs.
+void print_run(const Loaded& l, const std::vector<std::string>& names,
+               const std::vector<std::vector<std::int64_t>>& dims, const Timed& t, int threads) {
   const auto pct = [&](double p) {
-    const auto idx = static_cast<std::size_t>(std::clamp(p * static_cast<double>(ms.size()) - 1e-9, 0.0,
-                                                         static_cast<double>(ms.size() - 1)));
-    return ms[idx];
+    const auto idx = static_cast<std::size_t>(std::clamp(p * static_cast<double>(t.ms.size()) - 1e-9, 0.0,
+                                                         static_cast<double>(t.ms.size() - 1)));
+    return t.ms[idx];
   };
+  const ge::RunResult& r = t.last;
   std::printf("model %s, %s%s, %d threads\n", l.path.c_str(),
               r.gear >= 0 ? ("gear " + std::to_string(r.gear) + ", ").c_str() : "", [&] {
                 std::string s;
@@ -385,32 +379,94 @@ int run_run(std::span<const std::string> args) {
                 }
                 return s;
               }().c_str(),
-              session.threads());
+              threads);
+  const int iterations = static_cast<int>(t.ms.size());
   std::printf("latency over %d runs: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms (min %.3f, max %.3f)\n", iterations,
-              pct(0.50), pct(0.90), pct(0.99), ms.front(), ms.back());
-  std::printf("throughput: %.1f runs/s\n", static_cast<double>(iterations) / total_s);
+              pct(0.50), pct(0.90), pct(0.99), t.ms.front(), t.ms.back());
+  std::printf("throughput: %.1f runs/s\n", static_cast<double>(iterations) / t.total_s);
   for (const ge::Output& o : r.outputs)
     std::printf("output %s %s[%s] %lld bytes\n", o.name.c_str(), std::string(ge::to_string(o.dtype)).c_str(),
                 o.shape().to_string().c_str(), static_cast<long long>(o.bytes));
+}
+
+// --output-dir: each output as `<name>.npy`, the name's other characters made `_`.
+void write_outputs(const std::string& dir, const ge::RunResult& r) {
+  std::filesystem::create_directories(dir);
+  for (const ge::Output& o : r.outputs) {
+    std::string file = o.name;
+    for (char& c : file)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+    write_npy((std::filesystem::path(dir) / (file + ".npy")).string(), o.view());
+  }
+}
+
+}  // namespace
+
+int run_compile(std::span<const std::string> args) {
+  const std::vector<Flag> flags = model_flags(false);
+  const Args a = parse_args(args, flags);
+  if (a.has("help")) {
+    std::fputs(usage(false, flags).c_str(), stdout);
+    return 0;
+  }
+  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals.front() + "'");
+  const auto gear = a.get("gear");
+  if (gear) (void)parse_int("gear", *gear, 0);
+  if (gear && !a.has("dot") && !a.has("plan-svg"))
+    throw UsageError("--gear chooses the plan of --dot or --plan-svg; give one of them");
+  const Loaded l = load_and_compile(a, true);
+  const ge::CompiledModel& m = *l.model;
+  const auto names = input_names(m);
+  // Plans: those made now; with an unbounded range none is (they are made per signature).
+  const ge::Plan* shown = shown_plan(m, gear);
+  const std::string stem = std::filesystem::path(l.path).stem().string();
+  if (const auto dot = a.get("dot")) write_dot(*dot, stem, m, shown);
+  if (const auto svg = a.get("plan-svg")) write_plan_svg(*svg, stem, shown, names);
+  if (a.has("json")) {
+    print_compile_json(l, names);
+  } else {
+    print_compile_summary(l, names);
+  }
+  return 0;
+}
+
+int run_run(std::span<const std::string> args) {
+  const std::vector<Flag> flags = model_flags(true);
+  const Args a = parse_args(args, flags);
+  if (a.has("help")) {
+    std::fputs(usage(true, flags).c_str(), stdout);
+    return 0;
+  }
+  if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals.front() + "'");
+  const int iterations = static_cast<int>(parse_int("iterations", a.get("iterations").value_or("10"), 1));
+  const int threads = static_cast<int>(parse_int("threads", a.get("threads").value_or("0"), 0));
+  const auto seed = static_cast<std::uint64_t>(parse_int("seed", a.get("seed").value_or("1"), 0));
+  const auto trace_file = a.get("trace");
+  const bool profile = a.has("profile");
+  if (trace_file && !std::ofstream(*trace_file)) throw UsageError("cannot write --trace file '" + *trace_file + "'");
+  const Loaded l = load_and_compile(a, true);
+  const ge::CompiledModel& m = *l.model;
+  const auto names = input_names(m);
+  std::vector<std::vector<std::int64_t>> dims = run_dims(a, m, names);
+  std::vector<NpyArray> data = run_inputs(a, m, names, dims, seed);
+  std::vector<ge::TensorView> views;
+  for (NpyArray& d : data) views.push_back(d.view());
+
+  ge::Session session(l.model, {.threads = threads, .trace = trace_file.has_value() || profile});
+  for (const std::string& n : session.notices()) std::fprintf(stderr, "gec: notice: %s\n", n.c_str());
+  const Timed t = timed_runs(session, views, iterations, profile, trace_file.has_value());
+  print_run(l, names, dims, t, session.threads());
   if (trace_file) {
     try {
-      ge::write_chrome_trace(*trace_file, traces);
+      ge::write_chrome_trace(*trace_file, t.traces);
     } catch (const ge::Error&) {
       throw UsageError("cannot write --trace file '" + *trace_file + "'");
     }
     std::printf("trace: %zu runs written to %s (open in https://ui.perfetto.dev or chrome://tracing)\n",
-                traces.size(), trace_file->c_str());
+                t.traces.size(), trace_file->c_str());
   }
-  if (profile) std::printf("\nprofile of the %d timed runs\n%s", iterations, prof.table(20).c_str());
-  if (const auto dir = a.get("output-dir")) {
-    std::filesystem::create_directories(*dir);
-    for (const ge::Output& o : r.outputs) {
-      std::string file = o.name;
-      for (char& c : file)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
-      write_npy((std::filesystem::path(*dir) / (file + ".npy")).string(), o.view());
-    }
-  }
+  if (profile) std::printf("\nprofile of the %d timed runs\n%s", iterations, t.profile.table(20).c_str());
+  if (const auto dir = a.get("output-dir")) write_outputs(*dir, t.last);
   return 0;
 }
 

@@ -1,0 +1,352 @@
+// The f32 GEMM's block level: the kernels over one output block (all of K) or one K
+// block, compiled per ISA and chosen once at start-up, and the split of the output into
+// blocks run in parallel.
+#include <algorithm>
+
+#include <tbb/task_arena.h>
+
+#include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/gemm_tile.hpp"
+
+// The 64-byte vector helpers are internal and always inlined, so their by-value vector
+// arguments never cross an ABI boundary.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace ge::cpu {
+namespace {
+
+using namespace gemm_tile;
+
+// AVX-512 code is built for F + DQ + BW + VL (every AVX-512 CPU since Skylake-X and Zen 4):
+// without DQ, GCC turns a compare's mask into a vector select lane by lane.
+#define GE_AVX512_ISA "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"
+
+bool avx512_usable() { return isa() == Isa::avx512; }
+
+constexpr std::int64_t kKc = 256;  // K block: a 16-column B panel slice (16 KiB) stays in L1
+constexpr std::int64_t kMc = 192;  // rows per output block: the A block (192 KiB) stays in L2
+constexpr std::int64_t kNc = 256;  // columns per output block
+
+// One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K. A
+// is packed (`a` holds MR-row panels) or, with `kRowA`, row-major with row stride `lda`,
+// read in place: then an edge tile (fewer than MR rows or NR columns) packs its MR x kc
+// slice of A first for the edge kernel.
+template <int V, bool kRowA>
+inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::int64_t n, std::int64_t k,
+                                                           std::int64_t m0, std::int64_t m1, std::int64_t n0,
+                                                           std::int64_t n1, const float* a, std::int64_t lda,
+                                                           const float* pb, float* c, std::int64_t ldc,
+                                                           const GemmEpilogue& ep) {
+  alignas(64) float tile[kGemmMR * kGemmNR];
+  alignas(64) float ragged_tile[V == 16 ? 4 * kGemmMR * kGemmNR : 1];
+  alignas(64) float slice[kRowA ? kGemmMR * kKc : 1];
+  std::int64_t k0 = 0;
+  do {
+    const std::int64_t kc = std::min(kKc, k - k0);
+    const bool load_c = k0 != 0 || ep.accumulate;
+    const bool last = k0 + kc >= k;
+    // A's rows [i, ...) from k0 on, and the stride between its two MR-row halves.
+    const auto a_at = [&](std::int64_t i) __attribute__((always_inline)) {
+      return kRowA ? a + i * lda + k0 : a + (i / kGemmMR) * k * kGemmMR + k0 * kGemmMR;
+    };
+    const std::int64_t a_stride = kRowA ? lda : k * kGemmMR;
+    // Inlined: out of line a lambda is compiled for the baseline ISA, not the caller's.
+    const auto one_tile = [&](std::int64_t i, std::int64_t j, const Ahead& ahead) __attribute__((always_inline)) {
+      const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
+      const std::int64_t nr = std::min(kGemmNR, n - j);
+      const std::int64_t mr = std::min(kGemmMR, m - i);
+      if (mr == kGemmMR && nr == kGemmNR) {
+        micro_kernel_store<V, 1, 1, kRowA>(kc, a_at(i), a_stride, bp, 0, c + i * ldc + j, ldc, load_c, last, ep, i, j,
+                                           ahead);
+        return;
+      }
+      const float* ap = a_at(i);
+      if constexpr (kRowA) {
+        if (mr < kGemmMR) {
+          rows_kernel_n<V>(kc, ap, lda, bp, tile, mr);  // A's last rows in place (M = 1: a GEMV)
+        } else {
+          for (std::int64_t p = 0; p < kc; ++p)
+            for (std::int64_t r = 0; r < kGemmMR; ++r) slice[p * kGemmMR + r] = ap[r * lda + p];
+          micro_kernel_edge<V>(kc, slice, bp, tile, nr);
+        }
+      } else {
+        micro_kernel_edge<V>(kc, ap, bp, tile, nr);
+      }
+      for (std::int64_t r = 0; r < mr; ++r) {
+        float* crow = c + (i + r) * ldc + j;
+        if (nr == kGemmNR) {
+          finish_row(tile + r * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c, last, ep,
+                     i + r, j);
+        } else {
+          finish_row(tile + r * kGemmNR, crow, nr, load_c, last, ep, i + r, j);
+        }
+      }
+    };
+    for (std::int64_t j = n0; j < n1;) {
+      const bool wide = V == 16 && j + 2 * kGemmNR <= n1;
+      // 17 to 31 columns left (N = 24: MobileNet's projections): 12 x 32 tiles too, into
+      // `ragged` (B's panels are zero-padded), finished column-exact.
+      const bool ragged = V == 16 && !wide && j + kGemmNR < n1;
+      // With A in place, B holds the weights (a MatMul's or a pixel-major conv's): the
+      // first tile of these columns fetches the next B panels (the next K block's first
+      // at the end).
+      const std::int64_t jn = j + (wide || ragged ? 2 : 1) * kGemmNR;
+      Ahead next_b;
+      if (kRowA && (jn < n1 || k0 + kc < k)) {
+        const std::int64_t jj = jn < n1 ? jn : n0, kk = jn < n1 ? k0 : k0 + kc;
+        next_b = {pb + (jj / kGemmNR) * k * kGemmNR + kk * kGemmNR, k * kGemmNR, kGemmNR,
+                  n1 - jj > kGemmNR ? 2 : 1};
+      }
+      for (std::int64_t i = m0; i < m1;) {
+        const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
+        const Ahead ahead = i == m0 ? next_b : Ahead{};
+        if (wide && i + 2 * kGemmMR <= m1) {
+          micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, c + i * ldc + j, ldc, load_c, last,
+                                             ep, i, j, ahead);
+          i += 2 * kGemmMR;
+          continue;
+        }
+        if (ragged && i + 2 * kGemmMR <= m1) {
+          micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, ragged_tile, 2 * kGemmNR, false,
+                                             false, ep, i, j, ahead);
+          for (std::int64_t r = 0; r < 2 * kGemmMR; ++r) {
+            float* crow = c + (i + r) * ldc + j;
+            finish_row(ragged_tile + r * 2 * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c,
+                       last, ep, i + r, j);
+            finish_row(ragged_tile + r * 2 * kGemmNR + kGemmNR, crow + kGemmNR, n1 - j - kGemmNR, load_c, last, ep,
+                       i + r, j + kGemmNR);
+          }
+          i += 2 * kGemmMR;
+          continue;
+        }
+        one_tile(i, j, ahead);
+        if (wide || ragged) one_tile(i, j + kGemmNR, Ahead{});
+        i += kGemmMR;
+      }
+      j += wide || ragged ? 2 * kGemmNR : kGemmNR;
+    }
+    k0 += kc;
+  } while (k0 < k);
+  gelu_rows(ep.post.kind, c + m0 * ldc + n0, ldc, m1 - m0, n1 - n0);
+}
+
+// One K block [k0, k0 + kc) of rows [m0, m1) x the `n` columns of a B block packed by the
+// caller (panels of kc x NR, `bstride` apart); C and the epilogue's columns start at
+// `col0`. Each 6 x kc A slice stays in L1 while the B block's panels stream past it.
+template <int V>
+inline __attribute__((always_inline)) void gemm_kblock_impl(std::int64_t m, std::int64_t m0, std::int64_t m1,
+                                                            std::int64_t k, std::int64_t k0, std::int64_t kc,
+                                                            const float* pa, const float* bblock, std::int64_t bstride,
+                                                            std::int64_t n, float* c, std::int64_t ldc,
+                                                            std::int64_t col0, const GemmEpilogue& ep, bool first,
+                                                            bool last) {
+  alignas(64) float tile[kGemmMR * kGemmNR];
+  const bool load_c = !first || ep.accumulate;
+  const std::int64_t a_stride = k * kGemmMR;  // from one A panel to the next
+  const auto one_tile = [&](std::int64_t i, std::int64_t j, const Ahead& ahead) __attribute__((always_inline)) {
+    const float* ap = pa + (i / kGemmMR) * a_stride + k0 * kGemmMR;
+    const float* bp = bblock + (j / kGemmNR) * bstride;
+    const std::int64_t mr = std::min(kGemmMR, m - i);
+    const std::int64_t nr = std::min(kGemmNR, n - j);
+    const std::int64_t col = col0 + j;
+    if (mr == kGemmMR && nr == kGemmNR) {
+      micro_kernel_store<V>(kc, ap, 0, bp, 0, c + i * ldc + col, ldc, load_c, last, ep, i, col, ahead);
+      return;
+    }
+    micro_kernel_edge<V>(kc, ap, bp, tile, nr);
+    for (std::int64_t r = 0; r < mr; ++r) {
+      finish_row(tile + r * kGemmNR, c + (i + r) * ldc + col, nr, load_c, last, ep, i + r, col);
+    }
+  };
+  // AVX-512: 12 x 32 tiles (two A panels x two B panels) where they fit, as in
+  // gemm_block_impl; 6 x 16 at the edges and on narrower ISAs.
+  for (std::int64_t i = m0; i < m1;) {
+    const bool tall = V == 16 && i + 2 * kGemmMR <= m1;
+    // The first tile of these rows fetches the A panels of the next rows (A holds a
+    // conv's weights; the first rows' panels of the next K block at the end).
+    const std::int64_t in = i + (tall ? 2 : 1) * kGemmMR;
+    Ahead next_a;
+    if (in < m1 || k0 + kc < k) {
+      const std::int64_t ii = in < m1 ? in : m0, kk = in < m1 ? k0 : k0 + kc;
+      next_a = {pa + (ii / kGemmMR) * a_stride + kk * kGemmMR, a_stride, kGemmMR, m1 - ii > kGemmMR ? 2 : 1};
+    }
+    for (std::int64_t j = 0; j < n;) {
+      const Ahead ahead = j == 0 ? next_a : Ahead{};
+      if (tall && j + 2 * kGemmNR <= n) {
+        micro_kernel_store<V, 2, 2, false>(kc, pa + (i / kGemmMR) * a_stride + k0 * kGemmMR, a_stride,
+                                           bblock + (j / kGemmNR) * bstride, bstride, c + i * ldc + col0 + j, ldc,
+                                           load_c, last, ep, i, col0 + j, ahead);
+        j += 2 * kGemmNR;
+        continue;
+      }
+      one_tile(i, j, ahead);
+      if (tall) one_tile(i + kGemmMR, j, Ahead{});
+      j += kGemmNR;
+    }
+    i += tall ? 2 * kGemmMR : kGemmMR;
+  }
+  if (last) gelu_rows(ep.post.kind, c + m0 * ldc + col0, ldc, m1 - m0, n);
+}
+
+using KBlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                          const float*, const float*, std::int64_t, std::int64_t, float*, std::int64_t,
+                          std::int64_t, const GemmEpilogue&, bool, bool);
+
+#define GE_GEMM_KBLOCK_ARGS                                                                                      \
+  std::int64_t m, std::int64_t m0, std::int64_t m1, std::int64_t k, std::int64_t k0, std::int64_t kc,           \
+      const float *pa, const float *bblock, std::int64_t bstride, std::int64_t n, float *c, std::int64_t ldc,    \
+      std::int64_t col0, const GemmEpilogue &ep, bool first, bool last
+#define GE_GEMM_KBLOCK_CALL(V) \
+  gemm_kblock_impl<V>(m, m0, m1, k, k0, kc, pa, bblock, bstride, n, c, ldc, col0, ep, first, last)
+
+void gemm_kblock_base(GE_GEMM_KBLOCK_ARGS) { GE_GEMM_KBLOCK_CALL(4); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) void gemm_kblock_avx2(GE_GEMM_KBLOCK_ARGS) { GE_GEMM_KBLOCK_CALL(8); }
+__attribute__((target(GE_AVX512_ISA))) void gemm_kblock_avx512(GE_GEMM_KBLOCK_ARGS) {
+  GE_GEMM_KBLOCK_CALL(16);
+}
+#endif
+
+KBlockFn pick_kblock() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (avx512_usable()) return gemm_kblock_avx512;
+  if (isa() >= Isa::avx2) return gemm_kblock_avx2;
+#endif
+  return gemm_kblock_base;
+}
+
+const KBlockFn gemm_kblock_fn = pick_kblock();
+
+using BlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                         std::int64_t, const float*, const float*, float*, std::int64_t, const GemmEpilogue&);
+
+#define GE_GEMM_BLOCK_ARGS                                                                                        \
+  std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0,              \
+      std::int64_t n1, const float *pa, const float *pb, float *c, std::int64_t ldc, const GemmEpilogue &ep
+#define GE_GEMM_BLOCK_CALL(V) gemm_block_impl<V, false>(m, n, k, m0, m1, n0, n1, pa, 0, pb, c, ldc, ep)
+
+void gemm_block_base(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(4); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) void gemm_block_avx2(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(8); }
+__attribute__((target(GE_AVX512_ISA))) void gemm_block_avx512(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(16); }
+#endif
+
+using RowABlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                             std::int64_t, const float*, std::int64_t, const float*, float*, std::int64_t,
+                             const GemmEpilogue&);
+
+#define GE_GEMM_ROWA_ARGS                                                                                         \
+  std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0,              \
+      std::int64_t n1, const float *a, std::int64_t lda, const float *pb, float *c, std::int64_t ldc,             \
+      const GemmEpilogue &ep
+#define GE_GEMM_ROWA_CALL(V) gemm_block_impl<V, true>(m, n, k, m0, m1, n0, n1, a, lda, pb, c, ldc, ep)
+
+void gemm_rowa_base(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(4); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) void gemm_rowa_avx2(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(8); }
+__attribute__((target(GE_AVX512_ISA))) void gemm_rowa_avx512(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(16); }
+#endif
+
+RowABlockFn pick_rowa() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (avx512_usable()) return gemm_rowa_avx512;
+  if (isa() >= Isa::avx2) return gemm_rowa_avx2;
+#endif
+  return gemm_rowa_base;
+}
+
+const RowABlockFn gemm_rowa_block = pick_rowa();
+
+// The widest block kernel this CPU runs, chosen once.
+BlockFn pick_block() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (avx512_usable()) return gemm_block_avx512;
+  if (isa() >= Isa::avx2) return gemm_block_avx2;
+#endif
+  return gemm_block_base;
+}
+
+const BlockFn gemm_block = pick_block();
+
+}  // namespace
+
+void gemm_packed_kblock(std::int64_t m, std::int64_t m0, std::int64_t m1, std::int64_t k, std::int64_t k0,
+                        std::int64_t kc, const float* packed_a, const float* b_block, std::int64_t b_panel_stride,
+                        std::int64_t n, float* c, std::int64_t ldc, std::int64_t col0, const GemmEpilogue& ep,
+                        bool first, bool last) {
+  if (m1 <= m0 || n <= 0) return;
+  gemm_kblock_fn(m, m0, m1, k, k0, kc, packed_a, b_block, b_panel_stride, n, c, ldc, col0, ep, first, last);
+}
+
+namespace {
+
+// Splits the m x n output into blocks (whole MR/NR multiples; M up to 1.5 kMc stays one
+// block; blocks shrink until every thread of the arena gets about two) and runs
+// `block(m0, m1, n0, n1)` over them, in parallel unless the product is small.
+template <class Block>
+void for_blocks(std::int64_t m, std::int64_t n, std::int64_t k, bool parallel, const Block& block) {
+  std::int64_t mc = m <= kMc + kMc / 2 ? m : kMc;
+  std::int64_t nc = kNc;
+  const std::int64_t want = parallel ? 2 * static_cast<std::int64_t>(tbb::this_task_arena::max_concurrency()) : 1;
+  const auto count = [&] { return ((m + mc - 1) / mc) * ((n + nc - 1) / nc); };
+  while (count() < want && (nc > 4 * kGemmNR || mc > 4 * kGemmMR)) {
+    if (nc > 4 * kGemmNR && n > nc / 2) {
+      nc /= 2;
+    } else if (mc > 4 * kGemmMR) {
+      mc = (mc / 2 + kGemmMR - 1) / kGemmMR * kGemmMR;
+    } else {
+      break;
+    }
+  }
+  // Equal shares: with few tasks, a count that is no multiple of the threads leaves one
+  // idle at the end (5 blocks of 256 columns on 2 threads: 3 + 2). Round the column
+  // blocks up to make it one, their widths equal to the panel.
+  const std::int64_t threads = parallel ? static_cast<std::int64_t>(tbb::this_task_arena::max_concurrency()) : 1;
+  const std::int64_t mblocks = (m + mc - 1) / mc;
+  if (threads > 1 && mblocks * ((n + nc - 1) / nc) < 4 * threads) {
+    std::int64_t nb = (n + nc - 1) / nc;
+    while ((mblocks * nb) % threads != 0 && nb < (n + kGemmNR - 1) / kGemmNR) ++nb;
+    if ((mblocks * nb) % threads == 0) nc = ((n + nb - 1) / nb + kGemmNR - 1) / kGemmNR * kGemmNR;
+  }
+  const std::int64_t nblocks = (n + nc - 1) / nc;
+  const std::int64_t tasks = mblocks * nblocks;
+  auto run = [&](std::int64_t tb, std::int64_t te) {
+    for (std::int64_t t = tb; t < te; ++t) {
+      const std::int64_t m0 = t / nblocks * mc;
+      const std::int64_t n0 = t % nblocks * nc;
+      block(m0, std::min(m, m0 + mc), n0, std::min(n, n0 + nc));
+    }
+  };
+  const std::int64_t flops = 2 * m * n * std::max<std::int64_t>(k, 1);
+  if (!parallel || flops < (std::int64_t{1} << 18)) {
+    run(0, tasks);
+  } else {
+    parallel_for(tasks, 1, run);
+  }
+}
+
+}  // namespace
+
+void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* packed_a, const float* packed_b,
+                 float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel) {
+  if (m <= 0 || n <= 0) return;
+  for_blocks(m, n, k, parallel, [&](std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1) {
+    gemm_block(m, n, k, m0, m1, n0, n1, packed_a, packed_b, c, ldc, ep);
+  });
+}
+
+void gemm_rowmajor_a(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                     const float* packed_b, float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel) {
+  if (m <= 0 || n <= 0) return;
+  for_blocks(m, n, k, parallel, [&](std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1) {
+    gemm_rowa_block(m, n, k, m0, m1, n0, n1, a, lda, packed_b, c, ldc, ep);
+  });
+}
+
+}  // namespace ge::cpu

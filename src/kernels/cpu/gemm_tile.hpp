@@ -1,0 +1,315 @@
+#pragma once
+// Internal to the f32 GEMM (gemm_block.cpp): the register tiles. Each function is always
+// inlined into a block kernel compiled for one ISA (baseline, AVX2 or AVX-512), so the
+// vector type of an instantiation is lowered natively there.
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/vmath.hpp"
+
+// The 64-byte vector helpers below are internal and always inlined, so their by-value
+// vector arguments never cross an ABI boundary.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace ge::cpu::gemm_tile {
+
+static_assert(kGemmNR == 16 && kGemmMR == 6, "the micro-kernel below is written for 6x16 tiles");
+
+// The register tile: 6 rows x 16 columns held in 16/V native vectors of V floats per row
+// (one zmm, two ymm or four xmm). Written for one ISA per instantiation: each block kernel
+// of gemm_block.cpp carries its own target attribute, so the vector type is lowered natively.
+typedef float vf4 __attribute__((vector_size(16)));
+typedef float vf8 __attribute__((vector_size(32)));
+typedef float vf16 __attribute__((vector_size(64)));
+template <int V>
+using VecOf = std::conditional_t<V == 4, vf4, std::conditional_t<V == 8, vf8, vf16>>;
+
+// `NU` of the 16 / V vectors per row are computed (fewer at a narrow right edge: the
+// tile's other columns are left as they are).
+template <int V, int NU = static_cast<int>(kGemmNR) / V>
+inline __attribute__((always_inline)) void micro_kernel(std::int64_t kc, const float* a, const float* b,
+                                                        float* tile) {
+  using vf = VecOf<V>;
+  static_assert(sizeof(vf) == V * sizeof(float));
+  constexpr int nv = NU;
+  vf acc[kGemmMR][nv];
+#pragma GCC unroll 8
+  for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) acc[r][v] = vf{};
+  }
+#pragma GCC unroll 4
+  for (std::int64_t p = 0; p < kc; ++p) {
+    vf bv[nv];
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + p * kGemmNR + v * V, sizeof(vf));
+    const float* ap = a + p * kGemmMR;
+#pragma GCC unroll 8
+    for (int r = 0; r < kGemmMR; ++r) {
+      const float av = ap[r];
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) acc[r][v] += av * bv[v];
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) std::memcpy(tile + r * kGemmNR + v * V, &acc[r][v], sizeof(vf));
+  }
+}
+
+// The micro-kernel of a tile whose columns past `nr` are not needed: only the vectors
+// covering [0, nr) are computed.
+template <int V>
+inline __attribute__((always_inline)) void micro_kernel_edge(std::int64_t kc, const float* a, const float* b,
+                                                             float* tile, std::int64_t nr) {
+  if constexpr (V == 8) {
+    if (nr <= 8) return micro_kernel<V, 1>(kc, a, b, tile);
+  } else if constexpr (V == 4) {
+    if (nr <= 4) return micro_kernel<V, 1>(kc, a, b, tile);
+    if (nr <= 8) return micro_kernel<V, 2>(kc, a, b, tile);
+    if (nr <= 12) return micro_kernel<V, 3>(kc, a, b, tile);
+  }
+  micro_kernel<V>(kc, a, b, tile);
+}
+
+// The last few rows (fewer than MR) of a row-major A against one B panel, read from A's
+// rows in place: a GEMV for one row. `R` rows of 16 / V vectors; with one or two rows, K
+// is split over 4 / R partial sums so that the FMAs do not wait on each other.
+template <int V, int R>
+inline __attribute__((always_inline)) void rows_kernel(std::int64_t kc, const float* a, std::int64_t lda, const float* b,
+                                                       float* tile) {
+  using vf = VecOf<V>;
+  constexpr int nv = static_cast<int>(kGemmNR) / V;
+  constexpr int U = R >= 4 ? 1 : 4 / R;
+  vf acc[U][R][nv];
+#pragma GCC unroll 4
+  for (int u = 0; u < U; ++u)
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) acc[u][r][v] = vf{};
+  std::int64_t p = 0;
+  for (; p + U <= kc; p += U) {
+#pragma GCC unroll 4
+    for (int u = 0; u < U; ++u) {
+      vf bv[nv];
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + (p + u) * kGemmNR + v * V, sizeof(vf));
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        const float av = a[r * lda + p + u];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; ++v) acc[u][r][v] += av * bv[v];
+      }
+    }
+  }
+  for (; p < kc; ++p) {
+    vf bv[nv];
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + p * kGemmNR + v * V, sizeof(vf));
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const float av = a[r * lda + p];
+#pragma GCC unroll 4
+      for (int v = 0; v < nv; ++v) acc[0][r][v] += av * bv[v];
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; ++v) {
+      vf sum = acc[0][r][v];
+#pragma GCC unroll 4
+      for (int u = 1; u < U; ++u) sum += acc[u][r][v];
+      std::memcpy(tile + r * kGemmNR + v * V, &sum, sizeof(vf));
+    }
+  }
+}
+
+template <int V>
+inline __attribute__((always_inline)) void rows_kernel_n(std::int64_t kc, const float* a, std::int64_t lda,
+                                                         const float* b, float* tile, std::int64_t rows) {
+  switch (rows) {
+    case 1: return rows_kernel<V, 1>(kc, a, lda, b, tile);
+    case 2: return rows_kernel<V, 2>(kc, a, lda, b, tile);
+    case 3: return rows_kernel<V, 3>(kc, a, lda, b, tile);
+    case 4: return rows_kernel<V, 4>(kc, a, lda, b, tile);
+    default: return rows_kernel<V, 5>(kc, a, lda, b, tile);
+  }
+}
+
+// Gelu on `rows` rows of `cols` floats at `c` (row stride `ldc`), once a block of the
+// output is final and still in L2: the map's vector code (vmath) runs per block row (a
+// call per tile row cost more than the map).
+inline void gelu_rows(Activation kind, float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols) {
+  if (kind != Activation::gelu && kind != Activation::gelu_tanh) return;
+  const vm::Map f = kind == Activation::gelu ? vm::Map::gelu : vm::Map::gelu_tanh;
+  for (std::int64_t r = 0; r < rows; ++r) vm::map(f, c + r * ldc, c + r * ldc, cols);
+}
+
+// Weights the next tile will stream, fetched into L2 while this one computes: `panels`
+// (at most 2) panels `stride` floats apart, `step` floats of each per K step (a packed
+// A panel's MR or a B panel's NR). At batch 1 a layer's weights come from memory and
+// are used by only a few tiles each: fetched at first use, the loads stall the FMAs; a
+// tile ahead, the transfer overlaps the tile before.
+struct Ahead {
+  const float* at = nullptr;
+  std::int64_t stride = 0;
+  std::int64_t step = 0;
+  int panels = 0;
+};
+
+// The micro-kernel of a full tile of MP A panels x NP B panels (MP * MR rows, NP * NR
+// columns; 1 x 1 is the plain MR x NR tile) with the store fused: the accumulators get
+// C's old value (`load_c`), then on the last K block the epilogue, in registers, and go
+// straight to C (`c` points at C[row][col]). A panel p starts at `a + p * a_stride`, B
+// panel q at `b + q * b_stride`; with `kRowA` A is not packed: row r at `a + r * a_stride`
+// (MLAS-style: no pass over A before the product). AVX-512 runs 2 x 2 (12 x 32: 24 of the 32 zmm registers
+// accumulate, two B loads and twelve broadcasts per 24 FMAs); a 6 x 16 tile there keeps
+// only 6 accumulators, fewer than the FMA units' latency needs.
+template <int V, int MP = 1, int NP = 1, bool kRowA = false>
+inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, const float* a, std::int64_t a_stride,
+                                                              const float* b, std::int64_t b_stride, float* c,
+                                                              std::int64_t ldc, bool load_c, bool last,
+                                                              const GemmEpilogue& ep, std::int64_t row,
+                                                              std::int64_t col, const Ahead& ahead = {}) {
+  using vf = VecOf<V>;
+  constexpr int pv = static_cast<int>(kGemmNR) / V;  // vectors per B panel row
+  constexpr int nv = NP * pv;
+  constexpr int mr = MP * static_cast<int>(kGemmMR);
+  vf acc[mr][nv];
+#pragma GCC unroll 16
+  for (int r = 0; r < mr; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < nv; ++v) acc[r][v] = vf{};
+  }
+#pragma GCC unroll 2
+  for (std::int64_t p = 0; p < kc; ++p) {
+    vf bv[nv];
+#pragma GCC unroll 8
+    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + (v / pv) * b_stride + p * kGemmNR + (v % pv) * V, sizeof(vf));
+    if constexpr (!kRowA) {
+      // Packed A (conv weights, streamed from L3 or memory once per block of columns):
+      // fetch a few cache lines ahead of the broadcasts.
+#pragma GCC unroll 2
+      for (int q = 0; q < MP; ++q) __builtin_prefetch(a + q * a_stride + (p + 48) * kGemmMR);
+    }
+    if (ahead.at != nullptr) {
+#pragma GCC unroll 2
+      for (int q = 0; q < 2; ++q)
+        if (q < ahead.panels) __builtin_prefetch(ahead.at + q * ahead.stride + p * ahead.step, 0, 2);
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < mr; ++r) {
+      const float av = kRowA ? a[r * a_stride + p] : a[(r / kGemmMR) * a_stride + p * kGemmMR + r % kGemmMR];
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; ++v) acc[r][v] += av * bv[v];
+    }
+  }
+  if (load_c) {
+#pragma GCC unroll 16
+    for (int r = 0; r < mr; ++r) {
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; ++v) {
+        vf o;
+        std::memcpy(&o, c + r * ldc + v * V, sizeof(vf));
+        acc[r][v] += o;
+      }
+    }
+  }
+  if (last) {
+    if (ep.bias_m != nullptr) {
+#pragma GCC unroll 16
+      for (int r = 0; r < mr; ++r) {
+        const float bm = ep.bias_m[row + r];
+#pragma GCC unroll 8
+        for (int v = 0; v < nv; ++v) acc[r][v] += bm;
+      }
+    }
+    if (ep.bias_n != nullptr) {
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; ++v) {
+        vf bn;
+        std::memcpy(&bn, ep.bias_n + col + v * V, sizeof(vf));
+#pragma GCC unroll 16
+        for (int r = 0; r < mr; ++r) acc[r][v] += bn;
+      }
+    }
+    if (ep.residual != nullptr) {
+#pragma GCC unroll 16
+      for (int r = 0; r < mr; ++r) {
+        const float* rs = ep.residual + (row + r) * ep.ld_residual + col;
+#pragma GCC unroll 8
+        for (int v = 0; v < nv; ++v) {
+          vf o;
+          std::memcpy(&o, rs + v * V, sizeof(vf));
+          acc[r][v] += o;
+        }
+      }
+    }
+    if (ep.post.kind == Activation::relu) {
+      const vf zero{};
+#pragma GCC unroll 16
+      for (int r = 0; r < mr; ++r) {
+#pragma GCC unroll 8
+        for (int v = 0; v < nv; ++v) acc[r][v] = acc[r][v] > zero ? acc[r][v] : zero;
+      }
+    } else if (ep.post.kind == Activation::clip) {
+      const vf lo = vf{} + ep.post.lo, hi = vf{} + ep.post.hi;
+#pragma GCC unroll 16
+      for (int r = 0; r < mr; ++r) {
+#pragma GCC unroll 8
+        for (int v = 0; v < nv; ++v) {
+          const vf t = acc[r][v] < lo ? lo : acc[r][v];  // min(max(v, lo), hi), as ONNX Clip
+          acc[r][v] = t > hi ? hi : t;
+        }
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < mr; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < nv; ++v) std::memcpy(c + r * ldc + v * V, &acc[r][v], sizeof(vf));
+  }
+}
+
+// Finishes `nr` (a compile-time 16, or fewer at the right edge) columns of one tile row:
+// adds C's old value, then on the last K block the epilogue, and stores.
+template <class Width>
+inline __attribute__((always_inline)) void finish_row(float* __restrict t, float* __restrict crow, Width nr,
+                                                      bool load_c, bool last, const GemmEpilogue& ep,
+                                                      std::int64_t row, std::int64_t col) {
+  if (load_c) {
+    for (std::int64_t j = 0; j < nr; ++j) t[j] += crow[j];
+  }
+  if (last) {
+    if (ep.bias_m != nullptr) {
+      const float bm = ep.bias_m[row];
+      for (std::int64_t j = 0; j < nr; ++j) t[j] += bm;
+    }
+    if (ep.bias_n != nullptr) {
+      const float* __restrict bn = ep.bias_n + col;
+      for (std::int64_t j = 0; j < nr; ++j) t[j] += bn[j];
+    }
+    if (ep.residual != nullptr) {
+      const float* __restrict rs = ep.residual + row * ep.ld_residual + col;
+      for (std::int64_t j = 0; j < nr; ++j) t[j] += rs[j];
+    }
+    if (ep.post.kind == Activation::relu) {
+      for (std::int64_t j = 0; j < nr; ++j) t[j] = t[j] > 0.0f ? t[j] : 0.0f;
+    } else if (ep.post.kind == Activation::clip) {
+      const float lo = ep.post.lo, hi = ep.post.hi;
+      for (std::int64_t j = 0; j < nr; ++j) {
+        const float v = t[j] < lo ? lo : t[j];  // min(max(v, lo), hi), as ONNX Clip
+        t[j] = v > hi ? hi : v;
+      }
+    }
+  }
+  for (std::int64_t j = 0; j < nr; ++j) crow[j] = t[j];
+}
+
+}  // namespace ge::cpu::gemm_tile

@@ -130,184 +130,196 @@ void kill(std::initializer_list<WNode*> nodes, PassStats& s) {
 
 }  // namespace
 
-Graph fuse_layer_norm(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_layer_norm", [](Work& w, PassStats& s) {
-    Matcher m(w);
-    for (const std::size_t i : w.order) {
-      WNode& mean = w.nodes[i];
-      if (!mean.alive || !mean_over_last(w, mean)) continue;
-      const ValueId x = mean.inputs[0];
-      const auto d = last_dim(w, x);
-      if (!m.f32(x) || !d) continue;
-      WNode* sub = m.sole_op(mean.outputs[0], "Sub", 2);
-      if (sub == nullptr || sub->inputs[0] != x) continue;
-      const ValueId diff = sub->outputs[0];
-      // `diff` has two readers: the square and the division.
-      if (m.readers.of[diff].size() != 2 || w.is_output(diff)) continue;
-      WNode* sq = nullptr;
-      WNode* div = nullptr;
-      for (const std::size_t r : m.readers.of[diff]) {
-        WNode& n = w.nodes[r];
-        if (n.op == "Pow" && n.inputs.size() == 2 && n.inputs[0] == diff && near(m.scalar(n.inputs[1]), 2.0)) sq = &n;
-        else if (n.op == "Mul" && n.inputs.size() == 2 && n.inputs[0] == diff && n.inputs[1] == diff) sq = &n;
-        else if (n.op == "Div" && n.inputs.size() == 2 && n.inputs[0] == diff) div = &n;
-      }
-      if (sq == nullptr || div == nullptr || sq == div) continue;
-      WNode* var = m.sole(sq->outputs[0]);
-      if (var == nullptr || !mean_over_last(w, *var)) continue;
-      WNode* add = m.sole_op(var->outputs[0], "Add", 2);
-      const auto eps = add ? m.scalar_beside(*add, var->outputs[0]) : std::nullopt;
-      if (!eps || *eps < 0) continue;
-      WNode* sqrt = m.sole_op(add->outputs[0], "Sqrt", 1);
-      if (sqrt == nullptr || m.sole(sqrt->outputs[0]) != div || div->inputs[1] != sqrt->outputs[0]) continue;
-      // The affine part: Mul by a per-channel Scale, then Add of a per-channel B.
-      ValueId out = div->outputs[0];
-      ValueId scale = no_value;
-      ValueId bias = no_value;
-      WNode* mul = m.sole_op(out, "Mul", 2);
-      WNode* shift = nullptr;
-      if (mul != nullptr) {
-        const auto o = Matcher::other(*mul, out);
-        if (o && per_channel(w, *o, *d)) {
-          scale = *o;
-          out = mul->outputs[0];
-          shift = m.sole_op(out, "Add", 2);
-          const auto b = shift ? Matcher::other(*shift, out) : std::nullopt;
-          if (b && per_channel(w, *b, *d)) {
-            bias = *b;
-            out = shift->outputs[0];
-          } else {
-            shift = nullptr;
-          }
-        } else {
-          mul = nullptr;
-        }
-      }
-      const std::string base = div->name;
-      scale = scale == no_value ? w.add_constant(base + ".scale", Tensor::full(DataType::f32, {*d}, 1.0))
-                                : as_vector(w, scale, *d, base + ".scale");
-      if (bias != no_value) bias = as_vector(w, bias, *d, base + ".bias");
-      // The LayerNormalization replaces the ReduceMean (its first node), named as the Div.
-      kill({sub, sq, var, add, sqrt, div}, s);
-      if (mul != nullptr) kill({mul}, s);
-      if (shift != nullptr) kill({shift}, s);
-      mean.name = base;
-      mean.op = "LayerNormalization";
-      mean.inputs = {x, scale, bias};
-      mean.outputs = {out};
-      mean.attrs = {{"axis", std::int64_t{-1}}, {"epsilon", *eps}};
-      ++s.nodes_removed;
-      ++s.nodes_added;
+namespace detail {
+void fuse_layer_norm(Work& w, PassStats& s) {
+  Matcher m(w);
+  for (const std::size_t i : w.order) {
+    WNode& mean = w.nodes[i];
+    if (!mean.alive || !mean_over_last(w, mean)) continue;
+    const ValueId x = mean.inputs[0];
+    const auto d = last_dim(w, x);
+    if (!m.f32(x) || !d) continue;
+    WNode* sub = m.sole_op(mean.outputs[0], "Sub", 2);
+    if (sub == nullptr || sub->inputs[0] != x) continue;
+    const ValueId diff = sub->outputs[0];
+    // `diff` has two readers: the square and the division.
+    if (m.readers.of[diff].size() != 2 || w.is_output(diff)) continue;
+    WNode* sq = nullptr;
+    WNode* div = nullptr;
+    for (const std::size_t r : m.readers.of[diff]) {
+      WNode& n = w.nodes[r];
+      if (n.op == "Pow" && n.inputs.size() == 2 && n.inputs[0] == diff && near(m.scalar(n.inputs[1]), 2.0)) sq = &n;
+      else if (n.op == "Mul" && n.inputs.size() == 2 && n.inputs[0] == diff && n.inputs[1] == diff) sq = &n;
+      else if (n.op == "Div" && n.inputs.size() == 2 && n.inputs[0] == diff) div = &n;
     }
-  });
+    if (sq == nullptr || div == nullptr || sq == div) continue;
+    WNode* var = m.sole(sq->outputs[0]);
+    if (var == nullptr || !mean_over_last(w, *var)) continue;
+    WNode* add = m.sole_op(var->outputs[0], "Add", 2);
+    const auto eps = add ? m.scalar_beside(*add, var->outputs[0]) : std::nullopt;
+    if (!eps || *eps < 0) continue;
+    WNode* sqrt = m.sole_op(add->outputs[0], "Sqrt", 1);
+    if (sqrt == nullptr || m.sole(sqrt->outputs[0]) != div || div->inputs[1] != sqrt->outputs[0]) continue;
+    // The affine part: Mul by a per-channel Scale, then Add of a per-channel B.
+    ValueId out = div->outputs[0];
+    ValueId scale = no_value;
+    ValueId bias = no_value;
+    WNode* mul = m.sole_op(out, "Mul", 2);
+    WNode* shift = nullptr;
+    if (mul != nullptr) {
+      const auto o = Matcher::other(*mul, out);
+      if (o && per_channel(w, *o, *d)) {
+        scale = *o;
+        out = mul->outputs[0];
+        shift = m.sole_op(out, "Add", 2);
+        const auto b = shift ? Matcher::other(*shift, out) : std::nullopt;
+        if (b && per_channel(w, *b, *d)) {
+          bias = *b;
+          out = shift->outputs[0];
+        } else {
+          shift = nullptr;
+        }
+      } else {
+        mul = nullptr;
+      }
+    }
+    const std::string base = div->name;
+    scale = scale == no_value ? w.add_constant(base + ".scale", Tensor::full(DataType::f32, {*d}, 1.0))
+                              : as_vector(w, scale, *d, base + ".scale");
+    if (bias != no_value) bias = as_vector(w, bias, *d, base + ".bias");
+    // The LayerNormalization replaces the ReduceMean (its first node), named as the Div.
+    kill({sub, sq, var, add, sqrt, div}, s);
+    if (mul != nullptr) kill({mul}, s);
+    if (shift != nullptr) kill({shift}, s);
+    mean.name = base;
+    mean.op = "LayerNormalization";
+    mean.inputs = {x, scale, bias};
+    mean.outputs = {out};
+    mean.attrs = {{"axis", std::int64_t{-1}}, {"epsilon", *eps}};
+    ++s.nodes_removed;
+    ++s.nodes_added;
+  }
 }
+}  // namespace detail
+
+Graph fuse_layer_norm(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "fuse_layer_norm", [](Work& w, PassStats& s) { detail::fuse_layer_norm(w, s); });
+}
+
+namespace detail {
+void fuse_gelu(Work& w, PassStats& s) {
+  Matcher m(w);
+  const double rsqrt2 = 1.0 / std::sqrt(2.0);
+  for (const std::size_t i : w.order) {
+    WNode& scale = w.nodes[i];  // x / sqrt(2), or x * (1 / sqrt(2))
+    if (!scale.alive || scale.inputs.size() != 2 || scale.outputs.size() != 1) continue;
+    const ValueId x = scale.inputs[0];
+    if (!m.f32(x)) continue;
+    const bool ok = (scale.op == "Div" && near(m.scalar(scale.inputs[1]), std::sqrt(2.0))) ||
+                    (scale.op == "Mul" && near(m.scalar(scale.inputs[1]), rsqrt2));
+    if (!ok) continue;
+    WNode* erf = m.sole_op(scale.outputs[0], "Erf", 1);
+    WNode* plus = erf ? m.sole_op(erf->outputs[0], "Add", 2) : nullptr;
+    if (plus == nullptr || !near(m.scalar_beside(*plus, erf->outputs[0]), 1.0)) continue;
+    // x * (1 + erf) * 0.5, in either order of the two products.
+    WNode* times = m.sole_op(plus->outputs[0], "Mul", 2);
+    if (times == nullptr) continue;
+    const auto other = Matcher::other(*times, plus->outputs[0]);
+    WNode* half = nullptr;
+    ValueId out = no_value;
+    if (other && *other == x) {  // (x * (1 + erf)) * 0.5
+      half = m.sole_op(times->outputs[0], "Mul", 2);
+      if (half == nullptr || !near(m.scalar_beside(*half, times->outputs[0]), 0.5)) continue;
+      out = half->outputs[0];
+    } else if (other) {  // (x * 0.5) * (1 + erf)
+      const auto it = std::find_if(w.nodes.begin(), w.nodes.end(), [&](const WNode& n) {
+        return n.alive && n.outputs.size() == 1 && n.outputs[0] == *other;
+      });
+      if (it == w.nodes.end() || it->op != "Mul" || m.sole(*other) != times) continue;
+      const auto hx = Matcher::other(*it, x);
+      if (!hx || !near(m.scalar(*hx), 0.5)) continue;
+      half = &*it;
+      out = times->outputs[0];
+    } else {
+      continue;
+    }
+    const std::string name = (half->outputs[0] == out ? half : times)->name;  // the node that made `out`
+    kill({erf, plus, times, half}, s);
+    scale.name = name;
+    scale.op = "Gelu";
+    scale.inputs = {x};
+    scale.outputs = {out};
+    scale.attrs = {};
+    ++s.nodes_removed;
+    ++s.nodes_added;
+  }
+}
+}  // namespace detail
 
 Graph fuse_gelu(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_gelu", [](Work& w, PassStats& s) {
-    Matcher m(w);
-    const double rsqrt2 = 1.0 / std::sqrt(2.0);
-    for (const std::size_t i : w.order) {
-      WNode& scale = w.nodes[i];  // x / sqrt(2), or x * (1 / sqrt(2))
-      if (!scale.alive || scale.inputs.size() != 2 || scale.outputs.size() != 1) continue;
-      const ValueId x = scale.inputs[0];
-      if (!m.f32(x)) continue;
-      const bool ok = (scale.op == "Div" && near(m.scalar(scale.inputs[1]), std::sqrt(2.0))) ||
-                      (scale.op == "Mul" && near(m.scalar(scale.inputs[1]), rsqrt2));
-      if (!ok) continue;
-      WNode* erf = m.sole_op(scale.outputs[0], "Erf", 1);
-      WNode* plus = erf ? m.sole_op(erf->outputs[0], "Add", 2) : nullptr;
-      if (plus == nullptr || !near(m.scalar_beside(*plus, erf->outputs[0]), 1.0)) continue;
-      // x * (1 + erf) * 0.5, in either order of the two products.
-      WNode* times = m.sole_op(plus->outputs[0], "Mul", 2);
-      if (times == nullptr) continue;
-      const auto other = Matcher::other(*times, plus->outputs[0]);
-      WNode* half = nullptr;
-      ValueId out = no_value;
-      if (other && *other == x) {  // (x * (1 + erf)) * 0.5
-        half = m.sole_op(times->outputs[0], "Mul", 2);
-        if (half == nullptr || !near(m.scalar_beside(*half, times->outputs[0]), 0.5)) continue;
-        out = half->outputs[0];
-      } else if (other) {  // (x * 0.5) * (1 + erf)
-        const auto it = std::find_if(w.nodes.begin(), w.nodes.end(), [&](const WNode& n) {
-          return n.alive && n.outputs.size() == 1 && n.outputs[0] == *other;
-        });
-        if (it == w.nodes.end() || it->op != "Mul" || m.sole(*other) != times) continue;
-        const auto hx = Matcher::other(*it, x);
-        if (!hx || !near(m.scalar(*hx), 0.5)) continue;
-        half = &*it;
-        out = times->outputs[0];
-      } else {
-        continue;
-      }
-      const std::string name = (half->outputs[0] == out ? half : times)->name;  // the node that made `out`
-      kill({erf, plus, times, half}, s);
-      scale.name = name;
-      scale.op = "Gelu";
-      scale.inputs = {x};
-      scale.outputs = {out};
-      scale.attrs = {};
-      ++s.nodes_removed;
-      ++s.nodes_added;
-    }
-  });
+  return detail::run_pass(g, stats, "fuse_gelu", [](Work& w, PassStats& s) { detail::fuse_gelu(w, s); });
 }
 
-Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_matmul_epilogue", [](Work& w, PassStats& s) {
-    Matcher m(w);
-    for (const std::size_t i : w.order) {
-      WNode& mm = w.nodes[i];
-      if (!mm.alive || mm.op != "MatMul" || mm.inputs.size() != 2 || mm.outputs.size() != 1) continue;
-      const Tensor* b = w.constant(mm.inputs[1]);
-      if (b == nullptr || b->dims().size() != 2 || b->dtype() != DataType::f32 || !m.f32(mm.inputs[0])) continue;
-      const Shape& a = w.desc(mm.inputs[0]).shape;
-      if (!a.rank_known() || a.rank() < 2) continue;
-      const std::int64_t n = b->dims()[1];
-      ValueId out = mm.outputs[0];
-      std::vector<WNode*> fused;
-      ValueId bias = no_value;
-      ValueId residual = no_value;
-      std::string activation;
-      WNode* next = m.sole(out);
-      const bool add = next != nullptr && next->op == "Add" && next->outputs.size() == 1;
-      if (const auto o = add ? Matcher::other(*next, out) : std::nullopt; o && per_channel(w, *o, n)) {
-        bias = as_vector(w, *o, n, mm.name + ".bias");
-        fused.push_back(next);
-        out = next->outputs[0];
-        next = m.sole(out);
-      }
-      if (next != nullptr && (next->op == "Relu" || next->op == "Gelu") && next->inputs.size() == 1 &&
-          next->outputs.size() == 1) {
-        const auto approx = attr_of(*next, "approximate");
-        activation = next->op == "Gelu" && approx && approx->as_string() == "tanh" ? "GeluTanh" : next->op;
-        fused.push_back(next);
-        out = next->outputs[0];
-        next = m.sole(out);
-      }
-      // A residual added last: in the epilogue when it has the output's dims at run time,
-      // else added after the product with broadcasting.
-      if (activation.empty() && next != nullptr && next->op == "Add" && next->outputs.size() == 1) {
-        const auto o = Matcher::other(*next, out);
-        const Shape& rs = o ? w.desc(*o).shape : w.desc(out).shape;
-        if (o && w.constant(*o) == nullptr && m.f32(*o) && rs.rank_known() && w.desc(out).shape.rank_known() &&
-            rs.rank() == w.desc(out).shape.rank()) {
-          residual = *o;
-          fused.push_back(next);
-          out = next->outputs[0];
-        }
-      }
-      if (fused.empty()) continue;
-      for (WNode* f : fused) f->alive = false;
-      s.nodes_removed += fused.size() + 1;
-      ++s.nodes_added;
-      mm.op = "FusedMatMul";
-      mm.inputs = {mm.inputs[0], mm.inputs[1], bias, residual};
-      while (mm.inputs.back() == no_value) mm.inputs.pop_back();
-      mm.outputs = {out};
-      mm.attrs = {};
-      if (!activation.empty()) mm.attrs.emplace("activation", activation);
+namespace detail {
+void fuse_matmul_epilogue(Work& w, PassStats& s) {
+  Matcher m(w);
+  for (const std::size_t i : w.order) {
+    WNode& mm = w.nodes[i];
+    if (!mm.alive || mm.op != "MatMul" || mm.inputs.size() != 2 || mm.outputs.size() != 1) continue;
+    const Tensor* b = w.constant(mm.inputs[1]);
+    if (b == nullptr || b->dims().size() != 2 || b->dtype() != DataType::f32 || !m.f32(mm.inputs[0])) continue;
+    const Shape& a = w.desc(mm.inputs[0]).shape;
+    if (!a.rank_known() || a.rank() < 2) continue;
+    const std::int64_t n = b->dims()[1];
+    ValueId out = mm.outputs[0];
+    std::vector<WNode*> fused;
+    ValueId bias = no_value;
+    ValueId residual = no_value;
+    std::string activation;
+    WNode* next = m.sole(out);
+    const bool add = next != nullptr && next->op == "Add" && next->outputs.size() == 1;
+    if (const auto o = add ? Matcher::other(*next, out) : std::nullopt; o && per_channel(w, *o, n)) {
+      bias = as_vector(w, *o, n, mm.name + ".bias");
+      fused.push_back(next);
+      out = next->outputs[0];
+      next = m.sole(out);
     }
-  });
+    if (next != nullptr && (next->op == "Relu" || next->op == "Gelu") && next->inputs.size() == 1 &&
+        next->outputs.size() == 1) {
+      const auto approx = attr_of(*next, "approximate");
+      activation = next->op == "Gelu" && approx && approx->as_string() == "tanh" ? "GeluTanh" : next->op;
+      fused.push_back(next);
+      out = next->outputs[0];
+      next = m.sole(out);
+    }
+    // A residual added last: in the epilogue when it has the output's dims at run time,
+    // else added after the product with broadcasting.
+    if (activation.empty() && next != nullptr && next->op == "Add" && next->outputs.size() == 1) {
+      const auto o = Matcher::other(*next, out);
+      const Shape& rs = o ? w.desc(*o).shape : w.desc(out).shape;
+      if (o && w.constant(*o) == nullptr && m.f32(*o) && rs.rank_known() && w.desc(out).shape.rank_known() &&
+          rs.rank() == w.desc(out).shape.rank()) {
+        residual = *o;
+        fused.push_back(next);
+        out = next->outputs[0];
+      }
+    }
+    if (fused.empty()) continue;
+    for (WNode* f : fused) f->alive = false;
+    s.nodes_removed += fused.size() + 1;
+    ++s.nodes_added;
+    mm.op = "FusedMatMul";
+    mm.inputs = {mm.inputs[0], mm.inputs[1], bias, residual};
+    while (mm.inputs.back() == no_value) mm.inputs.pop_back();
+    mm.outputs = {out};
+    mm.attrs = {};
+    if (!activation.empty()) mm.attrs.emplace("activation", activation);
+  }
+}
+}  // namespace detail
+
+Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "fuse_matmul_epilogue", [](Work& w, PassStats& s) { detail::fuse_matmul_epilogue(w, s); });
 }
 
 namespace {
@@ -335,83 +347,87 @@ bool rank3_f32(const Work& w, ValueId v) {
 
 }  // namespace
 
-Graph fuse_attention(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_attention", [](Work& w, PassStats& s) {
-    Matcher m(w);
-    for (const std::size_t i : w.order) {
-      WNode& sm = w.nodes[i];
-      if (!sm.alive || sm.op != "Softmax" || sm.inputs.size() != 1 || sm.outputs.size() != 1) continue;
-      const auto axis = attr_of(sm, "axis");
-      if (!axis || (axis->as_int() != -1 && axis->as_int() != 2) || !rank3_f32(w, sm.inputs[0])) continue;
-      WNode* scores = producer_of(w, sm.inputs[0]);
-      WNode* out = m.sole_op(sm.outputs[0], "MatMul", 2);
-      if (scores == nullptr || scores->op != "MatMul" || scores->inputs.size() != 2 ||
-          m.sole(scores->outputs[0]) != &sm || out == nullptr || out->inputs[0] != sm.outputs[0] ||
-          !rank3_f32(w, out->outputs[0]))
-        continue;
-      std::vector<WNode*> gone{scores, &sm, out};
-      // Q: [Transpose [1,0,2] of an sbd tensor] [scaled by a constant].
-      ValueId q = scores->inputs[0];
-      double scale = 1.0;
-      const WNode* q_reader = scores;
-      WNode* qs = producer_of(w, q);
-      if (qs != nullptr && (qs->op == "Div" || qs->op == "Mul") && qs->inputs.size() == 2 && m.sole(q) == scores) {
-        const auto c = m.scalar(qs->inputs[1]);
-        if (c && *c != 0.0) {
-          scale = qs->op == "Div" ? 1.0 / *c : *c;
-          gone.push_back(qs);
-          q = qs->inputs[0];
-          q_reader = qs;
-        }
+namespace detail {
+void fuse_attention(Work& w, PassStats& s) {
+  Matcher m(w);
+  for (const std::size_t i : w.order) {
+    WNode& sm = w.nodes[i];
+    if (!sm.alive || sm.op != "Softmax" || sm.inputs.size() != 1 || sm.outputs.size() != 1) continue;
+    const auto axis = attr_of(sm, "axis");
+    if (!axis || (axis->as_int() != -1 && axis->as_int() != 2) || !rank3_f32(w, sm.inputs[0])) continue;
+    WNode* scores = producer_of(w, sm.inputs[0]);
+    WNode* out = m.sole_op(sm.outputs[0], "MatMul", 2);
+    if (scores == nullptr || scores->op != "MatMul" || scores->inputs.size() != 2 ||
+        m.sole(scores->outputs[0]) != &sm || out == nullptr || out->inputs[0] != sm.outputs[0] ||
+        !rank3_f32(w, out->outputs[0]))
+      continue;
+    std::vector<WNode*> gone{scores, &sm, out};
+    // Q: [Transpose [1,0,2] of an sbd tensor] [scaled by a constant].
+    ValueId q = scores->inputs[0];
+    double scale = 1.0;
+    const WNode* q_reader = scores;
+    WNode* qs = producer_of(w, q);
+    if (qs != nullptr && (qs->op == "Div" || qs->op == "Mul") && qs->inputs.size() == 2 && m.sole(q) == scores) {
+      const auto c = m.scalar(qs->inputs[1]);
+      if (c && *c != 0.0) {
+        scale = qs->op == "Div" ? 1.0 / *c : *c;
+        gone.push_back(qs);
+        q = qs->inputs[0];
+        q_reader = qs;
       }
-      std::string q_layout = "bsd";
-      WNode* qt = producer_of(w, q);
-      if (is_transpose(w, m, qt, q_reader, {1, 0, 2})) {
-        q = qt->inputs[0];
-        q_layout = "sbd";
-        gone.push_back(qt);
-      }
-      // K^T: a Transpose [1,2,0] of an sbd K, or [0,2,1] of a bsd one.
-      WNode* kt = producer_of(w, scores->inputs[1]);
-      std::string k_layout;
-      if (is_transpose(w, m, kt, scores, {1, 2, 0})) k_layout = "sbd";
-      else if (is_transpose(w, m, kt, scores, {0, 2, 1})) k_layout = "bsd";
-      else continue;
-      gone.push_back(kt);
-      // V: [Transpose [1,0,2] of an sbd tensor].
-      ValueId v = out->inputs[1];
-      std::string v_layout = "bsd";
-      WNode* vt = producer_of(w, v);
-      if (is_transpose(w, m, vt, out, {1, 0, 2})) {
-        v = vt->inputs[0];
-        v_layout = "sbd";
-        gone.push_back(vt);
-      }
-      // The output: [Transpose [1,0,2] back to sbd].
-      ValueId y = out->outputs[0];
-      std::string out_layout = "bsd";
-      WNode* yt = m.sole(y);
-      if (yt != nullptr && yt->op == "Transpose" && yt->inputs.size() == 1 && yt->outputs.size() == 1 &&
-          yt->attrs.count("perm") != 0 && yt->attrs.at("perm").as_ints() == std::vector<std::int64_t>{1, 0, 2}) {
-        y = yt->outputs[0];
-        out_layout = "sbd";
-        gone.push_back(yt);
-      }
-      if (!rank3_f32(w, q) || !rank3_f32(w, kt->inputs[0]) || !rank3_f32(w, v)) continue;
-      const ValueId k = kt->inputs[0];
-      WNode& fused = *scores;
-      for (WNode* n : gone)
-        if (n != &fused) n->alive = false;
-      s.nodes_removed += gone.size();
-      ++s.nodes_added;
-      fused.name = out->name;
-      fused.op = "FusedAttention";
-      fused.inputs = {q, k, v};
-      fused.outputs = {y};
-      fused.attrs = {{"scale", scale}, {"q_layout", q_layout}, {"k_layout", k_layout}, {"v_layout", v_layout},
-                     {"out_layout", out_layout}};
     }
-  });
+    std::string q_layout = "bsd";
+    WNode* qt = producer_of(w, q);
+    if (is_transpose(w, m, qt, q_reader, {1, 0, 2})) {
+      q = qt->inputs[0];
+      q_layout = "sbd";
+      gone.push_back(qt);
+    }
+    // K^T: a Transpose [1,2,0] of an sbd K, or [0,2,1] of a bsd one.
+    WNode* kt = producer_of(w, scores->inputs[1]);
+    std::string k_layout;
+    if (is_transpose(w, m, kt, scores, {1, 2, 0})) k_layout = "sbd";
+    else if (is_transpose(w, m, kt, scores, {0, 2, 1})) k_layout = "bsd";
+    else continue;
+    gone.push_back(kt);
+    // V: [Transpose [1,0,2] of an sbd tensor].
+    ValueId v = out->inputs[1];
+    std::string v_layout = "bsd";
+    WNode* vt = producer_of(w, v);
+    if (is_transpose(w, m, vt, out, {1, 0, 2})) {
+      v = vt->inputs[0];
+      v_layout = "sbd";
+      gone.push_back(vt);
+    }
+    // The output: [Transpose [1,0,2] back to sbd].
+    ValueId y = out->outputs[0];
+    std::string out_layout = "bsd";
+    WNode* yt = m.sole(y);
+    if (yt != nullptr && yt->op == "Transpose" && yt->inputs.size() == 1 && yt->outputs.size() == 1 &&
+        yt->attrs.count("perm") != 0 && yt->attrs.at("perm").as_ints() == std::vector<std::int64_t>{1, 0, 2}) {
+      y = yt->outputs[0];
+      out_layout = "sbd";
+      gone.push_back(yt);
+    }
+    if (!rank3_f32(w, q) || !rank3_f32(w, kt->inputs[0]) || !rank3_f32(w, v)) continue;
+    const ValueId k = kt->inputs[0];
+    WNode& fused = *scores;
+    for (WNode* n : gone)
+      if (n != &fused) n->alive = false;
+    s.nodes_removed += gone.size();
+    ++s.nodes_added;
+    fused.name = out->name;
+    fused.op = "FusedAttention";
+    fused.inputs = {q, k, v};
+    fused.outputs = {y};
+    fused.attrs = {{"scale", scale}, {"q_layout", q_layout}, {"k_layout", k_layout}, {"v_layout", v_layout},
+                   {"out_layout", out_layout}};
+  }
+}
+}  // namespace detail
+
+Graph fuse_attention(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "fuse_attention", [](Work& w, PassStats& s) { detail::fuse_attention(w, s); });
 }
 
 }  // namespace ge

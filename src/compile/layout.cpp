@@ -294,12 +294,17 @@ void rewrite_members(Work& w, PassStats& s, const std::vector<Kind>& kind, const
 
 }  // namespace
 
+namespace detail {
+void layout_nhwc(Work& w, PassStats& s, bool dense_chains) {
+  Chains chains = find_chains(w, dense_chains);
+  const std::vector<bool> member = chain_members(w, chains, dense_chains);
+  rewrite_members(w, s, chains.kind, member);
+}
+}  // namespace detail
+
 Graph layout_nhwc(const Graph& g, PassStats* stats, bool dense_chains) {
-  return detail::run_pass(g, stats, "layout_nhwc", [dense_chains](Work& w, PassStats& s) {
-    Chains chains = find_chains(w, dense_chains);
-    const std::vector<bool> member = chain_members(w, chains, dense_chains);
-    rewrite_members(w, s, chains.kind, member);
-  });
+  return detail::run_pass(g, stats, "layout_nhwc",
+                          [dense_chains](Work& w, PassStats& s) { detail::layout_nhwc(w, s, dense_chains); });
 }
 
 }  // namespace ge

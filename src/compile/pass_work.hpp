@@ -1,13 +1,17 @@
 #pragma once
 // Private: the working form the graph passes share (src/compile/passes.cpp,
-// src/compile/fusions.cpp): a graph as editable data, rewritten in place and emitted once
+// src/compile/fusions.cpp, src/compile/layout.cpp): a graph as editable data, rewritten in place and emitted once
 // as a fresh `Graph` (inputs in order, the constants still alive, the nodes still alive
 // in a topological order that keeps the working order on ties, the outputs in order).
-// Emitting re-infers every node's outputs and keeps the tighter of the recorded and the
-// inferred description, so that a folded value's exact shape reaches its readers.
+// Settling (between passes) and emitting re-infer every node's outputs and keep the
+// tighter of the recorded and the inferred description, so that a folded value's exact
+// shape reaches its readers. `ge::optimize` runs every pass on one working form
+// (`run_passes`): the graph is read once and emitted once.
 
 #include <algorithm>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -119,9 +123,42 @@ struct Work {
     return r;
   }
 
+  // The alive nodes in a topological order (the working order on ties) and every value's
+  // description, each node's outputs re-inferred in that order (the tighter of the
+  // recorded and the inferred one). Throws `Errc::internal` naming `pass` when the
+  // rewrite broke the graph (a read of nothing, a cycle, an output nobody makes).
+  struct Settled {
+    std::vector<std::size_t> order;
+    std::vector<TensorDesc> desc;
+  };
+  [[nodiscard]] Settled settled(std::string_view pass) const;
+  // After a rewrite: `order` and the descriptions settled, for the next pass.
+  void settle(std::string_view pass);
   // The graph (see the file comment). Throws `Errc::internal` when the rewrite broke it.
   [[nodiscard]] Graph emit(std::string_view pass) const;
 };
+
+// A pass on the working form.
+struct WorkPass {
+  const char* name;
+  std::function<void(Work&, PassStats&)> run;
+};
+
+// `passes` in order on one working form made from `g`, settled after each, the graph
+// emitted once; each pass's stats appended to `stats`. With `release`, the working form
+// holds the only references to `g`'s weights, so that a pass dropping a constant frees it.
+[[nodiscard]] Graph run_passes(Graph g, std::span<const WorkPass> passes, std::vector<PassStats>* stats, bool release);
+
+// The passes on the working form (`ge::fold_constants` ... are `run_pass` over them).
+void fold_constants(Work& w, PassStats& s);
+void remove_dead_code(Work& w, PassStats& s);
+void fold_batch_norm(Work& w, PassStats& s, bool release);
+void fuse_activations(Work& w, PassStats& s);
+void fuse_layer_norm(Work& w, PassStats& s);
+void fuse_gelu(Work& w, PassStats& s);
+void fuse_matmul_epilogue(Work& w, PassStats& s);
+void fuse_attention(Work& w, PassStats& s);
+void layout_nhwc(Work& w, PassStats& s, bool dense_chains);
 
 inline void report(PassStats* stats, PassStats s) {
   if (stats != nullptr) *stats = std::move(s);

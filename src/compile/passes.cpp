@@ -1,7 +1,9 @@
 // Graph passes: constant folding, dead code removal, BatchNormalization folding, and
 // Conv + residual Add + activation fusion into FusedConv (the fusions of exporters'
-// decompositions are in fusions.cpp). Each pass copies the graph into the working form
-// of pass_work.hpp, rewrites it, and emits a fresh `Graph`.
+// decompositions are in fusions.cpp, the NHWC layout in layout.cpp). Each pass is a
+// rewrite of the working form of pass_work.hpp: alone (`ge::fold_constants` ...) it reads
+// a graph and emits one; `ge::optimize` runs them all on one working form, read once and
+// emitted once.
 #include "ge/compile/passes.hpp"
 
 #include <algorithm>
@@ -140,10 +142,8 @@ std::optional<Attributes> activation_of(const Work& w, const WNode& n, ValueId v
 
 }  // namespace
 
-Graph fold_constants(const Graph& g, PassStats* stats) {
-  g.validate();
-  Work w(g);
-  PassStats s{.pass = "fold_constants"};
+namespace detail {
+void fold_constants(Work& w, PassStats& s) {
   const OpRegistry& registry = OpRegistry::global();
   std::vector<TensorDesc> descs, recorded;
   std::vector<const Tensor*> consts;
@@ -169,18 +169,19 @@ Graph fold_constants(const Graph& g, PassStats* stats) {
     ++s.nodes_removed;
     s.constants_added += n.outputs.size();
   }
-  Graph out = w.emit(s.pass);
-  report(stats, std::move(s));
-  return out;
+}
+}  // namespace detail
+
+Graph fold_constants(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "fold_constants", [](Work& w, PassStats& s) { detail::fold_constants(w, s); });
 }
 
-Graph remove_dead_code(const Graph& g, PassStats* stats) {
-  g.validate();
-  Work w(g);
-  PassStats s{.pass = "remove_dead_code"};
+namespace detail {
+void remove_dead_code(Work& w, PassStats& s) {
   std::unordered_map<ValueId, std::size_t> producer;
   for (std::size_t i = 0; i < w.nodes.size(); ++i)
-    for (const ValueId v : w.nodes[i].outputs) producer[v] = i;
+    if (w.nodes[i].alive)
+      for (const ValueId v : w.nodes[i].outputs) producer[v] = i;
   std::vector<bool> live_value(w.values.size(), false);
   std::vector<bool> live_node(w.nodes.size(), false);
   std::vector<ValueId> stack(w.outputs.begin(), w.outputs.end());
@@ -196,30 +197,28 @@ Graph remove_dead_code(const Graph& g, PassStats* stats) {
       if (in != no_value) stack.push_back(in);
   }
   for (std::size_t i = 0; i < w.nodes.size(); ++i)
-    if (!live_node[i]) {
+    if (w.nodes[i].alive && !live_node[i]) {
       w.nodes[i].alive = false;
       ++s.nodes_removed;
     }
   for (WConstant& c : w.constants)
-    if (!live_value[c.value]) {
+    if (c.alive && !live_value[c.value]) {
       c.alive = false;
+      w.constant_by_value.erase(c.value);
       ++s.constants_removed;
     }
-  Graph out = w.emit(s.pass);
-  report(stats, std::move(s));
-  return out;
+}
+}  // namespace detail
+
+Graph remove_dead_code(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "remove_dead_code", [](Work& w, PassStats& s) { detail::remove_dead_code(w, s); });
 }
 
-namespace {
-
-// fold_batch_norm; with `release`, the pass owns `g` and drops each folded Conv's old
-// weights as soon as the folded ones exist (when nothing else reads them), so that the
-// weights are not all in memory twice; `constants_removed` counts them.
-Graph fold_batch_norm_impl(Graph g, PassStats* stats, bool release) {
-  g.validate();
-  Work w(g);
-  if (release) g = Graph{};  // the Work holds the only references now
-  PassStats s{.pass = "fold_batch_norm"};
+namespace detail {
+// With `release`, the working form holds the only references to the weights, and each
+// folded Conv's old weights go as soon as the folded ones exist (when nothing else reads
+// them), so that the weights are not all in memory twice; `constants_removed` counts them.
+void fold_batch_norm(Work& w, PassStats& s, bool release) {
   const Work::Readers readers = w.readers();
   for (const std::size_t i : w.order) {
     WNode& conv = w.nodes[i];
@@ -286,19 +285,16 @@ Graph fold_batch_norm_impl(Graph g, PassStats* stats, bool release) {
     ++s.nodes_removed;
     s.constants_added += 2;
   }
-  Graph out = w.emit(s.pass);
-  report(stats, std::move(s));
-  return out;
+}
+}  // namespace detail
+
+Graph fold_batch_norm(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "fold_batch_norm",
+                          [](Work& w, PassStats& s) { detail::fold_batch_norm(w, s, false); });
 }
 
-}  // namespace
-
-Graph fold_batch_norm(const Graph& g, PassStats* stats) { return fold_batch_norm_impl(g, stats, false); }
-
-Graph fuse_activations(const Graph& g, PassStats* stats) {
-  g.validate();
-  Work w(g);
-  PassStats s{.pass = "fuse_activations"};
+namespace detail {
+void fuse_activations(Work& w, PassStats& s) {
   const Work::Readers readers = w.readers();
   const DimOrigins origins = dim_origins(w);
   // The one alive reader of `v` when nothing else reads it and it is no graph output.
@@ -356,29 +352,29 @@ Graph fuse_activations(const Graph& g, PassStats* stats) {
     s.nodes_removed += fused.size() + 1;  // the Conv is replaced too
     ++s.nodes_added;
   }
-  Graph out = w.emit(s.pass);
-  report(stats, std::move(s));
-  return out;
+}
+}  // namespace detail
+
+Graph fuse_activations(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "fuse_activations", [](Work& w, PassStats& s) { detail::fuse_activations(w, s); });
 }
 
 namespace {
 
 Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool dense_chains) {
-  PassStats s;
-  g = fold_constants(g, &s);
-  if (stats != nullptr) stats->push_back(s);
-  g = fold_batch_norm_impl(std::move(g), &s, release);
-  if (stats != nullptr) stats->push_back(s);
-  for (Graph (*pass)(const Graph&, PassStats*) :
-       {fuse_layer_norm, fuse_gelu, fuse_attention, fuse_activations, fuse_matmul_epilogue}) {
-    g = pass(g, &s);
-    if (stats != nullptr) stats->push_back(s);
-  }
-  g = layout_nhwc(g, &s, dense_chains);
-  if (stats != nullptr) stats->push_back(s);
-  g = remove_dead_code(g, &s);
-  if (stats != nullptr) stats->push_back(s);
-  return g;
+  using detail::WorkPass;
+  const WorkPass passes[] = {
+      {"fold_constants", detail::fold_constants},
+      {"fold_batch_norm", [release](Work& w, PassStats& s) { detail::fold_batch_norm(w, s, release); }},
+      {"fuse_layer_norm", detail::fuse_layer_norm},
+      {"fuse_gelu", detail::fuse_gelu},
+      {"fuse_attention", detail::fuse_attention},
+      {"fuse_activations", detail::fuse_activations},
+      {"fuse_matmul_epilogue", detail::fuse_matmul_epilogue},
+      {"layout_nhwc", [dense_chains](Work& w, PassStats& s) { detail::layout_nhwc(w, s, dense_chains); }},
+      {"remove_dead_code", detail::remove_dead_code},
+  };
+  return detail::run_passes(std::move(g), passes, stats, release);
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "../../examples/models/bert_encoder.hpp"
+#include "../../examples/models/mobilenet_v2.hpp"
 #include "../../examples/models/resnet50.hpp"
 #include "ge/compile/op_compile.hpp"
 #include "ge/compile/passes.hpp"
@@ -610,4 +612,58 @@ TEST_CASE("fuse_activations fuses residual Adds over a dynamic batch when both s
   const Graph g = ge::optimize(b.build());
   CHECK(count(g, "Add") == 1);
   CHECK(count(g, "FusedConv") == 0);
+}
+
+namespace {
+// A graph as text: every node (op, name, inputs, outputs with their descriptions, the
+// attributes' names), the constants and the outputs, in order.
+std::string graph_text(const Graph& g) {
+  std::string out;
+  const auto value = [&](ge::ValueId v) {
+    return v == ge::no_value ? std::string("-") : g.value(v).name + ":" + g.value(v).desc.shape.to_string();
+  };
+  for (const ge::Node& n : g.nodes()) {
+    out += n.op + " " + n.name + " (";
+    for (const ge::ValueId v : n.inputs) out += value(v) + " ";
+    out += ") -> (";
+    for (const ge::ValueId v : n.outputs) out += value(v) + " ";
+    out += ")";
+    for (const auto& [k, a] : n.attrs) out += " " + k + "=" + a.to_string();
+    out += "\n";
+  }
+  for (const ge::Constant& c : g.constants()) out += "const " + value(c.value) + "\n";
+  for (const ge::ValueId v : g.outputs()) out += "output " + value(v) + "\n";
+  return out;
+}
+}  // namespace
+
+TEST_CASE("optimize runs the passes on one working form, as the passes one after another would") {
+  const std::vector<std::pair<const char*, Graph>> models{{"resnet50", ge::models::resnet50("1~4,3,32,32")},
+                                                         {"mobilenet_v2", ge::models::mobilenet_v2("-1,3,32,32")},
+                                                         {"bert_encoder", ge::models::bert_encoder("1~2", "16")}};
+  for (const auto& [model, g] : models) {
+    INFO(model);
+    std::vector<ge::PassStats> stats;
+    const Graph once = ge::optimize(g, &stats);
+    Graph step = g;
+    std::vector<ge::PassStats> step_stats(9);
+    step = ge::fold_constants(step, &step_stats[0]);
+    step = ge::fold_batch_norm(step, &step_stats[1]);
+    step = ge::fuse_layer_norm(step, &step_stats[2]);
+    step = ge::fuse_gelu(step, &step_stats[3]);
+    step = ge::fuse_attention(step, &step_stats[4]);
+    step = ge::fuse_activations(step, &step_stats[5]);
+    step = ge::fuse_matmul_epilogue(step, &step_stats[6]);
+    step = ge::layout_nhwc(step, &step_stats[7]);
+    step = ge::remove_dead_code(step, &step_stats[8]);
+    REQUIRE(stats.size() == step_stats.size());
+    for (std::size_t i = 0; i < stats.size(); ++i) {
+      CHECK(stats[i].pass == step_stats[i].pass);
+      CHECK(stats[i].nodes_removed == step_stats[i].nodes_removed);
+      CHECK(stats[i].nodes_added == step_stats[i].nodes_added);
+      CHECK(stats[i].constants_added == step_stats[i].constants_added);
+      CHECK(stats[i].constants_removed == step_stats[i].constants_removed);
+    }
+    CHECK(graph_text(once) == graph_text(step));
+  }
 }

@@ -203,7 +203,7 @@ void fuse_layer_norm(Work& w, PassStats& s) {
 }  // namespace detail
 
 Graph fuse_layer_norm(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_layer_norm", [](Work& w, PassStats& s) { detail::fuse_layer_norm(w, s); });
+  return detail::run_pass(g, stats, "fuse_layer_norm", detail::fuse_layer_norm);
 }
 
 namespace detail {
@@ -257,7 +257,7 @@ void fuse_gelu(Work& w, PassStats& s) {
 }  // namespace detail
 
 Graph fuse_gelu(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_gelu", [](Work& w, PassStats& s) { detail::fuse_gelu(w, s); });
+  return detail::run_pass(g, stats, "fuse_gelu", detail::fuse_gelu);
 }
 
 namespace detail {
@@ -319,7 +319,7 @@ void fuse_matmul_epilogue(Work& w, PassStats& s) {
 }  // namespace detail
 
 Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_matmul_epilogue", [](Work& w, PassStats& s) { detail::fuse_matmul_epilogue(w, s); });
+  return detail::run_pass(g, stats, "fuse_matmul_epilogue", detail::fuse_matmul_epilogue);
 }
 
 namespace {
@@ -427,7 +427,7 @@ void fuse_attention(Work& w, PassStats& s) {
 }  // namespace detail
 
 Graph fuse_attention(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_attention", [](Work& w, PassStats& s) { detail::fuse_attention(w, s); });
+  return detail::run_pass(g, stats, "fuse_attention", detail::fuse_attention);
 }
 
 }  // namespace ge

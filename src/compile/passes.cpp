@@ -173,7 +173,7 @@ void fold_constants(Work& w, PassStats& s) {
 }  // namespace detail
 
 Graph fold_constants(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fold_constants", [](Work& w, PassStats& s) { detail::fold_constants(w, s); });
+  return detail::run_pass(g, stats, "fold_constants", detail::fold_constants);
 }
 
 namespace detail {
@@ -211,7 +211,7 @@ void remove_dead_code(Work& w, PassStats& s) {
 }  // namespace detail
 
 Graph remove_dead_code(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "remove_dead_code", [](Work& w, PassStats& s) { detail::remove_dead_code(w, s); });
+  return detail::run_pass(g, stats, "remove_dead_code", detail::remove_dead_code);
 }
 
 namespace detail {
@@ -356,7 +356,7 @@ void fuse_activations(Work& w, PassStats& s) {
 }  // namespace detail
 
 Graph fuse_activations(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_activations", [](Work& w, PassStats& s) { detail::fuse_activations(w, s); });
+  return detail::run_pass(g, stats, "fuse_activations", detail::fuse_activations);
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "ge/core/format.hpp"
 #include "ge/core/lru_cache.hpp"
 #include "ge/core/tensor_view.hpp"
+#include "ge/core/version.hpp"
 #include "ge/device/cpu_device.hpp"
 #include "ge/device/device.hpp"
 #include "ge/graph.hpp"
@@ -29,3 +30,4 @@
 #include "ge/shape/dim.hpp"
 #include "ge/shape/shape.hpp"
 #include "ge/shape/typed.hpp"
+#include "ge/shape/window.hpp"

@@ -15,6 +15,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "ge/core/error.hpp"
+#include "ge/core/version.hpp"
 #include "ge/options/option.hpp"
 
 namespace {
@@ -40,6 +41,7 @@ std::string usage() {
   std::string out =
       "usage: gec <command> [flags]\n"
       "       gec <command> --help\n"
+      "       gec --version\n"
       "\n"
       "commands:\n";
   for (const Command& c : commands) {
@@ -65,6 +67,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string& name = args[0];
+  if (name == "--version") {
+    std::printf("gec (ge) %s\n", ge::version());
+    return 0;
+  }
   if (name == "--help" || name == "-h" || name == "help") {
     std::fputs(usage().c_str(), stdout);
     return 0;

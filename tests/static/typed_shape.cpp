@@ -57,3 +57,6 @@ static_assert(is_same_v<element_count_t<ShapeOf<Ranged<2, inf>, Static<3>>>, Ran
 static_assert(is_same_v<element_count_t<ShapeOf<Unknown, Static<0>>>, Static<0>>);
 static_assert(element_count(Image{}) == Ranged<150528, 1204224>{});
 }  // namespace
+
+// expect_same holds for equal types (the compile_fail test shows a mismatch).
+static_assert(ge::typed::expect_same<ge::typed::StaticShape<2, 3>, ge::typed::ShapeOf<ge::typed::Static<2>, ge::typed::Static<3>>>);

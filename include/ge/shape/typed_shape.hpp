@@ -212,4 +212,23 @@ template <TypedShape A, TypedShape B>
   }
 }
 
+/// `static_assert(expect_same<Actual, Expected>)`: a typed dim or shape is exactly the
+/// expected one (spelling included). Where `static_assert(std::is_same_v<...>)` says only
+/// "static assertion failed", a mismatch here is an error in
+/// `ge::typed::expect_same_check<Actual, Expected>`, whose instantiation line shows both:
+///
+/// ```
+/// using Y = conv2d_t<StaticShape<1, 3, 32, 32>, StaticShape<8, 3, 3, 3>>;
+/// static_assert(expect_same<Y, StaticShape<1, 8, 30, 30>>);
+/// ```
+template <class Actual, class Expected>
+struct expect_same_check {
+  static_assert(std::is_same_v<Actual, Expected>,
+                "ge::typed::expect_same: the computed type (Actual) is not the Expected one; the 'In "
+                "instantiation of expect_same_check<Actual, Expected>' line above shows both");
+  static constexpr bool value = true;
+};
+template <class Actual, class Expected>
+inline constexpr bool expect_same = expect_same_check<Actual, Expected>::value;
+
 }  // namespace ge::typed

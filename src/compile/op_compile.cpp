@@ -289,17 +289,22 @@ void check_output(std::string_view name, const OpSchema& schema, std::size_t o, 
 
 }  // namespace
 
-std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
-                                                  std::span<const TensorView> outputs) {
+namespace {
+
+// The real inputs' descriptions and constants, each input checked against what `op` was
+// compiled for (see execute_op).
+struct RealInputs {
+  std::vector<TensorDesc> descs;
+  std::vector<const Tensor*> constants;
+};
+RealInputs checked_inputs(const CompiledOp& op, std::span<const TensorView> inputs) {
   const std::string_view name = op.op_type;
   if (inputs.size() != op.inputs.size())
     fail(Errc::bad_tensor, name, std::to_string(inputs.size()) + " input tensors given; it was compiled for " +
                                      std::to_string(op.inputs.size()));
-  if (outputs.size() != op.outputs.size())
-    fail(Errc::bad_tensor, name, std::to_string(outputs.size()) + " output tensors given; it has " +
-                                     std::to_string(op.outputs.size()));
-  std::vector<TensorDesc> descs(inputs.size());
-  std::vector<const Tensor*> constants(inputs.size(), nullptr);
+  RealInputs real_inputs{std::vector<TensorDesc>(inputs.size()), std::vector<const Tensor*>(inputs.size(), nullptr)};
+  std::vector<TensorDesc>& descs = real_inputs.descs;
+  std::vector<const Tensor*>& constants = real_inputs.constants;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const OpTensor& c = op.inputs[i];
     const TensorView& v = inputs[i];
@@ -330,6 +335,32 @@ std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::spa
     }
     descs[i] = {v.dtype, real};
   }
+  return real_inputs;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::int64_t>> CompiledOp::output_dims(std::span<const TensorView> in) const {
+  const auto [descs, constants] = checked_inputs(*this, in);
+  const std::vector<TensorDesc> out =
+      infer_outputs(OpRegistry::global().find(op_type), op_type, descs, constants, attrs, outputs.size());
+  std::vector<std::vector<std::int64_t>> dims;
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    if (!out[o].shape.rank_known() || !out[o].shape.is_bounded())
+      fail(Errc::unbounded, op_type, "output " + std::to_string(o) + " is [" + out[o].shape.to_string() +
+                                         "] for these inputs: its dims depend on the data, with no upper bound");
+    dims.push_back(upper_bound(out[o].shape).values());
+  }
+  return dims;
+}
+
+std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
+                                                  std::span<const TensorView> outputs) {
+  const std::string_view name = op.op_type;
+  const auto [descs, constants] = checked_inputs(op, inputs);
+  if (outputs.size() != op.outputs.size())
+    fail(Errc::bad_tensor, name, std::to_string(outputs.size()) + " output tensors given; it has " +
+                                     std::to_string(op.outputs.size()));
   const OpSchema& schema = OpRegistry::global().find(op.op_type);
   // A data-dependent kernel reports its output dims as it runs: its inputs are checked
   // against the schema first all the same.

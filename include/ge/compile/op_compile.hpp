@@ -14,7 +14,7 @@
 ///     {OpTensor{ge::DataType::f32, ge::Shape::parse("-1,16")},   // -1: any batch
 ///      OpTensor{ge::DataType::f32, ge::Shape{16}}},
 ///     {OpTensor{ge::DataType::f32, ge::Shape::parse("-1,16")}});
-/// ge::execute_op(*op, {a_view, b_view}, {y_view});
+/// ge::execute_op(*op, {a_view, b_view}, {y_view});   // y_view's dims: op->output_dims({a_view, b_view})[0]
 /// ```
 ///
 /// Rules (each broken one is a `ge::Error`):
@@ -85,6 +85,12 @@ struct CompiledOp {
   std::vector<TensorDesc> outputs;  ///< inferred for the compiled inputs
   Attributes attrs;                 ///< as given (defaults are the schema's)
   std::shared_ptr<const Kernel> kernel;
+
+  /// The dims of each output for these real inputs (checked as `execute_op` checks them),
+  /// so that a caller can size its output views: exact, or for an op whose output dims
+  /// depend on the data (NonZero, ...) the largest they can be. Throws `ge::Error` for bad
+  /// inputs, and `Errc::unbounded` when such an output has no upper bound.
+  [[nodiscard]] std::vector<std::vector<std::int64_t>> output_dims(std::span<const TensorView> inputs) const;
 };
 
 /// A request, field by field as `aclopCompile` takes it.

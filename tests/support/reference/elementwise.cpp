@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "support/reference/detail.hpp"
 
@@ -42,6 +43,24 @@ Outs map_numeric(const Ctx& c, F f, G g) {
 
 enum class Bin { add, sub, mul, div, pow, equal, less, greater };
 
+// op on x and z in V (double or int64; not pow); a comparison gives 0 or 1.
+template <class V>
+V apply(const Ctx& c, Bin op, V x, V z) {
+  switch (op) {
+    case Bin::add: return x + z;
+    case Bin::sub: return x - z;
+    case Bin::mul: return x * z;
+    case Bin::div:
+      if (std::is_integral_v<V> && z == 0) c.error("integer division by zero");
+      return x / z;  // integers: truncates toward zero
+    case Bin::equal: return x == z;
+    case Bin::less: return x < z;
+    case Bin::greater: return x > z;
+    case Bin::pow: break;
+  }
+  return V{};
+}
+
 Outs binary(const Ctx& c, Bin op) {
   const RefTensor& a = c.in(0);
   const RefTensor& b = c.in(1);
@@ -55,64 +74,12 @@ Outs binary(const Ctx& c, Bin op) {
   const bool floating = is_floating(a.dtype) || (op == Bin::pow && is_floating(b.dtype));
   for (std::int64_t i = 0; i < y.elements(); ++i) {
     const std::int64_t ka = ia[static_cast<std::size_t>(i)], kb = ib[static_cast<std::size_t>(i)];
-    if (op == Bin::pow) {
+    if (op == Bin::pow)
       set_f(y, i, std::pow(get_f(a, ka), get_f(b, kb)));
-    } else if (floating) {
-      const double x = get_f(a, ka), z = get_f(b, kb);
-      switch (op) {
-        case Bin::add:
-          set_f(y, i, x + z);
-          break;
-        case Bin::sub:
-          set_f(y, i, x - z);
-          break;
-        case Bin::mul:
-          set_f(y, i, x * z);
-          break;
-        case Bin::div:
-          set_f(y, i, x / z);
-          break;
-        case Bin::equal:
-          set_i(y, i, x == z);
-          break;
-        case Bin::less:
-          set_i(y, i, x < z);
-          break;
-        case Bin::greater:
-          set_i(y, i, x > z);
-          break;
-        case Bin::pow:
-          break;
-      }
-    } else {
-      const std::int64_t x = get_i(a, ka), z = get_i(b, kb);
-      switch (op) {
-        case Bin::add:
-          set_i(y, i, x + z);
-          break;
-        case Bin::sub:
-          set_i(y, i, x - z);
-          break;
-        case Bin::mul:
-          set_i(y, i, x * z);
-          break;
-        case Bin::div:
-          if (z == 0) c.error("integer division by zero");
-          set_i(y, i, x / z);  // truncates toward zero
-          break;
-        case Bin::equal:
-          set_i(y, i, x == z);
-          break;
-        case Bin::less:
-          set_i(y, i, x < z);
-          break;
-        case Bin::greater:
-          set_i(y, i, x > z);
-          break;
-        case Bin::pow:
-          break;
-      }
-    }
+    else if (floating)
+      set_f(y, i, apply<double>(c, op, get_f(a, ka), get_f(b, kb)));
+    else
+      set_i(y, i, apply<std::int64_t>(c, op, get_i(a, ka), get_i(b, kb)));
   }
   return {y};
 }
@@ -166,30 +133,18 @@ DataType cast_target(const Ctx& c) {
   if (it == c.node.attrs.end()) c.error("attribute 'to' is missing");
   if (it->second.kind() == AttrKind::string) return parse_data_type(it->second.as_string());
   switch (it->second.as_int()) {
-    case 1:
-      return DataType::f32;
-    case 2:
-      return DataType::u8;
-    case 3:
-      return DataType::i8;
-    case 4:
-      return DataType::u16;
-    case 5:
-      return DataType::i16;
-    case 6:
-      return DataType::i32;
-    case 7:
-      return DataType::i64;
-    case 9:
-      return DataType::boolean;
-    case 11:
-      return DataType::f64;
-    case 12:
-      return DataType::u32;
-    case 13:
-      return DataType::u64;
-    default:
-      c.error("attribute 'to' is " + it->second.to_string() + ", a type that is not implemented");
+    case 1: return DataType::f32;
+    case 2: return DataType::u8;
+    case 3: return DataType::i8;
+    case 4: return DataType::u16;
+    case 5: return DataType::i16;
+    case 6: return DataType::i32;
+    case 7: return DataType::i64;
+    case 9: return DataType::boolean;
+    case 11: return DataType::f64;
+    case 12: return DataType::u32;
+    case 13: return DataType::u64;
+    default: c.error("attribute 'to' is " + it->second.to_string() + ", a type that is not implemented");
   }
 }
 

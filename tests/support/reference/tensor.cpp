@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "support/reference.hpp"
 #include "support/reference/detail.hpp"
@@ -114,33 +115,28 @@ Dims broadcast_index(const Dims& out, const Dims& in) {
   return strided_index(out, st);
 }
 
-double get_f(const RefTensor& t, std::int64_t i) {
-  switch (t.dtype) {
-    case DataType::f32:
-      return load<float>(t, i);
-    case DataType::f64:
-      return load<double>(t, i);
-    case DataType::i8:
-      return load<std::int8_t>(t, i);
-    case DataType::i16:
-      return load<std::int16_t>(t, i);
-    case DataType::i32:
-      return load<std::int32_t>(t, i);
-    case DataType::i64:
-      return static_cast<double>(load<std::int64_t>(t, i));
-    case DataType::u8:
-      return load<std::uint8_t>(t, i);
-    case DataType::u16:
-      return load<std::uint16_t>(t, i);
-    case DataType::u32:
-      return load<std::uint32_t>(t, i);
-    case DataType::u64:
-      return static_cast<double>(load<std::uint64_t>(t, i));
-    case DataType::boolean:
-      return load<std::uint8_t>(t, i) != 0 ? 1.0 : 0.0;
-    default:
-      type_not_implemented(t.dtype);
+// Calls f(T{}) with the C++ type that stores `type` (std::uint8_t for bool).
+template <class F>
+decltype(auto) visit_type(DataType type, F&& f) {
+  switch (type) {
+    case DataType::f32: return f(float{});
+    case DataType::f64: return f(double{});
+    case DataType::i8: return f(std::int8_t{});
+    case DataType::i16: return f(std::int16_t{});
+    case DataType::i32: return f(std::int32_t{});
+    case DataType::i64: return f(std::int64_t{});
+    case DataType::u8: return f(std::uint8_t{});
+    case DataType::u16: return f(std::uint16_t{});
+    case DataType::u32: return f(std::uint32_t{});
+    case DataType::u64: return f(std::uint64_t{});
+    case DataType::boolean: return f(std::uint8_t{});
+    default: type_not_implemented(type);
   }
+}
+
+double get_f(const RefTensor& t, std::int64_t i) {
+  if (t.dtype == DataType::boolean) return load<std::uint8_t>(t, i) != 0 ? 1.0 : 0.0;
+  return visit_type(t.dtype, [&](auto z) { return static_cast<double>(load<decltype(z)>(t, i)); });
 }
 
 // A double as int64, truncated toward zero; fails for NaN, infinities, out of range.
@@ -151,91 +147,27 @@ std::int64_t to_int64(double v) {
 }
 
 std::int64_t get_i(const RefTensor& t, std::int64_t i) {
-  switch (t.dtype) {
-    case DataType::i8:
-      return load<std::int8_t>(t, i);
-    case DataType::i16:
-      return load<std::int16_t>(t, i);
-    case DataType::i32:
-      return load<std::int32_t>(t, i);
-    case DataType::i64:
-      return load<std::int64_t>(t, i);
-    case DataType::u8:
-      return load<std::uint8_t>(t, i);
-    case DataType::u16:
-      return load<std::uint16_t>(t, i);
-    case DataType::u32:
-      return load<std::uint32_t>(t, i);
-    case DataType::u64:
-      return static_cast<std::int64_t>(load<std::uint64_t>(t, i));
-    case DataType::boolean:
-      return load<std::uint8_t>(t, i) != 0 ? 1 : 0;
-    case DataType::f32:
-    case DataType::f64:
-      return to_int64(get_f(t, i));
-    default:
-      type_not_implemented(t.dtype);
-  }
+  if (t.dtype == DataType::f32 || t.dtype == DataType::f64) return to_int64(get_f(t, i));
+  if (t.dtype == DataType::boolean) return load<std::uint8_t>(t, i) != 0 ? 1 : 0;
+  return visit_type(t.dtype, [&](auto z) { return static_cast<std::int64_t>(load<decltype(z)>(t, i)); });
 }
 
 // Stores v; integer types truncate toward zero, bool is v != 0.
 void set_f(RefTensor& t, std::int64_t i, double v) {
-  switch (t.dtype) {
-    case DataType::f32:
-      return store<float>(t, i, static_cast<float>(v));
-    case DataType::f64:
-      return store<double>(t, i, v);
-    case DataType::boolean:
-      return store<std::uint8_t>(t, i, v != 0.0 ? 1 : 0);
-    case DataType::i8:
-      return store<std::int8_t>(t, i, static_cast<std::int8_t>(to_int64(v)));
-    case DataType::i16:
-      return store<std::int16_t>(t, i, static_cast<std::int16_t>(to_int64(v)));
-    case DataType::i32:
-      return store<std::int32_t>(t, i, static_cast<std::int32_t>(to_int64(v)));
-    case DataType::i64:
-      return store<std::int64_t>(t, i, to_int64(v));
-    case DataType::u8:
-      return store<std::uint8_t>(t, i, static_cast<std::uint8_t>(to_int64(v)));
-    case DataType::u16:
-      return store<std::uint16_t>(t, i, static_cast<std::uint16_t>(to_int64(v)));
-    case DataType::u32:
-      return store<std::uint32_t>(t, i, static_cast<std::uint32_t>(to_int64(v)));
-    case DataType::u64:
-      return store<std::uint64_t>(t, i, static_cast<std::uint64_t>(to_int64(v)));
-    default:
-      type_not_implemented(t.dtype);
-  }
+  if (t.dtype == DataType::boolean) return store<std::uint8_t>(t, i, v != 0.0 ? 1 : 0);
+  visit_type(t.dtype, [&](auto z) {
+    using T = decltype(z);
+    if constexpr (std::is_floating_point_v<T>)
+      store<T>(t, i, static_cast<T>(v));
+    else
+      store<T>(t, i, static_cast<T>(to_int64(v)));
+  });
 }
 
 // Stores v; narrower integer types wrap, bool is v != 0.
 void set_i(RefTensor& t, std::int64_t i, std::int64_t v) {
-  switch (t.dtype) {
-    case DataType::f32:
-      return store<float>(t, i, static_cast<float>(v));
-    case DataType::f64:
-      return store<double>(t, i, static_cast<double>(v));
-    case DataType::boolean:
-      return store<std::uint8_t>(t, i, v != 0 ? 1 : 0);
-    case DataType::i8:
-      return store<std::int8_t>(t, i, static_cast<std::int8_t>(v));
-    case DataType::i16:
-      return store<std::int16_t>(t, i, static_cast<std::int16_t>(v));
-    case DataType::i32:
-      return store<std::int32_t>(t, i, static_cast<std::int32_t>(v));
-    case DataType::i64:
-      return store<std::int64_t>(t, i, v);
-    case DataType::u8:
-      return store<std::uint8_t>(t, i, static_cast<std::uint8_t>(v));
-    case DataType::u16:
-      return store<std::uint16_t>(t, i, static_cast<std::uint16_t>(v));
-    case DataType::u32:
-      return store<std::uint32_t>(t, i, static_cast<std::uint32_t>(v));
-    case DataType::u64:
-      return store<std::uint64_t>(t, i, static_cast<std::uint64_t>(v));
-    default:
-      type_not_implemented(t.dtype);
-  }
+  if (t.dtype == DataType::boolean) return store<std::uint8_t>(t, i, v != 0 ? 1 : 0);
+  visit_type(t.dtype, [&](auto z) { store<decltype(z)>(t, i, static_cast<decltype(z)>(v)); });
 }
 
 // dst = the elements of src at the given flat indices (any type: bytes are copied).

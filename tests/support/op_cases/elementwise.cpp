@@ -1,5 +1,5 @@
 // Random cases of the elementwise ops: unary maps, binary ops with broadcasting, Where,
-// Clip, Cast, Softmax.
+// Clip, Cast, Softmax, Max, Min, Mod, Not.
 #include <string>
 
 #include "support/op_cases/detail.hpp"
@@ -102,6 +102,42 @@ Generator softmax(std::string op) {
   };
 }
 
+// Max and Min of one to three inputs, broadcast; f32 and i64.
+Generator extremum(std::string op) {
+  return [op](Gen& g) {
+    std::vector<OpCase> v;
+    for (int k = 0; k < 4; ++k) {
+      const Dims d = g.dims(1, 4);
+      const DataType t = k == 3 ? DataType::i64 : DataType::f32;
+      std::vector<std::optional<CaseInput>> ins{in(g.ints(t, d, -5, 5))};
+      for (int n = 0; n < k % 3; ++n) ins.push_back(in(g.ints(t, g.broadcastable(d), -5, 5)));
+      if (k == 1) ins[0] = in(g.f32(d));
+      v.push_back(make(op, ins));
+    }
+    return v;
+  };
+}
+
+// Mod: integers of both signs (fmod 0 and 1), floats (fmod 1).
+std::vector<OpCase> mod_cases(Gen& g) {
+  const auto divisor = [&g](DataType t, const Dims& d) {
+    RefTensor b = g.ints(t, d, 1, 9);
+    for (std::int64_t i = 0; i < b.elements(); ++i)
+      if (g.coin() && t == DataType::i64) b.as<std::int64_t>()[static_cast<std::size_t>(i)] *= -1;
+    return b;
+  };
+  std::vector<OpCase> v;
+  for (const DataType t : {DataType::i64, DataType::i32}) {
+    const Dims d = g.dims(1, 3);
+    v.push_back(make("Mod", {in(g.ints(t, d, -50, 50)), in(divisor(t, g.broadcastable(d)))}));
+    v.push_back(make("Mod", {in(g.ints(t, d, -50, 50)), in(divisor(t, d))}, {{"fmod", 1}}));
+  }
+  const Dims d = g.dims(1, 3);
+  v.push_back(make("Mod", {in(g.f32(d, -9, 9)), in(g.f32(g.broadcastable(d), 0.5, 3))}, {{"fmod", 1}}));
+  v.push_back(make("Mod", {in(g.f32(d, -9, 9)), in(g.f32(d, -3, -0.5))}, {{"fmod", 1}}));
+  return v;
+}
+
 }  // namespace
 
 void add_elementwise_cases(GenTable& t) {
@@ -122,6 +158,18 @@ void add_elementwise_cases(GenTable& t) {
     for (OpCase& c : unary("Gelu", -4, 4, 1e-5, {{"approximate", "tanh"}})(g)) v.push_back(c);
     return v;
   };
+  t["HardSigmoid"] = [](Gen& g) {
+    std::vector<OpCase> v = unary("HardSigmoid", -6, 6)(g);
+    v.push_back(make("HardSigmoid", {in(g.f32(g.dims(1, 3), -6, 6))}, {{"alpha", 0.5}, {"beta", 0.25}}));
+    return v;
+  };
+  t["Not"] = [](Gen& g) {
+    return std::vector<OpCase>{make("Not", {in(g.bools(g.dims(0, 4)))}),
+                               make("Not", {in(g.bools({g.integer(100, 999)}))})};
+  };
+  t["Max"] = extremum("Max");
+  t["Min"] = extremum("Min");
+  t["Mod"] = mod_cases;
   t["Identity"] = [](Gen& g) {
     return std::vector<OpCase>{make("Identity", {in(g.f32(g.dims(0, 4)))}),
                                make("Identity", {in(g.ints(DataType::i64, g.dims(1, 3), -9, 9))}),

@@ -1,4 +1,4 @@
-// Random cases of the shape ops (Reshape ... ConstantOfShape) and the reductions.
+// Random cases of the shape ops (Reshape ... ConstantOfShape, Trilu) and the reductions.
 #include <string>
 
 #include "support/op_cases/detail.hpp"
@@ -142,9 +142,21 @@ std::vector<OpCase> argmax_cases(Gen& g) {
   return v;
 }
 
+std::vector<OpCase> trilu_cases(Gen& g) {
+  std::vector<OpCase> v;
+  for (int k = 0; k < 4; ++k) {
+    const Dims d = g.dims(2, 4, 1, 9);
+    std::vector<std::optional<CaseInput>> ins{in(k == 3 ? g.bools(d) : data(g, d))};
+    if (k > 0) ins.push_back(cst(RefTensor::of<std::int64_t>({}, {g.integer(-4, 4)})));
+    v.push_back(make("Trilu", ins, k == 2 ? Attributes{{"upper", 0}} : Attributes{}));
+  }
+  return v;
+}
+
 }  // namespace
 
 void add_shape_cases(GenTable& t) {
+  t["Trilu"] = trilu_cases;
   t["Reshape"] = reshape_cases;
   t["Flatten"] = [](Gen& g) {
     const Dims d = g.dims(1, 4);

@@ -1,5 +1,5 @@
 // The reference's elementwise ops: unary maps, binary ops with broadcasting, Where,
-// Clip, Cast, Softmax.
+// Clip, Cast, Softmax, Max, Min, Mod, Not.
 
 #include <algorithm>
 #include <cmath>
@@ -61,27 +61,34 @@ V apply(const Ctx& c, Bin op, V x, V z) {
   return V{};
 }
 
+// y[i] = f(y, i, ka, kb) over the broadcast of a and b (numpy rules), y of type `out`;
+// a and b must have the same type unless `mixed`.
+template <class F>
+RefTensor broadcast_map(const Ctx& c, const RefTensor& a, const RefTensor& b, DataType out, bool mixed, F f) {
+  if (!mixed && a.dtype != b.dtype) c.error("inputs " + a.describe() + " and " + b.describe() + " differ in type");
+  const auto dims = broadcast_dims(a.dims, b.dims);
+  if (!dims) c.error("inputs " + a.describe() + " and " + b.describe() + " do not broadcast");
+  RefTensor y(out, *dims);
+  const Dims ia = broadcast_index(*dims, a.dims), ib = broadcast_index(*dims, b.dims);
+  for (std::int64_t i = 0; i < y.elements(); ++i)
+    f(y, i, ia[static_cast<std::size_t>(i)], ib[static_cast<std::size_t>(i)]);
+  return y;
+}
+
 Outs binary(const Ctx& c, Bin op) {
   const RefTensor& a = c.in(0);
   const RefTensor& b = c.in(1);
-  if (op != Bin::pow && a.dtype != b.dtype)
-    c.error("inputs " + a.describe() + " and " + b.describe() + " differ in type");
-  const auto dims = broadcast_dims(a.dims, b.dims);
-  if (!dims) c.error("inputs " + a.describe() + " and " + b.describe() + " do not broadcast");
   const bool compare = op == Bin::equal || op == Bin::less || op == Bin::greater;
-  RefTensor y(compare ? DataType::boolean : a.dtype, *dims);
-  const Dims ia = broadcast_index(*dims, a.dims), ib = broadcast_index(*dims, b.dims);
   const bool floating = is_floating(a.dtype) || (op == Bin::pow && is_floating(b.dtype));
-  for (std::int64_t i = 0; i < y.elements(); ++i) {
-    const std::int64_t ka = ia[static_cast<std::size_t>(i)], kb = ib[static_cast<std::size_t>(i)];
-    if (op == Bin::pow)
-      set_f(y, i, std::pow(get_f(a, ka), get_f(b, kb)));
-    else if (floating)
-      set_f(y, i, apply<double>(c, op, get_f(a, ka), get_f(b, kb)));
-    else
-      set_i(y, i, apply<std::int64_t>(c, op, get_i(a, ka), get_i(b, kb)));
-  }
-  return {y};
+  return {broadcast_map(c, a, b, compare ? DataType::boolean : a.dtype, op == Bin::pow,
+                        [&](RefTensor& y, std::int64_t i, std::int64_t ka, std::int64_t kb) {
+                          if (op == Bin::pow)
+                            set_f(y, i, std::pow(get_f(a, ka), get_f(b, kb)));
+                          else if (floating)
+                            set_f(y, i, apply<double>(c, op, get_f(a, ka), get_f(b, kb)));
+                          else
+                            set_i(y, i, apply<std::int64_t>(c, op, get_i(a, ka), get_i(b, kb)));
+                        })};
 }
 
 Outs where(const Ctx& c) {
@@ -183,6 +190,52 @@ Outs softmax(const Ctx& c, bool log_softmax) {
   return {y};
 }
 
+// Max and Min of any number of inputs with broadcasting (numeric: in double for floating
+// types, in int64 for integers).
+Outs extremum(const Ctx& c, bool is_max) {
+  if (c.input_count() == 0) c.error("no inputs");
+  RefTensor acc = c.in(0);
+  for (std::size_t k = 1; k < c.input_count(); ++k) {
+    const RefTensor& b = c.in(k);
+    RefTensor y = broadcast_map(
+        c, acc, b, acc.dtype, false, [&](RefTensor& out, std::int64_t i, std::int64_t ka, std::int64_t kb) {
+          if (is_floating(acc.dtype)) {
+            const double x = get_f(acc, ka), z = get_f(b, kb);
+            set_f(out, i, std::isnan(x) || std::isnan(z) ? std::nan("") : is_max ? std::max(x, z) : std::min(x, z));
+          } else {
+            const std::int64_t x = get_i(acc, ka), z = get_i(b, kb);
+            set_i(out, i, is_max ? std::max(x, z) : std::min(x, z));
+          }
+        });
+    acc = std::move(y);
+  }
+  return {acc};
+}
+
+// Mod: fmod=1 as C's fmod (the dividend's sign), fmod=0 the divisor's sign (integers).
+Outs mod(const Ctx& c) {
+  const RefTensor& a = c.in(0);
+  const RefTensor& b = c.in(1);
+  const bool fmod = c.i("fmod", 0) != 0;
+  if (is_floating(a.dtype) && !fmod) c.error("fmod=0 on floating inputs");
+  return {broadcast_map(c, a, b, a.dtype, false, [&](RefTensor& y, std::int64_t i, std::int64_t ka, std::int64_t kb) {
+    if (is_floating(a.dtype)) return set_f(y, i, std::fmod(get_f(a, ka), get_f(b, kb)));
+    const std::int64_t x = get_i(a, ka), z = get_i(b, kb);
+    if (z == 0) c.error("integer modulo by zero");
+    std::int64_t r = x % z;  // the dividend's sign
+    if (!fmod && r != 0 && (r < 0) != (z < 0)) r += z;
+    set_i(y, i, r);
+  })};
+}
+
+Outs not_op(const Ctx& c) {
+  const RefTensor& x = c.in(0);
+  if (x.dtype != DataType::boolean) c.error("input 0 is " + x.describe() + "; expected bool");
+  RefTensor y(DataType::boolean, x.dims);
+  for (std::int64_t i = 0; i < x.elements(); ++i) set_i(y, i, get_i(x, i) == 0 ? 1 : 0);
+  return {y};
+}
+
 }  // namespace
 
 void add_elementwise_ops(OpTable& t) {
@@ -228,6 +281,15 @@ void add_elementwise_ops(OpTable& t) {
                  });
                },
                {"approximate"}};
+  t["HardSigmoid"] = {[](const Ctx& c) {
+                        const double alpha = c.f("alpha", 0.2), beta = c.f("beta", 0.5);
+                        return map_float(c, [=](double v) { return std::clamp(alpha * v + beta, 0.0, 1.0); });
+                      },
+                      {"alpha", "beta"}};
+  t["Max"] = {[](const Ctx& c) { return extremum(c, true); }, {}};
+  t["Min"] = {[](const Ctx& c) { return extremum(c, false); }, {}};
+  t["Mod"] = {mod, {"fmod"}};
+  t["Not"] = {not_op, {}};
   t["Identity"] = {[](const Ctx& c) { return Outs{c.in(0)}; }, {}};
   t["Clip"] = {clip, {}};
   t["Cast"] = {cast, {"to"}};

@@ -319,9 +319,29 @@ Outs argmax(const Ctx& c) {
   return {y};
 }
 
+// Trilu: the upper (upper=1) or lower triangle of the last two dims from diagonal k
+// (input 1, default 0); the rest zero.
+Outs trilu(const Ctx& c) {
+  const RefTensor& x = c.in(0);
+  if (x.dims.size() < 2) c.error("input 0 is " + x.describe() + "; expected rank >= 2");
+  const std::int64_t k = c.has_input(1) ? get_i(c.in(1), 0) : 0;
+  const bool upper = c.i("upper", 1) != 0;
+  const std::int64_t rows = x.dims[x.dims.size() - 2], cols = x.dims.back();
+  RefTensor y(x.dtype, x.dims);  // zeros
+  const auto es = static_cast<std::size_t>(size_of(x.dtype));
+  for (std::int64_t i = 0; i < x.elements(); ++i) {
+    const std::int64_t col = i % cols, row = (i / cols) % rows;
+    if (upper ? col - row >= k : col - row <= k)
+      std::memcpy(y.bytes.data() + static_cast<std::size_t>(i) * es, x.bytes.data() + static_cast<std::size_t>(i) * es,
+                  es);
+  }
+  return {y};
+}
+
 }  // namespace
 
 void add_shape_ops(OpTable& t) {
+  t["Trilu"] = {trilu, {"upper"}};
   t["Reshape"] = {reshape, {"allowzero"}};
   t["Flatten"] = {flatten, {"axis"}};
   t["Transpose"] = {transpose, {"perm"}};

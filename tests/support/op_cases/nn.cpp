@@ -150,6 +150,18 @@ void add_nn_cases(GenTable& t) {
                                make("GlobalAveragePool", {in(g.f32(g.dims(3, 3, 1, 9)))})};
   };
   t["BatchNormalization"] = batch_norm_cases;
+  t["InstanceNormalization"] = [](Gen& g) {
+    std::vector<OpCase> v;
+    for (int k = 0; k < 3; ++k) {
+      const Dims x = g.dims(3, 5, 1, 9);
+      const Dims ch{x[1]};
+      OpCase c = make("InstanceNormalization", {in(g.f32(x, -3, 3)), cst(g.f32(ch)), cst(g.f32(ch))},
+                      k == 0 ? Attributes{} : Attributes{{"epsilon", g.real(1e-5, 1e-2)}});
+      c.rtol = c.atol = 1e-4;
+      v.push_back(c);
+    }
+    return v;
+  };
   t["LayerNormalization"] = layer_norm_cases;
   t["Gemm"] = gemm_cases;
   t["MatMul"] = matmul_cases;

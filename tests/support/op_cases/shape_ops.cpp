@@ -1,4 +1,5 @@
-// Random cases of the shape ops (Reshape ... ConstantOfShape, Trilu) and the reductions.
+// Random cases of the shape ops (Reshape ... ConstantOfShape, Trilu, Pad), the reductions
+// and TopK.
 #include <string>
 
 #include "support/op_cases/detail.hpp"
@@ -153,9 +154,42 @@ std::vector<OpCase> trilu_cases(Gen& g) {
   return v;
 }
 
+std::vector<OpCase> pad_cases(Gen& g) {
+  std::vector<OpCase> v;
+  for (int k = 0; k < 6; ++k) {
+    const Dims d = g.dims(1, 4, 2, 7);
+    const std::string mode = k < 3 ? "constant" : k < 5 ? "reflect" : "edge";
+    Dims pads(2 * d.size());
+    for (std::size_t i = 0; i < pads.size(); ++i)
+      pads[i] = k == 2 ? g.integer(-1, 2) : g.integer(0, std::min<std::int64_t>(3, d[i % d.size()] - 1));
+    std::vector<std::optional<CaseInput>> ins{in(k == 1 ? g.f32(d) : data(g, d)), i64s(pads)};
+    if (k == 1) ins.push_back(cst(RefTensor::of<float>({}, {1.5f})));
+    v.push_back(make("Pad", ins, k == 0 || k == 1 ? Attributes{} : Attributes{{"mode", mode}}));
+  }
+  return v;
+}
+
+std::vector<OpCase> topk_cases(Gen& g) {
+  std::vector<OpCase> v;
+  for (int k = 0; k < 4; ++k) {
+    const Dims d = g.dims(1, 3, 1, 12);
+    const auto r = static_cast<std::int64_t>(d.size());
+    const std::int64_t axis = g.integer(-r, r - 1), n = d[static_cast<std::size_t>(axis < 0 ? axis + r : axis)];
+    Attributes a{{"axis", axis}};
+    if (k % 2 == 1) a["largest"] = 0;
+    // 2, 3: few distinct values, so that ties meet.
+    v.push_back(make(
+        "TopK",
+        {in(k >= 2 ? g.ints(k == 2 ? DataType::f32 : DataType::i64, d, 0, 3) : g.f32(d)), i64s({g.integer(0, n)})}, a));
+  }
+  return v;
+}
+
 }  // namespace
 
 void add_shape_cases(GenTable& t) {
+  t["Pad"] = pad_cases;
+  t["TopK"] = topk_cases;
   t["Trilu"] = trilu_cases;
   t["Reshape"] = reshape_cases;
   t["Flatten"] = [](Gen& g) {

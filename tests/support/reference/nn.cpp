@@ -216,6 +216,28 @@ Outs global_avg_pool(const Ctx& c) {
 
 // ---- normalization ----
 
+// InstanceNormalization: per (n, c), the mean and (population) variance over the
+// spatial dims, then scale[c] * (x - mean) / sqrt(var + epsilon) + B[c].
+Outs instance_norm(const Ctx& c) {
+  c.require_float(0);
+  const RefTensor& x = c.in(0);
+  if (x.dims.size() < 3) c.error("input 0 is " + x.describe() + "; expected rank >= 3");
+  const std::int64_t C = x.dims[1], inner = product(x.dims, 2);
+  const double eps = c.f("epsilon", 1e-5);
+  RefTensor y(x.dtype, x.dims);
+  for (std::int64_t nc = 0; nc < x.dims[0] * C; ++nc) {
+    double mean = 0, var = 0;
+    for (std::int64_t k = 0; k < inner; ++k) mean += get_f(x, nc * inner + k);
+    mean /= static_cast<double>(inner);
+    for (std::int64_t k = 0; k < inner; ++k)
+      var += (get_f(x, nc * inner + k) - mean) * (get_f(x, nc * inner + k) - mean);
+    var /= static_cast<double>(inner);
+    const double a = get_f(c.in(1), nc % C) / std::sqrt(var + eps), b = get_f(c.in(2), nc % C);
+    for (std::int64_t k = 0; k < inner; ++k) set_f(y, nc * inner + k, (get_f(x, nc * inner + k) - mean) * a + b);
+  }
+  return {y};
+}
+
 Outs batch_norm(const Ctx& c) {
   if (c.i("training_mode", 0) != 0) c.error("training_mode 1 is not implemented");
   if (c.node.outputs.size() > 1) c.error("the running_mean / running_var outputs (training) are not implemented");
@@ -371,6 +393,7 @@ void add_nn_ops(OpTable& t) {
                       {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides", "count_include_pad"}};
   t["GlobalAveragePool"] = {global_avg_pool, {}};
   t["BatchNormalization"] = {batch_norm, {"epsilon", "momentum", "training_mode"}};
+  t["InstanceNormalization"] = {instance_norm, {"epsilon"}};
   t["LayerNormalization"] = {layer_norm, {"axis", "epsilon", "stash_type"}};
   t["Gemm"] = {gemm, {"alpha", "beta", "transA", "transB"}};
   t["MatMul"] = {matmul, {}};

@@ -1,4 +1,4 @@
-// The reference's shape ops (Reshape ... ConstantOfShape) and reductions.
+// The reference's shape ops (Reshape ... ConstantOfShape, Trilu, Pad), reductions and TopK.
 
 #include <algorithm>
 #include <cmath>
@@ -338,10 +338,82 @@ Outs trilu(const Ctx& c) {
   return {y};
 }
 
+// Pad: mode constant (input 2 or 0), reflect or edge; negative pads crop.
+Outs pad(const Ctx& c) {
+  const RefTensor& x = c.in(0);
+  const Dims pads = c.in(1).to_int64s();
+  const std::size_t r = x.dims.size();
+  const std::string mode = c.s("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge") c.error("mode '" + mode + "' is not implemented");
+  if (pads.size() != 2 * r) c.error("pads " + dims_text(pads) + " for " + x.describe());
+  Dims out(r);
+  for (std::size_t d = 0; d < r; ++d) out[d] = x.dims[d] + pads[d] + pads[d + r];
+  RefTensor y(x.dtype, out);
+  const double fill = c.has_input(2) ? get_f(c.in(2), 0) : 0.0;
+  const Dims in_strides = strides_of(x.dims);
+  for (std::int64_t i = 0; i < y.elements(); ++i) {
+    std::int64_t rest = i, src = 0;
+    bool inside = true;
+    for (std::size_t d = r; d-- > 0;) {
+      const std::int64_t n = x.dims[d];
+      std::int64_t p = rest % out[d] - pads[d];
+      rest /= out[d];
+      if (p < 0 || p >= n) {
+        if (mode == "constant")
+          inside = false;
+        else if (mode == "edge")
+          p = std::clamp<std::int64_t>(p, 0, n - 1);
+        else if (n == 1)
+          p = 0;
+        else
+          while (p < 0 || p >= n) p = p < 0 ? -p : 2 * (n - 1) - p;
+      }
+      src += p * in_strides[d];
+    }
+    if (inside)
+      std::memcpy(y.bytes.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(size_of(x.dtype)),
+                  x.bytes.data() + static_cast<std::size_t>(src) * static_cast<std::size_t>(size_of(x.dtype)),
+                  static_cast<std::size_t>(size_of(x.dtype)));
+    else
+      set_f(y, i, fill);
+  }
+  return {y};
+}
+
+// TopK (sorted): the k largest (or smallest) along axis, ties by the lower index.
+Outs topk(const Ctx& c) {
+  const RefTensor& x = c.in(0);
+  if (c.i("sorted", 1) == 0) c.error("sorted=0 is not implemented");
+  const auto r = static_cast<std::int64_t>(x.dims.size());
+  const auto axis = static_cast<std::size_t>(c.axis(c.i("axis", -1), r, "axis"));
+  const std::int64_t k = get_i(c.in(1), 0), n = x.dims[axis], inner = product(x.dims, axis + 1);
+  if (k < 0 || k > n) c.error("k " + std::to_string(k) + " for " + x.describe());
+  const bool largest = c.i("largest", 1) != 0;
+  Dims out = x.dims;
+  out[axis] = k;
+  RefTensor values(x.dtype, out), indices(DataType::i64, out);
+  for (std::int64_t o = 0; o < product(x.dims, 0, axis); ++o)
+    for (std::int64_t in = 0; in < inner; ++in) {
+      Dims order(static_cast<std::size_t>(n));
+      for (std::int64_t j = 0; j < n; ++j) order[static_cast<std::size_t>(j)] = j;
+      const auto at = [&](std::int64_t j) { return get_f(x, (o * n + j) * inner + in); };
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::int64_t a, std::int64_t b) { return largest ? at(a) > at(b) : at(a) < at(b); });
+      for (std::int64_t j = 0; j < k; ++j) {
+        const std::int64_t dst = (o * k + j) * inner + in;
+        set_f(values, dst, at(order[static_cast<std::size_t>(j)]));
+        set_i(indices, dst, order[static_cast<std::size_t>(j)]);
+      }
+    }
+  return {values, indices};
+}
+
 }  // namespace
 
 void add_shape_ops(OpTable& t) {
   t["Trilu"] = {trilu, {"upper"}};
+  t["Pad"] = {pad, {"mode"}};
+  t["TopK"] = {topk, {"axis", "largest", "sorted"}};
   t["Reshape"] = {reshape, {"allowzero"}};
   t["Flatten"] = {flatten, {"axis"}};
   t["Transpose"] = {transpose, {"perm"}};

@@ -6,7 +6,7 @@
 
 #include "support/op_buffers.hpp"
 
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -144,8 +144,11 @@ TEST_CASE("binary arithmetic broadcasts; comparisons write bool; Where selects")
 }
 
 TEST_CASE("types without a kernel are no_kernel at compile time") {
-  expect_error([] { (void)ge::compile_op("Add", {desc(DataType::f64, "2"), desc(DataType::f64, "2")}, {}); },
-               Errc::no_kernel, "no vector-engine kernel fits");
+  expect_error(
+      [] {
+        (void)ge::compile_op("Add", {desc(DataType::f64, "2"), desc(DataType::f64, "2")}, {});
+      },
+      Errc::no_kernel, "no vector-engine kernel fits");
   expect_error([] { (void)ge::compile_op("Softmax", {desc(DataType::f16, "2")}, {}); }, Errc::no_kernel, "Softmax");
   expect_error(
       [] {
@@ -712,8 +715,11 @@ TEST_CASE("TopK with a constant K and with a runtime K") {
   CHECK(std::vector<float>(vs.data.begin(), vs.data.begin() + 6) == std::vector<float>{1, 3, 7, 0, 2, 2});
   CHECK(Ints(is.data.begin(), is.data.begin() + 6) == Ints{2, 0, 3, 3, 0, 1});
   auto k9 = of<std::int64_t>({1}, {9});
-  expect_error([&] { run(*rt, {x.view(), k9.view()}, {vs.view(), is.view()}); }, Errc::bad_op_inputs,
-               "[ge.compile] [TopK] K is 9");
+  expect_error(
+      [&] {
+        run(*rt, {x.view(), k9.view()}, {vs.view(), is.view()});
+      },
+      Errc::bad_op_inputs, "[ge.compile] [TopK] K is 9");
 }
 
 TEST_CASE("a ranged input: one kernel for every batch in 1~8") {

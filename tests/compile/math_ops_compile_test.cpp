@@ -6,7 +6,7 @@
 
 #include "support/op_buffers.hpp"
 
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -63,15 +63,24 @@ TEST_CASE("Range with constant inputs has a static output; with runtime inputs i
   CHECK(run(*ri, {is.view(), il.view(), id.view()}, {iy.view()})[0] == Ints{0});  // empty: limit below start
 
   auto zero = of<float>({}, {0.f});
-  expect_error([&] { run(*rt, {fs.view(), fl.view(), zero.view()}, {fy.view()}); }, Errc::invalid_argument,
-               {"[ge.compile] [Range]", "delta is 0 at run time", "start 1", "limit -1"});
+  expect_error(
+      [&] {
+        run(*rt, {fs.view(), fl.view(), zero.view()}, {fy.view()});
+      },
+      Errc::invalid_argument, "[ge.compile] [Range]", "delta is 0 at run time", "start 1", "limit -1");
   auto z64 = of<std::int64_t>({}, {0});
-  expect_error([&] { (void)ge::compile_op("Range", {konst(s), konst(l), konst(z64)}, {}); }, Errc::invalid_argument,
-               {"[Range]", "delta", "is 0"});
-  expect_error([&] { (void)ge::compile_op("Range", {f32("3"), f32(""), f32("")}, {}); }, Errc::bad_op_inputs,
-               {"input 0 (start)", "scalar"});
+  expect_error(
+      [&] {
+        (void)ge::compile_op("Range", {konst(s), konst(l), konst(z64)}, {});
+      },
+      Errc::invalid_argument, "[Range]", "delta", "is 0");
+  expect_error(
+      [&] {
+        (void)ge::compile_op("Range", {f32("3"), f32(""), f32("")}, {});
+      },
+      Errc::bad_op_inputs, "input 0 (start)", "scalar");
   auto small = zeros({2});
-  expect_error([&] { run(*rt, {fs.view(), fl.view(), fd.view()}, {small.view()}); }, Errc::bad_tensor, {"needs"});
+  expect_error([&] { run(*rt, {fs.view(), fl.view(), fd.view()}, {small.view()}); }, Errc::bad_tensor, "needs");
 }
 
 TEST_CASE("HardSigmoid with its attributes; Not") {
@@ -87,7 +96,7 @@ TEST_CASE("HardSigmoid with its attributes; Not") {
   run(*ge::compile_op("Not", {desc(DataType::boolean, "3")}, {}), {b.view()}, {nb.view()});
   CHECK(nb.data == std::vector<std::uint8_t>{0, 1, 1});
   expect_error([&] { (void)ge::compile_op("HardSigmoid", {desc(DataType::f64, "3")}, {}); }, Errc::no_kernel,
-               {"HardSigmoid"});
+               "HardSigmoid");
 }
 
 TEST_CASE("Mod: integer and fmod kernels; fmod=0 on f32 refused at compile time") {
@@ -102,10 +111,13 @@ TEST_CASE("Mod: integer and fmod kernels; fmod=0 on f32 refused at compile time"
   auto fy = zeros({3});
   run(*ge::compile_op("Mod", {f32("3"), f32("")}, {}, {{"fmod", std::int64_t{1}}}), {fa.view(), fb.view()}, {fy.view()});
   check_near(fy.data, {1.f, -1.f, 1.5f});
-  expect_error([&] { (void)ge::compile_op("Mod", {f32("3"), f32("")}, {}); }, Errc::bad_attribute, {"fmod=1"});
+  expect_error([&] { (void)ge::compile_op("Mod", {f32("3"), f32("")}, {}); }, Errc::bad_attribute, "fmod=1");
   auto zero = of<std::int32_t>({2}, {3, 0});
-  expect_error([&] { run(*ge::compile_op("Mod", {i32, i32b}, {}), {a.view(), zero.view()}, {y.view()}); },
-               Errc::invalid_argument, {"by zero"});
+  expect_error(
+      [&] {
+        run(*ge::compile_op("Mod", {i32, i32b}, {}), {a.view(), zero.view()}, {y.view()});
+      },
+      Errc::invalid_argument, "by zero");
 }
 
 TEST_CASE("Min and Max: one, two and three inputs, broadcast, i64 too") {
@@ -123,9 +135,12 @@ TEST_CASE("Min and Max: one, two and three inputs, broadcast, i64 too") {
                       CompileFlag::fuzzy),
       {ia.view(), ib.view()}, {iy.view()});
   CHECK(iy.data == Ints{4, 1, 7});
-  expect_error([&] { (void)ge::compile_op("Max", {f32("2"), desc(DataType::i64, "2")}, {}); }, Errc::type_mismatch,
-               {"input 1"});
-  expect_error([&] { (void)ge::compile_op("Min", {desc(DataType::f16, "2")}, {}); }, Errc::no_kernel, {"Min"});
+  expect_error(
+      [&] {
+        (void)ge::compile_op("Max", {f32("2"), desc(DataType::i64, "2")}, {});
+      },
+      Errc::type_mismatch, "input 1");
+  expect_error([&] { (void)ge::compile_op("Min", {desc(DataType::f16, "2")}, {}); }, Errc::no_kernel, "Min");
 }
 
 TEST_CASE("InstanceNormalization with epsilon, one kernel for every batch of a ranged input") {
@@ -138,8 +153,11 @@ TEST_CASE("InstanceNormalization with epsilon, one kernel for every batch of a r
     for (std::int64_t k = 0; k < n; ++k)
       check_near(std::vector<float>(y.data.begin() + k * 4, y.data.begin() + k * 4 + 4), {-1.f, 1.f, -1.f, 3.f});
   }
-  expect_error([&] { (void)ge::compile_op("InstanceNormalization", {f32("2,2"), f32("2"), f32("2")}, {}); },
-               Errc::bad_op_inputs, {"rank >= 3"});
+  expect_error(
+      [&] {
+        (void)ge::compile_op("InstanceNormalization", {f32("2,2"), f32("2"), f32("2")}, {});
+      },
+      Errc::bad_op_inputs, "rank >= 3");
 }
 
 TEST_CASE("Trilu: upper and lower, k constant or at run time, bool and i64") {
@@ -161,7 +179,7 @@ TEST_CASE("Trilu: upper and lower, k constant or at run time, bool and i64") {
   auto iy = zeros<std::int64_t>({1, 2, 2});
   run(*ge::compile_op("Trilu", {desc(DataType::i64, "1,2,2")}, {}, {{"upper", std::int64_t{0}}}), {ix.view()}, {iy.view()});
   CHECK(iy.data == Ints{5, 0, 7, 8});
-  expect_error([&] { (void)ge::compile_op("Trilu", {f32("4")}, {}); }, Errc::bad_op_inputs, {"rank >= 2"});
+  expect_error([&] { (void)ge::compile_op("Trilu", {f32("4")}, {}); }, Errc::bad_op_inputs, "rank >= 2");
 }
 
 TEST_CASE("Einsum: attention forms, an ellipsis per shape in a fuzzy compile, bad equations") {
@@ -187,14 +205,23 @@ TEST_CASE("Einsum: attention forms, an ellipsis per shape in a fuzzy compile, ba
       {outer.view()});
   CHECK(outer.data == std::vector<float>{1, 2, 3, 2, 4, 6, 3, 6, 9});
 
-  expect_error([&] { (void)ge::compile_op("Einsum", {f32("2,3")}, {}, {{"equation", "ij->i->j"}}); }, Errc::bad_attribute,
-               {"equation 'ij->i->j'", "does not parse"});
-  expect_error([&] { (void)ge::compile_op("Einsum", {f32("2,3")}, {}, {{"equation", "ijk->i"}}); }, Errc::bad_op_inputs,
-               {"equation 'ijk->i'"});
-  expect_error([&] { (void)ge::compile_op("Einsum", {desc(DataType::i32, "2,3")}, {}, {{"equation", "ij->i"}}); },
-               Errc::no_kernel, {"Einsum"});
+  expect_error(
+      [&] {
+        (void)ge::compile_op("Einsum", {f32("2,3")}, {}, {{"equation", "ij->i->j"}});
+      },
+      Errc::bad_attribute, "equation 'ij->i->j'", "does not parse");
+  expect_error(
+      [&] {
+        (void)ge::compile_op("Einsum", {f32("2,3")}, {}, {{"equation", "ijk->i"}});
+      },
+      Errc::bad_op_inputs, "equation 'ijk->i'");
+  expect_error(
+      [&] {
+        (void)ge::compile_op("Einsum", {desc(DataType::i32, "2,3")}, {}, {{"equation", "ij->i"}});
+      },
+      Errc::no_kernel, "Einsum");
   // A fuzzy kernel meets a rank its equation does not fit at run time.
   auto r1 = of<float>({3}, {1, 2, 3});
   auto r1y = zeros({3});
-  expect_error([&] { run(*ell, {r1.view()}, {r1y.view()}); }, Errc::bad_op_inputs, {"equation '...ij->...ji'"});
+  expect_error([&] { run(*ell, {r1.view()}, {r1y.view()}); }, Errc::bad_op_inputs, "equation '...ij->...ji'");
 }

@@ -4,7 +4,7 @@
 
 #include "kernels/cpu/common.hpp"
 
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 #include <atomic>
 #include <cmath>
@@ -190,25 +190,51 @@ TEST_CASE("constant data must be the same at execution") {
   ge::execute_op(*op, std::vector{x.view(), TensorView{same.data(), DataType::f32, wd}}, std::vector{y.view()});
   std::vector<float> other = same;
   other[3] += 1.f;
-  expect_error([&] { ge::execute_op(*op, std::vector{x.view(), TensorView{other.data(), DataType::f32, wd}}, std::vector{y.view()}); },
-               Errc::const_mismatch, "input 1 is constant");
-  expect_error([&] { (void)ge::compile_op("Conv", {f32("1,3,2,2"), OpTensor{DataType::f32, Shape{2, 3, 1, 1}, ge::Format::nd, ge::Tensor::scalar(1.f)}}, {f32("1,2,2,2")}); },
-               Errc::bad_op_inputs, "constant with data");
+  expect_error(
+      [&] {
+        ge::execute_op(*op, std::vector{x.view(), TensorView{other.data(), DataType::f32, wd}}, std::vector{y.view()});
+      },
+      Errc::const_mismatch, "input 1 is constant");
+  expect_error(
+      [&] {
+        (void)ge::compile_op(
+            "Conv",
+            {f32("1,3,2,2"), OpTensor{DataType::f32, Shape{2, 3, 1, 1}, ge::Format::nd, ge::Tensor::scalar(1.f)}},
+            {f32("1,2,2,2")});
+      },
+      Errc::bad_op_inputs, "constant with data");
 }
 
 TEST_CASE("bad requests are ge::Errors") {
   expect_error([] { (void)ge::compile_op("Rleu", {f32("4")}, {f32("4")}); }, Errc::unknown_op, "Rleu");
-  expect_error([] { (void)ge::compile_op("Relu", {f32("4")}, {f32("4")}, {}, EngineChoice::system, CompileFlag::exact, "/tmp/k.o"); },
-               Errc::invalid_argument, "reserved");
-  expect_error([] { (void)ge::OpCompiler::global().compile({.op_type = "Relu", .inputs = {f32("4")}, .outputs = {f32("4")}, .num_inputs = 2}); },
-               Errc::bad_op_inputs, "numInputs is 2 but 1");
-  expect_error([] { (void)ge::OpCompiler::global().compile({.op_type = "Relu", .inputs = {f32("4")}, .outputs = {f32("4")}, .num_outputs = 0}); },
-               Errc::bad_op_inputs, "numOutputs is 0 but 1");
+  expect_error(
+      [] {
+        (void)ge::compile_op("Relu", {f32("4")}, {f32("4")}, {}, EngineChoice::system, CompileFlag::exact, "/tmp/k.o");
+      },
+      Errc::invalid_argument, "reserved");
+  expect_error(
+      [] {
+        (void)ge::OpCompiler::global().compile(
+            {.op_type = "Relu", .inputs = {f32("4")}, .outputs = {f32("4")}, .num_inputs = 2});
+      },
+      Errc::bad_op_inputs, "numInputs is 2 but 1");
+  expect_error(
+      [] {
+        (void)ge::OpCompiler::global().compile(
+            {.op_type = "Relu", .inputs = {f32("4")}, .outputs = {f32("4")}, .num_outputs = 0});
+      },
+      Errc::bad_op_inputs, "numOutputs is 0 but 1");
   expect_error([] { (void)ge::compile_op("Add", {f32("4")}, {f32("4")}); }, Errc::bad_op_inputs, "1 inputs given");
-  expect_error([] { (void)ge::compile_op("Conv", {f32("1,3,8,8"), f32("4,3,3,3")}, {f32("1,4,6,6")}, {}, EngineChoice::host); },
-               Errc::engine_unsupported, "host engine cannot run it");
-  expect_error([] { (void)ge::compile_op("Relu", {f32("4")}, {OpTensor{DataType::i64, Shape{4}}}); }, Errc::type_mismatch,
-               "output 0");
+  expect_error(
+      [] {
+        (void)ge::compile_op("Conv", {f32("1,3,8,8"), f32("4,3,3,3")}, {f32("1,4,6,6")}, {}, EngineChoice::host);
+      },
+      Errc::engine_unsupported, "host engine cannot run it");
+  expect_error(
+      [] {
+        (void)ge::compile_op("Relu", {f32("4")}, {OpTensor{DataType::i64, Shape{4}}});
+      },
+      Errc::type_mismatch, "output 0");
   expect_error([] { (void)ge::compile_op("Relu", {f32("4")}, {f32("5")}); }, Errc::incompatible_shapes, "output 0");
 }
 
@@ -216,16 +242,22 @@ TEST_CASE("execution checks the tensors") {
   const auto op = ge::compile_op("Add", {f32("2,2"), f32("2,2")}, {f32("2,2")});
   auto a = buf({2, 2}), b = buf({2, 2}), y = buf({2, 2}), wrong = buf({3, 2});
   expect_error([&] { ge::execute_op(*op, std::vector{a.view()}, std::vector{y.view()}); }, Errc::bad_tensor, "1 input tensors");
-  expect_error([&] { ge::execute_op(*op, std::vector{a.view(), b.view()}, std::vector{wrong.view()}); }, Errc::bad_tensor,
-               "must be f32[2,2]");
+  expect_error(
+      [&] {
+        ge::execute_op(*op, std::vector{a.view(), b.view()}, std::vector{wrong.view()});
+      },
+      Errc::bad_tensor, "must be f32[2,2]");
   TensorView null_a = a.view();
   null_a.data = nullptr;
   expect_error([&] { ge::execute_op(*op, std::vector{null_a, b.view()}, std::vector{y.view()}); }, Errc::bad_tensor, "null");
   TensorView i64 = a.view();
   i64.dtype = DataType::i64;
   expect_error([&] { ge::execute_op(*op, std::vector{i64, b.view()}, std::vector{y.view()}); }, Errc::bad_tensor, "is i64");
-  expect_error([&] { ge::execute_op(*op, std::vector{wrong.view(), b.view()}, std::vector{y.view()}); }, Errc::out_of_range,
-               "'3,2'");
+  expect_error(
+      [&] {
+        ge::execute_op(*op, std::vector{wrong.view(), b.view()}, std::vector{y.view()});
+      },
+      Errc::out_of_range, "'3,2'");
 }
 
 TEST_CASE("execute_op: buffers that know their extent, overflow, and outputs that overlap inputs") {
@@ -257,8 +289,11 @@ TEST_CASE("execute_op: buffers that know their extent, overflow, and outputs tha
   auto cx = buf({1, 4, 3, 3});
   std::vector<std::int64_t> wd{4, 4, 1, 1};
   const TensorView wv{const_cast<std::byte*>(w.bytes().data()), DataType::f32, wd};
-  expect_error([&] { ge::execute_op(*conv, std::vector{cx.view(), wv}, std::vector{cx.view()}); }, Errc::bad_tensor,
-               "overlaps input 0");
+  expect_error(
+      [&] {
+        ge::execute_op(*conv, std::vector{cx.view(), wv}, std::vector{cx.view()});
+      },
+      Errc::bad_tensor, "overlaps input 0");
   auto cy = buf({1, 4, 3, 3});
   ge::execute_op(*conv, std::vector{cx.view(), wv}, std::vector{cy.view()});  // still usable
 }
@@ -267,8 +302,11 @@ TEST_CASE("compile_op: only trailing optional outputs may be left out (a fuzzer'
   // TopK with one output description compiled, and its kernel then wrote a second one
   // past the caller's span.
   const auto k = OpTensor::constant_of(ge::Tensor::from<std::int64_t>({1}, {2}));
-  expect_error([&] { (void)ge::compile_op("TopK", {f32("4"), k}, {f32("2")}); }, Errc::bad_op_inputs,
-               "asks for 1 output(s); the op has 2 required ones");
+  expect_error(
+      [&] {
+        (void)ge::compile_op("TopK", {f32("4"), k}, {f32("2")});
+      },
+      Errc::bad_op_inputs, "asks for 1 output(s); the op has 2 required ones");
   const auto both = ge::compile_op("TopK", {f32("4"), k}, {});
   CHECK(both->outputs.size() == 2);
   // An optional trailing output may still be left out: MaxPool without Indices.

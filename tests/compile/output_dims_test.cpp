@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ge/compile/op_compile.hpp"
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 using ge::DataType;
 using ge::Errc;
@@ -41,6 +41,6 @@ TEST_CASE("output_dims: a data-dependent op gives the largest dims; bad inputs a
   const auto relu = ge::compile_op("Relu", {OpTensor{DataType::f32, Shape::parse("-1,4")}}, {});
   const std::int64_t wrong[] = {2, 5};
   expect_error([&] { (void)relu->output_dims(std::vector<TensorView>{{x.data(), DataType::f32, wrong}}); },
-               Errc::out_of_range, {"outside the compiled"});
-  expect_error([&] { (void)relu->output_dims({}); }, Errc::bad_tensor, {"0 input tensors"});
+               Errc::out_of_range, "outside the compiled");
+  expect_error([&] { (void)relu->output_dims({}); }, Errc::bad_tensor, "0 input tensors");
 }

@@ -4,7 +4,7 @@
 // input graph computes, through a node-by-node evaluator over compile_op/execute_op.
 #include <doctest/doctest.h>
 
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 #include "support/graph_eval.hpp"
 
 #include <algorithm>
@@ -174,12 +174,21 @@ TEST_CASE("FusedConv picks the pointwise kernel for a 1x1 conv and refuses a res
   const auto fused = [&](std::vector<OpTensor> in, ge::Attributes attrs = {}) {
     return ge::compile_op("FusedConv", std::move(in), {}, std::move(attrs));
   };
-  expect_error([&] { (void)fused({f32("1,8,4,4"), f32("16,8,3,3"), no_bias, f32("1,16,4,4")}); }, Errc::bad_op_inputs,
-               "input 3 (Z)");
-  expect_error([&] { (void)fused({f32("1,8,4,4"), f32("16,8,1,1"), no_bias, f32("1,16,4")}); }, Errc::bad_op_inputs,
-               "FusedConv");
-  expect_error([&] { (void)fused({f32("1,8,4,4"), f32("16,8,1,1")}, {{"activation", "Tanh"}}); }, Errc::bad_attribute,
-               "activation");
+  expect_error(
+      [&] {
+        (void)fused({f32("1,8,4,4"), f32("16,8,3,3"), no_bias, f32("1,16,4,4")});
+      },
+      Errc::bad_op_inputs, "input 3 (Z)");
+  expect_error(
+      [&] {
+        (void)fused({f32("1,8,4,4"), f32("16,8,1,1"), no_bias, f32("1,16,4")});
+      },
+      Errc::bad_op_inputs, "FusedConv");
+  expect_error(
+      [&] {
+        (void)fused({f32("1,8,4,4"), f32("16,8,1,1")}, {{"activation", "Tanh"}});
+      },
+      Errc::bad_attribute, "activation");
   // Ranges: the residual narrows the output.
   const auto ranged = fused({f32("1~4,8,4,4"), f32("16,8,1,1"), no_bias, f32("2,16,4,4")});
   CHECK(ranged->outputs[0].shape.to_string() == "2,16,4,4");

@@ -15,8 +15,11 @@
 #include "ge/graph/builder.hpp"
 #include "ge/runtime/session.hpp"
 #include "kernels/cpu/amx.hpp"
+#include "support/expect_error.hpp"
 
 namespace {
+
+using ge::test::expect_error;
 
 // conv 3x3 + relu, conv 1x1 + the residual, global average pool, a constant MatMul and
 // a Gemm: every kind of kernel that bf16 changes.
@@ -68,12 +71,7 @@ TEST_CASE("precision: names parse and print; anything else is invalid_argument")
   CHECK(ge::to_string(ge::Precision::f32) == "f32");
   for (const char* bad : {"", "fp16", "BF16", "f32 "}) {
     CAPTURE(bad);
-    try {
-      (void)ge::parse_precision(bad);
-      FAIL("expected ge::Error");
-    } catch (const ge::Error& e) {
-      CHECK(e.code() == ge::Errc::invalid_argument);
-    }
+    expect_error([&] { (void)ge::parse_precision(bad); }, ge::Errc::invalid_argument);
   }
 }
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 #include "ge/compile/compile.hpp"
 #include "ge/graph/builder.hpp"

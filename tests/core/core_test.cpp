@@ -6,15 +6,15 @@
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 #include "ge/core/format.hpp"
+#include "support/expect_error.hpp"
+
+using ge::test::error_of;
+using ge::test::expect_error;
 
 TEST_CASE("ge::Error carries a code and a message") {
-  try {
-    ge::raise(ge::Errc::bad_range, "[ge.test] boom");
-    FAIL("raise returned");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == ge::Errc::bad_range);
-    CHECK(std::string(e.what()) == "[ge.test] boom");
-  }
+  const ge::Error e = error_of([] { ge::raise(ge::Errc::bad_range, "[ge.test] boom"); });
+  CHECK(e.code() == ge::Errc::bad_range);
+  CHECK(std::string(e.what()) == "[ge.test] boom");
   CHECK(ge::to_string(ge::Errc::bad_range) == "bad_range");
   CHECK(ge::to_string(ge::Errc::unknown_option) == "unknown_option");
 }
@@ -32,13 +32,7 @@ TEST_CASE("data types") {
                  ge::DataType::i16, ge::DataType::i32, ge::DataType::i64, ge::DataType::u8, ge::DataType::u16,
                  ge::DataType::u32, ge::DataType::u64, ge::DataType::boolean, ge::DataType::undefined})
     CHECK(ge::parse_data_type(ge::to_string(t)) == t);
-  try {
-    (void)ge::parse_data_type("float33");
-    FAIL("no error");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == ge::Errc::invalid_argument);
-    CHECK(std::string(e.what()).find("'float33'") != std::string::npos);
-  }
+  expect_error([] { (void)ge::parse_data_type("float33"); }, ge::Errc::invalid_argument, "'float33'");
 }
 
 TEST_CASE("formats") {

@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "ge/core/lru_cache.hpp"
+#include "support/expect_error.hpp"
+
+using ge::test::expect_error;
 
 TEST_CASE("hits, misses and least-recently-used eviction") {
   ge::LruCache<int> cache(2);
@@ -50,12 +53,7 @@ TEST_CASE("an evicted value lives on while held; a throwing create stores nothin
 TEST_CASE("capacity 0 is a ge::Error") {
   CHECK_THROWS_AS(ge::LruCache<int>(0), ge::Error);
   ge::LruCache<int> c(3);
-  try {
-    c.set_capacity(0);
-    FAIL("no error");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == ge::Errc::invalid_argument);
-  }
+  expect_error([&] { c.set_capacity(0); }, ge::Errc::invalid_argument);
 }
 
 TEST_CASE("concurrent use from several threads") {

@@ -11,19 +11,11 @@
 
 #include "ge/core/error.hpp"
 #include "ge/core/tensor_view.hpp"
+#include "support/expect_error.hpp"
 
 namespace {
 
-template <class F>
-void expect_code(ge::Errc code, F&& f) {
-  try {
-    f();
-    FAIL("expected ge::Error");
-  } catch (const ge::Error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-  }
-}
+using ge::test::expect_error;
 
 ge::TensorView made_from_a_temporary(float* p) {
   return ge::TensorView{p, ge::DataType::f32, std::vector<std::int64_t>{2, 3, 4}};
@@ -72,7 +64,7 @@ TEST_CASE("tensor views from spans take the type and the capacity from the span"
 
 TEST_CASE("a view holds at most max_rank dims") {
   const std::vector<std::int64_t> many(ge::ViewDims::max_rank + 1, 1);
-  expect_code(ge::Errc::invalid_argument, [&] { (void)ge::TensorView(nullptr, ge::DataType::f32, many); });
+  expect_error([&] { (void)ge::TensorView(nullptr, ge::DataType::f32, many); }, ge::Errc::invalid_argument);
   const std::vector<std::int64_t> most(ge::ViewDims::max_rank, 1);
   CHECK(ge::TensorView(nullptr, ge::DataType::f32, most).rank() == ge::ViewDims::max_rank);
 }
@@ -92,17 +84,19 @@ TEST_CASE("element counts and byte sizes are checked for overflow") {
   CHECK(ge::checked_elements(std::vector<std::int64_t>{}) == 1);
   CHECK(ge::checked_elements(std::vector<std::int64_t>{two33, 0, two33}) == 0);  // empty, whatever the rest
   CHECK(ge::checked_bytes(std::vector<std::int64_t>{2, 3}, ge::DataType::f64) == 48);
-  expect_code(ge::Errc::int_overflow, [&] { (void)ge::checked_elements(std::vector<std::int64_t>{two33, two33}); });
+  expect_error(
+      [&] {
+        (void)ge::checked_elements(std::vector<std::int64_t>{two33, two33});
+      },
+      ge::Errc::int_overflow, "[8589934592,8589934592]");
   // (2^62 + 1) x 4 elements: the count overflows, not only the bytes.
-  expect_code(ge::Errc::int_overflow,
-              [&] { (void)ge::checked_elements(std::vector<std::int64_t>{(std::int64_t{1} << 62) + 1, 4}); });
+  expect_error(
+      [&] {
+        (void)ge::checked_elements(std::vector<std::int64_t>{(std::int64_t{1} << 62) + 1, 4});
+      },
+      ge::Errc::int_overflow);
   // 2^62 floats fit as a count, not as bytes.
-  expect_code(ge::Errc::int_overflow,
-              [&] { (void)ge::checked_bytes(std::vector<std::int64_t>{std::int64_t{1} << 62}, ge::DataType::f32); });
-  expect_code(ge::Errc::invalid_argument, [&] { (void)ge::checked_elements(std::vector<std::int64_t>{2, -1}); });
-  try {
-    (void)ge::checked_elements(std::vector<std::int64_t>{two33, two33});
-  } catch (const ge::Error& e) {
-    CHECK(std::string(e.what()).find("[8589934592,8589934592]") != std::string::npos);
-  }
+  expect_error([&] { (void)ge::checked_bytes(std::vector<std::int64_t>{std::int64_t{1} << 62}, ge::DataType::f32); },
+               ge::Errc::int_overflow);
+  expect_error([&] { (void)ge::checked_elements(std::vector<std::int64_t>{2, -1}); }, ge::Errc::invalid_argument);
 }

@@ -1,7 +1,7 @@
 // Tests of ge/device/cpu_device.hpp: memory, launches, events across threads, errors.
 #include <doctest/doctest.h>
 
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 #include <atomic>
 #include <cstring>

@@ -9,7 +9,7 @@
 
 using ge::DataType;
 using ge::Errc;
-using ge_test::check_error;
+using ge::test::expect_error;
 using namespace ge::typed;
 
 TEST_CASE("typed: a conv stem carries its typed shapes and matches the runtime shapes") {
@@ -100,18 +100,18 @@ TEST_CASE("typed: a ranged batch that the runtime shape does not fit throws ge::
   using Batch = ShapeOf<Ranged<1, 8>, Static<784>>;
   // A batch of 16 compiles against Ranged<1, 8> and fails at the line that adopts it.
   auto big = b.input("big", DataType::f32, "16,784");
-  check_error([&] { (void)ge::as_typed<Batch>(big).matmul(w); }, Errc::incompatible_shapes,
-              {"does not fit the typed shape", "dim 0 is '16'"});
+  expect_error([&] { (void)ge::as_typed<Batch>(big).matmul(w); }, Errc::incompatible_shapes,
+               "does not fit the typed shape", "dim 0 is '16'");
   // An unknown batch is not within 1~8 either.
   auto any = b.input("any", DataType::f32, "-1,784");
-  check_error([&] { (void)ge::as_typed<Batch>(any); }, Errc::incompatible_shapes, {"does not fit the typed shape"});
+  expect_error([&] { (void)ge::as_typed<Batch>(any); }, Errc::incompatible_shapes, "does not fit the typed shape");
   // A batch of 4 fits and runs through.
   auto ok = ge::as_typed<Batch>(b.input("ok", DataType::f32, "4,784")).matmul(w);
   static_assert(std::is_same_v<decltype(ok)::shape_type, ShapeOf<Ranged<1, 8>, Static<10>>>);
   CHECK(ok.shape().to_string() == "4,10");
   // The rank is checked too.
-  check_error([&] { (void)ge::as_typed<Batch>(b.input("r3", DataType::f32, "4,784,1")); }, Errc::rank_mismatch,
-              {"does not fit the typed shape"});
+  expect_error([&] { (void)ge::as_typed<Batch>(b.input("r3", DataType::f32, "4,784,1")); }, Errc::rank_mismatch,
+               "does not fit the typed shape");
 }
 
 TEST_CASE("typed: the runtime builder's own checks stay: a data type mismatch throws at the op") {

@@ -14,6 +14,7 @@ using ge::Errc;
 using ge::test::Buf;
 using ge::test::check_close;
 using ge::test::expect_error;
+using ge::test::kernels_tag;
 using ge::test::out_dim;
 using ge::test::random_f32;
 using ge::test::ref_conv;
@@ -248,7 +249,8 @@ TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches acr
   const cpu::PackedConvWeights packed = cpu::pack_conv_weights({}, w.view(), {.winograd = true});
   auto x = random_f32({1, 8, 6, 6}, 2);
   Buf<float> y({1, 8, 2, 2});
-  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.stride_h = 2, .stride_w = 2}, x.view(), packed, nullptr, y.view()); });
+  expect_error([&] { cpu::conv2d({.stride_h = 2, .stride_w = 2}, x.view(), packed, nullptr, y.view()); },
+               Errc::bad_attribute, kernels_tag);
   CHECK_FALSE(cpu::pack_conv_weights({.stride_h = 2}, w.view(), {.winograd = true}).winograd);
   CHECK_FALSE(cpu::pack_conv_weights({.group = 2}, random_f32({8, 4, 3, 3}, 3).view(), {.winograd = true}).winograd);
 }
@@ -335,11 +337,21 @@ TEST_CASE("conv2d depthwise on NHWC images: kernels, strides, dilations, pads, c
   const cpu::PackedDepthwiseNhwc packed = cpu::pack_depthwise_nhwc(w.view());
   auto x = random_f32({1, 6, 6, 8}, 2);
   Buf<float> y({1, 6, 6, 8});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::depthwise_nhwc({.group = 8}, x.view(), packed, nullptr, y.view()); });
+  expect_error([&] { cpu::depthwise_nhwc({.group = 8}, x.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
   auto x7 = random_f32({1, 6, 6, 7}, 3);
-  expect_error(Errc::bad_op_inputs, [&] { cpu::depthwise_nhwc({.group = 8}, x7.view(), packed, nullptr, y.view()); });
-  expect_error(Errc::bad_op_inputs, [&] { (void)cpu::pack_depthwise_nhwc(random_f32({8, 2, 3, 3}, 4).view()); });
-  expect_error(Errc::unsupported, [&] { (void)cpu::pack_depthwise_nhwc(random_f32({8, 1, 9, 9}, 5).view()); });
+  expect_error([&] { cpu::depthwise_nhwc({.group = 8}, x7.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  expect_error(
+      [&] {
+        (void)cpu::pack_depthwise_nhwc(random_f32({8, 2, 3, 3}, 4).view());
+      },
+      Errc::bad_op_inputs, kernels_tag);
+  expect_error(
+      [&] {
+        (void)cpu::pack_depthwise_nhwc(random_f32({8, 1, 9, 9}, 5).view());
+      },
+      Errc::unsupported, kernels_tag);
 }
 
 // A dense conv on NHWC images by `run` (packing W itself) against the NCHW reference.
@@ -392,8 +404,13 @@ TEST_CASE("dense conv over few input channels on NHWC images: first convs, strid
   const cpu::PackedFewChannelsNhwc packed = cpu::pack_few_channels_nhwc(w.view());
   auto x = random_f32({1, 6, 6, 4}, 2);
   Buf<float> y({1, 4, 4, 8});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_few_channels_nhwc({}, x.view(), packed, nullptr, y.view()); });
-  expect_error(Errc::unsupported, [&] { (void)cpu::pack_few_channels_nhwc(random_f32({8, 5, 3, 3}, 3).view()); });
+  expect_error([&] { cpu::conv_few_channels_nhwc({}, x.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  expect_error(
+      [&] {
+        (void)cpu::pack_few_channels_nhwc(random_f32({8, 5, 3, 3}, 3).view());
+      },
+      Errc::unsupported, kernels_tag);
 }
 
 TEST_CASE("dense conv on NHWC images as a GEMM over gathered patches: kernels, strides, dilations, pads, blocks") {
@@ -420,11 +437,15 @@ TEST_CASE("dense conv on NHWC images as a GEMM over gathered patches: kernels, s
   const cpu::PackedConvNhwc packed = cpu::pack_conv_nhwc(random_f32({8, 4, 3, 3}, 1).view());
   auto x = random_f32({1, 6, 6, 4}, 2), x5 = random_f32({1, 6, 6, 5}, 3);
   Buf<float> y({1, 4, 4, 8}), y_bad({1, 5, 4, 8});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_gemm_nhwc({}, x5.view(), packed, nullptr, y.view()); });
-  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_gemm_nhwc({.group = 2}, x.view(), packed, nullptr, y.view()); });
-  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_gemm_nhwc({}, x.view(), packed, nullptr, y_bad.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::conv_gemm_nhwc({.stride_h = 0}, x.view(), packed, nullptr, y.view()); });
-  expect_error(Errc::rank_mismatch, [&] { (void)cpu::pack_conv_nhwc(random_f32({8, 4, 3}, 4).view()); });
+  expect_error([&] { cpu::conv_gemm_nhwc({}, x5.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  expect_error([&] { cpu::conv_gemm_nhwc({.group = 2}, x.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  expect_error([&] { cpu::conv_gemm_nhwc({}, x.view(), packed, nullptr, y_bad.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  expect_error([&] { cpu::conv_gemm_nhwc({.stride_h = 0}, x.view(), packed, nullptr, y.view()); }, Errc::bad_attribute,
+               kernels_tag);
+  expect_error([&] { (void)cpu::pack_conv_nhwc(random_f32({8, 4, 3}, 4).view()); }, Errc::rank_mismatch, kernels_tag);
 }
 
 TEST_CASE("Winograd 3x3 on NHWC images: partial tiles, pads, both schedules, epilogue; where it does not fit") {
@@ -455,10 +476,20 @@ TEST_CASE("Winograd 3x3 on NHWC images: partial tiles, pads, both schedules, epi
   CHECK_FALSE(cpu::winograd_nhwc_fits(16, 16, 3, 3, {.stride_h = 2, .stride_w = 2}));
   CHECK_FALSE(cpu::winograd_nhwc_fits(12, 16, 3, 3, {}));
   CHECK_FALSE(cpu::winograd_nhwc_fits(16, 16, 5, 5, {}));
-  expect_error(Errc::unsupported, [&] { cpu::conv_winograd_nhwc({.stride_h = 2, .stride_w = 2}, x.view(), packed, nullptr, y.view()); });
-  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_winograd_nhwc({}, x.view(), packed, nullptr, y.view()); });
-  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_winograd_nhwc({}, random_f32({1, 6, 6, 8}, 3).view(), packed, nullptr, y4.view()); });
-  expect_error(Errc::unsupported, [&] { (void)cpu::pack_winograd_nhwc(random_f32({16, 16, 5, 5}, 4).view()); });
+  expect_error([&] { cpu::conv_winograd_nhwc({.stride_h = 2, .stride_w = 2}, x.view(), packed, nullptr, y.view()); },
+               Errc::unsupported, kernels_tag);
+  expect_error([&] { cpu::conv_winograd_nhwc({}, x.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  expect_error(
+      [&] {
+        cpu::conv_winograd_nhwc({}, random_f32({1, 6, 6, 8}, 3).view(), packed, nullptr, y4.view());
+      },
+      Errc::bad_op_inputs, kernels_tag);
+  expect_error(
+      [&] {
+        (void)cpu::pack_winograd_nhwc(random_f32({16, 16, 5, 5}, 4).view());
+      },
+      Errc::unsupported, kernels_tag);
 }
 
 TEST_CASE("conv2d direct for few input channels: first convs, strides, pads, partial blocks and rows") {
@@ -493,7 +524,8 @@ TEST_CASE("conv2d direct for few input channels: first convs, strides, pads, par
   REQUIRE(packed.direct);
   auto x = random_f32({1, 3, 9, 9}, 8);
   Buf<float> y({1, 8, 5, 5});
-  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.dilation_h = 2, .dilation_w = 2}, x.view(), packed, nullptr, y.view()); });
+  expect_error([&] { cpu::conv2d({.dilation_h = 2, .dilation_w = 2}, x.view(), packed, nullptr, y.view()); },
+               Errc::bad_attribute, kernels_tag);
 }
 
 TEST_CASE("conv2d without input channels: the bias, residual and activation (a fuzzer's finding)") {
@@ -520,39 +552,54 @@ TEST_CASE("conv2d with pre-packed weights equals the plain call") {
   cpu::conv2d(p, x.view(), w.view(), nullptr, y2.view());
   CHECK(y1.v == y2.v);
   const cpu::Conv2dParams p3{.group = 2};
-  expect_error(Errc::bad_attribute, [&] { cpu::conv2d(p3, x.view(), packed, nullptr, y1.view()); });
+  expect_error([&] { cpu::conv2d(p3, x.view(), packed, nullptr, y1.view()); }, Errc::bad_attribute, kernels_tag);
 }
 
 TEST_CASE("conv2d errors") {
   Buf<float> x({1, 4, 5, 5}), w({8, 4, 3, 3}), y({1, 8, 3, 3}), b({7});
-  expect_error(Errc::bad_op_inputs, [&] {
-    Buf<float> y2({1, 8, 5, 5});
-    cpu::conv2d({}, x.view(), w.view(), nullptr, y2.view());
-  });
-  expect_error(Errc::bad_op_inputs, [&] {
-    const ge::TensorView bv = b.view();
-    cpu::conv2d({}, x.view(), w.view(), &bv, y.view());
-  });
-  expect_error(Errc::bad_op_inputs, [&] {
-    Buf<float> w2({8, 3, 3, 3});
-    cpu::conv2d({}, x.view(), w2.view(), nullptr, y.view());
-  });
-  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.stride_h = 0}, x.view(), w.view(), nullptr, y.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.group = 3}, x.view(), w.view(), nullptr, y.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::conv2d({.pad_top = -1}, x.view(), w.view(), nullptr, y.view()); });
-  expect_error(Errc::rank_mismatch, [&] {
-    Buf<float> x3({4, 5, 5});
-    cpu::conv2d({}, x3.view(), w.view(), nullptr, y.view());
-  });
-  expect_error(Errc::type_mismatch, [&] {
-    Buf<std::int64_t> xi({1, 4, 5, 5});
-    cpu::conv2d({}, xi.view(), w.view(), nullptr, y.view());
-  });
-  expect_error(Errc::bad_op_inputs, [&] {
-    Buf<float> r({1, 8, 3, 4});
-    const ge::TensorView rv = r.view();
-    cpu::conv2d({}, x.view(), w.view(), nullptr, y.view(), &rv);
-  });
+  expect_error(
+      [&] {
+        Buf<float> y2({1, 8, 5, 5});
+        cpu::conv2d({}, x.view(), w.view(), nullptr, y2.view());
+      },
+      Errc::bad_op_inputs, kernels_tag);
+  expect_error(
+      [&] {
+        const ge::TensorView bv = b.view();
+        cpu::conv2d({}, x.view(), w.view(), &bv, y.view());
+      },
+      Errc::bad_op_inputs, kernels_tag);
+  expect_error(
+      [&] {
+        Buf<float> w2({8, 3, 3, 3});
+        cpu::conv2d({}, x.view(), w2.view(), nullptr, y.view());
+      },
+      Errc::bad_op_inputs, kernels_tag);
+  expect_error([&] { cpu::conv2d({.stride_h = 0}, x.view(), w.view(), nullptr, y.view()); }, Errc::bad_attribute,
+               kernels_tag);
+  expect_error([&] { cpu::conv2d({.group = 3}, x.view(), w.view(), nullptr, y.view()); }, Errc::bad_attribute,
+               kernels_tag);
+  expect_error([&] { cpu::conv2d({.pad_top = -1}, x.view(), w.view(), nullptr, y.view()); }, Errc::bad_attribute,
+               kernels_tag);
+  expect_error(
+      [&] {
+        Buf<float> x3({4, 5, 5});
+        cpu::conv2d({}, x3.view(), w.view(), nullptr, y.view());
+      },
+      Errc::rank_mismatch, kernels_tag);
+  expect_error(
+      [&] {
+        Buf<std::int64_t> xi({1, 4, 5, 5});
+        cpu::conv2d({}, xi.view(), w.view(), nullptr, y.view());
+      },
+      Errc::type_mismatch, kernels_tag);
+  expect_error(
+      [&] {
+        Buf<float> r({1, 8, 3, 4});
+        const ge::TensorView rv = r.view();
+        cpu::conv2d({}, x.view(), w.view(), nullptr, y.view(), &rv);
+      },
+      Errc::bad_op_inputs, kernels_tag);
 }
 
 namespace {
@@ -625,9 +672,11 @@ TEST_CASE("conv_transpose2d matches a naive scatter") {
     check_close(y.v, ref_conv_transpose(k.p, x, w, &b, oh, ow));
   }
   Buf<float> x({1, 2, 3, 3}), w({2, 1, 3, 3}), y({1, 1, 4, 4});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_transpose2d({}, x.view(), w.view(), nullptr, y.view()); });
+  expect_error([&] { cpu::conv_transpose2d({}, x.view(), w.view(), nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
   Buf<float> w3({3, 1, 3, 3}), y5({1, 1, 5, 5});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::conv_transpose2d({}, x.view(), w3.view(), nullptr, y5.view()); });
+  expect_error([&] { cpu::conv_transpose2d({}, x.view(), w3.view(), nullptr, y5.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
 }
 
 namespace {

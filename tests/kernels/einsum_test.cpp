@@ -13,6 +13,7 @@ using ge::Errc;
 using ge::test::Buf;
 using ge::test::check_close;
 using ge::test::expect_error;
+using ge::test::kernels_tag;
 using ge::test::random_f32;
 namespace cpu = ge::cpu;
 using Ints = std::vector<std::int64_t>;
@@ -124,16 +125,40 @@ TEST_CASE("einsum: a label of extent 0 gives zeros; an empty output does nothing
 TEST_CASE("einsum: refusals") {
   Buf<float> a({2, 3}), b({4, 5}), y({2, 5});
   const ge::TensorView ab[] = {a.view(), b.view()};
-  expect_error(Errc::bad_op_inputs, [&] { cpu::einsum({{labels("ij"), labels("jk")}, labels("ik")}, ab, y.view()); });
-  expect_error(Errc::bad_op_inputs, [&] { cpu::einsum({{labels("ijk"), labels("jk")}, labels("ik")}, ab, y.view()); });
-  expect_error(Errc::bad_op_inputs, [&] { cpu::einsum({{labels("ij")}, labels("i")}, ab, y.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::einsum({{labels("ij"), labels("kl")}, labels("iz")}, ab, y.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::einsum({{labels("ij"), labels("kl")}, labels("ii")}, ab, y.view()); });
+  expect_error(
+      [&] {
+        cpu::einsum({{labels("ij"), labels("jk")}, labels("ik")}, ab, y.view());
+      },
+      Errc::bad_op_inputs, kernels_tag);
+  expect_error(
+      [&] {
+        cpu::einsum({{labels("ijk"), labels("jk")}, labels("ik")}, ab, y.view());
+      },
+      Errc::bad_op_inputs, kernels_tag);
+  expect_error([&] { cpu::einsum({{labels("ij")}, labels("i")}, ab, y.view()); }, Errc::bad_op_inputs, kernels_tag);
+  expect_error(
+      [&] {
+        cpu::einsum({{labels("ij"), labels("kl")}, labels("iz")}, ab, y.view());
+      },
+      Errc::bad_attribute, kernels_tag);
+  expect_error(
+      [&] {
+        cpu::einsum({{labels("ij"), labels("kl")}, labels("ii")}, ab, y.view());
+      },
+      Errc::bad_attribute, kernels_tag);
   Buf<float> wrong({5, 2});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::einsum({{labels("ij"), labels("kl")}, labels("il")}, ab, wrong.view()); });
+  expect_error(
+      [&] {
+        cpu::einsum({{labels("ij"), labels("kl")}, labels("il")}, ab, wrong.view());
+      },
+      Errc::bad_op_inputs, kernels_tag);
   Buf<std::int32_t> ai({2, 3});
   const ge::TensorView mixed[] = {ai.view(), b.view()};
-  expect_error(Errc::type_mismatch, [&] { cpu::einsum({{labels("ij"), labels("kl")}, labels("il")}, mixed, y.view()); });
+  expect_error(
+      [&] {
+        cpu::einsum({{labels("ij"), labels("kl")}, labels("il")}, mixed, y.view());
+      },
+      Errc::type_mismatch, kernels_tag);
 }
 
 TEST_CASE("einsum: f64 through the plain product, same results as the reference") {
@@ -146,5 +171,9 @@ TEST_CASE("einsum: f64 through the plain product, same results as the reference"
   const std::vector<float> want = reference({"bij", "bjk"}, "bki", {af, bf});
   for (std::size_t i = 0; i < want.size(); ++i) CHECK(y.v[i] == doctest::Approx(want[i]).epsilon(1e-6));
   const ge::TensorView mixed[] = {a.view(), bf.view()};
-  expect_error(Errc::type_mismatch, [&] { cpu::einsum({{labels("bij"), labels("bjk")}, labels("bki")}, mixed, y.view()); });
+  expect_error(
+      [&] {
+        cpu::einsum({{labels("bij"), labels("bjk")}, labels("bki")}, mixed, y.view());
+      },
+      Errc::type_mismatch, kernels_tag);
 }

@@ -13,6 +13,7 @@ using ge::Errc;
 using ge::test::Buf;
 using ge::test::check_close;
 using ge::test::expect_error;
+using ge::test::kernels_tag;
 using ge::test::random_f32;
 namespace cpu = ge::cpu;
 
@@ -98,17 +99,24 @@ TEST_CASE("binary integer arithmetic and comparisons, by hand") {
 
 TEST_CASE("binary errors") {
   Buf<float> a({2, 3}), b({4}), y({2, 3});
-  expect_error(Errc::incompatible_shapes, [&] { cpu::binary(cpu::BinaryOp::add, a.view(), b.view(), y.view()); });
+  expect_error([&] { cpu::binary(cpu::BinaryOp::add, a.view(), b.view(), y.view()); }, Errc::incompatible_shapes,
+               kernels_tag);
   Buf<float> b3({3}), ybig({2, 2, 3});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::binary(cpu::BinaryOp::add, a.view(), b3.view(), ybig.view()); });
+  expect_error([&] { cpu::binary(cpu::BinaryOp::add, a.view(), b3.view(), ybig.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
   Buf<std::int32_t> bi({3});
-  expect_error(Errc::type_mismatch, [&] { cpu::binary(cpu::BinaryOp::add, a.view(), bi.view(), y.view()); });
+  expect_error([&] { cpu::binary(cpu::BinaryOp::add, a.view(), bi.view(), y.view()); }, Errc::type_mismatch,
+               kernels_tag);
   Buf<std::int32_t> ai({2, 3}), yi({2, 3});
-  expect_error(Errc::unsupported, [&] { cpu::binary(cpu::BinaryOp::pow, ai.view(), bi.view(), yi.view()); });
-  expect_error(Errc::invalid_argument, [&] { cpu::binary(cpu::BinaryOp::div, ai.view(), bi.view(), yi.view()); });
-  expect_error(Errc::type_mismatch, [&] { cpu::binary(cpu::BinaryOp::less, a.view(), b3.view(), y.view()); });
+  expect_error([&] { cpu::binary(cpu::BinaryOp::pow, ai.view(), bi.view(), yi.view()); }, Errc::unsupported,
+               kernels_tag);
+  expect_error([&] { cpu::binary(cpu::BinaryOp::div, ai.view(), bi.view(), yi.view()); }, Errc::invalid_argument,
+               kernels_tag);
+  expect_error([&] { cpu::binary(cpu::BinaryOp::less, a.view(), b3.view(), y.view()); }, Errc::type_mismatch,
+               kernels_tag);
   Buf<std::uint8_t> ba({3}, DataType::boolean), yb({3}, DataType::boolean);
-  expect_error(Errc::unsupported, [&] { cpu::binary(cpu::BinaryOp::less, ba.view(), ba.view(), yb.view()); });
+  expect_error([&] { cpu::binary(cpu::BinaryOp::less, ba.view(), ba.view(), yb.view()); }, Errc::unsupported,
+               kernels_tag);
 }
 
 TEST_CASE("where with three-way broadcasting") {
@@ -127,10 +135,10 @@ TEST_CASE("where with three-way broadcasting") {
   cpu::where(cf.view(), xf.view(), yf.view(), of.view());
   for (std::int64_t i = 0; i < of.size(); ++i) REQUIRE(of[i] == (i % 3 == 0 ? xf[i] : yf[i]));
   Buf<float> bad({5, 40});
-  expect_error(Errc::type_mismatch, [&] { cpu::where(xf.view(), xf.view(), yf.view(), bad.view()); });
-  expect_error(Errc::type_mismatch, [&] { cpu::where(c.view(), x.view(), yf.view(), out.view()); });
+  expect_error([&] { cpu::where(xf.view(), xf.view(), yf.view(), bad.view()); }, Errc::type_mismatch, kernels_tag);
+  expect_error([&] { cpu::where(c.view(), x.view(), yf.view(), out.view()); }, Errc::type_mismatch, kernels_tag);
   Buf<std::int64_t> y4({4});
-  expect_error(Errc::incompatible_shapes, [&] { cpu::where(c.view(), x.view(), y4.view(), out.view()); });
+  expect_error([&] { cpu::where(c.view(), x.view(), y4.view(), out.view()); }, Errc::incompatible_shapes, kernels_tag);
 }
 
 TEST_CASE("unary f32 ops match std:: within float tolerance") {
@@ -221,10 +229,10 @@ TEST_CASE("unary integer ops and errors") {
   CHECK(y.v[0] == 3);
   cpu::unary({.op = cpu::UnaryOp::relu}, x.view(), y.view());
   CHECK(y.v == std::vector<std::int32_t>{0, 0, 5, 0});
-  expect_error(Errc::unsupported, [&] { cpu::unary({.op = cpu::UnaryOp::exp}, x.view(), y.view()); });
+  expect_error([&] { cpu::unary({.op = cpu::UnaryOp::exp}, x.view(), y.view()); }, Errc::unsupported, kernels_tag);
   Buf<float> f({4}), g({5});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::unary({.op = cpu::UnaryOp::exp}, f.view(), g.view()); });
-  expect_error(Errc::type_mismatch, [&] { cpu::unary({.op = cpu::UnaryOp::exp}, f.view(), y.view()); });
+  expect_error([&] { cpu::unary({.op = cpu::UnaryOp::exp}, f.view(), g.view()); }, Errc::bad_op_inputs, kernels_tag);
+  expect_error([&] { cpu::unary({.op = cpu::UnaryOp::exp}, f.view(), y.view()); }, Errc::type_mismatch, kernels_tag);
   Buf<double> d({4}), e({4});
-  expect_error(Errc::unsupported, [&] { cpu::unary({.op = cpu::UnaryOp::exp}, d.view(), e.view()); });
+  expect_error([&] { cpu::unary({.op = cpu::UnaryOp::exp}, d.view(), e.view()); }, Errc::unsupported, kernels_tag);
 }

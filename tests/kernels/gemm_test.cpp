@@ -15,6 +15,7 @@ using ge::Errc;
 using ge::test::Buf;
 using ge::test::check_close;
 using ge::test::expect_error;
+using ge::test::kernels_tag;
 using ge::test::random_f32;
 namespace cpu = ge::cpu;
 
@@ -178,7 +179,7 @@ TEST_CASE("matmul with pre-packed B and a fused epilogue") {
   for (std::size_t i = 0; i < want.size(); ++i) want[i] = std::max(0.0f, want[i] + bias.v[i % 33]);
   check_close(y.v, want);
   Buf<float> bad({2, 5, 32});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::matmul(a.view(), packed, bad.view()); });
+  expect_error([&] { cpu::matmul(a.view(), packed, bad.view()); }, Errc::bad_op_inputs, kernels_tag);
 }
 
 TEST_CASE("matmul with pre-packed B: every count of last rows (1 to 5 past the tiles, M = 1 a GEMV)") {
@@ -230,13 +231,13 @@ TEST_CASE("matmul with pre-packed B: 17 to 31 columns past the wide tiles (NHWC 
 
 TEST_CASE("matmul errors") {
   Buf<float> a({2, 3}), b({4, 5}), y({2, 5});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::matmul(a.view(), b.view(), y.view()); });
+  expect_error([&] { cpu::matmul(a.view(), b.view(), y.view()); }, Errc::bad_op_inputs, kernels_tag);
   Buf<float> b2({3, 5}), y2({2, 4});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::matmul(a.view(), b2.view(), y2.view()); });
+  expect_error([&] { cpu::matmul(a.view(), b2.view(), y2.view()); }, Errc::bad_op_inputs, kernels_tag);
   Buf<std::int32_t> ai({2, 3});
-  expect_error(Errc::type_mismatch, [&] { cpu::matmul(ai.view(), b2.view(), y.view()); });
+  expect_error([&] { cpu::matmul(ai.view(), b2.view(), y.view()); }, Errc::type_mismatch, kernels_tag);
   Buf<float> a3({2, 2, 3}), b3({3, 3, 5}), y3({3, 2, 5});
-  expect_error(Errc::incompatible_shapes, [&] { cpu::matmul(a3.view(), b3.view(), y3.view()); });
+  expect_error([&] { cpu::matmul(a3.view(), b3.view(), y3.view()); }, Errc::incompatible_shapes, kernels_tag);
 }
 
 TEST_CASE("gemm: alpha, beta, transposes and every C broadcast") {
@@ -278,10 +279,11 @@ TEST_CASE("gemm without C, and its errors") {
   CHECK(y[0] == 11.0f);
   Buf<float> c({3});
   const ge::TensorView cv = c.view();
-  expect_error(Errc::incompatible_shapes, [&] { cpu::gemm({}, a.view(), b.view(), &cv, y.view()); });
+  expect_error([&] { cpu::gemm({}, a.view(), b.view(), &cv, y.view()); }, Errc::incompatible_shapes, kernels_tag);
   Buf<float> a3({1, 2, 3});
-  expect_error(Errc::rank_mismatch, [&] { cpu::gemm({}, a3.view(), b.view(), nullptr, y.view()); });
-  expect_error(Errc::bad_op_inputs, [&] { cpu::gemm({.trans_a = true}, a.view(), b.view(), nullptr, y.view()); });
+  expect_error([&] { cpu::gemm({}, a3.view(), b.view(), nullptr, y.view()); }, Errc::rank_mismatch, kernels_tag);
+  expect_error([&] { cpu::gemm({.trans_a = true}, a.view(), b.view(), nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
 }
 
 TEST_CASE("bench: sgemm 256x1024x1024" * doctest::skip()) {

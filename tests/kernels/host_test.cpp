@@ -11,6 +11,7 @@ using ge::DataType;
 using ge::Errc;
 using ge::test::Buf;
 using ge::test::expect_error;
+using ge::test::kernels_tag;
 using ge::test::random_f32;
 namespace cpu = ge::cpu;
 
@@ -33,9 +34,9 @@ TEST_CASE("nonzero: count then fill, several types") {
   Buf<std::uint16_t> h({3}, {0x8000, 0x3c00, 0}, DataType::f16);  // -0, 1, +0
   CHECK(cpu::nonzero_count(h.view()) == 1);
   Buf<std::int64_t> bad({2, 2});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::nonzero(x.view(), bad.view()); });
+  expect_error([&] { cpu::nonzero(x.view(), bad.view()); }, Errc::bad_op_inputs, kernels_tag);
   Buf<float> badt({2, 3});
-  expect_error(Errc::type_mismatch, [&] { cpu::nonzero(x.view(), badt.view()); });
+  expect_error([&] { cpu::nonzero(x.view(), badt.view()); }, Errc::type_mismatch, kernels_tag);
 }
 
 TEST_CASE("top_k: largest, smallest, ties keep the lower index, NaN first") {
@@ -84,9 +85,13 @@ TEST_CASE("top_k on random data matches a stable sort, along a middle axis") {
 TEST_CASE("top_k errors") {
   Buf<float> x({2, 5}), v({2, 3});
   Buf<std::int64_t> i({2, 3});
-  expect_error(Errc::bad_attribute, [&] { cpu::top_k({.axis = 1, .k = 6}, x.view(), v.view(), i.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::top_k({.axis = 2, .k = 1}, x.view(), v.view(), i.view()); });
-  expect_error(Errc::bad_op_inputs, [&] { cpu::top_k({.axis = 1, .k = 2}, x.view(), v.view(), i.view()); });
+  expect_error([&] { cpu::top_k({.axis = 1, .k = 6}, x.view(), v.view(), i.view()); }, Errc::bad_attribute,
+               kernels_tag);
+  expect_error([&] { cpu::top_k({.axis = 2, .k = 1}, x.view(), v.view(), i.view()); }, Errc::bad_attribute,
+               kernels_tag);
+  expect_error([&] { cpu::top_k({.axis = 1, .k = 2}, x.view(), v.view(), i.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
   Buf<std::int32_t> i32({2, 3});
-  expect_error(Errc::type_mismatch, [&] { cpu::top_k({.axis = 1, .k = 3}, x.view(), v.view(), i32.view()); });
+  expect_error([&] { cpu::top_k({.axis = 1, .k = 3}, x.view(), v.view(), i32.view()); }, Errc::type_mismatch,
+               kernels_tag);
 }

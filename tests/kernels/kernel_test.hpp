@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Small helpers shared by the kernel tests: owning test tensors, seeded random data,
-/// an approximate comparison, and an expectation on the error code.
+/// an approximate comparison, and the tag of kernel errors.
 
 #include <doctest/doctest.h>
 
@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 #include "ge/core/tensor_view.hpp"
+#include "support/expect_error.hpp"
 
 namespace ge::test {
 
@@ -84,17 +86,7 @@ inline void check_close(const std::vector<float>& got, const std::vector<float>&
   }
 }
 
-/// Runs `f` and checks that it throws `ge::Error` with `code`.
-template <class F>
-void expect_error(Errc code, F&& f) {
-  try {
-    f();
-    FAIL("expected ge::Error " << std::string(to_string(code)));
-  } catch (const Error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-    CHECK(std::string(e.what()).rfind("[ge.kernels] [", 0) == 0);
-  }
-}
+/// The start of every kernel error's message: pass it to expect_error.
+inline constexpr std::string_view kernels_tag = "[ge.kernels] [";
 
 }  // namespace ge::test

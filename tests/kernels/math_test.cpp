@@ -13,6 +13,7 @@ using ge::Errc;
 using ge::test::Buf;
 using ge::test::check_close;
 using ge::test::expect_error;
+using ge::test::kernels_tag;
 using ge::test::random_f32;
 namespace cpu = ge::cpu;
 using Ints = std::vector<std::int64_t>;
@@ -25,9 +26,9 @@ TEST_CASE("hard_sigmoid clamps alpha * x + beta to [0, 1]; in place too") {
   cpu::hard_sigmoid({.alpha = 0.5f, .beta = 0.f}, x.view(), x.view());
   check_close(x.v, {0.f, 0.f, 0.f, 0.5f, 1.f});
   Buf<std::int32_t> xi({2});
-  expect_error(Errc::type_mismatch, [&] { cpu::hard_sigmoid({}, xi.view(), xi.view()); });
+  expect_error([&] { cpu::hard_sigmoid({}, xi.view(), xi.view()); }, Errc::type_mismatch, kernels_tag);
   Buf<float> wrong({4});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::hard_sigmoid({}, y.view(), wrong.view()); });
+  expect_error([&] { cpu::hard_sigmoid({}, y.view(), wrong.view()); }, Errc::bad_op_inputs, kernels_tag);
 }
 
 TEST_CASE("logical_not on bool") {
@@ -35,7 +36,7 @@ TEST_CASE("logical_not on bool") {
   cpu::logical_not(x.view(), y.view());
   CHECK(y.v == std::vector<std::uint8_t>{1, 0, 0, 1});
   Buf<float> f({4});
-  expect_error(Errc::type_mismatch, [&] { cpu::logical_not(f.view(), y.view()); });
+  expect_error([&] { cpu::logical_not(f.view(), y.view()); }, Errc::type_mismatch, kernels_tag);
 }
 
 TEST_CASE("mod: integer modulus takes the divisor's sign, fmod the dividend's; broadcasting; i8, u8, f64") {
@@ -55,7 +56,7 @@ TEST_CASE("mod: integer modulus takes the divisor's sign, fmod the dividend's; b
   Buf<float> af({4}, {5.5f, -5.5f, 5.5f, -5.5f}), bf({4}, {2.f, 2.f, -2.f, -2.f}), yf({4});
   cpu::mod(true, af.view(), bf.view(), yf.view());
   check_close(yf.v, {1.5f, -1.5f, 1.5f, -1.5f});
-  expect_error(Errc::unsupported, [&] { cpu::mod(false, af.view(), bf.view(), yf.view()); });
+  expect_error([&] { cpu::mod(false, af.view(), bf.view(), yf.view()); }, Errc::unsupported, kernels_tag);
 
   Buf<std::int8_t> a8({3}, {-7, 7, -128}, DataType::i8), b8({3}, {3, -3, 3}, DataType::i8), y8({3}, DataType::i8);
   cpu::mod(false, a8.view(), b8.view(), y8.view());
@@ -68,10 +69,10 @@ TEST_CASE("mod: integer modulus takes the divisor's sign, fmod the dividend's; b
   CHECK(yd.v == std::vector<double>{-1.5, 1.5});
 
   Buf<std::int64_t> zero({1}, {0});
-  expect_error(Errc::invalid_argument, [&] { cpu::mod(false, a.view(), zero.view(), y.view()); });
-  expect_error(Errc::type_mismatch, [&] { cpu::mod(false, a.view(), bi.view(), y.view()); });
+  expect_error([&] { cpu::mod(false, a.view(), zero.view(), y.view()); }, Errc::invalid_argument, kernels_tag);
+  expect_error([&] { cpu::mod(false, a.view(), bi.view(), y.view()); }, Errc::type_mismatch, kernels_tag);
   Buf<std::int64_t> b4({4});
-  expect_error(Errc::incompatible_shapes, [&] { cpu::mod(false, a.view(), b4.view(), y.view()); });
+  expect_error([&] { cpu::mod(false, a.view(), b4.view(), y.view()); }, Errc::incompatible_shapes, kernels_tag);
 }
 
 TEST_CASE("min_max over 1 to 3 inputs with broadcasting; NaN propagates; unsigned types") {
@@ -98,19 +99,19 @@ TEST_CASE("min_max over 1 to 3 inputs with broadcasting; NaN propagates; unsigne
   cpu::min_max(cpu::MinMax::min, ii, yi.view());
   CHECK(yi.v == Ints{0, -7, 0});
 
-  expect_error(Errc::bad_op_inputs, [&] { cpu::min_max(cpu::MinMax::max, {}, y.view()); });
+  expect_error([&] { cpu::min_max(cpu::MinMax::max, {}, y.view()); }, Errc::bad_op_inputs, kernels_tag);
   const ge::TensorView mixed[] = {a.view(), i1.view()};
-  expect_error(Errc::type_mismatch, [&] { cpu::min_max(cpu::MinMax::max, mixed, y.view()); });
+  expect_error([&] { cpu::min_max(cpu::MinMax::max, mixed, y.view()); }, Errc::type_mismatch, kernels_tag);
   Buf<float> bad({4});
   const ge::TensorView no_bc[] = {a.view(), bad.view()};
-  expect_error(Errc::incompatible_shapes, [&] { cpu::min_max(cpu::MinMax::max, no_bc, y.view()); });
+  expect_error([&] { cpu::min_max(cpu::MinMax::max, no_bc, y.view()); }, Errc::incompatible_shapes, kernels_tag);
   Buf<std::uint8_t> u1({3}, {200, 3, 7}, DataType::u8), u2({1}, {100}, DataType::u8), uy({3}, DataType::u8);
   const ge::TensorView us[] = {u1.view(), u2.view()};
   cpu::min_max(cpu::MinMax::max, us, uy.view());
   CHECK(uy.v == std::vector<std::uint8_t>{200, 100, 100});
   Buf<std::uint16_t> h({2});  // f16: no arithmetic
   const ge::TensorView hs[] = {h.view(), h.view()};
-  expect_error(Errc::unsupported, [&] { cpu::min_max(cpu::MinMax::max, hs, h.view()); });
+  expect_error([&] { cpu::min_max(cpu::MinMax::max, hs, h.view()); }, Errc::unsupported, kernels_tag);
 }
 
 TEST_CASE("instance_norm normalises each (n, c) plane; NCHW and N,C,D1,D2,D3") {
@@ -136,9 +137,11 @@ TEST_CASE("instance_norm normalises each (n, c) plane; NCHW and N,C,D1,D2,D3") {
     check_close(y.v, want, 1e-4f, 1e-4f);
   }
   Buf<float> x2({2, 3}), s3({3}), y2({2, 3});
-  expect_error(Errc::rank_mismatch, [&] { cpu::instance_norm({}, x2.view(), s3.view(), s3.view(), y2.view()); });
+  expect_error([&] { cpu::instance_norm({}, x2.view(), s3.view(), s3.view(), y2.view()); }, Errc::rank_mismatch,
+               kernels_tag);
   Buf<float> x4({1, 3, 2, 2}), s2({2}), y4({1, 3, 2, 2});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::instance_norm({}, x4.view(), s2.view(), s3.view(), y4.view()); });
+  expect_error([&] { cpu::instance_norm({}, x4.view(), s2.view(), s3.view(), y4.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
 }
 
 TEST_CASE("trilu: upper and lower with k on batches of rectangular matrices; any element size") {
@@ -165,9 +168,9 @@ TEST_CASE("trilu: upper and lower with k on batches of rectangular matrices; any
   cpu::trilu({.upper = true, .k = std::numeric_limits<std::int64_t>::min()}, ix.view(), ix.view());  // in place
   CHECK(ix.v == Ints{1, 2, 3, 4});
   Buf<float> v({4});
-  expect_error(Errc::rank_mismatch, [&] { cpu::trilu({}, v.view(), v.view()); });
+  expect_error([&] { cpu::trilu({}, v.view(), v.view()); }, Errc::rank_mismatch, kernels_tag);
   Buf<std::int32_t> yi({2, 3, 4});
-  expect_error(Errc::type_mismatch, [&] { cpu::trilu({}, x.view(), yi.view()); });
+  expect_error([&] { cpu::trilu({}, x.view(), yi.view()); }, Errc::type_mismatch, kernels_tag);
 }
 
 TEST_CASE("range fills start + i * delta for f32, i32, i64; delta 0 is refused") {
@@ -181,8 +184,8 @@ TEST_CASE("range fills start + i * delta for f32, i32, i64; delta 0 is refused")
   cpu::range(sl.view(), dl.view(), yl.view());
   CHECK(yl.v == Ints{-2, 0, 2});
   Buf<std::int64_t> z({}, {0});
-  expect_error(Errc::invalid_argument, [&] { cpu::range(sl.view(), z.view(), yl.view()); });
-  expect_error(Errc::type_mismatch, [&] { cpu::range(s.view(), d.view(), yl.view()); });
+  expect_error([&] { cpu::range(sl.view(), z.view(), yl.view()); }, Errc::invalid_argument, kernels_tag);
+  expect_error([&] { cpu::range(s.view(), d.view(), yl.view()); }, Errc::type_mismatch, kernels_tag);
   Buf<std::int64_t> two({2}, {1, 2});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::range(two.view(), dl.view(), yl.view()); });
+  expect_error([&] { cpu::range(two.view(), dl.view(), yl.view()); }, Errc::bad_op_inputs, kernels_tag);
 }

@@ -9,6 +9,7 @@ using ge::Errc;
 using ge::test::Buf;
 using ge::test::check_close;
 using ge::test::expect_error;
+using ge::test::kernels_tag;
 using ge::test::random_f32;
 namespace cpu = ge::cpu;
 
@@ -59,9 +60,9 @@ TEST_CASE("softmax: exact small case and large inputs stay finite") {
   Buf<float> y({2, 2});
   cpu::softmax({.axis = 1}, x.view(), y.view());
   CHECK(y.v == std::vector<float>{0.5f, 0.5f, 0.5f, 0.5f});
-  expect_error(Errc::bad_attribute, [&] { cpu::softmax({.axis = 2}, x.view(), y.view()); });
+  expect_error([&] { cpu::softmax({.axis = 2}, x.view(), y.view()); }, Errc::bad_attribute, kernels_tag);
   Buf<float> z({4});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::softmax({.axis = 0}, x.view(), z.view()); });
+  expect_error([&] { cpu::softmax({.axis = 0}, x.view(), z.view()); }, Errc::bad_op_inputs, kernels_tag);
 }
 
 TEST_CASE("layer_norm matches the reference, with and without bias") {
@@ -90,8 +91,10 @@ TEST_CASE("layer_norm matches the reference, with and without bias") {
     }
   }
   Buf<float> x({2, 4}), s({3}), y({2, 4});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::layer_norm({.axis = 1}, x.view(), s.view(), nullptr, y.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::layer_norm({.axis = 5}, x.view(), s.view(), nullptr, y.view()); });
+  expect_error([&] { cpu::layer_norm({.axis = 1}, x.view(), s.view(), nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  expect_error([&] { cpu::layer_norm({.axis = 5}, x.view(), s.view(), nullptr, y.view()); }, Errc::bad_attribute,
+               kernels_tag);
 }
 
 TEST_CASE("batch_norm: exact values and rank-2 input") {
@@ -111,9 +114,9 @@ TEST_CASE("batch_norm: exact values and rank-2 input") {
   }
   check_close(y2.v, want);
   Buf<float> bad({2});
-  expect_error(Errc::bad_op_inputs,
-               [&] { cpu::batch_norm({}, x2.view(), bad.view(), b3.view(), m3.view(), v3.view(), y2.view()); });
+  expect_error([&] { cpu::batch_norm({}, x2.view(), bad.view(), b3.view(), m3.view(), v3.view(), y2.view()); },
+               Errc::bad_op_inputs, kernels_tag);
   Buf<float> x1({3}), y1({3});
-  expect_error(Errc::rank_mismatch,
-               [&] { cpu::batch_norm({}, x1.view(), s3.view(), b3.view(), m3.view(), v3.view(), y1.view()); });
+  expect_error([&] { cpu::batch_norm({}, x1.view(), s3.view(), b3.view(), m3.view(), v3.view(), y1.view()); },
+               Errc::rank_mismatch, kernels_tag);
 }

@@ -10,6 +10,7 @@ using ge::Errc;
 using ge::test::Buf;
 using ge::test::check_close;
 using ge::test::expect_error;
+using ge::test::kernels_tag;
 using ge::test::random_f32;
 namespace cpu = ge::cpu;
 
@@ -127,21 +128,26 @@ TEST_CASE("max pool on NHWC: bad dims and windows are clear errors") {
   Buf<float> y({1, 3, 3, 4}), y_bad({1, 3, 3, 5});
   const cpu::Pool2dParams p{.kernel_h = 2, .kernel_w = 2, .stride_h = 2, .stride_w = 2};
   cpu::max_pool2d_nhwc(p, x.view(), y.view());
-  expect_error(Errc::bad_op_inputs, [&] { cpu::max_pool2d_nhwc(p, x.view(), y_bad.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::max_pool2d_nhwc({.kernel_h = 0}, x.view(), y.view()); });
+  expect_error([&] { cpu::max_pool2d_nhwc(p, x.view(), y_bad.view()); }, Errc::bad_op_inputs, kernels_tag);
+  expect_error([&] { cpu::max_pool2d_nhwc({.kernel_h = 0}, x.view(), y.view()); }, Errc::bad_attribute, kernels_tag);
   auto x3 = random_f32({6, 6, 4}, 2);
-  expect_error(Errc::rank_mismatch, [&] { cpu::max_pool2d_nhwc(p, x3.view(), y.view()); });
+  expect_error([&] { cpu::max_pool2d_nhwc(p, x3.view(), y.view()); }, Errc::rank_mismatch, kernels_tag);
 }
 
 TEST_CASE("pool errors and global average pool") {
   Buf<float> x({1, 2, 6, 6});
   Buf<float> bad({1, 2, 5, 3});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::max_pool2d({.kernel_h = 2, .kernel_w = 2, .stride_h = 2, .stride_w = 2}, x.view(), bad.view()); });
+  expect_error(
+      [&] { cpu::max_pool2d({.kernel_h = 2, .kernel_w = 2, .stride_h = 2, .stride_w = 2}, x.view(), bad.view()); },
+      Errc::bad_op_inputs, kernels_tag);
   Buf<float> y({1, 2, 3, 3});
-  expect_error(Errc::bad_attribute, [&] { cpu::max_pool2d({.kernel_h = 0, .kernel_w = 2}, x.view(), y.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::max_pool2d({.kernel_h = 2, .kernel_w = 2, .pad_top = 2}, x.view(), y.view()); });
+  expect_error([&] { cpu::max_pool2d({.kernel_h = 0, .kernel_w = 2}, x.view(), y.view()); }, Errc::bad_attribute,
+               kernels_tag);
+  expect_error([&] { cpu::max_pool2d({.kernel_h = 2, .kernel_w = 2, .pad_top = 2}, x.view(), y.view()); },
+               Errc::bad_attribute, kernels_tag);
   Buf<float> x3({2, 6, 6});
-  expect_error(Errc::rank_mismatch, [&] { cpu::average_pool2d({.kernel_h = 2, .kernel_w = 2}, x3.view(), y.view()); });
+  expect_error([&] { cpu::average_pool2d({.kernel_h = 2, .kernel_w = 2}, x3.view(), y.view()); }, Errc::rank_mismatch,
+               kernels_tag);
 
   auto g = random_f32({2, 3, 5, 7}, 9);
   Buf<float> gy({2, 3, 1, 1});
@@ -150,5 +156,5 @@ TEST_CASE("pool errors and global average pool") {
   for (std::int64_t i = 0; i < g.size(); ++i) want[static_cast<std::size_t>(i / 35)] += g[i] / 35.0f;
   check_close(gy.v, want, 1e-6f, 1e-5f);
   Buf<float> gbad({2, 3});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::global_average_pool(g.view(), gbad.view()); });
+  expect_error([&] { cpu::global_average_pool(g.view(), gbad.view()); }, Errc::bad_op_inputs, kernels_tag);
 }

@@ -11,6 +11,7 @@ using ge::Errc;
 using ge::test::Buf;
 using ge::test::check_close;
 using ge::test::expect_error;
+using ge::test::kernels_tag;
 using ge::test::random_f32;
 namespace cpu = ge::cpu;
 
@@ -85,12 +86,12 @@ TEST_CASE("reduce integers, empty axes, NaN, and errors") {
   Buf<float> n({3}, {1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f}), ny({1});
   cpu::reduce({.op = cpu::ReduceOp::max, .axes = {0}}, n.view(), ny.view());
   CHECK(std::isnan(ny[0]));
-  expect_error(Errc::bad_attribute, [&] { cpu::reduce({.axes = {2}}, x.view(), y.view()); });
-  expect_error(Errc::bad_attribute, [&] { cpu::reduce({.axes = {1, 1}}, x.view(), y.view()); });
+  expect_error([&] { cpu::reduce({.axes = {2}}, x.view(), y.view()); }, Errc::bad_attribute, kernels_tag);
+  expect_error([&] { cpu::reduce({.axes = {1, 1}}, x.view(), y.view()); }, Errc::bad_attribute, kernels_tag);
   Buf<std::int64_t> wrong({3});
-  expect_error(Errc::bad_op_inputs, [&] { cpu::reduce({.axes = {1}}, x.view(), wrong.view()); });
+  expect_error([&] { cpu::reduce({.axes = {1}}, x.view(), wrong.view()); }, Errc::bad_op_inputs, kernels_tag);
   Buf<std::uint8_t> b({2}, ge::DataType::u8), by({1}, ge::DataType::u8);
-  expect_error(Errc::unsupported, [&] { cpu::reduce({.axes = {0}}, b.view(), by.view()); });
+  expect_error([&] { cpu::reduce({.axes = {0}}, b.view(), by.view()); }, Errc::unsupported, kernels_tag);
 }
 
 TEST_CASE("arg_max: ties, select_last_index, NaN, axes") {
@@ -111,7 +112,7 @@ TEST_CASE("arg_max: ties, select_last_index, NaN, axes") {
   Buf<std::int64_t> yi({1, 2});
   cpu::arg_max({.axis = 0}, xi.view(), yi.view());
   CHECK(yi.v == std::vector<std::int64_t>{1, 0});
-  expect_error(Errc::bad_attribute, [&] { cpu::arg_max({.axis = 2}, x.view(), y.view()); });
+  expect_error([&] { cpu::arg_max({.axis = 2}, x.view(), y.view()); }, Errc::bad_attribute, kernels_tag);
   Buf<float> yf({2, 1});
-  expect_error(Errc::type_mismatch, [&] { cpu::arg_max({.axis = 1}, x.view(), yf.view()); });
+  expect_error([&] { cpu::arg_max({.axis = 1}, x.view(), yf.view()); }, Errc::type_mismatch, kernels_tag);
 }

@@ -20,12 +20,11 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "ge/compile/compile.hpp"
 #include "ge/onnx.hpp"
 #include "ge/runtime/session.hpp"
 #include "ge/runtime/trace.hpp"
+#include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -41,8 +40,8 @@ std::optional<fs::path> exports() {
       MESSAGE("torch exports skipped: no " << script.string());
       return std::nullopt;
     }
-    const fs::path out = fs::temp_directory_path() / ("ge_exports_" + std::to_string(::getpid()));
-    fs::create_directories(out);
+    static const ge::test::TempDir dir("ge_exports");  // removed at exit
+    const fs::path out = dir.path;
     const std::string cmd = "/usr/bin/python3 '" + script.string() + "' '" + out.string() + "' > '" +
                             (out / "log.txt").string() + "' 2>&1";
     if (std::system(cmd.c_str()) != 0) {

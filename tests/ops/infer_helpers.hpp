@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the tests of tests/ops: run one op's checked inference on descriptions
-// written as text, and check errors by code and key words.
+// written as text, and check its errors by code and key words.
 
 #include <doctest/doctest.h>
 
@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "ge/ops/registry.hpp"
+#include "support/expect_error.hpp"
 
 namespace ge_test {
+
+using ge::test::expect_error;
 
 /// One input: a description, and its data when it is a constant.
 struct In {
@@ -51,24 +54,11 @@ inline std::string shape0(std::string_view op, const std::vector<In>& ins, const
   return infer(op, ins, attrs).at(0).shape.to_string();
 }
 
-/// Checks that `f` throws ge::Error with `code` and a message holding every word.
-template <class F>
-void check_error(F&& f, ge::Errc code, std::initializer_list<std::string_view> words) {
-  try {
-    f();
-    FAIL("expected a ge::Error of code " << ge::to_string(code));
-  } catch (const ge::Error& e) {
-    CHECK_MESSAGE(e.code() == code, "code " << ge::to_string(e.code()) << ": " << e.what());
-    const std::string msg = e.what();
-    for (std::string_view w : words) CHECK_MESSAGE(msg.find(w) != std::string::npos, "'" << w << "' not in: " << msg);
-  }
-}
-
 /// Checks that inference of `op` throws `code` with the node name and the words.
-inline void check_infer_error(std::string_view op, const std::vector<In>& ins, const ge::Attributes& attrs, ge::Errc code,
-                              std::initializer_list<std::string_view> words) {
-  check_error([&] { (void)infer(op, ins, attrs); }, code, words);
-  check_error([&] { (void)infer(op, ins, attrs); }, code, {"node 'n'", "[ge.ops]"});
+template <class... Words>
+void check_infer_error(std::string_view op, const std::vector<In>& ins, const ge::Attributes& attrs, ge::Errc code,
+                       const Words&... words) {
+  expect_error([&] { (void)infer(op, ins, attrs); }, code, "node 'n'", "[ge.ops]", words...);
 }
 
 }  // namespace ge_test

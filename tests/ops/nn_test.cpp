@@ -20,10 +20,10 @@ TEST_CASE("Conv: auto_pad") {
   CHECK(shape0("Conv", {t("f32", "1,3,15,16"), w}, {{"auto_pad", "SAME_UPPER"}, {"strides", {2, 2}}}) == "1,8,8,8");
   CHECK(shape0("Conv", {t("f32", "1,3,15,16"), w}, {{"auto_pad", "SAME_LOWER"}}) == "1,8,15,16");
   CHECK(shape0("Conv", {t("f32", "1,3,15,16"), w}, {{"auto_pad", "VALID"}, {"strides", {2, 2}}}) == "1,8,7,7");
-  check_infer_error("Conv", {t("f32", "1,3,15,16"), w}, {{"auto_pad", "SAME"}}, Errc::bad_attribute,
-                    {"'auto_pad'", "SAME_UPPER"});
+  check_infer_error("Conv", {t("f32", "1,3,15,16"), w}, {{"auto_pad", "SAME"}}, Errc::bad_attribute, "'auto_pad'",
+                    "SAME_UPPER");
   check_infer_error("Conv", {t("f32", "1,3,15,16"), w}, {{"auto_pad", "VALID"}, {"pads", {1, 1, 1, 1}}},
-                    Errc::bad_attribute, {"pads", "NOTSET"});
+                    Errc::bad_attribute, "pads", "NOTSET");
 }
 
 TEST_CASE("Conv: ranged and unknown dims, unknown rank") {
@@ -42,25 +42,26 @@ TEST_CASE("Conv: ranged and unknown dims, unknown rank") {
 
 TEST_CASE("Conv: bad inputs name the node and the inputs") {
   check_infer_error("Conv", {t("f32", "1,3,224,224"), t("f32", "64,64,3,3")}, {}, Errc::bad_op_inputs,
-                    {"input 1 (W) has 64 input channels", "input 0 (X) has 3"});
-  check_infer_error("Conv", {t("f32", "1,3,224"), t("f32", "64,3,3,3")}, {}, Errc::bad_op_inputs, {"rank 3", "rank 4"});
-  check_infer_error("Conv", {t("f32", "1,3"), t("f32", "64,3,3,3")}, {}, Errc::bad_op_inputs, {"input 0 (X)", "rank >= 3"});
+                    "input 1 (W) has 64 input channels", "input 0 (X) has 3");
+  check_infer_error("Conv", {t("f32", "1,3,224"), t("f32", "64,3,3,3")}, {}, Errc::bad_op_inputs, "rank 3", "rank 4");
+  check_infer_error("Conv", {t("f32", "1,3"), t("f32", "64,3,3,3")}, {}, Errc::bad_op_inputs, "input 0 (X)",
+                    "rank >= 3");
   check_infer_error("Conv", {t("f32", "1,4,8,8"), t("f32", "6,1,3,3")}, {{"group", 4}}, Errc::bad_op_inputs,
-                    {"not a multiple of group 4"});
+                    "not a multiple of group 4");
   check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f32", "6,3,3,3"), t("f32", "5")}, {}, Errc::bad_op_inputs,
-                    {"input 2 (B)"});
-  check_infer_error("Conv", {t("f32", "1,3,2,8"), t("f32", "6,3,3,3")}, {}, Errc::bad_op_inputs,
-                    {"spatial dim 0 is 2", "too small"});
+                    "input 2 (B)");
+  check_infer_error("Conv", {t("f32", "1,3,2,8"), t("f32", "6,3,3,3")}, {}, Errc::bad_op_inputs, "spatial dim 0 is 2",
+                    "too small");
   check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f32", "6,3,3,3")}, {{"strides", {2}}}, Errc::bad_attribute,
-                    {"'strides'", "expected 2"});
+                    "'strides'", "expected 2");
   check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f32", "6,3,3,3")}, {{"strides", {0, 1}}}, Errc::bad_attribute,
-                    {"'strides'", "[1, 2^31]"});
-  check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f32", "6,3,3,3")}, {{"group", 0}}, Errc::bad_attribute, {"'group'"});
+                    "'strides'", "[1, 2^31]");
+  check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f32", "6,3,3,3")}, {{"group", 0}}, Errc::bad_attribute, "'group'");
   check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f32", "6,3,3,3")}, {{"kernel_shape", {5, 5}}}, Errc::bad_attribute,
-                    {"'kernel_shape'"});
+                    "'kernel_shape'");
   check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f32", "6,3,3,3")}, {{"pads", {1, 1}}}, Errc::bad_attribute,
-                    {"'pads'", "expected 4"});
-  check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f16", "6,3,3,3")}, {}, Errc::type_mismatch, {"input 1 (W) is f16"});
+                    "'pads'", "expected 4");
+  check_infer_error("Conv", {t("f32", "1,3,8,8"), t("f16", "6,3,3,3")}, {}, Errc::type_mismatch, "input 1 (W) is f16");
 }
 
 TEST_CASE("ConvTranspose: output size, output_padding, output_shape, groups") {
@@ -79,11 +80,11 @@ TEST_CASE("ConvTranspose: output size, output_padding, output_shape, groups") {
         "1~4,8,16~32,-1");
   CHECK(shape0("ConvTranspose", {t("f32", "-2"), t("f32", "-2")}) == "-2");
   check_infer_error("ConvTranspose", {t("f32", "1,16,7,7"), t("f32", "8,8,3,3")}, {}, Errc::bad_op_inputs,
-                    {"input 0 (X) has 16 channels"});
+                    "input 0 (X) has 16 channels");
   check_infer_error("ConvTranspose", {t("f32", "1,16,7,7"), t("f32", "16,8,3,3")}, {{"output_padding", {2, 2}}},
-                    Errc::bad_attribute, {"'output_padding'"});
+                    Errc::bad_attribute, "'output_padding'");
   check_infer_error("ConvTranspose", {t("f32", "1,16,7,7"), t("f32", "16,8,3,3")}, {{"output_shape", {1, 2, 3}}},
-                    Errc::bad_attribute, {"'output_shape'"});
+                    Errc::bad_attribute, "'output_shape'");
 }
 
 TEST_CASE("MatMul: batched, broadcast, 1-D promotion, ranges") {
@@ -95,9 +96,9 @@ TEST_CASE("MatMul: batched, broadcast, 1-D promotion, ranges") {
   CHECK(shape0("MatMul", {t("f32", "1~8,1~128,256"), t("f32", "256,1024")}) == "1~8,1~128,1024");
   CHECK(shape0("MatMul", {t("f32", "-1,4,-1,64"), t("f32", "-1,4,64,-1")}) == "-1,4,-1,-1");
   CHECK(shape0("MatMul", {t("f32", "-2"), t("f32", "3,4")}) == "-2");
-  check_infer_error("MatMul", {t("f32", "2,3"), t("f32", "4,5")}, {}, Errc::bad_op_inputs, {"K = 3", "K = 4"});
-  check_infer_error("MatMul", {t("f32", "2,2,3"), t("f32", "3,3,4")}, {}, Errc::incompatible_shapes, {"broadcast"});
-  check_infer_error("MatMul", {t("f32", ""), t("f32", "3")}, {}, Errc::bad_op_inputs, {"rank >= 1"});
+  check_infer_error("MatMul", {t("f32", "2,3"), t("f32", "4,5")}, {}, Errc::bad_op_inputs, "K = 3", "K = 4");
+  check_infer_error("MatMul", {t("f32", "2,2,3"), t("f32", "3,3,4")}, {}, Errc::incompatible_shapes, "broadcast");
+  check_infer_error("MatMul", {t("f32", ""), t("f32", "3")}, {}, Errc::bad_op_inputs, "rank >= 1");
 }
 
 TEST_CASE("Gemm: transA, transB, C broadcast") {
@@ -105,10 +106,12 @@ TEST_CASE("Gemm: transA, transB, C broadcast") {
   CHECK(shape0("Gemm", {t("f32", "3,5"), t("f32", "3,4")}, {{"transA", 1}}) == "5,4");
   CHECK(shape0("Gemm", {t("f32", "5,3"), t("f32", "3,4"), t("f32", "")}) == "5,4");
   CHECK(shape0("Gemm", {t("f32", "-2"), t("f32", "3,4")}) == "-1,4");
-  check_infer_error("Gemm", {t("f32", "5,3"), t("f32", "4,3")}, {}, Errc::bad_op_inputs, {"K = 3", "K = 4"});
-  check_infer_error("Gemm", {t("f32", "5,3"), t("f32", "3,4"), t("f32", "5")}, {}, Errc::incompatible_shapes, {"broadcast"});
-  check_infer_error("Gemm", {t("f32", "2,5,3"), t("f32", "3,4")}, {}, Errc::bad_op_inputs, {"rank 2"});
-  check_infer_error("Gemm", {t("f32", "5,3"), t("f32", "3,4")}, {{"transA", 2}}, Errc::bad_attribute, {"'transA'", "[0, 1]"});
+  check_infer_error("Gemm", {t("f32", "5,3"), t("f32", "4,3")}, {}, Errc::bad_op_inputs, "K = 3", "K = 4");
+  check_infer_error("Gemm", {t("f32", "5,3"), t("f32", "3,4"), t("f32", "5")}, {}, Errc::incompatible_shapes,
+                    "broadcast");
+  check_infer_error("Gemm", {t("f32", "2,5,3"), t("f32", "3,4")}, {}, Errc::bad_op_inputs, "rank 2");
+  check_infer_error("Gemm", {t("f32", "5,3"), t("f32", "3,4")}, {{"transA", 2}}, Errc::bad_attribute, "'transA'",
+                    "[0, 1]");
 }
 
 TEST_CASE("BatchNormalization and LayerNormalization") {
@@ -119,13 +122,16 @@ TEST_CASE("BatchNormalization and LayerNormalization") {
   CHECK(tr.size() == 3);
   CHECK(tr[1].shape.to_string() == "64");
   check_infer_error("BatchNormalization", {t("f32", "1,32,4,4"), p, p, p, p}, {}, Errc::bad_op_inputs,
-                    {"input 1 (scale) has length 64", "32 channels"});
+                    "input 1 (scale) has length 64", "32 channels");
   check_infer_error("BatchNormalization", {t("f32", "1,64,4,4"), p, p, p, t("f32", "64,1")}, {}, Errc::bad_op_inputs,
-                    {"input 4 (input_var)", "rank 1"});
+                    "input 4 (input_var)", "rank 1");
   check_infer_error("BatchNormalization", {t("f32", "1,64,4,4"), p, p, p, p}, {{"epsilon", -1.0}}, Errc::bad_attribute,
-                    {"'epsilon'"});
-  check_error([&] { (void)infer("BatchNormalization", {t("f32", "1,64,4,4"), p, p, p, p}, {}, 3); }, Errc::bad_op_inputs,
-              {"asks for 3 output(s)"});
+                    "'epsilon'");
+  expect_error(
+      [&] {
+        (void)infer("BatchNormalization", {t("f32", "1,64,4,4"), p, p, p, p}, {}, 3);
+      },
+      Errc::bad_op_inputs, "asks for 3 output(s)");
 
   CHECK(shape0("LayerNormalization", {t("f32", "1~8,1~128,256"), t("f32", "256"), t("f32", "256")}) == "1~8,1~128,256");
   const auto ln = infer("LayerNormalization", {t("f32", "2,5,16"), t("f32", "5,16")}, {{"axis", 1}}, 3);
@@ -133,8 +139,9 @@ TEST_CASE("BatchNormalization and LayerNormalization") {
   CHECK(ln[2].dtype == ge::DataType::f32);
   CHECK(shape0("LayerNormalization", {t("f32", "-2"), t("f32", "16")}) == "-2");
   check_infer_error("LayerNormalization", {t("f32", "2,5,16"), t("f32", "8")}, {}, Errc::bad_op_inputs,
-                    {"input 1 (Scale) [8]", "normalized dims [16]"});
-  check_infer_error("LayerNormalization", {t("f32", "2,5,16"), t("f32", "16")}, {{"axis", 3}}, Errc::bad_attribute, {"axis 3"});
+                    "input 1 (Scale) [8]", "normalized dims [16]");
+  check_infer_error("LayerNormalization", {t("f32", "2,5,16"), t("f32", "16")}, {{"axis", 3}}, Errc::bad_attribute,
+                    "axis 3");
 }
 
 TEST_CASE("MaxPool and AveragePool: kernel, stride, pads, ceil_mode, ranges") {
@@ -155,31 +162,32 @@ TEST_CASE("MaxPool and AveragePool: kernel, stride, pads, ceil_mode, ranges") {
                {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"layout", "NHWC"}}) ==
         "1~8,56,56,64");
   check_infer_error("MaxPool", {t("f32", "1,1,6")}, {{"kernel_shape", {2}}, {"layout", "NHWC"}}, Errc::bad_attribute,
-                    {"2-D"});
+                    "2-D");
   check_infer_error("MaxPool", {t("f32", "1,6,6,2")}, {{"kernel_shape", {2, 2}}, {"layout", "NCWH"}},
-                    Errc::bad_attribute, {"'layout'"});
+                    Errc::bad_attribute, "'layout'");
   check_infer_error("AveragePool", {t("f32", "1,6,6,2")}, {{"kernel_shape", {2, 2}}, {"layout", "NHWC"}},
-                    Errc::bad_attribute, {"layout"});
+                    Errc::bad_attribute, "layout");
   CHECK(shape0("AveragePool", {t("f32", "-2")}, {{"kernel_shape", {3, 3}}}) == "-1,-1,1~inf,1~inf");
   CHECK(shape0("MaxPool", {t("f32", "1,2,9,9")}, {{"kernel_shape", {3, 3}}, {"auto_pad", "SAME_UPPER"}, {"strides", {2, 2}}}) ==
         "1,2,5,5");
   const auto idx = infer("MaxPool", {t("f32", "1,2,4,4")}, {{"kernel_shape", {2, 2}}}, 2);
   CHECK(idx[1].dtype == ge::DataType::i64);
   CHECK(idx[1].shape.to_string() == "1,2,3,3");
-  check_infer_error("MaxPool", {t("f32", "1,2,4,4")}, {}, Errc::bad_attribute, {"'kernel_shape' is required"});
-  check_infer_error("MaxPool", {t("f32", "1,2,4")}, {{"kernel_shape", {2, 2}}}, Errc::bad_op_inputs, {"rank 3", "rank 4"});
+  check_infer_error("MaxPool", {t("f32", "1,2,4,4")}, {}, Errc::bad_attribute, "'kernel_shape' is required");
+  check_infer_error("MaxPool", {t("f32", "1,2,4")}, {{"kernel_shape", {2, 2}}}, Errc::bad_op_inputs, "rank 3",
+                    "rank 4");
   check_infer_error("MaxPool", {t("f32", "1,2,4,4")}, {{"kernel_shape", {2, 2}}, {"pads", {2, 2, 2, 2}}},
-                    Errc::bad_attribute, {"below its kernel"});
+                    Errc::bad_attribute, "below its kernel");
   check_infer_error("AveragePool", {t("f32", "1,2,4,4")}, {{"kernel_shape", {2, 2}}, {"count_include_pad", 3}},
-                    Errc::bad_attribute, {"'count_include_pad'"});
-  check_infer_error("AveragePool", {t("f32", "1,2,1,4")}, {{"kernel_shape", {2, 2}}}, Errc::bad_op_inputs, {"too small"});
+                    Errc::bad_attribute, "'count_include_pad'");
+  check_infer_error("AveragePool", {t("f32", "1,2,1,4")}, {{"kernel_shape", {2, 2}}}, Errc::bad_op_inputs, "too small");
 }
 
 TEST_CASE("GlobalAveragePool") {
   CHECK(shape0("GlobalAveragePool", {t("f32", "1~8,2048,7,7")}) == "1~8,2048,1,1");
   CHECK(shape0("GlobalAveragePool", {t("f32", "-1,16,-1,-1,-1")}) == "-1,16,1,1,1");
   CHECK(shape0("GlobalAveragePool", {t("f32", "-2")}) == "-2");
-  check_infer_error("GlobalAveragePool", {t("f32", "2,3")}, {}, Errc::bad_op_inputs, {"rank >= 3"});
+  check_infer_error("GlobalAveragePool", {t("f32", "2,3")}, {}, Errc::bad_op_inputs, "rank >= 3");
 }
 
 TEST_CASE("FusedConv with layout NHWC: the NCHW rule on [N, H, W, C] images; bad layouts and ranks refused") {
@@ -189,14 +197,14 @@ TEST_CASE("FusedConv with layout NHWC: the NCHW rule on [N, H, W, C] images; bad
                {{"layout", "NHWC"}}) == "1~8,7,7,1280");
   CHECK(shape0("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,8,1,1"), ge_test::none(), t("f32", "1,5,5,16")},
                {{"layout", "NHWC"}}) == "1,5,5,16");
-  check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,8,1,1")}, {{"layout", "NCWH"}},
-                    Errc::bad_attribute, {"'layout'", "NHWC"});
+  check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,8,1,1")}, {{"layout", "NCWH"}}, Errc::bad_attribute,
+                    "'layout'", "NHWC");
   check_infer_error("FusedConv", {t("f32", "1,5,8"), t("f32", "16,8,1")}, {{"layout", "NHWC"}}, Errc::bad_op_inputs,
-                    {"input 0 (X)"});
-  check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,4,1,1")}, {{"layout", "NHWC"}},
-                    Errc::bad_op_inputs, {"input 1 (W)"});
+                    "input 0 (X)");
+  check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,4,1,1")}, {{"layout", "NHWC"}}, Errc::bad_op_inputs,
+                    "input 1 (W)");
   check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,8,1,1"), ge_test::none(), t("f32", "1,16,5,5")},
-                    {{"layout", "NHWC"}}, Errc::bad_op_inputs, {"input 3 (Z)"});
+                    {{"layout", "NHWC"}}, Errc::bad_op_inputs, "input 3 (Z)");
 }
 
 TEST_CASE("Conv inference and ge::typed::conv2d are the same rule") {

@@ -3,10 +3,11 @@
 #include <string>
 
 #include "ge/options/build_options.hpp"
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 using ge::BuildOptions;
 using ge::Option;
+using ge::test::expect_error;
 
 TEST_CASE("set by key or by upper-case name; typed views follow") {
   BuildOptions o;
@@ -64,29 +65,32 @@ TEST_CASE("unset removes one option") {
 
 TEST_CASE("an unknown key suggests the nearest one") {
   BuildOptions o;
-  GE_CHECK_ERROR(o.set("ge.inputshape", "a:1"), ge::Errc::unknown_option, "did you mean 'ge.inputShape'?");
-  GE_CHECK_ERROR(o.set("ge.dynamicBatchsize", "1,2"), ge::Errc::unknown_option,
-                 "did you mean 'ge.dynamicBatchSize'?");
-  GE_CHECK_ERROR(o.set("DYNAMIC_IMAGESIZE", "1,2;3,4"), ge::Errc::unknown_option,
-                 "did you mean 'DYNAMIC_IMAGE_SIZE'?");
-  GE_CHECK_ERROR(o.set("--input_shape", "a:1"), ge::Errc::unknown_option, "did you mean 'ge.inputShape'?");
+  expect_error([&] { return o.set("ge.inputshape", "a:1"); }, ge::Errc::unknown_option,
+               "did you mean 'ge.inputShape'?");
+  expect_error([&] { return o.set("ge.dynamicBatchsize", "1,2"); }, ge::Errc::unknown_option,
+               "did you mean 'ge.dynamicBatchSize'?");
+  expect_error([&] { return o.set("DYNAMIC_IMAGESIZE", "1,2;3,4"); }, ge::Errc::unknown_option,
+               "did you mean 'DYNAMIC_IMAGE_SIZE'?");
+  expect_error([&] { return o.set("--input_shape", "a:1"); }, ge::Errc::unknown_option,
+               "did you mean 'ge.inputShape'?");
   CHECK(o.empty());
 }
 
 TEST_CASE("bad values of each option throw their own code") {
   BuildOptions o;
-  GE_CHECK_ERROR(o.set("ge.inputFormat", "nchw"), ge::Errc::bad_input_format, "'nchw'", "did you mean 'NCHW'?",
-                 "expected NCHW, NHWC or ND");
-  GE_CHECK_ERROR(o.set("ge.inputFormat", "NC1HWC0"), ge::Errc::bad_input_format, "'NC1HWC0'");
-  GE_CHECK_ERROR(o.set("ge.inputFormat", ""), ge::Errc::bad_input_format, "''");
-  GE_CHECK_ERROR(o.set("ge.inputFormat", "UNDEFINED"), ge::Errc::bad_input_format, "'UNDEFINED'");
-  GE_CHECK_ERROR(o.set("ac_parallel_enable", "true"), ge::Errc::bad_parallel_flag, "'true'", "expected 0 or 1");
-  GE_CHECK_ERROR(o.set("ac_parallel_enable", "2"), ge::Errc::bad_parallel_flag, "'2'");
-  GE_CHECK_ERROR(o.set("ac_parallel_enable", ""), ge::Errc::bad_parallel_flag, "''");
-  GE_CHECK_ERROR(o.set("ge.inputShape", "a:1;a:2"), ge::Errc::duplicate_input, "'a'");
-  GE_CHECK_ERROR(o.set("ge.dynamicBatchSize", "1"), ge::Errc::bad_gear_count, "at least 2");
-  GE_CHECK_ERROR(o.set("ge.dynamicImageSize", "1;2"), ge::Errc::bad_option_value, "expected h,w");
-  GE_CHECK_ERROR(o.set("ge.dynamicDims", "1,2;3"), ge::Errc::gear_shape_mismatch, "same number");
+  expect_error([&] { return o.set("ge.inputFormat", "nchw"); }, ge::Errc::bad_input_format, "'nchw'",
+               "did you mean 'NCHW'?", "expected NCHW, NHWC or ND");
+  expect_error([&] { return o.set("ge.inputFormat", "NC1HWC0"); }, ge::Errc::bad_input_format, "'NC1HWC0'");
+  expect_error([&] { return o.set("ge.inputFormat", ""); }, ge::Errc::bad_input_format, "''");
+  expect_error([&] { return o.set("ge.inputFormat", "UNDEFINED"); }, ge::Errc::bad_input_format, "'UNDEFINED'");
+  expect_error([&] { return o.set("ac_parallel_enable", "true"); }, ge::Errc::bad_parallel_flag, "'true'",
+               "expected 0 or 1");
+  expect_error([&] { return o.set("ac_parallel_enable", "2"); }, ge::Errc::bad_parallel_flag, "'2'");
+  expect_error([&] { return o.set("ac_parallel_enable", ""); }, ge::Errc::bad_parallel_flag, "''");
+  expect_error([&] { return o.set("ge.inputShape", "a:1;a:2"); }, ge::Errc::duplicate_input, "'a'");
+  expect_error([&] { return o.set("ge.dynamicBatchSize", "1"); }, ge::Errc::bad_gear_count, "at least 2");
+  expect_error([&] { return o.set("ge.dynamicImageSize", "1;2"); }, ge::Errc::bad_option_value, "expected h,w");
+  expect_error([&] { return o.set("ge.dynamicDims", "1,2;3"); }, ge::Errc::gear_shape_mismatch, "same number");
   CHECK(o.empty());
 }
 
@@ -95,11 +99,11 @@ TEST_CASE("a failed set leaves the options exactly as they were") {
                  {"ge.inputFormat", "NHWC"}, {"ac_parallel_enable", "1"}};
   const BuildOptions before = o;
   const auto shape_before = *o.input_shape();
-  GE_CHECK_ERROR(o.set("ge.inputShape", "data:-1,x"), ge::Errc::bad_dim_text, "INPUT_SHAPE");
-  GE_CHECK_ERROR(o.set("ge.dynamicBatchSize", "1,2,0"), ge::Errc::bad_gear_value, "zero");
-  GE_CHECK_ERROR(o.set("ge.inputFormat", "HWCN"), ge::Errc::bad_input_format, "HWCN");
-  GE_CHECK_ERROR(o.set("ac_parallel_enable", "yes"), ge::Errc::bad_parallel_flag, "yes");
-  GE_CHECK_ERROR(o.set("ge.dynamicDims", "1;1"), ge::Errc::duplicate_gear, "repeats");
+  expect_error([&] { return o.set("ge.inputShape", "data:-1,x"); }, ge::Errc::bad_dim_text, "INPUT_SHAPE");
+  expect_error([&] { return o.set("ge.dynamicBatchSize", "1,2,0"); }, ge::Errc::bad_gear_value, "zero");
+  expect_error([&] { return o.set("ge.inputFormat", "HWCN"); }, ge::Errc::bad_input_format, "HWCN");
+  expect_error([&] { return o.set("ac_parallel_enable", "yes"); }, ge::Errc::bad_parallel_flag, "yes");
+  expect_error([&] { return o.set("ge.dynamicDims", "1;1"); }, ge::Errc::duplicate_gear, "repeats");
   CHECK(o == before);
   CHECK(*o.input_shape() == shape_before);
   CHECK(*o.dynamic_batch_size() == std::vector<std::int64_t>{1, 2, 4, 8});
@@ -110,18 +114,22 @@ TEST_CASE("a failed set leaves the options exactly as they were") {
 }
 
 TEST_CASE("a bad item in the initializer list throws; nothing is half-built") {
-  GE_CHECK_ERROR((BuildOptions{{"ge.inputShape", "a:1"}, {"ge.dynamicDimz", "1;2"}}), ge::Errc::unknown_option,
-                 "did you mean 'ge.dynamicDims'?");
+  expect_error(
+      [&] {
+        return (BuildOptions{{"ge.inputShape", "a:1"}, {"ge.dynamicDimz", "1;2"}});
+      },
+      ge::Errc::unknown_option, "did you mean 'ge.dynamicDims'?");
 }
 
 TEST_CASE("validate checks across options and never changes them") {
   BuildOptions o{{"ge.dynamicBatchSize", "1,2"}, {"ge.dynamicDims", "1;2"}};
   const BuildOptions before = o;
-  GE_CHECK_ERROR(o.validate(), ge::Errc::conflicting_options, "'ge.dynamicBatchSize' and 'ge.dynamicDims'");
+  expect_error([&] { return o.validate(); }, ge::Errc::conflicting_options,
+               "'ge.dynamicBatchSize' and 'ge.dynamicDims'");
   CHECK(o == before);
   o.unset(Option::dynamic_dims);
-  GE_CHECK_ERROR(o.validate(), ge::Errc::missing_input_shape, "without", "INPUT_SHAPE");
+  expect_error([&] { return o.validate(); }, ge::Errc::missing_input_shape, "without", "INPUT_SHAPE");
   o.set("ge.inputShape", "a:-1,3");
   CHECK_NOTHROW(o.validate());
-  GE_CHECK_ERROR(o.validate(ge::find_target("ipv350")), ge::Errc::gears_unsupported, "'ipv350'");
+  expect_error([&] { return o.validate(ge::find_target("ipv350")); }, ge::Errc::gears_unsupported, "'ipv350'");
 }

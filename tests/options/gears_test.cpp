@@ -4,9 +4,10 @@
 #include <vector>
 
 #include "ge/options/gears.hpp"
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 using ge::BuildOptions;
+using ge::test::expect_error;
 
 namespace {
 // Each gear's shapes as text, "s1 s2" per gear.
@@ -72,5 +73,5 @@ TEST_CASE("a hand-made config with too few dims per gear is refused, not read pa
   auto cfg = ge::parse_dynamic_config(BuildOptions{{"ge.inputShape", "x:-1,-1"}, {"ge.dynamicDims", "1,2;3,4"}},
                                       ge::default_target());
   cfg.gears[1].pop_back();
-  GE_CHECK_ERROR(ge::enumerate_gears(cfg), ge::Errc::gear_shape_mismatch, "gear 2");
+  expect_error([&] { return ge::enumerate_gears(cfg); }, ge::Errc::gear_shape_mismatch, "gear 2");
 }

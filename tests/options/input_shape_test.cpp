@@ -3,11 +3,13 @@
 #include <string>
 
 #include "ge/options/input_shape.hpp"
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 using ge::Dim;
 using ge::InputShape;
 using ge::Shape;
+using ge::test::error_of;
+using ge::test::expect_error;
 
 TEST_CASE("named inputs: fixed shapes, ranges, unknowns, scalars") {
   const auto s = InputShape::parse("input_0_0:16,32,208,208;input_1_0:16,64,208,208");
@@ -44,8 +46,8 @@ TEST_CASE("positional inputs: by data-node index; an empty entry is a scalar") {
   const auto t = InputShape::parse("1,2;;3");
   REQUIRE(t.entries().size() == 3);
   CHECK(t.entries()[1].shape.is_scalar());
-  GE_CHECK_ERROR(InputShape::parse("1,2;"), ge::Errc::bad_input_shape, "trailing ';'", "position 4");
-  GE_CHECK_ERROR(InputShape::parse("a:1,2;"), ge::Errc::bad_input_shape, "trailing ';'");
+  expect_error([&] { return InputShape::parse("1,2;"); }, ge::Errc::bad_input_shape, "trailing ';'", "position 4");
+  expect_error([&] { return InputShape::parse("a:1,2;"); }, ge::Errc::bad_input_shape, "trailing ';'");
 }
 
 TEST_CASE("blanks are ignored; names end at the last colon") {
@@ -68,30 +70,28 @@ TEST_CASE("to_string parses back equal") {
 }
 
 TEST_CASE("bad INPUT_SHAPE text throws with the option, the text and the position") {
-  GE_CHECK_ERROR(InputShape::parse(""), ge::Errc::bad_input_shape, "[ge.options]", "INPUT_SHAPE", "empty");
-  GE_CHECK_ERROR(InputShape::parse("   "), ge::Errc::bad_input_shape, "empty");
-  GE_CHECK_ERROR(InputShape::parse(":1,2"), ge::Errc::bad_input_shape, "name is empty", "position 1");
-  GE_CHECK_ERROR(InputShape::parse("a:1;b:2;a:3"), ge::Errc::duplicate_input, "'a'", "twice", "position 9");
-  GE_CHECK_ERROR(InputShape::parse("a:1,2;3,4"), ge::Errc::mixed_input_forms, "'3,4'", "positional",
-                 "name every input or none");
-  GE_CHECK_ERROR(InputShape::parse("3,4;a:1"), ge::Errc::mixed_input_forms, "named");
-  GE_CHECK_ERROR(InputShape::parse("a:1,2,b:3"), ge::Errc::bad_input_shape, "a missing ';'");
-  GE_CHECK_ERROR(InputShape::parse("a:-2"), ge::Errc::bad_input_shape, "-2", "unknown rank");
-  GE_CHECK_ERROR(InputShape::parse("-2"), ge::Errc::bad_input_shape, "-2");
+  expect_error([&] { return InputShape::parse(""); }, ge::Errc::bad_input_shape, "[ge.options]", "INPUT_SHAPE",
+               "empty");
+  expect_error([&] { return InputShape::parse("   "); }, ge::Errc::bad_input_shape, "empty");
+  expect_error([&] { return InputShape::parse(":1,2"); }, ge::Errc::bad_input_shape, "name is empty", "position 1");
+  expect_error([&] { return InputShape::parse("a:1;b:2;a:3"); }, ge::Errc::duplicate_input, "'a'", "twice",
+               "position 9");
+  expect_error([&] { return InputShape::parse("a:1,2;3,4"); }, ge::Errc::mixed_input_forms, "'3,4'", "positional",
+               "name every input or none");
+  expect_error([&] { return InputShape::parse("3,4;a:1"); }, ge::Errc::mixed_input_forms, "named");
+  expect_error([&] { return InputShape::parse("a:1,2,b:3"); }, ge::Errc::bad_input_shape, "a missing ';'");
+  expect_error([&] { return InputShape::parse("a:-2"); }, ge::Errc::bad_input_shape, "-2", "unknown rank");
+  expect_error([&] { return InputShape::parse("-2"); }, ge::Errc::bad_input_shape, "-2");
 }
 
 TEST_CASE("bad dims keep the dim's own code but speak of the option") {
-  GE_CHECK_ERROR(InputShape::parse("a:1,x,3"), ge::Errc::bad_dim_text, "[ge.options] ge.inputShape",
-                 "'a:1,x,3' at position 5");
-  GE_CHECK_ERROR(InputShape::parse("a:1,,3"), ge::Errc::bad_dim_text, "empty");
-  GE_CHECK_ERROR(InputShape::parse("a:20~8"), ge::Errc::bad_range, "INPUT_SHAPE", "above the high end");
-  GE_CHECK_ERROR(InputShape::parse("a:-3"), ge::Errc::bad_dim_value, "negative");
-  GE_CHECK_ERROR(InputShape::parse("a:1,-2"), ge::Errc::bad_dim_value, "-2");
-  GE_CHECK_ERROR(InputShape::parse("a:99999999999999999999"), ge::Errc::int_overflow, "beyond int64");
-  GE_CHECK_ERROR(InputShape::parse("a:1~"), ge::Errc::bad_range, "high end is missing");
-  try {
-    (void)InputShape::parse("a:1,x");
-  } catch (const ge::Error& e) {
-    CHECK(std::string(e.what()).find("[ge.shape]") == std::string::npos);
-  }
+  expect_error([&] { return InputShape::parse("a:1,x,3"); }, ge::Errc::bad_dim_text, "[ge.options] ge.inputShape",
+               "'a:1,x,3' at position 5");
+  expect_error([&] { return InputShape::parse("a:1,,3"); }, ge::Errc::bad_dim_text, "empty");
+  expect_error([&] { return InputShape::parse("a:20~8"); }, ge::Errc::bad_range, "INPUT_SHAPE", "above the high end");
+  expect_error([&] { return InputShape::parse("a:-3"); }, ge::Errc::bad_dim_value, "negative");
+  expect_error([&] { return InputShape::parse("a:1,-2"); }, ge::Errc::bad_dim_value, "-2");
+  expect_error([&] { return InputShape::parse("a:99999999999999999999"); }, ge::Errc::int_overflow, "beyond int64");
+  expect_error([&] { return InputShape::parse("a:1~"); }, ge::Errc::bad_range, "high end is missing");
+  CHECK(std::string(error_of([] { (void)InputShape::parse("a:1,x"); }).what()).find("[ge.shape]") == std::string::npos);
 }

@@ -4,7 +4,10 @@
 #include <string_view>
 
 #include "ge/options/option.hpp"
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
+
+using ge::test::error_of;
+using ge::test::expect_error;
 
 TEST_CASE("options_table lists every option once, in Option order, with its three spellings") {
   const auto t = ge::options_table();
@@ -31,27 +34,28 @@ TEST_CASE("lookup_option and find_option accept the key and the upper-case name,
 }
 
 TEST_CASE("a misspelt key gets 'did you mean' with the spelling family the user wrote") {
-  GE_CHECK_ERROR(ge::find_option("ge.inputshape"), ge::Errc::unknown_option, "[ge.options]", "'ge.inputshape'",
-                 "did you mean 'ge.inputShape'?");
-  GE_CHECK_ERROR(ge::find_option("ge.dynamicBatchsize"), ge::Errc::unknown_option,
-                 "did you mean 'ge.dynamicBatchSize'?");
-  GE_CHECK_ERROR(ge::find_option("INPUT_SHAP"), ge::Errc::unknown_option, "did you mean 'INPUT_SHAPE'?");
-  GE_CHECK_ERROR(ge::find_option("DYNAMIC_DIM"), ge::Errc::unknown_option, "did you mean 'DYNAMIC_DIMS'?");
-  GE_CHECK_ERROR(ge::find_option("--input_shape"), ge::Errc::unknown_option, "did you mean 'ge.inputShape'?");
-  GE_CHECK_ERROR(ge::find_option("input_shape"), ge::Errc::unknown_option, "did you mean 'ge.inputShape'?");
-  GE_CHECK_ERROR(ge::find_option("ge.inputFromat"), ge::Errc::unknown_option, "did you mean 'ge.inputFormat'?");
-  GE_CHECK_ERROR(ge::find_option("ac_paralel_enable"), ge::Errc::unknown_option,
-                 "did you mean 'ac_parallel_enable'?");
+  expect_error([&] { return ge::find_option("ge.inputshape"); }, ge::Errc::unknown_option, "[ge.options]",
+               "'ge.inputshape'", "did you mean 'ge.inputShape'?");
+  expect_error([&] { return ge::find_option("ge.dynamicBatchsize"); }, ge::Errc::unknown_option,
+               "did you mean 'ge.dynamicBatchSize'?");
+  expect_error([&] { return ge::find_option("INPUT_SHAP"); }, ge::Errc::unknown_option, "did you mean 'INPUT_SHAPE'?");
+  expect_error([&] { return ge::find_option("DYNAMIC_DIM"); }, ge::Errc::unknown_option,
+               "did you mean 'DYNAMIC_DIMS'?");
+  expect_error([&] { return ge::find_option("--input_shape"); }, ge::Errc::unknown_option,
+               "did you mean 'ge.inputShape'?");
+  expect_error([&] { return ge::find_option("input_shape"); }, ge::Errc::unknown_option,
+               "did you mean 'ge.inputShape'?");
+  expect_error([&] { return ge::find_option("ge.inputFromat"); }, ge::Errc::unknown_option,
+               "did you mean 'ge.inputFormat'?");
+  expect_error([&] { return ge::find_option("ac_paralel_enable"); }, ge::Errc::unknown_option,
+               "did you mean 'ac_parallel_enable'?");
 }
 
 TEST_CASE("a key far from every option gets no suggestion, but the list of keys") {
-  GE_CHECK_ERROR(ge::find_option("ge.precisionMode"), ge::Errc::unknown_option, "'ge.precisionMode'",
-                 "expected one of", "ge.inputShape (INPUT_SHAPE)", "ac_parallel_enable");
-  try {
-    (void)ge::find_option("ge.precisionMode");
-  } catch (const ge::Error& e) {
-    CHECK(std::string_view(e.what()).find("did you mean") == std::string_view::npos);
-  }
+  expect_error([&] { return ge::find_option("ge.precisionMode"); }, ge::Errc::unknown_option, "'ge.precisionMode'",
+               "expected one of", "ge.inputShape (INPUT_SHAPE)", "ac_parallel_enable");
+  CHECK(std::string_view(error_of([] { (void)ge::find_option("ge.precisionMode"); }).what()).find("did you mean") ==
+        std::string_view::npos);
   CHECK(ge::nearest_option("x") == nullptr);
   CHECK(ge::nearest_option("") == nullptr);
   CHECK(ge::nearest_option("dynamic_batch") == nullptr);

@@ -4,7 +4,9 @@
 #include <string>
 
 #include "ge/options/target.hpp"
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
+
+using ge::test::expect_error;
 
 TEST_CASE("the target table holds the product rules of the reference") {
   const auto& cpu = ge::default_target();
@@ -46,10 +48,10 @@ TEST_CASE("target names are unique and the default comes first") {
 }
 
 TEST_CASE("an unknown target throws unknown_target with a suggestion and the list") {
-  GE_CHECK_ERROR(ge::find_target("atlas-a2"), ge::Errc::unknown_target, "[ge.options]", "'atlas-a2'",
-                 "did you mean 'atlas_a2'?");
-  GE_CHECK_ERROR(ge::find_target("ascend910"), ge::Errc::unknown_target, "'ascend910'", "expected one of", "cpu",
-                 "ipv350");
-  GE_CHECK_ERROR(ge::find_target(""), ge::Errc::unknown_target, "''");
-  GE_CHECK_ERROR(ge::find_target("CPU"), ge::Errc::unknown_target, "did you mean 'cpu'?");
+  expect_error([&] { return ge::find_target("atlas-a2"); }, ge::Errc::unknown_target, "[ge.options]", "'atlas-a2'",
+               "did you mean 'atlas_a2'?");
+  expect_error([&] { return ge::find_target("ascend910"); }, ge::Errc::unknown_target, "'ascend910'", "expected one of",
+               "cpu", "ipv350");
+  expect_error([&] { return ge::find_target(""); }, ge::Errc::unknown_target, "''");
+  expect_error([&] { return ge::find_target("CPU"); }, ge::Errc::unknown_target, "did you mean 'cpu'?");
 }

@@ -12,8 +12,10 @@
 
 #include "ge/core/error.hpp"
 #include "ge/runtime/host_scheduler.hpp"
+#include "support/expect_error.hpp"
 
 using Preds = std::vector<std::vector<std::int32_t>>;
+using ge::test::expect_error;
 
 namespace {
 // Runs `g` and checks that every step ran once, after each of its predecessors finished.
@@ -60,12 +62,11 @@ TEST_CASE("step graphs: CSR form and the chain flag") {
   const auto two_roots = ge::StepGraph::from_preds({{}, {}, {0, 1}});
   CHECK(two_roots.roots == std::vector<std::int32_t>{0, 1});
   CHECK_THROWS_AS((void)ge::StepGraph::from_preds({{}, {1}}), ge::Error);
-  try {
-    (void)ge::StepGraph::from_preds({{}, {3}});
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == ge::Errc::invalid_argument);
-    CHECK(std::string(e.what()).find("step 1 waits for step 3") != std::string::npos);
-  }
+  expect_error(
+      [] {
+        (void)ge::StepGraph::from_preds({{}, {3}});
+      },
+      ge::Errc::invalid_argument, "step 1 waits for step 3");
 }
 
 TEST_CASE("step graphs from streams keep in-stream order and events only") {
@@ -136,15 +137,14 @@ TEST_CASE("a throwing step stops the run, the error comes back, the scheduler st
   const Preds p{{}, {0}, {0}, {1}, {2}, {3, 4}};
   const auto g = ge::StepGraph::from_preds(p);
   std::atomic<bool> ran_after{false};
-  try {
-    s.run(g, [&](std::int32_t i) {
-      if (i == 1) ge::raise(ge::Errc::bad_tensor, "[ge.test] step 1 fails");
-      if (i == 3 || i == 5) ran_after = true;
-    });
-    FAIL("no error");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == ge::Errc::bad_tensor);
-  }
+  expect_error(
+      [&] {
+        s.run(g, [&](std::int32_t i) {
+          if (i == 1) ge::raise(ge::Errc::bad_tensor, "[ge.test] step 1 fails");
+          if (i == 3 || i == 5) ran_after = true;
+        });
+      },
+      ge::Errc::bad_tensor);
   CHECK_FALSE(ran_after.load());
   run_and_check(s, p, g);
   // The serial path propagates errors as well.

@@ -11,7 +11,7 @@
 #include "../../examples/models/mobilenet_v2.hpp"
 #include "../../examples/models/resnet50.hpp"
 #include "ge/ge.hpp"
-#include "runtime/reference.hpp"
+#include "support/reference.hpp"
 
 namespace {
 

@@ -13,12 +13,13 @@
 
 #include "ge/ge.hpp"
 #include "ge/runtime/trace.hpp"
-#include "options/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 namespace {
 
 using ge::DataType;
 using ge::TensorView;
+using ge::test::expect_error;
 
 // A small JSON reader: enough to check that the trace is well-formed and to read it back.
 struct Json {
@@ -295,23 +296,22 @@ TEST_CASE("profile: per op type and per node, shares and GFLOP/s") {
 
 TEST_CASE("trace: bad input is a clear error") {
   ge::Profile p;
-  ge::test::expect_error([&] { p.add(ge::RunTrace{}); }, ge::Errc::invalid_argument, {"without a plan"});
+  expect_error([&] { p.add(ge::RunTrace{}); }, ge::Errc::invalid_argument, "without a plan");
   auto model = ge::compile(branchy("3,16"));
   ge::RunTrace short_trace;
   short_trace.plan = model->plans()[0];
   short_trace.steps.resize(1);
-  ge::test::expect_error([&] { p.add(short_trace); }, ge::Errc::invalid_argument, {"1 steps", "its plan has"});
-  ge::test::expect_error([&] { (void)ge::chrome_trace(std::span<const ge::RunTrace>(&short_trace, 1)); },
-                         ge::Errc::invalid_argument, {"chrome_trace"});
+  expect_error([&] { p.add(short_trace); }, ge::Errc::invalid_argument, "1 steps", "its plan has");
+  expect_error([&] { (void)ge::chrome_trace(std::span<const ge::RunTrace>(&short_trace, 1)); },
+               ge::Errc::invalid_argument, "chrome_trace");
   ge::Session s(model, {.trace = true});
   auto x = data(48);
   std::int64_t d[] = {3, 16};
   const auto r = s.run({TensorView{x.data(), DataType::f32, d}});
   const auto dir = std::filesystem::temp_directory_path() / "ge_trace_test_no_such_dir";
   std::filesystem::remove_all(dir);
-  ge::test::expect_error(
-      [&] { ge::write_chrome_trace(dir / "t.json", std::span<const ge::RunTrace>(r.trace.get(), 1)); },
-      ge::Errc::invalid_argument, {"cannot write", "t.json"});
+  expect_error([&] { ge::write_chrome_trace(dir / "t.json", std::span<const ge::RunTrace>(r.trace.get(), 1)); },
+               ge::Errc::invalid_argument, "cannot write", "t.json");
   // An empty list of runs is a valid, empty trace.
   CHECK(JsonReader::parse(ge::chrome_trace({}))["traceEvents"].array().size() == 5);  // track names only
 }

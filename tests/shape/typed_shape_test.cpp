@@ -20,12 +20,15 @@
 
 #include "ge/shape/typed_check.hpp"
 #include "ge/shape/typed_shape.hpp"
+#include "support/expect_error.hpp"
 
 namespace hana = boost::hana;
 using ge::Dim;
 using ge::Errc;
 using ge::Shape;
 using namespace ge::typed;
+using ge::test::error_of;
+using ge::test::expect_error;
 
 namespace {
 // One row of the table: a typed shape and the text of the same runtime shape.
@@ -79,29 +82,6 @@ constexpr auto pairs = [] {
   return out;
 }();
 
-template <class F>
-Errc error_of(F&& f) {
-  try {
-    f();
-  } catch (const ge::Error& e) {
-    return e.code();
-  }
-  return Errc::ok;
-}
-
-// Runs f, expects a ge::Error with `code` whose message contains every part.
-template <class F>
-void expect_error(F&& f, Errc code, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    FAIL("expected a ge::Error");
-  } catch (const ge::Error& e) {
-    CHECK(e.code() == code);
-    const std::string msg = e.what();
-    for (const char* p : parts) CHECK_MESSAGE(msg.find(p) != std::string::npos, msg, " lacks ", p);
-  }
-}
-
 // Same rank state, and every dim with the same values and spelling.
 bool same_spelling(const Shape& a, const Shape& b) { return a == b && a.to_string() == b.to_string(); }
 }  // namespace
@@ -147,7 +127,7 @@ TEST_CASE("merge agrees on every pair of shapes, and is a compile error exactly 
       CHECK_MESSAGE(same_spelling(typed, runtime), typed.to_string(), " != ", runtime.to_string());
       ++merged;
     } else {
-      const Errc code = error_of([&] { (void)ge::merge(a, b); });
+      const Errc code = error_of([&] { (void)ge::merge(a, b); }).code();
       CHECK((code == Errc::rank_mismatch || code == Errc::incompatible_shapes));
       (code == Errc::rank_mismatch ? ranks : dims) += 1;
     }
@@ -169,7 +149,7 @@ TEST_CASE("broadcast agrees on every pair of shapes, and is a compile error exac
       CHECK_MESSAGE(same_spelling(typed, runtime), typed.to_string(), " != ", runtime.to_string());
       ++broadcast;
     } else {
-      CHECK(error_of([&] { (void)ge::broadcast(a, b); }) == Errc::incompatible_shapes);
+      CHECK(error_of([&] { (void)ge::broadcast(a, b); }).code() == Errc::incompatible_shapes);
       ++rejected;
     }
   }
@@ -201,15 +181,18 @@ TEST_CASE("check: a real shape must lie within the typed one") {
   CHECK(matches(input, Shape{8, 3, 224, 224}));
   CHECK_FALSE(matches(input, Shape{9, 3, 224, 224}));
 
-  expect_error([&] { check(input, Shape{9, 3, 224, 224}); }, Errc::incompatible_shapes,
-               {"[ge.shape] ge::typed::check: shape '9,3,224,224' does not fit the typed shape '1~8,3,224,224'",
-                "dim 0 is '9'; expected a value in '1~8'"});
-  expect_error([&] { check(input, Shape::parse("-1,3,224,224")); }, Errc::incompatible_shapes,
-               {"dim 0 is '-1'"});
-  expect_error([&] { check(input, Shape{4, 3, 224}); }, Errc::rank_mismatch, {"rank 3; expected rank 4"});
-  expect_error([&] { check(input, Shape::unknown_rank()); }, Errc::unknown_rank,
-               {"'-2'", "its rank is unknown; expected rank 4"});
-  expect_error([&] { check(ShapeOf<>{}, Shape{1}); }, Errc::rank_mismatch, {"rank 1; expected rank 0"});
+  expect_error(
+      [&] {
+        check(input, Shape{9, 3, 224, 224});
+      },
+      Errc::incompatible_shapes,
+      "[ge.shape] ge::typed::check: shape '9,3,224,224' does not fit the typed shape '1~8,3,224,224'",
+      "dim 0 is '9'; expected a value in '1~8'");
+  expect_error([&] { check(input, Shape::parse("-1,3,224,224")); }, Errc::incompatible_shapes, "dim 0 is '-1'");
+  expect_error([&] { check(input, Shape{4, 3, 224}); }, Errc::rank_mismatch, "rank 3; expected rank 4");
+  expect_error([&] { check(input, Shape::unknown_rank()); }, Errc::unknown_rank, "'-2'",
+               "its rank is unknown; expected rank 4");
+  expect_error([&] { check(ShapeOf<>{}, Shape{1}); }, Errc::rank_mismatch, "rank 1; expected rank 0");
 }
 
 TEST_CASE("bind: a partial runtime shape narrowed by the typed one") {
@@ -218,7 +201,7 @@ TEST_CASE("bind: a partial runtime shape narrowed by the typed one") {
   CHECK(bind(input, Shape::parse("4~16,-1,-1")).to_string() == "4~8,3,-1");
   CHECK(bind(input, Shape::unknown_rank()).to_string() == "1~8,3,-1");
   CHECK(bind(UnknownRank{}, Shape::parse("5,6")).to_string() == "5,6");
-  expect_error([&] { (void)bind(input, Shape::parse("9~12,3,224")); }, Errc::incompatible_shapes,
-               {"ge::typed::bind", "dim 0 is '9~12'; expected a value in '1~8'"});
-  expect_error([&] { (void)bind(input, Shape{4, 3}); }, Errc::rank_mismatch, {"rank 2; expected rank 3"});
+  expect_error([&] { (void)bind(input, Shape::parse("9~12,3,224")); }, Errc::incompatible_shapes, "ge::typed::bind",
+               "dim 0 is '9~12'; expected a value in '1~8'");
+  expect_error([&] { (void)bind(input, Shape{4, 3}); }, Errc::rank_mismatch, "rank 2; expected rank 3");
 }

@@ -9,7 +9,7 @@
 #include "ge/shape/dim.hpp"
 #include "ge/shape/shape.hpp"
 #include "ge/shape/window.hpp"
-#include "shape/expect_error.hpp"
+#include "support/expect_error.hpp"
 
 using ge::Dim;
 using ge::Errc;
@@ -130,7 +130,7 @@ TEST_CASE("interval sum and hull") {
   CHECK(ge::hull(Dim(3), Dim(3)).same_spelling(Dim(3)));
   CHECK(ge::hull(Dim::range(2, 4), Dim(3)).same_spelling(Dim::range(2, 4)));
   CHECK(ge::hull(Dim(1), Dim()) == Dim());
-  ge_test::expect_error([] { (void)(Dim(Dim::inf - 1) + Dim(2)); }, Errc::int_overflow, {"sum", "overflows int64"});
+  ge::test::expect_error([] { (void)(Dim(Dim::inf - 1) + Dim(2)); }, Errc::int_overflow, "sum", "overflows int64");
   CHECK(ge::broadcastable(Dim(3), Dim::range(1, 2)));
   CHECK_FALSE(ge::broadcastable(Dim(3), Dim(4)));
 }

@@ -1,8 +1,9 @@
 #pragma once
 /// \file
-/// A plain reference interpreter for `ge::Graph`, kept with the tests: it runs a graph
-/// node by node on host tensors with straightforward loops (ONNX semantics, opset
-/// 13-17), so that the runtime tests can check the optimised engine's results against it.
+/// A plain reference interpreter for `ge::Graph`, kept with the tests (the library
+/// ge_test_support): it runs a graph, or one op, on host tensors with straightforward
+/// loops (ONNX semantics, opset 13-17), so that the tests can check the optimised
+/// engine's results and every CPU kernel against it.
 ///
 /// It favours being obviously right over being fast: every op reads its attributes from
 /// the node (an attribute the node does not set takes the schema's default), math runs
@@ -15,18 +16,25 @@
 /// std::vector<ge::ref::RefTensor> y = ge::ref::run_reference(g, {x});   // y[0]: f32[1,1000]
 /// std::string why;
 /// bool ok = ge::ref::all_close(y[0], engine_output, y[0].elements(), 1e-4, 1e-5, &why);
+///
+/// auto a = ge::ref::RefTensor::of<float>({2}, {1.f, -2.f});
+/// std::vector<ge::ref::RefTensor> r = ge::ref::run_op("LeakyRelu", {&a}, {{"alpha", 0.1}});  // {1, -0.2}
 /// ```
+///
+/// The ops live in support/reference/ by family (elementwise.cpp, nn.cpp, shape_ops.cpp).
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "ge/core/data_type.hpp"
 #include "ge/graph/graph.hpp"
+#include "ge/tensor/attribute.hpp"
 #include "ge/tensor/tensor.hpp"
 
 namespace ge::ref {
@@ -34,9 +42,9 @@ namespace ge::ref {
 /// A dense host tensor: data type, dims and the bytes (row-major). Bool elements are
 /// one byte each, 0 or 1.
 struct RefTensor {
-  DataType dtype = DataType::f32;   ///< element type
-  std::vector<std::int64_t> dims;   ///< static dims; empty for a scalar
-  std::vector<std::byte> bytes;     ///< elements() * size_of(dtype) bytes
+  DataType dtype = DataType::f32;  ///< element type
+  std::vector<std::int64_t> dims;  ///< static dims; empty for a scalar
+  std::vector<std::byte> bytes;    ///< elements() * size_of(dtype) bytes
 
   /// An f32 scalar without bytes (fill it, or use the factories below).
   RefTensor() = default;
@@ -80,6 +88,18 @@ struct RefTensor {
 /// op for an op or attribute it does not implement, for inputs that do not fit the graph
 /// inputs, and for a result that does not fit the description recorded in the graph.
 [[nodiscard]] std::vector<RefTensor> run_reference(const Graph& graph, const std::vector<RefTensor>& inputs);
+
+/// Runs one `op` on `inputs` (null: an omitted optional input) with `attrs` (an
+/// attribute not set takes the ONNX default), as a node named `name`; returns every
+/// output the reference computes for the op (at least the required ones). Throws
+/// std::runtime_error as `run_reference`, without the checks against a graph.
+[[nodiscard]] std::vector<RefTensor> run_op(std::string_view op, const std::vector<const RefTensor*>& inputs,
+                                            const Attributes& attrs = {}, std::string_view name = "node");
+
+/// Whether the reference implements `op` (some attributes or types may still be missing).
+[[nodiscard]] bool implements(std::string_view op);
+/// The ops the reference implements, sorted.
+[[nodiscard]] std::vector<std::string> implemented_ops();
 
 /// Whether `count` f32 values at `actual` match `expected`: every element within
 /// atol + rtol * |expected| for floating `expected` (NaN matches NaN, an infinity only

@@ -12,6 +12,19 @@ namespace {
 
 const Check auto_pad_check = one_of({"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"});
 
+// The window attributes Conv, ConvTranspose and the pools share (WindowAttrs reads them),
+// plus `more`, sorted by name. A pool's kernel_shape is required.
+std::vector<AttrSpec> window_attr_specs(bool kernel_required, std::vector<AttrSpec> more) {
+  more.push_back(attr("auto_pad", "NOTSET", auto_pad_check));
+  more.push_back(attr_opt("dilations", AttrKind::integers, ints_at_least(1)));
+  more.push_back(kernel_required ? attr_req("kernel_shape", AttrKind::integers, ints_at_least(1))
+                                 : attr_opt("kernel_shape", AttrKind::integers, ints_at_least(1)));
+  more.push_back(attr_opt("pads", AttrKind::integers, ints_at_least(0)));
+  more.push_back(attr_opt("strides", AttrKind::integers, ints_at_least(1)));
+  std::sort(more.begin(), more.end(), [](const AttrSpec& a, const AttrSpec& b) { return a.name < b.name; });
+  return more;
+}
+
 std::string dim_name(std::size_t i) { return "spatial dim " + std::to_string(i); }
 
 // A per-spatial-dim list attribute: its value, or `fill` repeated, with its length checked.
@@ -46,10 +59,7 @@ OpSchema conv() {
   s.inputs = {arg("X", "T"), arg("W", "T"), opt("B", "T")};
   s.outputs = {arg("Y", "T")};
   s.types = {{"T", TypeSet::floats()}};
-  s.attrs = {attr("auto_pad", "NOTSET", auto_pad_check), attr_opt("dilations", AttrKind::integers, ints_at_least(1)),
-             attr("group", 1, int_at_least(1)), attr_opt("kernel_shape", AttrKind::integers, ints_at_least(1)),
-             attr_opt("pads", AttrKind::integers, ints_at_least(0)),
-             attr_opt("strides", AttrKind::integers, ints_at_least(1))};
+  s.attrs = window_attr_specs(false, {attr("group", 1, int_at_least(1))});
   s.infer = [](const InferContext& c) {
     const Shape& x = c.shape(0);
     const Shape& wt = c.shape(1);
@@ -168,12 +178,9 @@ OpSchema conv_transpose() {
   s.inputs = {arg("X", "T"), arg("W", "T"), opt("B", "T")};
   s.outputs = {arg("Y", "T")};
   s.types = {{"T", TypeSet::floats()}};
-  s.attrs = {attr("auto_pad", "NOTSET", auto_pad_check), attr_opt("dilations", AttrKind::integers, ints_at_least(1)),
-             attr("group", 1, int_at_least(1)), attr_opt("kernel_shape", AttrKind::integers, ints_at_least(1)),
-             attr_opt("output_padding", AttrKind::integers, ints_at_least(0)),
-             attr_opt("output_shape", AttrKind::integers, ints_at_least(0)),
-             attr_opt("pads", AttrKind::integers, ints_at_least(0)),
-             attr_opt("strides", AttrKind::integers, ints_at_least(1))};
+  s.attrs = window_attr_specs(false, {attr("group", 1, int_at_least(1)),
+                                      attr_opt("output_padding", AttrKind::integers, ints_at_least(0)),
+                                      attr_opt("output_shape", AttrKind::integers, ints_at_least(0))});
   s.infer = [](const InferContext& c) {
     const Shape& x = c.shape(0);
     const Shape& wt = c.shape(1);
@@ -370,19 +377,15 @@ OpSchema pool(std::string name, std::string doc, bool is_max) {
   s.outputs = {arg("Y", "T")};
   if (is_max) s.outputs.push_back(opt("Indices", "i64"));
   s.types = {{"T", is_max ? TypeSet::floats() | TypeSet{DataType::i8, DataType::u8} : TypeSet::floats()}};
-  s.attrs = {attr("auto_pad", "NOTSET", auto_pad_check), attr("ceil_mode", 0, int_in(0, 1)),
-             attr_opt("dilations", AttrKind::integers, ints_at_least(1)),
-             attr_req("kernel_shape", AttrKind::integers, ints_at_least(1)),
-             attr_opt("pads", AttrKind::integers, ints_at_least(0)),
-             attr_opt("strides", AttrKind::integers, ints_at_least(1))};
+  std::vector<AttrSpec> more{attr("ceil_mode", 0, int_in(0, 1))};
   if (is_max) {
-    s.attrs.push_back(attr("storage_order", 0, int_in(0, 1)));
+    more.push_back(attr("storage_order", 0, int_in(0, 1)));
     // NHWC (made by `ge::layout_nhwc` inside a conv chain): X and Y are [N, H, W, C].
-    s.attrs.push_back(attr("layout", "NCHW", one_of({"NCHW", "NHWC"})));
+    more.push_back(attr("layout", "NCHW", one_of({"NCHW", "NHWC"})));
   } else {
-    s.attrs.push_back(attr("count_include_pad", 0, int_in(0, 1)));
+    more.push_back(attr("count_include_pad", 0, int_in(0, 1)));
   }
-  std::sort(s.attrs.begin(), s.attrs.end(), [](const AttrSpec& a, const AttrSpec& b) { return a.name < b.name; });
+  s.attrs = window_attr_specs(true, std::move(more));
   s.infer = [is_max](const InferContext& c) {
     const std::vector<std::int64_t> kernel = c.ints("kernel_shape");
     const std::size_t n = kernel.size();

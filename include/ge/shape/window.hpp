@@ -17,7 +17,7 @@
 /// result is the smallest interval holding the outputs of every pair that fits:
 ///
 /// ```
-/// ge::WindowAxis w{.pad_begin = 1, .pad_end = 1};                       // 3x3, pad 1
+/// constexpr ge::WindowAxis w{.pad_begin = 1, .pad_end = 1};             // 3x3, pad 1
 /// static_assert(ge::window_out(ge::Dim(56), ge::Dim(3), w) == ge::Dim(56));
 /// static_assert(ge::window_out(ge::Dim(), ge::Dim(3), {}) == ge::Dim::at_least(1));
 /// ```

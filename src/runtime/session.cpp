@@ -13,6 +13,7 @@
 
 #include "compile/run_step.hpp"
 #include "ge/device/cpu_device.hpp"
+#include "ge/options/option.hpp"
 #include "ge/ops/registry.hpp"
 #include "ge/runtime/host_scheduler.hpp"
 #include "ge/runtime/plan_select.hpp"
@@ -460,6 +461,52 @@ RunResult Session::run(std::span<const TensorView> inputs) { return run_impl(inp
 
 RunResult Session::run(std::span<const TensorView> inputs, std::span<const TensorView> outputs) {
   return run_impl(inputs, outputs, true);
+}
+
+namespace {
+
+// The views of `named` in the order of the model's `io` (its inputs or outputs): each
+// exactly once by name.
+std::vector<TensorView> by_name(std::span<const NamedTensor> named, const std::vector<ModelIO>& io, const char* what) {
+  std::vector<TensorView> views(io.size());
+  std::vector<bool> given(io.size(), false);
+  std::vector<std::string_view> names;
+  for (const ModelIO& x : io) names.push_back(x.name);
+  const auto list = [&] {
+    std::string s;
+    for (const std::string_view n : names) s += (s.empty() ? "'" : ", '") + std::string(n) + "'";
+    return s;
+  };
+  for (const NamedTensor& t : named) {
+    const auto it = std::find(names.begin(), names.end(), t.name);
+    if (it == names.end()) {
+      std::string msg = std::string("no graph ") + what + " is named '" + std::string(t.name) + "'";
+      if (const auto near = closest_spelling(t.name, names)) msg += "; did you mean '" + std::string(*near) + "'?";
+      raise(Errc::bad_tensor, "[ge.runtime] " + msg + " (the model's " + what + "s: " + list() + ")");
+    }
+    const auto i = static_cast<std::size_t>(it - names.begin());
+    if (given[i]) raise(Errc::bad_tensor, "[ge.runtime] " + std::string(what) + " '" + std::string(t.name) + "' is given twice");
+    given[i] = true;
+    views[i] = t.view;
+  }
+  for (std::size_t i = 0; i < io.size(); ++i)
+    if (!given[i])
+      raise(Errc::bad_tensor, "[ge.runtime] " + std::string(what) + " '" + io[i].name + "' is not given (the model's " +
+                                  what + "s: " + list() + ")");
+  return views;
+}
+
+}  // namespace
+
+RunResult Session::run(std::span<const NamedTensor> inputs) {
+  const std::vector<TensorView> in = by_name(inputs, model_->inputs(), "input");
+  return run_impl(in, {}, false);
+}
+
+RunResult Session::run(std::span<const NamedTensor> inputs, std::span<const NamedTensor> outputs) {
+  const std::vector<TensorView> in = by_name(inputs, model_->inputs(), "input");
+  const std::vector<TensorView> out = by_name(outputs, model_->outputs(), "output");
+  return run_impl(in, out, true);
 }
 
 RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const TensorView> outputs,

@@ -9,6 +9,7 @@
 /// std::vector<float> x(2 * 3 * 224 * 224);
 /// std::int64_t dims[] = {2, 3, 224, 224};
 /// ge::RunResult r = session.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});
+/// r = session.run({{"data", ge::TensorView{x.data(), ge::DataType::f32, dims}}});   // by name
 /// r.gear;                            // 1: the gear whose shapes equal the inputs
 /// r.outputs[0].dims;                 // {2, 1000}
 /// r.outputs[0].values<float>();      // the logits
@@ -99,6 +100,12 @@ struct RunResult {
   [[nodiscard]] const Output& operator[](std::string_view name) const;
 };
 
+/// A graph input or output by its name, for `Session::run` by name.
+struct NamedTensor {
+  std::string_view name;
+  TensorView view;
+};
+
 /// See the file comment.
 class Session {
  public:
@@ -124,6 +131,19 @@ class Session {
   RunResult run(std::initializer_list<TensorView> inputs, std::initializer_list<TensorView> outputs) {
     return run(std::span<const TensorView>(inputs.begin(), inputs.size()),
                std::span<const TensorView>(outputs.begin(), outputs.size()));
+  }
+
+  /// Runs on inputs given by name, in any order: `run({{"input_ids", ids}, {"mask", mask}})`.
+  /// Every graph input exactly once: a name the model lacks (with the nearest one), an
+  /// input missing or given twice is `bad_tensor` naming it; then as `run(inputs)`.
+  RunResult run(std::span<const NamedTensor> inputs);
+  RunResult run(std::initializer_list<NamedTensor> inputs) { return run(std::span<const NamedTensor>(inputs.begin(), inputs.size())); }
+  /// By name, writing the outputs into the caller's buffers, each graph output exactly
+  /// once by name (IO binding); the rules of both forms above.
+  RunResult run(std::span<const NamedTensor> inputs, std::span<const NamedTensor> outputs);
+  RunResult run(std::initializer_list<NamedTensor> inputs, std::initializer_list<NamedTensor> outputs) {
+    return run(std::span<const NamedTensor>(inputs.begin(), inputs.size()),
+               std::span<const NamedTensor>(outputs.begin(), outputs.size()));
   }
 
   /// The model.

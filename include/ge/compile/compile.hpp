@@ -36,7 +36,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -81,6 +83,16 @@ struct ModelIO {
   Shape shape;                       ///< every shape it may take (the hull of all plans)
 };
 
+/// Build options for batch gears over the graph's own input shapes: INPUT_SHAPE is the
+/// graph's declared inputs (their `-1` batch dims are where the gears go) and
+/// DYNAMIC_BATCH_SIZE the `sizes`, so `ge::compile(g, ge::batch_gears(g, {1, 2, 4, 8}))`
+/// needs no shape text. The same rules as the options written out (`ge::compile` checks
+/// them): every input with a `-1` takes the batch.
+[[nodiscard]] BuildOptions batch_gears(const Graph& graph, std::span<const std::int64_t> sizes);
+[[nodiscard]] inline BuildOptions batch_gears(const Graph& graph, std::initializer_list<std::int64_t> sizes) {
+  return batch_gears(graph, std::span<const std::int64_t>(sizes.begin(), sizes.size()));
+}
+
 /// A compiled graph: its plans and what they were made from. Immutable once made, except
 /// the per-signature plan cache, which is thread-safe. Share it (`std::shared_ptr`) among
 /// sessions and threads.
@@ -111,6 +123,13 @@ class CompiledModel {
   [[nodiscard]] bool plans_per_signature() const noexcept { return per_signature_; }
   /// The settings it was compiled with.
   [[nodiscard]] const CompileSettings& settings() const noexcept { return settings_; }
+
+  /// The gear for real input dims (one list per graph input): the gear whose shapes equal
+  /// them; with `round_up`, else the smallest gear (fewest elements) at least as large in
+  /// every dim, into which the caller can pad them. None when no gear fits or the model
+  /// has no gears. `bad_tensor` for a count or rank the model's inputs do not have.
+  [[nodiscard]] std::optional<std::int32_t> gear_for(std::span<const std::vector<std::int64_t>> dims,
+                                                     bool round_up = false) const;
 
   /// The kernel chosen for each node of `graph()` at compile time (null where a node's
   /// rank was unknown then: chosen per plan), shared by every plan.

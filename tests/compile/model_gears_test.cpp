@@ -1,0 +1,51 @@
+// Tests of ge::batch_gears (options from the graph's declared inputs) and
+// CompiledModel::gear_for (the gear for real dims, exact or rounded up).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "ge/compile/compile.hpp"
+#include "ge/graph/builder.hpp"
+#include "support/expect_error.hpp"
+
+using ge::DataType;
+using ge::Errc;
+using Dims = std::vector<std::vector<std::int64_t>>;
+
+namespace {
+ge::Graph relu_graph(const char* shape) {
+  ge::GraphBuilder b;
+  b.output(b.op("Relu", {b.input("x", DataType::f32, shape)}, {}, "y"));
+  return b.build();
+}
+}  // namespace
+
+TEST_CASE("batch_gears: gears over the graph's own -1 batch, no shape text") {
+  const ge::Graph g = relu_graph("-1,4");
+  const ge::BuildOptions opts = ge::batch_gears(g, {1, 2, 4, 8});
+  CHECK(opts.text(ge::Option::input_shape) == "x:-1,4");
+  CHECK(opts.text(ge::Option::dynamic_batch_size) == "1,2,4,8");
+  const auto model = ge::compile(g, opts);
+  CHECK(model->mode() == ge::ShapeMode::gears);
+  REQUIRE(model->plans().size() == 4);
+  // A graph without a -1 has nowhere to put the gears: the options' own error.
+  CHECK(ge::test::error_of([] { (void)ge::compile(relu_graph("2,4"), ge::batch_gears(relu_graph("2,4"), {1, 2})); })
+            .code() != Errc::ok);
+}
+
+TEST_CASE("gear_for: the exact gear, or the smallest one to pad into") {
+  const ge::Graph g = relu_graph("-1,4");
+  const auto model = ge::compile(g, ge::batch_gears(g, {8, 1, 4}));
+  CHECK(model->gear_for(Dims{{1, 4}}) == 1);
+  CHECK(model->gear_for(Dims{{4, 4}}) == 2);
+  CHECK_FALSE(model->gear_for(Dims{{3, 4}}).has_value());
+  CHECK(model->gear_for(Dims{{3, 4}}, true) == 2);  // batch 4, not 8
+  CHECK(model->gear_for(Dims{{5, 4}}, true) == 0);
+  CHECK_FALSE(model->gear_for(Dims{{9, 4}}, true).has_value());
+  CHECK_FALSE(model->gear_for(Dims{{2, 5}}, true).has_value());  // no gear has 5 columns
+  ge::test::expect_error([&] { (void)model->gear_for(Dims{{2, 4}, {1}}); }, Errc::bad_tensor, "2 inputs given");
+  ge::test::expect_error([&] { (void)model->gear_for(Dims{{2, 4, 1}}); }, Errc::bad_tensor, "input 'x' has rank 3");
+  // A model without gears has none to give.
+  CHECK_FALSE(ge::compile(relu_graph("2,4"))->gear_for(Dims{{2, 4}}).has_value());
+}

@@ -308,11 +308,18 @@ std::string Profile::table(std::size_t n) const {
   const auto fit = [](const std::string& s, std::size_t w) {
     return s.size() <= w ? s : s.substr(0, w - 3) + "...";
   };
+  // Node names (ONNX exports': `/encoder/layer.3/attention/self/MatMul_1`) differ at their
+  // ends: a long one keeps its start and its end, the middle cut.
+  const auto fit_name = [](const std::string& s, std::size_t w) {
+    if (s.size() <= w) return s;
+    const std::size_t head = (w - 3) / 3;
+    return s.substr(0, head) + "..." + s.substr(s.size() - (w - 3 - head));
+  };
   const auto line = [&](const Row& r, bool node) {
     char buf[256];
     const std::string g = r.gflops ? number(*r.gflops, 1) : "-";
     if (node) {
-      std::snprintf(buf, sizeof buf, "%-40s %-18s %7lld %10.3f %10.1f %6.1f%% %8s  %s\n", fit(r.name, 40).c_str(),
+      std::snprintf(buf, sizeof buf, "%-40s %-18s %7lld %10.3f %10.1f %6.1f%% %8s  %s\n", fit_name(r.name, 40).c_str(),
                     fit(r.op, 18).c_str(), static_cast<long long>(r.calls), r.total_ms, r.mean_us, r.share * 100,
                     g.c_str(), r.kernel.c_str());
     } else {

@@ -315,3 +315,21 @@ TEST_CASE("trace: bad input is a clear error") {
   // An empty list of runs is a valid, empty trace.
   CHECK(JsonReader::parse(ge::chrome_trace({}))["traceEvents"].array().size() == 5);  // track names only
 }
+
+TEST_CASE("profile: long node names keep their distinct ends") {
+  ge::GraphBuilder b;
+  const auto x = b.input("x", DataType::f32, "4");
+  const std::string stem = "/encoder/layer.11/attention/output/dense/";
+  const auto y = b.op("Relu", {x}, {}, stem + "Relu_first");
+  b.output(b.op("Sigmoid", {y}, {}, stem + "Sigmoid_second"));
+  ge::Session s(ge::compile(b.build()), {.threads = 1, .trace = true});
+  auto v = data(4);
+  std::int64_t d[] = {4};
+  ge::Profile p;
+  p.add(*s.run({TensorView{v.data(), DataType::f32, d}}).trace);
+  const std::string table = p.table(5);
+  CHECK(table.find("Relu_first") != std::string::npos);
+  CHECK(table.find("Sigmoid_second") != std::string::npos);
+  CHECK(table.find("/encoder/") != std::string::npos);
+  CHECK(table.find("...") != std::string::npos);
+}

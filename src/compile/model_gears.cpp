@@ -1,21 +1,46 @@
-// Gears from the caller's side: build options for batch gears over a graph's declared
-// inputs (`ge::batch_gears`), and the gear for real dims, exact or rounded up
+// Gears from the caller's side: build options for batch, image-size and dims gears over
+// a graph's declared inputs (`ge::batch_gears`, `image_gears`, `dims_gears`), and the gear for real dims, exact or rounded up
 // (`CompiledModel::gear_for`).
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "ge/compile/compile.hpp"
 
 namespace ge {
 
-BuildOptions batch_gears(const Graph& graph, std::span<const std::int64_t> sizes) {
+namespace {
+
+// INPUT_SHAPE from the graph's declared inputs, and `option` set to `gears` written with
+// `within` between a gear's values and `between` between gears.
+BuildOptions graph_gears(const Graph& graph, Option option, std::span<const std::vector<std::int64_t>> gears,
+                         const char* within, const char* between) {
   std::string shapes, list;
   for (const GraphInput& in : graph.inputs()) shapes += (shapes.empty() ? "" : ";") + in.name + ":" + in.shape.to_string();
-  for (const std::int64_t b : sizes) list += (list.empty() ? "" : ",") + std::to_string(b);
+  for (const std::vector<std::int64_t>& gear : gears) {
+    if (!list.empty()) list += between;
+    for (std::size_t k = 0; k < gear.size(); ++k) list += (k ? within : "") + std::to_string(gear[k]);
+  }
   BuildOptions options;
   options.set(Option::input_shape, shapes);
-  options.set(Option::dynamic_batch_size, list);
+  options.set(option, list);
   return options;
+}
+
+}  // namespace
+
+BuildOptions batch_gears(const Graph& graph, std::span<const std::int64_t> sizes) {
+  std::vector<std::vector<std::int64_t>> gears;
+  for (const std::int64_t b : sizes) gears.push_back({b});
+  return graph_gears(graph, Option::dynamic_batch_size, gears, "", ",");
+}
+
+BuildOptions image_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> sizes) {
+  return graph_gears(graph, Option::dynamic_image_size, sizes, ",", ";");
+}
+
+BuildOptions dims_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> gears) {
+  return graph_gears(graph, Option::dynamic_dims, gears, ",", ";");
 }
 
 std::optional<std::int32_t> CompiledModel::gear_for(std::span<const std::vector<std::int64_t>> dims,

@@ -49,3 +49,21 @@ TEST_CASE("gear_for: the exact gear, or the smallest one to pad into") {
   // A model without gears has none to give.
   CHECK_FALSE(ge::compile(relu_graph("2,4"))->gear_for(Dims{{2, 4}}).has_value());
 }
+
+TEST_CASE("image_gears and dims_gears: the other gear options over the graph's own -1 dims") {
+  ge::GraphBuilder b;
+  b.output(b.op("Relu", {b.input("img", DataType::f32, "1,3,-1,-1")}, {}, "y"));
+  const ge::Graph g = b.build();
+  const std::vector<std::vector<std::int64_t>> sizes{{32, 32}, {48, 64}};
+  const ge::BuildOptions image = ge::image_gears(g, sizes);
+  CHECK(image.text(ge::Option::dynamic_image_size) == "32,32;48,64");
+  const auto m = ge::compile(g, image);
+  CHECK(m->gear_for(Dims{{1, 3, 48, 64}}) == 1);
+  const ge::BuildOptions dims = ge::dims_gears(g, sizes);
+  CHECK(dims.text(ge::Option::input_shape) == "img:1,3,-1,-1");
+  CHECK(dims.text(ge::Option::dynamic_dims) == "32,32;48,64");
+  CHECK(ge::compile(g, dims)->plans().size() == 2);
+  // A gear with the wrong count of values: the option's own error.
+  const std::vector<std::vector<std::int64_t>> bad{{32}};
+  CHECK(ge::test::error_of([&] { (void)ge::compile(g, ge::image_gears(g, bad)); }).code() != Errc::ok);
+}

@@ -92,6 +92,12 @@ struct ModelIO {
 [[nodiscard]] inline BuildOptions batch_gears(const Graph& graph, std::initializer_list<std::int64_t> sizes) {
   return batch_gears(graph, std::span<const std::int64_t>(sizes.begin(), sizes.size()));
 }
+/// The same for image-size gears (DYNAMIC_IMAGE_SIZE): each gear an `{h, w}` for the
+/// graph's `-1` H and W: `ge::image_gears(g, {{224, 224}, {320, 320}})`.
+[[nodiscard]] BuildOptions image_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> sizes);
+/// The same for dims gears (DYNAMIC_DIMS): each gear one value per `-1` of the graph's
+/// inputs, in order: `ge::dims_gears(g, {{1, 128}, {4, 256}})`.
+[[nodiscard]] BuildOptions dims_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> gears);
 
 /// A compiled graph: its plans and what they were made from. Immutable once made, except
 /// the per-signature plan cache, which is thread-safe. Share it (`std::shared_ptr`) among

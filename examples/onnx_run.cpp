@@ -7,6 +7,7 @@
 //                                        ones filled with 0.5, others with zeros
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -38,12 +39,21 @@ std::vector<std::byte> filled(ge::DataType t, std::int64_t n) {
   return bytes;
 }
 
+// The batch argument: a whole number >= 1, else a ge::Error saying so.
+std::int64_t parse_batch(const char* text) {
+  char* end = nullptr;
+  const long long b = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || b < 1)
+    throw ge::Error(ge::Errc::invalid_argument, std::string("batch '") + text + "'; expected a whole number >= 1");
+  return b;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     const std::filesystem::path path = argc > 1 ? std::filesystem::path(argv[1]) : write_small_model();
-    const std::int64_t batch = argc > 2 ? std::stoll(argv[2]) : 1;
+    const std::int64_t batch = argc > 2 ? parse_batch(argv[2]) : 1;
     const ge::Graph graph = ge::onnx::load(path);
     if (argc <= 1) std::filesystem::remove(path);
     std::printf("%s: %zu nodes; inputs:", path.filename().c_str(), graph.nodes().size());

@@ -212,7 +212,7 @@ std::vector<std::shared_ptr<const Kernel>> node_kernels(Graph& g, const std::vec
       const ValueId v = node.inputs[k];
       if (v == no_value || !data[v]) continue;
       if (!kernels[n] || !kernels[n]->captures_input(k)) captured[v] = false;
-      if (--readers[v] == 0 && captured[v] && data[v]->has_data()) data[v].reset();
+      if (--readers[v] == 0 && captured[v] && !settings.keep_weights && data[v]->has_data()) data[v].reset();
     }
   }
   g = with_data(g, data);
@@ -233,6 +233,105 @@ std::vector<ModelIO> model_outputs(const Graph& g, const std::vector<TensorDesc>
 
 }  // namespace
 
+// Builds CompiledModels: `compile` runs every step; `load_compiled` (model_file.cpp)
+// starts from a graph whose passes have run.
+struct detail::ModelMaker {
+  // Step 1-2: the options, checked against the target and the graph's inputs (INPUT_SHAPE
+  // overrides the declared shapes); the gears; the shapes of every plan.
+  static std::vector<std::vector<Shape>> front(CompiledModel& m, const BuildOptions& options, const Target& target,
+                                               const std::vector<GraphInput>& gin) {
+    m.options_ = options;
+    m.config_ = model_config(options, target, m.settings_, gin);
+    const BaseShapes base = base_shapes(m.config_, target, gin);
+    if (m.config_.mode == ShapeMode::gears) m.gears_ = enumerate_gears(m.config_);
+    return plan_shapes(m.config_, m.gears_, base);
+  }
+
+  // Steps 4-5 over `g` (passes done, shapes over the hull): a kernel per node, the
+  // model's inputs and outputs, the plans.
+  static void back(CompiledModel& m, Graph g, const std::vector<GraphInput>& gin,
+                   const std::vector<std::vector<Shape>>& shapes, const std::vector<Shape>& hull_shapes) {
+    const CompileSettings settings = m.settings_;
+    const auto order = g.topological_order();
+    const std::vector<TensorDesc> hull_desc = propagate(g, hull_shapes, order);
+    OpCompiler& compiler = settings.compiler ? *settings.compiler : OpCompiler::global();
+    m.kernels_ = node_kernels(g, order, hull_desc, settings, compiler);
+    for (std::size_t i = 0; i < gin.size(); ++i)
+      m.inputs_.push_back({gin[i].name, gin[i].dtype, gin[i].format, hull_shapes[i]});
+    m.outputs_ = model_outputs(g, hull_desc);
+    m.per_signature_ = m.config_.mode == ShapeMode::ranges &&
+                       std::any_of(hull_shapes.begin(), hull_shapes.end(), [](const Shape& s) { return !s.is_bounded(); });
+    m.graph_ = std::move(g);
+    m.order_ = order;
+    m.settings_.compiler = nullptr;  // the caller's cache may not outlive the model
+    if (!m.per_signature_) {
+      const detail::PlanInputs in{m.graph_, m.order_, m.kernels_, settings, compiler, m.config_.ac_parallel_enable,
+                                  settings.optimize};
+      for (std::size_t p = 0; p < shapes.size(); ++p) {
+        const std::int32_t gear = m.config_.mode == ShapeMode::gears ? static_cast<std::int32_t>(p) : -1;
+        m.plans_.push_back(detail::build_plan(in, shapes[p], gear));
+        if (settings.progress) settings.progress(p + 1, shapes.size());
+        m.arena_bytes_ = std::max(m.arena_bytes_, m.plans_.back()->arena_bytes());
+      }
+    }
+#if defined(__GLIBC__)
+    // The weights the passes and the kernels replaced are freed, but glibc keeps freed
+    // heap pages in the process: give them back to the system.
+    malloc_trim(0);
+#endif
+  }
+
+  static std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& options,
+                                                      const Target& target, const CompileSettings& settings) {
+    check_settings(settings);
+    graph.validate();
+    auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
+    CompiledModel& m = *model;
+    m.settings_ = settings;
+    const std::vector<GraphInput> gin = graph.inputs();  // a copy: `graph` is released below
+    const std::vector<std::vector<Shape>> shapes = front(m, options, target, gin);
+    const std::vector<Shape> hull_shapes = hull_of(shapes);
+
+    // 3. Shapes over the hull, then the passes.
+    const auto order0 = graph.topological_order();
+    Graph g = reshaped(graph, hull_shapes, propagate(graph, hull_shapes, order0), order0);
+    graph = Graph();  // `g` holds the only references to the weights the caller gave up
+    // bf16 on AMX: dense convs keep NCHW, whose kernels run on AMX tiles (layout_nhwc).
+    const bool amx_convs = settings.precision == Precision::bf16 && bf16_supported();
+    if (settings.optimize) g = detail::optimize_owned(std::move(g), &m.pass_stats_, !amx_convs);
+    back(m, std::move(g), gin, shapes, hull_shapes);
+    return model;
+  }
+
+  // A model over `g`, a graph as `compile` leaves it (passes done): the same steps
+  // without the passes.
+  static std::shared_ptr<const CompiledModel> assemble(Graph&& g, const BuildOptions& options, const Target& target,
+                                                       const CompileSettings& settings) {
+    check_settings(settings);
+    g.validate();
+    auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
+    model->settings_ = settings;
+    const std::vector<GraphInput> gin = g.inputs();
+    const std::vector<std::vector<Shape>> shapes = front(*model, options, target, gin);
+    back(*model, std::move(g), gin, shapes, hull_of(shapes));
+    return model;
+  }
+
+  static std::vector<Shape> hull_of(const std::vector<std::vector<Shape>>& shapes) {
+    std::vector<Shape> hull_shapes = shapes.front();
+    for (const auto& s : shapes)
+      for (std::size_t i = 0; i < s.size(); ++i) hull_shapes[i] = hull(hull_shapes[i], s[i]);
+    return hull_shapes;
+  }
+};
+
+namespace detail {
+std::shared_ptr<const CompiledModel> assemble_model(Graph&& g, const BuildOptions& options, const Target& target,
+                                                    const CompileSettings& settings) {
+  return ModelMaker::assemble(std::move(g), options, target, settings);
+}
+}  // namespace detail
+
 std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOptions& options, const Target& target,
                                              const CompileSettings& settings) {
   return compile(Graph(graph), options, target, settings);  // a copy shares the weights
@@ -240,66 +339,7 @@ std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOpti
 
 std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& options, const Target& target,
                                              const CompileSettings& settings) {
-  check_settings(settings);
-  graph.validate();
-
-  auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
-  CompiledModel& m = *model;
-  m.settings_ = settings;
-  const std::vector<GraphInput> gin = graph.inputs();  // a copy: `graph` is released below
-
-  // 1. Options, checked against the target and the graph's inputs; INPUT_SHAPE overrides
-  // the declared shapes.
-  m.config_ = model_config(options, target, settings, gin);
-  DynamicConfig& cfg = m.config_;
-  const BaseShapes base = base_shapes(cfg, target, gin);
-
-  // 2. The shapes of every plan, and their hull.
-  if (cfg.mode == ShapeMode::gears) m.gears_ = enumerate_gears(cfg);
-  const std::vector<std::vector<Shape>> shapes = plan_shapes(cfg, m.gears_, base);
-  std::vector<Shape> hull_shapes = shapes.front();
-  for (const auto& s : shapes)
-    for (std::size_t i = 0; i < s.size(); ++i) hull_shapes[i] = hull(hull_shapes[i], s[i]);
-
-  // 3. Shapes over the hull, then the passes.
-  const auto order0 = graph.topological_order();
-  Graph g = reshaped(graph, hull_shapes, propagate(graph, hull_shapes, order0), order0);
-  graph = Graph();  // `g` holds the only references to the weights the caller gave up
-  // bf16 on AMX: dense convs keep NCHW, whose kernels run on AMX tiles (layout_nhwc).
-  const bool amx_convs = settings.precision == Precision::bf16 && bf16_supported();
-  if (settings.optimize) g = detail::optimize_owned(std::move(g), &m.pass_stats_, !amx_convs);
-  const auto order = g.topological_order();
-  const std::vector<TensorDesc> hull_desc = propagate(g, hull_shapes, order);
-
-  // 4. A kernel per node, and the model's inputs and outputs.
-  OpCompiler& compiler = settings.compiler ? *settings.compiler : OpCompiler::global();
-  m.kernels_ = node_kernels(g, order, hull_desc, settings, compiler);
-  for (std::size_t i = 0; i < gin.size(); ++i)
-    m.inputs_.push_back({gin[i].name, gin[i].dtype, gin[i].format, hull_shapes[i]});
-  m.outputs_ = model_outputs(g, hull_desc);
-
-  // 5. The plans.
-  m.per_signature_ = cfg.mode == ShapeMode::ranges &&
-                     std::any_of(hull_shapes.begin(), hull_shapes.end(), [](const Shape& s) { return !s.is_bounded(); });
-  m.graph_ = std::move(g);
-  m.order_ = order;
-  m.settings_.compiler = nullptr;  // the caller's cache may not outlive the model
-  if (!m.per_signature_) {
-    const detail::PlanInputs in{m.graph_, m.order_, m.kernels_, settings, compiler, cfg.ac_parallel_enable,
-                                settings.optimize};
-    for (std::size_t p = 0; p < shapes.size(); ++p) {
-      const std::int32_t gear = cfg.mode == ShapeMode::gears ? static_cast<std::int32_t>(p) : -1;
-      m.plans_.push_back(detail::build_plan(in, shapes[p], gear));
-      if (settings.progress) settings.progress(p + 1, shapes.size());
-      m.arena_bytes_ = std::max(m.arena_bytes_, m.plans_.back()->arena_bytes());
-    }
-  }
-#if defined(__GLIBC__)
-  // The weights the passes and the kernels replaced are freed, but glibc keeps freed
-  // heap pages in the process: give them back to the system.
-  malloc_trim(0);
-#endif
-  return model;
+  return detail::ModelMaker::compile(std::move(graph), options, target, settings);
 }
 
 }  // namespace ge

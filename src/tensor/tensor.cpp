@@ -105,23 +105,43 @@ std::string to_string(const TensorDesc& d) {
 
 Tensor::Tensor() : Tensor(DataType::f32, {}, std::vector<std::byte>(4)) {}
 
+namespace {
+// Throws unless `bytes` bytes hold a tensor of `dtype` and `dims`.
+void check_bytes(DataType dtype, const std::vector<std::int64_t>& dims, std::size_t bytes) {
+  if (dtype == DataType::undefined) bad(Errc::invalid_argument, "a tensor of type 'undefined'; expected a real data type");
+  const std::int64_t n = count_of(dims);
+  const auto want = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(size_of(dtype));
+  if (want != bytes)
+    bad(Errc::bad_tensor, "tensor " + std::string(to_string(dtype)) + "[" + dims_text(dims) + "] needs " +
+                              std::to_string(want) + " bytes; got " + std::to_string(bytes));
+}
+}  // namespace
+
 Tensor::Tensor(DataType dtype, std::vector<std::int64_t> shape, std::vector<std::byte> bytes)
     : dtype_(dtype), dims_(std::move(shape)) {
-  if (dtype_ == DataType::undefined) bad(Errc::invalid_argument, "a tensor of type 'undefined'; expected a real data type");
-  const std::int64_t n = count_of(dims_);
-  const auto want = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(size_of(dtype_));
-  if (want != bytes.size())
-    bad(Errc::bad_tensor, "tensor " + std::string(to_string(dtype_)) + "[" + dims_text(dims_) + "] needs " +
-                              std::to_string(want) + " bytes; got " + std::to_string(bytes.size()));
-  data_ = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
+  check_bytes(dtype_, dims_, bytes.size());
+  auto owner = std::make_shared<const std::vector<std::byte>>(std::move(bytes));
+  size_ = owner->size();
+  data_ = std::shared_ptr<const std::byte>(owner, owner->data());
+}
+
+Tensor Tensor::view(DataType dtype, std::vector<std::int64_t> shape, std::span<const std::byte> bytes,
+                    std::shared_ptr<const void> owner) {
+  check_bytes(dtype, shape, bytes.size());
+  Tensor t;
+  t.dtype_ = dtype;
+  t.dims_ = std::move(shape);
+  t.size_ = bytes.size();
+  t.data_ = std::shared_ptr<const std::byte>(std::move(owner), bytes.data());
+  return t;
 }
 
 Tensor Tensor::without_data(DataType dtype, std::vector<std::int64_t> shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.dims_ = std::move(shape);
-  static const auto empty = std::make_shared<const std::vector<std::byte>>();
-  t.data_ = empty;
+  t.data_ = nullptr;
+  t.size_ = 0;
   return t;
 }
 
@@ -198,8 +218,9 @@ std::vector<double> Tensor::to_doubles() const {
 
 bool operator==(const Tensor& a, const Tensor& b) noexcept {
   if (a.dtype_ != b.dtype_ || a.dims_ != b.dims_) return false;
-  if (a.data_ == b.data_) return true;
-  return *a.data_ == *b.data_;
+  if (a.data_ == b.data_ && a.size_ == b.size_) return true;
+  if (a.size_ != b.size_) return false;
+  return a.size_ == 0 || std::memcmp(a.data_.get(), b.data_.get(), a.size_) == 0;
 }
 
 }  // namespace ge

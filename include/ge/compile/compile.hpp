@@ -54,6 +54,10 @@
 
 namespace ge {
 
+namespace detail {
+struct ModelMaker;  // builds CompiledModels (src/compile/compile.cpp, model_file.cpp)
+}  // namespace detail
+
 /// Settings of `compile` that are not build options.
 struct CompileSettings {
   std::int64_t alignment = 64;        ///< arena offsets are multiples (a power of two)
@@ -71,6 +75,10 @@ struct CompileSettings {
   /// without constant inputs, a cache of this compile for the others (see step 4). The
   /// model does not keep it: plans made later use `OpCompiler::global()`.
   OpCompiler* compiler = nullptr;
+  /// Keep every weight's data in `CompiledModel::graph()`, also those the kernels hold
+  /// packed, so that the model can be saved to a file (`ge::save`, `gec compile -o`);
+  /// costs one more copy of those weights in memory.
+  bool keep_weights = false;
   /// Called after each plan made at compile time with (plans done, plans in all).
   std::function<void(std::size_t, std::size_t)> progress{};
 };
@@ -111,6 +119,8 @@ class CompiledModel {
   [[nodiscard]] const Graph& graph() const noexcept { return graph_; }
   /// The checked options.
   [[nodiscard]] const DynamicConfig& config() const noexcept { return config_; }
+  /// The build options as given.
+  [[nodiscard]] const BuildOptions& options() const noexcept { return options_; }
   /// `fixed`, `gears` or `ranges`.
   [[nodiscard]] ShapeMode mode() const noexcept { return config_.mode; }
   /// The gears (empty unless `mode()` is `gears`), in option order.
@@ -142,12 +152,12 @@ class CompiledModel {
   [[nodiscard]] const std::vector<std::shared_ptr<const Kernel>>& kernels() const noexcept { return kernels_; }
 
  private:
-  friend std::shared_ptr<const CompiledModel> compile(Graph&&, const BuildOptions&, const Target&,
-                                                      const CompileSettings&);
+  friend struct detail::ModelMaker;
   friend std::shared_ptr<const Plan> build_plan(const CompiledModel&, std::vector<Shape>, std::int32_t);
   CompiledModel() = default;
 
   Graph graph_;
+  BuildOptions options_;
   DynamicConfig config_;
   CompileSettings settings_;
   std::vector<Gear> gears_;

@@ -69,6 +69,11 @@ class Tensor {
   /// A tensor of that type and dims whose data is gone (`has_data()` false): what a
   /// compiled model keeps of weights that its kernels hold in their own layout. Its
   /// `bytes()` are empty; reading its values throws `Errc::unsupported`.
+  /// A tensor over bytes it does not own (a mapped model file's weights): `bytes` stay
+  /// valid while `owner` lives, and no copy is made. Throws `Errc::bad_tensor` when the
+  /// byte count does not match the dims.
+  [[nodiscard]] static Tensor view(DataType dtype, std::vector<std::int64_t> shape, std::span<const std::byte> bytes,
+                                   std::shared_ptr<const void> owner);
   [[nodiscard]] static Tensor without_data(DataType dtype, std::vector<std::int64_t> shape);
   /// Seeded uniform values in `[lo, hi)` (a portable generator: the same seed gives the
   /// same bytes everywhere). Floating and integer types; throws `Errc::unsupported` for
@@ -87,10 +92,10 @@ class Tensor {
   [[nodiscard]] std::int64_t element_count() const noexcept;
   /// False for `without_data`.
   [[nodiscard]] bool has_data() const noexcept {
-    return data_->size() == static_cast<std::size_t>(element_count()) * static_cast<std::size_t>(size_of(dtype_));
+    return size_ == static_cast<std::size_t>(element_count()) * static_cast<std::size_t>(size_of(dtype_));
   }
   /// The raw bytes.
-  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_->data(), data_->size()}; }
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_.get(), size_}; }
   /// True when both tensors share one buffer (copies do).
   [[nodiscard]] bool shares_buffer_with(const Tensor& other) const noexcept { return data_ == other.data_; }
 
@@ -106,7 +111,8 @@ class Tensor {
  private:
   DataType dtype_;
   std::vector<std::int64_t> dims_;
-  std::shared_ptr<const std::vector<std::byte>> data_;
+  std::shared_ptr<const std::byte> data_;  // owns (or keeps alive) the bytes
+  std::size_t size_ = 0;
 };
 
 }  // namespace ge

@@ -42,7 +42,7 @@ Args parse_args(std::span<const std::string> args, std::span<const Flag> flags) 
   bool flags_done = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (flags_done || a.size() < 2 || a[0] != '-' || (a[1] != '-' && a != "-h")) {
+    if (flags_done || a.size() < 2 || a[0] != '-' || (a[1] != '-' && a != "-h" && a != "-o")) {
       // "-1,3" and other texts that start with one dash are values, not flags.
       out.positionals.push_back(a);
       continue;
@@ -51,7 +51,7 @@ Args parse_args(std::span<const std::string> args, std::span<const Flag> flags) 
       flags_done = true;
       continue;
     }
-    std::string name = a == "-h" ? "help" : a.substr(2);
+    std::string name = a == "-h" ? "help" : a == "-o" ? "output" : a.substr(2);
     std::optional<std::string> value;
     if (const auto eq = name.find('='); eq != std::string::npos) {
       value = name.substr(eq + 1);

@@ -41,7 +41,7 @@ struct Args {
   [[nodiscard]] std::optional<std::string> get(std::string_view name) const;
 };
 
-/// Parses `args` against `flags`. `-h` means `--help` when `help` is a flag; `--` ends the
+/// Parses `args` against `flags`. `-h` means `--help` and `-o` `--output`; `--` ends the
 /// flags. Throws `UsageError` for an unknown flag (with "did you mean"), a flag given
 /// twice, a missing value, or a value given to a switch.
 [[nodiscard]] Args parse_args(std::span<const std::string> args, std::span<const Flag> flags);

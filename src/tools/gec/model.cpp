@@ -21,6 +21,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "ge/compile/compile.hpp"
+#include "ge/compile/model_file.hpp"
 #include "ge/compile/plan_svg.hpp"
 #include "ge/graph/dot.hpp"
 #include "ge/options/option.hpp"
@@ -40,7 +41,8 @@ namespace {
 
 // The flags both commands share: the model, every build option, the target.
 std::vector<Flag> model_flags(bool run) {
-  std::vector<Flag> flags{{"model", true, "the ONNX model file (required)"}};
+  std::vector<Flag> flags{{"model", true, run ? "the ONNX model file, or a compiled model file (gec compile -o) (required)"
+                                               : "the ONNX model file (required)"}};
   for (const ge::OptionInfo& o : ge::options_table()) flags.push_back({o.flag, true, o.summary});
   flags.push_back({"target", true, "the target product (default: cpu); see 'gec gears --help'"});
   flags.push_back({"streams", true, "vector-engine streams per plan, >= 1 (default 4): 1 runs the steps in order, each kernel on every thread"});
@@ -59,6 +61,7 @@ std::vector<Flag> model_flags(bool run) {
     flags.push_back({"plan-svg", true, "write a plan's memory plan (values over steps and arena offsets) as SVG to FILE"});
     flags.push_back({"gear", true, "the plan --dot and --plan-svg show: gear N (default: the first plan)"});
     flags.push_back({"json", false, "print the summary as one line of JSON"});
+    flags.push_back({"output", true, "write the compiled model to FILE (-o FILE): 'gec run --model FILE', ge::load_compiled and aclmdlLoadFromFile load it"});
   }
   flags.push_back({"help", false, "print this help and exit"});
   return flags;
@@ -76,7 +79,7 @@ std::string usage(bool run, const std::vector<Flag>& flags) {
                         : "usage: gec compile --model M.onnx [--input_shape ...] [--dynamic_batch_size|--dynamic_image_size|\n"
                           "                   --dynamic_dims ...] [--input_format ...] [--target NAME]\n"
                           "                   [--ac_parallel_enable 0|1] [--dot FILE] [--plan-svg FILE] [--gear N]\n"
-                          "                   [--json]\n"
+                          "                   [--json] [-o FILE.gem]\n"
                           "\n"
                           "Loads the model, checks the options against it and the target, compiles every gear\n"
                           "(or the range plan), and prints the inputs and outputs, and per plan the node count,\n"
@@ -92,20 +95,14 @@ struct Loaded {
   std::size_t source_nodes = 0;
 };
 
-Loaded load_and_compile(const Args& a, bool progress) {
-  const auto path = a.get("model");
-  if (!path) throw UsageError("--model is required");
-#if defined(GE_WITH_ONNX)
-  ge::Graph graph = ge::onnx::load(*path);
-  const std::size_t source_nodes = graph.nodes().size();
-#else
-  throw UsageError("this gec was built without the ONNX importer (GE_WITH_ONNX=OFF); --model cannot be read");
-#endif
-  ge::BuildOptions options;
-  for (const auto& [name, value] : a.values)
-    for (const ge::OptionInfo& o : ge::options_table())
-      if (o.flag == name) options.set(o.id, value);
-  const ge::Target& target = ge::find_target(a.get("target").value_or("cpu"));
+// True when `path` starts as a model file of ge::save does.
+bool is_model_file(const std::string& path) {
+  char head[8] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(head, sizeof head) && std::memcmp(head, "GEMODEL", 8) == 0;
+}
+
+ge::CompileSettings compile_settings(const Args& a, bool progress) {
   ge::CompileSettings settings;
   if (const auto st = a.get("streams")) {
     char* end = nullptr;
@@ -125,6 +122,39 @@ Loaded load_and_compile(const Args& a, bool progress) {
       std::fprintf(stderr, "\rgec: compiled plan %zu of %zu", done, total);
       if (done == total) std::fputc('\n', stderr);
     };
+  settings.keep_weights = a.has("output");  // the file needs every weight
+  return settings;
+}
+
+// A compiled model file: its build options and settings are in it.
+Loaded load_model_file(const Args& a, const std::string& path, const ge::CompileSettings& settings) {
+  for (const auto& [name, value] : a.values) {
+    const bool build_flag = name == "target" || name == "streams" || name == "precision" ||
+                            std::any_of(ge::options_table().begin(), ge::options_table().end(),
+                                        [&](const ge::OptionInfo& o) { return o.flag == name; });
+    if (build_flag)
+      throw UsageError("--" + name + ": " + path + " is a compiled model file, which carries its build options and settings; drop --" + name);
+  }
+  auto model = ge::load_compiled(path, settings);
+  return Loaded{path, model, model->graph().nodes().size()};
+}
+
+Loaded load_and_compile(const Args& a, bool progress) {
+  const auto path = a.get("model");
+  if (!path) throw UsageError("--model is required");
+  ge::CompileSettings settings = compile_settings(a, progress);
+  if (is_model_file(*path)) return load_model_file(a, *path, settings);
+#if defined(GE_WITH_ONNX)
+  ge::Graph graph = ge::onnx::load(*path);
+  const std::size_t source_nodes = graph.nodes().size();
+#else
+  throw UsageError("this gec was built without the ONNX importer (GE_WITH_ONNX=OFF); --model cannot be read");
+#endif
+  ge::BuildOptions options;
+  for (const auto& [name, value] : a.values)
+    for (const ge::OptionInfo& o : ge::options_table())
+      if (o.flag == name) options.set(o.id, value);
+  const ge::Target& target = ge::find_target(a.get("target").value_or("cpu"));
   Loaded l{*path, ge::compile(std::move(graph), options, target, settings), source_nodes};
   for (const std::string& w : l.model->config().warnings) std::fprintf(stderr, "gec: warning: %s\n", w.c_str());
   return l;
@@ -426,6 +456,11 @@ int run_compile(std::span<const std::string> args) {
     print_compile_json(l, names);
   } else {
     print_compile_summary(l, names);
+  }
+  if (const auto out = a.get("output")) {
+    ge::save(m, *out);
+    if (!a.has("json"))
+      std::printf("model file: %s (%.1f MiB)\n", out->c_str(), static_cast<double>(std::filesystem::file_size(*out)) / 1048576.0);
   }
   return 0;
 }

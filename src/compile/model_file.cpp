@@ -1,0 +1,232 @@
+// Model files: ge::save / ge::load_compiled (include/ge/compile/model_file.hpp). The
+// byte level is in model_file_format.hpp; this file says what the description holds.
+#include "ge/compile/model_file.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <fstream>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "compile/model_file_format.hpp"
+#include "core/mapped_file.hpp"
+#include "ge/core/version.hpp"
+
+namespace ge {
+
+namespace detail {
+std::shared_ptr<const CompiledModel> assemble_model(Graph&& g, const BuildOptions& options, const Target& target,
+                                                    const CompileSettings& settings);
+
+std::uint64_t model_checksum(std::span<const std::byte> bytes) noexcept {
+  constexpr std::uint64_t k1 = 0x9E3779B185EBCA87ULL, k2 = 0xC2B2AE3D27D4EB4FULL;
+  std::uint64_t lane[4] = {k1, k2, k1 ^ k2, k1 + k2};
+  const std::size_t words = bytes.size() / 8;
+  std::size_t w = 0;
+  for (; w + 4 <= words; w += 4)
+    for (int l = 0; l < 4; ++l)
+      lane[l] = std::rotl((lane[l] ^ load_le<std::uint64_t>(bytes.data() + (w + l) * 8)) * k1, 31) * k2;
+  std::uint64_t h = bytes.size() * k1;
+  for (int l = 0; l < 4; ++l) h = std::rotl(h ^ lane[l], 27) * k1 + k2;
+  for (; w < words; ++w) h = std::rotl(h ^ load_le<std::uint64_t>(bytes.data() + w * 8) * k2, 29) * k1;
+  for (std::size_t i = words * 8; i < bytes.size(); ++i) h = (h ^ static_cast<std::uint8_t>(bytes[i])) * k1;
+  h ^= h >> 33;
+  h *= k2;
+  return h ^ (h >> 29);
+}
+
+void seal_model_file(std::span<std::byte> file) noexcept {
+  if (file.size() < model_header_bytes) return;
+  store_le(file.data() + ModelHeaderAt::checksum, model_checksum(file.subspan(model_checksum_from)));
+}
+
+std::string ModelReader::str() {
+  const std::size_t n = count(1);
+  std::string s(reinterpret_cast<const char*>(in_.data() + at_), n);
+  at_ += n;
+  return s;
+}
+
+std::size_t ModelReader::count(std::size_t item_bytes) {
+  const auto n = get<std::uint32_t>();
+  if (static_cast<std::uint64_t>(n) * item_bytes > in_.size() - at_)
+    fail("a count of " + std::to_string(n) + " at byte " + std::to_string(at_ - 4) + " runs past the description's end");
+  return n;
+}
+
+void ModelReader::need(std::size_t n) const {
+  if (n > in_.size() - at_) fail("the description ends early (at byte " + std::to_string(at_) + ")");
+}
+
+void ModelReader::fail(const std::string& what) const { raise(Errc::bad_model, "[ge.model_file] " + where_ + ": " + what); }
+
+}  // namespace detail
+
+namespace {
+
+using detail::ModelReader;
+using detail::ModelWriter;
+
+// The weights' bytes, each once (tensors sharing a buffer share their bytes), at
+// aligned offsets of the blob area.
+class BlobTable {
+ public:
+  std::uint64_t add(const Tensor& t) {
+    const auto bytes = t.bytes();
+    const auto key = std::make_pair(static_cast<const void*>(bytes.data()), bytes.size());
+    if (const auto it = seen_.find(key); it != seen_.end()) return it->second;
+    const std::uint64_t at = size_;
+    size_ = (size_ + bytes.size() + detail::model_blob_alignment - 1) / detail::model_blob_alignment *
+            detail::model_blob_alignment;
+    blobs_.push_back({at, bytes});
+    seen_.emplace(key, at);
+    return at;
+  }
+  [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+  void copy_to(std::byte* area) const {
+    for (const auto& [at, bytes] : blobs_)
+      if (!bytes.empty()) std::memcpy(area + at, bytes.data(), bytes.size());
+  }
+
+ private:
+  std::map<std::pair<const void*, std::size_t>, std::uint64_t> seen_;
+  std::vector<std::pair<std::uint64_t, std::span<const std::byte>>> blobs_;
+  std::uint64_t size_ = 0;
+};
+
+void put_dims(ModelWriter& w, const std::vector<std::int64_t>& dims) {
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(dims.size()));
+  for (const std::int64_t d : dims) w.put(d);
+}
+
+void put_tensor(ModelWriter& w, BlobTable& blobs, const Tensor& t) {
+  w.put(static_cast<std::uint8_t>(t.dtype()));
+  put_dims(w, t.dims());
+  w.put<std::uint8_t>(t.has_data() ? 1 : 0);
+  if (t.has_data()) {
+    w.put(blobs.add(t));
+    w.put<std::uint64_t>(t.bytes().size());
+  }
+}
+
+template <class T, class Put>
+void put_list(ModelWriter& w, const std::vector<T>& items, Put put) {
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(items.size()));
+  for (const auto& item : items) put(item);
+}
+
+void put_attribute(ModelWriter& w, BlobTable& blobs, const Attribute& a) {
+  w.put(static_cast<std::uint8_t>(a.kind()));
+  switch (a.kind()) {
+    case AttrKind::integer: w.put(a.as_int()); break;
+    case AttrKind::floating: w.put(a.as_float()); break;
+    case AttrKind::string: w.str(a.as_string()); break;
+    case AttrKind::boolean: w.put<std::uint8_t>(a.as_bool() ? 1 : 0); break;
+    case AttrKind::integers: put_list(w, a.as_ints(), [&](std::int64_t v) { w.put(v); }); break;
+    case AttrKind::floats: put_list(w, a.as_floats(), [&](double v) { w.put(v); }); break;
+    case AttrKind::strings: put_list(w, a.as_strings(), [&](const std::string& v) { w.str(v); }); break;
+    case AttrKind::booleans:
+      put_list(w, a.as_bools(), [&](bool v) { w.put<std::uint8_t>(v ? 1 : 0); });
+      break;
+    case AttrKind::tensor: put_tensor(w, blobs, a.as_tensor()); break;
+  }
+}
+
+void put_settings(ModelWriter& w, const CompiledModel& model) {
+  const CompileSettings& s = model.settings();
+  w.str(version());
+  w.str(model.config().target.name);
+  w.put(s.alignment);
+  w.put<std::int64_t>(s.max_streams);
+  w.put<std::uint8_t>(s.optimize ? 1 : 0);
+  w.put<std::uint64_t>(s.plan_cache);
+  w.put(s.plan_search_budget);
+  w.put(static_cast<std::uint8_t>(s.precision));
+  const auto items = model.options().items();
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(items.size()));
+  for (const auto& [key, value] : items) {
+    w.str(key);
+    w.str(value);
+  }
+}
+
+void put_graph(ModelWriter& w, BlobTable& blobs, const Graph& g) {
+  std::size_t input = 0;
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(g.values().size()));
+  for (ValueId v = 0; v < g.values().size(); ++v) {
+    const ValueInfo& info = g.values()[v];
+    w.put(static_cast<std::uint8_t>(info.source));
+    w.str(info.name);
+    if (info.source == ValueSource::input) {
+      const GraphInput& in = g.inputs()[input++];
+      w.put(static_cast<std::uint8_t>(in.dtype));
+      w.put(static_cast<std::uint8_t>(in.format));
+      w.str(in.shape.to_string());
+    } else if (info.source == ValueSource::constant) {
+      put_tensor(w, blobs, *g.constant_of(v));
+    } else {
+      w.put(static_cast<std::uint8_t>(info.desc.dtype));
+      w.str(info.desc.shape.to_string());
+    }
+  }
+  put_list(w, g.nodes(), [&](const Node& n) {
+    w.str(n.name);
+    w.str(n.op);
+    put_list(w, n.inputs, [&](ValueId v) { w.put<std::uint32_t>(v); });
+    put_list(w, n.outputs, [&](ValueId v) { w.put<std::uint32_t>(v); });
+    w.put<std::uint32_t>(static_cast<std::uint32_t>(n.attrs.size()));
+    for (const auto& [key, a] : n.attrs) {
+      w.str(key);
+      put_attribute(w, blobs, a);
+    }
+  });
+  put_list(w, g.outputs(), [&](ValueId v) { w.put<std::uint32_t>(v); });
+}
+
+// Every weight of the graph must have its data: the model kept them.
+void check_weights(const CompiledModel& model) {
+  for (const Constant& c : model.graph().constants())
+    if (!c.tensor.has_data())
+      raise(Errc::invalid_argument,
+            "[ge.model_file] cannot save the model: weight '" + c.name +
+                "' is held only packed by its kernels; compile with CompileSettings::keep_weights = true to save it");
+}
+
+}  // namespace
+
+std::vector<std::byte> save_to_memory(const CompiledModel& model) {
+  check_weights(model);
+  ModelWriter w;
+  BlobTable blobs;
+  put_settings(w, model);
+  put_graph(w, blobs, model.graph());
+  w.put<std::uint32_t>(0x454E4421U);  // the description's end mark
+  const std::vector<std::byte>& meta = w.bytes();
+  const std::size_t a = detail::model_blob_alignment;
+  const std::uint64_t blob_offset = (detail::model_header_bytes + meta.size() + a - 1) / a * a;
+  std::vector<std::byte> file(blob_offset + blobs.size());
+  using At = detail::ModelHeaderAt;
+  std::memcpy(file.data(), detail::model_magic, sizeof detail::model_magic);
+  detail::store_le(file.data() + At::version, model_file_version);
+  detail::store_le(file.data() + At::endian, detail::model_endian_tag);
+  detail::store_le<std::uint64_t>(file.data() + At::file_bytes, file.size());
+  detail::store_le<std::uint64_t>(file.data() + At::meta_offset, detail::model_header_bytes);
+  detail::store_le<std::uint64_t>(file.data() + At::meta_bytes, meta.size());
+  detail::store_le<std::uint64_t>(file.data() + At::blob_offset, blob_offset);
+  detail::store_le<std::uint64_t>(file.data() + At::blob_bytes, blobs.size());
+  std::memcpy(file.data() + detail::model_header_bytes, meta.data(), meta.size());
+  blobs.copy_to(file.data() + blob_offset);
+  detail::seal_model_file(file);
+  return file;
+}
+
+void save(const CompiledModel& model, const std::filesystem::path& path) {
+  const std::vector<std::byte> file = save_to_memory(model);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  out.close();
+  if (!out) raise(Errc::bad_model, "[ge.model_file] cannot write " + path.string());
+}
+
+}  // namespace ge

@@ -1,0 +1,259 @@
+// ge::load_compiled: checks a model file's header and checksum, reads its description back
+// into a graph whose constants view the mapped weights, and makes the model from it without
+// the graph passes (include/ge/compile/model_file.hpp).
+#include <string>
+#include <utility>
+
+#include "compile/model_file_format.hpp"
+#include "core/mapped_file.hpp"
+#include "ge/compile/model_file.hpp"
+#include "ge/core/version.hpp"
+
+namespace ge {
+
+namespace detail {
+std::shared_ptr<const CompiledModel> assemble_model(Graph&& g, const BuildOptions& options, const Target& target,
+                                                    const CompileSettings& settings);
+}  // namespace detail
+
+namespace {
+
+using detail::ModelReader;
+using At = detail::ModelHeaderAt;
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  raise(Errc::bad_model, "[ge.model_file] " + where + ": " + what);
+}
+
+std::string version_text() { return version(); }
+
+struct Sections {
+  std::span<const std::byte> meta, blobs;
+};
+
+// The header's checks, in the order that gives the clearest message.
+Sections check_header(std::span<const std::byte> file, const std::string& where) {
+  if (file.size() < detail::model_header_bytes)
+    bad(where, "not a ge model file (" + std::to_string(file.size()) + " bytes; a model file has a 64-byte header)");
+  if (std::memcmp(file.data(), detail::model_magic, sizeof detail::model_magic) != 0)
+    bad(where, "not a ge model file (no GEMODEL mark at its start); write one with ge::save or gec compile -o");
+  if (detail::load_le<std::uint32_t>(file.data() + At::endian) != detail::model_endian_tag)
+    bad(where, "written on a machine of the other byte order; expected a little-endian model file");
+  const auto version = detail::load_le<std::uint32_t>(file.data() + At::version);
+  if (version != model_file_version)
+    raise(Errc::unsupported, "[ge.model_file] " + where + ": format version " + std::to_string(version) +
+                                 "; this build of ge (" + version_text() + ") reads version " +
+                                 std::to_string(model_file_version) + ": compile the model again");
+  const auto size = detail::load_le<std::uint64_t>(file.data() + At::file_bytes);
+  if (size != file.size())
+    bad(where, (size > file.size() ? "truncated: " : "has extra bytes: ") + std::string("the header says ") +
+                   std::to_string(size) + " bytes, the file has " + std::to_string(file.size()));
+  if (detail::load_le<std::uint64_t>(file.data() + At::checksum) !=
+      detail::model_checksum(file.subspan(detail::model_checksum_from)))
+    bad(where, "corrupted: its checksum does not match its bytes");
+  const auto meta_at = detail::load_le<std::uint64_t>(file.data() + At::meta_offset);
+  const auto meta_n = detail::load_le<std::uint64_t>(file.data() + At::meta_bytes);
+  const auto blob_at = detail::load_le<std::uint64_t>(file.data() + At::blob_offset);
+  const auto blob_n = detail::load_le<std::uint64_t>(file.data() + At::blob_bytes);
+  if (meta_at < detail::model_header_bytes || meta_at > size || meta_n > size - meta_at || blob_at > size ||
+      blob_n > size - blob_at || blob_at % detail::model_blob_alignment != 0 || blob_at < meta_at + meta_n)
+    bad(where, "its sections lie outside the file");
+  return {file.subspan(meta_at, meta_n), file.subspan(blob_at, blob_n)};
+}
+
+// Reads the description: settings, options, target, graph.
+class DescriptionReader {
+ public:
+  DescriptionReader(Sections s, std::shared_ptr<const detail::MappedBytes> owner, const std::string& where)
+      : r_(s.meta, where), blobs_(s.blobs), owner_(std::move(owner)), where_(where) {}
+
+  struct Result {
+    std::string target;
+    CompileSettings settings;
+    BuildOptions options;
+    Graph graph;
+  };
+
+  Result read() {
+    Result out;
+    (void)r_.str();  // the ge version that wrote it (for people reading the file)
+    out.target = r_.str();
+    out.settings = settings();
+    for (std::size_t n = r_.count(8); n > 0; --n) {
+      std::string key = r_.str();
+      const std::string value = r_.str();
+      try {
+        out.options.set(key, value);
+      } catch (const Error& e) {
+        r_.fail(std::string("build option ") + key + ": " + e.what());
+      }
+    }
+    out.graph = graph();
+    if (r_.get<std::uint32_t>() != 0x454E4421U || !r_.done()) r_.fail("the description does not end where it should");
+    return out;
+  }
+
+ private:
+  CompileSettings settings() {
+    CompileSettings s;
+    s.alignment = r_.get<std::int64_t>();
+    const auto streams = r_.get<std::int64_t>();
+    s.optimize = r_.get<std::uint8_t>() != 0;
+    s.plan_cache = r_.get<std::uint64_t>();
+    s.plan_search_budget = r_.get<std::int64_t>();
+    const auto precision = r_.get<std::uint8_t>();
+    if (s.alignment < 1 || s.alignment > (1 << 20) || (s.alignment & (s.alignment - 1)) != 0 || streams < 1 ||
+        streams > 1024 || s.plan_cache < 1 || s.plan_search_budget < 0 || precision > 1)
+      r_.fail("its compile settings are out of range");
+    s.max_streams = static_cast<int>(streams);
+    s.precision = static_cast<Precision>(precision);
+    return s;
+  }
+
+  DataType dtype(bool allow_undefined) {
+    const auto t = r_.get<std::uint8_t>();
+    if (t > static_cast<std::uint8_t>(DataType::boolean) || (t == 0 && !allow_undefined))
+      r_.fail("data type " + std::to_string(t) + " does not exist");
+    return static_cast<DataType>(t);
+  }
+
+  Shape shape() {
+    const std::string text = r_.str();
+    try {
+      return Shape::parse(text);
+    } catch (const Error& e) {
+      r_.fail("shape '" + text + "': " + e.what());
+    }
+  }
+
+  Tensor tensor() {
+    const DataType t = dtype(false);
+    std::vector<std::int64_t> dims(r_.count(8));
+    std::uint64_t elements = 1;
+    for (auto& d : dims) {
+      d = r_.get<std::int64_t>();
+      if (d < 0 || (d > 0 && elements > (std::uint64_t{1} << 48) / static_cast<std::uint64_t>(d)))
+        r_.fail("a weight dim " + std::to_string(d) + " out of range");
+      elements *= static_cast<std::uint64_t>(d);
+    }
+    if (r_.get<std::uint8_t>() == 0) return Tensor::without_data(t, std::move(dims));
+    const auto at = r_.get<std::uint64_t>();
+    const auto n = r_.get<std::uint64_t>();
+    if (n != elements * static_cast<std::uint64_t>(size_of(t)) || at > blobs_.size() || n > blobs_.size() - at ||
+        at % detail::model_blob_alignment != 0)
+      r_.fail("a weight's bytes lie outside the weights' section or do not match its dims");
+    return Tensor::view(t, std::move(dims), blobs_.subspan(at, n), owner_);
+  }
+
+  Attribute attribute();
+  Graph graph();
+
+  std::vector<ValueId> ids() {
+    std::vector<ValueId> out(r_.count(4));
+    for (auto& v : out) v = r_.get<std::uint32_t>();
+    return out;
+  }
+
+  ModelReader r_;
+  std::span<const std::byte> blobs_;
+  std::shared_ptr<const detail::MappedBytes> owner_;
+  std::string where_;
+};
+
+Attribute DescriptionReader::attribute() {
+  const auto kind = r_.get<std::uint8_t>();
+  switch (static_cast<AttrKind>(kind)) {
+    case AttrKind::integer: return r_.get<std::int64_t>();
+    case AttrKind::floating: return r_.get<double>();
+    case AttrKind::string: return r_.str();
+    case AttrKind::boolean: return r_.get<std::uint8_t>() != 0;
+    case AttrKind::integers: {
+      std::vector<std::int64_t> v(r_.count(8));
+      for (auto& x : v) x = r_.get<std::int64_t>();
+      return v;
+    }
+    case AttrKind::floats: {
+      std::vector<double> v(r_.count(8));
+      for (auto& x : v) x = r_.get<double>();
+      return v;
+    }
+    case AttrKind::strings: {
+      std::vector<std::string> v(r_.count(4));
+      for (auto& x : v) x = r_.str();
+      return v;
+    }
+    case AttrKind::booleans: {
+      std::vector<bool> v(r_.count(1));
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = r_.get<std::uint8_t>() != 0;
+      return v;
+    }
+    case AttrKind::tensor: return tensor();
+  }
+  r_.fail("attribute kind " + std::to_string(kind) + " does not exist");
+}
+
+Graph DescriptionReader::graph() {
+  Graph g;
+  try {
+    for (std::size_t v = 0, n = r_.count(5); v < n; ++v) {
+      const auto source = r_.get<std::uint8_t>();
+      std::string name = r_.str();
+      if (source == static_cast<std::uint8_t>(ValueSource::input)) {
+        const DataType t = dtype(false);
+        const auto format = r_.get<std::uint8_t>();
+        if (format > static_cast<std::uint8_t>(Format::nhwc)) r_.fail("input '" + name + "' has no known format");
+        (void)g.add_input(std::move(name), t, shape(), static_cast<Format>(format));
+      } else if (source == static_cast<std::uint8_t>(ValueSource::constant)) {
+        (void)g.add_constant(std::move(name), tensor());
+      } else {
+        const DataType t = dtype(true);
+        (void)g.declare_value(std::move(name), TensorDesc{t, shape()});
+      }
+    }
+    for (std::size_t k = 0, n = r_.count(16); k < n; ++k) {
+      std::string name = r_.str();
+      std::string op = r_.str();
+      std::vector<ValueId> ins = ids(), outs = ids();
+      Attributes attrs;
+      for (std::size_t a = r_.count(5); a > 0; --a) {
+        std::string key = r_.str();
+        attrs.insert_or_assign(std::move(key), attribute());
+      }
+      (void)g.add_node(std::move(name), std::move(op), std::move(ins), std::move(outs), std::move(attrs));
+    }
+    for (const ValueId v : ids()) g.add_output(v);
+  } catch (const Error& e) {
+    if (e.code() == Errc::bad_model) throw;
+    r_.fail(std::string("its graph does not rebuild: ") + e.what());
+  }
+  return g;
+}
+
+std::shared_ptr<const CompiledModel> load(std::shared_ptr<const detail::MappedBytes> file, const std::string& where,
+                                          const CompileSettings& given) {
+  const Sections sections = check_header(file->bytes(), where);
+  DescriptionReader::Result d = DescriptionReader(sections, file, where).read();
+  const Target* target = nullptr;
+  try {
+    target = &find_target(d.target);
+  } catch (const Error& e) {
+    bad(where, e.what());
+  }
+  d.settings.compiler = given.compiler;
+  d.settings.progress = given.progress;
+  d.settings.keep_weights = true;  // the weights are views of the file: keeping them costs nothing
+  file.reset();                    // the constants keep the mapping alive
+  return detail::assemble_model(std::move(d.graph), d.options, *target, d.settings);
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& path, const CompileSettings& settings) {
+  return load(detail::map_file(path), path.string(), settings);
+}
+
+std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes, const CompileSettings& settings) {
+  return load(detail::aligned_copy(bytes), "a model in memory", settings);
+}
+
+}  // namespace ge

@@ -188,7 +188,8 @@ std::vector<std::vector<Shape>> plan_shapes(const DynamicConfig& cfg, const std:
 // process-wide cache, whose entries hold their requests' constants.
 std::vector<std::shared_ptr<const Kernel>> node_kernels(Graph& g, const std::vector<std::size_t>& order,
                                                         const std::vector<TensorDesc>& hull_desc,
-                                                        const CompileSettings& settings, OpCompiler& compiler) {
+                                                        const CompileSettings& settings, OpCompiler& compiler,
+                                                        const detail::NodePacking* packing) {
   std::vector<std::optional<Tensor>> data(g.values().size());
   std::vector<std::size_t> readers(g.values().size(), 0);
   std::vector<bool> captured(g.values().size(), true);
@@ -204,9 +205,11 @@ std::vector<std::shared_ptr<const Kernel>> node_kernels(Graph& g, const std::vec
     if (rank_known_inputs(node, hull_desc)) {
       const bool reads_constant = std::any_of(node.inputs.begin(), node.inputs.end(),
                                               [&](ValueId v) { return v != no_value && data[v].has_value(); });
+      const PackedState* packed = packing != nullptr ? packing->state(n) : nullptr;
       OpCompiler alone(1);
-      kernels[n] = detail::select_kernel(settings.compiler == nullptr && reads_constant ? alone : compiler, g, node,
-                                         hull_desc, CompileFlag::exact, settings.precision, &data);
+      kernels[n] = detail::select_kernel((settings.compiler == nullptr && reads_constant) || packed ? alone : compiler,
+                                         g, node, hull_desc, CompileFlag::exact, settings.precision, &data, packed);
+      if (packed != nullptr) packing->check(n, *kernels[n]);
     }
     for (std::size_t k = 0; k < node.inputs.size(); ++k) {
       const ValueId v = node.inputs[k];
@@ -250,12 +253,13 @@ struct detail::ModelMaker {
   // Steps 4-5 over `g` (passes done, shapes over the hull): a kernel per node, the
   // model's inputs and outputs, the plans.
   static void back(CompiledModel& m, Graph g, const std::vector<GraphInput>& gin,
-                   const std::vector<std::vector<Shape>>& shapes, const std::vector<Shape>& hull_shapes) {
+                   const std::vector<std::vector<Shape>>& shapes, const std::vector<Shape>& hull_shapes,
+                   const NodePacking* packing = nullptr) {
     const CompileSettings settings = m.settings_;
     const auto order = g.topological_order();
     const std::vector<TensorDesc> hull_desc = propagate(g, hull_shapes, order);
     OpCompiler& compiler = settings.compiler ? *settings.compiler : OpCompiler::global();
-    m.kernels_ = node_kernels(g, order, hull_desc, settings, compiler);
+    m.kernels_ = node_kernels(g, order, hull_desc, settings, compiler, packing);
     for (std::size_t i = 0; i < gin.size(); ++i)
       m.inputs_.push_back({gin[i].name, gin[i].dtype, gin[i].format, hull_shapes[i]});
     m.outputs_ = model_outputs(g, hull_desc);
@@ -306,14 +310,14 @@ struct detail::ModelMaker {
   // A model over `g`, a graph as `compile` leaves it (passes done): the same steps
   // without the passes.
   static std::shared_ptr<const CompiledModel> assemble(Graph&& g, const BuildOptions& options, const Target& target,
-                                                       const CompileSettings& settings) {
+                                                       const CompileSettings& settings, const NodePacking* packing) {
     check_settings(settings);
     g.validate();
     auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
     model->settings_ = settings;
     const std::vector<GraphInput> gin = g.inputs();
     const std::vector<std::vector<Shape>> shapes = front(*model, options, target, gin);
-    back(*model, std::move(g), gin, shapes, hull_of(shapes));
+    back(*model, std::move(g), gin, shapes, hull_of(shapes), packing);
     return model;
   }
 
@@ -327,8 +331,8 @@ struct detail::ModelMaker {
 
 namespace detail {
 std::shared_ptr<const CompiledModel> assemble_model(Graph&& g, const BuildOptions& options, const Target& target,
-                                                    const CompileSettings& settings) {
-  return ModelMaker::assemble(std::move(g), options, target, settings);
+                                                    const CompileSettings& settings, const NodePacking* packing) {
+  return ModelMaker::assemble(std::move(g), options, target, settings, packing);
 }
 }  // namespace detail
 

@@ -12,12 +12,17 @@
 #include "compile/model_file_format.hpp"
 #include "core/mapped_file.hpp"
 #include "ge/core/version.hpp"
+#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/common.hpp"
 
 namespace ge {
 
 namespace detail {
-std::shared_ptr<const CompiledModel> assemble_model(Graph&& g, const BuildOptions& options, const Target& target,
-                                                    const CompileSettings& settings);
+
+std::string packing_isa() {
+  const char* names[] = {"baseline", "avx2", "avx512"};
+  return std::string(names[static_cast<int>(cpu::isa())]) + (cpu::amx_bf16_usable() ? "+amx" : "");
+}
 
 std::uint64_t model_checksum(std::span<const std::byte> bytes) noexcept {
   constexpr std::uint64_t k1 = 0x9E3779B185EBCA87ULL, k2 = 0xC2B2AE3D27D4EB4FULL;
@@ -72,8 +77,8 @@ using detail::ModelWriter;
 // aligned offsets of the blob area.
 class BlobTable {
  public:
-  std::uint64_t add(const Tensor& t) {
-    const auto bytes = t.bytes();
+  std::uint64_t add(const Tensor& t) { return add(t.bytes()); }
+  std::uint64_t add(std::span<const std::byte> bytes) {
     const auto key = std::make_pair(static_cast<const void*>(bytes.data()), bytes.size());
     if (const auto it = seen_.find(key); it != seen_.end()) return it->second;
     const std::uint64_t at = size_;
@@ -151,7 +156,7 @@ void put_settings(ModelWriter& w, const CompiledModel& model) {
   }
 }
 
-void put_graph(ModelWriter& w, BlobTable& blobs, const Graph& g) {
+void put_graph(ModelWriter& w, BlobTable& blobs, const Graph& g, const std::vector<bool>& omit) {
   std::size_t input = 0;
   w.put<std::uint32_t>(static_cast<std::uint32_t>(g.values().size()));
   for (ValueId v = 0; v < g.values().size(); ++v) {
@@ -164,7 +169,8 @@ void put_graph(ModelWriter& w, BlobTable& blobs, const Graph& g) {
       w.put(static_cast<std::uint8_t>(in.format));
       w.str(in.shape.to_string());
     } else if (info.source == ValueSource::constant) {
-      put_tensor(w, blobs, *g.constant_of(v));
+      const Tensor& t = *g.constant_of(v);
+      put_tensor(w, blobs, omit[v] ? Tensor::without_data(t.dtype(), t.dims()) : t);
     } else {
       w.put(static_cast<std::uint8_t>(info.desc.dtype));
       w.str(info.desc.shape.to_string());
@@ -184,23 +190,65 @@ void put_graph(ModelWriter& w, BlobTable& blobs, const Graph& g) {
   put_list(w, g.outputs(), [&](ValueId v) { w.put<std::uint32_t>(v); });
 }
 
-// Every weight of the graph must have its data: the model kept them.
-void check_weights(const CompiledModel& model) {
-  for (const Constant& c : model.graph().constants())
-    if (!c.tensor.has_data())
+// The kernels' packed states (with `packed` weights): node index, kernel name, parts.
+std::vector<std::pair<std::size_t, PackedState>> packed_states(const CompiledModel& model, ModelWeights weights) {
+  std::vector<std::pair<std::size_t, PackedState>> out;
+  if (weights == ModelWeights::portable) return out;
+  for (std::size_t n = 0; n < model.kernels().size(); ++n)
+    if (const auto& k = model.kernels()[n]; k)
+      if (auto s = k->packed_state()) out.emplace_back(n, std::move(*s));
+  return out;
+}
+
+// The constants the file leaves out: every reader's kernel holds them packed. Every
+// other weight must have its data (a model compiled without keep_weights lacks it).
+std::vector<bool> omitted_constants(const CompiledModel& model, const std::vector<bool>& has_state) {
+  const Graph& g = model.graph();
+  std::vector<bool> omit(g.values().size(), false);
+  for (const Constant& c : g.constants()) omit[c.value] = true;
+  for (const ValueId v : g.outputs()) omit[v] = false;
+  for (std::size_t n = 0; n < g.nodes().size(); ++n)
+    for (std::size_t k = 0; k < g.nodes()[n].inputs.size(); ++k) {
+      const ValueId v = g.nodes()[n].inputs[k];
+      if (v != no_value && (!has_state[n] || !model.kernels()[n]->captures_input(k))) omit[v] = false;
+    }
+  for (const Constant& c : g.constants())
+    if (!omit[c.value] && !c.tensor.has_data())
       raise(Errc::invalid_argument,
-            "[ge.model_file] cannot save the model: weight '" + c.name +
-                "' is held only packed by its kernels; compile with CompileSettings::keep_weights = true to save it");
+            "[ge.model_file] cannot save the model: weight '" + c.name + "' is held only packed by its kernels" +
+                " and the file must hold it as it is; compile with CompileSettings::keep_weights = true to save it");
+  return omit;
+}
+
+void put_states(ModelWriter& w, BlobTable& blobs, const CompiledModel& model,
+                const std::vector<std::pair<std::size_t, PackedState>>& states) {
+  w.str(detail::packing_isa());
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(states.size()));
+  for (const auto& [node, state] : states) {
+    w.put<std::uint32_t>(static_cast<std::uint32_t>(node));
+    w.str(model.kernels()[node]->name());
+    put_list(w, state.parts, [&](const PackedState::Part& part) {
+      put_list(w, part.numbers, [&](std::int64_t v) { w.put(v); });
+      put_list(w, part.buffers, [&](std::span<const std::byte> b) {
+        w.put(blobs.add(b));
+        w.put<std::uint64_t>(b.size());
+      });
+    });
+  }
 }
 
 }  // namespace
 
-std::vector<std::byte> save_to_memory(const CompiledModel& model) {
-  check_weights(model);
+std::vector<std::byte> save_to_memory(const CompiledModel& model, ModelWeights weights) {
+  const auto states = packed_states(model, weights);
+  std::vector<bool> has_state(model.graph().nodes().size(), false);
+  for (const auto& [node, state] : states) has_state[node] = true;
+  const std::vector<bool> omit = omitted_constants(model, has_state);
   ModelWriter w;
   BlobTable blobs;
   put_settings(w, model);
-  put_graph(w, blobs, model.graph());
+  put_graph(w, blobs, model.graph(), omit);
+  put_states(w, blobs, model, states);
   w.put<std::uint32_t>(0x454E4421U);  // the description's end mark
   const std::vector<std::byte>& meta = w.bytes();
   const std::size_t a = detail::model_blob_alignment;
@@ -221,8 +269,8 @@ std::vector<std::byte> save_to_memory(const CompiledModel& model) {
   return file;
 }
 
-void save(const CompiledModel& model, const std::filesystem::path& path) {
-  const std::vector<std::byte> file = save_to_memory(model);
+void save(const CompiledModel& model, const std::filesystem::path& path, ModelWeights weights) {
+  const std::vector<std::byte> file = save_to_memory(model, weights);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
   out.close();

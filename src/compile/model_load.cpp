@@ -1,10 +1,13 @@
 // ge::load_compiled: checks a model file's header and checksum, reads its description back
 // into a graph whose constants view the mapped weights, and makes the model from it without
 // the graph passes (include/ge/compile/model_file.hpp).
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "compile/model_file_format.hpp"
+#include "compile/plan_build.hpp"
 #include "core/mapped_file.hpp"
 #include "ge/compile/model_file.hpp"
 #include "ge/core/version.hpp"
@@ -12,8 +15,7 @@
 namespace ge {
 
 namespace detail {
-std::shared_ptr<const CompiledModel> assemble_model(Graph&& g, const BuildOptions& options, const Target& target,
-                                                    const CompileSettings& settings);
+std::string packing_isa();  // model_file.cpp
 }  // namespace detail
 
 namespace {
@@ -67,11 +69,17 @@ class DescriptionReader {
   DescriptionReader(Sections s, std::shared_ptr<const detail::MappedBytes> owner, const std::string& where)
       : r_(s.meta, where), blobs_(s.blobs), owner_(std::move(owner)), where_(where) {}
 
+  struct SavedKernel {
+    std::string name;
+    PackedState state;
+  };
   struct Result {
     std::string target;
     CompileSettings settings;
     BuildOptions options;
     Graph graph;
+    std::string isa;                                  // what the packed states were packed for
+    std::vector<std::optional<SavedKernel>> kernels;  // per node
   };
 
   Result read() {
@@ -89,6 +97,13 @@ class DescriptionReader {
       }
     }
     out.graph = graph();
+    out.isa = r_.str();
+    out.kernels.resize(out.graph.nodes().size());
+    for (std::size_t k = r_.count(12); k > 0; --k) {
+      const auto node = r_.get<std::uint32_t>();
+      if (node >= out.kernels.size() || out.kernels[node]) r_.fail("a packed kernel of node " + std::to_string(node) + ", which has none");
+      out.kernels[node] = saved_kernel();
+    }
     if (r_.get<std::uint32_t>() != 0x454E4421U || !r_.done()) r_.fail("the description does not end where it should");
     return out;
   }
@@ -147,6 +162,26 @@ class DescriptionReader {
 
   Attribute attribute();
   Graph graph();
+
+  SavedKernel saved_kernel() {
+    SavedKernel k;
+    k.name = r_.str();
+    k.state.owner = owner_;
+    k.state.parts.resize(r_.count(8));
+    for (PackedState::Part& part : k.state.parts) {
+      part.numbers.resize(r_.count(8));
+      for (auto& v : part.numbers) v = r_.get<std::int64_t>();
+      part.buffers.resize(r_.count(16));
+      for (auto& b : part.buffers) {
+        const auto at = r_.get<std::uint64_t>();
+        const auto n = r_.get<std::uint64_t>();
+        if (at > blobs_.size() || n > blobs_.size() - at || at % detail::model_blob_alignment != 0)
+          r_.fail("packed weights of kernel " + k.name + " lie outside the weights' section");
+        b = blobs_.subspan(at, n);
+      }
+    }
+    return k;
+  }
 
   std::vector<ValueId> ids() {
     std::vector<ValueId> out(r_.count(4));
@@ -229,6 +264,27 @@ Graph DescriptionReader::graph() {
   return g;
 }
 
+// The saved kernels' states for compile's kernel step, and the check that each kernel
+// made from one is the kernel that packed it.
+class SavedPacking final : public detail::NodePacking {
+ public:
+  SavedPacking(const std::vector<std::optional<DescriptionReader::SavedKernel>>& kernels, std::string where)
+      : kernels_(kernels), where_(std::move(where)) {}
+  [[nodiscard]] const PackedState* state(std::size_t node) const override {
+    return node < kernels_.size() && kernels_[node] ? &kernels_[node]->state : nullptr;
+  }
+  void check(std::size_t node, const Kernel& made) const override {
+    if (made.name() != kernels_[node]->name)
+      raise(Errc::unsupported, "[ge.model_file] " + where_ + ": node " + std::to_string(node) + " was saved with kernel " +
+                                   kernels_[node]->name + ", and this CPU chooses " + std::string(made.name()) +
+                                   " for it: compile the model again here, or save it with portable weights");
+  }
+
+ private:
+  const std::vector<std::optional<DescriptionReader::SavedKernel>>& kernels_;
+  std::string where_;
+};
+
 std::shared_ptr<const CompiledModel> load(std::shared_ptr<const detail::MappedBytes> file, const std::string& where,
                                           const CompileSettings& given) {
   const Sections sections = check_header(file->bytes(), where);
@@ -239,11 +295,17 @@ std::shared_ptr<const CompiledModel> load(std::shared_ptr<const detail::MappedBy
   } catch (const Error& e) {
     bad(where, e.what());
   }
+  const bool packed = std::any_of(d.kernels.begin(), d.kernels.end(), [](const auto& k) { return k.has_value(); });
+  if (packed && d.isa != detail::packing_isa())
+    raise(Errc::unsupported, "[ge.model_file] " + where + ": its weights are packed for instruction set " + d.isa +
+                                 ", and this CPU's kernels run " + detail::packing_isa() +
+                                 ": compile the model again here, or save it with portable weights (ge::ModelWeights::portable)");
   d.settings.compiler = given.compiler;
   d.settings.progress = given.progress;
   d.settings.keep_weights = true;  // the weights are views of the file: keeping them costs nothing
   file.reset();                    // the constants keep the mapping alive
-  return detail::assemble_model(std::move(d.graph), d.options, *target, d.settings);
+  const SavedPacking packing(d.kernels, where);
+  return detail::assemble_model(std::move(d.graph), d.options, *target, d.settings, &packing);
 }
 
 }  // namespace

@@ -203,7 +203,7 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
     }
     const Attributes attrs = schema->with_defaults(r.attrs);
     const InferContext context(*schema, node, descs, constants, attrs, outputs.size());
-    const KernelRequest request{context, inferred, engine, r.precision};
+    const KernelRequest request{context, inferred, engine, r.precision, r.packed};
     const auto impl = KernelRegistry::global().select(request);
     if (!impl)
       fail(Errc::no_kernel, r.op_type, "no " + engine_name(engine) + "-engine kernel fits inputs " +

@@ -41,8 +41,9 @@ namespace detail {
 
 std::shared_ptr<const Kernel> select_kernel(OpCompiler& compiler, const Graph& g, const Node& node,
                                             const std::vector<TensorDesc>& desc, CompileFlag flag, Precision precision,
-                                            const std::vector<std::optional<Tensor>>* data) {
+                                            const std::vector<std::optional<Tensor>>* data, const PackedState* packed) {
   OpCompileRequest r;
+  r.packed = packed;
   r.op_type = node.op;
   r.attrs = node.attrs;
   r.flag = flag;

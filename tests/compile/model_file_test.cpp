@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compile/model_file_format.hpp"
+#include "ge/compile/kernel.hpp"
 #include "ge/compile/model_file.hpp"
 #include "ge/graph/builder.hpp"
 #include "ge/runtime/session.hpp"
@@ -20,6 +21,10 @@
 using ge::DataType;
 using ge::Errc;
 using ge::TensorView;
+
+namespace ge::detail {
+std::string packing_isa();  // src/compile/model_file.cpp
+}  // namespace ge::detail
 
 namespace {
 
@@ -123,10 +128,53 @@ TEST_CASE("model file: attributes of every kind and weights shared by two nodes 
   CHECK(r.outputs[1].values<float>()[5] == 7.f);
 }
 
-TEST_CASE("model file: a model compiled without keep_weights cannot be saved, and says how to") {
+TEST_CASE("model file: packed weights by default; portable weights need keep_weights") {
+  const ge::Graph g = small_net();
+  const auto model = ge::compile(g, ge::batch_gears(g, {1, 2}));  // no keep_weights: the graph lacks w and fc
+  const std::vector<std::byte> packed = ge::save_to_memory(*model);
+  const auto back = ge::load_compiled(std::span<const std::byte>(packed));
+  CHECK(run(back, 2) == run(model, 2));
+  // The kernels are made from the file's packed weights: the same kernels, nothing packed.
+  for (std::size_t n = 0; n < model->kernels().size(); ++n)
+    if (model->kernels()[n]) CHECK(back->kernels()[n]->name() == model->kernels()[n]->name());
+  ge::test::expect_error([&] { (void)ge::save_to_memory(*model, ge::ModelWeights::portable); }, Errc::invalid_argument,
+                         "keep_weights");
+  // Portable: the graph's weights, packed at load.
+  const auto kept = ge::compile(g, ge::batch_gears(g, {1, 2}), ge::default_target(), keeping());
+  const auto portable = ge::load_compiled(std::span<const std::byte>(ge::save_to_memory(*kept, ge::ModelWeights::portable)));
+  CHECK(run(portable, 2) == run(model, 2));
+}
+
+namespace {
+// `file` with the first occurrence of `text` in its description changed, resealed.
+std::vector<std::byte> with_text_changed(std::vector<std::byte> file, const std::string& text) {
+  const auto* begin = reinterpret_cast<const char*>(file.data());
+  const std::string_view all(begin, file.size());
+  const std::size_t at = all.find(text);
+  REQUIRE(at != std::string_view::npos);
+  file[at + text.size() - 1] = std::byte{'#'};
+  ge::detail::seal_model_file(file);
+  return file;
+}
+}  // namespace
+
+TEST_CASE("model file: packed weights load only where the same kernels run") {
   const ge::Graph g = small_net();
   const auto model = ge::compile(g, ge::batch_gears(g, {1, 2}));
-  ge::test::expect_error([&] { (void)ge::save_to_memory(*model); }, Errc::invalid_argument, "keep_weights");
+  const std::vector<std::byte> file = ge::save_to_memory(*model);
+  const auto load = [](const std::vector<std::byte>& bytes) { (void)ge::load_compiled(std::span<const std::byte>(bytes)); };
+  // Another instruction set named in the file.
+  ge::test::expect_error([&] { load(with_text_changed(file, ge::detail::packing_isa())); }, Errc::unsupported,
+                         "packed for instruction set", "portable weights");
+  // A kernel this CPU would not choose for the node.
+  std::string name;
+  for (const auto& k : model->kernels())
+    if (k && k->packed_state()) name = std::string(k->name());
+  REQUIRE(!name.empty());
+  ge::test::expect_error([&] { load(with_text_changed(file, name)); }, Errc::unsupported, "was saved with kernel");
+  // Portable weights load whatever the instruction set.
+  const auto kept = ge::compile(g, ge::batch_gears(g, {1, 2}), ge::default_target(), keeping());
+  load(with_text_changed(ge::save_to_memory(*kept, ge::ModelWeights::portable), ge::detail::packing_isa()));
 }
 
 TEST_CASE("model file: bad files are clear errors") {

@@ -18,9 +18,11 @@
 ///     }});
 /// ```
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +33,18 @@
 #include "ge/ops/schema.hpp"
 
 namespace ge {
+
+/// What a kernel packed when it was made (weights in its own layout), as a model file
+/// stores it (`ge::save`): per packed part, its numbers (dims, flags) and its buffers.
+/// A kernel made again with this state (`KernelRequest::packed`) packs nothing.
+struct PackedState {
+  struct Part {
+    std::vector<std::int64_t> numbers;
+    std::vector<std::span<const std::byte>> buffers;
+  };
+  std::vector<Part> parts;
+  std::shared_ptr<const void> owner{};  ///< keeps `buffers` alive when they are not the kernel's
+};
 
 /// One op compiled for a device. Immutable and thread-safe: many runs may use it at once.
 class Kernel {
@@ -50,6 +64,10 @@ class Kernel {
     (void)input;
     return false;
   }
+
+  /// What it packed when it was made, for model files; none for kernels that pack nothing.
+  /// The buffers are the kernel's: valid while it lives.
+  [[nodiscard]] virtual std::optional<PackedState> packed_state() const { return std::nullopt; }
 
   /// True when output dims depend on input data (NonZero, TopK with a runtime k):
   /// such kernels run through `run_dynamic` instead.
@@ -85,6 +103,10 @@ struct KernelRequest {
   std::span<const TensorDesc> outputs;
   Engine engine = Engine::vector;
   Precision precision = Precision::f32;
+  /// Set when a model file is loaded: the state the kernel packed when the model was
+  /// compiled, to take instead of packing the constant inputs (whose data the graph then
+  /// lacks). An implementation that packs reads it with its own layout's checks.
+  const PackedState* packed = nullptr;
 };
 
 /// One kernel implementation of one op.

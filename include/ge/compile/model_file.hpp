@@ -5,31 +5,36 @@
 /// passes; `gec compile ... -o model.gem` and `aclmdlLoadFromFile` use the same format.
 ///
 /// ```
-/// ge::CompileSettings keep;
-/// keep.keep_weights = true;                                 // the file needs the weights
-/// auto model = ge::compile(g, ge::batch_gears(g, {1, 2, 4, 8}), ge::default_target(), keep);
-/// ge::save(*model, "resnet50.gem");
-/// auto again = ge::load_compiled("resnet50.gem");         // same gears, same results
+/// auto model = ge::compile(g, ge::batch_gears(g, {1, 2, 4, 8}));
+/// ge::save(*model, "resnet50.gem");                  // the weights as the kernels packed them
+/// auto again = ge::load_compiled("resnet50.gem");   // same gears, same results, nothing packed
 /// ```
 ///
 /// The file (format version `model_file_version`, little-endian): a 64-byte header (magic
 /// `GEMODEL\0`, version, file size, a 64-bit checksum of everything after the checksum
 /// field), the description (the build options, the target, the compile settings, the
 /// graph after the passes: values, inputs, constants, nodes with their attributes,
-/// outputs), then every weight's bytes at a 64-byte aligned offset. Loading maps the file
-/// and the model's constants are views of the mapping, not copies; the file stays mapped
-/// while the model or any tensor of it lives.
+/// outputs; the instruction set the weights were packed for, and per node whose kernel
+/// packs its weights, the kernel's name and its packed state), then every weight's bytes
+/// at a 64-byte aligned offset. Loading maps the file; the graph's constants and the
+/// kernels' packed weights are views of the mapping, not copies, and the file stays
+/// mapped while the model lives. Load chooses the kernels again (the same ones, on the
+/// same instruction set), makes them from their packed states without packing, and
+/// builds each gear's plan; the graph passes do not run again.
 ///
-/// What the file holds is portable between CPUs: the weights are in the graph's layout
-/// (after BatchNormalization folding and the NHWC layout pass), and the kernels that pack
-/// them for this CPU's ISA are chosen and made at load, with each gear's plan (shapes
-/// specialised, streams, memory plan). The graph passes do not run again.
+/// Weights (`ModelWeights`):
+/// - `packed` (the default): as the kernels packed them for this CPU's instruction set
+///   (AVX-512, AVX2 or baseline, and AMX for bf16): a load packs nothing, but only a CPU
+///   whose kernels run the same instruction set loads it (`GE_CPU_ISA` caps a wider one);
+/// - `portable`: in the graph's layout (after BatchNormalization folding and the NHWC
+///   layout pass), packed at load for whatever CPU loads it; needs the model compiled
+///   with `CompileSettings::keep_weights` (else the graph lacks the packed ones' data).
 ///
 /// Errors (`ge::Error`): a file that cannot be read, is not a model file, is truncated or
 /// corrupted (checksum), or whose description does not parse is `Errc::bad_model`; a file
-/// of another format version is `Errc::unsupported`; saving a model compiled without
-/// `CompileSettings::keep_weights` (its packed weights are not in the graph) is
-/// `Errc::invalid_argument`.
+/// of another format version, or packed for another instruction set, is
+/// `Errc::unsupported`; saving weights the model no longer holds as the file needs them
+/// is `Errc::invalid_argument`.
 
 #include <cstddef>
 #include <cstdint>
@@ -45,12 +50,20 @@ namespace ge {
 /// The format version `save` writes and `load_compiled` reads.
 inline constexpr std::uint32_t model_file_version = 1;
 
-/// Writes `model` to `path` (see the file comment). Throws `Errc::invalid_argument` for a
-/// model without its weights, `Errc::bad_model` when the file cannot be written.
-void save(const CompiledModel& model, const std::filesystem::path& path);
+/// How a model file holds the weights the kernels pack (see the file comment).
+enum class ModelWeights : std::uint8_t {
+  packed,    ///< as packed for this CPU: nothing to pack at load; loads on the same ISA
+  portable,  ///< in the graph's layout: packed at load on any CPU; needs keep_weights
+};
+
+/// Writes `model` to `path` (see the file comment). Throws `Errc::invalid_argument` for
+/// weights the model does not hold as `weights` needs them, `Errc::bad_model` when the
+/// file cannot be written.
+void save(const CompiledModel& model, const std::filesystem::path& path, ModelWeights weights = ModelWeights::packed);
 
 /// The bytes `save` would write.
-[[nodiscard]] std::vector<std::byte> save_to_memory(const CompiledModel& model);
+[[nodiscard]] std::vector<std::byte> save_to_memory(const CompiledModel& model,
+                                                    ModelWeights weights = ModelWeights::packed);
 
 /// Loads a model file. `settings` other than the ones stored (threads of progress, a
 /// kernel cache) may be given: its `progress` and `compiler` are used; the rest comes

@@ -106,6 +106,9 @@ struct OpCompileRequest {
   std::string op_path{};  ///< reserved: must be empty
   /// The arithmetic the kernel may use (a ge extension; part of the cache key).
   Precision precision = Precision::f32;
+  /// A model file's packed weights for the kernel (`KernelRequest::packed`; used by
+  /// `ge::load_compiled`). Not part of the cache key: give it to a compiler of its own.
+  const PackedState* packed = nullptr;
 };
 
 /// A single-op compiler with its kernel cache. The process has a global one behind the

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
+#include "compile/cpu/packed.hpp"
 #include "kernels/cpu/attention.hpp"
 #include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gemm.hpp"
@@ -28,10 +29,11 @@ bool bf16(const KernelRequest& r) { return r.precision == Precision::bf16; }
 std::shared_ptr<const Kernel> make_matmul(const KernelRequest& r) {
   const Tensor* b = r.context.constant(1);
   if (b != nullptr && b->dims().size() == 2) {
-    auto packed = std::make_shared<const cpu::PackedMatMulB>(cpu::pack_matmul_b(view_of(*b), bf16(r)));
-    return make_kernel(packed->bf16 ? "cpu.matmul.packed_b.bf16" : "cpu.matmul.packed_b", [packed](Views in, Views out) {
+    auto packed = packed_part<cpu::PackedMatMulB>(r, 0, "cpu.matmul.packed_b",
+                                                  [&] { return cpu::pack_matmul_b(view_of(*b), bf16(r)); });
+    return make_packed_kernel(packed->bf16 ? "cpu.matmul.packed_b.bf16" : "cpu.matmul.packed_b", [packed](Views in, Views out) {
       cpu::matmul(in[0], *packed, out[0]);
-    }, {1});
+    }, {1}, packed);
   }
   return make_kernel("cpu.matmul", [](Views in, Views out) {
     cpu::matmul(in[0], in[1], out[0]);
@@ -51,36 +53,40 @@ std::shared_ptr<const Kernel> make_gemm(const KernelRequest& req) {
   const Tensor* b = c.constant(1);
   const Tensor* bias = c.has_input(2) ? c.constant(2) : nullptr;
   if (b != nullptr && b->dims().size() == 2 && !p.trans_a && (!c.has_input(2) || bias != nullptr)) {
-    const TensorView bv = view_of(*b);
-    const std::int64_t k = p.trans_b ? bv.dims[1] : bv.dims[0];
-    const std::int64_t n = p.trans_b ? bv.dims[0] : bv.dims[1];
-    const TensorView cv = bias ? view_of(*bias) : TensorView{};
-    const std::int64_t c_count = bias ? cv.elements() : 0;
+    const std::int64_t k = p.trans_b ? b->dims()[1] : b->dims()[0];
+    const std::int64_t n = p.trans_b ? b->dims()[0] : b->dims()[1];
+    const std::int64_t c_count = bias ? bias->element_count() : 0;
     bool row = true;  // C is [], [1], [N] or [1, N]
     if (bias) {
-      for (std::size_t d = 0; d + 1 < cv.dims.size(); ++d) row = row && cv.dims[d] == 1;
-      row = row && (c_count == 1 || (!cv.dims.empty() && cv.dims.back() == n));
+      const auto& cd = bias->dims();
+      for (std::size_t d = 0; d + 1 < cd.size(); ++d) row = row && cd[d] == 1;
+      row = row && (c_count == 1 || (!cd.empty() && cd.back() == n));
     }
     if (row) {
-      std::vector<float> kn(static_cast<std::size_t>(k * n));
-      const float* src = bv.as<const float>();
-      for (std::int64_t i = 0; i < k; ++i)
-        for (std::int64_t j = 0; j < n; ++j)
-          kn[static_cast<std::size_t>(i * n + j)] = p.alpha * (p.trans_b ? src[j * k + i] : src[i * n + j]);
-      const std::int64_t kn_dims[] = {k, n};
-      auto packed = std::make_shared<const cpu::PackedMatMulB>(
-          cpu::pack_matmul_b(TensorView{kn.data(), DataType::f32, kn_dims}, bf16(req)));
-      auto col_bias = std::make_shared<std::vector<float>>();
-      if (bias && p.beta != 0.0f) {
-        const float* cd = cv.as<const float>();
-        col_bias->resize(static_cast<std::size_t>(n));
-        for (std::int64_t j = 0; j < n; ++j) (*col_bias)[static_cast<std::size_t>(j)] = p.beta * cd[c_count == 1 ? 0 : j];
-      }
-      return make_kernel(packed->bf16 ? "cpu.gemm.packed_b.bf16" : "cpu.gemm.packed_b", [packed, col_bias](Views in, Views out) {
+      const char* name = "cpu.gemm.packed_b";
+      auto packed = packed_part<cpu::PackedMatMulB>(req, 0, name, [&] {
+        std::vector<float> kn(static_cast<std::size_t>(k * n));
+        const float* src = view_of(*b).as<const float>();
+        for (std::int64_t i = 0; i < k; ++i)
+          for (std::int64_t j = 0; j < n; ++j)
+            kn[static_cast<std::size_t>(i * n + j)] = p.alpha * (p.trans_b ? src[j * k + i] : src[i * n + j]);
+        const std::int64_t kn_dims[] = {k, n};
+        return cpu::pack_matmul_b(TensorView{kn.data(), DataType::f32, kn_dims}, bf16(req));
+      });
+      auto col_bias = std::make_shared<const std::vector<float>>(req.packed ? floats_from_part(*req.packed, 1, name) : [&] {
+        std::vector<float> v;
+        if (bias && p.beta != 0.0f) {
+          const float* cd = view_of(*bias).as<const float>();
+          v.resize(static_cast<std::size_t>(n));
+          for (std::int64_t j = 0; j < n; ++j) v[static_cast<std::size_t>(j)] = p.beta * cd[c_count == 1 ? 0 : j];
+        }
+        return v;
+      }());
+      return make_packed_kernel(packed->bf16 ? "cpu.gemm.packed_b.bf16" : name, [packed, col_bias](Views in, Views out) {
         cpu::GemmEpilogue ep;
         ep.bias_n = col_bias->empty() ? nullptr : col_bias->data();
         cpu::matmul(in[0], *packed, out[0], ep);
-      }, {1, 2});
+      }, {1, 2}, packed, col_bias);
     }
   }
   return make_kernel("cpu.gemm", [p](Views in, Views out) {
@@ -94,23 +100,27 @@ std::shared_ptr<const Kernel> make_gemm(const KernelRequest& req) {
 std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
   const InferContext& c = r.context;
   const Tensor* b = c.constant(1);
-  if (b == nullptr || b->dims().size() != 2 || !b->has_data())
+  if (b == nullptr || b->dims().size() != 2 || (!b->has_data() && r.packed == nullptr))
     raise(Errc::no_kernel, "[cpu.fused_matmul] node '" + std::string(c.node()) + "': B must be a constant matrix");
   const Tensor* bias = c.has_input(2) ? c.constant(2) : nullptr;
   if (c.has_input(2) && bias == nullptr)
     raise(Errc::no_kernel, "[cpu.fused_matmul] node '" + std::string(c.node()) + "': the bias must be a constant");
-  auto packed = std::make_shared<const cpu::PackedMatMulB>(cpu::pack_matmul_b(view_of(*b), bf16(r)));
-  auto col_bias = std::make_shared<std::vector<float>>();
-  if (bias != nullptr) {
-    const float* pb = view_of(*bias).as<const float>();
-    col_bias->assign(pb, pb + bias->element_count());
-  }
+  const char* name = "cpu.fused_matmul";
+  auto packed = packed_part<cpu::PackedMatMulB>(r, 0, name, [&] { return cpu::pack_matmul_b(view_of(*b), bf16(r)); });
+  auto col_bias = std::make_shared<const std::vector<float>>(r.packed ? floats_from_part(*r.packed, 1, name) : [&] {
+    std::vector<float> v;
+    if (bias != nullptr) {
+      const float* pb = view_of(*bias).as<const float>();
+      v.assign(pb, pb + bias->element_count());
+    }
+    return v;
+  }());
   const std::string act = c.s("activation");
   cpu::PostOp post;
   if (act == "Relu") post.kind = cpu::Activation::relu;
   if (act == "Gelu") post.kind = cpu::Activation::gelu;
   if (act == "GeluTanh") post.kind = cpu::Activation::gelu_tanh;
-  return make_kernel(packed->bf16 ? "cpu.fused_matmul.bf16" : "cpu.fused_matmul", [packed, col_bias, post](Views in, Views out) {
+  return make_packed_kernel(packed->bf16 ? "cpu.fused_matmul.bf16" : name, [packed, col_bias, post](Views in, Views out) {
     const TensorView* residual = optional_input(in, 3);
     const bool fits = residual != nullptr && residual->dims.size() == out[0].dims.size() &&
                       std::equal(residual->dims.begin(), residual->dims.end(), out[0].dims.begin());
@@ -137,7 +147,7 @@ std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
     const TensorView t{tmp.data(), DataType::f32, dims};
     cpu::matmul(in[0], *packed, t, ep);
     cpu::binary(cpu::BinaryOp::add, t, *residual, out[0]);
-  }, {1, 2});
+  }, {1, 2}, packed, col_bias);
 }
 
 std::shared_ptr<const Kernel> make_fused_attention(const KernelRequest& r) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "compile/cpu/lower.hpp"
+#include "compile/cpu/packed.hpp"
 #include "ops/window_attrs.hpp"
 #include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/conv.hpp"
@@ -149,11 +150,13 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     // GEMM conv (AMD Zen 5, 2 threads, ms at batch 8: 56x56x64 6.1 -> 4.7, 28x28x128
     // 6.0 -> 3.1, 14x14x256 3.5 (whole batch) -> 2.6, 7x7x512 6.4 -> 3.4).
     const bool winograd = wv.dims[0] >= 64 && wv.dims[1] >= 64 && output_pixels(r) >= 49;
-    auto packed = std::make_shared<const cpu::PackedConvWeights>(cpu::pack_conv_weights(
-        pack_params, wv,
-        {.bf16 = r.precision == Precision::bf16, .winograd = winograd, .pixel_major = small_output(r), .direct = true}));
+    auto packed = packed_part<cpu::PackedConvWeights>(r, 0, name, [&] {
+      return cpu::pack_conv_weights(
+          pack_params, wv,
+          {.bf16 = r.precision == Precision::bf16, .winograd = winograd, .pixel_major = small_output(r), .direct = true});
+    });
     const std::int64_t kh = wv.dims[2], kw = wv.dims[3];
-    return make_kernel(std::string(name) + (packed->bf16 ? ".bf16" : packed->winograd ? ".winograd" : packed->pixel_major ? ".pixels" : packed->direct ? ".direct" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
+    return make_packed_kernel(std::string(name) + (packed->bf16 ? ".bf16" : packed->winograd ? ".winograd" : packed->pixel_major ? ".pixels" : packed->direct ? ".direct" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
       std::array<std::int64_t, 4> xd{}, yd{}, zd{};
       const TensorView x = as_2d(in[0], xd), y = as_2d(out[0], yd);
       TensorView zv;
@@ -161,7 +164,7 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
       cpu::Conv2dParams p = resolve(a, x.dims, kh, kw);
       p.post = post;
       cpu::conv2d(p, x, *packed, optional_input(in, 2), y, z);
-    }, {1});
+    }, {1}, packed);
   }
   return make_kernel(name, [a, post, fused](Views in, Views out) {
     std::array<std::int64_t, 4> xd{}, wd{}, yd{}, zd{};
@@ -212,8 +215,8 @@ std::shared_ptr<const Kernel> packed_nhwc(const KernelRequest& r, const char* na
   using Packed = decltype(pack(std::declval<const TensorView&>()));
   if (const Tensor* w = r.context.constant(1); w != nullptr) {
     // The kernel holds W packed: the graph's copy can go (compile lets it go).
-    auto packed = std::make_shared<const Packed>(pack(view_of(*w)));
-    return make_kernel(name, [packed, run](Views in, Views out) { run(in, out, *packed); }, {1});
+    auto packed = packed_part<Packed>(r, 0, name, [&] { return pack(view_of(*w)); });
+    return make_packed_kernel(name, [packed, run](Views in, Views out) { run(in, out, *packed); }, {1}, packed);
   }
   return make_kernel(name, [pack, run](Views in, Views out) { run(in, out, pack(in[1])); });
 }

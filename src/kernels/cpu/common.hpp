@@ -10,6 +10,7 @@
 /// ```
 
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <span>
 #include <string>
@@ -123,9 +124,13 @@ class Scratch {
   /// A buffer of `n` floats, contents undefined.
   explicit Scratch(std::int64_t n)
       : data_(n > 0 ? new (std::align_val_t{64}) float[static_cast<std::size_t>(n)] : nullptr), size_(n) {}
-  Scratch(Scratch&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr; o.size_ = 0; }
+  /// `n` floats at `data`, which `owner` keeps alive (a mapped model file's packed
+  /// weights): read-only, never freed here.
+  Scratch(const float* data, std::int64_t n, std::shared_ptr<const void> owner)
+      : data_(const_cast<float*>(data)), size_(n), owner_(std::move(owner)), external_(true) {}
+  Scratch(Scratch&& o) noexcept { take(o); }
   Scratch& operator=(Scratch&& o) noexcept {
-    if (this != &o) { release(); data_ = o.data_; size_ = o.size_; o.data_ = nullptr; o.size_ = 0; }
+    if (this != &o) { release(); take(o); }
     return *this;
   }
   Scratch(const Scratch&) = delete;
@@ -137,11 +142,23 @@ class Scratch {
   [[nodiscard]] std::int64_t size() const noexcept { return size_; }
 
  private:
+  void take(Scratch& o) noexcept {
+    data_ = o.data_;
+    size_ = o.size_;
+    owner_ = std::move(o.owner_);
+    external_ = o.external_;
+    o.data_ = nullptr;
+    o.size_ = 0;
+    o.external_ = false;
+  }
   void release() noexcept {
-    if (data_ != nullptr) ::operator delete[](data_, std::align_val_t{64});
+    if (data_ != nullptr && !external_) ::operator delete[](data_, std::align_val_t{64});
+    owner_.reset();
   }
   float* data_ = nullptr;
   std::int64_t size_ = 0;
+  std::shared_ptr<const void> owner_{};
+  bool external_ = false;
 };
 
 /// A scratch buffer of at least `n` floats from a process-wide pool, given back when it

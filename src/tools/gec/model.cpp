@@ -62,6 +62,7 @@ std::vector<Flag> model_flags(bool run) {
     flags.push_back({"gear", true, "the plan --dot and --plan-svg show: gear N (default: the first plan)"});
     flags.push_back({"json", false, "print the summary as one line of JSON"});
     flags.push_back({"output", true, "write the compiled model to FILE (-o FILE): 'gec run --model FILE', ge::load_compiled and aclmdlLoadFromFile load it"});
+    flags.push_back({"portable", false, "with -o: the weights in the graph's layout, packed at load for any CPU (default: packed for this CPU's ISA)"});
   }
   flags.push_back({"help", false, "print this help and exit"});
   return flags;
@@ -122,14 +123,14 @@ ge::CompileSettings compile_settings(const Args& a, bool progress) {
       std::fprintf(stderr, "\rgec: compiled plan %zu of %zu", done, total);
       if (done == total) std::fputc('\n', stderr);
     };
-  settings.keep_weights = a.has("output");  // the file needs every weight
+  settings.keep_weights = a.has("portable");  // a portable file needs every weight in the graph's layout
   return settings;
 }
 
 // A compiled model file: its build options and settings are in it.
 Loaded load_model_file(const Args& a, const std::string& path, const ge::CompileSettings& settings) {
   for (const auto& [name, value] : a.values) {
-    const bool build_flag = name == "target" || name == "streams" || name == "precision" ||
+    const bool build_flag = name == "target" || name == "streams" || name == "precision" || name == "portable" ||
                             std::any_of(ge::options_table().begin(), ge::options_table().end(),
                                         [&](const ge::OptionInfo& o) { return o.flag == name; });
     if (build_flag)
@@ -457,8 +458,9 @@ int run_compile(std::span<const std::string> args) {
   } else {
     print_compile_summary(l, names);
   }
+  if (a.has("portable") && !a.has("output")) throw UsageError("--portable says how -o writes the weights; give -o FILE");
   if (const auto out = a.get("output")) {
-    ge::save(m, *out);
+    ge::save(m, *out, a.has("portable") ? ge::ModelWeights::portable : ge::ModelWeights::packed);
     if (!a.has("json"))
       std::printf("model file: %s (%.1f MiB)\n", out->c_str(), static_cast<double>(std::filesystem::file_size(*out)) / 1048576.0);
   }

@@ -1,0 +1,62 @@
+// Packed weights as PackedState parts: the sizes each packed type must have, and the
+// errors of a part that does not fit (compile/cpu/packed.hpp).
+#include "compile/cpu/packed.hpp"
+
+#include <cstring>
+
+#include "kernels/cpu/amx.hpp"
+
+namespace ge::cpu_lower {
+namespace {
+
+// The product of `dims`, or -2 (no buffer has that many floats) when it overflows.
+std::int64_t product(std::initializer_list<std::int64_t> dims) {
+  std::int64_t p = 1;
+  for (const std::int64_t d : dims)
+    if (__builtin_mul_overflow(p, d, &p)) return -2;
+  return p;
+}
+
+std::int64_t b_panels(std::int64_t k, std::int64_t n) {
+  if (n > (std::int64_t{1} << 40) || k > (std::int64_t{1} << 40)) return -2;
+  return product({(n + cpu::kGemmNR - 1) / cpu::kGemmNR, cpu::kGemmNR, k});
+}
+
+}  // namespace
+
+std::int64_t expected_floats(const cpu::PackedMatMulB& p) {
+  if (!p.bf16) return b_panels(p.k, p.n);
+  if (p.n > (std::int64_t{1} << 40) || p.k > (std::int64_t{1} << 40)) return -2;
+  return (cpu::bf16_packed_b_size(p.k, p.n) + 1) / 2;
+}
+std::int64_t expected_floats(const cpu::PackedConvWeights&) { return -1; }  // layouts by variant: the packer's
+std::int64_t expected_floats(const cpu::PackedDepthwiseNhwc& p) { return product({p.kh, p.kw, p.c}); }
+std::int64_t expected_floats(const cpu::PackedFewChannelsNhwc& p) {
+  if (p.m_pad != (p.m + 31) / 32 * 32) return -2;
+  return product({p.kh, p.kw, p.c, p.m_pad});
+}
+std::int64_t expected_floats(const cpu::PackedConvNhwc& p) {
+  const std::int64_t k = product({p.kh, p.kw, p.c});
+  return k < 0 ? -2 : b_panels(k, p.m);
+}
+std::int64_t expected_floats(const cpu::PackedWinogradNhwc& p) {
+  const std::int64_t per = b_panels(p.c, p.m);
+  return per < 0 ? -2 : product({16, per});
+}
+
+void bad_packed_part(std::string_view kernel, std::size_t index, const std::string& what) {
+  raise(Errc::bad_model, "[ge.model_file] the packed weights of kernel " + std::string(kernel) + " (part " +
+                             std::to_string(index) + ") do not fit it: " + what);
+}
+
+std::vector<float> floats_from_part(const PackedState& state, std::size_t index, std::string_view kernel) {
+  if (index >= state.parts.size()) bad_packed_part(kernel, index, "missing");
+  const PackedState::Part& part = state.parts[index];
+  if (!part.numbers.empty() || part.buffers.size() != 1 || part.buffers[0].size() % sizeof(float) != 0)
+    bad_packed_part(kernel, index, "expected one buffer of floats");
+  std::vector<float> out(part.buffers[0].size() / sizeof(float));
+  if (!out.empty()) std::memcpy(out.data(), part.buffers[0].data(), part.buffers[0].size());
+  return out;
+}
+
+}  // namespace ge::cpu_lower

@@ -30,6 +30,7 @@ int child(const char* path, int threads) {
   const double load = ms_since(t0);
   const auto t1 = Clock::now();
   ge::Session s(model, {.threads = threads});
+  if (std::getenv("GE_BENCH_SPLIT")) std::fprintf(stderr, "session %.1f ms\n", ms_since(t1));
   std::vector<float> x(3 * 224 * 224, 0.5f);
   const std::int64_t dims[] = {1, 3, 224, 224};
   const ge::RunResult r = s.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});

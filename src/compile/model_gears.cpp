@@ -36,7 +36,12 @@ BuildOptions batch_gears(const Graph& graph, std::span<const std::int64_t> sizes
 }
 
 BuildOptions image_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> sizes) {
-  return graph_gears(graph, Option::dynamic_image_size, sizes, ",", ";");
+  BuildOptions options = graph_gears(graph, Option::dynamic_image_size, sizes, ",", ";");
+  // DYNAMIC_IMAGE_SIZE needs INPUT_FORMAT: the inputs' declared layout.
+  bool nhwc = false;
+  for (const GraphInput& in : graph.inputs()) nhwc = nhwc || in.format == Format::nhwc;
+  options.set(Option::input_format, nhwc ? "NHWC" : "NCHW");
+  return options;
 }
 
 BuildOptions dims_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> gears) {

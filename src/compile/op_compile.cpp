@@ -166,6 +166,10 @@ OpCompiler& OpCompiler::global() {
 }
 
 std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r) {
+  const Target& target = r.target != nullptr ? *r.target : default_target();
+  if (!target.supports_single_op_compile)
+    fail(Errc::unsupported, r.op_type, "target '" + std::string(target.name) + "' (" + std::string(target.product) +
+                                           ") offers no single-op compile; expected a target that does, such as 'cpu'");
   const OpSchema* schema = OpRegistry::global().try_find(r.op_type);
   if (schema == nullptr) (void)OpRegistry::global().find(r.op_type);  // throws unknown_op with a suggestion
   check_request(r, *schema);

@@ -113,6 +113,11 @@ class Checker {
                                            input_label(s, i) + " has the dim 0 at dim " + std::to_string(d) + ", but " +
                                            gl + " gives gears; expected dims >= 1 and -1s with gears");
     }
+    if (!s.named())
+      raise(Errc::bad_input_shape, "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() +
+                                       " gives its inputs by position, but " + gl +
+                                       " gives gears, and with gears every input is named; expected "
+                                       "name:dims;name:dims (the positional form is for ranges only)");
     cfg_.mode = ShapeMode::gears;
     switch (g) {
       case Option::dynamic_batch_size: check_batch(); break;
@@ -147,7 +152,11 @@ class Checker {
 
   void check_image() {
     const InputShape& s = cfg_.input_shape;
-    const Format f = o_.input_format().value_or(Format::nchw);
+    if (!o_.input_format())
+      raise(Errc::bad_input_format, "[ge.options] ge.dynamicImageSize (DYNAMIC_IMAGE_SIZE) " + gear_text() +
+                                        " without ge.inputFormat (INPUT_FORMAT), which says which dims are H and W; "
+                                        "expected INPUT_FORMAT NCHW or NHWC");
+    const Format f = *o_.input_format();
     const auto hw = hw_index(f);
     if (!hw)
       raise(Errc::bad_input_format, "[ge.options] ge.inputFormat (INPUT_FORMAT) " +

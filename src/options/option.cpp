@@ -74,7 +74,7 @@ const OptionInfo& option_info(Option id) noexcept { return table[static_cast<std
 
 const OptionInfo* lookup_option(std::string_view text) noexcept {
   for (const OptionInfo& o : table)
-    if (o.key == text || o.name == text) return &o;
+    if (o.key == text || o.name == text || o.flag == text) return &o;  // flag: ge::ir_option's spelling
   return nullptr;
 }
 

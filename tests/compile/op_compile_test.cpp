@@ -313,3 +313,17 @@ TEST_CASE("compile_op: only trailing optional outputs may be left out (a fuzzer'
   const auto pool = ge::compile_op("MaxPool", {f32("1,1,4,4")}, {f32("1,1,2,2")}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
   CHECK(pool->outputs.size() == 1);
 }
+
+TEST_CASE("single-op compile is refused on a target that does not offer it") {
+  ge::OpCompileRequest r;
+  r.op_type = "Relu";
+  r.inputs = {ge::OpTensor{ge::DataType::f32, ge::Shape{4}}};
+  r.outputs = {ge::OpTensor{ge::DataType::f32, ge::Shape{4}}};
+  ge::OpCompiler compiler;
+  for (const char* name : {"ascend950", "ipv350"}) {
+    r.target = &ge::find_target(name);
+    ge::test::expect_error([&] { (void)compiler.compile(r); }, ge::Errc::unsupported, name, "no single-op compile");
+  }
+  r.target = &ge::find_target("atlas_a2");
+  CHECK(compiler.compile(r)->kernel != nullptr);
+}

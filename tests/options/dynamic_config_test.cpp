@@ -185,7 +185,7 @@ TEST_CASE("gear values above 2048 are a warning, not an error, for every gear op
   REQUIRE(c.warnings.size() == 1);
   CHECK(c.warnings[0].find("gear 3 has the value 2049") != std::string::npos);
   CHECK(c.warnings[0].find("2048") != std::string::npos);
-  const auto i = parse({{"ge.inputShape", "a:1,3,-1,-1"}, {"ge.dynamicImageSize", "224,224;4096,224"}});
+  const auto i = parse({{"ge.inputFormat", "NCHW"}, {"ge.inputShape", "a:1,3,-1,-1"}, {"ge.dynamicImageSize", "224,224;4096,224"}});
   REQUIRE(i.warnings.size() == 1);
   CHECK(i.warnings[0].find("DYNAMIC_IMAGE_SIZE") != std::string::npos);
   const auto d = parse({{"ge.inputShape", "a:1,-1"}, {"ge.dynamicDims", "1;2;3000"}});
@@ -217,22 +217,25 @@ TEST_CASE("image gears: -1 at exactly H and W of a 4-D input, per INPUT_FORMAT")
   const BuildOptions nhwc{{"ge.inputFormat", "NHWC"}, {"ge.inputShape", "x:8,-1,-1,3"},
                           {"ge.dynamicImageSize", "1,2;3,4"}};
   CHECK(parse(nhwc).input_format == ge::Format::nhwc);
-  // NCHW by default.
-  CHECK(parse({{"ge.inputShape", "x:8,3,-1,-1"}, {"ge.dynamicImageSize", "1,2;3,4"}}).input_format ==
-        ge::Format::nchw);
+  // As GE does: no default layout for image gears; INPUT_FORMAT says where H and W are.
+  expect_error([&] { return parse({{"ge.inputShape", "x:8,3,-1,-1"}, {"ge.dynamicImageSize", "1,2;3,4"}}); },
+               ge::Errc::bad_input_format, "DYNAMIC_IMAGE_SIZE", "'1,2;3,4'", "without ge.inputFormat (INPUT_FORMAT)",
+               "expected INPUT_FORMAT NCHW or NHWC");
+  CHECK(parse({{"ge.inputFormat", "NCHW"}, {"ge.inputShape", "x:8,3,-1,-1"}, {"ge.dynamicImageSize", "1,2;3,4"}})
+            .input_format == ge::Format::nchw);
   expect_error(
       [&] {
-        return parse({{"ge.inputShape", "x:8,-1,-1,3"}, {"ge.dynamicImageSize", "1,2;3,4"}});
+        return parse({{"ge.inputFormat", "NCHW"}, {"ge.inputShape", "x:8,-1,-1,3"}, {"ge.dynamicImageSize", "1,2;3,4"}});
       },
       ge::Errc::bad_image_dims, "input 'x'", "-1 at dim 1", "NCHW puts H at dim 2 and W at dim 3");
   expect_error(
       [&] {
-        return parse({{"ge.inputShape", "x:8,3,-1,5"}, {"ge.dynamicImageSize", "1,2;3,4"}});
+        return parse({{"ge.inputFormat", "NCHW"}, {"ge.inputShape", "x:8,3,-1,5"}, {"ge.dynamicImageSize", "1,2;3,4"}});
       },
       ge::Errc::bad_image_dims, "fixed dim '5' at dim 3");
   expect_error(
       [&] {
-        return parse({{"ge.inputShape", "x:3,-1,-1"}, {"ge.dynamicImageSize", "1,2;3,4"}});
+        return parse({{"ge.inputFormat", "NCHW"}, {"ge.inputShape", "x:3,-1,-1"}, {"ge.dynamicImageSize", "1,2;3,4"}});
       },
       ge::Errc::bad_image_dims, "rank 3");
   expect_error(
@@ -241,7 +244,7 @@ TEST_CASE("image gears: -1 at exactly H and W of a 4-D input, per INPUT_FORMAT")
       },
       ge::Errc::bad_input_format, "'ND'", "H and W", "NCHW or NHWC");
   // An input without -1 is left alone, whatever its rank.
-  CHECK(parse({{"ge.inputShape", "x:8,3,-1,-1;y:5"}, {"ge.dynamicImageSize", "1,2;3,4"}}).mode == ShapeMode::gears);
+  CHECK(parse({{"ge.inputFormat", "NCHW"}, {"ge.inputShape", "x:8,3,-1,-1;y:5"}, {"ge.dynamicImageSize", "1,2;3,4"}}).mode == ShapeMode::gears);
 }
 
 TEST_CASE("dims gears: ND, one value per -1") {
@@ -331,8 +334,12 @@ TEST_CASE("checked against the model's inputs") {
           return ge::parse_dynamic_config(BuildOptions{{"ge.inputShape", "1,32,208,208;;16,64,208,208;1"}}, cpu, model);
         },
         ge::Errc::unknown_input, "4 inputs by position", "the model has 3");
+    // With gears GE requires names; by position is for ranges.
     const BuildOptions pos{{"ge.inputShape", "-1,32,208,208;;16,64,208,208"}, {"ge.dynamicBatchSize", "1,2"}};
-    CHECK(ge::parse_dynamic_config(pos, cpu, model).mode == ShapeMode::gears);
+    expect_error([&] { return ge::parse_dynamic_config(pos, cpu, model); }, ge::Errc::bad_input_shape,
+                 "'-1,32,208,208;;16,64,208,208'", "by position", "DYNAMIC_BATCH_SIZE", "every input is named");
+    const BuildOptions ranged{{"ge.inputShape", "1~4,32,208,208;;16,64,208,208"}};
+    CHECK(ge::parse_dynamic_config(ranged, cpu, model).mode == ShapeMode::ranges);
   }
   SUBCASE("each entry must fit the declared shape") {
     expect_error(

@@ -42,7 +42,7 @@ TEST_CASE("batch gears fill every -1 first dim; other inputs stay") {
 }
 
 TEST_CASE("image gears fill H and W by format") {
-  CHECK(shapes_of({{"ge.inputShape", "data:8,3,-1,-1"}, {"ge.dynamicImageSize", "416,416;832,640"}}) ==
+  CHECK(shapes_of({{"ge.inputFormat", "NCHW"}, {"ge.inputShape", "data:8,3,-1,-1"}, {"ge.dynamicImageSize", "416,416;832,640"}}) ==
         S{"8,3,416,416", "8,3,832,640"});
   CHECK(shapes_of({{"ge.inputFormat", "NHWC"}, {"ge.inputShape", "data:8,-1,-1,3"},
                    {"ge.dynamicImageSize", "100,200;300,400"}}) == S{"8,100,200,3", "8,300,400,3"});
@@ -50,7 +50,7 @@ TEST_CASE("image gears fill H and W by format") {
 
 TEST_CASE("dims gears fill the -1s in order across inputs") {
   CHECK(shapes_of({{"ge.inputShape", "a:-1,2;b:3,-1"}, {"ge.dynamicDims", "1,4;5,6"}}) == S{"1,2 3,4", "5,2 3,6"});
-  CHECK(shapes_of({{"ge.inputShape", "-1,-1;7;-1"}, {"ge.dynamicDims", "1,2,3;4,5,6"}}) == S{"1,2 7 3", "4,5 7 6"});
+  CHECK(shapes_of({{"ge.inputShape", "a:-1,-1;b:7;c:-1"}, {"ge.dynamicDims", "1,2,3;4,5,6"}}) == S{"1,2 7 3", "4,5 7 6"});
 }
 
 TEST_CASE("gear records carry their index and values") {

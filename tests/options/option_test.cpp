@@ -3,6 +3,7 @@
 #include <array>
 #include <string_view>
 
+#include "ge/options/build_options.hpp"
 #include "ge/options/option.hpp"
 #include "support/expect_error.hpp"
 
@@ -31,6 +32,11 @@ TEST_CASE("lookup_option and find_option accept the key and the upper-case name,
   CHECK(ge::lookup_option("ge.inputshape") == nullptr);
   CHECK(ge::lookup_option("") == nullptr);
   CHECK(ge::find_option("DYNAMIC_IMAGE_SIZE").id == ge::Option::dynamic_image_size);
+  // ge::ir_option's spellings (aclgrphBuildModel's keys) too.
+  CHECK(ge::find_option("input_shape").id == ge::Option::input_shape);
+  CHECK(ge::find_option("input_format").id == ge::Option::input_format);
+  CHECK(ge::find_option("dynamic_batch_size").id == ge::Option::dynamic_batch_size);
+  CHECK(ge::BuildOptions{{"input_shape", "x:-1,3"}, {"dynamic_batch_size", "1,2"}}.dynamic_batch_size()->size() == 2);
 }
 
 TEST_CASE("a misspelt key gets 'did you mean' with the spelling family the user wrote") {
@@ -43,7 +49,7 @@ TEST_CASE("a misspelt key gets 'did you mean' with the spelling family the user 
                "did you mean 'DYNAMIC_DIMS'?");
   expect_error([&] { return ge::find_option("--input_shape"); }, ge::Errc::unknown_option,
                "did you mean 'ge.inputShape'?");
-  expect_error([&] { return ge::find_option("input_shape"); }, ge::Errc::unknown_option,
+  expect_error([&] { return ge::find_option("input_shap"); }, ge::Errc::unknown_option,
                "did you mean 'ge.inputShape'?");
   expect_error([&] { return ge::find_option("ge.inputFromat"); }, ge::Errc::unknown_option,
                "did you mean 'ge.inputFormat'?");

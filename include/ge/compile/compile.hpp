@@ -101,7 +101,8 @@ struct ModelIO {
   return batch_gears(graph, std::span<const std::int64_t>(sizes.begin(), sizes.size()));
 }
 /// The same for image-size gears (DYNAMIC_IMAGE_SIZE): each gear an `{h, w}` for the
-/// graph's `-1` H and W: `ge::image_gears(g, {{224, 224}, {320, 320}})`.
+/// graph's `-1` H and W: `ge::image_gears(g, {{224, 224}, {320, 320}})`. INPUT_FORMAT is
+/// the inputs' declared layout: NHWC when one is declared NHWC, else NCHW.
 [[nodiscard]] BuildOptions image_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> sizes);
 /// The same for dims gears (DYNAMIC_DIMS): each gear one value per `-1` of the graph's
 /// inputs, in order: `ge::dims_gears(g, {{1, 128}, {4, 256}})`.

@@ -18,6 +18,7 @@
 /// ```
 ///
 /// Rules (each broken one is a `ge::Error`):
+/// - the target offers single-op compile (`unsupported`);
 /// - the op type is registered (`unknown_op`); `op_path` is empty (`invalid_argument`:
 ///   the kernel path is reserved);
 /// - `num_inputs`/`num_outputs`, when given (>= 0), equal the descriptions' counts, and
@@ -47,6 +48,7 @@
 #include "ge/core/format.hpp"
 #include "ge/core/lru_cache.hpp"
 #include "ge/core/tensor_view.hpp"
+#include "ge/options/target.hpp"
 #include "ge/tensor/attribute.hpp"
 #include "ge/tensor/tensor.hpp"
 
@@ -104,6 +106,9 @@ struct OpCompileRequest {
   int num_inputs = -1;   ///< when >= 0, must equal `inputs.size()`
   int num_outputs = -1;  ///< when >= 0, must equal `outputs.size()`
   std::string op_path{};  ///< reserved: must be empty
+  /// The target compiled for (null: `default_target()`); it must offer single-op
+  /// compile (not Ascend 950PR/950DT, not IPV350), else `Errc::unsupported`.
+  const Target* target = nullptr;
   /// The arithmetic the kernel may use (a ge extension; part of the cache key).
   Precision precision = Precision::f32;
   /// A model file's packed weights for the kernel (`KernelRequest::packed`; used by

@@ -3,7 +3,8 @@
 /// The build options for dynamic inputs (GE-REFERENCE.md §2): their keys, names and
 /// command-line flags, and the "did you mean" lookup used for misspelt keys.
 ///
-/// Every option has three spellings:
+/// Every option has three spellings, all accepted as keys (the flag's spelling is also
+/// `ge::ir_option`'s, the keys of GE's `aclgrphBuildModel`):
 ///
 /// | option               | key (`BuildOptions::set`) | name (also accepted)  | `gec` flag               |
 /// |----------------------|---------------------------|-----------------------|--------------------------|
@@ -55,7 +56,8 @@ struct OptionInfo {
 /// The record of one option.
 [[nodiscard]] const OptionInfo& option_info(Option id) noexcept;
 
-/// The option whose key or upper-case name is exactly `text` (case-sensitive), or null.
+/// The option whose key, upper-case name or flag spelling is exactly `text`
+/// (case-sensitive), or null.
 [[nodiscard]] const OptionInfo* lookup_option(std::string_view text) noexcept;
 
 /// Like `lookup_option`, but throws `Errc::unknown_option` for an unknown `text`; the

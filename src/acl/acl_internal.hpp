@@ -15,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -29,6 +30,7 @@
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 #include "ge/core/format.hpp"
+#include "ge/core/tensor_view.hpp"
 #include "ge/tensor/attribute.hpp"
 #include "ge/tensor/tensor.hpp"
 
@@ -66,8 +68,9 @@ struct aclopHandle {
 
 namespace acl {
 
-/// The error of a rule of the C API itself (a null pointer, a bad count): a `ge::Error`
-/// whose aclError is `code`. Thrown by `require`, caught by `guard`.
+/// The error of a rule of the C API itself (a null pointer, a bad count, an enum value
+/// out of range), carrying its aclError directly (a `ge::Error` is mapped by
+/// `to_acl_error` instead). Thrown by `require`, caught by `guard`.
 class CallError : public std::exception {
  public:
   CallError(aclError code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -125,15 +128,31 @@ T guard_value(std::string_view api, T on_error, Body&& body) noexcept {
   }
 }
 
-/// ge's type for an acl type. Throws CallError: ACL_ERROR_UNSUPPORTED_DATA_TYPE for
-/// ACL_STRING and the complex types, ACL_ERROR_INVALID_PARAM for values that are none.
-[[nodiscard]] ge::DataType to_ge_type(aclDataType t);
+/// The value of an enum parameter a C caller passed, read without reading the enum
+/// (C allows any int there; in C++ a value outside the enumerators' range is undefined
+/// behaviour to load). The API functions check enum parameters through it.
+template <class E>
+[[nodiscard]] int raw(const E& e) noexcept {
+  static_assert(sizeof(E) == sizeof(int), "acl enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
+/// ge's type for an acl type (an aclDataType value). Throws CallError:
+/// ACL_ERROR_UNSUPPORTED_DATA_TYPE for ACL_STRING and the complex types,
+/// ACL_ERROR_INVALID_PARAM for values that are none.
+[[nodiscard]] ge::DataType to_ge_type(int t);
+/// Whether `t` is an aclDataType value (string and complex ones included).
+[[nodiscard]] bool is_acl_type(int t) noexcept;
+/// Whether `f` is an aclFormat value.
+[[nodiscard]] bool is_acl_format(int f) noexcept;
 /// The acl type of a ge type.
 [[nodiscard]] aclDataType to_acl_type(ge::DataType t) noexcept;
 /// ge's format: NCHW, NHWC, ND, UNDEFINED as themselves, the other plain layouts (NC,
 /// NCL, HWCN, NCDHW, NDHWC) as ND; the packed device layouts (NC1HWC0, FRACTAL_*) throw
 /// CallError ACL_ERROR_FORMAT_NOT_MATCH.
-[[nodiscard]] ge::Format to_ge_format(aclFormat f);
+[[nodiscard]] ge::Format to_ge_format(int f);
 /// The shape a description means: -1 dims with their ranges, {-2} unknown rank.
 [[nodiscard]] ge::Shape to_shape(const aclTensorDesc& d);
 /// The single-op tensor of a description (type, shape, format, constant data);

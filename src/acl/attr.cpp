@@ -29,7 +29,7 @@ std::vector<Out> list_of(int n, const In* values, Convert convert) {
   return out;
 }
 
-std::string type_name(aclDataType t) { return std::string(ge::to_string(acl::to_ge_type(t))); }
+std::string type_name(const aclDataType& t) { return std::string(ge::to_string(acl::to_ge_type(acl::raw(t)))); }
 
 }  // namespace
 

@@ -22,16 +22,30 @@ constexpr TypePair type_pairs[] = {
     {ACL_BOOL, ge::DataType::boolean}, {ACL_DT_UNDEFINED, ge::DataType::undefined},
 };
 
-std::string type_text(aclDataType t) { return std::to_string(static_cast<int>(t)); }
+std::string type_text(int t) { return std::to_string(t); }
 
 }  // namespace
 
-ge::DataType to_ge_type(aclDataType t) {
+ge::DataType to_ge_type(int t) {
   for (const TypePair& p : type_pairs)
     if (p.acl == t) return p.ge;
   require(t != ACL_STRING && t != ACL_COMPLEX64 && t != ACL_COMPLEX128,
           "data type " + type_text(t) + " (string or complex) has no ge tensor type", ACL_ERROR_UNSUPPORTED_DATA_TYPE);
   throw CallError(ACL_ERROR_INVALID_PARAM, "[acl] data type " + type_text(t) + " is not an aclDataType");
+}
+
+bool is_acl_type(int t) noexcept {
+  for (const TypePair& p : type_pairs)
+    if (p.acl == t) return true;
+  return t == ACL_STRING || t == ACL_COMPLEX64 || t == ACL_COMPLEX128;
+}
+
+bool is_acl_format(int f) noexcept {
+  for (const int v : {ACL_FORMAT_UNDEFINED, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_ND, ACL_FORMAT_NC1HWC0,
+                      ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_HWCN, ACL_FORMAT_NDHWC, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_NCDHW,
+                      ACL_FORMAT_NC, ACL_FORMAT_NCL})
+    if (v == f) return true;
+  return false;
 }
 
 aclDataType to_acl_type(ge::DataType t) noexcept {
@@ -40,7 +54,7 @@ aclDataType to_acl_type(ge::DataType t) noexcept {
   return ACL_DT_UNDEFINED;
 }
 
-ge::Format to_ge_format(aclFormat f) {
+ge::Format to_ge_format(int f) {
   switch (f) {
     case ACL_FORMAT_UNDEFINED: return ge::Format::undefined;
     case ACL_FORMAT_NCHW: return ge::Format::nchw;
@@ -54,10 +68,10 @@ ge::Format to_ge_format(aclFormat f) {
     case ACL_FORMAT_NC1HWC0:
     case ACL_FORMAT_FRACTAL_Z:
     case ACL_FORMAT_FRACTAL_NZ:
-      throw CallError(ACL_ERROR_FORMAT_NOT_MATCH, "[acl] format " + std::to_string(static_cast<int>(f)) +
+      throw CallError(ACL_ERROR_FORMAT_NOT_MATCH, "[acl] format " + std::to_string(f) +
                                                       " is a packed device layout; the CPU takes plain layouts (ND, NCHW, NHWC, ...)");
   }
-  throw CallError(ACL_ERROR_INVALID_PARAM, "[acl] format " + std::to_string(static_cast<int>(f)) + " is not an aclFormat");
+  throw CallError(ACL_ERROR_INVALID_PARAM, "[acl] format " + std::to_string(f) + " is not an aclFormat");
 }
 
 ge::Shape to_shape(const aclTensorDesc& d) {
@@ -89,7 +103,7 @@ ge::OpTensor to_op_tensor(const aclTensorDesc& d, const std::string& which) {
     return t;
   } catch (const CallError& e) {
     throw CallError(e.code(), which + ": " + e.what());
-  } catch (const ge::Error& e) {
+  } catch (const ge::Error& e) {  // a bad dim, range or constant size: the description itself is bad
     throw CallError(to_acl_error(e.code()) == ACL_ERROR_OP_INPUT_NOT_MATCH ? ACL_ERROR_INVALID_PARAM : to_acl_error(e.code()),
                     "[acl] " + which + ": " + e.what());
   }
@@ -182,7 +196,7 @@ size_t aclGetDataBufferSizeV2(const aclDataBuffer* dataBuffer) { return dataBuff
 
 size_t aclDataTypeSize(aclDataType dataType) {
   return acl::guard_value<size_t>("aclDataTypeSize", 0, [&] {
-    return static_cast<size_t>(ge::size_of(acl::to_ge_type(dataType)));
+    return static_cast<size_t>(ge::size_of(acl::to_ge_type(acl::raw(dataType))));
   });
 }
 
@@ -190,6 +204,10 @@ aclTensorDesc* aclCreateTensorDesc(aclDataType dataType, int numDims, const int6
   return acl::guard_value<aclTensorDesc*>("aclCreateTensorDesc", nullptr, [&] {
     acl::require(numDims >= 0, "aclCreateTensorDesc: numDims is " + std::to_string(numDims) + "; expected >= 0");
     acl::require(numDims == 0 || dims != nullptr, "aclCreateTensorDesc: dims is null with numDims > 0");
+    acl::require(acl::is_acl_type(acl::raw(dataType)), "aclCreateTensorDesc: data type " +
+                                                           std::to_string(acl::raw(dataType)) + " is not an aclDataType");
+    acl::require(acl::is_acl_format(acl::raw(format)), "aclCreateTensorDesc: format " +
+                                                           std::to_string(acl::raw(format)) + " is not an aclFormat");
     auto* d = new aclTensorDesc;
     d->dtype = dataType;
     d->format = format;
@@ -232,8 +250,9 @@ aclError aclSetTensorConst(aclTensorDesc* desc, void* dataBuffer, size_t length)
 aclError aclSetTensorPlaceMent(aclTensorDesc* desc, aclMemType memType) {
   return acl::guard("aclSetTensorPlaceMent", [&] {
     acl::require(desc != nullptr, "the description is null");
-    acl::require(memType >= ACL_MEMTYPE_DEVICE && memType <= ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT,
-                 "memory type " + std::to_string(static_cast<int>(memType)) + " is not an aclMemType");
+    const int m = acl::raw(memType);
+    acl::require(m >= ACL_MEMTYPE_DEVICE && m <= ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT,
+                 "memory type " + std::to_string(m) + " is not an aclMemType");
     desc->placement = memType;
     return ACL_SUCCESS;
   });

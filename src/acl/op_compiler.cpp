@@ -22,31 +22,35 @@ CompileOptions& options() {
   return o;
 }
 
-void require_option(aclCompileOpt opt) {
-  require(opt >= ACL_PRECISION_MODE && opt <= ACL_OP_DEBUG_OPTION,
-          "compile option " + std::to_string(static_cast<int>(opt)) + " is not an aclCompileOpt");
+// The value of an aclCompileOpt parameter, checked.
+int option_of(const aclCompileOpt& opt) {
+  const int o = raw(opt);
+  require(o >= ACL_PRECISION_MODE && o <= ACL_OP_DEBUG_OPTION, "compile option " + std::to_string(o) + " is not an aclCompileOpt");
+  return o;
 }
 
-std::string option_value(aclCompileOpt opt) {
+std::string option_value(int opt) {
   CompileOptions& o = options();
   std::lock_guard lock(o.mutex);
   const auto it = o.values.find(opt);
   return it == o.values.end() ? std::string() : it->second;
 }
 
-ge::EngineChoice engine_of(aclopEngineType e) {
+ge::EngineChoice engine_of(const aclopEngineType& engine) {
+  const int e = raw(engine);
   switch (e) {
     case ACL_ENGINE_SYS: return ge::EngineChoice::system;
     case ACL_ENGINE_AICORE:
     case ACL_ENGINE_VECTOR: return ge::EngineChoice::vector;
   }
-  throw CallError(ACL_ERROR_INVALID_PARAM, "[acl] engine type " + std::to_string(static_cast<int>(e)) +
+  throw CallError(ACL_ERROR_INVALID_PARAM, "[acl] engine type " + std::to_string(e) +
                                                " is not an aclopEngineType");
 }
 
-void check_compile_args(aclopCompileType flag, const char* op_path) {
+void check_compile_args(const aclopCompileType& compile_type, const char* op_path) {
+  const int flag = raw(compile_type);
   require(flag == ACL_COMPILE_SYS || flag == ACL_COMPILE_UNREGISTERED,
-          "compile type " + std::to_string(static_cast<int>(flag)) + " is not an aclopCompileType");
+          "compile type " + std::to_string(flag) + " is not an aclopCompileType");
   require(flag == ACL_COMPILE_SYS, "ACL_COMPILE_UNREGISTERED: ops compiled by a function of the caller's are not offered",
           ACL_ERROR_API_NOT_SUPPORT);
   if (op_path != nullptr)
@@ -58,7 +62,8 @@ void check_compile_args(aclopCompileType flag, const char* op_path) {
 aclError compile_and_execute(std::string_view api, const char* op_type, int num_inputs,
                              const aclTensorDesc* const* input_desc, const aclDataBuffer* const* inputs,
                              int num_outputs, const aclTensorDesc* const* output_desc, aclDataBuffer* const* outputs,
-                             const aclopAttr* attr, aclopEngineType engine, aclopCompileType flag, const char* op_path,
+                             const aclopAttr* attr, const aclopEngineType& engine, const aclopCompileType& flag,
+                             const char* op_path,
                              aclrtStream stream, aclTensorDesc* const* rewrite) {
   return guard(api, [&] {
     require_initialized(api);
@@ -130,29 +135,28 @@ aclError aclopCompileAndExecuteV2(const char* opType, int numInputs, aclTensorDe
 
 aclError aclSetCompileopt(aclCompileOpt opt, const char* value) {
   return acl::guard("aclSetCompileopt", [&] {
-    acl::require_option(opt);
+    const int o = acl::option_of(opt);
     acl::require(value != nullptr, "the option value is null");
     const std::string v(value);
-    if (opt == ACL_OP_JIT_COMPILE)
+    if (o == ACL_OP_JIT_COMPILE)
       acl::require(v == "enable" || v == "disable", "ACL_OP_JIT_COMPILE is '" + v + "'; expected enable or disable");
     std::lock_guard lock(acl::options().mutex);
-    acl::options().values[opt] = v;
+    acl::options().values[o] = v;
     return ACL_SUCCESS;
   });
 }
 
 size_t aclGetCompileoptSize(aclCompileOpt opt) {
   return acl::guard_value<size_t>("aclGetCompileoptSize", 0, [&] {
-    acl::require_option(opt);
-    return acl::option_value(opt).size() + 1;
+    return acl::option_value(acl::option_of(opt)).size() + 1;
   });
 }
 
 aclError aclGetCompileopt(aclCompileOpt opt, char* value, size_t length) {
   return acl::guard("aclGetCompileopt", [&] {
-    acl::require_option(opt);
+    const int o = acl::option_of(opt);
     acl::require(value != nullptr, "the value buffer is null");
-    const std::string v = acl::option_value(opt);
+    const std::string v = acl::option_value(o);
     acl::require(length > v.size(), "the value needs " + std::to_string(v.size() + 1) + " bytes; the buffer holds " +
                                         std::to_string(length));
     std::memcpy(value, v.c_str(), v.size() + 1);
@@ -162,10 +166,11 @@ aclError aclGetCompileopt(aclCompileOpt opt, char* value, size_t length) {
 
 aclError aclopSetCompileFlag(aclOpCompileFlag flag) {
   return acl::guard("aclopSetCompileFlag", [&] {
-    acl::require(flag == ACL_OP_COMPILE_DEFAULT || flag == ACL_OP_COMPILE_FUZZ,
-                 "compile flag " + std::to_string(static_cast<int>(flag)) + " is not an aclOpCompileFlag");
+    const int f = acl::raw(flag);
+    acl::require(f == ACL_OP_COMPILE_DEFAULT || f == ACL_OP_COMPILE_FUZZ,
+                 "compile flag " + std::to_string(f) + " is not an aclOpCompileFlag");
     std::lock_guard lock(acl::options().mutex);
-    acl::options().fuzz = flag == ACL_OP_COMPILE_FUZZ;
+    acl::options().fuzz = f == ACL_OP_COMPILE_FUZZ;
     return ACL_SUCCESS;
   });
 }

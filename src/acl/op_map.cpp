@@ -138,7 +138,7 @@ void cast(GeCall& c) {
   if (const auto dst = take(c, "dst_type")) {
     c.attrs["to"] = dst->kind() == ge::AttrKind::string
                         ? dst->as_string()
-                        : std::string(ge::to_string(to_ge_type(static_cast<aclDataType>(dst->as_int()))));
+                        : std::string(ge::to_string(to_ge_type(static_cast<int>(dst->as_int()))));
   }
 }
 

@@ -145,10 +145,10 @@ aclError aclrtDestroyStream(aclrtStream stream) {
 }
 
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
-  if (policy < ACL_MEM_MALLOC_HUGE_FIRST ||
-      (policy > ACL_MEM_MALLOC_NORMAL_ONLY_P2P && policy != ACL_MEM_TYPE_LOW_BAND_WIDTH &&
-       policy != ACL_MEM_TYPE_HIGH_BAND_WIDTH)) {
-    acl::record_error("aclrtMalloc", "policy " + std::to_string(static_cast<int>(policy)) + " is not an aclrtMemMallocPolicy");
+  const int p = acl::raw(policy);
+  if (p < ACL_MEM_MALLOC_HUGE_FIRST ||
+      (p > ACL_MEM_MALLOC_NORMAL_ONLY_P2P && p != ACL_MEM_TYPE_LOW_BAND_WIDTH && p != ACL_MEM_TYPE_HIGH_BAND_WIDTH)) {
+    acl::record_error("aclrtMalloc", "policy " + std::to_string(p) + " is not an aclrtMemMallocPolicy");
     return ACL_ERROR_INVALID_PARAM;
   }
   return acl::malloc_into("aclrtMalloc", devPtr, size, &acl::Runtime::device_memory);
@@ -166,8 +166,9 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, a
   return acl::guard("aclrtMemcpy", [&] {
     acl::require_initialized("aclrtMemcpy");
     acl::require(dst != nullptr && src != nullptr, "the destination or the source is null");
-    acl::require(kind >= ACL_MEMCPY_HOST_TO_HOST && kind <= ACL_MEMCPY_DEFAULT,
-                 "kind " + std::to_string(static_cast<int>(kind)) + " is not an aclrtMemcpyKind");
+    const int k = acl::raw(kind);
+    acl::require(k >= ACL_MEMCPY_HOST_TO_HOST && k <= ACL_MEMCPY_DEFAULT,
+                 "kind " + std::to_string(k) + " is not an aclrtMemcpyKind");
     acl::require(count <= destMax, std::to_string(count) + " bytes into a destination of " + std::to_string(destMax));
     if (count > 0) std::memmove(dst, src, count);
     return ACL_SUCCESS;

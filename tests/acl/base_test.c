@@ -33,6 +33,9 @@ static void test_descriptions(void) {
   /* bad arguments: no description */
   CHECK(aclCreateTensorDesc(ACL_FLOAT, -1, dims, ACL_FORMAT_ND) == NULL);
   CHECK(aclCreateTensorDesc(ACL_FLOAT, 2, NULL, ACL_FORMAT_ND) == NULL);
+  CHECK(aclCreateTensorDesc((aclDataType)5, 1, dims, ACL_FORMAT_ND) == NULL); /* 5 is no aclDataType */
+  CHECK(aclCreateTensorDesc(ACL_FLOAT, 1, dims, (aclFormat)99) == NULL);
+  CHECK(strlen(aclGetRecentErrMsg()) > 0);
   /* getters on null */
   CHECK(aclGetTensorDescType(NULL) == ACL_DT_UNDEFINED && aclGetTensorDescFormat(NULL) == ACL_FORMAT_UNDEFINED);
   CHECK(aclGetTensorDescNumDims(NULL) == 0 && aclGetTensorDescSize(NULL) == 0 && aclGetTensorDescElementCount(NULL) == 0);

@@ -225,7 +225,36 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
     op->outputs = std::move(inferred);
     op->attrs = r.attrs;
     op->kernel = impl->make(request);
+    op->precision = r.precision;
     return op;
+  });
+}
+
+namespace {
+
+// Whether compiled input `c` serves requested input `t` (see OpCompiler::find).
+bool serves(const OpTensor& c, const OpTensor& t, bool ignore_constant_data) {
+  if (c.is_undefined() || t.is_undefined()) return c.is_undefined() && t.is_undefined();
+  if (c.dtype != t.dtype || c.format != t.format || c.constant.has_value() != t.constant.has_value()) return false;
+  if (c.constant && !ignore_constant_data && !(*c.constant == *t.constant)) return false;
+  return relaxes(c.shape, t.shape);
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledOp> OpCompiler::find(const OpCompileRequest& r, bool ignore_constant_data) {
+  const OpSchema& schema = OpRegistry::global().find(r.op_type);
+  const Attributes attrs = schema.with_defaults(r.attrs);
+  return cache_.find_if([&](const CompiledOp& op) {
+    if (op.op_type != r.op_type || op.precision != r.precision || op.inputs.size() != r.inputs.size() ||
+        op.outputs.size() != r.outputs.size())
+      return false;
+    if (r.engine != EngineChoice::system && (op.engine == Engine::host) != (r.engine == EngineChoice::host)) return false;
+    for (std::size_t i = 0; i < r.inputs.size(); ++i)
+      if (!serves(op.inputs[i], r.inputs[i], ignore_constant_data)) return false;
+    for (std::size_t o = 0; o < r.outputs.size(); ++o)
+      if (op.outputs[o].dtype != r.outputs[o].dtype) return false;
+    return schema.with_defaults(op.attrs) == attrs;
   });
 }
 

@@ -87,6 +87,7 @@ struct CompiledOp {
   std::vector<TensorDesc> outputs;  ///< inferred for the compiled inputs
   Attributes attrs;                 ///< as given (defaults are the schema's)
   std::shared_ptr<const Kernel> kernel;
+  Precision precision = Precision::f32;  ///< the arithmetic it was compiled for
 
   /// The dims of each output for these real inputs (checked as `execute_op` checks them),
   /// so that a caller can size its output views: exact, or for an op whose output dims
@@ -128,6 +129,18 @@ class OpCompiler {
 
   /// Compiles (or finds in the cache) one op. See the file comment for the rules.
   [[nodiscard]] std::shared_ptr<const CompiledOp> compile(const OpCompileRequest& request);
+
+  /// The compiled op that serves `request` at execution, or null: the most recently used
+  /// one of the same op type, precision and attributes (schema defaults filled on both
+  /// sides), with as many inputs and outputs, each input of the same type and format,
+  /// undefined where it is undefined, constant with equal data where it is constant, and
+  /// with a compiled shape that holds the requested one (ranges, `-1`, `-2`, fuzzy
+  /// compiles); outputs of the same types. `request.engine` other than `system` must be
+  /// the op's engine. With `ignore_constant_data`, constant inputs match whatever their
+  /// data (to tell "changed constant" from "never compiled"). Compiles nothing; throws
+  /// `unknown_op` for an op type with no schema.
+  [[nodiscard]] std::shared_ptr<const CompiledOp> find(const OpCompileRequest& request,
+                                                       bool ignore_constant_data = false);
 
   /// The cache's counters (hits, misses, evictions, size, capacity).
   [[nodiscard]] CacheStats stats() const { return cache_.stats(); }

@@ -54,6 +54,21 @@ class LruCache {
     return it->second->second;
   }
 
+  /// The most recently used value for which `pred(value)` is true, or null: a search
+  /// by meaning rather than by key (a compiled op whose ranges hold a real shape). The
+  /// value found becomes the most recent; the counters stay. `pred` runs under the lock
+  /// and must not call back into the cache.
+  template <class Pred>
+  [[nodiscard]] Value find_if(Pred&& pred) {
+    std::lock_guard lock(mutex_);
+    for (auto it = order_.begin(); it != order_.end(); ++it) {
+      if (!pred(*it->second)) continue;
+      order_.splice(order_.begin(), order_, it);
+      return order_.front().second;
+    }
+    return nullptr;
+  }
+
   /// The value under `key`; on a miss, `create()` makes it (outside the lock, so that
   /// slow compiles do not block hits; when two threads miss on one key at once, the
   /// first value stored wins and both get it). `create` may throw: nothing is stored.

@@ -1,0 +1,176 @@
+/* ge's acl C API: the base types (errors, data types, formats, tensor descriptions,
+ * data buffers) shared by the single-op, runtime and model headers.
+ *
+ * Plain C (C11) and C++: names, values and signatures follow GE's acl headers so that a
+ * program written for GE compiles unchanged against these. Every function returning
+ * aclError reports misuse (null pointers, bad counts) as ACL_ERROR_INVALID_PARAM and never
+ * lets a C++ exception through; aclGetRecentErrMsg() tells what failed. docs/acl.md maps
+ * each code to the rule behind it.
+ *
+ *   aclTensorDesc *d = aclCreateTensorDesc(ACL_FLOAT, 2, (int64_t[]){-1, 16}, ACL_FORMAT_ND);
+ *   int64_t range[2][ACL_TENSOR_SHAPE_RANGE_NUM] = {{1, 8}, {16, 16}};
+ *   aclSetTensorShapeRange(d, 2, range);   // dim 0 is any of 1..8
+ *   aclDestroyTensorDesc(d);
+ */
+#ifndef GE_ACL_ACL_BASE_H_
+#define GE_ACL_ACL_BASE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ACL_FUNC_VISIBILITY __attribute__((visibility("default")))
+#else
+#define ACL_FUNC_VISIBILITY
+#endif
+
+/* An error code: ACL_SUCCESS or one of ACL_ERROR_*. */
+typedef int aclError;
+/* A half-precision value's bits. */
+typedef uint16_t aclFloat16;
+
+/* Opaque handles; a stream is a pointer the runtime hands out (see acl_rt.h). */
+typedef void *aclrtStream;
+typedef void *aclrtEvent;
+typedef void *aclrtContext;
+typedef struct aclDataBuffer aclDataBuffer;
+typedef struct aclTensorDesc aclTensorDesc;
+
+/* Success. */
+#define ACL_SUCCESS 0
+#define ACL_ERROR_NONE 0
+
+/* Parameters and initialisation. */
+#define ACL_ERROR_INVALID_PARAM 100000
+#define ACL_ERROR_UNINITIALIZE 100001
+#define ACL_ERROR_REPEAT_INITIALIZE 100002
+#define ACL_ERROR_INVALID_FILE 100003
+/* Models. */
+#define ACL_ERROR_INVALID_MODEL_ID 100011
+#define ACL_ERROR_PARSE_MODEL 100013
+#define ACL_ERROR_MODEL_INPUT_NOT_MATCH 100017
+#define ACL_ERROR_MODEL_OUTPUT_NOT_MATCH 100018
+#define ACL_ERROR_MODEL_NOT_DYNAMIC 100019
+/* Single ops. */
+#define ACL_ERROR_OP_TYPE_NOT_MATCH 100020
+#define ACL_ERROR_OP_INPUT_NOT_MATCH 100021
+#define ACL_ERROR_OP_OUTPUT_NOT_MATCH 100022
+#define ACL_ERROR_OP_ATTR_NOT_MATCH 100023
+#define ACL_ERROR_OP_NOT_FOUND 100024
+#define ACL_ERROR_OP_LOAD_FAILED 100025
+#define ACL_ERROR_UNSUPPORTED_DATA_TYPE 100026
+#define ACL_ERROR_FORMAT_NOT_MATCH 100027
+#define ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG 148048
+#define ACL_ERROR_OP_UNSUPPORTED_DYNAMIC 148050
+/* Resources. */
+#define ACL_ERROR_BAD_ALLOC 200000
+#define ACL_ERROR_API_NOT_SUPPORT 200001
+#define ACL_ERROR_FEATURE_UNSUPPORTED 200006
+/* Internal. */
+#define ACL_ERROR_INTERNAL_ERROR 500000
+#define ACL_ERROR_FAILURE 500001
+#define ACL_ERROR_GE_FAILURE 500002
+
+/* One [lo, hi] pair per dim in aclSetTensorShapeRange; hi -1 is unbounded. */
+#define ACL_TENSOR_SHAPE_RANGE_NUM 2
+/* What aclGetTensorDescNumDims returns for unknown rank (dims exactly {-2}). */
+#define ACL_UNKNOWN_RANK 0xFFFFFFFFFFFFFFFE
+
+/* Element types (the values are GE's). */
+typedef enum {
+  ACL_DT_UNDEFINED = -1,
+  ACL_FLOAT = 0,
+  ACL_FLOAT16 = 1,
+  ACL_INT8 = 2,
+  ACL_INT32 = 3,
+  ACL_UINT8 = 4,
+  ACL_INT16 = 6,
+  ACL_UINT16 = 7,
+  ACL_UINT32 = 8,
+  ACL_INT64 = 9,
+  ACL_UINT64 = 10,
+  ACL_DOUBLE = 11,
+  ACL_BOOL = 12,
+  ACL_STRING = 13,
+  ACL_COMPLEX64 = 16,
+  ACL_COMPLEX128 = 17,
+  ACL_BF16 = 27
+} aclDataType;
+
+/* Memory layouts (the values are GE's). */
+typedef enum {
+  ACL_FORMAT_UNDEFINED = -1,
+  ACL_FORMAT_NCHW = 0,
+  ACL_FORMAT_NHWC = 1,
+  ACL_FORMAT_ND = 2,
+  ACL_FORMAT_NC1HWC0 = 3,
+  ACL_FORMAT_FRACTAL_Z = 4,
+  ACL_FORMAT_HWCN = 16,
+  ACL_FORMAT_NDHWC = 27,
+  ACL_FORMAT_FRACTAL_NZ = 29,
+  ACL_FORMAT_NCDHW = 30,
+  ACL_FORMAT_NC = 35,
+  ACL_FORMAT_NCL = 47
+} aclFormat;
+
+/* Where a tensor's data lives (aclSetTensorPlaceMent). */
+typedef enum {
+  ACL_MEMTYPE_DEVICE = 0,
+  ACL_MEMTYPE_HOST = 1,
+  ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT = 2
+} aclMemType;
+
+/* The message of the last failed call on this thread ("" when none). */
+ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
+
+/* --- data buffers -------------------------------------------------------------------- */
+
+/* Wraps memory the caller owns (data may be null with size 0). */
+ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+/* Frees the wrapper, never the memory. */
+ACL_FUNC_VISIBILITY aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+/* The wrapped address (null for a null buffer). */
+ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+/* The wrapped size in bytes (0 for a null buffer). */
+ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+/* Bytes per element of a type; 0 for ACL_DT_UNDEFINED, ACL_STRING and unknown values. */
+ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);
+
+/* --- tensor descriptions ----------------------------------------------------------- */
+
+/* A description: type, dims (-1: unknown extent, exactly {-2}: unknown rank), format.
+ * (ACL_DT_UNDEFINED, 0, NULL, ACL_FORMAT_UNDEFINED) describes an unused optional input.
+ * Null when numDims < 0, or dims is null with numDims > 0. */
+ACL_FUNC_VISIBILITY aclTensorDesc *aclCreateTensorDesc(aclDataType dataType, int numDims, const int64_t *dims,
+                                                       aclFormat format);
+ACL_FUNC_VISIBILITY void aclDestroyTensorDesc(const aclTensorDesc *desc);
+/* One [lo, hi] pair per dim (dimsCount must equal the number of dims); hi -1 is unbounded. */
+ACL_FUNC_VISIBILITY aclError aclSetTensorShapeRange(aclTensorDesc *desc, size_t dimsCount,
+                                                    int64_t dimsRange[][ACL_TENSOR_SHAPE_RANGE_NUM]);
+/* Marks the tensor constant with a copy of its data (length: the bytes of the dims). */
+ACL_FUNC_VISIBILITY aclError aclSetTensorConst(aclTensorDesc *desc, void *dataBuffer, size_t length);
+/* Says where the tensor's data lives. */
+ACL_FUNC_VISIBILITY aclError aclSetTensorPlaceMent(aclTensorDesc *desc, aclMemType memType);
+ACL_FUNC_VISIBILITY aclDataType aclGetTensorDescType(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY aclFormat aclGetTensorDescFormat(const aclTensorDesc *desc);
+/* Bytes of the data (0 while a dim is unknown). */
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescSize(const aclTensorDesc *desc);
+/* Elements (1 for a scalar; 0 while a dim is unknown). */
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescElementCount(const aclTensorDesc *desc);
+/* Number of dims; ACL_UNKNOWN_RANK for unknown rank. */
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescNumDims(const aclTensorDesc *desc);
+/* Dim `index` (-1 when unknown). */
+ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimV2(const aclTensorDesc *desc, size_t index, int64_t *dimSize);
+/* The range [lo, hi] of dim `index` into dimRange[0..1] (dimRangeNum >= 2); hi -1 is unbounded. */
+ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimRange(const aclTensorDesc *desc, size_t index, size_t dimRangeNum,
+                                                      int64_t *dimRange);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GE_ACL_ACL_BASE_H_ */

@@ -1,0 +1,90 @@
+/* ge's acl C API: single-op attributes, execution, handles and shape inference.
+ *
+ * An op is named by its Ascend IR type ("Add", "MatMulV2", "Conv2D", ...; docs/acl.md lists
+ * how each maps onto ge's ops) or by a ge op name. Execution finds the op compiled
+ * beforehand (acl_op_compiler.h) by type, descriptions, attributes and constant data; a
+ * compiled range or a fuzzy compile serves every real shape it holds.
+ *
+ *   aclopAttr *attr = aclopCreateAttr();
+ *   aclopSetAttrBool(attr, "transpose_x2", 1);
+ *   aclopCompile("MatMulV2", 2, in, 1, out, attr, ACL_ENGINE_SYS, ACL_COMPILE_SYS, NULL);
+ *   aclopExecuteV2("MatMulV2", 2, in, inBuf, 1, out, outBuf, attr, stream);  // out: real dims
+ */
+#ifndef GE_ACL_ACL_OP_H_
+#define GE_ACL_ACL_OP_H_
+
+#include "acl_base.h"
+#include "acl_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct aclopHandle aclopHandle;
+typedef struct aclopAttr aclopAttr;
+
+/* Which engine runs an op: the system's choice, AI Core (ge's vector engine), vector. */
+typedef enum aclEngineType {
+  ACL_ENGINE_SYS,
+  ACL_ENGINE_AICORE,
+  ACL_ENGINE_VECTOR
+} aclopEngineType;
+
+/* An empty set of attributes (null when out of memory). */
+ACL_FUNC_VISIBILITY aclopAttr *aclopCreateAttr(void);
+ACL_FUNC_VISIBILITY void aclopDestroyAttr(const aclopAttr *attr);
+
+/* Each setter adds or replaces attribute `attrName`. Lists: numValues >= 0 values. */
+ACL_FUNC_VISIBILITY aclError aclopSetAttrBool(aclopAttr *attr, const char *attrName, uint8_t attrValue);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrInt(aclopAttr *attr, const char *attrName, int64_t attrValue);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrFloat(aclopAttr *attr, const char *attrName, float attrValue);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrString(aclopAttr *attr, const char *attrName, const char *attrValue);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrDataType(aclopAttr *attr, const char *attrName, aclDataType attrValue);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrListDataType(aclopAttr *attr, const char *attrName, int numValues,
+                                                      const aclDataType values[]);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrListBool(aclopAttr *attr, const char *attrName, int numValues,
+                                                  const uint8_t *values);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrListInt(aclopAttr *attr, const char *attrName, int numValues,
+                                                 const int64_t *values);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrListFloat(aclopAttr *attr, const char *attrName, int numValues,
+                                                   const float *values);
+ACL_FUNC_VISIBILITY aclError aclopSetAttrListString(aclopAttr *attr, const char *attrName, int numValues,
+                                                    const char **values);
+/* numLists lists; list i has numValues[i] values at values[i] (all lists of one length). */
+ACL_FUNC_VISIBILITY aclError aclopSetAttrListListInt(aclopAttr *attr, const char *attrName, int numLists,
+                                                     const int *numValues, const int64_t *const values[]);
+
+/* Runs the op compiled for these descriptions (ACL_ERROR_OP_NOT_FOUND when none was), and
+ * rewrites each outputDesc with the real output dims. Input descriptions carry the real
+ * (static) dims; constant inputs must carry the data they were compiled with. */
+ACL_FUNC_VISIBILITY aclError aclopExecuteV2(const char *opType, int numInputs, aclTensorDesc *inputDesc[],
+                                            aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[],
+                                            aclDataBuffer *outputs[], aclopAttr *attr, aclrtStream stream);
+
+/* Finds the compiled op for these (static) descriptions once, for aclopExecWithHandle. */
+ACL_FUNC_VISIBILITY aclError aclopCreateHandle(const char *opType, int numInputs,
+                                               const aclTensorDesc *const inputDesc[], int numOutputs,
+                                               const aclTensorDesc *const outputDesc[], const aclopAttr *opAttr,
+                                               aclopHandle **handle);
+ACL_FUNC_VISIBILITY void aclopDestroyHandle(aclopHandle *handle);
+/* Runs the handle's op on buffers shaped as its descriptions. */
+ACL_FUNC_VISIBILITY aclError aclopExecWithHandle(aclopHandle *handle, int numInputs,
+                                                 const aclDataBuffer *const inputs[], int numOutputs,
+                                                 aclDataBuffer *const outputs[], aclrtStream stream);
+
+/* Sets the capacity of the cache of compiled ops (default 20000; 0 is
+ * ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG); the least recently used go first. */
+ACL_FUNC_VISIBILITY aclError aclopSetMaxOpQueueNum(uint64_t maxOpNum);
+
+/* Infers the outputs' dims (and ranges, -1 where unknown, {-2} for unknown rank) into
+ * outputDesc. Constant inputs, and integer inputs whose buffer is given, are read as
+ * values (a Reshape's shape). Compiles nothing. */
+ACL_FUNC_VISIBILITY aclError aclopInferShape(const char *opType, int numInputs, aclTensorDesc *inputDesc[],
+                                             aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[],
+                                             aclopAttr *attr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GE_ACL_ACL_OP_H_ */

@@ -1,0 +1,174 @@
+// Single-op execution (aclopExecuteV2, the handles), shape inference and the cache's
+// capacity, over ge's OpCompiler and execute_op.
+#include <limits>
+#include <string>
+
+#include "acl/single_op.hpp"
+#include "ge/ops/registry.hpp"
+
+namespace acl {
+
+ge::OpCompiler& op_compiler() {
+  static ge::OpCompiler compiler;
+  return compiler;
+}
+
+GeCall read_call(const char* op_type, int num_inputs, const aclTensorDesc* const* input_desc, int num_outputs,
+                 const aclTensorDesc* const* output_desc, const aclopAttr* attr) {
+  require(op_type != nullptr && *op_type != '\0', "the op type is null or empty");
+  auto inputs = to_op_tensors(num_inputs, input_desc, "input");
+  auto outputs = to_op_tensors(num_outputs, output_desc, "output");
+  return translate(op_type, std::move(inputs), std::move(outputs), attributes_of(attr));
+}
+
+std::shared_ptr<const ge::CompiledOp> find_compiled(const GeCall& call) {
+  const ge::OpCompileRequest request = compile_request(call, ge::EngineChoice::system);
+  if (auto op = op_compiler().find(request)) return op;
+  require(op_compiler().find(request, true) == nullptr,
+          "[" + call.op_type + "] a constant input's data differs from the data it was compiled with",
+          ACL_ERROR_OP_INPUT_NOT_MATCH);
+  throw CallError(ACL_ERROR_OP_NOT_FOUND, "[acl] [" + call.op_type +
+                                              "] was not compiled for these descriptions and attributes; call aclopCompile first");
+}
+
+std::vector<std::vector<std::int64_t>> real_dims(int num_inputs, const aclTensorDesc* const* input_desc) {
+  std::vector<std::vector<std::int64_t>> dims;
+  for (int i = 0; i < num_inputs; ++i) dims.push_back(static_dims(*input_desc[i], "input " + std::to_string(i)));
+  return dims;
+}
+
+std::vector<std::vector<std::int64_t>> run(const ge::CompiledOp& op, const GeCall& call,
+                                           std::span<const std::vector<std::int64_t>> dims, int num_inputs,
+                                           const aclDataBuffer* const* inputs, int num_outputs,
+                                           aclDataBuffer* const* outputs) {
+  require(num_inputs == 0 || inputs != nullptr, "the input buffers are null");
+  require(num_outputs == 0 || outputs != nullptr, "the output buffers are null");
+  require(num_outputs == static_cast<int>(op.outputs.size()),
+          std::to_string(num_outputs) + " outputs given; the op has " + std::to_string(op.outputs.size()),
+          ACL_ERROR_OP_OUTPUT_NOT_MATCH);
+  std::vector<ge::TensorView> in;
+  for (std::size_t j = 0; j < call.slots.size(); ++j) {
+    const std::size_t s = call.slots[j];
+    if (op.inputs[j].is_undefined()) {
+      in.emplace_back();
+      continue;
+    }
+    in.push_back(view_of(inputs[s], op.inputs[j].dtype, dims[s], "input " + std::to_string(s)));
+  }
+  const auto out_dims = op.output_dims(in);
+  std::vector<ge::TensorView> out;
+  for (int o = 0; o < num_outputs; ++o)
+    out.push_back(view_of(outputs[o], op.outputs[static_cast<std::size_t>(o)].dtype, out_dims[static_cast<std::size_t>(o)],
+                          "output " + std::to_string(o)));
+  return ge::execute_op(op, in, out);
+}
+
+void rewrite_outputs(int num_outputs, aclTensorDesc* const* output_desc,
+                     const std::vector<std::vector<std::int64_t>>& dims) {
+  for (int o = 0; o < num_outputs; ++o) {
+    const auto& d = dims[static_cast<std::size_t>(o)];
+    set_shape(*output_desc[o], ge::Shape(std::vector<ge::Dim>(d.begin(), d.end())));
+  }
+}
+
+namespace {
+
+// The value of an input for shape inference: its constant data, else the data of an
+// integer input whose buffer is given (a Reshape's shape).
+std::optional<ge::Tensor> value_of(const ge::OpTensor& t, const aclDataBuffer* buffer) {
+  if (t.constant) return t.constant;
+  if (buffer == nullptr || buffer->data == nullptr || !t.shape.is_static()) return std::nullopt;
+  if (t.dtype != ge::DataType::i32 && t.dtype != ge::DataType::i64) return std::nullopt;
+  const auto dims = t.shape.values();
+  std::int64_t n = 1;
+  for (const std::int64_t d : dims) n *= d;
+  const auto bytes = static_cast<std::size_t>(n * ge::size_of(t.dtype));
+  require(buffer->size >= bytes, "an integer input's buffer holds " + std::to_string(buffer->size) +
+                                     " bytes; its dims need " + std::to_string(bytes));
+  const auto* p = static_cast<const std::byte*>(buffer->data);
+  return ge::Tensor(t.dtype, dims, std::vector<std::byte>(p, p + bytes));
+}
+
+}  // namespace
+
+}  // namespace acl
+
+extern "C" {
+
+aclError aclopExecuteV2(const char* opType, int numInputs, aclTensorDesc* inputDesc[], aclDataBuffer* inputs[],
+                        int numOutputs, aclTensorDesc* outputDesc[], aclDataBuffer* outputs[], aclopAttr* attr,
+                        aclrtStream stream) {
+  return acl::guard("aclopExecuteV2", [&] {
+    acl::require_initialized("aclopExecuteV2");
+    acl::require_stream(stream, "aclopExecuteV2");
+    const acl::GeCall call = acl::read_call(opType, numInputs, inputDesc, numOutputs, outputDesc, attr);
+    const auto dims = acl::real_dims(numInputs, inputDesc);
+    const auto op = acl::find_compiled(call);
+    const auto real = acl::run(*op, call, dims, numInputs, inputs, numOutputs, outputs);
+    acl::rewrite_outputs(numOutputs, outputDesc, real);
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclopCreateHandle(const char* opType, int numInputs, const aclTensorDesc* const inputDesc[], int numOutputs,
+                           const aclTensorDesc* const outputDesc[], const aclopAttr* opAttr, aclopHandle** handle) {
+  return acl::guard("aclopCreateHandle", [&] {
+    acl::require_initialized("aclopCreateHandle");
+    acl::require(handle != nullptr, "the pointer to store the handle in is null");
+    acl::GeCall call = acl::read_call(opType, numInputs, inputDesc, numOutputs, outputDesc, opAttr);
+    auto dims = acl::real_dims(numInputs, inputDesc);
+    auto op = acl::find_compiled(call);
+    *handle = new aclopHandle{std::move(op), std::move(call), std::move(dims), numInputs, numOutputs};
+    return ACL_SUCCESS;
+  });
+}
+
+void aclopDestroyHandle(aclopHandle* handle) { delete handle; }
+
+aclError aclopExecWithHandle(aclopHandle* handle, int numInputs, const aclDataBuffer* const inputs[], int numOutputs,
+                             aclDataBuffer* const outputs[], aclrtStream stream) {
+  return acl::guard("aclopExecWithHandle", [&] {
+    acl::require_initialized("aclopExecWithHandle");
+    acl::require_stream(stream, "aclopExecWithHandle");
+    acl::require(handle != nullptr, "the handle is null");
+    acl::require(numInputs == handle->num_inputs && numOutputs == handle->num_outputs,
+                 std::to_string(numInputs) + " inputs and " + std::to_string(numOutputs) +
+                     " outputs given; the handle was made for " + std::to_string(handle->num_inputs) + " and " +
+                     std::to_string(handle->num_outputs));
+    (void)acl::run(*handle->op, handle->call, handle->dims, numInputs, inputs, numOutputs, outputs);
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclopSetMaxOpQueueNum(uint64_t maxOpNum) {
+  return acl::guard("aclopSetMaxOpQueueNum", [&] {
+    acl::require(maxOpNum > 0, "the op queue must hold at least one op", ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG);
+    const auto cap = std::min<uint64_t>(maxOpNum, std::numeric_limits<std::size_t>::max());
+    acl::op_compiler().set_capacity(static_cast<std::size_t>(cap));
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclopInferShape(const char* opType, int numInputs, aclTensorDesc* inputDesc[], aclDataBuffer* inputs[],
+                         int numOutputs, aclTensorDesc* outputDesc[], aclopAttr* attr) {
+  return acl::guard("aclopInferShape", [&] {
+    const acl::GeCall call = acl::read_call(opType, numInputs, inputDesc, numOutputs, outputDesc, attr);
+    const ge::OpSchema& schema = ge::OpRegistry::global().find(call.op_type);
+    std::vector<ge::TensorDesc> descs;
+    std::vector<std::optional<ge::Tensor>> values;
+    for (std::size_t j = 0; j < call.inputs.size(); ++j) {
+      const ge::OpTensor& t = call.inputs[j];
+      descs.push_back({t.dtype, t.shape});
+      values.push_back(acl::value_of(t, inputs != nullptr ? inputs[call.slots[j]] : nullptr));
+    }
+    std::vector<const ge::Tensor*> constants;
+    for (const auto& v : values) constants.push_back(v ? &*v : nullptr);
+    const auto out = ge::infer_outputs(schema, call.op_type, descs, constants, call.attrs,
+                                       static_cast<std::size_t>(numOutputs));
+    for (int o = 0; o < numOutputs && static_cast<std::size_t>(o) < out.size(); ++o)
+      acl::set_shape(*outputDesc[o], out[static_cast<std::size_t>(o)].shape);
+    return ACL_SUCCESS;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,63 @@
+// The acl headers compile as C++ (extern "C", no C-only constructs) and hold GE's values;
+// the error mapping and the conversions of src/acl/acl_internal.hpp.
+#include <doctest/doctest.h>
+
+#include "acl/acl.h"
+
+#include <type_traits>
+
+#include "acl/acl_internal.hpp"
+
+static_assert(std::is_same_v<aclError, int>);
+static_assert(ACL_ERROR_INVALID_PARAM == 100000 && ACL_ERROR_OP_NOT_FOUND == 100024 &&
+              ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG == 148048 && ACL_ERROR_GE_FAILURE == 500002);
+static_assert(ACL_BF16 == 27 && ACL_DT_UNDEFINED == -1 && ACL_FORMAT_NCL == 47 && ACL_FORMAT_FRACTAL_NZ == 29);
+static_assert(ACL_OP_JIT_COMPILE == 10 && ACL_OP_DEBUG_OPTION == 16 && ACL_OP_COMPILE_FUZZ == 1);
+static_assert(ACL_ENGINE_VECTOR == 2 && ACL_COMPILE_UNREGISTERED == 1 && ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT == 2);
+static_assert(ACL_MEMCPY_DEVICE_TO_DEVICE == 3 && ACL_MEM_MALLOC_NORMAL_ONLY == 2);
+static_assert(ACL_UNKNOWN_RANK == 0xFFFFFFFFFFFFFFFEull && ACL_TENSOR_SHAPE_RANGE_NUM == 2);
+static_assert(sizeof(aclmdlIODims) == 128 + sizeof(size_t) + 128 * sizeof(int64_t));
+static_assert(sizeof(aclmdlHW) == sizeof(size_t) + 128 * 2 * sizeof(uint64_t));
+
+TEST_CASE("acl: ge error codes map onto acl codes") {
+  CHECK(acl::to_acl_error(ge::Errc::ok) == ACL_SUCCESS);
+  CHECK(acl::to_acl_error(ge::Errc::unknown_op) == ACL_ERROR_OP_NOT_FOUND);
+  CHECK(acl::to_acl_error(ge::Errc::bad_attribute) == ACL_ERROR_OP_ATTR_NOT_MATCH);
+  CHECK(acl::to_acl_error(ge::Errc::const_mismatch) == ACL_ERROR_OP_INPUT_NOT_MATCH);
+  CHECK(acl::to_acl_error(ge::Errc::out_of_memory) == ACL_ERROR_BAD_ALLOC);
+  CHECK(acl::to_acl_error(ge::Errc::bad_model) == ACL_ERROR_PARSE_MODEL);
+  CHECK(acl::to_acl_error(ge::Errc::internal) == ACL_ERROR_INTERNAL_ERROR);
+  CHECK(acl::to_acl_error(ge::Errc::bad_option_value) == ACL_ERROR_INVALID_PARAM);
+}
+
+TEST_CASE("acl: the guard turns every exception into an aclError and records its message") {
+  CHECK(acl::guard("t", [] { return ACL_SUCCESS; }) == ACL_SUCCESS);
+  CHECK(acl::guard("t", []() -> aclError { ge::raise(ge::Errc::no_kernel, "none fits"); }) == ACL_ERROR_OP_LOAD_FAILED);
+  CHECK(std::string(aclGetRecentErrMsg()) == "t: none fits");
+  CHECK(acl::guard("t", []() -> aclError { throw std::bad_alloc(); }) == ACL_ERROR_BAD_ALLOC);
+  CHECK(acl::guard("t", []() -> aclError { throw 42; }) == ACL_ERROR_FAILURE);
+  CHECK(acl::guard_value<int>("t", -1, []() -> int { throw std::runtime_error("x"); }) == -1);
+}
+
+TEST_CASE("acl: descriptions convert to ge's tensors") {
+  aclTensorDesc d;
+  d.dtype = ACL_FLOAT16;
+  d.format = ACL_FORMAT_NCHW;
+  d.dims = {-1, 3, 224, 224};
+  d.ranges = {{{1, 8}}, {{3, 3}}, {{224, 224}}, {{224, 224}}};
+  const ge::OpTensor t = acl::to_op_tensor(d, "input 0");
+  CHECK(t.dtype == ge::DataType::f16);
+  CHECK(t.format == ge::Format::nchw);
+  CHECK(t.shape.to_string() == "1~8,3,224,224");
+  d.ranges[0] = {{2, -1}};
+  CHECK(acl::to_shape(d).to_string() == "2~inf,3,224,224");
+  d.dims = {-2};
+  d.ranges.clear();
+  CHECK(!acl::to_shape(d).rank_known());
+  CHECK(acl::to_op_tensor(aclTensorDesc{}, "input 1").is_undefined());
+  aclTensorDesc out;
+  acl::set_shape(out, ge::Shape::parse("4~9,7"));
+  CHECK(out.dims == std::vector<std::int64_t>{-1, 7});
+  CHECK(out.ranges[0] == std::array<std::int64_t, 2>{4, 9});
+  CHECK(acl::to_acl_type(ge::DataType::bf16) == ACL_BF16);
+}

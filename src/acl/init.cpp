@@ -7,6 +7,7 @@
 #include <string>
 
 #include "acl/acl_internal.hpp"
+#include "acl/mdl.hpp"
 
 namespace acl {
 
@@ -126,6 +127,7 @@ aclError aclFinalize(void) {
   return acl::guard("aclFinalize", [&] {
     std::lock_guard lock(acl::init_mutex);
     acl::require_initialized("aclFinalize");
+    acl::release_models();
     acl::release_runtime();
     acl::op_compiler().clear();
     acl::init_done.store(false, std::memory_order_release);

@@ -1,0 +1,64 @@
+// Writes the model files the C tests of aclmdl* load (tests/acl/mdl_test.c), built in code
+// with ge's C++ API and saved with ge::save:
+//   batch.gem  x f32[-1,3,2,2] NCHW; y = Relu(1x1 conv of ones, 2 outputs) = the channel sum
+//              (twice), z = 2x + 1; batch gears 1,2,4
+//   image.gem  img f32[1,2,-1,-1] NCHW; y = 2 img + 1; image gears 4x4, 8x6
+//   dims.gem   a f32[2,-1], b f32[-1]; y = a + b; dims gears 3,3 and 5,5
+//   range.gem  x f32[1~8,4]; y = 2x + 1 (a range model)
+//   fixed.gem  x f32[2,3]; y = 2x + 1
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "ge/compile/model_file.hpp"
+#include "ge/graph/builder.hpp"
+
+namespace {
+
+ge::Value affine(ge::GraphBuilder& b, ge::Value x, const char* name) {
+  const auto two = b.constant(ge::Tensor::scalar(2.0f));
+  const auto one = b.constant(ge::Tensor::scalar(1.0f));
+  return b.op("Add", {b.op("Mul", {x, two}), one}, {}, name);
+}
+
+ge::Graph one_input(const char* name, const char* shape, ge::Format format = ge::Format::nd) {
+  ge::GraphBuilder b;
+  b.output(affine(b, b.input(name, ge::DataType::f32, shape, format), "y"));
+  return b.build();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: ge_acl_make_models DIR\n");
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  std::filesystem::create_directories(dir);
+  {
+    ge::GraphBuilder b;
+    const auto x = b.input("x", ge::DataType::f32, "-1,3,2,2", ge::Format::nchw);
+    const auto w = b.constant("w", ge::Tensor::full(ge::DataType::f32, {2, 3, 1, 1}, 1.0));
+    b.output(b.op("Relu", {b.op("Conv", {x, w}, {{"kernel_shape", {1, 1}}}, "conv")}, {}, "y"));
+    b.output(affine(b, x, "z"));
+    const ge::Graph g = b.build();
+    ge::save(*ge::compile(g, ge::batch_gears(g, {1, 2, 4})), dir / "batch.gem");
+  }
+  {
+    const ge::Graph g = one_input("img", "1,2,-1,-1", ge::Format::nchw);
+    const std::vector<std::vector<std::int64_t>> hw{{4, 4}, {8, 6}};
+    ge::save(*ge::compile(g, ge::image_gears(g, hw)), dir / "image.gem");
+  }
+  {
+    ge::GraphBuilder b;
+    b.output(b.op("Add", {b.input("a", ge::DataType::f32, "2,-1"), b.input("b", ge::DataType::f32, "-1")}, {}, "y"));
+    const ge::Graph g = b.build();
+    const std::vector<std::vector<std::int64_t>> gears{{3, 3}, {5, 5}};
+    ge::save(*ge::compile(g, ge::dims_gears(g, gears)), dir / "dims.gem");
+  }
+  ge::save(*ge::compile(one_input("x", "1~8,4")), dir / "range.gem");
+  ge::save(*ge::compile(one_input("x", "2,3")), dir / "fixed.gem");
+  std::printf("ge_acl_make_models: 5 model files in %s\n", dir.string().c_str());
+  return 0;
+}

@@ -8,21 +8,6 @@ namespace ge::test::cases {
 
 namespace {
 
-// Three cases of a float unary op on values in [lo, hi), ranks 0 to 4.
-Generator unary(std::string op, double lo, double hi, double rtol = 1e-5, Attributes attrs = {}) {
-  return [=](Gen& g) {
-    std::vector<OpCase> v;
-    for (int k = 0; k < 3; ++k) {
-      // 0: maybe a scalar; 2: a few thousand elements (the vector loops and their tails).
-      const Dims d = k == 2 ? Dims{g.integer(1, 3), g.integer(100, 999)} : g.dims(k == 0 ? 0 : 1, 4, 1, 9);
-      OpCase c = make(op, {in(g.f32(d, lo, hi))}, attrs);
-      c.rtol = rtol;
-      v.push_back(c);
-    }
-    return v;
-  };
-}
-
 // A float unary op, then the same on i64 and i32 integers.
 Generator signed_unary(std::string op) {
   return [op](Gen& g) {
@@ -45,18 +30,6 @@ Generator binary(std::string op, double lo, double hi, std::int64_t int_lo = -20
     const Dims f = g.dims(1, 3);
     v.push_back(
         make(op, {in(g.ints(DataType::i64, f, int_lo, 20)), in(g.ints(DataType::i64, g.broadcastable(f), 1, 9))}));
-    return v;
-  };
-}
-
-// Comparisons: integer-valued floats (so that some are equal) and i64, broadcast.
-Generator comparison(std::string op) {
-  return [op](Gen& g) {
-    std::vector<OpCase> v;
-    for (const DataType t : {DataType::f32, DataType::i64, DataType::f32}) {
-      const Dims d = g.dims(1, 4);
-      v.push_back(make(op, {in(g.ints(t, d, -3, 3)), in(g.ints(t, g.broadcastable(d), -3, 3))}));
-    }
     return v;
   };
 }
@@ -139,6 +112,31 @@ std::vector<OpCase> mod_cases(Gen& g) {
 }
 
 }  // namespace
+
+Generator unary(std::string op, double lo, double hi, double rtol, Attributes attrs) {
+  return [=](Gen& g) {
+    std::vector<OpCase> v;
+    for (int k = 0; k < 3; ++k) {
+      // 0: maybe a scalar; 2: a few thousand elements (the vector loops and their tails).
+      const Dims d = k == 2 ? Dims{g.integer(1, 3), g.integer(100, 999)} : g.dims(k == 0 ? 0 : 1, 4, 1, 9);
+      OpCase c = make(op, {in(g.f32(d, lo, hi))}, attrs);
+      c.rtol = rtol;
+      v.push_back(c);
+    }
+    return v;
+  };
+}
+
+Generator comparison(std::string op) {
+  return [op](Gen& g) {
+    std::vector<OpCase> v;
+    for (const DataType t : {DataType::f32, DataType::i64, DataType::f32}) {
+      const Dims d = g.dims(1, 4);
+      v.push_back(make(op, {in(g.ints(t, d, -3, 3)), in(g.ints(t, g.broadcastable(d), -3, 3))}));
+    }
+    return v;
+  };
+}
 
 void add_elementwise_cases(GenTable& t) {
   t["Sqrt"] = unary("Sqrt", 0.01, 4);

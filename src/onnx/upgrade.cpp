@@ -16,6 +16,36 @@ namespace ge::onnx::detail {
 
 namespace {
 
+#if defined(GE_ONNX_VERSION_CONVERTER)
+// The rank of value `name` from the graph's inputs, outputs and value_info (which onnx's
+// shape inference fills); -1 when unknown.
+int rank_of(const ::onnx::GraphProto& g, const std::string& name) {
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+    for (const auto& v : *list)
+      if (v.name() == name && v.type().tensor_type().has_shape()) return v.type().tensor_type().shape().dim_size();
+  return -1;
+}
+
+// Before opset 7, PRelu applies a slope of shape [C] per channel (axis 1) of X; from
+// opset 7 a slope broadcasts by numpy rules, and the converter leaves the node as it is.
+// A [C] slope initializer read by that PRelu alone becomes [C, 1, ..., 1].
+void per_channel_prelu_slopes(::onnx::ModelProto& m) {
+  ::onnx::GraphProto& g = *m.mutable_graph();
+  for (const auto& n : g.node()) {
+    if (n.op_type() != "PRelu" || n.input_size() != 2) continue;
+    const std::string& slope = n.input(1);
+    int readers = 0;
+    for (const auto& other : g.node())
+      for (const auto& in : other.input()) readers += in == slope ? 1 : 0;
+    const int rank = rank_of(g, n.input(0));
+    if (readers != 1 || rank <= 2) continue;
+    for (auto& t : *g.mutable_initializer())
+      if (t.name() == slope && t.dims_size() == 1 && t.dims(0) > 1)
+        for (int k = 2; k < rank; ++k) t.add_dims(1);
+  }
+}
+#endif
+
 // The converter's assertion text without its source position ("file:line: func:
 // Assertion `cond` failed: ").
 std::string converter_reason(const std::string& what) {
@@ -39,6 +69,7 @@ void upgrade_opset(::onnx::ModelProto& m, std::int64_t version) {
     ::onnx::shape_inference::InferShapes(m);
   } catch (const std::exception&) {
   }
+  if (version < 7) per_channel_prelu_slopes(m);
   ::onnx::ModelProto up;
   try {
     up = ::onnx::version_conversion::ConvertVersion(m, static_cast<int>(min_opset));

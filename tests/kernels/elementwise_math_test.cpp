@@ -141,3 +141,26 @@ TEST_CASE("variadic Sum and Mean broadcast; the mean of integers truncates") {
   CHECK(iy.v == std::vector<std::int32_t>{1, -1});
   expect_error([&] { cpu::variadic(cpu::Variadic::sum, {}, y.view()); }, Errc::bad_op_inputs, "Sum", "no inputs");
 }
+
+TEST_CASE("Pow of mixed and integer types: exact integer powers, truncation, refusals") {
+  Buf<std::int64_t> x({5}, {2, 3, -2, 1, -1}), e({5}, {62, 2, 3, -5, -3}), z({5});
+  cpu::pow_mixed(x.view(), e.view(), z.view());
+  CHECK(z.v == std::vector<std::int64_t>{std::int64_t{1} << 62, 9, -8, 1, -1});
+  Buf<std::int32_t> xi({2}, {2, 7}), zi({2});
+  Buf<float> ef({2}, {0.5f, 2.f});
+  cpu::pow_mixed(xi.view(), ef.view(), zi.view());  // 1.414 truncates to 1
+  CHECK(zi.v == std::vector<std::int32_t>{1, 49});
+  Buf<std::int32_t> neg({1}, {-8});
+  Buf<float> third({1}, {1.f / 3.f});
+  Buf<std::int32_t> zn({1}, {5});
+  cpu::pow_mixed(neg.view(), third.view(), zn.view());  // NaN in double: 0
+  CHECK(zn[0] == 0);
+  Buf<float> xf({2, 1}, {2.f, 3.f}), zf({2, 2});
+  Buf<std::uint64_t> eu({2}, {0, 3}, DataType::u64);
+  cpu::pow_mixed(xf.view(), eu.view(), zf.view());
+  CHECK(zf.v == std::vector<float>{1.f, 8.f, 1.f, 27.f});
+  Buf<std::uint8_t> u8({2}, {1, 2});
+  expect_error([&] { cpu::pow_mixed(u8.view(), ef.view(), u8.view()); }, Errc::unsupported, "Pow", "X of type 'u8'");
+  Buf<std::uint8_t> b({2}, {1, 0}, DataType::boolean);
+  expect_error([&] { cpu::pow_mixed(xf.view(), b.view(), zf.view()); }, Errc::unsupported, "Pow", "Y of type 'bool'");
+}

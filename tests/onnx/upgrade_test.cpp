@@ -77,6 +77,17 @@ TEST_CASE("onnx: opsets below 11 are converted to 11 and run") {
   }
 }
 
+TEST_CASE("onnx: PRelu before opset 7 applies a [C] slope per channel") {
+  Model m(6);
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, {1, 2, 2});
+  m.f32("slope", {2}, {0.5f, 0.25f});
+  m.node("PRelu", {"x", "slope"}, {"y"}, "prelu");
+  m.output("y");
+  const ge::Graph g = m.load();
+  const auto y = ge::test::run(g, {{"x", ge::Tensor::from<float>({1, 2, 2}, {-2.f, -4.f, -2.f, 4.f})}});
+  CHECK(floats_of(y.at(0)) == std::vector<float>{-1.f, -2.f, -0.5f, 4.f});
+}
+
 TEST_CASE("onnx: what the version converter cannot convert is refused naming the op and the opset") {
   // Resize first appears in opset 10: a model of opset 9 that uses it has no adapter.
   Model m(9);

@@ -168,6 +168,18 @@ void register_cpu_elementwise(KernelRegistry& r) {
   add_binary(r, "Mul", cpu::BinaryOp::mul);
   add_binary(r, "Div", cpu::BinaryOp::div);
   add_binary(r, "Pow", cpu::BinaryOp::pow);
+  r.add({.op = "Pow",
+         .name = "cpu.pow_mixed",
+         .engines = engines(Engine::vector, Engine::host),
+         .priority = -1,  // same-type floats take the vectorised binary kernel
+         .fits = [](const KernelRequest& req) {
+           constexpr auto f32 = DataType::f32, f64 = DataType::f64, i32 = DataType::i32, i64 = DataType::i64;
+           return input_type_in(req, 0, {f32, f64, i32, i64}) &&
+                  input_type_in(req, 1, {f32, f64, i32, i64, DataType::u32, DataType::u64});
+         },
+         .make = [](const KernelRequest&) {
+           return make_kernel("cpu.pow_mixed", [](Views in, Views out) { cpu::pow_mixed(in[0], in[1], out[0]); });
+         }});
   add_binary(r, "Equal", cpu::BinaryOp::equal);
   add_binary(r, "Less", cpu::BinaryOp::less);
   add_binary(r, "Greater", cpu::BinaryOp::greater);

@@ -285,6 +285,92 @@ void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorV
 
 namespace {
 
+// x^e for integers: exact by squaring, wrapping in the unsigned type.
+template <class T, class E>
+T int_power(T x, E e) {
+  if constexpr (std::is_signed_v<E>) {
+    if (e < 0) {
+      if (x == 1) return T{1};
+      if constexpr (std::is_signed_v<T>)
+        if (x == -1) return (e % 2 == 0) ? T{1} : T{-1};
+      return T{0};
+    }
+  }
+  using W = Wide<T>;
+  W base = static_cast<W>(x), r = 1;
+  for (auto k = static_cast<std::make_unsigned_t<E>>(e); k != 0; k >>= 1) {
+    if (k & 1) r = static_cast<W>(r * base);
+    base = static_cast<W>(base * base);
+  }
+  return static_cast<T>(r);
+}
+
+template <class T, class E>
+T power(T x, E e) {
+  if constexpr (std::is_integral_v<T> && std::is_integral_v<E>) {
+    return int_power(x, e);
+  } else {
+    const double v = std::pow(static_cast<double>(x), static_cast<double>(e));
+    if constexpr (std::is_integral_v<T>) {
+      // Truncation toward zero where T holds it; 0 for NaN and out of range.
+      if (!(v > static_cast<double>(std::numeric_limits<T>::lowest()) - 1.0 &&
+            v < static_cast<double>(std::numeric_limits<T>::max())))
+        return T{0};
+    }
+    return static_cast<T>(v);
+  }
+}
+
+template <class T, class E>
+void pow_typed(const TensorView& x, const TensorView& y, const TensorView& z) {
+  const Collapsed c = collapse(z.dims, {strides_of(z.dims), broadcast_strides("Pow", "X", x.dims, z.dims),
+                                        broadcast_strides("Pow", "Y", y.dims, z.dims)});
+  const std::int64_t sx = c.strides[1].back(), sy = c.strides[2].back();
+  const T* px = x.as<const T>();
+  const E* py = y.as<const E>();
+  T* pz = z.as<T>();
+  broadcast_loop(c, [&](const std::int64_t* off, std::int64_t lo, std::int64_t len) {
+    for (std::int64_t i = lo; i < lo + len; ++i) pz[off[0] + i] = power(px[off[1] + i * sx], py[off[2] + i * sy]);
+  });
+}
+
+// Calls f(T{}) for the C++ type of a Pow operand; unsupported for other types.
+template <class F>
+void with_pow_type(DataType t, bool exponent, F&& f) {
+  switch (t) {
+    case DataType::f32: return f(float{});
+    case DataType::f64: return f(double{});
+    case DataType::i32: return f(std::int32_t{});
+    case DataType::i64: return f(std::int64_t{});
+    case DataType::u32:
+      if (exponent) return f(std::uint32_t{});
+      break;
+    case DataType::u64:
+      if (exponent) return f(std::uint64_t{});
+      break;
+    default: break;
+  }
+  fail(Errc::unsupported, "Pow", std::string(exponent ? "Y" : "X") + " of type '" + std::string(to_string(t)) +
+                                     "' is not supported; expected f32, f64, i32 or i64" +
+                                     (exponent ? " (or u32, u64)" : ""));
+}
+
+}  // namespace
+
+void pow_mixed(const TensorView& x, const TensorView& y, const TensorView& z) {
+  check_dtype("Pow", "Z", z, x.dtype);
+  check_data("Pow", "X", x);
+  check_data("Pow", "Y", y);
+  check_broadcast_out("Pow", {&x, &y}, z);
+  with_pow_type(x.dtype, false, [&](auto tx) {
+    with_pow_type(y.dtype, true, [&](auto ty) {
+      if (z.elements() > 0) pow_typed<decltype(tx), decltype(ty)>(x, y, z);
+    });
+  });
+}
+
+namespace {
+
 template <class T>
 void where_typed(const TensorView& cond, const TensorView& x, const TensorView& y, const TensorView& out) {
   const Collapsed c =

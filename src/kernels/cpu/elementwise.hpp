@@ -27,7 +27,7 @@ enum class BinaryOp : std::uint8_t {
   sub,            ///< a - b (f32, i32, i64)
   mul,            ///< a * b (f32, i32, i64)
   div,            ///< a / b (f32; i32, i64 truncating, a zero divisor raises)
-  pow,            ///< a ^ b (f32)
+  pow,            ///< a ^ b (f32, f64; other and mixed types: `pow_mixed`)
   equal,          ///< a == b -> bool (f32, i32, i64, bool)
   less,           ///< a < b -> bool (f32, i32, i64)
   greater,        ///< a > b -> bool (f32, i32, i64)
@@ -47,6 +47,14 @@ enum class BinaryOp : std::uint8_t {
 /// `Errc::incompatible_shapes` (dims do not broadcast to `y`), `Errc::invalid_argument`
 /// (integer division by zero).
 void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y);
+
+/// ONNX Pow with X and Y of different types, or integers: `z = x ^ y` with numpy
+/// broadcasting, `z` of X's type (f32, f64, i32, i64); Y f32, f64, i32, i64, u32 or u64.
+/// Integer powers are exact (wrapping; a negative exponent gives 0 unless x is 1 or -1);
+/// a power computed in double is truncated toward zero for an integer X, and 0 where it
+/// is NaN or outside the type. Raises `Errc::type_mismatch`, `Errc::unsupported`,
+/// `Errc::incompatible_shapes`.
+void pow_mixed(const TensorView& x, const TensorView& y, const TensorView& z);
 
 /// ONNX Where: `out = cond ? x : y` with three-way broadcasting; `cond` is bool, `x`, `y`
 /// and `out` share any type. Raises like `binary`.

@@ -182,7 +182,14 @@ void add_elementwise_cases(GenTable& t) {
     const Dims d = g.dims(1, 4);
     return std::vector<OpCase>{make("Pow", {in(g.f32(d, 0.1, 3)), in(g.f32(g.broadcastable(d), -2, 2))}),
                                make("Pow", {in(g.f32(d, -3, 3)), cst(RefTensor::of<float>({}, {2.f}))}),
-                               make("Pow", {in(g.f32(d, 0.1, 3)), cst(RefTensor::of<float>({1}, {0.5f}))})};
+                               make("Pow", {in(g.f32(d, 0.1, 3)), cst(RefTensor::of<float>({1}, {0.5f}))}),
+                               // mixed and integer types (cpu.pow_mixed)
+                               make("Pow", {in(g.f32(d, -3, 3)), in(g.ints(DataType::i64, g.broadcastable(d), -2, 3))}),
+                               make("Pow", {in(g.ints(DataType::i64, d, -4, 4)), in(g.ints(DataType::i32, d, 0, 5))}),
+                               make("Pow", {in(g.ints(DataType::i32, d, 1, 5)), in(g.f32(d, 0, 2))}),
+                               make("Pow", {in(g.ints(DataType::i64, d, 1, 3)), in(g.ints(DataType::i64, d, -2, 0))}),
+                               make("Pow", {in(RefTensor::of<std::int64_t>({4}, {-1, -1, 1, 2})),
+                                            in(RefTensor::of<std::int64_t>({4}, {-1, -2, -3, -1}))})};
   };
   for (const char* op : {"Equal", "Less", "Greater"}) t[op] = comparison(op);
   t["Where"] = where_cases;

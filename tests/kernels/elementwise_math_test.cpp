@@ -164,3 +164,16 @@ TEST_CASE("Pow of mixed and integer types: exact integer powers, truncation, ref
   Buf<std::uint8_t> b({2}, {1, 0}, DataType::boolean);
   expect_error([&] { cpu::pow_mixed(xf.view(), b.view(), zf.view()); }, Errc::unsupported, "Pow", "Y of type 'bool'");
 }
+
+TEST_CASE("Clip on integers: bounds clamped to the type, hi wins, unbounded ends, refusals") {
+  Buf<std::int8_t> x({4}, {-128, -5, 5, 127}, DataType::i8), y({4}, DataType::i8);
+  cpu::clip_int(-300, 4, x.view(), y.view());  // lo below i8's range
+  CHECK(y.v == std::vector<std::int8_t>{-128, -5, 4, 4});
+  cpu::clip_int(3, 1, x.view(), x.view());  // lo > hi: hi wins; in place
+  CHECK(x.v == std::vector<std::int8_t>{1, 1, 1, 1});
+  Buf<std::uint64_t> u({2}, {~std::uint64_t{0}, 3}, DataType::u64), uy({2}, DataType::u64);
+  cpu::clip_int(5, std::numeric_limits<std::int64_t>::max(), u.view(), uy.view());
+  CHECK(uy.v == std::vector<std::uint64_t>{~std::uint64_t{0}, 5});
+  Buf<float> f({1}, {1.f}), fy({1});
+  expect_error([&] { cpu::clip_int(0, 1, f.view(), fy.view()); }, Errc::unsupported, "Clip", "not an integer type");
+}

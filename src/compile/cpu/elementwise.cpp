@@ -1,6 +1,7 @@
 // CPU kernels of the elementwise ops: unary math and activations (the attributes of
 // LeakyRelu, Elu, Selu, Celu, ThresholdedRelu and Shrink, Gelu's approximate), IsNaN and
-// IsInf, Clip (bounds read per run from its optional inputs), binary arithmetic,
+// IsInf, Clip on f32 and on the integers (bounds read per run from its optional inputs),
+// Pow of integer and mixed types, binary arithmetic,
 // comparisons, logic, BitShift (direction) and PRelu with numpy broadcasting, Where, and
 // Cast (the `to` type is the output's). `fits` admits only the data types the kernels
 // implement, so that other requests get `no_kernel` at compile time.
@@ -78,6 +79,28 @@ float bound(const TensorView* t, float fallback) {
   }
 }
 
+// An integer Clip bound, read per run; `fallback` when the input is omitted. A u64
+// bound above int64's range is int64's largest (the kernel then leaves x unbounded).
+std::int64_t int_bound(const TensorView* t, std::int64_t fallback) {
+  if (t == nullptr || t->data == nullptr) return fallback;
+  switch (t->dtype) {
+    case DataType::i8: return *t->as<const std::int8_t>();
+    case DataType::i16: return *t->as<const std::int16_t>();
+    case DataType::i32: return *t->as<const std::int32_t>();
+    case DataType::i64: return *t->as<const std::int64_t>();
+    case DataType::u8: return *t->as<const std::uint8_t>();
+    case DataType::u16: return *t->as<const std::uint16_t>();
+    case DataType::u32: return *t->as<const std::uint32_t>();
+    case DataType::u64: {
+      const std::uint64_t v = *t->as<const std::uint64_t>();
+      return v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                 ? std::numeric_limits<std::int64_t>::max()
+                 : static_cast<std::int64_t>(v);
+    }
+    default: return fallback;
+  }
+}
+
 bool binary_fits(cpu::BinaryOp kind, const KernelRequest& r) {
   using B = cpu::BinaryOp;
   constexpr auto f32 = DataType::f32, f64 = DataType::f64, i32 = DataType::i32, i64 = DataType::i64;
@@ -113,6 +136,53 @@ void add_binary(KernelRegistry& r, const char* op, cpu::BinaryOp kind) {
          }});
 }
 
+void add_clip_int(KernelRegistry& r) {
+  r.add({.op = "Clip",
+         .name = "cpu.clip_int",
+         .engines = engines(Engine::vector, Engine::host),
+         .fits = [](const KernelRequest& req) {
+           return input_type_in(req, 0, {DataType::i8, DataType::i16, DataType::i32, DataType::i64, DataType::u8,
+                                         DataType::u16, DataType::u32, DataType::u64});
+         },
+         .make = [](const KernelRequest&) {
+           return make_kernel("cpu.clip_int", [](Views in, Views out) {
+             cpu::clip_int(int_bound(optional_input(in, 1), std::numeric_limits<std::int64_t>::min()),
+                           int_bound(optional_input(in, 2), std::numeric_limits<std::int64_t>::max()), in[0], out[0]);
+           });
+         }});
+}
+
+void add_pow_mixed(KernelRegistry& r) {
+  r.add({.op = "Pow",
+         .name = "cpu.pow_mixed",
+         .engines = engines(Engine::vector, Engine::host),
+         .priority = -1,  // same-type floats take the vectorised binary kernel
+         .fits = [](const KernelRequest& req) {
+           constexpr auto f32 = DataType::f32, f64 = DataType::f64, i32 = DataType::i32, i64 = DataType::i64;
+           return input_type_in(req, 0, {f32, f64, i32, i64}) &&
+                  input_type_in(req, 1, {f32, f64, i32, i64, DataType::u32, DataType::u64});
+         },
+         .make = [](const KernelRequest&) {
+           return make_kernel("cpu.pow_mixed", [](Views in, Views out) { cpu::pow_mixed(in[0], in[1], out[0]); });
+         }});
+}
+
+void add_float_tests(KernelRegistry& r) {
+  for (const auto& [op, test] : {std::pair{"IsNaN", cpu::FloatTest::nan}, std::pair{"IsInf", cpu::FloatTest::inf}}) {
+    r.add({.op = op,
+           .name = std::string("cpu.") + op,
+           .engines = engines(Engine::vector, Engine::host),
+           .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32, DataType::f64}); },
+           .make = [op, test](const KernelRequest& req) {
+             const bool inf = test == cpu::FloatTest::inf;
+             const bool neg = inf && req.context.i("detect_negative") != 0;
+             const bool pos = inf && req.context.i("detect_positive") != 0;
+             return make_kernel(std::string("cpu.") + op,
+                                [test, neg, pos](Views in, Views out) { cpu::float_test(test, neg, pos, in[0], out[0]); });
+           }});
+  }
+}
+
 }  // namespace
 
 void register_cpu_elementwise(KernelRegistry& r) {
@@ -138,19 +208,7 @@ void register_cpu_elementwise(KernelRegistry& r) {
       {"Selu", U::selu},             {"Celu", U::celu},     {"ThresholdedRelu", U::thresholded_relu},
       {"Shrink", U::shrink}};
   for (const auto& [op, kind] : table) add_unary(r, op, kind);
-  for (const auto& [op, test] : {std::pair{"IsNaN", cpu::FloatTest::nan}, std::pair{"IsInf", cpu::FloatTest::inf}}) {
-    r.add({.op = op,
-           .name = std::string("cpu.") + op,
-           .engines = engines(Engine::vector, Engine::host),
-           .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32, DataType::f64}); },
-           .make = [op, test](const KernelRequest& req) {
-             const bool inf = test == cpu::FloatTest::inf;
-             const bool neg = inf && req.context.i("detect_negative") != 0;
-             const bool pos = inf && req.context.i("detect_positive") != 0;
-             return make_kernel(std::string("cpu.") + op,
-                                [test, neg, pos](Views in, Views out) { cpu::float_test(test, neg, pos, in[0], out[0]); });
-           }});
-  }
+  add_float_tests(r);
   r.add({.op = "Clip",
          .name = "cpu.unary.Clip",
          .engines = engines(Engine::vector, Engine::host),
@@ -163,23 +221,13 @@ void register_cpu_elementwise(KernelRegistry& r) {
              cpu::unary(p, in[0], out[0]);
            });
          }});
+  add_clip_int(r);
+  add_pow_mixed(r);
   add_binary(r, "Add", cpu::BinaryOp::add);
   add_binary(r, "Sub", cpu::BinaryOp::sub);
   add_binary(r, "Mul", cpu::BinaryOp::mul);
   add_binary(r, "Div", cpu::BinaryOp::div);
   add_binary(r, "Pow", cpu::BinaryOp::pow);
-  r.add({.op = "Pow",
-         .name = "cpu.pow_mixed",
-         .engines = engines(Engine::vector, Engine::host),
-         .priority = -1,  // same-type floats take the vectorised binary kernel
-         .fits = [](const KernelRequest& req) {
-           constexpr auto f32 = DataType::f32, f64 = DataType::f64, i32 = DataType::i32, i64 = DataType::i64;
-           return input_type_in(req, 0, {f32, f64, i32, i64}) &&
-                  input_type_in(req, 1, {f32, f64, i32, i64, DataType::u32, DataType::u64});
-         },
-         .make = [](const KernelRequest&) {
-           return make_kernel("cpu.pow_mixed", [](Views in, Views out) { cpu::pow_mixed(in[0], in[1], out[0]); });
-         }});
   add_binary(r, "Equal", cpu::BinaryOp::equal);
   add_binary(r, "Less", cpu::BinaryOp::less);
   add_binary(r, "Greater", cpu::BinaryOp::greater);

@@ -528,33 +528,46 @@ void unary(const UnaryParams& p, const TensorView& x, const TensorView& y) {
 namespace {
 
 template <class T>
-void float_test_typed(FloatTest test, bool negative, bool positive, const TensorView& x, const TensorView& y) {
-  const T* px = x.as<const T>();
-  auto* py = y.as<std::uint8_t>();
-  constexpr T inf = std::numeric_limits<T>::infinity();
-  parallel_for(x.elements(), 1 << 14, [&](std::int64_t b, std::int64_t e) {
-    if (test == FloatTest::nan) {
-      for (std::int64_t i = b; i < e; ++i) py[i] = static_cast<std::uint8_t>(px[i] != px[i]);
+void clip_typed(std::int64_t lo, std::int64_t hi, const TensorView& x, const TensorView& y) {
+  // The bounds in T: clamped to T's range (u64 bounds come in as int64, so at most 2^63 - 1).
+  const auto in_t = [](std::int64_t v) {
+    if constexpr (std::is_signed_v<T>) {
+      return static_cast<T>(std::clamp<std::int64_t>(v, std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max()));
     } else {
-      for (std::int64_t i = b; i < e; ++i)
-        py[i] = static_cast<std::uint8_t>((negative && px[i] == -inf) || (positive && px[i] == inf));
+      if (v <= 0) return T{0};
+      if constexpr (sizeof(T) < sizeof(std::int64_t))
+        return static_cast<T>(std::min<std::int64_t>(v, std::numeric_limits<T>::max()));
+      return static_cast<T>(v);
     }
+  };
+  const T l = in_t(lo), h = in_t(hi);
+  // An upper bound above T's range leaves x as it is.
+  const bool no_hi = std::is_unsigned_v<T> && sizeof(T) == sizeof(std::int64_t) &&
+                     hi == std::numeric_limits<std::int64_t>::max();
+  map<T>(x, y, [l, h, no_hi](T v) {
+    const T t = v < l ? l : v;
+    return !no_hi && t > h ? h : t;
   });
 }
 
 }  // namespace
 
-void float_test(FloatTest test, bool negative, bool positive, const TensorView& x, const TensorView& y) {
-  const std::string_view name = test == FloatTest::nan ? "IsNaN" : "IsInf";
-  check_dtype(name, "Y", y, DataType::boolean);
-  check_data(name, "X", x);
-  check_dims(name, "Y", y, x.dims);
+void clip_int(std::int64_t lo, std::int64_t hi, const TensorView& x, const TensorView& y) {
+  check_dtype("Clip", "output", y, x.dtype);
+  check_data("Clip", "input", x);
+  check_dims("Clip", "output", y, x.dims);
   if (x.elements() == 0) return;
   switch (x.dtype) {
-    case DataType::f32: return float_test_typed<float>(test, negative, positive, x, y);
-    case DataType::f64: return float_test_typed<double>(test, negative, positive, x, y);
+    case DataType::i8: return clip_typed<std::int8_t>(lo, hi, x, y);
+    case DataType::i16: return clip_typed<std::int16_t>(lo, hi, x, y);
+    case DataType::i32: return clip_typed<std::int32_t>(lo, hi, x, y);
+    case DataType::i64: return clip_typed<std::int64_t>(lo, hi, x, y);
+    case DataType::u8: return clip_typed<std::uint8_t>(lo, hi, x, y);
+    case DataType::u16: return clip_typed<std::uint16_t>(lo, hi, x, y);
+    case DataType::u32: return clip_typed<std::uint32_t>(lo, hi, x, y);
+    case DataType::u64: return clip_typed<std::uint64_t>(lo, hi, x, y);
     default:
-      fail(Errc::unsupported, name, "type '" + std::string(to_string(x.dtype)) + "' is not supported; expected f32 or f64");
+      fail(Errc::unsupported, "Clip", "type '" + std::string(to_string(x.dtype)) + "' is not an integer type");
   }
 }
 

@@ -121,6 +121,11 @@ struct UnaryParams {
 /// `Errc::invalid_argument` (Celu with alpha 0).
 void unary(const UnaryParams& p, const TensorView& x, const TensorView& y);
 
+/// Clip on integers: `y = min(max(x, lo), hi)` (hi wins when lo > hi), `x` i8, i16, i32,
+/// i64, u8, u16, u32 or u64 and the bounds clamped to its range; same dims, `y` may be
+/// `x`. Raises `Errc::type_mismatch`, `Errc::bad_op_inputs`, `Errc::unsupported`.
+void clip_int(std::int64_t lo, std::int64_t hi, const TensorView& x, const TensorView& y);
+
 /// Which of IsNaN and IsInf.
 enum class FloatTest : std::uint8_t { nan, inf };
 

@@ -49,7 +49,13 @@ std::vector<OpCase> clip_cases(Gen& g) {
   const auto scalar = [](float x) { return cst(RefTensor::of<float>({}, {x})); };
   return {make("Clip", {in(g.f32(g.dims(1, 4), -2, 2)), scalar(-0.5f), scalar(0.7f)}),
           make("Clip", {in(g.f32(g.dims(1, 4), -2, 2)), std::nullopt, scalar(0.25f)}),
-          make("Clip", {in(g.f32(g.dims(1, 4), -2, 2)), scalar(-1.f)}), make("Clip", {in(g.f32(g.dims(1, 3), -2, 2))})};
+          make("Clip", {in(g.f32(g.dims(1, 4), -2, 2)), scalar(-1.f)}), make("Clip", {in(g.f32(g.dims(1, 3), -2, 2))}),
+          // integers (cpu.clip_int)
+          make("Clip", {in(g.ints(DataType::i8, g.dims(1, 3), -100, 100)), cst(g.ints(DataType::i8, {}, -50, 0)),
+                        cst(g.ints(DataType::i8, {}, 0, 50))}),
+          make("Clip", {in(g.ints(DataType::i64, g.dims(1, 3), -100, 100)), std::nullopt,
+                        cst(g.ints(DataType::i64, {}, -10, 10))}),
+          make("Clip", {in(g.ints(DataType::u8, g.dims(1, 3), 0, 255)), cst(g.ints(DataType::u8, {}, 10, 100))})};
 }
 
 std::vector<OpCase> cast_cases(Gen& g) {

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// `ge::onnx`: reads ONNX models (opsets 11 to 20 of the default domain) into a
-/// `ge::Graph`, and writes a `ge::Graph` as an ONNX model. Built when the library is
+/// `ge::onnx`: reads ONNX models (opsets 11 to 20 of the default domain; older opsets
+/// through onnx's version converter) into a `ge::Graph`, and writes a `ge::Graph` as an ONNX model. Built when the library is
 /// configured with `GE_WITH_ONNX` (then the macro `GE_WITH_ONNX` is 1); this header does
 /// not include protobuf.
 ///
@@ -12,6 +12,8 @@
 /// ```
 ///
 /// What the importer does:
+/// - a model of an opset below 11 is first converted to opset 11 by onnx's version
+///   converter (libonnx, after onnx's shape inference, which some of its adapters need);
 /// - initializers and `Constant` nodes become constants (raw data, the typed fields, or
 ///   external data files relative to the model's directory, with offset and length);
 ///   graph inputs that are initializers are constants, not inputs;
@@ -34,7 +36,8 @@
 ///   or longer than its shape, negative or overflowing dims, tensors over
 ///   `LoadOptions::max_tensor_bytes`, external data outside the model's directory,
 ///   names read but never produced, values produced twice, cycles (naming the nodes);
-/// - `unsupported_op`: an opset other than 11 to 20, or ONE error listing every op,
+/// - `unsupported_op`: an opset above 20, an older one the version converter cannot bring
+///   to 11 (with its reason, which names the op), or ONE error listing every op,
 ///   domain, attribute and data type of the model this build lacks (each with the first
 ///   node or value that uses it);
 /// - the graph's and the schemas' own codes (`bad_op_inputs`, `bad_attribute`, ...) for a
@@ -64,7 +67,8 @@
 
 namespace ge::onnx {
 
-/// The opsets of the default domain (`""` or `ai.onnx`) the importer reads.
+/// The opsets of the default domain (`""` or `ai.onnx`) the importer reads; older ones
+/// are converted to `min_opset` first.
 inline constexpr std::int64_t min_opset = 11;
 inline constexpr std::int64_t max_opset = 20;
 

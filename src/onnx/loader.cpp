@@ -15,6 +15,7 @@
 #include "ge/ops/registry.hpp"
 #include "onnx/convert.hpp"
 #include "onnx/nodes.hpp"
+#include "onnx/upgrade.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>  // malloc_trim
@@ -202,8 +203,9 @@ class Importer {
   }
 
   // The default domain's opset; nullopt when not imported (then only nodes of other
-  // domains, which are unsupported, may appear).
-  std::optional<std::int64_t> default_opset() const {
+  // domains, which are unsupported, may appear). A model of an older opset is converted
+  // to `min_opset` first (src/onnx/upgrade.cpp).
+  std::optional<std::int64_t> default_opset() {
     std::optional<std::int64_t> version;
     for (const auto& o : m_.opset_import())
       if (o.domain().empty() || o.domain() == "ai.onnx") {
@@ -213,7 +215,11 @@ class Importer {
         version = o.version();
       }
     if (!version) return std::nullopt;
-    if (*version < min_opset || *version > max_opset)
+    if (*version < min_opset) {
+      upgrade_opset(m_, *version);
+      return min_opset;
+    }
+    if (*version > max_opset)
       fail(Errc::unsupported_op, "the model uses opset " + std::to_string(*version) +
                                      " of the default domain; ge reads opsets " + std::to_string(min_opset) + " to " +
                                      std::to_string(max_opset));

@@ -16,6 +16,7 @@ namespace ge::ops {
 
 // Registration of each family (called once by OpRegistry::with_builtin_ops).
 void add_elementwise_ops(OpRegistry& r);
+void add_elementwise_math_ops(OpRegistry& r);  // src/ops/elementwise_math.cpp
 void add_nn_ops(OpRegistry& r);
 void add_shape_ops(OpRegistry& r);        // calls add_shape_value_ops
 void add_shape_value_ops(OpRegistry& r);  // src/ops/pad_resize.cpp

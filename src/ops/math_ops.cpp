@@ -1,4 +1,5 @@
-// Math ops beyond the element-wise basics: HardSigmoid, Not, Mod, variadic Min and Max,
+// Math ops beyond the element-wise basics: HardSigmoid, Not, Mod, variadic Min, Max, Sum
+// and Mean,
 // InstanceNormalization, Trilu, and Range (whose length is known only when its three
 // scalar inputs are constants; otherwise it is unknown and the kernel is data-dependent).
 #include <cmath>
@@ -55,14 +56,14 @@ std::vector<TensorDesc> infer_range(const InferContext& c) {
   return {{t, Shape{Dim(n)}}};
 }
 
-// Min and Max: 1..N inputs of one type, broadcast together.
-OpSchema variadic(std::string name, std::string doc, std::string out_name) {
+// Min, Max, Sum and Mean: 1..N inputs of one type, broadcast together.
+OpSchema variadic(std::string name, std::string doc, std::string out_name, TypeSet types = TypeSet::numeric()) {
   OpSchema s;
   s.name = std::move(name);
   s.doc = std::move(doc);
   s.inputs = {many("data_0", "T")};
   s.outputs = {arg(std::move(out_name), "T")};
-  s.types = {{"T", TypeSet::numeric()}};
+  s.types = {{"T", types}};
   s.in_place = {{0, 0}, {0, 1}};  // the kernel reads inputs 0 and 1 only where it writes
   s.infer = [](const InferContext& c) {
     Shape y = c.shape(0);
@@ -153,6 +154,8 @@ void add_math_ops(OpRegistry& r) {
   r.add(mod());
   r.add(variadic("Min", "min = the element-wise minimum of the inputs (numpy broadcasting)", "min"));
   r.add(variadic("Max", "max = the element-wise maximum of the inputs (numpy broadcasting)", "max"));
+  r.add(variadic("Sum", "sum = the element-wise sum of the inputs (numpy broadcasting)", "sum", TypeSet::floats()));
+  r.add(variadic("Mean", "mean = the element-wise mean of the inputs (numpy broadcasting)", "mean", TypeSet::floats()));
   r.add(instance_norm());
   r.add(trilu());
   {

@@ -24,6 +24,7 @@ OpRegistry::~OpRegistry() = default;
 std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
   auto r = std::make_unique<OpRegistry>();
   ops::add_elementwise_ops(*r);
+  ops::add_elementwise_math_ops(*r);
   ops::add_nn_ops(*r);
   ops::add_shape_ops(*r);
   ops::add_reduce_ops(*r);

@@ -75,43 +75,43 @@ TEST_CASE("mod: integer modulus takes the divisor's sign, fmod the dividend's; b
   expect_error([&] { cpu::mod(false, a.view(), b4.view(), y.view()); }, Errc::incompatible_shapes, kernels_tag);
 }
 
-TEST_CASE("min_max over 1 to 3 inputs with broadcasting; NaN propagates; unsigned types") {
+TEST_CASE("variadic Min and Max over 1 to 3 inputs with broadcasting; NaN propagates; unsigned types") {
   Buf<float> a({2, 3}, {1, 5, 3, -1, 0, 9}), b({3}, {2, 2, 2}), c({2, 1}, {4, -5});
   Buf<float> y({2, 3});
   const ge::TensorView abc[] = {a.view(), b.view(), c.view()};
-  cpu::min_max(cpu::MinMax::max, abc, y.view());
+  cpu::variadic(cpu::Variadic::max, abc, y.view());
   CHECK(y.v == std::vector<float>{4, 5, 4, 2, 2, 9});
-  cpu::min_max(cpu::MinMax::min, abc, y.view());
+  cpu::variadic(cpu::Variadic::min, abc, y.view());
   CHECK(y.v == std::vector<float>{1, 2, 2, -5, -5, -5});
   const ge::TensorView one[] = {a.view()};
-  cpu::min_max(cpu::MinMax::max, one, y.view());
+  cpu::variadic(cpu::Variadic::max, one, y.view());
   CHECK(y.v == a.v);
 
   const float nan = std::numeric_limits<float>::quiet_NaN();
   Buf<float> n1({2}, {nan, 1.f}), n2({2}, {0.f, nan}), yn({2});
   const ge::TensorView nn[] = {n1.view(), n2.view()};
-  cpu::min_max(cpu::MinMax::max, nn, yn.view());
+  cpu::variadic(cpu::Variadic::max, nn, yn.view());
   CHECK(std::isnan(yn.v[0]));
   CHECK(std::isnan(yn.v[1]));
 
   Buf<std::int64_t> i1({3}, {1, -7, 3}), i2({1}, {0}), yi({3});
   const ge::TensorView ii[] = {i1.view(), i2.view()};
-  cpu::min_max(cpu::MinMax::min, ii, yi.view());
+  cpu::variadic(cpu::Variadic::min, ii, yi.view());
   CHECK(yi.v == Ints{0, -7, 0});
 
-  expect_error([&] { cpu::min_max(cpu::MinMax::max, {}, y.view()); }, Errc::bad_op_inputs, kernels_tag);
+  expect_error([&] { cpu::variadic(cpu::Variadic::max, {}, y.view()); }, Errc::bad_op_inputs, kernels_tag);
   const ge::TensorView mixed[] = {a.view(), i1.view()};
-  expect_error([&] { cpu::min_max(cpu::MinMax::max, mixed, y.view()); }, Errc::type_mismatch, kernels_tag);
+  expect_error([&] { cpu::variadic(cpu::Variadic::max, mixed, y.view()); }, Errc::type_mismatch, kernels_tag);
   Buf<float> bad({4});
   const ge::TensorView no_bc[] = {a.view(), bad.view()};
-  expect_error([&] { cpu::min_max(cpu::MinMax::max, no_bc, y.view()); }, Errc::incompatible_shapes, kernels_tag);
+  expect_error([&] { cpu::variadic(cpu::Variadic::max, no_bc, y.view()); }, Errc::incompatible_shapes, kernels_tag);
   Buf<std::uint8_t> u1({3}, {200, 3, 7}, DataType::u8), u2({1}, {100}, DataType::u8), uy({3}, DataType::u8);
   const ge::TensorView us[] = {u1.view(), u2.view()};
-  cpu::min_max(cpu::MinMax::max, us, uy.view());
+  cpu::variadic(cpu::Variadic::max, us, uy.view());
   CHECK(uy.v == std::vector<std::uint8_t>{200, 100, 100});
   Buf<std::uint16_t> h({2});  // f16: no arithmetic
   const ge::TensorView hs[] = {h.view(), h.view()};
-  expect_error([&] { cpu::min_max(cpu::MinMax::max, hs, h.view()); }, Errc::unsupported, kernels_tag);
+  expect_error([&] { cpu::variadic(cpu::Variadic::max, hs, h.view()); }, Errc::unsupported, kernels_tag);
 }
 
 TEST_CASE("instance_norm normalises each (n, c) plane; NCHW and N,C,D1,D2,D3") {

@@ -464,7 +464,7 @@ TEST_CASE("onnx: everything unsupported is listed in one error") {
 }
 
 TEST_CASE("onnx: opsets") {
-  for (std::int64_t v : {9, 10, 21}) {
+  for (std::int64_t v : {21, 99}) {
     Model m(v);
     m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
     m.node("Relu", {"x"}, {"y"}, "relu");

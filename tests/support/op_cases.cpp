@@ -6,6 +6,7 @@
 
 #include "ge/graph/builder.hpp"
 #include "support/op_cases/detail.hpp"
+#include "support/reference/detail.hpp"
 
 namespace ge::test {
 
@@ -97,6 +98,9 @@ RefTensor Gen::ints(DataType type, Dims d, std::int64_t lo, std::int64_t hi) {
       out.as<std::int32_t>()[i] = static_cast<std::int32_t>(v[i]);
     else if (type == DataType::f64)
       out.as<double>()[i] = static_cast<double>(v[i]);
+    else if (type == DataType::u8 || type == DataType::u16 || type == DataType::u32 || type == DataType::u64 ||
+             type == DataType::i8 || type == DataType::i16)
+      ref::detail::set_i(out, static_cast<std::int64_t>(i), v[i]);
     else
       throw std::invalid_argument("Gen::ints of " + std::string(to_string(type)));
   }
@@ -129,6 +133,7 @@ const GenTable& generators() {
   static const GenTable table = [] {
     GenTable t;
     add_elementwise_cases(t);
+    add_elementwise_math_cases(t);
     add_nn_cases(t);
     add_shape_cases(t);
     return t;

@@ -1,10 +1,13 @@
-// CPU kernels of the elementwise ops: unary activations (LeakyRelu alpha, Gelu
-// approximate), Clip (bounds read per run from its optional inputs), binary arithmetic and
-// comparisons with numpy broadcasting, Where, and Cast (the `to` type is the output's).
-// `fits` admits only the data types the kernels implement, so that other requests get
-// `no_kernel` at compile time.
+// CPU kernels of the elementwise ops: unary math and activations (the attributes of
+// LeakyRelu, Elu, Selu, Celu, ThresholdedRelu and Shrink, Gelu's approximate), IsNaN and
+// IsInf, Clip on f32 and on the integers (bounds read per run from its optional inputs),
+// Pow of integer and mixed types, binary arithmetic,
+// comparisons, logic, BitShift (direction) and PRelu with numpy broadcasting, Where, and
+// Cast (the `to` type is the output's). `fits` admits only the data types the kernels
+// implement, so that other requests get `no_kernel` at compile time.
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "compile/cpu/lower.hpp"
 #include "kernels/cpu/data_movement.hpp"
@@ -14,10 +17,40 @@ namespace ge::cpu_lower {
 
 namespace {
 
-// neg, abs and relu have integer kernels; the others are f32 only.
+// neg, abs, relu and sign have integer kernels; the table ops (from reciprocal on) f64
+// ones; the others are f32 only.
 bool unary_fits(cpu::UnaryOp kind, const KernelRequest& r) {
+  if (kind == cpu::UnaryOp::sign)
+    return input_type_in(r, 0, {DataType::f32, DataType::f64, DataType::i32, DataType::i64});
   const bool ints = kind == cpu::UnaryOp::neg || kind == cpu::UnaryOp::abs || kind == cpu::UnaryOp::relu;
-  return ints ? input_type_in(r, 0, {DataType::f32, DataType::i32, DataType::i64}) : input_type_in(r, 0, {DataType::f32});
+  if (ints) return input_type_in(r, 0, {DataType::f32, DataType::i32, DataType::i64});
+  if (kind >= cpu::UnaryOp::reciprocal) return input_type_in(r, 0, {DataType::f32, DataType::f64});
+  return input_type_in(r, 0, {DataType::f32});
+}
+
+// The op's attributes into the kernel's parameters.
+cpu::UnaryParams unary_params(cpu::UnaryOp kind, const InferContext& c) {
+  cpu::UnaryParams p{.op = kind};
+  const auto f = [&c](const char* name) { return static_cast<float>(c.f(name)); };
+  switch (kind) {
+    case cpu::UnaryOp::leaky_relu:
+    case cpu::UnaryOp::elu:
+    case cpu::UnaryOp::celu:
+    case cpu::UnaryOp::thresholded_relu: p.alpha = f("alpha"); break;
+    case cpu::UnaryOp::selu:
+      p.alpha = f("alpha");
+      p.gamma = f("gamma");
+      break;
+    case cpu::UnaryOp::shrink:
+      p.alpha = f("lambd");
+      p.beta = f("bias");
+      break;
+    case cpu::UnaryOp::gelu:
+      if (c.has("approximate") && c.s("approximate") == "tanh") p.op = cpu::UnaryOp::gelu_tanh;
+      break;
+    default: break;
+  }
+  return p;
 }
 
 void add_unary(KernelRegistry& r, const char* op, cpu::UnaryOp kind) {
@@ -26,11 +59,7 @@ void add_unary(KernelRegistry& r, const char* op, cpu::UnaryOp kind) {
          .engines = engines(Engine::vector, Engine::host),
          .fits = [kind](const KernelRequest& req) { return unary_fits(kind, req); },
          .make = [kind, op](const KernelRequest& req) {
-           cpu::UnaryParams p{.op = kind};
-           const InferContext& c = req.context;
-           if (kind == cpu::UnaryOp::leaky_relu) p.alpha = static_cast<float>(c.f("alpha"));
-           if (kind == cpu::UnaryOp::gelu && c.has("approximate") && c.s("approximate") == "tanh")
-             p.op = cpu::UnaryOp::gelu_tanh;
+           const cpu::UnaryParams p = unary_params(kind, req.context);
            return make_kernel(std::string("cpu.unary.") + op,
                               [p](Views in, Views out) {
                                 cpu::unary(p, in[0], out[0]);
@@ -50,12 +79,48 @@ float bound(const TensorView* t, float fallback) {
   }
 }
 
+// An integer Clip bound, read per run; `fallback` when the input is omitted. A u64
+// bound above int64's range is int64's largest (the kernel then leaves x unbounded).
+std::int64_t int_bound(const TensorView* t, std::int64_t fallback) {
+  if (t == nullptr || t->data == nullptr) return fallback;
+  switch (t->dtype) {
+    case DataType::i8: return *t->as<const std::int8_t>();
+    case DataType::i16: return *t->as<const std::int16_t>();
+    case DataType::i32: return *t->as<const std::int32_t>();
+    case DataType::i64: return *t->as<const std::int64_t>();
+    case DataType::u8: return *t->as<const std::uint8_t>();
+    case DataType::u16: return *t->as<const std::uint16_t>();
+    case DataType::u32: return *t->as<const std::uint32_t>();
+    case DataType::u64: {
+      const std::uint64_t v = *t->as<const std::uint64_t>();
+      return v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                 ? std::numeric_limits<std::int64_t>::max()
+                 : static_cast<std::int64_t>(v);
+    }
+    default: return fallback;
+  }
+}
+
 bool binary_fits(cpu::BinaryOp kind, const KernelRequest& r) {
+  using B = cpu::BinaryOp;
+  constexpr auto f32 = DataType::f32, f64 = DataType::f64, i32 = DataType::i32, i64 = DataType::i64;
+  constexpr auto u8 = DataType::u8, u16 = DataType::u16, u32 = DataType::u32, u64 = DataType::u64;
   if (!r.context.has_input(1) || r.context.input(1).dtype != r.context.input(0).dtype) return false;
-  if (kind == cpu::BinaryOp::pow) return input_type_in(r, 0, {DataType::f32});
-  if (kind == cpu::BinaryOp::equal)
-    return input_type_in(r, 0, {DataType::f32, DataType::i32, DataType::i64, DataType::boolean});
-  return input_type_in(r, 0, {DataType::f32, DataType::i32, DataType::i64});
+  switch (kind) {
+    case B::pow: return input_type_in(r, 0, {f32, f64});
+    case B::prelu: return input_type_in(r, 0, {f32, f64});
+    case B::equal: return input_type_in(r, 0, {f32, f64, i32, i64, DataType::boolean});
+    case B::less:
+    case B::greater:
+    case B::less_equal:
+    case B::greater_equal: return input_type_in(r, 0, {f32, f64, i32, i64});
+    case B::logical_and:
+    case B::logical_or:
+    case B::logical_xor: return input_type_in(r, 0, {DataType::boolean});
+    case B::shift_left:
+    case B::shift_right: return input_type_in(r, 0, {u8, u16, u32, u64});
+    default: return input_type_in(r, 0, {f32, f64, i32, i64, u8, u16, u32, u64});
+  }
 }
 
 void add_binary(KernelRegistry& r, const char* op, cpu::BinaryOp kind) {
@@ -69,6 +134,53 @@ void add_binary(KernelRegistry& r, const char* op, cpu::BinaryOp kind) {
                                 cpu::binary(kind, in[0], in[1], out[0]);
                               });
          }});
+}
+
+void add_clip_int(KernelRegistry& r) {
+  r.add({.op = "Clip",
+         .name = "cpu.clip_int",
+         .engines = engines(Engine::vector, Engine::host),
+         .fits = [](const KernelRequest& req) {
+           return input_type_in(req, 0, {DataType::i8, DataType::i16, DataType::i32, DataType::i64, DataType::u8,
+                                         DataType::u16, DataType::u32, DataType::u64});
+         },
+         .make = [](const KernelRequest&) {
+           return make_kernel("cpu.clip_int", [](Views in, Views out) {
+             cpu::clip_int(int_bound(optional_input(in, 1), std::numeric_limits<std::int64_t>::min()),
+                           int_bound(optional_input(in, 2), std::numeric_limits<std::int64_t>::max()), in[0], out[0]);
+           });
+         }});
+}
+
+void add_pow_mixed(KernelRegistry& r) {
+  r.add({.op = "Pow",
+         .name = "cpu.pow_mixed",
+         .engines = engines(Engine::vector, Engine::host),
+         .priority = -1,  // same-type floats take the vectorised binary kernel
+         .fits = [](const KernelRequest& req) {
+           constexpr auto f32 = DataType::f32, f64 = DataType::f64, i32 = DataType::i32, i64 = DataType::i64;
+           return input_type_in(req, 0, {f32, f64, i32, i64}) &&
+                  input_type_in(req, 1, {f32, f64, i32, i64, DataType::u32, DataType::u64});
+         },
+         .make = [](const KernelRequest&) {
+           return make_kernel("cpu.pow_mixed", [](Views in, Views out) { cpu::pow_mixed(in[0], in[1], out[0]); });
+         }});
+}
+
+void add_float_tests(KernelRegistry& r) {
+  for (const auto& [op, test] : {std::pair{"IsNaN", cpu::FloatTest::nan}, std::pair{"IsInf", cpu::FloatTest::inf}}) {
+    r.add({.op = op,
+           .name = std::string("cpu.") + op,
+           .engines = engines(Engine::vector, Engine::host),
+           .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32, DataType::f64}); },
+           .make = [op, test](const KernelRequest& req) {
+             const bool inf = test == cpu::FloatTest::inf;
+             const bool neg = inf && req.context.i("detect_negative") != 0;
+             const bool pos = inf && req.context.i("detect_positive") != 0;
+             return make_kernel(std::string("cpu.") + op,
+                                [test, neg, pos](Views in, Views out) { cpu::float_test(test, neg, pos, in[0], out[0]); });
+           }});
+  }
 }
 
 }  // namespace
@@ -86,6 +198,17 @@ void register_cpu_elementwise(KernelRegistry& r) {
   add_unary(r, "Gelu", cpu::UnaryOp::gelu);
   add_unary(r, "HardSwish", cpu::UnaryOp::hard_swish);
   add_unary(r, "LeakyRelu", cpu::UnaryOp::leaky_relu);
+  using U = cpu::UnaryOp;
+  const std::pair<const char*, U> table[] = {
+      {"Reciprocal", U::reciprocal}, {"Sin", U::sin},       {"Cos", U::cos},           {"Tan", U::tan},
+      {"Asin", U::asin},             {"Acos", U::acos},     {"Atan", U::atan},         {"Sinh", U::sinh},
+      {"Cosh", U::cosh},             {"Asinh", U::asinh},   {"Acosh", U::acosh},       {"Atanh", U::atanh},
+      {"Softplus", U::softplus},     {"Softsign", U::softsign}, {"Mish", U::mish},     {"Round", U::round},
+      {"Floor", U::floor},           {"Ceil", U::ceil},     {"Sign", U::sign},         {"Elu", U::elu},
+      {"Selu", U::selu},             {"Celu", U::celu},     {"ThresholdedRelu", U::thresholded_relu},
+      {"Shrink", U::shrink}};
+  for (const auto& [op, kind] : table) add_unary(r, op, kind);
+  add_float_tests(r);
   r.add({.op = "Clip",
          .name = "cpu.unary.Clip",
          .engines = engines(Engine::vector, Engine::host),
@@ -98,6 +221,8 @@ void register_cpu_elementwise(KernelRegistry& r) {
              cpu::unary(p, in[0], out[0]);
            });
          }});
+  add_clip_int(r);
+  add_pow_mixed(r);
   add_binary(r, "Add", cpu::BinaryOp::add);
   add_binary(r, "Sub", cpu::BinaryOp::sub);
   add_binary(r, "Mul", cpu::BinaryOp::mul);
@@ -106,6 +231,20 @@ void register_cpu_elementwise(KernelRegistry& r) {
   add_binary(r, "Equal", cpu::BinaryOp::equal);
   add_binary(r, "Less", cpu::BinaryOp::less);
   add_binary(r, "Greater", cpu::BinaryOp::greater);
+  add_binary(r, "LessOrEqual", cpu::BinaryOp::less_equal);
+  add_binary(r, "GreaterOrEqual", cpu::BinaryOp::greater_equal);
+  add_binary(r, "And", cpu::BinaryOp::logical_and);
+  add_binary(r, "Or", cpu::BinaryOp::logical_or);
+  add_binary(r, "Xor", cpu::BinaryOp::logical_xor);
+  add_binary(r, "PRelu", cpu::BinaryOp::prelu);
+  r.add({.op = "BitShift",
+         .name = "cpu.binary.BitShift",
+         .engines = engines(Engine::vector, Engine::host),
+         .fits = [](const KernelRequest& req) { return binary_fits(cpu::BinaryOp::shift_left, req); },
+         .make = [](const KernelRequest& req) {
+           const auto kind = req.context.s("direction") == "LEFT" ? cpu::BinaryOp::shift_left : cpu::BinaryOp::shift_right;
+           return make_kernel("cpu.binary.BitShift", [kind](Views in, Views out) { cpu::binary(kind, in[0], in[1], out[0]); });
+         }});
   r.add({.op = "Where",
          .name = "cpu.where",
          .engines = engines(Engine::vector, Engine::host),

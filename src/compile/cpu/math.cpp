@@ -1,5 +1,5 @@
 // CPU kernels of the math ops of src/ops/math_ops.cpp: HardSigmoid (alpha, beta), Not,
-// Mod (fmod), variadic Min and Max, InstanceNormalization (epsilon), Trilu (upper; k read
+// Mod (fmod), variadic Min, Max, Sum and Mean, InstanceNormalization (epsilon), Trilu (upper; k read
 // per run from its optional input, which may be computed) and Range. Range with three
 // constant inputs has a static length; otherwise its kernel is data-dependent: per run
 // it refuses a delta of 0, infers the length by the schema from the inputs' values,
@@ -74,13 +74,13 @@ std::int64_t trilu_k(Views in) {
   return v[0];
 }
 
-void add_min_max(KernelRegistry& r, const char* op, cpu::MinMax kind) {
+void add_variadic(KernelRegistry& r, const char* op, cpu::Variadic kind) {
   r.add({.op = op,
          .name = std::string("cpu.") + op,
          .engines = kBoth,
          .fits = [](const KernelRequest& req) { return all_inputs_in(req, kMinMaxTypes); },
          .make = [op, kind](const KernelRequest&) {
-           return make_kernel(std::string("cpu.") + op, [kind](Views in, Views out) { cpu::min_max(kind, in, out[0]); });
+           return make_kernel(std::string("cpu.") + op, [kind](Views in, Views out) { cpu::variadic(kind, in, out[0]); });
          }});
 }
 
@@ -113,8 +113,10 @@ void register_cpu_math(KernelRegistry& r) {
            const bool fmod = req.context.i("fmod") != 0;
            return make_kernel("cpu.mod", [fmod](Views in, Views out) { cpu::mod(fmod, in[0], in[1], out[0]); });
          }});
-  add_min_max(r, "Min", cpu::MinMax::min);
-  add_min_max(r, "Max", cpu::MinMax::max);
+  add_variadic(r, "Min", cpu::Variadic::min);
+  add_variadic(r, "Max", cpu::Variadic::max);
+  add_variadic(r, "Sum", cpu::Variadic::sum);
+  add_variadic(r, "Mean", cpu::Variadic::mean);
   r.add({.op = "InstanceNormalization",
          .name = "cpu.instance_norm",
          .engines = kBoth,

@@ -3,25 +3,30 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <limits>
 #include <type_traits>
 
+#include "kernels/cpu/unary_table.hpp"
 #include "kernels/cpu/vmath.hpp"
 
 namespace ge::cpu {
 namespace {
 
 std::string_view binary_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::add: return "Add";
-    case BinaryOp::sub: return "Sub";
-    case BinaryOp::mul: return "Mul";
-    case BinaryOp::div: return "Div";
-    case BinaryOp::pow: return "Pow";
-    case BinaryOp::equal: return "Equal";
-    case BinaryOp::less: return "Less";
-    case BinaryOp::greater: return "Greater";
-  }
-  return "Binary";
+  constexpr std::string_view names[] = {"Add",     "Sub",          "Mul",  "Div", "Pow", "Equal",    "Less",
+                                        "Greater", "LessOrEqual",  "GreaterOrEqual", "And", "Or", "Xor",
+                                        "BitShift", "BitShift", "PRelu"};
+  static_assert(std::size(names) == static_cast<std::size_t>(BinaryOp::prelu) + 1);
+  return names[static_cast<std::size_t>(op)];
+}
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::equal || op == BinaryOp::less || op == BinaryOp::greater || op == BinaryOp::less_equal ||
+         op == BinaryOp::greater_equal;
+}
+bool is_logical(BinaryOp op) {
+  return op == BinaryOp::logical_and || op == BinaryOp::logical_or || op == BinaryOp::logical_xor;
 }
 
 // Checks that `out` is exactly the numpy broadcast of `ins`.
@@ -133,24 +138,26 @@ void binary_typed(const TensorView& a, const TensorView& b, const TensorView& y,
 template <class T>
 T int_div(T a, T b) {
   using U = std::make_unsigned_t<T>;
-  if (b == -1) return static_cast<T>(U{0} - static_cast<U>(a));  // no overflow on MIN / -1
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1) return static_cast<T>(U{0} - static_cast<U>(a));  // no overflow on MIN / -1
   return static_cast<T>(a / b);
 }
 
+// Wrapping arithmetic in an unsigned type at least as wide as unsigned int (u16 * u16
+// in int would overflow).
+template <class T>
+using Wide = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 template <class T>
 T wrap_add(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
 }
 template <class T>
 T wrap_sub(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b));
 }
 template <class T>
 T wrap_mul(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
 }
 
 template <class T>
@@ -177,9 +184,31 @@ void arith_int(BinaryOp op, const TensorView& a, const TensorView& b, const Tens
       });
       return;
     }
+    case BinaryOp::shift_left:
+    case BinaryOp::shift_right:
+      if constexpr (std::is_unsigned_v<T>) {
+        constexpr T bits = static_cast<T>(sizeof(T) * 8);
+        if (op == BinaryOp::shift_left)
+          return binary_typed<T, T>(a, b, y, [](T u, T v) { return v >= bits ? T{0} : static_cast<T>(u << v); });
+        return binary_typed<T, T>(a, b, y, [](T u, T v) { return v >= bits ? T{0} : static_cast<T>(u >> v); });
+      }
+      break;
+    default: break;
+  }
+  fail(Errc::unsupported, binary_name(op), "type '" + std::string(to_string(a.dtype)) + "' is not supported");
+}
+
+template <class T>
+void arith_float(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  switch (op) {
+    case BinaryOp::add: return binary_typed<T, T>(a, b, y, [](T u, T v) { return u + v; });
+    case BinaryOp::sub: return binary_typed<T, T>(a, b, y, [](T u, T v) { return u - v; });
+    case BinaryOp::mul: return binary_typed<T, T>(a, b, y, [](T u, T v) { return u * v; });
+    case BinaryOp::div: return binary_typed<T, T>(a, b, y, [](T u, T v) { return u / v; });
+    case BinaryOp::pow: return binary_typed<T, T>(a, b, y, [](T u, T v) { return std::pow(u, v); });
+    case BinaryOp::prelu: return binary_typed<T, T>(a, b, y, [](T u, T v) { return u < T(0) ? v * u : u; });
     default:
-      fail(Errc::unsupported, binary_name(op),
-           "type '" + std::string(to_string(a.dtype)) + "' is not supported; expected f32");
+      fail(Errc::unsupported, binary_name(op), "type '" + std::string(to_string(a.dtype)) + "' is not supported");
   }
 }
 
@@ -190,7 +219,21 @@ void compare(BinaryOp op, const TensorView& a, const TensorView& b, const Tensor
     case BinaryOp::equal: return binary_typed<T, B>(a, b, y, [](T u, T v) { return static_cast<B>(u == v); });
     case BinaryOp::less: return binary_typed<T, B>(a, b, y, [](T u, T v) { return static_cast<B>(u < v); });
     case BinaryOp::greater: return binary_typed<T, B>(a, b, y, [](T u, T v) { return static_cast<B>(u > v); });
+    case BinaryOp::less_equal: return binary_typed<T, B>(a, b, y, [](T u, T v) { return static_cast<B>(u <= v); });
+    case BinaryOp::greater_equal:
+      return binary_typed<T, B>(a, b, y, [](T u, T v) { return static_cast<B>(u >= v); });
     default: break;
+  }
+}
+
+void logical(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  using B = std::uint8_t;
+  switch (op) {
+    case BinaryOp::logical_and:
+      return binary_typed<B, B>(a, b, y, [](B u, B v) { return static_cast<B>((u != 0) & (v != 0)); });
+    case BinaryOp::logical_or:
+      return binary_typed<B, B>(a, b, y, [](B u, B v) { return static_cast<B>((u != 0) | (v != 0)); });
+    default: return binary_typed<B, B>(a, b, y, [](B u, B v) { return static_cast<B>((u != 0) != (v != 0)); });
   }
 }
 
@@ -202,15 +245,19 @@ void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorV
     fail(Errc::type_mismatch, name,
          "A is '" + std::string(to_string(a.dtype)) + "' but B is '" + std::string(to_string(b.dtype)) + "'");
   }
-  const bool cmp = op == BinaryOp::equal || op == BinaryOp::less || op == BinaryOp::greater;
+  if (is_logical(op) && a.dtype != DataType::boolean)
+    fail(Errc::unsupported, name, "type '" + std::string(to_string(a.dtype)) + "' is not supported; expected bool");
+  const bool cmp = is_comparison(op);
   check_dtype(name, "Y", y, cmp ? DataType::boolean : a.dtype);
   check_data(name, "A", a);
   check_data(name, "B", b);
   if (!small_case(a, b, y)) check_broadcast_out(name, {&a, &b}, y);
   if (y.elements() == 0) return;
+  if (is_logical(op)) return logical(op, a, b, y);
   if (cmp) {
     switch (a.dtype) {
       case DataType::f32: return compare<float>(op, a, b, y);
+      case DataType::f64: return compare<double>(op, a, b, y);
       case DataType::i32: return compare<std::int32_t>(op, a, b, y);
       case DataType::i64: return compare<std::int64_t>(op, a, b, y);
       case DataType::boolean:
@@ -218,25 +265,108 @@ void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorV
         break;
       default: break;
     }
-    fail(Errc::unsupported, name, "type '" + std::string(to_string(a.dtype)) + "' is not supported; expected f32, i32 or i64");
+    fail(Errc::unsupported, name,
+         "type '" + std::string(to_string(a.dtype)) + "' is not supported; expected f32, f64, i32 or i64");
   }
   switch (a.dtype) {
-    case DataType::f32:
-      switch (op) {
-        case BinaryOp::add: return binary_typed<float, float>(a, b, y, [](float u, float v) { return u + v; });
-        case BinaryOp::sub: return binary_typed<float, float>(a, b, y, [](float u, float v) { return u - v; });
-        case BinaryOp::mul: return binary_typed<float, float>(a, b, y, [](float u, float v) { return u * v; });
-        case BinaryOp::div: return binary_typed<float, float>(a, b, y, [](float u, float v) { return u / v; });
-        case BinaryOp::pow:
-          return binary_typed<float, float>(a, b, y, [](float u, float v) { return std::pow(u, v); });
-        default: return;
-      }
+    case DataType::f32: return arith_float<float>(op, a, b, y);
+    case DataType::f64: return arith_float<double>(op, a, b, y);
     case DataType::i32: return arith_int<std::int32_t>(op, a, b, y);
     case DataType::i64: return arith_int<std::int64_t>(op, a, b, y);
+    case DataType::u8: return arith_int<std::uint8_t>(op, a, b, y);
+    case DataType::u16: return arith_int<std::uint16_t>(op, a, b, y);
+    case DataType::u32: return arith_int<std::uint32_t>(op, a, b, y);
+    case DataType::u64: return arith_int<std::uint64_t>(op, a, b, y);
     default:
       fail(Errc::unsupported, name,
-           "type '" + std::string(to_string(a.dtype)) + "' is not supported; expected f32, i32 or i64");
+           "type '" + std::string(to_string(a.dtype)) + "' is not supported; expected f32, f64 or an integer type");
   }
+}
+
+namespace {
+
+// x^e for integers: exact by squaring, wrapping in the unsigned type.
+template <class T, class E>
+T int_power(T x, E e) {
+  if constexpr (std::is_signed_v<E>) {
+    if (e < 0) {
+      if (x == 1) return T{1};
+      if constexpr (std::is_signed_v<T>)
+        if (x == -1) return (e % 2 == 0) ? T{1} : T{-1};
+      return T{0};
+    }
+  }
+  using W = Wide<T>;
+  W base = static_cast<W>(x), r = 1;
+  for (auto k = static_cast<std::make_unsigned_t<E>>(e); k != 0; k >>= 1) {
+    if (k & 1) r = static_cast<W>(r * base);
+    base = static_cast<W>(base * base);
+  }
+  return static_cast<T>(r);
+}
+
+template <class T, class E>
+T power(T x, E e) {
+  if constexpr (std::is_integral_v<T> && std::is_integral_v<E>) {
+    return int_power(x, e);
+  } else {
+    const double v = std::pow(static_cast<double>(x), static_cast<double>(e));
+    if constexpr (std::is_integral_v<T>) {
+      // Truncation toward zero where T holds it; 0 for NaN and out of range.
+      if (!(v > static_cast<double>(std::numeric_limits<T>::lowest()) - 1.0 &&
+            v < static_cast<double>(std::numeric_limits<T>::max())))
+        return T{0};
+    }
+    return static_cast<T>(v);
+  }
+}
+
+template <class T, class E>
+void pow_typed(const TensorView& x, const TensorView& y, const TensorView& z) {
+  const Collapsed c = collapse(z.dims, {strides_of(z.dims), broadcast_strides("Pow", "X", x.dims, z.dims),
+                                        broadcast_strides("Pow", "Y", y.dims, z.dims)});
+  const std::int64_t sx = c.strides[1].back(), sy = c.strides[2].back();
+  const T* px = x.as<const T>();
+  const E* py = y.as<const E>();
+  T* pz = z.as<T>();
+  broadcast_loop(c, [&](const std::int64_t* off, std::int64_t lo, std::int64_t len) {
+    for (std::int64_t i = lo; i < lo + len; ++i) pz[off[0] + i] = power(px[off[1] + i * sx], py[off[2] + i * sy]);
+  });
+}
+
+// Calls f(T{}) for the C++ type of a Pow operand; unsupported for other types.
+template <class F>
+void with_pow_type(DataType t, bool exponent, F&& f) {
+  switch (t) {
+    case DataType::f32: return f(float{});
+    case DataType::f64: return f(double{});
+    case DataType::i32: return f(std::int32_t{});
+    case DataType::i64: return f(std::int64_t{});
+    case DataType::u32:
+      if (exponent) return f(std::uint32_t{});
+      break;
+    case DataType::u64:
+      if (exponent) return f(std::uint64_t{});
+      break;
+    default: break;
+  }
+  fail(Errc::unsupported, "Pow", std::string(exponent ? "Y" : "X") + " of type '" + std::string(to_string(t)) +
+                                     "' is not supported; expected f32, f64, i32 or i64" +
+                                     (exponent ? " (or u32, u64)" : ""));
+}
+
+}  // namespace
+
+void pow_mixed(const TensorView& x, const TensorView& y, const TensorView& z) {
+  check_dtype("Pow", "Z", z, x.dtype);
+  check_data("Pow", "X", x);
+  check_data("Pow", "Y", y);
+  check_broadcast_out("Pow", {&x, &y}, z);
+  with_pow_type(x.dtype, false, [&](auto tx) {
+    with_pow_type(y.dtype, true, [&](auto ty) {
+      if (z.elements() > 0) pow_typed<decltype(tx), decltype(ty)>(x, y, z);
+    });
+  });
 }
 
 namespace {
@@ -291,23 +421,14 @@ void where(const TensorView& cond, const TensorView& x, const TensorView& y, con
 namespace {
 
 std::string_view unary_name(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::sqrt: return "Sqrt";
-    case UnaryOp::exp: return "Exp";
-    case UnaryOp::log: return "Log";
-    case UnaryOp::neg: return "Neg";
-    case UnaryOp::abs: return "Abs";
-    case UnaryOp::erf: return "Erf";
-    case UnaryOp::tanh: return "Tanh";
-    case UnaryOp::sigmoid: return "Sigmoid";
-    case UnaryOp::relu: return "Relu";
-    case UnaryOp::clip: return "Clip";
-    case UnaryOp::leaky_relu: return "LeakyRelu";
-    case UnaryOp::gelu: return "Gelu";
-    case UnaryOp::gelu_tanh: return "Gelu";
-    case UnaryOp::hard_swish: return "HardSwish";
-  }
-  return "Unary";
+  constexpr std::string_view names[] = {
+      "Sqrt",     "Exp",   "Log",   "Neg",      "Abs",      "Erf",      "Tanh",  "Sigmoid", "Relu",
+      "Clip",     "LeakyRelu", "Gelu", "Gelu", "HardSwish", "Reciprocal", "Sin", "Cos", "Tan",
+      "Asin",     "Acos",  "Atan",  "Sinh",     "Cosh",     "Asinh",    "Acosh", "Atanh",   "Softplus",
+      "Softsign", "Mish",  "Round", "Floor",    "Ceil",     "Sign",     "Elu",   "Selu",    "Celu",
+      "ThresholdedRelu", "Shrink"};
+  static_assert(std::size(names) == static_cast<std::size_t>(UnaryOp::shrink) + 1);
+  return names[static_cast<std::size_t>(op)];
 }
 
 template <class T, class F>
@@ -345,6 +466,7 @@ void unary_int(const UnaryParams& p, const TensorView& x, const TensorView& y) {
     case UnaryOp::abs:
       return map<T>(x, y, [](T v) { return v < 0 ? static_cast<T>(U{0} - static_cast<U>(v)) : v; });
     case UnaryOp::relu: return map<T>(x, y, [](T v) { return v > 0 ? v : T{0}; });
+    case UnaryOp::sign: return map<T>(x, y, [](T v) { return static_cast<T>((v > 0) - (v < 0)); });
     default:
       fail(Errc::unsupported, unary_name(p.op),
            "type '" + std::string(to_string(x.dtype)) + "' is not supported; expected f32");
@@ -359,8 +481,12 @@ void unary(const UnaryParams& p, const TensorView& x, const TensorView& y) {
   check_data(name, "X", x);
   check_dims(name, "Y", y, x.dims);
   if (x.elements() == 0) return;
+  if (p.op == UnaryOp::celu && p.alpha == 0.0f)
+    fail(Errc::invalid_argument, name, "alpha is 0; expected a non-zero alpha (Celu divides by it)");
   if (x.dtype == DataType::i32) return unary_int<std::int32_t>(p, x, y);
   if (x.dtype == DataType::i64) return unary_int<std::int64_t>(p, x, y);
+  if (x.dtype == DataType::f32 && detail::with_unary_fn<float>(p, [&](auto f) { map<float>(x, y, f); })) return;
+  if (x.dtype == DataType::f64 && detail::with_unary_fn<double>(p, [&](auto f) { map<double>(x, y, f); })) return;
   if (x.dtype != DataType::f32) {
     fail(Errc::unsupported, name, "type '" + std::string(to_string(x.dtype)) + "' is not supported; expected f32");
   }
@@ -395,6 +521,53 @@ void unary(const UnaryParams& p, const TensorView& x, const TensorView& y) {
         const float t = v * (1.0f / 6.0f) + 0.5f;
         return v * (t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t));
       });
+    default: break;  // the table's ops, handled above
+  }
+}
+
+namespace {
+
+template <class T>
+void clip_typed(std::int64_t lo, std::int64_t hi, const TensorView& x, const TensorView& y) {
+  // The bounds in T: clamped to T's range (u64 bounds come in as int64, so at most 2^63 - 1).
+  const auto in_t = [](std::int64_t v) {
+    if constexpr (std::is_signed_v<T>) {
+      return static_cast<T>(std::clamp<std::int64_t>(v, std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max()));
+    } else {
+      if (v <= 0) return T{0};
+      if constexpr (sizeof(T) < sizeof(std::int64_t))
+        return static_cast<T>(std::min<std::int64_t>(v, std::numeric_limits<T>::max()));
+      return static_cast<T>(v);
+    }
+  };
+  const T l = in_t(lo), h = in_t(hi);
+  // An upper bound above T's range leaves x as it is.
+  const bool no_hi = std::is_unsigned_v<T> && sizeof(T) == sizeof(std::int64_t) &&
+                     hi == std::numeric_limits<std::int64_t>::max();
+  map<T>(x, y, [l, h, no_hi](T v) {
+    const T t = v < l ? l : v;
+    return !no_hi && t > h ? h : t;
+  });
+}
+
+}  // namespace
+
+void clip_int(std::int64_t lo, std::int64_t hi, const TensorView& x, const TensorView& y) {
+  check_dtype("Clip", "output", y, x.dtype);
+  check_data("Clip", "input", x);
+  check_dims("Clip", "output", y, x.dims);
+  if (x.elements() == 0) return;
+  switch (x.dtype) {
+    case DataType::i8: return clip_typed<std::int8_t>(lo, hi, x, y);
+    case DataType::i16: return clip_typed<std::int16_t>(lo, hi, x, y);
+    case DataType::i32: return clip_typed<std::int32_t>(lo, hi, x, y);
+    case DataType::i64: return clip_typed<std::int64_t>(lo, hi, x, y);
+    case DataType::u8: return clip_typed<std::uint8_t>(lo, hi, x, y);
+    case DataType::u16: return clip_typed<std::uint16_t>(lo, hi, x, y);
+    case DataType::u32: return clip_typed<std::uint32_t>(lo, hi, x, y);
+    case DataType::u64: return clip_typed<std::uint64_t>(lo, hi, x, y);
+    default:
+      fail(Errc::unsupported, "Clip", "type '" + std::string(to_string(x.dtype)) + "' is not an integer type");
   }
 }
 

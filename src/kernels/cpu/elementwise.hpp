@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// Element-wise kernels: binary arithmetic and comparisons with numpy broadcasting,
-/// Where, and unary math and activations.
+/// Element-wise kernels: binary arithmetic, comparisons, logic, bit shifts and PRelu with
+/// numpy broadcasting, Where, unary math and activations, IsNaN and IsInf.
 ///
 /// Broadcast loops collapse the dims that all operands read contiguously, so a
 /// same-shape Add is one flat loop and a bias add is rows of a flat loop; the inner loops
@@ -23,14 +23,22 @@ namespace ge::cpu {
 
 /// A binary element-wise op.
 enum class BinaryOp : std::uint8_t {
-  add,      ///< a + b (f32, i32, i64)
-  sub,      ///< a - b (f32, i32, i64)
-  mul,      ///< a * b (f32, i32, i64)
-  div,      ///< a / b (f32; i32, i64 truncating, a zero divisor raises)
-  pow,      ///< a ^ b (f32)
-  equal,    ///< a == b -> bool (f32, i32, i64, bool)
-  less,     ///< a < b -> bool (f32, i32, i64)
-  greater,  ///< a > b -> bool (f32, i32, i64)
+  add,            ///< a + b (f32, i32, i64)
+  sub,            ///< a - b (f32, i32, i64)
+  mul,            ///< a * b (f32, i32, i64)
+  div,            ///< a / b (f32; i32, i64 truncating, a zero divisor raises)
+  pow,            ///< a ^ b (f32, f64; other and mixed types: `pow_mixed`)
+  equal,          ///< a == b -> bool (f32, i32, i64, bool)
+  less,           ///< a < b -> bool (f32, i32, i64)
+  greater,        ///< a > b -> bool (f32, i32, i64)
+  less_equal,     ///< a <= b -> bool (f32, i32, i64)
+  greater_equal,  ///< a >= b -> bool (f32, i32, i64)
+  logical_and,    ///< a && b (bool)
+  logical_or,     ///< a || b (bool)
+  logical_xor,    ///< a != b (bool)
+  shift_left,     ///< a << b (u8, u16, u32, u64; a shift of the bit width or more gives 0)
+  shift_right,    ///< a >> b (u8, u16, u32, u64; likewise)
+  prelu,          ///< a < 0 ? b * a : a, the slope b broadcast to a (f32, f64; y has a's dims)
 };
 
 /// `y = a op b` with numpy broadcasting; `y.dims` must be the broadcast of `a.dims` and
@@ -39,6 +47,14 @@ enum class BinaryOp : std::uint8_t {
 /// `Errc::incompatible_shapes` (dims do not broadcast to `y`), `Errc::invalid_argument`
 /// (integer division by zero).
 void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y);
+
+/// ONNX Pow with X and Y of different types, or integers: `z = x ^ y` with numpy
+/// broadcasting, `z` of X's type (f32, f64, i32, i64); Y f32, f64, i32, i64, u32 or u64.
+/// Integer powers are exact (wrapping; a negative exponent gives 0 unless x is 1 or -1);
+/// a power computed in double is truncated toward zero for an integer X, and 0 where it
+/// is NaN or outside the type. Raises `Errc::type_mismatch`, `Errc::unsupported`,
+/// `Errc::incompatible_shapes`.
+void pow_mixed(const TensorView& x, const TensorView& y, const TensorView& z);
 
 /// ONNX Where: `out = cond ? x : y` with three-way broadcasting; `cond` is bool, `x`, `y`
 /// and `out` share any type. Raises like `binary`.
@@ -60,20 +76,63 @@ enum class UnaryOp : std::uint8_t {
   gelu,        ///< x * (1 + erf(x / sqrt 2)) / 2
   gelu_tanh,   ///< x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
   hard_swish,  ///< x * max(0, min(1, x / 6 + 1 / 2))
+  // The table of src/kernels/cpu/unary_table.hpp (f32 and f64; sign also i32, i64):
+  reciprocal,        ///< 1 / x
+  sin,               ///< sin x
+  cos,               ///< cos x
+  tan,               ///< tan x
+  asin,              ///< asin x
+  acos,              ///< acos x
+  atan,              ///< atan x
+  sinh,              ///< sinh x
+  cosh,              ///< cosh x
+  asinh,             ///< asinh x
+  acosh,             ///< acosh x
+  atanh,             ///< atanh x
+  softplus,          ///< log(1 + e^x)
+  softsign,          ///< x / (1 + |x|)
+  mish,              ///< x * tanh(softplus(x))
+  round,             ///< x to the nearest integer, halves to even
+  floor,             ///< floor x
+  ceil,              ///< ceil x
+  sign,              ///< -1, 0 or 1 by the sign of x (NaN stays NaN)
+  elu,               ///< x < 0 ? alpha * (e^x - 1) : x
+  selu,              ///< gamma * (x <= 0 ? alpha * (e^x - 1) : x)
+  celu,              ///< max(0, x) + min(0, alpha * (e^(x / alpha) - 1)); alpha != 0
+  thresholded_relu,  ///< x > alpha ? x : 0
+  shrink,            ///< x < -alpha ? x + beta : x > alpha ? x - beta : 0 (alpha: lambd, beta: bias)
 };
 
 /// A unary op with its attributes.
 struct UnaryParams {
   UnaryOp op = UnaryOp::relu;                              ///< which op
-  float alpha = 0.01f;                                     ///< LeakyRelu's slope
+  /// LeakyRelu's slope; the alpha of Elu, Selu and Celu; ThresholdedRelu's threshold;
+  /// Shrink's lambd.
+  float alpha = 0.01f;
+  float beta = 0.0f;                                       ///< Shrink's bias
+  float gamma = 1.0f;                                      ///< Selu's gamma
   float lo = -std::numeric_limits<float>::infinity();      ///< Clip's min
   float hi = std::numeric_limits<float>::infinity();       ///< Clip's max
 };
 
-/// `y = op(x)`, same dims and type (f32; neg, abs, relu also i32 and i64). `y` may be `x`
-/// (in place). Raises `Errc::type_mismatch`, `Errc::bad_op_inputs` (dims differ),
-/// `Errc::unsupported` (type the op lacks).
+/// `y = op(x)`, same dims and type (f32; the table ops also f64; neg, abs, relu, sign
+/// also i32 and i64). `y` may be `x` (in place). Raises `Errc::type_mismatch`,
+/// `Errc::bad_op_inputs` (dims differ), `Errc::unsupported` (type the op lacks),
+/// `Errc::invalid_argument` (Celu with alpha 0).
 void unary(const UnaryParams& p, const TensorView& x, const TensorView& y);
+
+/// Clip on integers: `y = min(max(x, lo), hi)` (hi wins when lo > hi), `x` i8, i16, i32,
+/// i64, u8, u16, u32 or u64 and the bounds clamped to its range; same dims, `y` may be
+/// `x`. Raises `Errc::type_mismatch`, `Errc::bad_op_inputs`, `Errc::unsupported`.
+void clip_int(std::int64_t lo, std::int64_t hi, const TensorView& x, const TensorView& y);
+
+/// Which of IsNaN and IsInf.
+enum class FloatTest : std::uint8_t { nan, inf };
+
+/// `y = isnan(x)` or `y = isinf(x)` (counting -inf when `negative`, +inf when
+/// `positive`) as bool, `x` f32 or f64, same dims. Raises `Errc::type_mismatch`,
+/// `Errc::bad_op_inputs`, `Errc::unsupported`.
+void float_test(FloatTest test, bool negative, bool positive, const TensorView& x, const TensorView& y);
 
 /// e^x for one float, within about 2 ulp, in branch-free code that vectorises; used by
 /// the softmax and activation kernels. NaN stays NaN, x > 88.72 gives inf, x < -86.6 gives

@@ -84,30 +84,53 @@ void mod_int(bool fmod, const TensorView& a, const TensorView& b, const TensorVi
   });
 }
 
+std::string_view variadic_name(Variadic op) {
+  constexpr std::string_view names[] = {"Min", "Max", "Sum", "Mean"};
+  return names[static_cast<std::size_t>(op)];
+}
+
+// y = in0 op in1, then y = y op in_k; sum in an unsigned type for integers (wrapping).
 template <class T>
-void min_max_typed(MinMax op, std::span<const TensorView> in, const TensorView& y) {
+T combine(Variadic op, T u, T v) {
+  switch (op) {
+    case Variadic::min:
+    case Variadic::max:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (u != u) return u;  // NaN wins; b's NaN wins through the compare below
+      }
+      return (op == Variadic::max ? u > v : u < v) ? u : v;
+    default:
+      if constexpr (std::is_integral_v<T>) {
+        using W = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+        return static_cast<T>(static_cast<W>(u) + static_cast<W>(v));
+      } else {
+        return u + v;
+      }
+  }
+}
+
+template <class T>
+void variadic_typed(Variadic op, std::span<const TensorView> in, const TensorView& y) {
   T* py = y.as<T>();
   if (in.size() == 1) {
     if (y.elements() > 0 && py != in[0].data) std::memcpy(py, in[0].data, static_cast<std::size_t>(y.bytes()));
     return;
   }
-  // Max: a wins when larger or NaN (a != a); b wins otherwise, NaN included.
-  const auto pick = [op](T u, T v) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (u != u) return u;
-    }
-    return (op == MinMax::max ? u > v : u < v) ? u : v;
-  };
-  // y = op(in0, in1), then y = op(y, in_k): y is read at the index it writes, so y may be
-  // input 0 or 1 (in place) but no later input.
+  // y is read at the index it writes, so y may be input 0 or 1 (in place) but no later input.
   for (std::size_t k = 1; k < in.size(); ++k) {
     const TensorView& a = k == 1 ? in[0] : y;
     const T* pa = a.as<const T>();
     const T* pb = in[k].as<const T>();
-    broadcast_rows(op == MinMax::max ? "Max" : "Min", a, in[k], y,
+    broadcast_rows(variadic_name(op), a, in[k], y,
                    [&](const std::int64_t* off, std::int64_t n, std::int64_t sa, std::int64_t sb) {
-                     for_lanes(n, [&](std::int64_t i) { py[off[0] + i] = pick(pa[off[1] + i * sa], pb[off[2] + i * sb]); });
+                     for_lanes(n, [&](std::int64_t i) {
+                       py[off[0] + i] = combine(op, pa[off[1] + i * sa], pb[off[2] + i * sb]);
+                     });
                    });
+  }
+  if (op == Variadic::mean) {
+    const auto n = static_cast<T>(in.size());
+    for_lanes(y.elements(), [&](std::int64_t i) { py[i] = static_cast<T>(py[i] / n); });
   }
 }
 
@@ -217,8 +240,8 @@ void mod(bool fmod, const TensorView& a, const TensorView& b, const TensorView& 
   }
 }
 
-void min_max(MinMax op, std::span<const TensorView> inputs, const TensorView& y) {
-  const std::string_view name = op == MinMax::max ? "Max" : "Min";
+void variadic(Variadic op, std::span<const TensorView> inputs, const TensorView& y) {
+  const std::string_view name = variadic_name(op);
   if (inputs.empty()) fail(Errc::bad_op_inputs, name, "no inputs; expected at least one");
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const std::string which = "input " + std::to_string(k);
@@ -227,16 +250,16 @@ void min_max(MinMax op, std::span<const TensorView> inputs, const TensorView& y)
   }
   check_dims(name, "output", y, broadcast_dims(name, inputs));
   switch (y.dtype) {
-    case DataType::f32: return min_max_typed<float>(op, inputs, y);
-    case DataType::f64: return min_max_typed<double>(op, inputs, y);
-    case DataType::i8: return min_max_typed<std::int8_t>(op, inputs, y);
-    case DataType::i16: return min_max_typed<std::int16_t>(op, inputs, y);
-    case DataType::i32: return min_max_typed<std::int32_t>(op, inputs, y);
-    case DataType::i64: return min_max_typed<std::int64_t>(op, inputs, y);
-    case DataType::u8: return min_max_typed<std::uint8_t>(op, inputs, y);
-    case DataType::u16: return min_max_typed<std::uint16_t>(op, inputs, y);
-    case DataType::u32: return min_max_typed<std::uint32_t>(op, inputs, y);
-    case DataType::u64: return min_max_typed<std::uint64_t>(op, inputs, y);
+    case DataType::f32: return variadic_typed<float>(op, inputs, y);
+    case DataType::f64: return variadic_typed<double>(op, inputs, y);
+    case DataType::i8: return variadic_typed<std::int8_t>(op, inputs, y);
+    case DataType::i16: return variadic_typed<std::int16_t>(op, inputs, y);
+    case DataType::i32: return variadic_typed<std::int32_t>(op, inputs, y);
+    case DataType::i64: return variadic_typed<std::int64_t>(op, inputs, y);
+    case DataType::u8: return variadic_typed<std::uint8_t>(op, inputs, y);
+    case DataType::u16: return variadic_typed<std::uint16_t>(op, inputs, y);
+    case DataType::u32: return variadic_typed<std::uint32_t>(op, inputs, y);
+    case DataType::u64: return variadic_typed<std::uint64_t>(op, inputs, y);
     default:
       fail(Errc::unsupported, name, "type '" + std::string(to_string(y.dtype)) +
                                         "' is not supported; expected f32, f64 or an integer type");

@@ -1,13 +1,13 @@
 #pragma once
 /// \file
 /// Math kernels beyond the element-wise basics: HardSigmoid, Not, Mod and variadic
-/// Min/Max (numpy broadcasting), InstanceNormalization, Trilu and Range.
+/// Min/Max/Sum/Mean (numpy broadcasting), InstanceNormalization, Trilu and Range.
 ///
 /// ```
 /// ge::cpu::hard_sigmoid({.alpha = 0.2f, .beta = 0.5f}, x, y);
 /// ge::cpu::mod(/*fmod=*/false, a, b, y);                 // integer mod, sign of b
 /// const ge::TensorView in[] = {a, b, c};
-/// ge::cpu::min_max(ge::cpu::MinMax::max, in, y);         // y = max(a, b, c), broadcast
+/// ge::cpu::variadic(ge::cpu::Variadic::max, in, y);      // y = max(a, b, c), broadcast
 /// ge::cpu::trilu({.upper = true, .k = 1}, x, y);
 /// ge::cpu::range(start, delta, y);                       // y[i] = start + i * delta
 /// ```
@@ -40,14 +40,15 @@ void logical_not(const TensorView& x, const TensorView& y);
 /// `Errc::invalid_argument` (an integer divisor of 0).
 void mod(bool fmod, const TensorView& a, const TensorView& b, const TensorView& y);
 
-/// Which of Min and Max.
-enum class MinMax : std::uint8_t { min, max };
+/// Which of the variadic element-wise ops.
+enum class Variadic : std::uint8_t { min, max, sum, mean };
 
-/// The element-wise min or max of 1..N inputs of one type (f32, f64, i8..i64, u8..u64) with numpy
-/// broadcasting into `y` (the broadcast of all). NaN wins (propagates). `y` must not
-/// overlap the inputs. Raises `Errc::bad_op_inputs` (no input, dims), `Errc::type_mismatch`,
+/// The element-wise min, max, sum or mean of 1..N inputs of one type (f32, f64, i8..i64,
+/// u8..u64; integer sums wrap, an integer mean truncates) with numpy broadcasting into
+/// `y` (the broadcast of all). Min and max: NaN wins (propagates). `y` may be input 0 or 1
+/// but no later one. Raises `Errc::bad_op_inputs` (no input, dims), `Errc::type_mismatch`,
 /// `Errc::unsupported`, `Errc::incompatible_shapes`.
-void min_max(MinMax op, std::span<const TensorView> inputs, const TensorView& y);
+void variadic(Variadic op, std::span<const TensorView> inputs, const TensorView& y);
 
 /// Attributes of InstanceNormalization.
 struct InstanceNormParams {

@@ -58,6 +58,12 @@ using Generator = std::function<std::vector<OpCase>(Gen&)>;
 using GenTable = std::map<std::string, Generator, std::less<>>;
 
 void add_elementwise_cases(GenTable& t);
+void add_elementwise_math_cases(GenTable& t);  // op_cases/elementwise_math.cpp
+
+/// Three cases of a float unary op on values in [lo, hi), ranks 0 to 4 (elementwise.cpp).
+Generator unary(std::string op, double lo, double hi, double rtol = 1e-5, Attributes attrs = {});
+/// Comparisons: integer-valued floats (so that some are equal) and i64, broadcast.
+Generator comparison(std::string op);
 void add_nn_cases(GenTable& t);
 void add_shape_cases(GenTable& t);
 

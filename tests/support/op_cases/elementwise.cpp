@@ -8,21 +8,6 @@ namespace ge::test::cases {
 
 namespace {
 
-// Three cases of a float unary op on values in [lo, hi), ranks 0 to 4.
-Generator unary(std::string op, double lo, double hi, double rtol = 1e-5, Attributes attrs = {}) {
-  return [=](Gen& g) {
-    std::vector<OpCase> v;
-    for (int k = 0; k < 3; ++k) {
-      // 0: maybe a scalar; 2: a few thousand elements (the vector loops and their tails).
-      const Dims d = k == 2 ? Dims{g.integer(1, 3), g.integer(100, 999)} : g.dims(k == 0 ? 0 : 1, 4, 1, 9);
-      OpCase c = make(op, {in(g.f32(d, lo, hi))}, attrs);
-      c.rtol = rtol;
-      v.push_back(c);
-    }
-    return v;
-  };
-}
-
 // A float unary op, then the same on i64 and i32 integers.
 Generator signed_unary(std::string op) {
   return [op](Gen& g) {
@@ -49,18 +34,6 @@ Generator binary(std::string op, double lo, double hi, std::int64_t int_lo = -20
   };
 }
 
-// Comparisons: integer-valued floats (so that some are equal) and i64, broadcast.
-Generator comparison(std::string op) {
-  return [op](Gen& g) {
-    std::vector<OpCase> v;
-    for (const DataType t : {DataType::f32, DataType::i64, DataType::f32}) {
-      const Dims d = g.dims(1, 4);
-      v.push_back(make(op, {in(g.ints(t, d, -3, 3)), in(g.ints(t, g.broadcastable(d), -3, 3))}));
-    }
-    return v;
-  };
-}
-
 std::vector<OpCase> where_cases(Gen& g) {
   std::vector<OpCase> v;
   for (int k = 0; k < 3; ++k) {
@@ -76,7 +49,13 @@ std::vector<OpCase> clip_cases(Gen& g) {
   const auto scalar = [](float x) { return cst(RefTensor::of<float>({}, {x})); };
   return {make("Clip", {in(g.f32(g.dims(1, 4), -2, 2)), scalar(-0.5f), scalar(0.7f)}),
           make("Clip", {in(g.f32(g.dims(1, 4), -2, 2)), std::nullopt, scalar(0.25f)}),
-          make("Clip", {in(g.f32(g.dims(1, 4), -2, 2)), scalar(-1.f)}), make("Clip", {in(g.f32(g.dims(1, 3), -2, 2))})};
+          make("Clip", {in(g.f32(g.dims(1, 4), -2, 2)), scalar(-1.f)}), make("Clip", {in(g.f32(g.dims(1, 3), -2, 2))}),
+          // integers (cpu.clip_int)
+          make("Clip", {in(g.ints(DataType::i8, g.dims(1, 3), -100, 100)), cst(g.ints(DataType::i8, {}, -50, 0)),
+                        cst(g.ints(DataType::i8, {}, 0, 50))}),
+          make("Clip", {in(g.ints(DataType::i64, g.dims(1, 3), -100, 100)), std::nullopt,
+                        cst(g.ints(DataType::i64, {}, -10, 10))}),
+          make("Clip", {in(g.ints(DataType::u8, g.dims(1, 3), 0, 255)), cst(g.ints(DataType::u8, {}, 10, 100))})};
 }
 
 std::vector<OpCase> cast_cases(Gen& g) {
@@ -140,6 +119,31 @@ std::vector<OpCase> mod_cases(Gen& g) {
 
 }  // namespace
 
+Generator unary(std::string op, double lo, double hi, double rtol, Attributes attrs) {
+  return [=](Gen& g) {
+    std::vector<OpCase> v;
+    for (int k = 0; k < 3; ++k) {
+      // 0: maybe a scalar; 2: a few thousand elements (the vector loops and their tails).
+      const Dims d = k == 2 ? Dims{g.integer(1, 3), g.integer(100, 999)} : g.dims(k == 0 ? 0 : 1, 4, 1, 9);
+      OpCase c = make(op, {in(g.f32(d, lo, hi))}, attrs);
+      c.rtol = rtol;
+      v.push_back(c);
+    }
+    return v;
+  };
+}
+
+Generator comparison(std::string op) {
+  return [op](Gen& g) {
+    std::vector<OpCase> v;
+    for (const DataType t : {DataType::f32, DataType::i64, DataType::f32}) {
+      const Dims d = g.dims(1, 4);
+      v.push_back(make(op, {in(g.ints(t, d, -3, 3)), in(g.ints(t, g.broadcastable(d), -3, 3))}));
+    }
+    return v;
+  };
+}
+
 void add_elementwise_cases(GenTable& t) {
   t["Sqrt"] = unary("Sqrt", 0.01, 4);
   t["Exp"] = unary("Exp", -5, 5);
@@ -184,7 +188,14 @@ void add_elementwise_cases(GenTable& t) {
     const Dims d = g.dims(1, 4);
     return std::vector<OpCase>{make("Pow", {in(g.f32(d, 0.1, 3)), in(g.f32(g.broadcastable(d), -2, 2))}),
                                make("Pow", {in(g.f32(d, -3, 3)), cst(RefTensor::of<float>({}, {2.f}))}),
-                               make("Pow", {in(g.f32(d, 0.1, 3)), cst(RefTensor::of<float>({1}, {0.5f}))})};
+                               make("Pow", {in(g.f32(d, 0.1, 3)), cst(RefTensor::of<float>({1}, {0.5f}))}),
+                               // mixed and integer types (cpu.pow_mixed)
+                               make("Pow", {in(g.f32(d, -3, 3)), in(g.ints(DataType::i64, g.broadcastable(d), -2, 3))}),
+                               make("Pow", {in(g.ints(DataType::i64, d, -4, 4)), in(g.ints(DataType::i32, d, 0, 5))}),
+                               make("Pow", {in(g.ints(DataType::i32, d, 1, 5)), in(g.f32(d, 0, 2))}),
+                               make("Pow", {in(g.ints(DataType::i64, d, 1, 3)), in(g.ints(DataType::i64, d, -2, 0))}),
+                               make("Pow", {in(RefTensor::of<std::int64_t>({4}, {-1, -1, 1, 2})),
+                                            in(RefTensor::of<std::int64_t>({4}, {-1, -2, -3, -1}))})};
   };
   for (const char* op : {"Equal", "Less", "Greater"}) t[op] = comparison(op);
   t["Where"] = where_cases;

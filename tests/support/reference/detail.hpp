@@ -125,8 +125,19 @@ struct OpImpl {
 };
 using OpTable = std::map<std::string, OpImpl, std::less<>>;
 
+/// y = f(x) in double for a floating x (the unary maps of every family).
+template <class F>
+Outs map_float(const Ctx& c, F f) {
+  c.require_float(0);
+  const RefTensor& x = c.in(0);
+  RefTensor y(x.dtype, x.dims);
+  for (std::int64_t i = 0; i < x.elements(); ++i) set_f(y, i, f(get_f(x, i)));
+  return {y};
+}
+
 /// The ops of each family.
 void add_elementwise_ops(OpTable& t);
+void add_elementwise_math_ops(OpTable& t);  // elementwise_math.cpp
 void add_nn_ops(OpTable& t);
 void add_shape_ops(OpTable& t);
 

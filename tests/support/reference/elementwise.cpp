@@ -17,16 +17,6 @@ namespace {
 
 // ---- elementwise ----
 
-// y = f(x) for a floating x.
-template <class F>
-Outs map_float(const Ctx& c, F f) {
-  c.require_float(0);
-  const RefTensor& x = c.in(0);
-  RefTensor y(x.dtype, x.dims);
-  for (std::int64_t i = 0; i < x.elements(); ++i) set_f(y, i, f(get_f(x, i)));
-  return {y};
-}
-
 // y = f(x) in double for floating x, g(x) in int64 for integer x.
 template <class F, class G>
 Outs map_numeric(const Ctx& c, F f, G g) {

@@ -18,6 +18,7 @@ const OpTable& op_table() {
   static const OpTable table = [] {
     OpTable t;
     add_elementwise_ops(t);
+    add_elementwise_math_ops(t);
     add_nn_ops(t);
     add_shape_ops(t);
     return t;

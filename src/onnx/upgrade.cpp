@@ -1,0 +1,87 @@
+// Models of an opset below the importer's lowest (`min_opset`) are brought up to it by
+// onnx's own version converter (libonnx), which knows each op's changes between opsets
+// (Upsample to Resize, Slice's attributes to inputs, BatchNormalization's spatial, ...).
+// What it cannot convert is refused with its own reason, which names the op and opsets.
+#include "onnx/upgrade.hpp"
+
+#include <exception>
+#include <string>
+
+#if defined(GE_ONNX_VERSION_CONVERTER)
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+#endif
+
+namespace ge::onnx::detail {
+
+namespace {
+
+#if defined(GE_ONNX_VERSION_CONVERTER)
+// The rank of value `name` from the graph's inputs, outputs and value_info (which onnx's
+// shape inference fills); -1 when unknown.
+int rank_of(const ::onnx::GraphProto& g, const std::string& name) {
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+    for (const auto& v : *list)
+      if (v.name() == name && v.type().tensor_type().has_shape()) return v.type().tensor_type().shape().dim_size();
+  return -1;
+}
+
+// Before opset 7, PRelu applies a slope of shape [C] per channel (axis 1) of X; from
+// opset 7 a slope broadcasts by numpy rules, and the converter leaves the node as it is.
+// A [C] slope initializer read by that PRelu alone becomes [C, 1, ..., 1].
+void per_channel_prelu_slopes(::onnx::ModelProto& m) {
+  ::onnx::GraphProto& g = *m.mutable_graph();
+  for (const auto& n : g.node()) {
+    if (n.op_type() != "PRelu" || n.input_size() != 2) continue;
+    const std::string& slope = n.input(1);
+    int readers = 0;
+    for (const auto& other : g.node())
+      for (const auto& in : other.input()) readers += in == slope ? 1 : 0;
+    const int rank = rank_of(g, n.input(0));
+    if (readers != 1 || rank <= 2) continue;
+    for (auto& t : *g.mutable_initializer())
+      if (t.name() == slope && t.dims_size() == 1 && t.dims(0) > 1)
+        for (int k = 2; k < rank; ++k) t.add_dims(1);
+  }
+}
+#endif
+
+// The converter's assertion text without its source position ("file:line: func:
+// Assertion `cond` failed: ").
+std::string converter_reason(const std::string& what) {
+  const std::string marker = "failed: ";
+  const auto at = what.find(marker);
+  std::string s = at == std::string::npos ? what : what.substr(at + marker.size());
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
+  return s.substr(0, 300);
+}
+
+}  // namespace
+
+void upgrade_opset(::onnx::ModelProto& m, std::int64_t version) {
+  const std::string from = "the model uses opset " + std::to_string(version) + " of the default domain; ge reads opsets " +
+                           std::to_string(min_opset) + " to " + std::to_string(max_opset);
+  if (version < 1) fail(Errc::bad_model, from + " (an opset below 1 does not exist)");
+#if defined(GE_ONNX_VERSION_CONVERTER)
+  // Some adapters (Gemm 6 to 7's broadcast) need the inputs' shapes: onnx's shape
+  // inference records them first. A model it cannot infer is converted without them.
+  try {
+    ::onnx::shape_inference::InferShapes(m);
+  } catch (const std::exception&) {
+  }
+  if (version < 7) per_channel_prelu_slopes(m);
+  ::onnx::ModelProto up;
+  try {
+    up = ::onnx::version_conversion::ConvertVersion(m, static_cast<int>(min_opset));
+  } catch (const std::exception& e) {
+    fail(Errc::unsupported_op, from + ", and onnx's version converter cannot bring it to opset " +
+                                   std::to_string(min_opset) + ": " + converter_reason(e.what()));
+  }
+  m.Swap(&up);
+#else
+  (void)m;
+  fail(Errc::unsupported_op, from + " (this build has no onnx version converter to upgrade older opsets)");
+#endif
+}
+
+}  // namespace ge::onnx::detail

@@ -1,0 +1,104 @@
+// Tests of the import of opsets below 11 (src/onnx/upgrade.cpp): onnx's version converter
+// brings them to opset 11 before import, and what it cannot convert is refused with its
+// reason.
+#include <doctest/doctest.h>
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ge/core/error.hpp"
+#include "ge/onnx.hpp"
+#include "support/expect_error.hpp"
+#include "support/graph_eval.hpp"
+#include "support/onnx_model.hpp"
+
+namespace {
+
+using ge::test::expect_error;
+using ge::test::Model;
+
+std::vector<float> floats_of(const ge::Tensor& t) {
+  const auto* p = reinterpret_cast<const float*>(t.bytes().data());
+  return {p, p + t.element_count()};
+}
+
+std::vector<std::string> ops_of(const ge::Graph& g) {
+  std::vector<std::string> ops;
+  for (const auto& n : g.nodes()) ops.push_back(n.op);
+  return ops;
+}
+
+}  // namespace
+
+TEST_CASE("onnx: opsets below 11 are converted to 11 and run") {
+  SUBCASE("Relu, unchanged between opsets 6 and 11") {
+    for (std::int64_t v : {6, 7, 8, 9, 10}) {
+      Model m(v);
+      m.input("x", ::onnx::TensorProto_DataType_FLOAT, {3});
+      m.node("Relu", {"x"}, {"y"}, "relu");
+      m.output("y");
+      const ge::Graph g = m.load();
+      CHECK(ops_of(g) == std::vector<std::string>{"Relu"});
+      const auto y = ge::test::run(g, {{"x", ge::Tensor::from<float>({3}, {-1.f, 0.5f, 2.f})}});
+      CHECK(floats_of(y.at(0)) == std::vector<float>{0.f, 0.5f, 2.f});
+    }
+  }
+  SUBCASE("Upsample with a scales attribute (opset 7) becomes Resize") {
+    Model m(7);
+    m.input("x", ::onnx::TensorProto_DataType_FLOAT, {1, 1, 1, 2});
+    auto* n = m.node("Upsample", {"x"}, {"y"}, "up");
+    auto* a = n->add_attribute();
+    a->set_name("scales");
+    a->set_type(::onnx::AttributeProto_AttributeType_FLOATS);
+    for (float s : {1.f, 1.f, 2.f, 2.f}) a->add_floats(s);
+    m.output("y");
+    const ge::Graph g = m.load();
+    CHECK(ops_of(g).back() == "Resize");
+    const auto y = ge::test::run(g, {{"x", ge::Tensor::from<float>({1, 1, 1, 2}, {1.f, 2.f})}});
+    CHECK(y.at(0).dims() == std::vector<std::int64_t>{1, 1, 2, 4});
+    CHECK(floats_of(y.at(0)) == std::vector<float>{1.f, 1.f, 2.f, 2.f, 1.f, 1.f, 2.f, 2.f});
+  }
+  SUBCASE("Gemm of opset 6 with a broadcast C: the converter needs the shapes, inferred first") {
+    Model m(6);
+    m.input("a", ::onnx::TensorProto_DataType_FLOAT, {2, 2});
+    m.f32("b", {2, 2}, {1.f, 0.f, 0.f, 1.f});
+    m.f32("c", {2}, {10.f, 20.f});
+    auto* n = m.node("Gemm", {"a", "b", "c"}, {"y"}, "gemm");
+    auto* a = n->add_attribute();
+    a->set_name("broadcast");
+    a->set_type(::onnx::AttributeProto_AttributeType_INT);
+    a->set_i(1);
+    m.output("y");
+    const ge::Graph g = m.load();
+    const auto y = ge::test::run(g, {{"a", ge::Tensor::from<float>({2, 2}, {1.f, 2.f, 3.f, 4.f})}});
+    CHECK(floats_of(y.at(0)) == std::vector<float>{11.f, 22.f, 13.f, 24.f});
+  }
+}
+
+TEST_CASE("onnx: PRelu before opset 7 applies a [C] slope per channel") {
+  Model m(6);
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, {1, 2, 2});
+  m.f32("slope", {2}, {0.5f, 0.25f});
+  m.node("PRelu", {"x", "slope"}, {"y"}, "prelu");
+  m.output("y");
+  const ge::Graph g = m.load();
+  const auto y = ge::test::run(g, {{"x", ge::Tensor::from<float>({1, 2, 2}, {-2.f, -4.f, -2.f, 4.f})}});
+  CHECK(floats_of(y.at(0)) == std::vector<float>{-1.f, -2.f, -0.5f, 4.f});
+}
+
+TEST_CASE("onnx: what the version converter cannot convert is refused naming the op and the opset") {
+  // Resize first appears in opset 10: a model of opset 9 that uses it has no adapter.
+  Model m(9);
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, {1, 1, 2, 2});
+  m.f32("scales", {4}, {1.f, 1.f, 2.f, 2.f});
+  m.node("Resize", {"x", "scales"}, {"y"}, "resize");
+  m.output("y");
+  expect_error([&] { (void)m.load(); }, ge::Errc::unsupported_op, "opset 9", "version converter", "Resize");
+  Model zero(0);
+  zero.input("x", ::onnx::TensorProto_DataType_FLOAT, {3});
+  zero.node("Relu", {"x"}, {"y"}, "relu");
+  zero.output("y");
+  expect_error([&] { (void)zero.load(); }, ge::Errc::bad_model, "opset 0");
+}

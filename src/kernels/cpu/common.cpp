@@ -8,10 +8,22 @@
 #include <mutex>
 #include <new>
 
+#include <sys/mman.h>
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 namespace ge::cpu {
+
+void Scratch::advise_huge_pages(void* p, std::size_t bytes) noexcept {
+#if defined(MADV_HUGEPAGE)
+  (void)::madvise(p, bytes, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 
 namespace {
 

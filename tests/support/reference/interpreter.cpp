@@ -21,6 +21,7 @@ const OpTable& op_table() {
     add_elementwise_math_ops(t);
     add_nn_ops(t);
     add_shape_ops(t);
+    add_reduce_ops(t);
     return t;
   }();
   return table;

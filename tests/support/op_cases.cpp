@@ -137,6 +137,7 @@ const GenTable& generators() {
     add_nn_cases(t);
     add_shape_cases(t);
     add_reduce_cases(t);
+    add_indexing_cases(t);
     return t;
   }();
   return table;

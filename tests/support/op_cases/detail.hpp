@@ -67,5 +67,6 @@ Generator comparison(std::string op);
 void add_nn_cases(GenTable& t);
 void add_shape_cases(GenTable& t);
 void add_reduce_cases(GenTable& t);  // op_cases/reduce.cpp
+void add_indexing_cases(GenTable& t);  // op_cases/indexing.cpp
 
 }  // namespace ge::test::cases

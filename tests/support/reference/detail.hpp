@@ -144,5 +144,6 @@ void add_elementwise_math_ops(OpTable& t);  // elementwise_math.cpp
 void add_nn_ops(OpTable& t);
 void add_shape_ops(OpTable& t);
 void add_reduce_ops(OpTable& t);  // reduce.cpp
+void add_indexing_ops(OpTable& t);  // indexing.cpp
 
 }  // namespace ge::ref::detail

@@ -22,6 +22,7 @@ const OpTable& op_table() {
     add_nn_ops(t);
     add_shape_ops(t);
     add_reduce_ops(t);
+    add_indexing_ops(t);
     return t;
   }();
   return table;

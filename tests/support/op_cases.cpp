@@ -138,6 +138,7 @@ const GenTable& generators() {
     add_shape_cases(t);
     add_reduce_cases(t);
     add_indexing_cases(t);
+    add_rearrange_cases(t);
     return t;
   }();
   return table;

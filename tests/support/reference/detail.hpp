@@ -145,5 +145,6 @@ void add_nn_ops(OpTable& t);
 void add_shape_ops(OpTable& t);
 void add_reduce_ops(OpTable& t);  // reduce.cpp
 void add_indexing_ops(OpTable& t);  // indexing.cpp
+void add_rearrange_ops(OpTable& t);  // rearrange.cpp
 
 }  // namespace ge::ref::detail

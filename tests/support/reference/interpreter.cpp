@@ -23,6 +23,7 @@ const OpTable& op_table() {
     add_shape_ops(t);
     add_reduce_ops(t);
     add_indexing_ops(t);
+    add_rearrange_ops(t);
     return t;
   }();
   return table;

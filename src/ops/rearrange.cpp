@@ -48,51 +48,40 @@ Dim divided(const InferContext& c, const Dim& d, std::int64_t k, const std::stri
   return map_dim(d, [k](std::int64_t v) { return v / k; });
 }
 
-OpSchema depth_to_space() {
-  OpSchema s;
-  s.name = "DepthToSpace";
-  s.doc = "[N, C, H, W] -> [N, C / b^2, H * b, W * b]: channel blocks moved into space (DCR or CRD order)";
-  s.inputs = {arg("input", "T")};
-  s.outputs = {arg("output", "T")};
-  s.types = {{"T", TypeSet::all()}};
-  s.attrs = {attr_req("blocksize", AttrKind::integer, int_at_least(1)), attr("mode", "DCR", one_of({"DCR", "CRD"}))};
-  s.infer = [](const InferContext& c) {
-    const std::int64_t b = nchw_block(c);
-    const Shape& x = c.shape(0);
-    const DataType t = c.input(0).dtype;
-    if (!x.rank_known()) return std::vector<TensorDesc>{{t, unknown_dims(4)}};
-    const auto times = [b](std::int64_t v) { return v * b; };
-    return std::vector<TensorDesc>{{t, Shape({x[0], divided(c, x[1], b * b, "channels"), map_dim(x[2], times),
-                                              map_dim(x[3], times)})}};
-  };
-  return s;
+// DepthToSpace or SpaceToDepth over an [N, C, H, W] input: `attrs` beside blocksize.
+OpSchema nchw_op(std::string name, std::string doc, std::vector<AttrSpec> attrs, InferFn infer) {
+  attrs.insert(attrs.begin(), attr_req("blocksize", AttrKind::integer, int_at_least(1)));
+  return schema(std::move(name), std::move(doc), {arg("input", "T")}, {arg("output", "T")}, {{"T", TypeSet::all()}},
+                std::move(attrs), std::move(infer));
 }
 
-OpSchema space_to_depth() {
-  OpSchema s;
-  s.name = "SpaceToDepth";
-  s.doc = "[N, C, H, W] -> [N, C * b^2, H / b, W / b]: b x b blocks of space moved into channels";
-  s.inputs = {arg("input", "T")};
-  s.outputs = {arg("output", "T")};
-  s.types = {{"T", TypeSet::all()}};
-  s.attrs = {attr_req("blocksize", AttrKind::integer, int_at_least(1))};
-  s.infer = [](const InferContext& c) {
-    const std::int64_t b = nchw_block(c);
-    const Shape& x = c.shape(0);
-    const DataType t = c.input(0).dtype;
-    if (!x.rank_known()) return std::vector<TensorDesc>{{t, unknown_dims(4)}};
-    return std::vector<TensorDesc>{{t, Shape({x[0], map_dim(x[1], [b](std::int64_t v) { return v * b * b; }),
-                                              divided(c, x[2], b, "height"), divided(c, x[3], b, "width")})}};
-  };
-  return s;
+std::vector<TensorDesc> infer_depth_to_space(const InferContext& c) {
+  const std::int64_t b = nchw_block(c);
+  const Shape& x = c.shape(0);
+  const DataType t = c.input(0).dtype;
+  if (!x.rank_known()) return {{t, unknown_dims(4)}};
+  const auto times = [b](std::int64_t v) { return v * b; };
+  return {{t, Shape({x[0], divided(c, x[1], b * b, "channels"), map_dim(x[2], times), map_dim(x[3], times)})}};
+}
+
+std::vector<TensorDesc> infer_space_to_depth(const InferContext& c) {
+  const std::int64_t b = nchw_block(c);
+  const Shape& x = c.shape(0);
+  const DataType t = c.input(0).dtype;
+  if (!x.rank_known()) return {{t, unknown_dims(4)}};
+  return {{t, Shape({x[0], map_dim(x[1], [b](std::int64_t v) { return v * b * b; }), divided(c, x[2], b, "height"),
+                     divided(c, x[3], b, "width")})}};
 }
 
 }  // namespace
 
 void add_rearrange_ops(OpRegistry& r) {
   r.add(tile());
-  r.add(depth_to_space());
-  r.add(space_to_depth());
+  r.add(nchw_op("DepthToSpace",
+                 "[N, C, H, W] -> [N, C / b^2, H * b, W * b]: channel blocks moved into space (DCR or CRD order)",
+                 {attr("mode", "DCR", one_of({"DCR", "CRD"}))}, infer_depth_to_space));
+  r.add(nchw_op("SpaceToDepth", "[N, C, H, W] -> [N, C * b^2, H / b, W / b]: b x b blocks of space moved into channels",
+                {}, infer_space_to_depth));
 }
 
 }  // namespace ge::ops

@@ -26,10 +26,10 @@ struct OnnxOp {
   std::int64_t since;
 };
 constexpr OnnxOp onnx_ops[] = {
-    {"Abs", 13},         {"Add", 13},          {"ArgMax", 13},         {"AveragePool", 13},
+    {"Abs", 13},         {"Add", 13},          {"ArgMax", 13},         {"ArgMin", 13},         {"AveragePool", 13},
     {"BatchNormalization", 13},                {"Cast", 13},           {"Clip", 13},
     {"Concat", 13},      {"ConstantOfShape", 13},                      {"Conv", 13},
-    {"ConvTranspose", 13},                     {"Div", 13},            {"Equal", 13},
+    {"ConvTranspose", 13},                     {"CumSum", 13},         {"Div", 13},            {"Equal", 13},
     {"Erf", 13},         {"Exp", 13},          {"Expand", 13},         {"Flatten", 13},
     {"Gather", 13},      {"Gelu", 20},         {"Gemm", 13},           {"GlobalAveragePool", 13},
     {"Greater", 13},     {"HardSwish", 14},    {"Identity", 13},       {"LayerNormalization", 17},

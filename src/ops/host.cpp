@@ -1,4 +1,4 @@
-// Host-engine ops, whose output shape (or cost) depends on the data: NonZero, TopK, ArgMax.
+// Host-engine ops, whose output shape (or cost) depends on the data: NonZero, TopK, ArgMax, ArgMin.
 // Their output extents are ranges bounded by what the input allows.
 #include "common.hpp"
 
@@ -56,10 +56,11 @@ void add_host_ops(OpRegistry& r) {
     };
     r.add(std::move(s));
   }
-  {
+  for (const char* name : {"ArgMax", "ArgMin"}) {
     OpSchema s;
-    s.name = "ArgMax";
-    s.doc = "the index of the largest entry along axis (i64)";
+    s.name = name;
+    s.doc = std::string("the index of the ") + (std::string_view(name) == "ArgMax" ? "largest" : "smallest") +
+            " entry along axis (i64)";
     s.inputs = {arg("data", "T")};
     s.outputs = {arg("reduced", "i64")};
     s.types = {{"T", TypeSet::numeric()}};

@@ -1,4 +1,5 @@
-// Reductions: ReduceMean, ReduceSum, ReduceMax.
+// Reductions: ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceSumSquare,
+// ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp; and the running sum CumSum.
 //
 // ONNX moved `axes` from an attribute to an optional input (ReduceSum in opset 13, the
 // others in opset 18). Each op here takes both forms so that models of any of these
@@ -76,12 +77,41 @@ OpSchema reduce(std::string name, std::string doc) {
   return s;
 }
 
+// CumSum: x's shape and type; the axis (input 1, a scalar or one value) must be in range
+// when it is constant.
+OpSchema cum_sum() {
+  OpSchema s;
+  s.name = "CumSum";
+  s.doc = "running sums along axis (input 1); exclusive leaves out each element, reverse runs from the end";
+  s.inputs = {arg("x", "T"), arg("axis", "Tind")};
+  s.outputs = {arg("y", "T")};
+  s.types = {{"T", TypeSet::numeric()}, {"Tind", TypeSet::indices()}};
+  s.attrs = {attr("exclusive", 0, int_in(0, 1)), attr("reverse", 0, int_in(0, 1))};
+  s.infer = [](const InferContext& c) {
+    const Shape& x = c.shape(0);
+    require_rank(c, 1, 0, 1);
+    if (const auto axis = const_ints(c, 1)) {
+      if (axis->size() != 1)
+        c.fail(Errc::bad_op_inputs, "input 1 (axis) has " + std::to_string(axis->size()) + " values; expected 1");
+      if (x.rank_known()) norm_axis(c, axis->front(), static_cast<std::int64_t>(x.rank()), "axis");
+    }
+    return std::vector<TensorDesc>{{c.input(0).dtype, x}};
+  };
+  return s;
+}
+
 }  // namespace
 
 void add_reduce_ops(OpRegistry& r) {
-  r.add(reduce("ReduceMean", "mean over axes (all when none, unless noop_with_empty_axes); keepdims"));
-  r.add(reduce("ReduceSum", "sum over axes (all when none, unless noop_with_empty_axes); keepdims"));
-  r.add(reduce("ReduceMax", "max over axes (all when none, unless noop_with_empty_axes); keepdims"));
+  const char* doc = " over axes (all when none, unless noop_with_empty_axes); keepdims";
+  for (const char* what : {"Mean:mean", "Sum:sum", "Max:max", "Min:min", "Prod:product", "SumSquare:sum of squares",
+                           "L1:sum of magnitudes", "L2:root of the sum of squares", "LogSum:log of the sum",
+                           "LogSumExp:log of the sum of exponentials"}) {
+    const std::string_view w(what);
+    const std::size_t colon = w.find(':');
+    r.add(reduce("Reduce" + std::string(w.substr(0, colon)), std::string(w.substr(colon + 1)) + doc));
+  }
+  r.add(cum_sum());
 }
 
 }  // namespace ge::ops

@@ -1,11 +1,12 @@
-// Shape inference of the reductions and of the host-engine ops (NonZero, TopK, ArgMax).
+// Shape inference of the reductions, CumSum and the host-engine ops (NonZero, TopK, ArgMax, ArgMin).
 #include "ops/infer_helpers.hpp"
 
 using namespace ge_test;
 using ge::Errc;
 
-TEST_CASE("ReduceMean, ReduceSum, ReduceMax: axes as attribute or input, keepdims, noop") {
-  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax"}) {
+TEST_CASE("the Reduce ops: axes as attribute or input, keepdims, noop") {
+  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
+                         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
     CAPTURE(op);
     CHECK(shape0(op, {t("f32", "1~8,128,256")}, {{"axes", {-1}}}) == "1~8,128,1");
     CHECK(shape0(op, {t("f32", "1~8,128,256")}, {{"axes", {1, 2}}, {"keepdims", 0}}) == "1~8");
@@ -27,17 +28,32 @@ TEST_CASE("ReduceMean, ReduceSum, ReduceMax: axes as attribute or input, keepdim
   }
 }
 
-TEST_CASE("ArgMax runs on the host and gives i64") {
-  const auto& s = ge::OpRegistry::global().find("ArgMax");
-  CHECK(s.engines.has(ge::Engine::host));
-  CHECK_FALSE(s.engines.has(ge::Engine::vector));
-  const auto out = infer("ArgMax", {t("f32", "1~8,1000")}, {{"axis", 1}});
-  CHECK(out[0].dtype == ge::DataType::i64);
-  CHECK(out[0].shape.to_string() == "1~8,1");
-  CHECK(shape0("ArgMax", {t("f32", "1~8,1000")}, {{"axis", -1}, {"keepdims", 0}}) == "1~8");
-  CHECK(shape0("ArgMax", {t("f32", "-2")}) == "-2");
-  check_infer_error("ArgMax", {t("f32", "2,3")}, {{"axis", 2}}, Errc::bad_attribute, "axis 2");
-  check_infer_error("ArgMax", {t("f32", "")}, {}, Errc::bad_op_inputs, "rank >= 1");
+TEST_CASE("ArgMax and ArgMin run on the host and give i64") {
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    CAPTURE(op);
+    const auto& s = ge::OpRegistry::global().find(op);
+    CHECK(s.engines.has(ge::Engine::host));
+    CHECK_FALSE(s.engines.has(ge::Engine::vector));
+    const auto out = infer(op, {t("f32", "1~8,1000")}, {{"axis", 1}});
+    CHECK(out[0].dtype == ge::DataType::i64);
+    CHECK(out[0].shape.to_string() == "1~8,1");
+    CHECK(shape0(op, {t("f32", "1~8,1000")}, {{"axis", -1}, {"keepdims", 0}}) == "1~8");
+    CHECK(shape0(op, {t("f32", "-2")}) == "-2");
+    check_infer_error(op, {t("f32", "2,3")}, {{"axis", 2}}, Errc::bad_attribute, "axis 2");
+    check_infer_error(op, {t("f32", "2,3")}, {{"select_last_index", 2}}, Errc::bad_attribute, "'select_last_index'");
+    check_infer_error(op, {t("f32", "")}, {}, Errc::bad_op_inputs, "rank >= 1");
+  }
+}
+
+TEST_CASE("CumSum keeps x's shape and type; a constant axis must be in range") {
+  CHECK(shape0("CumSum", {t("f64", "2,3"), ints({1})}) == "2,3");
+  CHECK(shape0("CumSum", {t("f32", "1~4,3"), t("i64", "")}) == "1~4,3");
+  check_infer_error("CumSum", {t("f32", "2,3"), ints({2})}, {}, Errc::bad_attribute, "axis 2");
+  check_infer_error("CumSum", {t("f32", "2,3"), ints({-3})}, {}, Errc::bad_attribute, "axis -3");
+  check_infer_error("CumSum", {t("f32", "2,3"), ints({0, 1})}, {}, Errc::bad_op_inputs, "2 values");
+  check_infer_error("CumSum", {t("f32", "2,3"), ints({0})}, {{"exclusive", 2}}, Errc::bad_attribute, "'exclusive'");
+  check_infer_error("CumSum", {t("f32", "2,3"), ints({0})}, {{"reverse", -1}}, Errc::bad_attribute, "'reverse'");
+  check_infer_error("CumSum", {t("f32", "2,3"), t("i64", "2,1")}, {}, Errc::bad_op_inputs, "rank");
 }
 
 TEST_CASE("NonZero: [rank, count] with the count bounded by the element count") {

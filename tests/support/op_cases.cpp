@@ -136,6 +136,9 @@ const GenTable& generators() {
     add_elementwise_math_cases(t);
     add_nn_cases(t);
     add_shape_cases(t);
+    add_reduce_cases(t);
+    add_indexing_cases(t);
+    add_rearrange_cases(t);
     return t;
   }();
   return table;

@@ -10,6 +10,8 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_norm(registry);
   cpu_lower::register_cpu_pool(registry);
   cpu_lower::register_cpu_reduce(registry);
+  cpu_lower::register_cpu_indexing(registry);
+  cpu_lower::register_cpu_rearrange(registry);
   cpu_lower::register_cpu_shape_ops(registry);
   cpu_lower::register_cpu_host(registry);
   cpu_lower::register_cpu_math(registry);

@@ -1,4 +1,5 @@
 #include "kernels/cpu/reduce.hpp"
+#include "kernels/cpu/reduce_internal.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,13 @@ std::string_view reduce_name(ReduceOp op) {
     case ReduceOp::sum: return "ReduceSum";
     case ReduceOp::mean: return "ReduceMean";
     case ReduceOp::max: return "ReduceMax";
+    case ReduceOp::min: return "ReduceMin";
+    case ReduceOp::prod: return "ReduceProd";
+    case ReduceOp::sum_square: return "ReduceSumSquare";
+    case ReduceOp::l1: return "ReduceL1";
+    case ReduceOp::l2: return "ReduceL2";
+    case ReduceOp::log_sum: return "ReduceLogSum";
+    case ReduceOp::log_sum_exp: return "ReduceLogSumExp";
   }
   return "Reduce";
 }
@@ -222,6 +230,9 @@ void reduce(const ReduceParams& p, const TensorView& x, const TensorView& y) {
   check_data(op, "X", x);
   const std::vector<bool> reduced = reduced_axes(op, p.axes, x);
   check_reduced_dims(op, x, reduced, y);
+  if (p.op != ReduceOp::sum && p.op != ReduceOp::mean && p.op != ReduceOp::max) {
+    return detail::reduce_math(op, p.op, x, reduced, y);
+  }
   const bool mean = p.op == ReduceOp::mean;
   const bool max = p.op == ReduceOp::max;
   switch (x.dtype) {
@@ -256,7 +267,8 @@ void arg_max_typed(const ArgMaxParams& p, const TensorView& x, const TensorView&
       std::int64_t at = 0;
       for (std::int64_t i = 1; i < len; ++i) {
         const T v = base[i * inner];
-        bool better = p.select_last_index ? v >= best : v > best;
+        const bool past = p.min ? v < best : v > best;
+        bool better = past || (p.select_last_index && v == best);
         if constexpr (std::is_floating_point_v<T>) {
           // NaN is the largest value: the first (or last) NaN wins.
           if (best != best) better = p.select_last_index && v != v;
@@ -275,7 +287,7 @@ void arg_max_typed(const ArgMaxParams& p, const TensorView& x, const TensorView&
 }  // namespace
 
 void arg_max(const ArgMaxParams& p, const TensorView& x, const TensorView& y) {
-  constexpr std::string_view op = "ArgMax";
+  const std::string_view op = p.min ? "ArgMin" : "ArgMax";
   check_dtype(op, "Y", y, DataType::i64);
   check_data(op, "X", x);
   if (p.axis < 0 || p.axis >= static_cast<std::int64_t>(x.rank())) {

@@ -66,5 +66,8 @@ Generator unary(std::string op, double lo, double hi, double rtol = 1e-5, Attrib
 Generator comparison(std::string op);
 void add_nn_cases(GenTable& t);
 void add_shape_cases(GenTable& t);
+void add_reduce_cases(GenTable& t);  // op_cases/reduce.cpp
+void add_indexing_cases(GenTable& t);  // op_cases/indexing.cpp
+void add_rearrange_cases(GenTable& t);  // op_cases/rearrange.cpp
 
 }  // namespace ge::test::cases

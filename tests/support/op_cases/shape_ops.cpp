@@ -1,5 +1,4 @@
-// Random cases of the shape ops (Reshape ... ConstantOfShape, Trilu, Pad), the reductions
-// and TopK.
+// Random cases of the shape ops (Reshape ... ConstantOfShape, Trilu, Pad) and TopK.
 #include <string>
 
 #include "support/op_cases/detail.hpp"
@@ -110,39 +109,6 @@ std::vector<OpCase> expand_shape_cases(Gen& g) {
           make("Shape", {in(data(g, d))}, {{"start", 1}, {"end", 3}})};
 }
 
-Generator reduce(std::string op) {
-  return [op](Gen& g) {
-    std::vector<OpCase> v;
-    for (int k = 0; k < 4; ++k) {
-      const Dims d = g.dims(1, 4, 1, 9);
-      const auto r = static_cast<std::int64_t>(d.size());
-      Attributes a;
-      if (g.coin()) a["keepdims"] = 0;
-      std::vector<std::optional<CaseInput>> ins{in(k == 3 ? g.ints(DataType::i64, d, -9, 9) : g.f32(d, -3, 3))};
-      if (k > 0) ins.push_back(i64s(k == 1 || r == 1 ? Dims{g.integer(-r, r - 1)} : Dims{0, r - 1}));
-      OpCase c = make(op, ins, a);
-      c.rtol = c.atol = 1e-5;
-      v.push_back(c);
-    }
-    return v;
-  };
-}
-
-std::vector<OpCase> argmax_cases(Gen& g) {
-  std::vector<OpCase> v;
-  for (int k = 0; k < 3; ++k) {
-    const Dims d = g.dims(1, 4);
-    const auto r = static_cast<std::int64_t>(d.size());
-    Attributes a{{"axis", g.integer(-r, r - 1)}};
-    if (g.coin()) a["keepdims"] = 0;
-    v.push_back(make("ArgMax", {in(g.f32(d))}, a));
-  }
-  // Ties: the first index, or the last with select_last_index.
-  v.push_back(make("ArgMax", {in(g.ints(DataType::f32, {4, 6}, 0, 2))}, {{"axis", 1}}));
-  v.push_back(make("ArgMax", {in(g.ints(DataType::f32, {4, 6}, 0, 2))}, {{"axis", 1}, {"select_last_index", 1}}));
-  return v;
-}
-
 std::vector<OpCase> trilu_cases(Gen& g) {
   std::vector<OpCase> v;
   for (int k = 0; k < 4; ++k) {
@@ -213,8 +179,6 @@ void add_shape_cases(GenTable& t) {
         make("ConstantOfShape", {i64s(g.dims(1, 3))}, {{"value", Tensor::from<float>({1}, {2.5f})}}),
         make("ConstantOfShape", {i64s(g.dims(2, 2))}, {{"value", Tensor::from<std::int64_t>({1}, {7})}})};
   };
-  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax"}) t[op] = reduce(op);
-  t["ArgMax"] = argmax_cases;
 }
 
 }  // namespace ge::test::cases

@@ -135,10 +135,16 @@ Outs map_float(const Ctx& c, F f) {
   return {y};
 }
 
+/// The axes of input `k` normalized against `rank`, checked for duplicates.
+Dims axes_input(const Ctx& c, std::size_t k, std::int64_t rank);
+
 /// The ops of each family.
 void add_elementwise_ops(OpTable& t);
 void add_elementwise_math_ops(OpTable& t);  // elementwise_math.cpp
 void add_nn_ops(OpTable& t);
 void add_shape_ops(OpTable& t);
+void add_reduce_ops(OpTable& t);  // reduce.cpp
+void add_indexing_ops(OpTable& t);  // indexing.cpp
+void add_rearrange_ops(OpTable& t);  // rearrange.cpp
 
 }  // namespace ge::ref::detail

@@ -21,6 +21,9 @@ const OpTable& op_table() {
     add_elementwise_math_ops(t);
     add_nn_ops(t);
     add_shape_ops(t);
+    add_reduce_ops(t);
+    add_indexing_ops(t);
+    add_rearrange_ops(t);
     return t;
   }();
   return table;

@@ -1,4 +1,4 @@
-// The reference's shape ops (Reshape ... ConstantOfShape, Trilu, Pad), reductions and TopK.
+// The reference's shape ops (Reshape ... ConstantOfShape, Trilu, Pad) and TopK.
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +9,16 @@
 #include "support/reference/detail.hpp"
 
 namespace ge::ref::detail {
+
+Dims axes_input(const Ctx& c, std::size_t k, std::int64_t rank) {
+  Dims axes;
+  for (std::int64_t a : c.in(k).to_int64s()) {
+    const std::int64_t n = c.axis(a, rank, "axes value");
+    if (std::find(axes.begin(), axes.end(), n) != axes.end()) c.error("axes name " + std::to_string(n) + " twice");
+    axes.push_back(n);
+  }
+  return axes;
+}
 
 namespace {
 
@@ -71,17 +81,6 @@ Outs transpose(const Ctx& c) {
     st[i] = in_strides[static_cast<std::size_t>(perm[i])];
   }
   return {gather_elements(x, out, strided_index(out, st))};
-}
-
-// The axes of input `k` normalized against `rank`, checked for duplicates.
-Dims axes_input(const Ctx& c, std::size_t k, std::int64_t rank) {
-  Dims axes;
-  for (std::int64_t a : c.in(k).to_int64s()) {
-    const std::int64_t n = c.axis(a, rank, "axes value");
-    if (std::find(axes.begin(), axes.end(), n) != axes.end()) c.error("axes name " + std::to_string(n) + " twice");
-    axes.push_back(n);
-  }
-  return axes;
 }
 
 Outs squeeze(const Ctx& c) {
@@ -251,74 +250,6 @@ Outs constant_of_shape(const Ctx& c) {
   return {gather_elements(value, dims, Dims(static_cast<std::size_t>(product(dims)), 0))};
 }
 
-// ---- reductions ----
-
-enum class Red { mean, sum, max };
-
-Outs reduce(const Ctx& c, Red op) {
-  const RefTensor& x = c.in(0);
-  const auto r = static_cast<std::int64_t>(x.dims.size());
-  if (c.has("axes") && c.has_input(1)) c.error("both input 1 (axes) and attribute 'axes' are given");
-  Dims axes;
-  if (c.has_input(1)) {
-    axes = axes_input(c, 1, r);
-  } else {
-    for (std::int64_t a : c.ints("axes")) axes.push_back(c.axis(a, r, "axes value"));
-  }
-  if (axes.empty() && c.i("noop_with_empty_axes", 0) != 0) return {x};
-  const bool keep = c.i("keepdims", 1) != 0;
-  std::vector<bool> reduced(static_cast<std::size_t>(r), axes.empty());
-  for (std::int64_t a : axes) reduced[static_cast<std::size_t>(a)] = true;
-  Dims kept = x.dims, out;  // kept: the output dims with 1 at the reduced axes
-  for (std::size_t i = 0; i < kept.size(); ++i) {
-    if (reduced[i]) kept[i] = 1;
-    if (!reduced[i] || keep) out.push_back(kept[i]);
-  }
-  // For each input element, the output element it goes to.
-  Dims st = strides_of(kept);
-  for (std::size_t i = 0; i < st.size(); ++i)
-    if (reduced[i]) st[i] = 0;
-  const Dims to = strided_index(x.dims, st);
-  const std::int64_t n_out = product(kept), per = n_out == 0 ? 0 : x.elements() / n_out;
-  std::vector<double> acc(static_cast<std::size_t>(n_out),
-                          op == Red::max ? -std::numeric_limits<double>::infinity() : 0.0);
-  for (std::int64_t i = 0; i < x.elements(); ++i) {
-    double& a = acc[static_cast<std::size_t>(to[static_cast<std::size_t>(i)])];
-    const double v = get_f(x, i);
-    a = op == Red::max ? std::max(a, v) : a + v;
-  }
-  RefTensor y(x.dtype, out);
-  for (std::int64_t i = 0; i < n_out; ++i)
-    set_f(y, i,
-          op == Red::mean ? acc[static_cast<std::size_t>(i)] / static_cast<double>(per)
-                          : acc[static_cast<std::size_t>(i)]);
-  return {y};
-}
-
-Outs argmax(const Ctx& c) {
-  const RefTensor& x = c.in(0);
-  const auto r = static_cast<std::int64_t>(x.dims.size());
-  const auto axis = static_cast<std::size_t>(c.axis(c.i("axis", 0), r, "axis"));
-  const bool last = c.i("select_last_index", 0) != 0;
-  const std::int64_t outer = product(x.dims, 0, axis), n = x.dims[axis], inner = product(x.dims, axis + 1);
-  Dims out = x.dims;
-  if (c.i("keepdims", 1) != 0)
-    out[axis] = 1;
-  else
-    out.erase(out.begin() + static_cast<std::ptrdiff_t>(axis));
-  RefTensor y(DataType::i64, out);
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t in = 0; in < inner; ++in) {
-      std::int64_t best = 0;
-      for (std::int64_t k = 1; k < n; ++k) {
-        const double v = get_f(x, (o * n + k) * inner + in), b = get_f(x, (o * n + best) * inner + in);
-        if (v > b || (last && v == b)) best = k;
-      }
-      set_i(y, o * inner + in, best);
-    }
-  return {y};
-}
-
 // Trilu: the upper (upper=1) or lower triangle of the last two dims from diagonal k
 // (input 1, default 0); the rest zero.
 Outs trilu(const Ctx& c) {
@@ -427,10 +358,6 @@ void add_shape_ops(OpTable& t) {
   t["Shape"] = {shape, {"start", "end"}};
   t["ConstantOfShape"] = {constant_of_shape, {"value"}};
 
-  t["ReduceMean"] = {[](const Ctx& c) { return reduce(c, Red::mean); }, {"axes", "keepdims", "noop_with_empty_axes"}};
-  t["ReduceSum"] = {[](const Ctx& c) { return reduce(c, Red::sum); }, {"axes", "keepdims", "noop_with_empty_axes"}};
-  t["ReduceMax"] = {[](const Ctx& c) { return reduce(c, Red::max); }, {"axes", "keepdims", "noop_with_empty_axes"}};
-  t["ArgMax"] = {argmax, {"axis", "keepdims", "select_last_index"}};
 }
 
 }  // namespace ge::ref::detail

@@ -1,0 +1,135 @@
+// GatherElements and ScatterElements: one pass over the indices, each index's position in
+// data found from its own coordinates (O(rank) per index).
+#include "kernels/cpu/indexing.hpp"
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/data_movement_internal.hpp"
+
+namespace ge::cpu {
+namespace {
+
+// Checks the ranks, the axis and that indices (and the dims of `other`, when given) fit
+// in data off the axis.
+void check_indexing(std::string_view op, std::int64_t axis, const TensorView& data, const TensorView& indices) {
+  check_data(op, "data", data);
+  check_data(op, "indices", indices);
+  if (indices.dtype != DataType::i32 && indices.dtype != DataType::i64)
+    fail(Errc::type_mismatch, op, "indices are " + type_text(indices.dtype) + "; expected 'i32' or 'i64'");
+  if (indices.rank() != data.rank())
+    fail(Errc::bad_op_inputs, op, "indices " + dims_text(indices.dims) + " and data " + dims_text(data.dims) +
+                                      " differ in rank");
+  if (axis < 0 || axis >= static_cast<std::int64_t>(data.rank()))
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside data " + dims_text(data.dims));
+  for (std::size_t d = 0; d < data.rank(); ++d)
+    if (static_cast<std::int64_t>(d) != axis && indices.dims[d] > data.dims[d])
+      fail(Errc::bad_op_inputs, op, "indices " + dims_text(indices.dims) + " exceed data " + dims_text(data.dims) +
+                                        " in dim " + std::to_string(d));
+}
+
+// For each index t (row-major over indices' dims), the flat position in data it names.
+template <class I>
+std::vector<std::int64_t> positions(std::string_view op, std::int64_t axis, const TensorView& data,
+                                    const TensorView& indices) {
+  const std::size_t r = data.rank();
+  const auto ax = static_cast<std::size_t>(axis);
+  std::vector<std::int64_t> stride(r, 1), idx(r, 0);
+  for (std::size_t d = r; d-- > 1;) stride[d - 1] = stride[d] * data.dims[d];
+  const I* pi = indices.as<const I>();
+  const std::int64_t n = indices.elements(), dim = data.dims[ax];
+  std::vector<std::int64_t> pos(static_cast<std::size_t>(n));
+  std::int64_t base = 0;  // data offset of idx with the axis coordinate left out
+  for (std::int64_t t = 0; t < n; ++t) {
+    const auto v = static_cast<std::int64_t>(pi[t]);
+    if (v < -dim || v >= dim)
+      fail(Errc::index_out_of_range, op,
+           "index " + std::to_string(v) + " is outside [-" + std::to_string(dim) + ", " + std::to_string(dim) +
+               ") for axis " + std::to_string(axis) + " of data " + dims_text(data.dims));
+    pos[static_cast<std::size_t>(t)] = base + (v < 0 ? v + dim : v) * stride[ax];
+    for (std::size_t d = r; d-- > 0;) {
+      if (d != ax) base += stride[d];
+      if (++idx[d] < indices.dims[d]) break;
+      if (d != ax) base -= stride[d] * indices.dims[d];
+      idx[d] = 0;
+    }
+  }
+  return pos;
+}
+
+std::vector<std::int64_t> positions_of(std::string_view op, std::int64_t axis, const TensorView& data,
+                                       const TensorView& indices) {
+  return indices.dtype == DataType::i64 ? positions<std::int64_t>(op, axis, data, indices)
+                                        : positions<std::int32_t>(op, axis, data, indices);
+}
+
+template <class T>
+T combine(ScatterReduction r, T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    if (r == ScatterReduction::add) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    if (r == ScatterReduction::mul) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    if (r == ScatterReduction::add) return a + b;
+    if (r == ScatterReduction::mul) return a * b;
+  }
+  if (r == ScatterReduction::max) return a > b ? a : b;
+  return a < b ? a : b;
+}
+
+template <class T>
+void scatter_reduce(ScatterReduction r, const std::vector<std::int64_t>& pos, const TensorView& updates,
+                    const TensorView& y) {
+  const T* pu = updates.as<const T>();
+  T* py = y.as<T>();
+  for (std::size_t t = 0; t < pos.size(); ++t) py[pos[t]] = combine(r, py[pos[t]], pu[t]);
+}
+
+}  // namespace
+
+void gather_elements(std::int64_t axis, const TensorView& data, const TensorView& indices, const TensorView& y) {
+  constexpr std::string_view op = "GatherElements";
+  same_type(op, "data", data, "output", y);
+  check_indexing(op, axis, data, indices);
+  check_dims(op, "output", y, indices.dims);
+  const std::vector<std::int64_t> pos = positions_of(op, axis, data, indices);
+  const auto es = static_cast<std::size_t>(size_of(data.dtype));
+  const auto* src = static_cast<const std::byte*>(data.data);
+  auto* dst = static_cast<std::byte*>(y.data);
+  for (std::size_t t = 0; t < pos.size(); ++t)
+    std::memcpy(dst + t * es, src + static_cast<std::size_t>(pos[t]) * es, es);
+}
+
+void scatter_elements(const ScatterParams& p, const TensorView& data, const TensorView& indices,
+                      const TensorView& updates, const TensorView& y) {
+  constexpr std::string_view op = "ScatterElements";
+  same_type(op, "data", data, "output", y);
+  same_type(op, "data", data, "updates", updates);
+  check_indexing(op, p.axis, data, indices);
+  check_dims(op, "updates", updates, indices.dims);
+  check_dims(op, "output", y, data.dims);
+  const std::vector<std::int64_t> pos = positions_of(op, p.axis, data, indices);
+  const auto es = static_cast<std::size_t>(size_of(data.dtype));
+  if (y.data != data.data && data.elements() > 0)
+    std::memcpy(y.data, data.data, static_cast<std::size_t>(data.elements()) * es);
+  if (p.reduction == ScatterReduction::none) {
+    const auto* src = static_cast<const std::byte*>(updates.data);
+    auto* dst = static_cast<std::byte*>(y.data);
+    for (std::size_t t = 0; t < pos.size(); ++t)
+      std::memcpy(dst + static_cast<std::size_t>(pos[t]) * es, src + t * es, es);
+    return;
+  }
+  switch (data.dtype) {
+    case DataType::f32: return scatter_reduce<float>(p.reduction, pos, updates, y);
+    case DataType::f64: return scatter_reduce<double>(p.reduction, pos, updates, y);
+    case DataType::i32: return scatter_reduce<std::int32_t>(p.reduction, pos, updates, y);
+    case DataType::i64: return scatter_reduce<std::int64_t>(p.reduction, pos, updates, y);
+    default:
+      fail(Errc::unsupported, op,
+           "a reduction on " + type_text(data.dtype) + " is not supported; expected f32, f64, i32 or i64");
+  }
+}
+
+}  // namespace ge::cpu

@@ -1,0 +1,25 @@
+// Shape inference of Tile, DepthToSpace and SpaceToDepth.
+#include "ops/infer_helpers.hpp"
+
+using namespace ge_test;
+using ge::Errc;
+
+TEST_CASE("Tile: dims times the constant repeats; unknown dims otherwise") {
+  CHECK(shape0("Tile", {t("f32", "2,1~3"), ints({3, 2})}) == "6,2~6");
+  CHECK(shape0("Tile", {t("f32", "2,3"), t("i64", "2")}) == "-1,-1");
+  check_infer_error("Tile", {t("f32", "2,3"), ints({2})}, {}, Errc::bad_op_inputs, "1 values", "rank 2");
+  check_infer_error("Tile", {t("f32", "2,3"), ints({2, -1})}, {}, Errc::bad_op_inputs, "negative");
+}
+
+TEST_CASE("DepthToSpace and SpaceToDepth: dims, blocksize and mode checks") {
+  CHECK(shape0("DepthToSpace", {t("f32", "1,8,2,3")}, {{"blocksize", 2}}) == "1,2,4,6");
+  CHECK(shape0("DepthToSpace", {t("f32", "1,8,2,3")}, {{"blocksize", 2}, {"mode", std::string("CRD")}}) == "1,2,4,6");
+  CHECK(shape0("SpaceToDepth", {t("f32", "1,3,4,6")}, {{"blocksize", 2}}) == "1,12,2,3");
+  check_infer_error("DepthToSpace", {t("f32", "1,8,2,3")}, {{"blocksize", 2}, {"mode", std::string("RDC")}},
+                    Errc::bad_attribute, "'mode'");
+  check_infer_error("DepthToSpace", {t("f32", "1,8,2,3")}, {{"blocksize", 0}}, Errc::bad_attribute, "'blocksize'");
+  check_infer_error("DepthToSpace", {t("f32", "1,8,2,3")}, {{"blocksize", 3}}, Errc::bad_op_inputs, "channels 8");
+  check_infer_error("SpaceToDepth", {t("f32", "1,3,4,6")}, {{"blocksize", -1}}, Errc::bad_attribute, "'blocksize'");
+  check_infer_error("SpaceToDepth", {t("f32", "1,3,5,6")}, {{"blocksize", 2}}, Errc::bad_op_inputs, "height 5");
+  check_infer_error("SpaceToDepth", {t("f32", "3,5,6")}, {{"blocksize", 2}}, Errc::bad_op_inputs, "rank");
+}

@@ -171,6 +171,8 @@ static void test_dims_gears(void) {
   CHECK_OK(aclmdlGetInputDynamicDims(desc, (size_t)-1, gears, 2));
   CHECK(gears[1].dimCount == 3 && gears[1].dims[0] == 2 && gears[1].dims[1] == 5 && gears[1].dims[2] == 5);
   CHECK_ACL(aclmdlGetInputDynamicDims(desc, (size_t)-1, gears, 1), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlGetInputDynamicDims(desc, 0, gears, 2), ACL_ERROR_INVALID_PARAM);  /* index must be -1 */
+  CHECK_ACL(aclmdlGetInputDynamicGearCount(desc, 0, &count), ACL_ERROR_INVALID_PARAM);
   const size_t in_sizes[] = {aclmdlGetInputSizeByIndex(desc, 0), aclmdlGetInputSizeByIndex(desc, 1),
                              aclmdlGetInputSizeByIndex(desc, 2)};
   const size_t out_sizes[] = {aclmdlGetOutputSizeByIndex(desc, 0)};
@@ -256,6 +258,14 @@ static void test_files(void) {
   bytes[n - 3] ^= 0x40;
   CHECK_ACL(aclmdlLoadFromMem(bytes, (size_t)n, &id), ACL_ERROR_PARSE_MODEL); /* corrupted */
   CHECK_ACL(aclmdlLoadFromMem(NULL, 10, &id), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlLoadFromMem(bytes, 0, &id), ACL_ERROR_INVALID_PARAM);
+  aclmdlDataset *ds = aclmdlCreateDataset();
+  const int64_t d2[] = {2, 3};
+  aclTensorDesc *td = aclCreateTensorDesc(ACL_FLOAT, 2, d2, ACL_FORMAT_ND);
+  CHECK_ACL(aclmdlSetDatasetTensorDesc(ds, td, (size_t)1 << 40), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlSetDatasetTensorDesc(ds, NULL, 0), ACL_ERROR_INVALID_PARAM);
+  aclDestroyTensorDesc(td);
+  CHECK_OK(aclmdlDestroyDataset(ds));
   CHECK_ACL(aclmdlLoadFromFile(path_of("fixed.gem"), NULL), ACL_ERROR_INVALID_PARAM);
   CHECK(aclmdlGetNumInputs(NULL) == 0);
   free(bytes);

@@ -445,6 +445,7 @@ int run_compile(std::span<const std::string> args) {
   if (gear) (void)parse_int("gear", *gear, 0);
   if (gear && !a.has("dot") && !a.has("plan-svg"))
     throw UsageError("--gear chooses the plan of --dot or --plan-svg; give one of them");
+  if (a.has("portable") && !a.has("output")) throw UsageError("--portable says how -o writes the weights; give -o FILE");
   const Loaded l = load_and_compile(a, true);
   const ge::CompiledModel& m = *l.model;
   const auto names = input_names(m);
@@ -458,7 +459,6 @@ int run_compile(std::span<const std::string> args) {
   } else {
     print_compile_summary(l, names);
   }
-  if (a.has("portable") && !a.has("output")) throw UsageError("--portable says how -o writes the weights; give -o FILE");
   if (const auto out = a.get("output")) {
     ge::save(m, *out, a.has("portable") ? ge::ModelWeights::portable : ge::ModelWeights::packed);
     if (!a.has("json"))

@@ -4,6 +4,7 @@
 #include "ge/compile/compile.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -11,6 +12,8 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+
+#include <tbb/parallel_for.h>
 
 #include "compile/plan_build.hpp"
 #include "ge/ops/registry.hpp"
@@ -271,12 +274,20 @@ struct detail::ModelMaker {
     if (!m.per_signature_) {
       const detail::PlanInputs in{m.graph_, m.order_, m.kernels_, settings, compiler, m.config_.ac_parallel_enable,
                                   settings.optimize};
-      for (std::size_t p = 0; p < shapes.size(); ++p) {
+      // The gears' plans are independent: made on every thread (a load or a compile of
+      // many gears waits less), reported to `progress` one at a time, in a rising count.
+      m.plans_.resize(shapes.size());
+      std::mutex progress_mu;
+      std::size_t done = 0;
+      tbb::parallel_for(std::size_t{0}, shapes.size(), [&](std::size_t p) {
         const std::int32_t gear = m.config_.mode == ShapeMode::gears ? static_cast<std::int32_t>(p) : -1;
-        m.plans_.push_back(detail::build_plan(in, shapes[p], gear));
-        if (settings.progress) settings.progress(p + 1, shapes.size());
-        m.arena_bytes_ = std::max(m.arena_bytes_, m.plans_.back()->arena_bytes());
-      }
+        m.plans_[p] = detail::build_plan(in, shapes[p], gear);
+        if (settings.progress) {
+          const std::lock_guard<std::mutex> lock(progress_mu);
+          settings.progress(++done, shapes.size());
+        }
+      });
+      for (const auto& plan : m.plans_) m.arena_bytes_ = std::max(m.arena_bytes_, plan->arena_bytes());
     }
 #if defined(__GLIBC__)
     // The weights the passes and the kernels replaced are freed, but glibc keeps freed

@@ -24,46 +24,6 @@ std::string packing_isa() {
   return std::string(names[static_cast<int>(cpu::isa())]) + (cpu::amx_bf16_usable() ? "+amx" : "");
 }
 
-namespace {
-// One run of bytes: eight lanes, each word multiplied outside the lane's chain (the chain
-// is an add and a rotate), so the loop runs at the multiplier's throughput.
-std::uint64_t checksum_run(std::span<const std::byte> bytes) noexcept {
-  constexpr std::uint64_t k1 = 0x9E3779B185EBCA87ULL, k2 = 0xC2B2AE3D27D4EB4FULL;
-  std::uint64_t lane[8];
-  for (int l = 0; l < 8; ++l) lane[l] = k2 * static_cast<std::uint64_t>(l + 1);
-  const std::size_t words = bytes.size() / 8;
-  std::size_t w = 0;
-  for (; w + 8 <= words; w += 8)
-    for (int l = 0; l < 8; ++l) lane[l] = std::rotl(lane[l] + load_le<std::uint64_t>(bytes.data() + (w + l) * 8) * k1, 29);
-  std::uint64_t h = bytes.size() * k1;
-  for (int l = 0; l < 8; ++l) h = std::rotl(h ^ (lane[l] * k2), 27) * k1 + k2;
-  for (; w < words; ++w) h = std::rotl(h ^ load_le<std::uint64_t>(bytes.data() + w * 8) * k2, 29) * k1;
-  for (std::size_t i = words * 8; i < bytes.size(); ++i) h = (h ^ static_cast<std::uint8_t>(bytes[i])) * k1;
-  h ^= h >> 33;
-  h *= k2;
-  return h ^ (h >> 29);
-}
-}  // namespace
-
-std::uint64_t model_checksum(std::span<const std::byte> bytes) noexcept {
-  // Runs of 4 MiB checksummed on every thread, then the runs' checksums in order.
-  constexpr std::size_t run = std::size_t{4} << 20;
-  const std::size_t runs = (bytes.size() + run - 1) / run;
-  if (runs <= 1) return checksum_run(bytes);
-  std::vector<std::uint64_t> sums(runs);
-  cpu::parallel_for(static_cast<std::int64_t>(runs), 1, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t r = b; r < e; ++r) {
-      const std::size_t at = static_cast<std::size_t>(r) * run;
-      sums[static_cast<std::size_t>(r)] = checksum_run(bytes.subspan(at, std::min(run, bytes.size() - at)));
-    }
-  });
-  return checksum_run(std::as_bytes(std::span(sums)));
-}
-
-void seal_model_file(std::span<std::byte> file) noexcept {
-  if (file.size() < model_header_bytes) return;
-  store_le(file.data() + ModelHeaderAt::checksum, model_checksum(file.subspan(model_checksum_from)));
-}
 
 std::string ModelReader::str() {
   const std::size_t n = count(1);

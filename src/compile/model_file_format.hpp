@@ -9,6 +9,10 @@
 #include <string_view>
 #include <vector>
 
+namespace ge::cpu {
+enum class Isa : std::uint8_t;
+}
+
 namespace ge::detail {
 
 inline constexpr char model_magic[8] = {'G', 'E', 'M', 'O', 'D', 'E', 'L', '\0'};
@@ -24,8 +28,11 @@ struct ModelHeaderAt {
 // The checksum covers every byte after its own field.
 inline constexpr std::size_t model_checksum_from = ModelHeaderAt::checksum + 8;
 
-// A 64-bit checksum: four lanes of multiply-rotate over 8-byte words, then the tail.
+// A 64-bit checksum (model_checksum.cpp): eight lanes of 32x32-bit products over 64-byte
+// stripes, scrambled per 1 KiB, in 4 MiB runs on every thread; the same on every CPU.
 [[nodiscard]] std::uint64_t model_checksum(std::span<const std::byte> bytes) noexcept;
+// The same through the path of `isa` or below (tests compare the paths).
+[[nodiscard]] std::uint64_t model_checksum(std::span<const std::byte> bytes, cpu::Isa isa) noexcept;
 
 // Writes the checksum of `file` into its header (after `file` was changed in place:
 // tests that reach the parser past the checksum use it).

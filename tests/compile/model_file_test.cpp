@@ -3,6 +3,7 @@
 // truncated, corrupted, another version, a description that lies (fuzzed past the checksum).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "compile/model_file_format.hpp"
+#include "kernels/cpu/common.hpp"
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/model_file.hpp"
 #include "ge/graph/builder.hpp"
@@ -196,10 +198,53 @@ TEST_CASE("model file: bad files are clear errors") {
   std::vector<std::byte> newer = good;
   ge::detail::store_le<std::uint32_t>(newer.data() + ge::detail::ModelHeaderAt::version, ge::model_file_version + 1);
   ge::detail::seal_model_file(newer);
-  ge::test::expect_error([&] { load(newer); }, Errc::unsupported, "format version 2", "reads version 1");
+  ge::test::expect_error([&] { load(newer); }, Errc::unsupported, "format version " + std::to_string(ge::model_file_version + 1),
+                         "reads version " + std::to_string(ge::model_file_version));
   std::vector<std::byte> wrong_size = good;
   wrong_size.push_back(std::byte{0});
   ge::test::expect_error([&] { load(wrong_size); }, Errc::bad_model, "extra bytes");
+}
+
+TEST_CASE("model file: the checksum is one function on every CPU and sees moved and changed bytes") {
+  // 9 MiB + 37 bytes: three 4 MiB runs, a partial block, a partial stripe, a tail.
+  std::vector<std::byte> bytes((std::size_t{9} << 20) + 37);
+  std::mt19937_64 rng(7);
+  for (auto& b : bytes) b = static_cast<std::byte>(rng());
+  const std::span<const std::byte> all(bytes);
+  const std::uint64_t portable = ge::detail::model_checksum(all, ge::cpu::Isa::baseline);
+  // Each vector path this CPU has gives the portable path's value (a file saved on one
+  // machine checks on any other), on whole runs and on every odd length.
+  for (const ge::cpu::Isa isa : {ge::cpu::Isa::avx2, ge::cpu::Isa::avx512}) {
+    if (isa > ge::cpu::isa()) {
+      MESSAGE("skipped: the checksum's path for ISA " << static_cast<int>(isa) << " (this CPU lacks it)");
+      continue;
+    }
+    CHECK(ge::detail::model_checksum(all, isa) == portable);
+    for (std::size_t n : {0, 1, 63, 64, 65, 1023, 1024, 1025, 70000})
+      CHECK(ge::detail::model_checksum(all.first(n), isa) == ge::detail::model_checksum(all.first(n), ge::cpu::Isa::baseline));
+  }
+  CHECK(ge::detail::model_checksum(all) == portable);
+  // The format fixes the function: this value changes only with model_file_version.
+  std::vector<std::byte> counting(5000);
+  for (std::size_t i = 0; i < counting.size(); ++i) counting[i] = static_cast<std::byte>(i * 7 + 3);
+  CHECK(ge::detail::model_checksum(counting, ge::cpu::Isa::baseline) == 0x974022536708817bULL);
+  // Changes it sees: every single bit at sampled places, two stripes or two 1 KiB blocks
+  // swapped, two 4 MiB runs swapped.
+  const auto changed = [&](auto&& edit) {
+    std::vector<std::byte> copy = bytes;
+    edit(copy);
+    return ge::detail::model_checksum(copy) != portable;
+  };
+  for (std::size_t at = 0; at < bytes.size(); at += 104729)
+    for (int bit = 0; bit < 8; ++bit) CHECK(changed([&](auto& c) { c[at] ^= static_cast<std::byte>(1 << bit); }));
+  const auto swap_ranges = [](auto& c, std::size_t a, std::size_t b, std::size_t n) {
+    std::swap_ranges(c.begin() + static_cast<std::ptrdiff_t>(a), c.begin() + static_cast<std::ptrdiff_t>(a + n),
+                     c.begin() + static_cast<std::ptrdiff_t>(b));
+  };
+  CHECK(changed([&](auto& c) { swap_ranges(c, 64, 128, 64); }));
+  CHECK(changed([&](auto& c) { swap_ranges(c, 0, 1024, 64); }));          // same place in two blocks
+  CHECK(changed([&](auto& c) { swap_ranges(c, 1024, 4096, 1024); }));     // two blocks
+  CHECK(changed([&](auto& c) { swap_ranges(c, 0, std::size_t{4} << 20, std::size_t{4} << 20); }));
 }
 
 TEST_CASE("model file: descriptions that lie past the checksum are ge::Errors, never a crash") {

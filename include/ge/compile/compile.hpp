@@ -79,7 +79,8 @@ struct CompileSettings {
   /// packed, so that the model can be saved to a file (`ge::save`, `gec compile -o`);
   /// costs one more copy of those weights in memory.
   bool keep_weights = false;
-  /// Called after each plan made at compile time with (plans done, plans in all).
+  /// Called after each plan made at compile time with (plans done, plans in all): one call
+  /// at a time with a rising count, from whichever thread made the plan.
   std::function<void(std::size_t, std::size_t)> progress{};
 };
 

@@ -121,7 +121,7 @@ inline void parallel_for(std::int64_t n, std::int64_t grain, F&& f) {
 class Scratch {
  public:
   Scratch() = default;
-  /// A buffer of `n` floats, contents undefined; from 4 MiB on in 2 MiB pages where the
+  /// A buffer of `n` floats, contents undefined; from 2 MiB on in 2 MiB pages where the
   /// system gives them on request (packed weights, large work buffers: fewer page faults
   /// and TLB misses).
   explicit Scratch(std::int64_t n)
@@ -161,7 +161,7 @@ class Scratch {
     owner_.reset();
   }
   static constexpr std::size_t alignment_for(std::int64_t n) noexcept {
-    return n >= (std::int64_t{1} << 20) ? std::size_t{2} << 20 : 64;  // 4 MiB of floats and more: 2 MiB
+    return n >= (std::int64_t{1} << 19) ? std::size_t{2} << 20 : 64;  // 2 MiB of floats and more: 2 MiB
   }
   static void advise_huge_pages(void* p, std::size_t bytes) noexcept;
   float* data_ = nullptr;

@@ -4,9 +4,12 @@
 #include "ge/compile/compile.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #if defined(__GLIBC__)
@@ -14,6 +17,8 @@
 #endif
 
 #include <tbb/parallel_for.h>
+
+#include "core/tsan.hpp"
 
 #include "compile/plan_build.hpp"
 #include "ge/ops/registry.hpp"
@@ -279,14 +284,36 @@ struct detail::ModelMaker {
       m.plans_.resize(shapes.size());
       std::mutex progress_mu;
       std::size_t done = 0;
-      tbb::parallel_for(std::size_t{0}, shapes.size(), [&](std::size_t p) {
+      const auto one = [&](std::size_t p) {
         const std::int32_t gear = m.config_.mode == ShapeMode::gears ? static_cast<std::int32_t>(p) : -1;
         m.plans_[p] = detail::build_plan(in, shapes[p], gear);
         if (settings.progress) {
           const std::lock_guard<std::mutex> lock(progress_mu);
           settings.progress(++done, shapes.size());
         }
-      });
+      };
+#ifdef GE_TSAN
+      // Under ThreadSanitizer on plain threads, whose start and join it sees (oneTBB hands
+      // its tasks over inside the uninstrumented libtbb): the plans stay concurrent, so a
+      // race between two gears' builds is still found.
+      std::atomic<std::size_t> next{0};
+      std::exception_ptr failed;
+      std::vector<std::thread> workers;
+      for (std::size_t t = 0; t < std::min<std::size_t>(shapes.size(), 4); ++t)
+        workers.emplace_back([&] {
+          try {
+            for (std::size_t p = next++; p < shapes.size(); p = next++) one(p);
+          } catch (...) {
+            const std::lock_guard<std::mutex> lock(progress_mu);
+            if (!failed) failed = std::current_exception();
+            next = shapes.size();
+          }
+        });
+      for (auto& w : workers) w.join();
+      if (failed) std::rethrow_exception(failed);
+#else
+      tbb::parallel_for(std::size_t{0}, shapes.size(), one);
+#endif
       for (const auto& plan : m.plans_) m.arena_bytes_ = std::max(m.arena_bytes_, plan->arena_bytes());
     }
 #if defined(__GLIBC__)

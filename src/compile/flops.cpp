@@ -32,6 +32,14 @@ std::optional<double> op_flops(std::string_view op, std::span<const std::span<co
     if (b.size() < 3 || output.size() != b.size() || b[0] == 0) return std::nullopt;
     return 2.0 * elements(output) * (elements(b) / static_cast<double>(b[0]));
   }
+  if (op == "FusedPointwiseDepthwise") {
+    // The pointwise conv over every input pixel (X is NHWC, W1 [E, C, 1, 1]), then the
+    // depthwise one over every output element (W2 [E, 1, kh, kw]).
+    if (inputs.size() < 4 || a.size() != 4 || b.size() != 4 || inputs[3].size() != 4 || any_negative(inputs[3]))
+      return std::nullopt;
+    const double pointwise = 2.0 * elements(a) * static_cast<double>(b[0]);
+    return pointwise + 2.0 * elements(output) * static_cast<double>(inputs[3][2] * inputs[3][3]);
+  }
   if (op == "ConvTranspose") {
     // Each input element is scattered through one filter: W is [C, M/group, k...].
     if (b.size() < 3 || a.size() != b.size() || b[0] == 0) return std::nullopt;

@@ -292,15 +292,73 @@ void rewrite_members(Work& w, PassStats& s, const std::vector<Kind>& kind, const
   }
 }
 
+// The expanded image of a pointwise conv, per image, from which fusing it with the
+// depthwise conv that reads it pays: smaller ones stay in cache between the two convs
+// anyway, and splitting their few rows over the threads would expand rows twice.
+constexpr std::int64_t kFuseExpandedBytes = 1 << 20;
+
+// An NHWC FusedConv with constant weights of `taps` kernel extent, or null.
+const Tensor* nhwc_conv_weights(const Work& w, const WNode& n) {
+  if (!n.alive || n.op != "FusedConv" || n.outputs.size() != 1 || n.inputs.size() < 2) return nullptr;
+  const auto layout = attr_of(n, "layout");
+  if (!layout || layout->as_string() != "NHWC") return nullptr;
+  const Tensor* wt = w.constant(n.inputs[1]);
+  return wt != nullptr && wt->dtype() == DataType::f32 && wt->dims().size() == 4 ? wt : nullptr;
+}
+
 }  // namespace
 
 namespace detail {
+void fuse_pointwise_depthwise(Work& w, PassStats& s) {
+  const Work::Readers readers = w.readers();
+  for (const std::size_t i : w.order) {
+    WNode& pw = w.nodes[i];
+    const Tensor* w1 = nhwc_conv_weights(w, pw);
+    if (w1 == nullptr || w1->dims()[2] != 1 || w1->dims()[3] != 1) continue;
+    if (pw.inputs.size() != 3 || pw.inputs[2] == no_value) continue;  // a bias, and no residual
+    const auto group = attr_of(pw, "group");
+    if ((group && group->as_int() != 1) || !window_of(pw, 2).unit()) continue;
+    const ValueId mid = pw.outputs[0];
+    if (readers.count[mid] != 1 || w.is_output(mid)) continue;
+    WNode& dw = w.nodes[readers.node[mid]];
+    const Tensor* w2 = nhwc_conv_weights(w, dw);
+    if (w2 == nullptr || dw.inputs[0] != mid || dw.inputs.size() < 3 || dw.inputs[2] == no_value) continue;
+    const auto& d2 = w2->dims();
+    const auto dw_group = attr_of(dw, "group");
+    if (d2[1] != 1 || d2[0] != w1->dims()[0] || !dw_group || dw_group->as_int() != d2[0] || d2[2] * d2[3] > 49 ||
+        window_of(dw, 2).auto_pad != ops::AutoPad::notset)
+      continue;
+    const Shape& ms = w.desc(mid).shape;  // [N, H, W, E]
+    if (!ms.rank_known() || ms.rank() != 4 || !ms[1].is_static() || !ms[2].is_static() ||
+        ms[1].value() * ms[2].value() * d2[0] * 4 < kFuseExpandedBytes)
+      continue;
+    // X, W1, B1 of the pointwise conv; W2, B2, Z of the depthwise one.
+    std::vector<ValueId> ins{pw.inputs[0], pw.inputs[1], pw.inputs[2], dw.inputs[1], dw.inputs[2]};
+    if (dw.inputs.size() > 3 && dw.inputs[3] != no_value) ins.push_back(dw.inputs[3]);
+    Attributes attrs = dw.attrs;
+    attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{d2[2], d2[3]});
+    for (const auto& [from, to] : {std::pair{"activation", "pointwise_activation"}, std::pair{"clip_min", "pointwise_clip_min"},
+                                   std::pair{"clip_max", "pointwise_clip_max"}})
+      if (const auto a = pw.attrs.find(from); a != pw.attrs.end()) attrs.insert_or_assign(to, a->second);
+    dw.op = "FusedPointwiseDepthwise";
+    dw.inputs = std::move(ins);
+    dw.attrs = std::move(attrs);
+    pw.alive = false;
+    s.nodes_removed += 2;
+    ++s.nodes_added;
+  }
+}
+
 void layout_nhwc(Work& w, PassStats& s, bool dense_chains) {
   Chains chains = find_chains(w, dense_chains);
   const std::vector<bool> member = chain_members(w, chains, dense_chains);
   rewrite_members(w, s, chains.kind, member);
 }
 }  // namespace detail
+
+Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "fuse_pointwise_depthwise", detail::fuse_pointwise_depthwise);
+}
 
 Graph layout_nhwc(const Graph& g, PassStats* stats, bool dense_chains) {
   return detail::run_pass(g, stats, "layout_nhwc",

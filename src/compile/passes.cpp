@@ -62,7 +62,7 @@ DimOrigins dim_origins(const Work& w) {
   static const std::unordered_set<std::string_view> keeps_shape{
       "Relu", "Clip", "Sigmoid", "Tanh", "Gelu", "LeakyRelu", "HardSwish", "Exp", "Log", "Sqrt", "Neg", "Abs",
       "Erf", "Identity", "Cast", "BatchNormalization", "LayerNormalization", "Softmax", "LogSoftmax", "Dropout"};
-  static const std::unordered_set<std::string_view> keeps_batch{"Conv", "FusedConv", "MaxPool", "AveragePool",
+  static const std::unordered_set<std::string_view> keeps_batch{"Conv", "FusedConv", "FusedPointwiseDepthwise", "MaxPool", "AveragePool",
                                                                 "GlobalAveragePool"};
   static const std::unordered_set<std::string_view> binary{"Add", "Sub", "Mul", "Div", "Pow"};
   for (const std::size_t n : w.order) {
@@ -372,6 +372,11 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool d
       {"fuse_activations", detail::fuse_activations},
       {"fuse_matmul_epilogue", detail::fuse_matmul_epilogue},
       {"layout_nhwc", [dense_chains](Work& w, PassStats& s) { detail::layout_nhwc(w, s, dense_chains); }},
+      // Not where the convs run in bf16 on AMX: the fused kernel is f32.
+      {"fuse_pointwise_depthwise",
+       [dense_chains](Work& w, PassStats& s) {
+         if (dense_chains) detail::fuse_pointwise_depthwise(w, s);
+       }},
       {"remove_dead_code", detail::remove_dead_code},
   };
   return detail::run_passes(std::move(g), passes, stats, release);

@@ -145,7 +145,10 @@ struct ArenaValue {
 };
 
 // What a step fused, or empty (`FusedConv`: `Conv+Add+Relu`).
-std::string fused_of(const PlanStep& p) { return fused_ops(p.op, p.attrs, p.inputs.size() > 3 && p.inputs[3] >= 0); }
+std::string fused_of(const PlanStep& p) {
+  const std::size_t z = residual_input(p.op);
+  return fused_ops(p.op, p.attrs, z < p.inputs.size() && p.inputs[z] >= 0);
+}
 
 // The memory block `block` reuses in place, or -1.
 std::int32_t shares_with(const Plan& plan, std::int32_t block) {

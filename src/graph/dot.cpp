@@ -42,17 +42,33 @@ std::string_view stream_colour(int stream) noexcept {
   return colours[static_cast<std::size_t>(stream) % std::size(colours)];
 }
 
-std::string fused_ops(std::string_view op, const Attributes& attrs, bool has_residual) {
-  if (op != "FusedConv") return {};
+namespace {
+
+// `Conv`, `+Add` for a residual, then the activation under `prefix`.
+std::string conv_ops(const Attributes& attrs, bool has_residual, const std::string& prefix) {
   std::string out = "Conv";
   if (has_residual) out += "+Add";
-  const auto act = attrs.find("activation");
+  const auto act = attrs.find(prefix + "activation");
   if (act != attrs.end() && act->second.kind() == AttrKind::string && !act->second.as_string().empty()) {
     out += "+" + act->second.as_string();
-    if (act->second.as_string() == "Clip" && (attrs.contains("clip_min") || attrs.contains("clip_max")))
-      out += "(" + bound(attrs, "clip_min", "-inf") + "," + bound(attrs, "clip_max", "inf") + ")";
+    if (act->second.as_string() == "Clip" && (attrs.contains(prefix + "clip_min") || attrs.contains(prefix + "clip_max")))
+      out += "(" + bound(attrs, prefix + "clip_min", "-inf") + "," + bound(attrs, prefix + "clip_max", "inf") + ")";
   }
   return out;
+}
+
+}  // namespace
+
+std::string fused_ops(std::string_view op, const Attributes& attrs, bool has_residual) {
+  if (op == "FusedConv") return conv_ops(attrs, has_residual, "");
+  if (op == "FusedPointwiseDepthwise") return conv_ops(attrs, false, "pointwise_") + "+" + conv_ops(attrs, has_residual, "");
+  return {};
+}
+
+std::size_t residual_input(std::string_view op) noexcept {
+  if (op == "FusedConv") return 3;
+  if (op == "FusedPointwiseDepthwise") return 5;
+  return SIZE_MAX;
 }
 
 std::string to_dot(const Graph& g, const DotOptions& o) {
@@ -78,7 +94,8 @@ std::string to_dot(const Graph& g, const DotOptions& o) {
     }
   for (std::size_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.nodes()[i];
-    const bool residual = n.inputs.size() > 3 && n.inputs[3] != no_value;
+    const std::size_t z = residual_input(n.op);
+    const bool residual = z < n.inputs.size() && n.inputs[z] != no_value;
     const std::string fused = fused_ops(n.op, n.attrs, residual);
     std::string label = n.name + "\n" + n.op + (fused.empty() ? "" : ": " + fused);
     const int stream = i < o.node_streams.size() ? o.node_streams[i] : -1;

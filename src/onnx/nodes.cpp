@@ -11,7 +11,7 @@ namespace ge::onnx::detail {
 namespace {
 
 // Op types of our registry that are not ONNX ops (made by graph passes).
-bool internal_op(std::string_view op) { return op == "FusedConv"; }
+bool internal_op(std::string_view op) { return op == "FusedConv" || op == "FusedPointwiseDepthwise"; }
 
 // An attribute's kind: its declared type, or for old files without one, the field set.
 int attr_type(const ::onnx::AttributeProto& a) {

@@ -130,7 +130,7 @@ std::int64_t graph_opset(const Graph& g) {
     std::string text;
     for (const auto& [op, node] : missing) {
       text += (text.empty() ? "" : ", ") + quote(op) + " (node " + quote(node);
-      if (op == "FusedConv") text += ", made by ge's fusion pass: save the graph before ge::compile";
+      if (op == "FusedConv" || op == "FusedPointwiseDepthwise") text += ", made by ge's fusion pass: save the graph before ge::compile";
       text += ")";
     }
     fail(Errc::unsupported_op, "cannot save the graph: " + std::to_string(missing.size()) +

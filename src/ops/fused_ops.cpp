@@ -1,5 +1,9 @@
-// Ops that the graph passes make by fusing what exporters emit (src/compile/fusions.cpp):
-// FusedMatMul and FusedAttention. (FusedConv lives beside Conv in nn.cpp.)
+// Ops that the graph passes make by fusing what exporters emit (src/compile/fusions.cpp,
+// src/compile/layout.cpp): FusedMatMul, FusedAttention and FusedPointwiseDepthwise.
+// (FusedConv lives beside Conv in nn.cpp.)
+#include <algorithm>
+#include <utility>
+
 #include "common.hpp"
 
 namespace ge::ops {
@@ -44,6 +48,59 @@ OpSchema fused_attention() {
   return s;
 }
 
+// The attributes of the pointwise conv of a FusedPointwiseDepthwise, by the names
+// FusedConv gives them.
+constexpr std::pair<const char*, const char*> kPointwiseAttrs[] = {
+    {"pointwise_activation", "activation"}, {"pointwise_clip_min", "clip_min"}, {"pointwise_clip_max", "clip_max"}};
+
+// Two NHWC FusedConvs in one node (made by `ge::layout_nhwc` on an inverted-residual
+// block): a pointwise conv Y1 = act1(conv1x1(X, W1) + B1), then a depthwise one
+// Y = act(dwconv(Y1, W2) + B2 + Z), the expanded Y1 never stored; both with a bias. The depthwise conv has
+// FusedConv's attributes; the pointwise one stride 1, no pads, and its activation in
+// pointwise_activation / pointwise_clip_min / pointwise_clip_max.
+OpSchema fused_pointwise_depthwise(const OpSchema& conv) {
+  OpSchema s;
+  s.name = "FusedPointwiseDepthwise";
+  s.doc = "NHWC pointwise FusedConv then depthwise FusedConv on its output, in one pass (made by the layout pass)";
+  s.inputs = {arg("X", "T"), arg("W1", "T"), arg("B1", "T"), arg("W2", "T"), arg("B2", "T"), opt("Z", "T")};
+  s.outputs = {arg("Y", "T")};
+  s.types = {{"T", TypeSet{DataType::f32}}};
+  s.attrs = conv.attrs;
+  for (AttrSpec& a : s.attrs)
+    if (a.name == "layout") a = attr("layout", "NHWC", one_of({"NHWC"}));
+  for (const auto& [name, conv_name] : kPointwiseAttrs)
+    for (const AttrSpec& a : conv.attrs)
+      if (a.name == conv_name) {
+        AttrSpec copy = a;
+        copy.name = name;
+        s.attrs.push_back(std::move(copy));
+      }
+  std::sort(s.attrs.begin(), s.attrs.end(), [](const AttrSpec& a, const AttrSpec& b) { return a.name < b.name; });
+  s.infer = [conv](const InferContext& c) {
+    // Each conv by FusedConv's rule, on its inputs and attributes.
+    const auto stage = [&](std::vector<std::size_t> slots, const std::vector<TensorDesc>& descs, const Attributes& attrs) {
+      std::vector<TensorDesc> ins = descs;
+      std::vector<const Tensor*> constants(ins.size(), nullptr);
+      for (std::size_t i = 0; i < slots.size(); ++i)
+        if (slots[i] < c.input_count()) constants[i] = c.constant(slots[i]);
+      const Attributes resolved = conv.with_defaults(attrs);
+      return conv.infer(InferContext(conv, c.node(), ins, constants, resolved, 1));
+    };
+    const auto desc = [&](std::size_t i) { return i < c.input_count() ? c.input(i) : TensorDesc{}; };
+    Attributes pw{{"layout", Attribute("NHWC")}};
+    Attributes dw = c.attrs();
+    for (const auto& [name, conv_name] : kPointwiseAttrs) {
+      if (const auto it = dw.find(name); it != dw.end()) pw.insert_or_assign(conv_name, it->second);
+      dw.erase(name);
+    }
+    const std::vector<TensorDesc> mid = stage({0, 1, 2}, {desc(0), desc(1), desc(2)}, pw);
+    std::vector<TensorDesc> dw_in{mid[0], desc(3), desc(4)};
+    if (c.has_input(5)) dw_in.push_back(desc(5));
+    return stage({c.input_count(), 3, 4, 5}, dw_in, dw);
+  };
+  return s;
+}
+
 }  // namespace
 
 void add_fused_ops(OpRegistry& r) {
@@ -70,6 +127,7 @@ void add_fused_ops(OpRegistry& r) {
   };
   r.add(std::move(s));
   r.add(fused_attention());
+  r.add(fused_pointwise_depthwise(r.find("FusedConv")));
 }
 
 }  // namespace ge::ops

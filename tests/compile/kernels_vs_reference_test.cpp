@@ -30,6 +30,8 @@ const std::map<std::string, std::string_view, std::less<>> uncovered = {
     {"FusedAttention", "an internal fusion; tests/compile/fusions_test.cpp checks it against the unfused graph"},
     {"FusedConv", "an internal fusion; tests/compile/fusions_test.cpp checks it against the unfused graph"},
     {"FusedMatMul", "an internal fusion; tests/compile/fusions_test.cpp checks it against the unfused graph"},
+    {"FusedPointwiseDepthwise",
+     "an internal fusion; tests/compile/layout_test.cpp checks it against the two convs it replaces"},
     {"NonZero", "no reference yet (data-dependent output dims)"},
     {"Range", "no reference yet (data-dependent output dims)"},
     {"Resize", "no reference yet"},

@@ -3,6 +3,7 @@
 // through compile_op/execute_op, and compiled as a whole at several batch sizes).
 #include <doctest/doctest.h>
 
+#include "support/expect_error.hpp"
 #include "support/graph_eval.hpp"
 
 #include <cstring>
@@ -11,9 +12,12 @@
 
 #include "../../examples/models/mobilenet_v2.hpp"
 #include "../../examples/models/resnet50.hpp"
+#include "ge/compile/compile.hpp"
+#include "ge/compile/model_file.hpp"
 #include "ge/compile/op_compile.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/graph/builder.hpp"
+#include "ge/runtime/session.hpp"
 #include "kernels/cpu/common.hpp"
 
 using ge::DataType;
@@ -27,6 +31,7 @@ using ge::test::Buffer;
 using ge::test::buffer_of;
 using ge::test::check_same;
 using ge::test::check_unchanged;
+using ge::test::expect_error;
 using ge::test::count;
 using ge::test::node;
 
@@ -168,9 +173,11 @@ TEST_CASE("layout_nhwc in optimize: MobileNetV2 runs every conv NHWC, in one cha
   CHECK(count(o, "ReduceMean") == 1);
   CHECK(o.nodes()[0].op == "Transpose");
   CHECK(o.value(o.nodes()[0].inputs[0]).name == o.inputs()[0].name);
-  REQUIRE(stats.size() == 9);
+  REQUIRE(stats.size() == 10);
   CHECK(stats[7].pass == "layout_nhwc");
   CHECK(stats[7].nodes_added == 2);
+  CHECK(stats[8].pass == "fuse_pointwise_depthwise");
+  CHECK(stats[8].nodes_added == 0);  // 32x32 images: every expanded image is under 1 MiB
   check_same(g, o, 1e-3);
 }
 
@@ -246,4 +253,119 @@ TEST_CASE("FusedConv NHWC kernels by compile_op, weights constant or given per r
       const auto* e = reinterpret_cast<const float*>(wn.bytes.data());
       for (std::size_t i = 0; i < got.bytes.size() / sizeof(float); ++i) CHECK(g[i] == doctest::Approx(e[i]).epsilon(1e-4));
     }
+}
+
+// ---- fuse_pointwise_depthwise -------------------------------------------------------------------
+
+namespace {
+
+// Expand 1x1 + ReLU6 to `wide` channels, depthwise 3x3 (stride `stride`) + ReLU6,
+// project 1x1: MobileNetV2's blocks, at an image size where the expanded image is
+// 32 * 32 * 256 * 4 bytes = 1 MiB per image at the first one.
+Graph expand_depthwise_graph(const char* shape) {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, shape);
+  Value y = x;
+  std::uint64_t seed = 100;
+  for (const std::int64_t stride : {1, 2, 1}) {
+    const std::string name = "s" + std::to_string(seed);
+    const Value e = y.conv2d(weights(b, name + ".expand", 256, 16, 1, seed), bias(b, name + ".expand", 256, seed + 1),
+                             {.name = name + ".expand"})
+                        .clip(0.0, 6.0);
+    const Value d = e.conv2d(weights(b, name + ".dw", 256, 1, 3, seed + 2), bias(b, name + ".dw", 256, seed + 3),
+                             {.stride = stride, .pad = 1, .group = 256, .name = name + ".dw"})
+                        .clip(0.0, 6.0);
+    y = d.conv2d(weights(b, name + ".project", 16, 256, 1, seed + 4), bias(b, name + ".project", 16, seed + 5),
+                 {.name = name + ".project"});
+    seed += 10;
+  }
+  b.output(y);
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("fuse_pointwise_depthwise pass: expand and depthwise convs on large images in one node, same outputs") {
+  const Graph g = expand_depthwise_graph("2,16,32,32");
+  std::vector<ge::PassStats> stats;
+  const Graph o = ge::optimize(g, &stats);
+  REQUIRE(stats.size() == 10);
+  CHECK(stats[8].pass == "fuse_pointwise_depthwise");
+  // The first two blocks (32x32 images): the third reads 16x16 ones, 256 KiB expanded.
+  CHECK(count(o, "FusedPointwiseDepthwise") == 2);
+  CHECK(stats[8].nodes_removed == 4);
+  CHECK(stats[8].nodes_added == 2);
+  const ge::Node& f = node(o, "s100.dw");
+  CHECK(f.op == "FusedPointwiseDepthwise");
+  CHECK(f.attrs.at("pointwise_activation").as_string() == "Clip");
+  CHECK(f.attrs.at("activation").as_string() == "Clip");
+  CHECK(node(o, "s110.dw").attrs.at("strides").as_ints() == std::vector<std::int64_t>{2, 2});
+  CHECK(node(o, "s120.expand").op == "FusedConv");
+  CHECK(o.value(f.outputs[0]).desc.shape.to_string() == "2,32,32,256");
+  check_same(g, o, 1e-4);
+  // Compiled as a whole with batch gears: each gear's plan runs the fused kernel; saved
+  // with its weights packed or portable, loaded, it runs the same.
+  const ge::BuildOptions gears{{"ge.inputShape", "x:-1,16,32,32"}, {"ge.dynamicBatchSize", "1,3"}};
+  const auto model = ge::compile(expand_depthwise_graph("-1,16,32,32"), gears, ge::default_target(), {.keep_weights = true});
+  const std::vector<std::shared_ptr<const ge::CompiledModel>> models{
+      model, ge::load_compiled(std::span<const std::byte>(ge::save_to_memory(*model))),
+      ge::load_compiled(std::span<const std::byte>(ge::save_to_memory(*model, ge::ModelWeights::portable)))};
+  for (std::size_t m = 0; m < models.size(); ++m)
+  for (const std::int64_t n : {1, 3}) {
+    CAPTURE(m);
+    CAPTURE(n);
+    const ge::Tensor x = ge::Tensor::random(DataType::f32, {n, 16, 32, 32}, 9);
+    ge::Session s(models[m]);
+    Buffer xb = buffer_of(x);
+    const ge::RunResult r = s.run({xb.view()});
+    const auto* data = static_cast<const std::byte*>(r.outputs.at(0).data);
+    const ge::Tensor got(DataType::f32, r.outputs[0].dims, std::vector<std::byte>(data, data + r.outputs[0].bytes));
+    const Graph fixed = expand_depthwise_graph(n == 1 ? "1,16,32,32" : "3,16,32,32");
+    CHECK(ge::test::relative_error({got}, ge::test::run(fixed, {{"x", x}})) <= 1e-4);
+  }
+}
+
+TEST_CASE("fuse_pointwise_depthwise pass leaves alone small images, shared or residual expansions") {
+  SUBCASE("an expanded image under 1 MiB stays two convs") {
+    const Graph g = ge::layout_nhwc(ge::fuse_activations(expand_depthwise_graph("1,16,16,16")));
+    check_unchanged(g, ge::fuse_pointwise_depthwise(g));
+  }
+  SUBCASE("the expansion read twice, or a graph output") {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "1,16,32,32");
+    const Value e = x.conv2d(weights(b, "e", 256, 16, 1, 1), bias(b, "e", 256, 2), {.name = "e"}).relu("e.relu");
+    const Value d = e.conv2d(weights(b, "d", 256, 1, 3, 3), bias(b, "d", 256, 4), {.pad = 1, .group = 256, .name = "d"});
+    b.output(d.conv2d(weights(b, "p", 16, 256, 1, 5), {.name = "p"}));
+    b.output(e);
+    const Graph g = ge::layout_nhwc(ge::fuse_activations(b.build()));
+    check_unchanged(g, ge::fuse_pointwise_depthwise(g));
+  }
+  SUBCASE("a pointwise conv without a bias") {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "1,16,32,32");
+    const Value e = x.conv2d(weights(b, "e", 256, 16, 1, 1), {.name = "e"}).relu("e.relu");
+    const Value d = e.conv2d(weights(b, "d", 256, 1, 3, 3), bias(b, "d", 256, 4), {.pad = 1, .group = 256, .name = "d"});
+    b.output(d.conv2d(weights(b, "p", 16, 256, 1, 5), {.name = "p"}));
+    const Graph g = ge::layout_nhwc(ge::fuse_activations(b.build()));
+    check_unchanged(g, ge::fuse_pointwise_depthwise(g));
+  }
+}
+
+TEST_CASE("FusedPointwiseDepthwise by compile_op: weights given per run are no_kernel, a short B1 out_of_range") {
+  const auto t = [](std::vector<std::int64_t> d) { return f32_of(d); };
+  const ge::Tensor w1 = ge::Tensor::random(DataType::f32, {32, 8, 1, 1}, 1), w2 = ge::Tensor::random(DataType::f32, {32, 1, 3, 3}, 2);
+  const ge::Attributes attrs{{"group", 32}, {"pads", {1, 1, 1, 1}}};
+  expect_error([&] { (void)ge::compile_op("FusedPointwiseDepthwise", {t({1, 6, 6, 8}), t({32, 8, 1, 1}), t({32}),
+                                                                          ge::OpTensor::constant_of(w2), t({32})}, {}, attrs); },
+               ge::Errc::no_kernel, "FusedPointwiseDepthwise");
+  const auto op = ge::compile_op("FusedPointwiseDepthwise", {t({1, 6, 6, 8}), ge::OpTensor::constant_of(w1), t({32}),
+                                                             ge::OpTensor::constant_of(w2), t({32})}, {}, attrs);
+  CHECK(op->outputs[0].shape.to_string() == "1,6,6,32");
+  Buffer x = buffer_of(ge::Tensor::random(DataType::f32, {1, 6, 6, 8}, 3));
+  Buffer w1b = buffer_of(w1), w2b = buffer_of(w2);
+  Buffer b1 = buffer_of(ge::Tensor::random(DataType::f32, {16}, 4)), b2 = buffer_of(ge::Tensor::random(DataType::f32, {32}, 5));
+  Buffer y = zeros_of(op->outputs[0]);
+  expect_error([&] { (void)ge::execute_op(*op, std::vector{x.view(), w1b.view(), b1.view(), w2b.view(), b2.view()},
+                                          std::vector{y.view()}); },
+               ge::Errc::out_of_range, "input 2", "'16'");
 }

@@ -541,7 +541,7 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   const Graph g = ge::models::resnet50("1,3,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 9);
+  REQUIRE(stats.size() == 10);
   CHECK(stats[0].pass == "fold_constants");
   CHECK(stats[1].pass == "fold_batch_norm");
   CHECK(stats[1].nodes_removed == 53);
@@ -553,7 +553,9 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   CHECK(stats[6].pass == "fuse_matmul_epilogue");
   CHECK(stats[7].pass == "layout_nhwc");
   CHECK(stats[7].nodes_added == 2);  // NHWC from the stem on: a Transpose of the input, the pool's mean
-  CHECK(stats[8].pass == "remove_dead_code");
+  CHECK(stats[8].pass == "fuse_pointwise_depthwise");
+  CHECK(stats[8].nodes_added == 0);  // no depthwise convs
+  CHECK(stats[9].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);
@@ -655,7 +657,7 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     std::vector<ge::PassStats> stats;
     const Graph once = ge::optimize(g, &stats);
     Graph step = g;
-    std::vector<ge::PassStats> step_stats(9);
+    std::vector<ge::PassStats> step_stats(10);
     step = ge::fold_constants(step, &step_stats[0]);
     step = ge::fold_batch_norm(step, &step_stats[1]);
     step = ge::fuse_layer_norm(step, &step_stats[2]);
@@ -664,7 +666,8 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     step = ge::fuse_activations(step, &step_stats[5]);
     step = ge::fuse_matmul_epilogue(step, &step_stats[6]);
     step = ge::layout_nhwc(step, &step_stats[7]);
-    step = ge::remove_dead_code(step, &step_stats[8]);
+    step = ge::fuse_pointwise_depthwise(step, &step_stats[8]);
+    step = ge::remove_dead_code(step, &step_stats[9]);
     REQUIRE(stats.size() == step_stats.size());
     for (std::size_t i = 0; i < stats.size(); ++i) {
       CHECK(stats[i].pass == step_stats[i].pass);

@@ -79,6 +79,13 @@ TEST_CASE("fused_ops names what a FusedConv stands for") {
   CHECK(ge::fused_ops("FusedConv", {{"activation", "Clip"}}, false) == "Conv+Clip");
   CHECK(ge::fused_ops("Conv", {{"activation", "Relu"}}, false).empty());
   CHECK(ge::fused_ops("Relu", {}, false).empty());
+  CHECK(ge::fused_ops("FusedPointwiseDepthwise",
+                      {{"pointwise_activation", "Clip"}, {"pointwise_clip_min", 0.0}, {"pointwise_clip_max", 6.0},
+                       {"activation", "Relu"}},
+                      true) == "Conv+Clip(0,6)+Conv+Add+Relu");
+  CHECK(ge::residual_input("FusedConv") == 3);
+  CHECK(ge::residual_input("FusedPointwiseDepthwise") == 5);
+  CHECK(ge::residual_input("Conv") == SIZE_MAX);
 }
 
 TEST_CASE("to_dot marks the nodes fuse_activations made, with what they fused") {

@@ -9,6 +9,7 @@
 #include "conv_ref.hpp"
 #include "kernel_test.hpp"
 #include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/gemm.hpp"
 
 using ge::Errc;
 using ge::test::Buf;
@@ -352,6 +353,80 @@ TEST_CASE("conv2d depthwise on NHWC images: kernels, strides, dilations, pads, c
         (void)cpu::pack_depthwise_nhwc(random_f32({8, 1, 9, 9}, 5).view());
       },
       Errc::unsupported, kernels_tag);
+}
+
+TEST_CASE("pointwise then depthwise on NHWC images in one pass: the two convs' result, every ring case") {
+  using A = cpu::Activation;
+  std::uint32_t seed = 5100;
+  struct Case {
+    std::int64_t n, c, e, h, w, k;  // e: the expanded channels
+    cpu::Conv2dParams p;
+    bool bias, residual;
+  };
+  const auto pads = [](std::int64_t t, std::int64_t l, std::int64_t b, std::int64_t r, std::int64_t s = 1,
+                       std::int64_t dil = 1) {
+    return cpu::Conv2dParams{.stride_h = s, .stride_w = s, .pad_top = t, .pad_left = l, .pad_bottom = b, .pad_right = r,
+                             .dilation_h = dil, .dilation_w = dil, .post = {A::clip, 0.0f, 6.0f}};
+  };
+  const std::vector<Case> cases = {
+      {2, 16, 96, 14, 14, 3, pads(1, 1, 1, 1, 2), true, false},   // MobileNetV2's stride-2 block
+      {1, 24, 144, 12, 12, 3, pads(1, 1, 1, 1), true, true},      // stride 1 with the residual
+      {3, 5, 20, 9, 13, 3, pads(1, 1, 1, 1), false, false},       // channels past the last vector
+      {1, 8, 32, 11, 7, 5, pads(2, 2, 2, 2, 2), true, false},     // 5x5, stride 2, odd sizes
+      {1, 8, 16, 10, 10, 3, pads(2, 2, 2, 2, 1, 2), true, true},  // dilation 2: a ring of 5 rows
+      {1, 4, 16, 9, 9, 3, pads(0, 1, 1, 0, 2), true, false},      // asymmetric pads
+      {2, 8, 16, 1, 1, 3, pads(1, 1, 1, 1), true, true},          // one pixel
+      {1, 16, 32, 40, 3, 3, pads(1, 1, 1, 1), true, false},       // tall: many runs of rows per image
+  };
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      Case k = cases[i];
+      CAPTURE(threads);
+      CAPTURE(i);
+      k.p.group = k.e;
+      const cpu::PostOp pw_post{A::relu};
+      const std::int64_t oh = out_dim(k.h, k.k, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+      const std::int64_t ow = out_dim(k.w, k.k, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+      auto w1 = random_f32({k.e, k.c, 1, 1}, seed++);
+      auto b1 = random_f32({k.e}, seed++);
+      auto w2 = random_f32({k.e, 1, k.k, k.k}, seed++);
+      auto b2 = random_f32({k.e}, seed++);
+      auto res = random_f32({k.n, k.e, oh, ow}, seed++);
+      // The reference: the pointwise conv with its ReLU, then the depthwise one.
+      Buf<float> mid({k.n, k.e, k.h, k.w}, ref_conv(cpu::Conv2dParams{.post = pw_post}, x, w1, &b1, nullptr, k.h, k.w));
+      const std::vector<float> want = ref_conv(k.p, mid, w2, k.bias ? &b2 : nullptr, k.residual ? &res : nullptr, oh, ow);
+      const std::int64_t w1d[2] = {k.e, k.c};
+      const cpu::PackedMatMulB pw = cpu::pack_matmul_b(ge::TensorView{w1.v.data(), ge::DataType::f32, w1d}, false, true);
+      const cpu::PackedDepthwiseNhwc dw = cpu::pack_depthwise_nhwc(w2.view());
+      const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
+      Buf<float> y({k.n, oh, ow, k.e});
+      const ge::TensorView bv = b2.view(), rv = rn.view();
+      arena.execute([&] {
+        cpu::pointwise_depthwise_nhwc(k.p, xn.view(), pw, b1.v.data(), pw_post, dw, k.bias ? &bv : nullptr, y.view(),
+                                      k.residual ? &rv : nullptr);
+      });
+      check_close(nchw_of(y), want, 1e-4f, 1e-4f);
+    }
+  }
+  // Bad input: a clear error, not a crash.
+  auto w1 = random_f32({16, 8}, 1);
+  const cpu::PackedMatMulB pw = cpu::pack_matmul_b(w1.view(), false, true);
+  const cpu::PackedDepthwiseNhwc dw = cpu::pack_depthwise_nhwc(random_f32({16, 1, 3, 3}, 2).view());
+  auto x7 = random_f32({1, 6, 6, 7}, 3);
+  Buf<float> y({1, 6, 6, 16});
+  const cpu::Conv2dParams p{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 16};
+  expect_error([&] { cpu::pointwise_depthwise_nhwc(p, x7.view(), pw, nullptr, {}, dw, nullptr, y.view()); },
+               Errc::bad_op_inputs, "pointwise inputs");
+  auto x8 = random_f32({1, 6, 6, 8}, 4);
+  Buf<float> y_wrong({1, 5, 6, 16});
+  expect_error([&] { cpu::pointwise_depthwise_nhwc(p, x8.view(), pw, nullptr, {}, dw, nullptr, y_wrong.view()); },
+               Errc::bad_op_inputs, kernels_tag);
+  cpu::Conv2dParams p8 = p;
+  p8.group = 8;
+  expect_error([&] { cpu::pointwise_depthwise_nhwc(p8, x8.view(), pw, nullptr, {}, dw, nullptr, y.view()); },
+               Errc::bad_op_inputs, kernels_tag);
 }
 
 // A dense conv on NHWC images by `run` (packing W itself) against the NCHW reference.

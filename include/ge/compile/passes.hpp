@@ -111,9 +111,17 @@ struct PassStats {
 /// AMX kernels, the NHWC dense ones not).
 [[nodiscard]] Graph layout_nhwc(const Graph& g, PassStats* stats = nullptr, bool dense_chains = true);
 
+/// An NHWC pointwise FusedConv (1x1, stride 1, no pads, a bias, no residual) whose output only a
+/// depthwise NHWC FusedConv with a bias reads, both with constant weights, becomes one
+/// `FusedPointwiseDepthwise` node (an inverted-residual block's first two convs), whose
+/// kernel never stores the expanded image: where that image is at least 1 MiB per image
+/// (smaller ones stay in cache between the two convs anyway).
+[[nodiscard]] Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats = nullptr);
+
 /// Every pass in order: `fold_constants`, `fold_batch_norm`, `fuse_layer_norm`,
 /// `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,
-/// `layout_nhwc`, `remove_dead_code`.
+/// `layout_nhwc`, `fuse_pointwise_depthwise` (not when `compile` runs convs in bf16 on
+/// AMX), `remove_dead_code`.
 /// `stats`, when given, gets one entry per pass (appended).
 [[nodiscard]] Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
 

@@ -45,12 +45,19 @@ struct DotOptions {
 /// What a node made by a fusion pass stands for, as the fused op types joined by `+`;
 /// empty for any other op. A `FusedConv` (see `ge::fuse_activations`) is `Conv`, then
 /// `Add` when it has the residual input (`has_residual`), then its `activation`
-/// attribute: `Relu`, or `Clip` with its bounds when set (`Clip(0,6)`).
+/// attribute: `Relu`, or `Clip` with its bounds when set (`Clip(0,6)`). A
+/// `FusedPointwiseDepthwise` (see `ge::fuse_pointwise_depthwise`) is its pointwise conv
+/// so, then its depthwise one (`Conv+Clip(0,6)+Conv+Clip(0,6)`). `residual_input` gives
+/// the input slot of the residual of either.
 ///
 /// ```
 /// ge::fused_ops("FusedConv", {{"activation", "Relu"}}, true);   // "Conv+Add+Relu"
 /// ge::fused_ops("Relu", {}, false);                             // ""
 /// ```
 [[nodiscard]] std::string fused_ops(std::string_view op, const Attributes& attrs, bool has_residual);
+
+/// The input slot of a fused conv's residual (`Z`): 3 for `FusedConv`, 5 for
+/// `FusedPointwiseDepthwise`; none (`SIZE_MAX`) for other ops.
+[[nodiscard]] std::size_t residual_input(std::string_view op) noexcept;
 
 }  // namespace ge

@@ -91,16 +91,16 @@ bool is_pointwise(const KernelRequest& r) {
 }
 
 // The activation of a FusedConv from its attributes; none for a Conv.
-cpu::PostOp post_op(const InferContext& c, bool fused) {
+cpu::PostOp post_op(const InferContext& c, bool fused, const std::string& prefix = "") {
   cpu::PostOp post;
   if (!fused) return post;
-  const std::string& act = c.s("activation");
+  const std::string& act = c.s(prefix + "activation");
   if (act == "Relu") {
     post.kind = cpu::Activation::relu;
   } else if (act == "Clip") {
     post.kind = cpu::Activation::clip;
-    post.lo = static_cast<float>(c.f("clip_min"));
-    post.hi = static_cast<float>(c.f("clip_max"));
+    post.lo = static_cast<float>(c.f(prefix + "clip_min"));
+    post.hi = static_cast<float>(c.f(prefix + "clip_max"));
   }
   return post;
 }
@@ -283,6 +283,48 @@ std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
   return nhwc_conv(r, "cpu.fused_conv2d.nhwc_winograd", &cpu::pack_winograd_nhwc, &cpu::conv_winograd_nhwc);
 }
 
+// FusedPointwiseDepthwise (made by `ge::layout_nhwc`): both weights constant and packed
+// once, the pointwise one as the GEMM's B = W1^T, the depthwise one per tap; B1 read per
+// run for the pointwise epilogue.
+bool pointwise_depthwise_fits(const KernelRequest& r) {
+  const InferContext& c = r.context;
+  if (c.input(0).dtype != DataType::f32 || !c.shape(0).rank_known() || c.shape(0).rank() != 4) return false;
+  const Tensor* w1 = c.constant(1);
+  const Tensor* w2 = c.constant(3);
+  return w1 != nullptr && w2 != nullptr && w1->dims().size() == 4 && w2->dims().size() == 4 && w1->dims()[2] == 1 &&
+         w1->dims()[3] == 1 && w2->dims()[1] == 1 && w2->dims()[0] == w1->dims()[0] &&
+         w2->dims()[2] * w2->dims()[3] <= 49 && c.i("group") == w2->dims()[0];
+}
+
+std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
+  constexpr const char* name = "cpu.fused_pointwise_depthwise.nhwc";
+  const InferContext& c = r.context;
+  const ConvAttrs a = conv_attrs(c);
+  const cpu::PostOp pw_post = post_op(c, true, "pointwise_");
+  const cpu::PostOp post = post_op(c, true);
+  const Tensor& w1 = *c.constant(1);
+  const Tensor& w2 = *c.constant(3);
+  auto pw = packed_part<cpu::PackedMatMulB>(r, 0, name, [&] {
+    const std::int64_t md[2] = {w1.dims()[0], w1.dims()[1]};
+    const TensorView v = view_of(w1);
+    return cpu::pack_matmul_b(TensorView{v.data, DataType::f32, md}, false, true);
+  });
+  auto dw = packed_part<cpu::PackedDepthwiseNhwc>(r, 1, name, [&] { return cpu::pack_depthwise_nhwc(view_of(w2)); });
+  return make_packed_kernel(
+      name,
+      [a, pw_post, post, pw, dw](Views in, Views out) {
+        cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), dw->kh, dw->kw);
+        p.post = post;
+        const TensorView* b1 = optional_input(in, 2);
+        if (b1 != nullptr && (b1->dtype != DataType::f32 || b1->elements() != pw->n))
+          cpu::fail(Errc::bad_op_inputs, "FusedPointwiseDepthwise",
+                    "B1 must hold one f32 per pointwise output (" + std::to_string(pw->n) + ")");
+        cpu::pointwise_depthwise_nhwc(p, in[0], *pw, b1 != nullptr ? b1->as<const float>() : nullptr, pw_post, *dw,
+                                      optional_input(in, 4), out[0], optional_input(in, 5));
+      },
+      {1, 3}, pw, dw);
+}
+
 // The attributes of a 2-D ConvTranspose that do not depend on the dims.
 struct ConvTransposeAttrs {
   ConvAttrs base;
@@ -388,6 +430,11 @@ void register_cpu_nn(KernelRegistry& r) {
            .priority = k.priority,
            .fits = [kind = k.kind](const KernelRequest& req) { return nhwc_fits(req, kind); },
            .make = k.make});
+  r.add({.op = "FusedPointwiseDepthwise",
+         .name = "cpu.fused_pointwise_depthwise.nhwc",
+         .engines = engines(Engine::vector),
+         .fits = pointwise_depthwise_fits,
+         .make = make_pointwise_depthwise});
   r.add({.op = "ConvTranspose",
          .name = "cpu.conv_transpose2d",
          .engines = engines(Engine::vector),

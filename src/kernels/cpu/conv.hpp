@@ -107,6 +107,18 @@ struct PackedDepthwiseNhwc {
 void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDepthwiseNhwc& w, const TensorView* bias,
                     const TensorView& y, const TensorView* residual = nullptr);
 
+/// A pointwise conv then a depthwise conv on its output, on f32 NHWC images, without the
+/// expanded image in memory (an inverted-residual block's first two convs): x [N, H, W,
+/// C]; `pw` the 1x1 weights as B = W^T [C, E] (f32), `pw_bias` ([E] or null) and
+/// `pw_post` its epilogue; then the depthwise conv of `p` (group E, any strides,
+/// dilations, pads; `p.post` last) with `w`, `bias` and `residual` as `depthwise_nhwc`
+/// takes them; y [N, OH, OW, E] (exact). Per run of output rows, the input rows they read
+/// are expanded row by row into a ring of (KH - 1) * dilation + 1 rows that stays in
+/// cache. Same errors as `depthwise_nhwc`.
+void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedMatMulB& pw, const float* pw_bias,
+                              const PostOp& pw_post, const PackedDepthwiseNhwc& w, const TensorView* bias,
+                              const TensorView& y, const TensorView* residual = nullptr);
+
 /// Dense (group 1) weights [M, C, KH, KW] with at most `kFewChannels` input channels as
 /// `conv_few_channels_nhwc` reads them: per tap and input channel, the M outputs (padded
 /// to 32).

@@ -10,9 +10,12 @@
 #include <cstring>
 #include <type_traits>
 
+#include <tbb/task_arena.h>
+
 #include "kernels/cpu/common.hpp"
 #include "kernels/cpu/conv.hpp"
 #include "kernels/cpu/conv_internal.hpp"
+#include "kernels/cpu/gemm.hpp"
 #include "kernels/cpu/vec.hpp"
 
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors never cross a call: everything is inlined
@@ -38,18 +41,17 @@ constexpr int kPixels = 8;  // pixels accumulated side by side
 constexpr int kMaxTaps = 49;
 
 // One output pixel, channels [c0, c1), every tap checked (edges, and channels one at a time).
-inline void pixel_checked(const Nhwc& d, const float* in, std::int64_t oy, std::int64_t ox, std::int64_t c0,
-                          std::int64_t c1, float* out, const float* res) {
+inline void pixel_checked(const Nhwc& d, const float* const* rowp, std::int64_t ox, std::int64_t c0, std::int64_t c1,
+                          float* out, const float* res) {
   const Conv2dParams& p = *d.p;
   for (std::int64_t ch = c0; ch < c1; ++ch) {
     float acc = d.bias != nullptr ? d.bias[ch] : 0.0f;
     for (std::int64_t ky = 0; ky < d.kh; ++ky) {
-      const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-      if (iy < 0 || iy >= d.h) continue;
+      if (rowp[ky] == nullptr) continue;
       for (std::int64_t kx = 0; kx < d.kw; ++kx) {
         const std::int64_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
         if (ix < 0 || ix >= d.w) continue;
-        acc += d.taps[(ky * d.kw + kx) * d.c + ch] * in[(iy * d.w + ix) * d.c + ch];
+        acc += d.taps[(ky * d.kw + kx) * d.c + ch] * rowp[ky][ix * d.c + ch];
       }
     }
     if (res != nullptr) acc += res[ox * d.c + ch];
@@ -57,14 +59,14 @@ inline void pixel_checked(const Nhwc& d, const float* in, std::int64_t oy, std::
   }
 }
 
+// Output row `oy` into `out` (`res`: its residual row, or null), the input row of tap row
+// ky at `rowp[ky]` (null outside the image): the rows may lie anywhere (an image, or the
+// ring of rows the pointwise + depthwise kernel expands).
 template <int V>
-inline __attribute__((always_inline)) void row(const Nhwc& d, std::int64_t r) {
+inline __attribute__((always_inline)) void row_at(const Nhwc& d, std::int64_t oy, const float* const* rowp, float* out,
+                                                  const float* res) {
   using vf = VecOf<V>;
   const Conv2dParams& p = *d.p;
-  const std::int64_t img = r / d.oh, oy = r % d.oh;
-  const float* in = d.x + img * d.h * d.w * d.c;
-  float* out = d.y + r * d.ow * d.c;
-  const float* res = d.residual != nullptr ? d.residual + r * d.ow * d.c : nullptr;
   // Tap rows inside the image.
   std::int64_t ky0 = 0, ky1 = d.kh;
   while (ky0 < ky1 && oy * p.stride_h - p.pad_top + ky0 * p.dilation_h < 0) ++ky0;
@@ -92,9 +94,8 @@ inline __attribute__((always_inline)) void row(const Nhwc& d, std::int64_t r) {
       vf acc[PX];
       for (int i = 0; i < PX; ++i) acc[i] = b;
       for (std::int64_t ky = ky0; ky < ky1; ++ky) {
-        const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
         const std::int64_t ix0 = ox * p.stride_w - p.pad_left;
-        const float* src = in + (iy * d.w + ix0) * d.c + c0;
+        const float* src = rowp[ky] + ix0 * d.c + c0;
         for (std::int64_t kx = 0; kx < d.kw; ++kx) {
           const vf t = taps[ky * d.kw + kx];
           const float* s = src + kx * p.dilation_w * d.c;
@@ -132,7 +133,20 @@ inline __attribute__((always_inline)) void row(const Nhwc& d, std::int64_t r) {
     sweep(hi, d.ow, C{});
   }
   if (cv < d.c)
-    for (std::int64_t ox = 0; ox < d.ow; ++ox) pixel_checked(d, in, oy, ox, cv, d.c, out, res);
+    for (std::int64_t ox = 0; ox < d.ow; ++ox) pixel_checked(d, rowp, ox, cv, d.c, out, res);
+}
+
+// Output row r (image r / oh) of the image batch `d.x`.
+template <int V>
+inline __attribute__((always_inline)) void row(const Nhwc& d, std::int64_t r) {
+  const std::int64_t img = r / d.oh, oy = r % d.oh;
+  const float* in = d.x + img * d.h * d.w * d.c;
+  const float* rowp[kMaxTaps];
+  for (std::int64_t ky = 0; ky < d.kh; ++ky) {
+    const std::int64_t iy = oy * d.p->stride_h - d.p->pad_top + ky * d.p->dilation_h;
+    rowp[ky] = iy >= 0 && iy < d.h ? in + iy * d.w * d.c : nullptr;
+  }
+  row_at<V>(d, oy, rowp, d.y + r * d.ow * d.c, d.residual != nullptr ? d.residual + r * d.ow * d.c : nullptr);
 }
 
 template <int V>
@@ -141,15 +155,28 @@ inline __attribute__((always_inline)) void rows(const Nhwc& d, std::int64_t b, s
 }
 
 using RowsFn = void (*)(const Nhwc&, std::int64_t, std::int64_t);
+using RowAtFn = void (*)(const Nhwc&, std::int64_t, const float* const*, float*, const float*);
 
 void rows_base(const Nhwc& d, std::int64_t b, std::int64_t e) { rows<8>(d, b, e); }
+void row_at_base(const Nhwc& d, std::int64_t oy, const float* const* rowp, float* out, const float* res) {
+  row_at<8>(d, oy, rowp, out, res);
+}
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void rows_avx512(const Nhwc& d, std::int64_t b,
                                                                                     std::int64_t e) {
   rows<16>(d, b, e);
 }
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void row_at_avx512(const Nhwc& d, std::int64_t oy,
+                                                                                      const float* const* rowp, float* out,
+                                                                                      const float* res) {
+  row_at<16>(d, oy, rowp, out, res);
+}
 __attribute__((target("avx2,fma"))) void rows_avx2(const Nhwc& d, std::int64_t b, std::int64_t e) {
   rows<8>(d, b, e);
+}
+__attribute__((target("avx2,fma"))) void row_at_avx2(const Nhwc& d, std::int64_t oy, const float* const* rowp,
+                                                     float* out, const float* res) {
+  row_at<8>(d, oy, rowp, out, res);
 }
 #endif
 
@@ -160,8 +187,26 @@ RowsFn pick_rows() {
 #endif
   return rows_base;
 }
+RowAtFn pick_row_at() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (isa() == Isa::avx512) return row_at_avx512;
+  if (isa() == Isa::avx2) return row_at_avx2;
+#endif
+  return row_at_base;
+}
 
 const RowsFn rows_fn = pick_rows();
+const RowAtFn row_at_fn = pick_row_at();
+
+// The pixels of an output row whose every tap lies inside the input row:
+// ox * s - pad_left >= 0 and ox * s - pad_left + (kw - 1) * dil <= w - 1.
+void set_inner_pixels(Nhwc& d) {
+  const Conv2dParams& p = *d.p;
+  d.ox_lo = (p.pad_left + p.stride_w - 1) / p.stride_w;
+  const std::int64_t last = d.w - 1 + p.pad_left - (d.kw - 1) * p.dilation_w;
+  d.ox_hi = last < 0 ? 0 : std::min(d.ow, last / p.stride_w + 1);
+  if (d.ox_hi < d.ox_lo) d.ox_hi = d.ox_lo;
+}
 
 }  // namespace
 
@@ -226,14 +271,67 @@ void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDept
   const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.c, bias, y, residual);
   Nhwc d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, x.as<const float>(), w.taps.data(),
          io.bias, y.as<float>(), io.residual, 0, 0};
-  // Pixels whose every tap lies inside the row: ox * s - pad_left >= 0 and
-  // ox * s - pad_left + (kw - 1) * dil <= w - 1.
-  d.ox_lo = (p.pad_left + p.stride_w - 1) / p.stride_w;
-  const std::int64_t last = d.w - 1 + p.pad_left - (d.kw - 1) * p.dilation_w;
-  d.ox_hi = last < 0 ? 0 : std::min(d.ow, last / p.stride_w + 1);
-  if (d.ox_hi < d.ox_lo) d.ox_hi = d.ox_lo;
+  set_inner_pixels(d);
   if (y.elements() == 0) return;
   parallel_for(d.n * d.oh, grain_for(d.ow * d.c * d.kh * d.kw), [&](std::int64_t b, std::int64_t e) { rows_fn(d, b, e); });
+}
+
+void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedMatMulB& pw, const float* pw_bias,
+                              const PostOp& pw_post, const PackedDepthwiseNhwc& w, const TensorView* bias,
+                              const TensorView& y, const TensorView* residual) {
+  check_dtype(kOp, "X", x, DataType::f32);
+  check_rank(kOp, "X", x, 4);
+  if (pw.bf16 || x.dims[3] != pw.k || pw.n != w.c || p.group != w.c)
+    fail(Errc::bad_op_inputs, kOp,
+         "NHWC X " + dims_text(x.dims) + ", pointwise weights " + std::to_string(pw.k) + " -> " + std::to_string(pw.n) +
+             (pw.bf16 ? " (bf16)" : "") + ", depthwise weights of " + std::to_string(w.c) + " channels, group " +
+             std::to_string(p.group) + ": expected X's last dim equal to the pointwise inputs, f32 weights, and the "
+             "pointwise outputs, the depthwise channels and the group equal");
+  // The expanded image [N, H, W, E] is never stored: its dims, for the checks.
+  const std::int64_t mid_dims[4] = {x.dims[0], x.dims[1], x.dims[2], w.c};
+  const TensorView mid{x.data, DataType::f32, mid_dims};
+  const NhwcIo io = check_nhwc(p, mid, w.kh, w.kw, w.c, bias, y, residual);
+  Nhwc d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, nullptr, w.taps.data(),
+         io.bias, y.as<float>(), io.residual, 0, 0};
+  set_inner_pixels(d);
+  if (y.elements() == 0) return;
+  const std::int64_t c_in = x.dims[3], row_floats = d.w * d.c;
+  const std::int64_t span = (d.kh - 1) * p.dilation_h + 1;  // input rows one output row reads
+  // Tasks: runs of output rows of one image, enough for every thread twice over; each
+  // task expands the input rows its outputs read, in order, into a ring of `span` rows
+  // (a row expanded for one output row stays for the next ones that read it), so only
+  // the rows shared with the run before are expanded twice.
+  const std::int64_t per_image = std::clamp<std::int64_t>((4 * std::int64_t{tbb::this_task_arena::max_concurrency()} + d.n - 1) / d.n, 1, d.oh);
+  const std::int64_t run_rows = (d.oh + per_image - 1) / per_image;
+  const std::int64_t tasks = d.n * ((d.oh + run_rows - 1) / run_rows);
+  const float* px = x.as<const float>();
+  GemmEpilogue ep;
+  ep.bias_n = pw_bias;
+  ep.post = pw_post;
+  parallel_for(tasks, 1, [&](std::int64_t tb, std::int64_t te) {
+    PooledBuffer ring(span * row_floats);
+    const float* rowp[kMaxTaps];
+    for (std::int64_t t = tb; t < te; ++t) {
+      const std::int64_t runs_per_image = (d.oh + run_rows - 1) / run_rows;
+      const std::int64_t img = t / runs_per_image, oy0 = (t % runs_per_image) * run_rows;
+      const std::int64_t oy1 = std::min(d.oh, oy0 + run_rows);
+      const float* in = px + img * d.h * d.w * c_in;
+      std::int64_t next = 0;  // the next input row to expand
+      for (std::int64_t oy = oy0; oy < oy1; ++oy) {
+        const std::int64_t lo = oy * p.stride_h - p.pad_top;
+        const std::int64_t hi = std::min(d.h - 1, lo + (d.kh - 1) * p.dilation_h);
+        for (next = std::max({next, lo, std::int64_t{0}}); next <= hi; ++next)
+          gemm_rowmajor_a(d.w, d.c, c_in, in + next * d.w * c_in, c_in, pw.panels.data(),
+                          ring.data() + (next % span) * row_floats, d.c, ep, false);
+        for (std::int64_t ky = 0; ky < d.kh; ++ky) {
+          const std::int64_t iy = lo + ky * p.dilation_h;
+          rowp[ky] = iy >= 0 && iy < d.h ? ring.data() + (iy % span) * row_floats : nullptr;
+        }
+        const std::int64_t r = img * d.oh + oy;
+        row_at_fn(d, oy, rowp, d.y + r * d.ow * d.c, d.residual != nullptr ? d.residual + r * d.ow * d.c : nullptr);
+      }
+    }
+  });
 }
 
 namespace {

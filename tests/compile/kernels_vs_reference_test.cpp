@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ge/compile/kernel.hpp"
+#include "ge/compile/op_compile.hpp"
 #include "ge/ops/registry.hpp"
 #include "support/graph_eval.hpp"
 #include "support/op_cases.hpp"
@@ -92,4 +93,73 @@ TEST_CASE("every op's CPU kernel agrees with the reference on random cases") {
   MESSAGE(ops << " ops, " << cases << " cases in "
               << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
   CHECK(ops > 0);
+}
+
+namespace {
+
+// Runs `c` with output `ip.output` written over input `ip.input` (the plans' memory reuse
+// does that where the schema allows it), when both have one dtype and dims; checks that
+// output against the reference. False when the case cannot run so.
+bool check_in_place(const ge::test::OpCase& c, const ge::InPlace& ip) {
+  const ge::Graph g = c.graph();
+  const ge::Node& n = g.nodes().at(0);
+  if (ip.input >= n.inputs.size() || ip.output >= n.outputs.size() || n.inputs[ip.input] == ge::no_value) return false;
+  const ge::TensorDesc& in = g.value(n.inputs[ip.input]).desc;
+  const ge::TensorDesc& out = g.value(n.outputs[ip.output]).desc;
+  if (in.dtype != out.dtype || !in.shape.is_static() || in.shape != out.shape) return false;
+  INFO(c.describe(), " in place: output ", ip.output, " over input ", ip.input);
+  const std::vector<ge::ref::RefTensor> feeds = c.feeds();
+  const std::vector<ge::ref::RefTensor> want = ge::ref::run_reference(g, feeds);
+  std::map<ge::ValueId, ge::test::Buffer> values;
+  for (std::size_t k = 0; k < g.inputs().size(); ++k)
+    values[g.inputs()[k].value] = ge::test::buffer_of(feeds[k].to_tensor());
+  for (const ge::Constant& k : g.constants()) values[k.value] = ge::test::buffer_of(k.tensor);
+  std::vector<ge::OpTensor> descs;
+  std::vector<ge::TensorView> ins;
+  for (const ge::ValueId v : n.inputs) {
+    if (v == ge::no_value) {
+      descs.push_back(ge::OpTensor::undefined());
+      ins.emplace_back();
+      continue;
+    }
+    const ge::Tensor* t = g.constant_of(v);
+    descs.push_back(t != nullptr ? ge::OpTensor::constant_of(*t) : ge::OpTensor{g.value(v).desc.dtype, g.value(v).desc.shape});
+    ins.push_back(values.at(v).view());
+  }
+  const auto op = ge::compile_op(n.op, descs, {}, n.attrs);
+  std::vector<ge::test::Buffer> outs(n.outputs.size());
+  std::vector<ge::TensorView> out_views;
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    const ge::TensorDesc& d = g.value(n.outputs[k]).desc;
+    outs[k] = ge::test::buffer_of(ge::Tensor::full(d.dtype, d.shape.values(), 0.0));
+    out_views.push_back(k == ip.output ? ins[ip.input] : outs[k].view());
+  }
+  (void)ge::execute_op(*op, ins, out_views);
+  const ge::test::Buffer& got = values.at(n.inputs[ip.input]);
+  std::string why;
+  CHECK_MESSAGE(ge::ref::all_close(want[ip.output], ge::ref::RefTensor::from(ge::test::tensor_of(got)), c.rtol, c.atol, &why),
+                why);
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("every op a plan may run in place agrees with the reference in place") {
+  std::size_t cases = 0;
+  for (const std::string& op : ge::OpRegistry::global().names()) {
+    const ge::OpSchema& schema = ge::OpRegistry::global().find(op);
+    if (!has_kernel(op) || uncovered.contains(op) || schema.in_place.empty()) continue;
+    for (const std::uint64_t seed : {1, 2, 3})
+      for (const ge::test::OpCase& c : ge::test::random_cases(op, seed))
+        for (const ge::InPlace& ip : schema.in_place) {
+          try {
+            cases += check_in_place(c, ip) ? 1 : 0;
+          } catch (const std::exception& e) {
+            const std::string what = c.describe() + " in place: " + e.what();
+            FAIL_CHECK(what);
+          }
+        }
+  }
+  MESSAGE(cases << " in-place cases");
+  CHECK(cases > 100);
 }

@@ -17,19 +17,26 @@ void check_axis(std::string_view op, std::int64_t axis, const TensorView& x) {
   }
 }
 
-// Softmax of one contiguous row, through the vector code of vmath.hpp.
-void softmax_row(const float* __restrict x, float* __restrict y, std::int64_t n, bool log) {
+// Softmax of one contiguous row, through the vector code of vmath.hpp. `y` may be `x`
+// (plans run both ops in place): LogSoftmax reads X again after the sum, so its exps go
+// to a scratch chunk, never to Y.
+void softmax_row(const float* x, float* y, std::int64_t n, bool log) {
   const float mx = vm::max(x, n);
-  const float sum = vm::exp_shift_sum(x, y, n, mx);
   if (log) {
+    constexpr std::int64_t kChunk = 256;
+    float exps[kChunk];
+    float sum = 0.0f;
+    for (std::int64_t i = 0; i < n; i += kChunk) sum += vm::exp_shift_sum(x + i, exps, std::min(kChunk, n - i), mx);
     const float shift = mx + std::log(sum);
     for_lanes(n, [&](std::int64_t k) { y[k] = x[k] - shift; });
   } else {
-    vm::scale(y, n, 1.0f / sum);
+    vm::scale(y, n, 1.0f / vm::exp_shift_sum(x, y, n, mx));
   }
 }
 
 // Softmax along an axis of `len` elements with stride `inner` > 1, for `inner` columns.
+// In place too: each element of X is read before the same element of Y is written, and
+// LogSoftmax only sums its exps.
 void softmax_strided(const float* x, float* y, std::int64_t len, std::int64_t inner, bool log, float* mx,
                      float* sum) {
   std::fill(mx, mx + inner, -std::numeric_limits<float>::infinity());
@@ -40,15 +47,19 @@ void softmax_strided(const float* x, float* y, std::int64_t len, std::int64_t in
     for_lanes(inner, [&](std::int64_t j) { m[j] = xr[j] > m[j] ? xr[j] : m[j]; });
   }
   for (std::int64_t a = 0; a < len; ++a) {
-    const float* __restrict xr = x + a * inner;
-    float* __restrict yr = y + a * inner;
+    const float* xr = x + a * inner;
+    float* yr = y + a * inner;
     const float* __restrict m = mx;
     float* __restrict s = sum;
-    for_lanes(inner, [&](std::int64_t j) {
-      const float e = exp_approx(xr[j] - m[j]);
-      yr[j] = e;
-      s[j] += e;
-    });
+    if (log) {
+      for_lanes(inner, [&](std::int64_t j) { s[j] += exp_approx(xr[j] - m[j]); });
+    } else {
+      for_lanes(inner, [&](std::int64_t j) {
+        const float e = exp_approx(xr[j] - m[j]);
+        yr[j] = e;
+        s[j] += e;
+      });
+    }
   }
   if (log) {
     for (std::int64_t j = 0; j < inner; ++j) sum[j] = mx[j] + std::log(sum[j]);
@@ -56,8 +67,8 @@ void softmax_strided(const float* x, float* y, std::int64_t len, std::int64_t in
     for (std::int64_t j = 0; j < inner; ++j) sum[j] = 1.0f / sum[j];
   }
   for (std::int64_t a = 0; a < len; ++a) {
-    const float* __restrict xr = x + a * inner;
-    float* __restrict yr = y + a * inner;
+    const float* xr = x + a * inner;
+    float* yr = y + a * inner;
     const float* __restrict s = sum;
     if (log) {
       for_lanes(inner, [&](std::int64_t j) { yr[j] = xr[j] - s[j]; });

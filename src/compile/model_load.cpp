@@ -67,7 +67,7 @@ Sections check_header(std::span<const std::byte> file, const std::string& where)
 class DescriptionReader {
  public:
   DescriptionReader(Sections s, std::shared_ptr<const detail::MappedBytes> owner, const std::string& where)
-      : r_(s.meta, where), blobs_(s.blobs), owner_(std::move(owner)), where_(where) {}
+      : r_(s.meta, where), blobs_(s.blobs), owner_(std::move(owner)) {}
 
   struct SavedKernel {
     std::string name;
@@ -192,7 +192,6 @@ class DescriptionReader {
   ModelReader r_;
   std::span<const std::byte> blobs_;
   std::shared_ptr<const detail::MappedBytes> owner_;
-  std::string where_;
 };
 
 Attribute DescriptionReader::attribute() {

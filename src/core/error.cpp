@@ -59,6 +59,7 @@ std::string_view to_string(Errc code) noexcept {
     GE_ERRC_NAME(out_of_memory)
     GE_ERRC_NAME(bad_model)
     GE_ERRC_NAME(unsupported_op)
+    GE_ERRC_NAME(cancelled)
 #undef GE_ERRC_NAME
   }
   return "unknown";

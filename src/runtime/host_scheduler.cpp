@@ -103,6 +103,29 @@ void HostScheduler::within(FunctionRef<void()> f) {
 
 namespace {
 
+// A job given to `enqueue`, on the heap until it ran.
+struct Job {
+  std::function<void()> f;
+};
+
+// The first code of ours a oneTBB thread runs for an enqueued job: tests/tsan.supp names
+// it for the read of `job`, which oneTBB carried over; the acquire makes the rest visible.
+[[gnu::noipa]] void ge_tbb_enqueue_entry(Job* const* slot) {
+  std::unique_ptr<Job> job(*slot);
+  GE_HANDOFF_ACQUIRE(job.get());
+  job->f();
+}
+
+}  // namespace
+
+void HostScheduler::enqueue(std::function<void()> job) {
+  auto* j = new Job{std::move(job)};
+  GE_HANDOFF_RELEASE(j);
+  impl_->arena.enqueue([j] { ge_tbb_enqueue_entry(&j); });
+}
+
+namespace {
+
 // One run's state: the counters of unfinished predecessors and the first failure.
 struct Run {
   const StepGraph& graph;

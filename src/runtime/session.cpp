@@ -17,6 +17,7 @@
 #include "ge/ops/registry.hpp"
 #include "ge/runtime/host_scheduler.hpp"
 #include "ge/runtime/plan_select.hpp"
+#include "runtime/session_impl.hpp"
 
 namespace ge {
 
@@ -104,6 +105,9 @@ void run_launch(const void* args) {
   l->kernel->run(l->in, l->out);
 }
 
+}  // namespace
+
+namespace detail {
 // Checks the run's inputs against the model's: count, type, dims, buffers. Returns their dims.
 std::vector<std::vector<std::int64_t>> checked_inputs(std::span<const TensorView> inputs,
                                                       const std::vector<ModelIO>& mi) {
@@ -126,6 +130,9 @@ std::vector<std::vector<std::int64_t>> checked_inputs(std::span<const TensorView
   }
   return in_dims;
 }
+}  // namespace detail
+
+namespace {
 
 // Checks the caller's output buffers: count, types, sizes, and no bytes shared with an
 // input or another output (outputs are written while inputs may still be read).
@@ -423,14 +430,8 @@ struct Session::Context {
   }
 };
 
-struct Session::Impl {
-  HostScheduler scheduler;
-  PlanSelector plans;
-  std::mutex mutex;
-  std::vector<std::unique_ptr<Context>> free;
-
-  Impl(int threads, std::shared_ptr<const CompiledModel> model) : scheduler(threads), plans(std::move(model)) {}
-};
+Session::Impl::Impl(int threads, std::shared_ptr<const CompiledModel> model)
+    : scheduler(threads), plans(std::move(model)) {}
 
 Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions options) : model_(std::move(model)) {
   if (!model_) raise(Errc::invalid_argument, "[ge.runtime] Session: null model");
@@ -451,7 +452,12 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
   memory_limit_ = options.memory_limit;
 }
 
-Session::~Session() = default;
+Session::~Session() {
+  // Async runs hold the session: wait for the last (its final touch of `impl_` is under
+  // the lock, so nothing of it runs once this returns).
+  std::unique_lock lock(impl_->async_mutex);
+  impl_->async_done.wait(lock, [&] { return impl_->in_flight == 0; });
+}
 
 int Session::threads() const noexcept { return impl_->scheduler.threads(); }
 
@@ -463,7 +469,7 @@ RunResult Session::run(std::span<const TensorView> inputs, std::span<const Tenso
   return run_impl(inputs, outputs, true);
 }
 
-namespace {
+namespace detail {
 
 // The views of `named` in the order of the model's `io` (its inputs or outputs): each
 // exactly once by name.
@@ -496,23 +502,23 @@ std::vector<TensorView> by_name(std::span<const NamedTensor> named, const std::v
   return views;
 }
 
-}  // namespace
+}  // namespace detail
 
 RunResult Session::run(std::span<const NamedTensor> inputs) {
-  const std::vector<TensorView> in = by_name(inputs, model_->inputs(), "input");
+  const std::vector<TensorView> in = detail::by_name(inputs, model_->inputs(), "input");
   return run_impl(in, {}, false);
 }
 
 RunResult Session::run(std::span<const NamedTensor> inputs, std::span<const NamedTensor> outputs) {
-  const std::vector<TensorView> in = by_name(inputs, model_->inputs(), "input");
-  const std::vector<TensorView> out = by_name(outputs, model_->outputs(), "output");
+  const std::vector<TensorView> in = detail::by_name(inputs, model_->inputs(), "input");
+  const std::vector<TensorView> out = detail::by_name(outputs, model_->outputs(), "output");
   return run_impl(in, out, true);
 }
 
 RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
-                            bool caller_outputs) {
+                            bool caller_outputs, const std::atomic<bool>* cancel) {
   const CompiledModel& m = *model_;
-  const auto in_dims = checked_inputs(inputs, m.inputs());
+  const auto in_dims = detail::checked_inputs(inputs, m.inputs());
   if (caller_outputs) check_output_buffers(outputs, inputs, m.inputs(), m.outputs());
   const std::shared_ptr<const Plan> plan_ptr = impl_->plans.select(in_dims);
   const Plan& plan = *plan_ptr;
@@ -562,12 +568,18 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
     trace->steps.resize(plan.steps.size());
     trace->start = now_ns();
   }
+  const auto step = [&](std::int32_t s) {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed))
+      raise(Errc::cancelled, "[ge.runtime] the run was cancelled before step " + std::to_string(s) + " of " +
+                                 std::to_string(plan.steps.size()));
+    run.step(s);
+  };
   if (b.flat) {
     impl_->scheduler.within([&] {
-      for (std::int32_t s = 0; s < static_cast<std::int32_t>(plan.steps.size()); ++s) run.step(s);
+      for (std::int32_t s = 0; s < static_cast<std::int32_t>(plan.steps.size()); ++s) step(s);
     });
   } else {
-    impl_->scheduler.run(b.graph, [&](std::int32_t s) { run.step(s); });
+    impl_->scheduler.run(b.graph, step);
   }
   if (trace) {
     trace->end = now_ns();

@@ -17,6 +17,7 @@ TEST_CASE("ge::Error carries a code and a message") {
   CHECK(std::string(e.what()) == "[ge.test] boom");
   CHECK(ge::to_string(ge::Errc::bad_range) == "bad_range");
   CHECK(ge::to_string(ge::Errc::unknown_option) == "unknown_option");
+  CHECK(ge::to_string(ge::Errc::cancelled) == "cancelled");
 }
 
 TEST_CASE("data types") {

@@ -78,6 +78,8 @@ enum class Errc : std::uint16_t {
   // model files
   bad_model,            ///< a model file that is malformed or hostile
   unsupported_op,       ///< a model op with no schema here
+  // runtime, later
+  cancelled,            ///< a run cancelled before it finished (`AsyncRun::cancel`)
 };
 
 /// The name of a code, e.g. `"bad_range"`.

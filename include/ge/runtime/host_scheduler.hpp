@@ -17,6 +17,7 @@
 /// ```
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -66,6 +67,11 @@ class HostScheduler {
   /// Runs `f()` inside this scheduler's arena, so that kernels' own parallel loops use
   /// its threads and no more.
   void within(FunctionRef<void()> f);
+
+  /// Hands `job` to one of this scheduler's threads and returns at once (a thread of
+  /// oneTBB's runs it in the arena, also where `threads` is 1). `job` must not throw; the
+  /// caller waits for it by its own means (`Session::run_async` counts its jobs).
+  void enqueue(std::function<void()> job);
 
  private:
   struct Impl;

@@ -29,7 +29,10 @@
 /// concurrent runs never share memory, and results equal serial runs. A bad input is a
 /// `ge::Error` and leaves the session usable.
 
+#include <atomic>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <span>
@@ -106,6 +109,43 @@ struct NamedTensor {
   TensorView view;
 };
 
+/// What `Session::run_async` calls when its run ends, on the thread that ran it: with the
+/// result, or with the error (`error` set, `result` null), never both. It must not throw.
+using RunCallback = std::function<void(const RunResult* result, std::exception_ptr error)>;
+
+/// A run started by `Session::run_async`: wait for it, take its result, or cancel it.
+/// Copies share the run. The run goes on (and its callback is called) whether or not
+/// anyone waits; the session waits for its runs before it is destroyed.
+///
+/// ```
+/// ge::AsyncRun a = session.run_async({x_view});
+/// ... other work ...
+/// ge::RunResult r = a.get();     // waits; rethrows the run's ge::Error
+/// ```
+class AsyncRun {
+ public:
+  AsyncRun() = default;
+  /// Whether this refers to a run (default-constructed: not).
+  [[nodiscard]] bool valid() const noexcept { return state_ != nullptr; }
+  /// Whether the run has ended (with a result, an error, or cancelled).
+  [[nodiscard]] bool ready() const;
+  /// Waits until the run has ended.
+  void wait() const;
+  /// Waits, then the run's result; rethrows its error (`Errc::cancelled` when it was
+  /// cancelled first). May be called again (the same result or error); outputs the run
+  /// allocated are shared between the copies. `Errc::invalid_argument` when not `valid()`.
+  [[nodiscard]] RunResult get() const;
+  /// Asks the run to stop: one that has not started never starts, one that is running
+  /// stops before its next step; it then ends with `Errc::cancelled`. No effect on a run
+  /// that has ended. The caller's output buffers may hold partial results.
+  void cancel() noexcept;
+
+ private:
+  friend class Session;
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
 /// See the file comment.
 class Session {
  public:
@@ -146,6 +186,21 @@ class Session {
                std::span<const NamedTensor>(outputs.begin(), outputs.size()));
   }
 
+  /// Starts a run on one of the session's threads and returns at once; `done`, when set,
+  /// is called as the run ends. The inputs are checked first, here (the errors of
+  /// `run(inputs)` are thrown by this call, not the run); then the views' data must stay
+  /// valid until the run has ended (their dims are copied). Many async runs may be in
+  /// flight at once, from many threads; each equals the same run made with `run`.
+  AsyncRun run_async(std::span<const TensorView> inputs, RunCallback done = {});
+  AsyncRun run_async(std::initializer_list<TensorView> inputs, RunCallback done = {}) {
+    return run_async(std::span<const TensorView>(inputs.begin(), inputs.size()), std::move(done));
+  }
+  /// By name (the rules of `run(named inputs)`).
+  AsyncRun run_async(std::span<const NamedTensor> inputs, RunCallback done = {});
+  AsyncRun run_async(std::initializer_list<NamedTensor> inputs, RunCallback done = {}) {
+    return run_async(std::span<const NamedTensor>(inputs.begin(), inputs.size()), std::move(done));
+  }
+
   /// The model.
   [[nodiscard]] const CompiledModel& model() const noexcept { return *model_; }
   /// The scheduler's thread count (after clamping to the machine's cores).
@@ -162,7 +217,8 @@ class Session {
  private:
   struct Context;
   struct Impl;
-  RunResult run_impl(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs);
+  RunResult run_impl(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs,
+                     const std::atomic<bool>* cancel = nullptr);
 
   std::shared_ptr<const CompiledModel> model_;
   std::shared_ptr<Device> device_;

@@ -368,6 +368,9 @@ struct detail::ModelMaker {
 };
 
 namespace detail {
+std::shared_ptr<const CompiledModel> compile_cached(Graph&& graph, const BuildOptions& options, const Target& target,
+                                                    const CompileSettings& settings);
+
 std::shared_ptr<const CompiledModel> assemble_model(Graph&& g, const BuildOptions& options, const Target& target,
                                                     const CompileSettings& settings, const NodePacking* packing) {
   return ModelMaker::assemble(std::move(g), options, target, settings, packing);
@@ -381,6 +384,8 @@ std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOpti
 
 std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& options, const Target& target,
                                              const CompileSettings& settings) {
+  if (!settings.cache_dir.empty() && !settings.keep_weights)
+    return detail::compile_cached(std::move(graph), options, target, settings);  // compile_cache.cpp
   return detail::ModelMaker::compile(std::move(graph), options, target, settings);
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <string>
@@ -68,6 +69,9 @@ class BlobTable {
     return at;
   }
   [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+  [[nodiscard]] const std::vector<std::pair<std::uint64_t, std::span<const std::byte>>>& blobs() const noexcept {
+    return blobs_;
+  }
   void copy_to(std::byte* area) const {
     for (const auto& [at, bytes] : blobs_)
       if (!bytes.empty()) std::memcpy(area + at, bytes.data(), bytes.size());
@@ -217,6 +221,42 @@ void put_states(ModelWriter& w, BlobTable& blobs, const CompiledModel& model,
 }
 
 }  // namespace
+
+namespace detail {
+
+// The compile cache's key (compile_cache.cpp): what compile reads, in the model file's
+// own description form, the weights by their checksums.
+std::string compile_cache_key(const Graph& g, const BuildOptions& options, const Target& target,
+                              const CompileSettings& s) {
+  ModelWriter w;
+  w.str(version());
+  w.put(model_file_version);
+  w.str(packing_isa());
+  w.str(target.name);
+  w.put(s.alignment);
+  w.put<std::int64_t>(s.max_streams);
+  w.put<std::uint8_t>(s.optimize ? 1 : 0);
+  w.put<std::uint64_t>(s.plan_cache);
+  w.put(s.plan_search_budget);
+  w.put(static_cast<std::uint8_t>(s.precision));
+  const auto items = options.items();
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(items.size()));
+  for (const auto& [key, value] : items) {
+    w.str(key);
+    w.str(value);
+  }
+  BlobTable blobs;
+  put_graph(w, blobs, g, std::vector<bool>(g.values().size(), false));
+  for (const auto& [at, bytes] : blobs.blobs()) {
+    w.put(at);
+    w.put(model_checksum(bytes));
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(model_checksum(w.bytes())));
+  return hex;
+}
+
+}  // namespace detail
 
 std::vector<std::byte> save_to_memory(const CompiledModel& model, ModelWeights weights) {
   const auto states = packed_states(model, weights);

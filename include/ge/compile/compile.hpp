@@ -82,6 +82,14 @@ struct CompileSettings {
   /// Called after each plan made at compile time with (plans done, plans in all): one call
   /// at a time with a rising count, from whichever thread made the plan.
   std::function<void(std::size_t, std::size_t)> progress{};
+  /// A folder for compiled models (empty: none). `compile` first looks there for a model
+  /// file made from the same graph (its nodes, attributes and weights' bytes), options,
+  /// target, settings, ge version and instruction set, and loads it (`load_compiled`: no
+  /// passes, no packing); else it compiles and writes one there (to a temporary name,
+  /// then renamed, so that processes sharing the folder see whole files). A file that no
+  /// longer loads is compiled again and replaced. Not used with `keep_weights`. A folder
+  /// that cannot be made or written is `Errc::invalid_argument`.
+  std::string cache_dir{};
 };
 
 /// A graph input or output as the compiled model sees it.

@@ -47,6 +47,7 @@ std::vector<Flag> model_flags(bool run) {
   flags.push_back({"target", true, "the target product (default: cpu); see 'gec gears --help'"});
   flags.push_back({"streams", true, "vector-engine streams per plan, >= 1 (default 4): 1 runs the steps in order, each kernel on every thread"});
   flags.push_back({"precision", true, "f32 (default) or bf16: convs and constant-weight matmuls in bf16 with f32 accumulation on AMX-BF16 CPUs"});
+  flags.push_back({"cache-dir", true, "a folder of compiled models: load the one made from the same model and flags, else compile and store it there"});
   if (run) {
     flags.push_back({"shape", true, "the real input shapes, INPUT_SHAPE style: name:dims;name:dims (default: the model's or the first gear's)"});
     flags.push_back({"input", true, "inputs from .npy files: name=file.npy,name=file.npy (others: seeded random data)"});
@@ -94,6 +95,7 @@ struct Loaded {
   std::string path;
   std::shared_ptr<const ge::CompiledModel> model;
   std::size_t source_nodes = 0;
+  bool cache = false;  // compiled with --cache-dir
 };
 
 // True when `path` starts as a model file of ge::save does.
@@ -124,6 +126,7 @@ ge::CompileSettings compile_settings(const Args& a, bool progress) {
       if (done == total) std::fputc('\n', stderr);
     };
   settings.keep_weights = a.has("portable");  // a portable file needs every weight in the graph's layout
+  if (const auto dir = a.get("cache-dir")) settings.cache_dir = *dir;
   return settings;
 }
 
@@ -131,6 +134,7 @@ ge::CompileSettings compile_settings(const Args& a, bool progress) {
 Loaded load_model_file(const Args& a, const std::string& path, const ge::CompileSettings& settings) {
   for (const auto& [name, value] : a.values) {
     const bool build_flag = name == "target" || name == "streams" || name == "precision" || name == "portable" ||
+                            name == "cache-dir" ||
                             std::any_of(ge::options_table().begin(), ge::options_table().end(),
                                         [&](const ge::OptionInfo& o) { return o.flag == name; });
     if (build_flag)
@@ -156,7 +160,7 @@ Loaded load_and_compile(const Args& a, bool progress) {
     for (const ge::OptionInfo& o : ge::options_table())
       if (o.flag == name) options.set(o.id, value);
   const ge::Target& target = ge::find_target(a.get("target").value_or("cpu"));
-  Loaded l{*path, ge::compile(std::move(graph), options, target, settings), source_nodes};
+  Loaded l{*path, ge::compile(std::move(graph), options, target, settings), source_nodes, !settings.cache_dir.empty()};
   for (const std::string& w : l.model->config().warnings) std::fprintf(stderr, "gec: warning: %s\n", w.c_str());
   return l;
 }
@@ -281,6 +285,9 @@ void print_compile_summary(const Loaded& l, const std::vector<std::string>& name
     std::printf("%s%s -%zu +%zu", i ? ", " : "", m.pass_stats()[i].pass.c_str(), m.pass_stats()[i].nodes_removed,
                 m.pass_stats()[i].nodes_added);
   std::printf(")\n");
+  if (l.cache)
+    std::printf("cache   %s\n", m.pass_stats().empty() ? "loaded from the compile cache (no passes ran)"
+                                                       : "compiled, and stored in the compile cache");
   for (const ge::ModelIO& io : m.inputs()) std::printf("input   %s\n", io_text(io).c_str());
   for (const ge::ModelIO& io : m.outputs()) std::printf("output  %s\n", io_text(io).c_str());
   std::printf("mode    %s", std::string(ge::to_string(m.mode())).c_str());

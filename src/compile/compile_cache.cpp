@@ -1,0 +1,54 @@
+// The compile cache (`CompileSettings::cache_dir`): a compiled model written once as a
+// model file and loaded by every later compile of the same graph, options and settings.
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <unistd.h>
+
+#include "ge/compile/model_file.hpp"
+
+namespace ge::detail {
+
+std::string compile_cache_key(const Graph& g, const BuildOptions& options, const Target& target,
+                              const CompileSettings& s);  // model_file.cpp
+
+std::shared_ptr<const CompiledModel> compile_cached(Graph&& graph, const BuildOptions& options, const Target& target,
+                                                    const CompileSettings& settings) {
+  namespace fs = std::filesystem;
+  const fs::path dir(settings.cache_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    raise(Errc::invalid_argument, "[ge.compile] the compile cache folder '" + dir.string() +
+                                      "' cannot be made: " + (ec ? ec.message() : "a file of that name is in the way"));
+  const fs::path file = dir / ("ge-" + compile_cache_key(graph, options, target, settings) + ".gem");
+  CompileSettings inner = settings;
+  inner.cache_dir.clear();
+  if (fs::exists(file, ec)) {
+    try {
+      return load_compiled(file, inner);
+    } catch (const Error&) {
+      // Damaged, or made where the kernels differ: compiled again below and replaced.
+    }
+  }
+  auto model = compile(std::move(graph), options, target, inner);
+  static std::atomic<unsigned> serial{0};
+  fs::path tmp = file;
+  tmp += "." + std::to_string(::getpid()) + "." + std::to_string(serial++) + ".tmp";
+  try {
+    save(*model, tmp);
+  } catch (const Error& e) {
+    fs::remove(tmp, ec);
+    raise(Errc::invalid_argument, "[ge.compile] the compile cache folder '" + dir.string() + "' cannot be written: " + e.what());
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    raise(Errc::invalid_argument, "[ge.compile] the compile cache file '" + file.string() + "' cannot be written: " + why);
+  }
+  return model;
+}
+
+}  // namespace ge::detail

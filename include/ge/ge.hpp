@@ -3,6 +3,7 @@
 /// Everything of ge in one include. Library code includes what it uses instead.
 
 #include "ge/compile/compile.hpp"
+#include "ge/compile/cpu_isa.hpp"
 #include "ge/compile/flops.hpp"
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/memory_plan.hpp"

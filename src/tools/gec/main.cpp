@@ -14,6 +14,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "ge/compile/cpu_isa.hpp"
 #include "ge/core/error.hpp"
 #include "ge/core/version.hpp"
 #include "ge/options/option.hpp"
@@ -41,7 +42,7 @@ std::string usage() {
   std::string out =
       "usage: gec <command> [flags]\n"
       "       gec <command> --help\n"
-      "       gec --version\n"
+      "       gec --version       the version and the instruction set the kernels run\n"
       "\n"
       "commands:\n";
   for (const Command& c : commands) {
@@ -68,7 +69,7 @@ int main(int argc, char** argv) {
   }
   const std::string& name = args[0];
   if (name == "--version") {
-    std::printf("gec (ge) %s\n", ge::version());
+    std::printf("gec (ge) %s\ncpu isa: %s\n", ge::version(), std::string(ge::cpu_isa()).c_str());
     return 0;
   }
   if (name == "--help" || name == "-h" || name == "help") {

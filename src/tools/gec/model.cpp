@@ -157,7 +157,6 @@ Loaded load_and_compile(const Args& a, bool progress) {
       if (o.flag == name) options.set(o.id, value);
   const ge::Target& target = ge::find_target(a.get("target").value_or("cpu"));
   Loaded l{*path, ge::compile(std::move(graph), options, target, settings), source_nodes};
-  for (const std::string& w : l.model->config().warnings) std::fprintf(stderr, "gec: warning: %s\n", w.c_str());
   return l;
 }
 

@@ -14,6 +14,7 @@
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 #include "ge/core/format.hpp"
+#include "ge/core/log.hpp"
 #include "ge/core/lru_cache.hpp"
 #include "ge/core/tensor_view.hpp"
 #include "ge/core/version.hpp"

@@ -275,7 +275,9 @@ struct detail::ModelMaker {
     m.outputs_ = model_outputs(g, hull_desc);
     m.per_signature_ = m.config_.mode == ShapeMode::ranges &&
                        std::any_of(hull_shapes.begin(), hull_shapes.end(), [](const Shape& s) { return !s.is_bounded(); });
-    if (m.per_signature_) log_message(LogLevel::info, "[ge.compile] an input dim is unbounded: no plan made now; the session makes one per input signature at its first run");
+    if (m.per_signature_)
+      log_message(LogLevel::info, "[ge.compile] an input dim is unbounded: no plan made now; the session makes one "
+                                  "per input signature at its first run");
     m.graph_ = std::move(g);
     m.order_ = order;
     m.settings_.compiler = nullptr;  // the caller's cache may not outlive the model

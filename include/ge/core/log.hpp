@@ -7,7 +7,7 @@
 /// ```
 /// ge::set_log_level(ge::LogLevel::debug);                 // or GE_LOG_LEVEL=debug
 /// ge::set_log_sink([](ge::LogLevel level, std::string_view message) {
-///   my_app_log(ge::to_string(level), message);            // e.g. "debug", "[ge.compile] node 'conv1' (Conv): kernel cpu.conv2d.gemm"
+///   my_app_log(ge::to_string(level), message);  // "debug", "[ge.compile] node 'conv1' (Conv): kernel ..."
 /// });
 /// ge::set_log_sink(nullptr);                               // back to stderr
 /// ```

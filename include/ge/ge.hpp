@@ -3,6 +3,7 @@
 /// Everything of ge in one include. Library code includes what it uses instead.
 
 #include "ge/compile/compile.hpp"
+#include "ge/compile/cpu_isa.hpp"
 #include "ge/compile/flops.hpp"
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/memory_plan.hpp"
@@ -13,6 +14,7 @@
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 #include "ge/core/format.hpp"
+#include "ge/core/log.hpp"
 #include "ge/core/lru_cache.hpp"
 #include "ge/core/tensor_view.hpp"
 #include "ge/core/version.hpp"

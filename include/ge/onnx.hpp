@@ -2,8 +2,8 @@
 /// \file
 /// `ge::onnx`: reads ONNX models (opsets 11 to 20 of the default domain; older opsets
 /// through onnx's version converter) into a `ge::Graph`, and writes a `ge::Graph` as an ONNX model. Built when the library is
-/// configured with `GE_WITH_ONNX` (then the macro `GE_WITH_ONNX` is 1); this header does
-/// not include protobuf.
+/// configured with `GE_WITH_ONNX`, as the target `ge::onnx` (linking it defines the macro
+/// `GE_WITH_ONNX` as 1; docs/embedding.md); this header does not include protobuf.
 ///
 /// ```
 /// ge::Graph g = ge::onnx::load("resnet50.onnx");

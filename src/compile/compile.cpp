@@ -21,6 +21,7 @@
 #include "core/tsan.hpp"
 
 #include "compile/plan_build.hpp"
+#include "ge/core/log.hpp"
 #include "ge/ops/registry.hpp"
 
 namespace ge {
@@ -253,6 +254,7 @@ struct detail::ModelMaker {
                                                const std::vector<GraphInput>& gin) {
     m.options_ = options;
     m.config_ = model_config(options, target, m.settings_, gin);
+    for (const std::string& w : m.config_.warnings) log_message(LogLevel::warn, "[ge.compile] " + w);
     const BaseShapes base = base_shapes(m.config_, target, gin);
     if (m.config_.mode == ShapeMode::gears) m.gears_ = enumerate_gears(m.config_);
     return plan_shapes(m.config_, m.gears_, base);
@@ -273,6 +275,9 @@ struct detail::ModelMaker {
     m.outputs_ = model_outputs(g, hull_desc);
     m.per_signature_ = m.config_.mode == ShapeMode::ranges &&
                        std::any_of(hull_shapes.begin(), hull_shapes.end(), [](const Shape& s) { return !s.is_bounded(); });
+    if (m.per_signature_)
+      log_message(LogLevel::info, "[ge.compile] an input dim is unbounded: no plan made now; the session makes one "
+                                  "per input signature at its first run");
     m.graph_ = std::move(g);
     m.order_ = order;
     m.settings_.compiler = nullptr;  // the caller's cache may not outlive the model

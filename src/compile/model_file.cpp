@@ -12,18 +12,14 @@
 
 #include "compile/model_file_format.hpp"
 #include "core/mapped_file.hpp"
+#include "ge/compile/cpu_isa.hpp"
 #include "ge/core/version.hpp"
-#include "kernels/cpu/amx.hpp"
-#include "kernels/cpu/common.hpp"
 
 namespace ge {
 
 namespace detail {
 
-std::string packing_isa() {
-  const char* names[] = {"baseline", "avx2", "avx512"};
-  return std::string(names[static_cast<int>(cpu::isa())]) + (cpu::amx_bf16_usable() ? "+amx" : "");
-}
+std::string packing_isa() { return std::string(cpu_isa()); }
 
 
 std::string ModelReader::str() {

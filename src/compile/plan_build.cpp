@@ -8,6 +8,7 @@
 
 #include "compile/specialize.hpp"
 #include "compile/step_order.hpp"
+#include "ge/core/log.hpp"
 #include "ge/ops/registry.hpp"
 
 namespace ge {
@@ -59,7 +60,11 @@ std::shared_ptr<const Kernel> select_kernel(OpCompiler& compiler, const Graph& g
   }
   for (const ValueId v : node.outputs) r.outputs.push_back(OpTensor{desc[v].dtype, desc[v].shape, Format::nd, std::nullopt});
   try {
-    return compiler.compile(r)->kernel;
+    auto kernel = compiler.compile(r)->kernel;
+    log_message(LogLevel::debug, [&] {
+      return "[ge.compile] node " + q(node.name) + " (" + node.op + "): kernel " + std::string(kernel ? kernel->name() : "none");
+    });
+    return kernel;
   } catch (const Error& e) {
     raise(e.code(), std::string(e.what()) + " (node " + q(node.name) + ")");
   }

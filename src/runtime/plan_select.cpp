@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "ge/core/log.hpp"
+
 namespace ge {
 
 namespace {
@@ -65,6 +67,7 @@ std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std
     return signature_plans_.get_or_create(dims_key(dims), [&] {
       std::vector<Shape> shapes;
       for (const auto& d : dims) shapes.push_back(shape_of(d));
+      log_message(LogLevel::info, [&] { return "[ge.runtime] making the plan for new input dims " + given(); });
       return build_plan(m, std::move(shapes));
     });
   }

@@ -14,3 +14,9 @@ TEST_CASE("version: macros, text and the CMake project agree") {
   CHECK(std::string(ge::version()) == text);
   CHECK(std::string(ge::version()) == GE_TEST_PROJECT_VERSION);
 }
+
+TEST_CASE("version: GE_VERSION_STRING is a literal of the same text") {
+  constexpr const char literal[] = GE_VERSION_STRING;  // a string literal, usable in static text
+  CHECK(std::string(literal) == ge::version());
+  CHECK(std::string("ge " GE_VERSION_STRING) == std::string("ge ") + GE_TEST_PROJECT_VERSION);
+}

@@ -1,6 +1,6 @@
 # Runs one gec command and checks its exit status, its stdout (exactly) and its stderr
 # (a regex). Usage, from add_test:
-#   cmake -DEXPECT_RC=2 -DEXPECT_STDOUT=<text> -DEXPECT_STDERR=<regex> -P run_gec.cmake <gec> <args...>
+#   cmake -DEXPECT_RC=2 -DEXPECT_STDOUT=<text> -DEXPECT_STDERR=<regex> -P run_gec.cmake [--] <gec> <args...>
 # EXPECT_STDOUT is compared without the final newline (EXPECT_STDOUT_REGEX, when set, is
 # matched instead); an empty EXPECT_STDOUT means "no
 # output". Arguments may hold ';' (they are re-escaped before the run).
@@ -12,6 +12,9 @@ foreach(i RANGE 0 ${last})
     math(EXPR start "${i} + 2")
   endif()
 endforeach()
+if("${CMAKE_ARGV${start}}" STREQUAL "--")
+  math(EXPR start "${start} + 1")  # cmake -P script -- <gec> <args...>
+endif()
 foreach(i RANGE ${start} ${last})
   string(REPLACE ";" "\\;" arg "${CMAKE_ARGV${i}}")
   list(APPEND cmd "${arg}")

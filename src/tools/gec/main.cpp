@@ -2,19 +2,23 @@
 // its own file (declared in commands.hpp), so adding a command is a file and a row below.
 //
 //   gec gears --input_shape "data:-1,3,416,416" --dynamic_batch_size "1,2,4,8"
+//   gec --log-level debug compile --model m.onnx     (ge's log, include/ge/core/log.hpp)
 //
 // Exit status: 0 success, 2 bad command line or bad input (a ge::Error), 1 anything else.
 
 #include <array>
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "ge/compile/cpu_isa.hpp"
 #include "ge/core/error.hpp"
+#include "ge/core/log.hpp"
 #include "ge/core/version.hpp"
 #include "ge/options/option.hpp"
 
@@ -41,7 +45,11 @@ std::string usage() {
   std::string out =
       "usage: gec <command> [flags]\n"
       "       gec <command> --help\n"
-      "       gec --version\n"
+      "       gec --version       the version and the instruction set the kernels run\n"
+      "\n"
+      "--log-level LEVEL (anywhere on the line): off, error, warn (the default), info or debug;\n"
+      "  info says what ge decided for the model, debug the kernel of every node.\n"
+      "  GE_LOG_LEVEL sets it too.\n"
       "\n"
       "commands:\n";
   for (const Command& c : commands) {
@@ -58,17 +66,53 @@ int fail(const std::string& message) {
   return 2;
 }
 
+// Takes `--log-level LEVEL` (or `--log-level=LEVEL`) out of `args`, wherever it stands, and
+// sets ge's log level; ge's messages go to stderr as `gec: <level>: ...`. Throws
+// gec::UsageError for a flag without a value or given twice, ge::Error for an unknown level.
+void take_log_level(std::vector<std::string>& args) {
+  std::optional<std::string> level;
+  for (std::size_t i = 0; i < args.size();) {
+    std::optional<std::string> value;
+    if (args[i] == "--log-level") {
+      if (i + 1 >= args.size()) throw gec::UsageError("flag '--log-level' needs a value");
+      value = args[i + 1];
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+    } else if (args[i].starts_with("--log-level=")) {
+      value = args[i].substr(std::string_view("--log-level=").size());
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+      continue;
+    }
+    if (level) throw gec::UsageError("flag '--log-level' given twice");
+    level = value;
+  }
+  ge::set_log_sink([](ge::LogLevel l, std::string_view message) {
+    const std::string_view name = l == ge::LogLevel::warn ? "warning" : ge::to_string(l);
+    std::fprintf(stderr, "gec: %.*s: %.*s\n", static_cast<int>(name.size()), name.data(),
+                 static_cast<int>(message.size()), message.data());
+  });
+  if (level) ge::set_log_level(*level);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    take_log_level(args);
+  } catch (const gec::UsageError& e) {
+    return fail(std::string(e.what()) + " (see 'gec --help')");
+  } catch (const ge::Error& e) {
+    return fail("--log-level: " + std::string(e.what()) + " [" + std::string(ge::to_string(e.code())) + "]");
+  }
   if (args.empty()) {
     std::fputs(usage().c_str(), stderr);
     return 2;
   }
   const std::string& name = args[0];
   if (name == "--version") {
-    std::printf("gec (ge) %s\n", ge::version());
+    std::printf("gec (ge) %s\ncpu isa: %s\n", ge::version(), std::string(ge::cpu_isa()).c_str());
     return 0;
   }
   if (name == "--help" || name == "-h" || name == "help") {

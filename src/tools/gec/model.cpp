@@ -149,20 +149,19 @@ Loaded load_and_compile(const Args& a, bool progress) {
   if (!path) throw UsageError("--model is required");
   ge::CompileSettings settings = compile_settings(a, progress);
   if (is_model_file(*path)) return load_model_file(a, *path, settings);
-#if defined(GE_WITH_ONNX)
+#if !defined(GE_WITH_ONNX)
+  throw UsageError("this gec was built without the ONNX importer (GE_WITH_ONNX=OFF); --model reads only "
+                   "compiled model files here");
+#else
   ge::Graph graph = ge::onnx::load(*path);
   const std::size_t source_nodes = graph.nodes().size();
-#else
-  throw UsageError("this gec was built without the ONNX importer (GE_WITH_ONNX=OFF); --model cannot be read");
-#endif
   ge::BuildOptions options;
   for (const auto& [name, value] : a.values)
     for (const ge::OptionInfo& o : ge::options_table())
       if (o.flag == name) options.set(o.id, value);
   const ge::Target& target = ge::find_target(a.get("target").value_or("cpu"));
-  Loaded l{*path, ge::compile(std::move(graph), options, target, settings), source_nodes, !settings.cache_dir.empty()};
-  for (const std::string& w : l.model->config().warnings) std::fprintf(stderr, "gec: warning: %s\n", w.c_str());
-  return l;
+  return Loaded{*path, ge::compile(std::move(graph), options, target, settings), source_nodes, !settings.cache_dir.empty()};
+#endif
 }
 
 std::string io_text(const ge::ModelIO& io) {

@@ -50,6 +50,9 @@ TEST_CASE("softmax and log_softmax along every axis") {
         Buf<float> y(s);
         cpu::softmax({.axis = static_cast<std::int64_t>(axis), .log = log}, x.view(), y.view());
         check_close(y.v, ref_softmax(x, axis, log), 1e-6f, 1e-5f);
+        Buf<float> same = x;  // in place, as the planner may run it (the schema allows it)
+        cpu::softmax({.axis = static_cast<std::int64_t>(axis), .log = log}, same.view(), same.view());
+        check_close(same.v, ref_softmax(x, axis, log), 1e-6f, 1e-5f);
       }
     }
   }

@@ -139,6 +139,7 @@ const GenTable& generators() {
     add_reduce_cases(t);
     add_indexing_cases(t);
     add_rearrange_cases(t);
+    add_loss_cases(t);
     return t;
   }();
   return table;

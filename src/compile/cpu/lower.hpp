@@ -132,6 +132,7 @@ void register_cpu_pool(KernelRegistry& r);
 void register_cpu_reduce(KernelRegistry& r);
 void register_cpu_indexing(KernelRegistry& r);  // indexing.cpp
 void register_cpu_rearrange(KernelRegistry& r);  // rearrange.cpp
+void register_cpu_loss(KernelRegistry& r);       // loss.cpp
 void register_cpu_shape_ops(KernelRegistry& r);
 void register_cpu_host(KernelRegistry& r);
 void register_cpu_math(KernelRegistry& r);

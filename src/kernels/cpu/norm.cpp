@@ -18,14 +18,17 @@ void check_axis(std::string_view op, std::int64_t axis, const TensorView& x) {
 }
 
 // Softmax of one contiguous row, through the vector code of vmath.hpp.
-void softmax_row(const float* __restrict x, float* __restrict y, std::int64_t n, bool log) {
+// `y` may be `x` (the schema lets Softmax and LogSoftmax run in place): the log form
+// keeps its exponentials in a scratch row, since it reads x again after summing them.
+void softmax_row(const float* x, float* y, std::int64_t n, bool log) {
   const float mx = vm::max(x, n);
-  const float sum = vm::exp_shift_sum(x, y, n, mx);
   if (log) {
-    const float shift = mx + std::log(sum);
+    thread_local std::vector<float> scratch;
+    scratch.resize(static_cast<std::size_t>(n));
+    const float shift = mx + std::log(vm::exp_shift_sum(x, scratch.data(), n, mx));
     for_lanes(n, [&](std::int64_t k) { y[k] = x[k] - shift; });
   } else {
-    vm::scale(y, n, 1.0f / sum);
+    vm::scale(y, n, 1.0f / vm::exp_shift_sum(x, y, n, mx));
   }
 }
 
@@ -44,6 +47,10 @@ void softmax_strided(const float* x, float* y, std::int64_t len, std::int64_t in
     float* __restrict yr = y + a * inner;
     const float* __restrict m = mx;
     float* __restrict s = sum;
+    if (log) {  // x is read again below: nothing is stored in y (which may be x) yet
+      for_lanes(inner, [&](std::int64_t j) { s[j] += exp_approx(xr[j] - m[j]); });
+      continue;
+    }
     for_lanes(inner, [&](std::int64_t j) {
       const float e = exp_approx(xr[j] - m[j]);
       yr[j] = e;

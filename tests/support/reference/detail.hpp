@@ -146,5 +146,6 @@ void add_shape_ops(OpTable& t);
 void add_reduce_ops(OpTable& t);  // reduce.cpp
 void add_indexing_ops(OpTable& t);  // indexing.cpp
 void add_rearrange_ops(OpTable& t);  // rearrange.cpp
+void add_loss_ops(OpTable& t);       // loss.cpp
 
 }  // namespace ge::ref::detail

@@ -251,9 +251,10 @@ class Exporter {
     std::vector<std::string> inputs;
     for (const ValueId v : n.inputs) inputs.push_back(v == no_value ? std::string() : g_.value(v).name);
     Attributes attrs = n.attrs;
-    if (n.op == "Cast") {
+    if (n.op == "Cast" || n.op == "EyeLike") {
       // ge names the target type (`f32`); ONNX numbers it.
-      if (const auto it = attrs.find("to"); it != attrs.end() && it->second.kind() == AttrKind::string)
+      const auto it = attrs.find(n.op == "Cast" ? "to" : "dtype");
+      if (it != attrs.end() && it->second.kind() == AttrKind::string)
         it->second = Attribute(static_cast<std::int64_t>(onnx_type(parse_data_type(it->second.as_string()))));
     }
     if (reduce_op(n.op)) {

@@ -37,10 +37,10 @@ namespace fs = std::filesystem;
 
 // The passes measured when this bar was set (Debian libonnx-testdata 1.12.0, all four
 // suites). The test fails when fewer cases pass: a regression.
-constexpr int min_passes = 836;
+constexpr int min_passes = 866;
 
 // What the report says about the figures, as measured when the bar was set.
-constexpr const char* notes = R"(Notes, as measured when the bar was set (836 passed, 28 failed, 208 skipped):
+constexpr const char* notes = R"(Notes, as measured when the bar was set (866 passed, 34 failed, 172 skipped):
 
 - models of opsets below 11 (239 cases: 127 of opset 6, 36 of 7, 33 of 9, 30 of 10, 11 of 1
   and 2 of 8) are converted to opset 11 at import by onnx's version converter
@@ -58,12 +58,14 @@ constexpr const char* notes = R"(Notes, as measured when the bar was set (836 pa
   and LayerNormalization graphs run); Tile, DepthToSpace (DCR, CRD) and SpaceToDepth 10 more
   (750); NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss 86 more (836: with them the
   expanded SoftmaxCrossEntropyLoss graphs run, once LogSoftmax in place stopped reading the
-  exponentials it had written over its input);
+  exponentials it had written over its input); Dropout (inference), CastLike, Hardmax,
+  EyeLike, OneHot and GlobalMaxPool 30 more (866);
 - every failure is outside the importer: missing CPU kernels (f16 Min/Max/Mod, u8 MaxPool,
   3-D Conv/MaxPool/AveragePool/ConvTranspose, MaxPool's Indices output, BatchNormalization with
   training_mode=1, Resize tf_crop_and_resize), one wrong result (Resize linear with align_corners,
-  downsampling), and two cases whose test data contradicts the model (CastLike expanded: input
-  'like' declared [3,4], data [1]);
+  downsampling), Dropout in training mode with a ratio above 0 (random: 4 cases), and four
+  cases whose test data contradicts the model (CastLike to and from bf16, plain and expanded:
+  input 'like' declared [3,4], data [1]);
 - the skips name ops ge has no schema for, or sequences, optionals, strings and subgraphs.
 )";
 

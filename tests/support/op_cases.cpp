@@ -140,6 +140,7 @@ const GenTable& generators() {
     add_indexing_cases(t);
     add_rearrange_cases(t);
     add_loss_cases(t);
+    add_one_hot_cases(t);
     return t;
   }();
   return table;

@@ -70,5 +70,6 @@ void add_reduce_cases(GenTable& t);  // op_cases/reduce.cpp
 void add_indexing_cases(GenTable& t);  // op_cases/indexing.cpp
 void add_rearrange_cases(GenTable& t);  // op_cases/rearrange.cpp
 void add_loss_cases(GenTable& t);       // op_cases/loss.cpp
+void add_one_hot_cases(GenTable& t);    // op_cases/one_hot.cpp
 
 }  // namespace ge::test::cases

@@ -147,5 +147,6 @@ void add_reduce_ops(OpTable& t);  // reduce.cpp
 void add_indexing_ops(OpTable& t);  // indexing.cpp
 void add_rearrange_ops(OpTable& t);  // rearrange.cpp
 void add_loss_ops(OpTable& t);       // loss.cpp
+void add_one_hot_ops(OpTable& t);    // one_hot.cpp (and Dropout, CastLike)
 
 }  // namespace ge::ref::detail

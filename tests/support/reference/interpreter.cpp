@@ -25,6 +25,7 @@ const OpTable& op_table() {
     add_indexing_ops(t);
     add_rearrange_ops(t);
     add_loss_ops(t);
+    add_one_hot_ops(t);
     return t;
   }();
   return table;

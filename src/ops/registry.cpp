@@ -33,6 +33,8 @@ std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
   ops::add_loss_ops(*r);
   ops::add_passthrough_ops(*r);
   ops::add_one_hot_ops(*r);
+  ops::add_nd_indexing_ops(*r);
+  ops::add_selection_ops(*r);
   ops::add_host_ops(*r);
   ops::add_math_ops(*r);
   ops::add_fused_ops(*r);

@@ -141,6 +141,7 @@ const GenTable& generators() {
     add_rearrange_cases(t);
     add_loss_cases(t);
     add_one_hot_cases(t);
+    add_selection_cases(t);
     return t;
   }();
   return table;

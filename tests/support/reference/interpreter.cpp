@@ -26,6 +26,7 @@ const OpTable& op_table() {
     add_rearrange_ops(t);
     add_loss_ops(t);
     add_one_hot_ops(t);
+    add_selection_ops(t);
     return t;
   }();
   return table;

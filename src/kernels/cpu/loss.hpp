@@ -22,7 +22,7 @@ enum class LossReduction : std::uint8_t { none, sum, mean };
 /// Resolved attributes of the losses.
 struct LossParams {
   LossReduction reduction = LossReduction::mean;  ///< mean: the sum over the sum of the weights
-  std::optional<std::int64_t> ignore_index;       ///< targets equal to it count nothing
+  std::optional<std::int64_t> ignore_index = std::nullopt;  ///< targets equal to it count nothing
 };
 
 /// loss = -input[n, target[n, d...], d...] * weight[target] (input [N, C, d...], target

@@ -43,6 +43,11 @@ constexpr OnnxOp onnx_ops[] = {
     {"Softmax", 13},     {"Split", 13},        {"Sqrt", 13},           {"Squeeze", 13},
     {"Sub", 13},         {"Tanh", 13},         {"TopK", 13},           {"Transpose", 13},
     {"Unsqueeze", 13},   {"Where", 13},
+    // issue #17's losses, one-hot, tuple-indexing and selection ops
+    {"CastLike", 15},    {"Compress", 13},     {"Dropout", 13},        {"EyeLike", 13},        {"GatherND", 13},
+    {"GlobalMaxPool", 13},                     {"Hardmax", 13},        {"NegativeLogLikelihoodLoss", 13},
+    {"OneHot", 13},      {"ReverseSequence", 13},                      {"ScatterND", 13},
+    {"SoftmaxCrossEntropyLoss", 13},           {"Unique", 13},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {
@@ -104,6 +109,11 @@ std::int64_t node_opset(const Graph& g, const Node& n, std::int64_t since) {
   needs(n.op == "Shape" && (n.attrs.contains("start") || n.attrs.contains("end")), 15);
   needs(n.op == "Split" && n.attrs.contains("num_outputs"), 18);
   needs(n.op == "AveragePool" && n.attrs.contains("dilations"), 19);
+  if (n.op == "ScatterND" && n.attrs.contains("reduction") && n.attrs.at("reduction").kind() == AttrKind::string) {
+    const std::string& r = n.attrs.at("reduction").as_string();
+    needs(r == "add" || r == "mul", 16);
+    needs(r == "max" || r == "min", 18);
+  }
   needs(n.op == "Pad" && n.attrs.contains("mode") && n.attrs.at("mode").kind() == AttrKind::string &&
             n.attrs.at("mode").as_string() == "wrap",
         19);

@@ -140,7 +140,7 @@ bool NodeConverter::legacy(NodePlan& p, const std::string& where) {
   };
   if ((p.op == "Squeeze" || p.op == "Unsqueeze") && opset_ < 13) move_to_input("axes", 1);
   if (p.op == "Split" && opset_ < 13) move_to_input("split", 1);
-  if ((p.op == "Softmax" || p.op == "LogSoftmax") && opset_ < 13) {
+  if ((p.op == "Softmax" || p.op == "LogSoftmax" || p.op == "Hardmax") && opset_ < 13) {
     p.legacy_softmax = true;
     p.attrs.try_emplace("axis", std::int64_t{1});
   }
@@ -154,16 +154,18 @@ bool NodeConverter::legacy(NodePlan& p, const std::string& where) {
     drop_if("keep_aspect_ratio_policy", Attribute(std::string("stretch")));  // only read with sizes
   }
   // Cast's `saturate` (19) only acts on conversions to float 8 types, which ge has none of.
-  if (p.op == "Cast" && opset_ >= 19) p.attrs.erase("saturate");
-  if (p.op == "Cast") {
-    const auto it = p.attrs.find("to");
+  if ((p.op == "Cast" || p.op == "CastLike") && opset_ >= 19) p.attrs.erase("saturate");
+  // Cast's `to` and EyeLike's `dtype` number a type; ge names it.
+  if (p.op == "Cast" || p.op == "EyeLike") {
+    const auto it = p.attrs.find(p.op == "Cast" ? "to" : "dtype");
     if (it != p.attrs.end() && it->second.kind() == AttrKind::integer) {
       const std::int64_t to = it->second.as_int();
       const auto t = to >= 0 && to <= std::numeric_limits<std::int32_t>::max()
                          ? map_type(static_cast<std::int32_t>(to))
                          : std::nullopt;
       if (!t) {
-        unsupported_.add("Cast to " + type_name(static_cast<std::int32_t>(std::clamp<std::int64_t>(to, -1, 1000))), where);
+        unsupported_.add(p.op + " to " + type_name(static_cast<std::int32_t>(std::clamp<std::int64_t>(to, -1, 1000))),
+                         where);
         return false;
       }
       it->second = Attribute(std::string(to_string(*t)));

@@ -43,6 +43,23 @@ constexpr OnnxOp onnx_ops[] = {
     {"Softmax", 13},     {"Split", 13},        {"Sqrt", 13},           {"Squeeze", 13},
     {"Sub", 13},         {"Tanh", 13},         {"TopK", 13},           {"Transpose", 13},
     {"Unsqueeze", 13},   {"Where", 13},
+    // issue #17's element-wise, activation, reduction and data-movement ops
+    {"Acos", 13},        {"Acosh", 13},        {"And", 13},            {"Asin", 13},           {"Asinh", 13},
+    {"Atan", 13},        {"Atanh", 13},        {"BitShift", 13},       {"Ceil", 13},           {"Celu", 13},
+    {"Cos", 13},         {"Cosh", 13},         {"DepthToSpace", 13},   {"Einsum", 13},         {"Elu", 13},
+    {"Floor", 13},       {"GatherElements", 13},                       {"GreaterOrEqual", 13},
+    {"HardSigmoid", 13}, {"InstanceNormalization", 13},                {"IsInf", 13},          {"IsNaN", 13},
+    {"LessOrEqual", 13}, {"Max", 13},          {"Mean", 13},           {"Min", 13},            {"Mish", 18},
+    {"Mod", 13},         {"Not", 13},          {"Or", 13},             {"PRelu", 13},          {"Range", 13},
+    {"Reciprocal", 13},  {"Round", 13},        {"ScatterElements", 13},                        {"Selu", 13},
+    {"Shrink", 13},      {"Sign", 13},         {"Sin", 13},            {"Sinh", 13},           {"Size", 13},
+    {"Softplus", 13},    {"Softsign", 13},     {"SpaceToDepth", 13},   {"Sum", 13},            {"Tan", 13},
+    {"ThresholdedRelu", 13},                   {"Tile", 13},           {"Trilu", 14},          {"Xor", 13},
+    // issue #17's losses, one-hot, tuple-indexing and selection ops
+    {"CastLike", 15},    {"Compress", 13},     {"Dropout", 13},        {"EyeLike", 13},        {"GatherND", 13},
+    {"GlobalMaxPool", 13},                     {"Hardmax", 13},        {"NegativeLogLikelihoodLoss", 13},
+    {"OneHot", 13},      {"ReverseSequence", 13},                      {"ScatterND", 13},
+    {"SoftmaxCrossEntropyLoss", 13},           {"Unique", 13},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {
@@ -104,6 +121,11 @@ std::int64_t node_opset(const Graph& g, const Node& n, std::int64_t since) {
   needs(n.op == "Shape" && (n.attrs.contains("start") || n.attrs.contains("end")), 15);
   needs(n.op == "Split" && n.attrs.contains("num_outputs"), 18);
   needs(n.op == "AveragePool" && n.attrs.contains("dilations"), 19);
+  if ((n.op == "ScatterND" || n.op == "ScatterElements") && n.attrs.contains("reduction") && n.attrs.at("reduction").kind() == AttrKind::string) {
+    const std::string& r = n.attrs.at("reduction").as_string();
+    needs(r == "add" || r == "mul", 16);
+    needs(r == "max" || r == "min", 18);
+  }
   needs(n.op == "Pad" && n.attrs.contains("mode") && n.attrs.at("mode").kind() == AttrKind::string &&
             n.attrs.at("mode").as_string() == "wrap",
         19);
@@ -251,9 +273,10 @@ class Exporter {
     std::vector<std::string> inputs;
     for (const ValueId v : n.inputs) inputs.push_back(v == no_value ? std::string() : g_.value(v).name);
     Attributes attrs = n.attrs;
-    if (n.op == "Cast") {
+    if (n.op == "Cast" || n.op == "EyeLike") {
       // ge names the target type (`f32`); ONNX numbers it.
-      if (const auto it = attrs.find("to"); it != attrs.end() && it->second.kind() == AttrKind::string)
+      const auto it = attrs.find(n.op == "Cast" ? "to" : "dtype");
+      if (it != attrs.end() && it->second.kind() == AttrKind::string)
         it->second = Attribute(static_cast<std::int64_t>(onnx_type(parse_data_type(it->second.as_string()))));
     }
     if (reduce_op(n.op)) {

@@ -23,6 +23,11 @@ void add_shape_value_ops(OpRegistry& r);  // src/ops/pad_resize.cpp
 void add_reduce_ops(OpRegistry& r);
 void add_indexing_ops(OpRegistry& r);  // src/ops/indexing.cpp
 void add_rearrange_ops(OpRegistry& r);  // src/ops/rearrange.cpp
+void add_loss_ops(OpRegistry& r);       // src/ops/loss.cpp
+void add_passthrough_ops(OpRegistry& r);  // src/ops/passthrough.cpp
+void add_one_hot_ops(OpRegistry& r);    // src/ops/one_hot.cpp
+void add_nd_indexing_ops(OpRegistry& r);  // src/ops/nd_indexing.cpp
+void add_selection_ops(OpRegistry& r);  // src/ops/selection.cpp
 void add_host_ops(OpRegistry& r);
 void add_math_ops(OpRegistry& r);    // src/ops/math_ops.cpp (calls add_einsum_op)
 void add_einsum_op(OpRegistry& r);   // src/ops/einsum.cpp

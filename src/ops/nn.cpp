@@ -1,5 +1,5 @@
 // Neural-network ops: Conv, FusedConv, ConvTranspose, MatMul, Gemm, BatchNormalization,
-// LayerNormalization, MaxPool, AveragePool, GlobalAveragePool.
+// LayerNormalization, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool.
 #include <limits>
 
 #include "common.hpp"
@@ -427,10 +427,10 @@ void add_nn_ops(OpRegistry& r) {
   r.add(layer_norm());
   r.add(pool("MaxPool", "max over sliding windows (kernel, strides, pads, dilations, ceil_mode)", true));
   r.add(pool("AveragePool", "mean over sliding windows (count_include_pad, ceil_mode)", false));
-  {
+  for (const char* name : {"GlobalAveragePool", "GlobalMaxPool"}) {
     OpSchema s;
-    s.name = "GlobalAveragePool";
-    s.doc = "mean over all spatial dims: [N, C, 1, ...]";
+    s.name = name;
+    s.doc = s.name == "GlobalMaxPool" ? "max over all spatial dims: [N, C, 1, ...]" : "mean over all spatial dims: [N, C, 1, ...]";
     s.inputs = {arg("X", "T")};
     s.outputs = {arg("Y", "T")};
     s.types = {{"T", TypeSet::floats()}};

@@ -30,6 +30,11 @@ std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
   ops::add_reduce_ops(*r);
   ops::add_indexing_ops(*r);
   ops::add_rearrange_ops(*r);
+  ops::add_loss_ops(*r);
+  ops::add_passthrough_ops(*r);
+  ops::add_one_hot_ops(*r);
+  ops::add_nd_indexing_ops(*r);
+  ops::add_selection_ops(*r);
   ops::add_host_ops(*r);
   ops::add_math_ops(*r);
   ops::add_fused_ops(*r);

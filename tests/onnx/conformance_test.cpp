@@ -37,10 +37,10 @@ namespace fs = std::filesystem;
 
 // The passes measured when this bar was set (Debian libonnx-testdata 1.12.0, all four
 // suites). The test fails when fewer cases pass: a regression.
-constexpr int min_passes = 750;
+constexpr int min_passes = 883;
 
 // What the report says about the figures, as measured when the bar was set.
-constexpr const char* notes = R"(Notes, as measured when the bar was set (750 passed, 28 failed, 294 skipped):
+constexpr const char* notes = R"(Notes, as measured when the bar was set (883 passed, 34 failed, 155 skipped):
 
 - models of opsets below 11 (239 cases: 127 of opset 6, 36 of 7, 33 of 9, 30 of 10, 11 of 1
   and 2 of 8) are converted to opset 11 at import by onnx's version converter
@@ -56,12 +56,17 @@ constexpr const char* notes = R"(Notes, as measured when the bar was set (750 pa
   (exclusive, reverse; its axis an input) brought 76 more (692); GatherElements,
   ScatterElements and Size 48 more (740: with them the expanded NegativeLogLikelihoodLoss
   and LayerNormalization graphs run); Tile, DepthToSpace (DCR, CRD) and SpaceToDepth 10 more
-  (750);
+  (750); NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss 86 more (836: with them the
+  expanded SoftmaxCrossEntropyLoss graphs run, once LogSoftmax in place stopped reading the
+  exponentials it had written over its input); Dropout (inference), CastLike, Hardmax,
+  EyeLike, OneHot and GlobalMaxPool 30 more (866); GatherND, ScatterND, Compress,
+  ReverseSequence and Unique 17 more (883);
 - every failure is outside the importer: missing CPU kernels (f16 Min/Max/Mod, u8 MaxPool,
   3-D Conv/MaxPool/AveragePool/ConvTranspose, MaxPool's Indices output, BatchNormalization with
   training_mode=1, Resize tf_crop_and_resize), one wrong result (Resize linear with align_corners,
-  downsampling), and two cases whose test data contradicts the model (CastLike expanded: input
-  'like' declared [3,4], data [1]);
+  downsampling), Dropout in training mode with a ratio above 0 (random: 4 cases), and four
+  cases whose test data contradicts the model (CastLike to and from bf16, plain and expanded:
+  input 'like' declared [3,4], data [1]);
 - the skips name ops ge has no schema for, or sequences, optionals, strings and subgraphs.
 )";
 

@@ -446,8 +446,8 @@ TEST_CASE("onnx: everything unsupported is listed in one error") {
   m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2});
   m.input("s", ::onnx::TensorProto_DataType_STRING, std::vector<std::int64_t>{2});
   m.node("Relu", {"x"}, {"a"}, "relu");
-  m.node("Hardmax", {"a"}, {"b"}, "hm_first");
-  m.node("Hardmax", {"b"}, {"c"}, "hm_second");
+  m.node("Bernoulli", {"a"}, {"b"}, "hm_first");
+  m.node("Bernoulli", {"b"}, {"c"}, "hm_second");
   m.node("Det", {"c"}, {"d"}, "det");
   m.node("FusedConv", {"d"}, {"e"}, "fused");
   auto* ms = m.node("FusedMatMul", {"e"}, {"f"}, "ms");
@@ -456,7 +456,7 @@ TEST_CASE("onnx: everything unsupported is listed in one error") {
   set_int(m.node("Relu", {"g"}, {"h"}, "relu2"), "bogus", 1);
   set_int(m.node("Cast", {"h"}, {"i"}, "cast"), "to", ::onnx::TensorProto_DataType_STRING);
   m.output("i");
-  expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op, "'Hardmax' (node 'hm_first')",
+  expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op, "'Bernoulli' (node 'hm_first')",
                "'Det' (node 'det')", "'FusedConv'", "com.microsoft:FusedMatMul", "mode=\"cubic\"",
                "Relu attribute 'bogus' (node 'relu2')", "Cast to STRING", "STRING (input 's')");
   // Each op once.

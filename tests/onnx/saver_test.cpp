@@ -380,3 +380,41 @@ TEST_CASE("onnx save: ops that are not ONNX ops are refused, each named once") {
   expect_error([&] { ge::onnx::save(g, dir.path / "f.onnx"); }, ge::Errc::unsupported_op, "FusedConv");
   CHECK_FALSE(fs::exists(dir.path / "f.onnx"));  // nothing written
 }
+
+TEST_CASE("onnx save: EyeLike's dtype is the ONNX type number; ScatterND's reduction raises the opset") {
+  ge::GraphBuilder b;
+  const auto x = b.input("x", ge::DataType::f32, "3,4");
+  b.output(b.op("EyeLike", {x}, {{"dtype", std::string("i32")}, {"k", std::int64_t{1}}}, "eye"));
+  const ge::Graph g = b.build();
+  const auto m = parse(ge::onnx::save_bytes(g));
+  const auto* dtype = attribute(node_named(m, "eye"), "dtype");
+  REQUIRE(dtype != nullptr);
+  CHECK(dtype->type() == ::onnx::AttributeProto_AttributeType_INT);
+  CHECK(dtype->i() == ::onnx::TensorProto_DataType_INT32);
+  const ge::Graph back = ge::onnx::load_bytes(ge::onnx::save_bytes(g));
+  CHECK(back.nodes()[0].attrs.at("dtype").as_string() == "i32");
+  CHECK(back.value(back.outputs()[0]).desc.dtype == ge::DataType::i32);
+  // ScatterND's add and mul need opset 16 (written as 17), max and min 18 (written as 20).
+  for (const char* red : {"add", "max"}) {
+    ge::GraphBuilder s;
+    const auto data = s.input("data", ge::DataType::f32, "4,3");
+    const auto idx = s.input("idx", ge::DataType::i64, "2,1");
+    const auto upd = s.input("upd", ge::DataType::f32, "2,3");
+    s.output(s.op("ScatterND", {data, idx, upd}, {{"reduction", std::string(red)}}));
+    CHECK(ge::onnx::save_opset(s.build()) == (std::string(red) == "add" ? 17 : 20));
+  }
+}
+
+TEST_CASE("onnx save: issue #17's ops are written and read back, running the same") {
+  ge::GraphBuilder b;
+  const auto x = b.input("x", ge::DataType::f32, "2,3");
+  const auto tiled = b.op("Tile", {x, b.constant("reps", ge::Tensor::from<std::int64_t>({2}, {2, 1}))}, {}, "tile");
+  const auto mish = b.op("Mish", {tiled}, {}, "mish");
+  const auto sin = b.op("Sin", {mish}, {}, "sin");
+  b.output(b.op("Trilu", {sin}, {{"upper", std::int64_t{0}}}, "trilu"));
+  const ge::Graph g = b.build();
+  CHECK(ge::onnx::save_opset(g) == 20);  // Mish needs 18
+  const ge::Graph back = ge::onnx::load_bytes(ge::onnx::save_bytes(g));
+  std::vector<Input> in{random_f32({2, 3}, 7)};
+  CHECK(run(g, {}, in) == run(back, {}, in));
+}

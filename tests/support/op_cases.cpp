@@ -139,6 +139,9 @@ const GenTable& generators() {
     add_reduce_cases(t);
     add_indexing_cases(t);
     add_rearrange_cases(t);
+    add_loss_cases(t);
+    add_one_hot_cases(t);
+    add_selection_cases(t);
     return t;
   }();
   return table;

@@ -3,7 +3,7 @@
 // auto_pad SAME_*/VALID per run from the input's dims; ceil_mode needs nothing more, as
 // the output view's dims (computed by the schema) say how many windows to take and the
 // kernels clip the windows that run past the input. MaxPool's optional Indices output has
-// no kernel. GlobalAveragePool takes any rank >= 3.
+// no kernel. GlobalAveragePool and GlobalMaxPool take any rank >= 3.
 #include <array>
 #include <tuple>
 #include <vector>
@@ -108,6 +108,13 @@ void register_cpu_pool(KernelRegistry& r) {
                                                             Views out) {
              cpu::global_average_pool(in[0], out[0]);
            });
+         }});
+  r.add({.op = "GlobalMaxPool",
+         .name = "cpu.global_max_pool",
+         .engines = engines(Engine::vector, Engine::host),
+         .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32}); },
+         .make = [](const KernelRequest&) {
+           return make_kernel("cpu.global_max_pool", [](Views in, Views out) { cpu::global_max_pool(in[0], out[0]); });
          }});
 }
 

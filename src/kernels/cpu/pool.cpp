@@ -340,4 +340,30 @@ void global_average_pool(const TensorView& x, const TensorView& y) {
   });
 }
 
+void global_max_pool(const TensorView& x, const TensorView& y) {
+  constexpr std::string_view op = "GlobalMaxPool";
+  check_dtype(op, "X", x, DataType::f32);
+  check_dtype(op, "Y", y, DataType::f32);
+  if (x.rank() < 2) fail(Errc::rank_mismatch, op, "X " + dims_text(x.dims) + " must have rank >= 2 (N, C, ...)");
+  check_data(op, "X", x);
+  std::vector<std::int64_t> out(x.dims.begin(), x.dims.end());
+  std::fill(out.begin() + 2, out.end(), 1);
+  check_dims(op, "Y", y, out);
+  const std::int64_t planes = x.dims[0] * x.dims[1];
+  const std::int64_t n = product(x.dims, 2, x.rank());
+  const float* px = x.as<const float>();
+  float* py = y.as<float>();
+  parallel_for(planes, grain_for(n), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t pc = b; pc < e; ++pc) {
+      float m = -std::numeric_limits<float>::infinity();
+      for (std::int64_t i = 0; i < n; ++i) {
+        const float v = px[pc * n + i];
+        m = v > m || v != v ? v : m;
+        if (m != m) break;
+      }
+      py[pc] = m;
+    }
+  });
+}
+
 }  // namespace ge::cpu

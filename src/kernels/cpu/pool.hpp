@@ -50,4 +50,7 @@ void average_pool2d(const Pool2dParams& p, const TensorView& x, const TensorView
 /// `Errc::type_mismatch`, `Errc::rank_mismatch`, `Errc::bad_op_inputs`.
 void global_average_pool(const TensorView& x, const TensorView& y);
 
+/// GlobalMaxPool: as `global_average_pool` but the maximum (NaN propagates).
+void global_max_pool(const TensorView& x, const TensorView& y);
+
 }  // namespace ge::cpu

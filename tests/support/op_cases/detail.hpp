@@ -69,5 +69,8 @@ void add_shape_cases(GenTable& t);
 void add_reduce_cases(GenTable& t);  // op_cases/reduce.cpp
 void add_indexing_cases(GenTable& t);  // op_cases/indexing.cpp
 void add_rearrange_cases(GenTable& t);  // op_cases/rearrange.cpp
+void add_loss_cases(GenTable& t);       // op_cases/loss.cpp
+void add_one_hot_cases(GenTable& t);    // op_cases/one_hot.cpp
+void add_selection_cases(GenTable& t);  // op_cases/selection.cpp
 
 }  // namespace ge::test::cases

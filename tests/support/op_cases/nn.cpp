@@ -145,6 +145,10 @@ void add_nn_cases(GenTable& t) {
   t["Conv"] = conv_cases;
   t["MaxPool"] = pool("MaxPool");
   t["AveragePool"] = pool("AveragePool");
+  t["GlobalMaxPool"] = [](Gen& g) {
+    return std::vector<OpCase>{make("GlobalMaxPool", {in(g.f32(g.dims(4, 4, 1, 9)))}),
+                               make("GlobalMaxPool", {in(g.f32(g.dims(3, 5, 1, 5)))})};
+  };
   t["GlobalAveragePool"] = [](Gen& g) {
     return std::vector<OpCase>{make("GlobalAveragePool", {in(g.f32(g.dims(4, 4, 1, 9)))}),
                                make("GlobalAveragePool", {in(g.f32(g.dims(3, 3, 1, 9)))})};

@@ -146,5 +146,8 @@ void add_shape_ops(OpTable& t);
 void add_reduce_ops(OpTable& t);  // reduce.cpp
 void add_indexing_ops(OpTable& t);  // indexing.cpp
 void add_rearrange_ops(OpTable& t);  // rearrange.cpp
+void add_loss_ops(OpTable& t);       // loss.cpp
+void add_one_hot_ops(OpTable& t);    // one_hot.cpp (and Dropout, CastLike)
+void add_selection_ops(OpTable& t);  // selection.cpp (and GatherND, ScatterND)
 
 }  // namespace ge::ref::detail

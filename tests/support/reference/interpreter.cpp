@@ -24,6 +24,9 @@ const OpTable& op_table() {
     add_reduce_ops(t);
     add_indexing_ops(t);
     add_rearrange_ops(t);
+    add_loss_ops(t);
+    add_one_hot_ops(t);
+    add_selection_ops(t);
     return t;
   }();
   return table;

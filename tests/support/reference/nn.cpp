@@ -198,6 +198,22 @@ Outs pool(const Ctx& c, bool is_max) {
   return {y};
 }
 
+Outs global_max_pool(const Ctx& c) {
+  c.require_float(0);
+  const RefTensor& x = c.in(0);
+  if (x.dims.size() < 3) c.error("input 0 is " + x.describe() + "; expected rank >= 3");
+  Dims dims{x.dims[0], x.dims[1]};
+  dims.resize(x.dims.size(), 1);
+  RefTensor y(x.dtype, dims);
+  const std::int64_t inner = product(x.dims, 2);
+  for (std::int64_t o = 0; o < x.dims[0] * x.dims[1]; ++o) {
+    double m = get_f(x, o * inner);
+    for (std::int64_t k = 1; k < inner; ++k) m = std::max(m, get_f(x, o * inner + k));
+    set_f(y, o, m);
+  }
+  return {y};
+}
+
 Outs global_avg_pool(const Ctx& c) {
   c.require_float(0);
   const RefTensor& x = c.in(0);
@@ -392,6 +408,7 @@ void add_nn_ops(OpTable& t) {
   t["AveragePool"] = {[](const Ctx& c) { return pool(c, false); },
                       {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides", "count_include_pad"}};
   t["GlobalAveragePool"] = {global_avg_pool, {}};
+  t["GlobalMaxPool"] = {global_max_pool, {}};
   t["BatchNormalization"] = {batch_norm, {"epsilon", "momentum", "training_mode"}};
   t["InstanceNormalization"] = {instance_norm, {"epsilon"}};
   t["LayerNormalization"] = {layer_norm, {"axis", "epsilon", "stash_type"}};

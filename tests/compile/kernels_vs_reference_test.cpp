@@ -126,7 +126,9 @@ bool check_in_place(const ge::test::OpCase& c, const ge::InPlace& ip) {
     descs.push_back(t != nullptr ? ge::OpTensor::constant_of(*t) : ge::OpTensor{g.value(v).desc.dtype, g.value(v).desc.shape});
     ins.push_back(values.at(v).view());
   }
-  const auto op = ge::compile_op(n.op, descs, {}, n.attrs);
+  std::vector<ge::OpTensor> out_descs;
+  for (const ge::ValueId v : n.outputs) out_descs.push_back(ge::OpTensor{g.value(v).desc.dtype, g.value(v).desc.shape});
+  const auto op = ge::compile_op(n.op, descs, out_descs, n.attrs);
   std::vector<ge::test::Buffer> outs(n.outputs.size());
   std::vector<ge::TensorView> out_views;
   for (std::size_t k = 0; k < outs.size(); ++k) {

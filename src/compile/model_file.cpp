@@ -117,22 +117,26 @@ void put_attribute(ModelWriter& w, BlobTable& blobs, const Attribute& a) {
   }
 }
 
-void put_settings(ModelWriter& w, const CompiledModel& model) {
-  const CompileSettings& s = model.settings();
+// The settings and options compile read (what a load needs, and the compile cache's key).
+void put_settings(ModelWriter& w, const CompileSettings& s, std::string_view target, const BuildOptions& options) {
   w.str(version());
-  w.str(model.config().target.name);
+  w.str(target);
   w.put(s.alignment);
   w.put<std::int64_t>(s.max_streams);
   w.put<std::uint8_t>(s.optimize ? 1 : 0);
   w.put<std::uint64_t>(s.plan_cache);
   w.put(s.plan_search_budget);
   w.put(static_cast<std::uint8_t>(s.precision));
-  const auto items = model.options().items();
+  const auto items = options.items();
   w.put<std::uint32_t>(static_cast<std::uint32_t>(items.size()));
   for (const auto& [key, value] : items) {
     w.str(key);
     w.str(value);
   }
+}
+
+void put_settings(ModelWriter& w, const CompiledModel& model) {
+  put_settings(w, model.settings(), model.config().target.name, model.options());
 }
 
 void put_graph(ModelWriter& w, BlobTable& blobs, const Graph& g, const std::vector<bool>& omit) {
@@ -225,22 +229,9 @@ namespace detail {
 std::string compile_cache_key(const Graph& g, const BuildOptions& options, const Target& target,
                               const CompileSettings& s) {
   ModelWriter w;
-  w.str(version());
   w.put(model_file_version);
   w.str(packing_isa());
-  w.str(target.name);
-  w.put(s.alignment);
-  w.put<std::int64_t>(s.max_streams);
-  w.put<std::uint8_t>(s.optimize ? 1 : 0);
-  w.put<std::uint64_t>(s.plan_cache);
-  w.put(s.plan_search_budget);
-  w.put(static_cast<std::uint8_t>(s.precision));
-  const auto items = options.items();
-  w.put<std::uint32_t>(static_cast<std::uint32_t>(items.size()));
-  for (const auto& [key, value] : items) {
-    w.str(key);
-    w.str(value);
-  }
+  put_settings(w, s, target.name, options);
   BlobTable blobs;
   put_graph(w, blobs, g, std::vector<bool>(g.values().size(), false));
   for (const auto& [at, bytes] : blobs.blobs()) {

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/data_movement.hpp"
+#include "kernels/cpu/indexing.hpp"
 
 namespace ge::cpu {
 
@@ -115,6 +116,22 @@ void with_type(DataType t, F&& f) {
     case DataType::undefined: break;
   }
   fail(Errc::unsupported, "Cast", "type " + type_text(t) + " is not supported");
+}
+
+// `a` combined with `b` by a scatter's reduction (ScatterElements, ScatterND); integers
+// wrap as unsigned do.
+template <class T>
+T scatter_combine(ScatterReduction r, T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    if (r == ScatterReduction::add) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    if (r == ScatterReduction::mul) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    if (r == ScatterReduction::add) return a + b;
+    if (r == ScatterReduction::mul) return a * b;
+  }
+  if (r == ScatterReduction::max) return a > b ? a : b;
+  return a < b ? a : b;
 }
 
 }  // namespace ge::cpu

@@ -66,25 +66,11 @@ std::vector<std::int64_t> positions_of(std::string_view op, std::int64_t axis, c
 }
 
 template <class T>
-T combine(ScatterReduction r, T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if (r == ScatterReduction::add) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    if (r == ScatterReduction::mul) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    if (r == ScatterReduction::add) return a + b;
-    if (r == ScatterReduction::mul) return a * b;
-  }
-  if (r == ScatterReduction::max) return a > b ? a : b;
-  return a < b ? a : b;
-}
-
-template <class T>
 void scatter_reduce(ScatterReduction r, const std::vector<std::int64_t>& pos, const TensorView& updates,
                     const TensorView& y) {
   const T* pu = updates.as<const T>();
   T* py = y.as<T>();
-  for (std::size_t t = 0; t < pos.size(); ++t) py[pos[t]] = combine(r, py[pos[t]], pu[t]);
+  for (std::size_t t = 0; t < pos.size(); ++t) py[pos[t]] = scatter_combine(r, py[pos[t]], pu[t]);
 }
 
 }  // namespace

@@ -60,26 +60,12 @@ Tuples tuple_offsets(std::string_view op, std::int64_t b, const TensorView& data
 }
 
 template <class T>
-T combine(ScatterReduction r, T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    if (r == ScatterReduction::add) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    if (r == ScatterReduction::mul) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    if (r == ScatterReduction::add) return a + b;
-    if (r == ScatterReduction::mul) return a * b;
-  }
-  if (r == ScatterReduction::max) return a > b ? a : b;
-  return a < b ? a : b;
-}
-
-template <class T>
 void scatter_reduce(ScatterReduction r, const Tuples& t, const TensorView& updates, const TensorView& y) {
   const T* pu = updates.as<const T>();
   T* py = y.as<T>();
   for (std::size_t n = 0; n < t.offsets.size(); ++n)
     for (std::int64_t e = 0; e < t.slice; ++e)
-      py[t.offsets[n] + e] = combine(r, py[t.offsets[n] + e], pu[static_cast<std::int64_t>(n) * t.slice + e]);
+      py[t.offsets[n] + e] = scatter_combine(r, py[t.offsets[n] + e], pu[static_cast<std::int64_t>(n) * t.slice + e]);
 }
 
 // The dims of indices without the last, then data's from `from`.

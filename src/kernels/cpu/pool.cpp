@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "kernels/cpu/vec.hpp"
 
@@ -311,8 +312,11 @@ void average_pool2d(const Pool2dParams& p, const TensorView& x, const TensorView
   pool2d<false>("AveragePool", p, x, y);
 }
 
-void global_average_pool(const TensorView& x, const TensorView& y) {
-  constexpr std::string_view op = "GlobalAveragePool";
+namespace {
+
+// Checks a global pool's X (f32, rank >= 2) and Y (X's dims, every spatial one 1);
+// returns the N * C planes and the elements of each.
+std::pair<std::int64_t, std::int64_t> global_pool_planes(std::string_view op, const TensorView& x, const TensorView& y) {
   check_dtype(op, "X", x, DataType::f32);
   check_dtype(op, "Y", y, DataType::f32);
   if (x.rank() < 2) fail(Errc::rank_mismatch, op, "X " + dims_text(x.dims) + " must have rank >= 2 (N, C, ...)");
@@ -320,8 +324,14 @@ void global_average_pool(const TensorView& x, const TensorView& y) {
   std::vector<std::int64_t> out(x.dims.begin(), x.dims.end());
   std::fill(out.begin() + 2, out.end(), 1);
   check_dims(op, "Y", y, out);
-  const std::int64_t planes = x.dims[0] * x.dims[1];
-  const std::int64_t n = product(x.dims, 2, x.rank());
+  return {x.dims[0] * x.dims[1], product(x.dims, 2, x.rank())};
+}
+
+}  // namespace
+
+void global_average_pool(const TensorView& x, const TensorView& y) {
+  constexpr std::string_view op = "GlobalAveragePool";
+  const auto [planes, n] = global_pool_planes(op, x, y);
   const float* px = x.as<const float>();
   float* py = y.as<float>();
   parallel_for(planes, grain_for(n), [&](std::int64_t b, std::int64_t e) {
@@ -342,15 +352,7 @@ void global_average_pool(const TensorView& x, const TensorView& y) {
 
 void global_max_pool(const TensorView& x, const TensorView& y) {
   constexpr std::string_view op = "GlobalMaxPool";
-  check_dtype(op, "X", x, DataType::f32);
-  check_dtype(op, "Y", y, DataType::f32);
-  if (x.rank() < 2) fail(Errc::rank_mismatch, op, "X " + dims_text(x.dims) + " must have rank >= 2 (N, C, ...)");
-  check_data(op, "X", x);
-  std::vector<std::int64_t> out(x.dims.begin(), x.dims.end());
-  std::fill(out.begin() + 2, out.end(), 1);
-  check_dims(op, "Y", y, out);
-  const std::int64_t planes = x.dims[0] * x.dims[1];
-  const std::int64_t n = product(x.dims, 2, x.rank());
+  const auto [planes, n] = global_pool_planes(op, x, y);
   const float* px = x.as<const float>();
   float* py = y.as<float>();
   parallel_for(planes, grain_for(n), [&](std::int64_t b, std::int64_t e) {

@@ -21,6 +21,7 @@
 #include "core/tsan.hpp"
 
 #include "compile/plan_build.hpp"
+#include "ge/compile/passes.hpp"
 #include "ge/core/log.hpp"
 #include "ge/ops/registry.hpp"
 
@@ -331,13 +332,22 @@ struct detail::ModelMaker {
   static std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& options,
                                                       const Target& target, const CompileSettings& settings) {
     check_settings(settings);
-    graph.validate();
     auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
     CompiledModel& m = *model;
     m.settings_ = settings;
+    // f16/bf16 between ops compute in f32 (validates the graph first), optimize or not.
+    PassStats widen;
+    graph = widen_half_floats(graph, &widen);
+    if (widen.nodes_added + widen.constants_added > 0) m.pass_stats_.push_back(widen);
     const std::vector<GraphInput> gin = graph.inputs();  // a copy: `graph` is released below
     const std::vector<std::vector<Shape>> shapes = front(m, options, target, gin);
     const std::vector<Shape> hull_shapes = hull_of(shapes);
+    if (!m.pass_stats_.empty()) {
+      m.config_.warnings.push_back("the graph computes in f16/bf16 between its ops; ge's CPU kernels compute it in f32 (" +
+                                   std::to_string(widen.nodes_added) + " Cast(s) at its inputs and outputs, " +
+                                   std::to_string(widen.constants_added) + " constant(s) widened)");
+      log_message(LogLevel::warn, "[ge.compile] " + m.config_.warnings.back());
+    }
 
     // 3. Shapes over the hull, then the passes.
     const auto order0 = graph.topological_order();

@@ -213,7 +213,15 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
       fail(Errc::no_kernel, r.op_type, "no " + engine_name(engine) + "-engine kernel fits inputs " +
                                            [&] {
                                              std::string s;
-                                             for (const OpTensor& t : inputs) s += (s.empty() ? "" : ", ") + describe(t);
+                                             bool half = false;
+                                             for (const OpTensor& t : inputs) {
+                                               s += (s.empty() ? "" : ", ") + describe(t);
+                                               half = half || t.dtype == DataType::f16 || t.dtype == DataType::bf16;
+                                             }
+                                             // A graph compiles its f16/bf16 ops in f32 (widen_half_floats).
+                                             if (half)
+                                               s += "; the CPU kernels compute f16/bf16 in f32: Cast the inputs to f32, "
+                                                    "or compile a graph (ge::compile widens its half floats)";
                                              return s;
                                            }());
     auto op = std::make_shared<CompiledOp>();

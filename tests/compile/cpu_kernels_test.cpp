@@ -150,6 +150,9 @@ TEST_CASE("types without a kernel are no_kernel at compile time") {
       },
       Errc::no_kernel, "no vector-engine kernel fits");
   expect_error([] { (void)ge::compile_op("Softmax", {desc(DataType::f16, "2")}, {}); }, Errc::no_kernel, "Softmax");
+  // Half floats say what to do instead.
+  expect_error([] { (void)ge::compile_op("Softmax", {desc(DataType::bf16, "2")}, {}); }, Errc::no_kernel,
+               "compute f16/bf16 in f32");
   expect_error(
       [] {
         (void)ge::compile_op("BatchNormalization", {f32("1,2,2"), f32("2"), f32("2"), f32("2"), f32("2")}, {},

@@ -118,6 +118,19 @@ struct PassStats {
 /// (smaller ones stay in cache between the two convs anyway).
 [[nodiscard]] Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats = nullptr);
 
+/// f16 and bf16 as storage types at the graph's edges: when a node other than a `Cast`
+/// reads or produces an f16/bf16 value (ge's CPU kernels compute in f32), every value
+/// between the graph's inputs and outputs becomes f32. A half-float graph input keeps its
+/// type and gets one `Cast` to f32 (`<input>.to_f32`, producing `<input>.f32`) that its
+/// readers read; a half-float graph output keeps its name and type, produced by a `Cast`
+/// (`<output>.to_f16` / `.to_bf16`) from its f32 value (`<output>.f32`) unless a `Cast`
+/// already produces it; half constants are widened under their names; `to`/`dtype`
+/// attributes naming f16/bf16 and half tensor attributes become f32. Other graphs come
+/// back unchanged. `compile` runs it first, whatever `CompileSettings::optimize` says,
+/// and says so in the model's `config().warnings` (logged at warn level). Throws `Errc::unsupported` when the widened graph
+/// does not validate (an op whose types the rules above do not reach).
+[[nodiscard]] Graph widen_half_floats(const Graph& g, PassStats* stats = nullptr);
+
 /// Every pass in order: `fold_constants`, `fold_batch_norm`, `fuse_layer_norm`,
 /// `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,
 /// `layout_nhwc`, `fuse_pointwise_depthwise` (not when `compile` runs convs in bf16 on

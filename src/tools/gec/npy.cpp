@@ -1,6 +1,7 @@
 // NumPy .npy reading and writing for gec run. See npy.hpp.
 #include "npy.hpp"
 
+#include <bit>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -16,7 +17,7 @@ struct TypeCode {
   ge::DataType dtype;
   const char* descr;
 };
-constexpr TypeCode codes[] = {{ge::DataType::f32, "<f4"}, {ge::DataType::f64, "<f8"}, {ge::DataType::i8, "|i1"},
+constexpr TypeCode codes[] = {{ge::DataType::f16, "<f2"}, {ge::DataType::f32, "<f4"}, {ge::DataType::f64, "<f8"}, {ge::DataType::i8, "|i1"},
                               {ge::DataType::i16, "<i2"}, {ge::DataType::i32, "<i4"}, {ge::DataType::i64, "<i8"},
                               {ge::DataType::u8, "|u1"},  {ge::DataType::u16, "<u2"}, {ge::DataType::u32, "<u4"},
                               {ge::DataType::u64, "<u8"}, {ge::DataType::boolean, "|b1"}};
@@ -65,7 +66,7 @@ NpyArray read_npy(const std::string& path) {
       a.dtype = c.dtype;
       known = true;
     }
-  if (!known) bad(path, "the .npy type " + descr.substr(0, descr.find(',')) + " is not supported (little-endian f4, f8, i1-i8, u1-u8, b1 are)");
+  if (!known) bad(path, "the .npy type " + descr.substr(0, descr.find(',')) + " is not supported (little-endian f2, f4, f8, i1-i8, u1-u8, b1 are)");
   if (field(path, header, "fortran_order").rfind("False", 0) != 0) bad(path, "Fortran-order arrays are not supported");
   const std::string shape = field(path, header, "shape");
   if (shape.empty() || shape[0] != '(') bad(path, "the .npy shape is not a tuple");
@@ -98,7 +99,17 @@ NpyArray read_npy(const std::string& path) {
   return a;
 }
 
-void write_npy(const std::string& path, const ge::TensorView& t) {
+void write_npy(const std::string& path, const ge::TensorView& view) {
+  // NumPy has no bf16: a bf16 output is written as f32 (the same values, exactly).
+  std::vector<float> widened;
+  ge::TensorView t = view;
+  if (t.dtype == ge::DataType::bf16) {
+    widened.resize(static_cast<std::size_t>(t.elements()));
+    const auto* h = static_cast<const std::uint16_t*>(t.data);
+    for (std::size_t i = 0; i < widened.size(); ++i)
+      widened[i] = std::bit_cast<float>(static_cast<std::uint32_t>(h[i]) << 16);
+    t = ge::TensorView{widened.data(), ge::DataType::f32, t.dims};
+  }
   const char* descr = nullptr;
   for (const TypeCode& c : codes)
     if (c.dtype == t.dtype) descr = c.descr;
@@ -137,7 +148,25 @@ NpyArray random_array(ge::DataType dtype, const std::vector<std::int64_t>& dims,
       else p[i] = static_cast<T>(std::uniform_int_distribution<std::int64_t>(lo, hi)(rng));
     }
   };
+  // Half floats: floats in [-1, 1) rounded to their top bits (bf16) or to f16 (the
+  // exponent rebased; values under 2^-14 become 0).
+  const auto halves = [&](bool brain) {
+    auto* p = reinterpret_cast<std::uint16_t*>(a.bytes.data());
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float f = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+      const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+      if (brain) {
+        p[i] = static_cast<std::uint16_t>(x >> 16);
+        continue;
+      }
+      const int e = static_cast<int>((x >> 23) & 0xff) - 112;  // f16 exponent
+      p[i] = static_cast<std::uint16_t>(((x >> 16) & 0x8000u) |
+                                        (e <= 0 ? 0u : (static_cast<std::uint32_t>(e) << 10) | ((x >> 13) & 0x3ffu)));
+    }
+  };
   switch (dtype) {
+    case ge::DataType::f16: halves(false); break;
+    case ge::DataType::bf16: halves(true); break;
     case ge::DataType::f32: fill(-1.0f, 1.0f); break;
     case ge::DataType::f64: fill(-1.0, 1.0); break;
     case ge::DataType::i8: fill(std::int8_t{0}, std::int8_t{9}); break;

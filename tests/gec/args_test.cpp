@@ -38,6 +38,17 @@ TEST_CASE("values that start with one dash are values; '--' ends the flags") {
   CHECK(parse({"-1"}).positionals == std::vector<std::string>{"-1"});
 }
 
+TEST_CASE("one spelling: underscores, as GE's options; dashes in a flag's name read as underscores") {
+  CHECK(gec::flag_spelling("--plan-svg") == "--plan_svg");
+  CHECK(gec::flag_spelling("--plan-svg=a-b.svg") == "--plan_svg=a-b.svg");  // the value is kept
+  CHECK(gec::flag_spelling("--input_shape") == "--input_shape");
+  const auto a = parse({"--input-shape", "data:-1,3", "--target=a-b"});
+  CHECK(a.get("input_shape") == "data:-1,3");
+  CHECK(a.get("target") == "a-b");
+  CHECK(usage_error({"--input-shape", "x", "--input_shape", "y"}).find("given twice") != std::string::npos);
+  CHECK(usage_error({"--input-shap", "x"}).find("unknown flag '--input-shap'") != std::string::npos);
+}
+
 TEST_CASE("switches") {
   CHECK(parse({"--help"}).has("help"));
   CHECK(parse({"-h"}).has("help"));

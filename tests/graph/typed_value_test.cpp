@@ -49,7 +49,8 @@ TEST_CASE("typed: asymmetric pads, dilation and groups reach the runtime Conv") 
   ge::GraphBuilder b;
   auto x = ge::typed_input<StaticShape<2, 32, 56, 56>>(b, "x", DataType::f32);
   auto dw = ge::typed_weights<StaticShape<32, 1, 3, 3>>(b, "dw", 3);
-  auto y = x.conv2d(dw, pad<1>, groups<32>);
+  auto y = x.conv2d(dw, pad<1>, group<32>);
+  static_assert(std::is_same_v<decltype(group<32>), decltype(groups<32>)>);  // one option, two spellings
   static_assert(std::is_same_v<decltype(y)::shape_type, StaticShape<2, 32, 56, 56>>);
   CHECK(y.shape().to_string() == "2,32,56,56");
   auto z = x.conv2d(ge::typed_weights<StaticShape<8, 32, 3, 3>>(b, "w", 4), pad<0, 1, 2, 1>, dilation<2>,

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// `ge::plan_svg`: one plan's memory plan as an SVG picture, so that a user can see how
-/// the arena is shared (`gec compile --plan-svg arena.svg`).
+/// the arena is shared (`gec compile --plan_svg arena.svg`).
 ///
 /// x is the execution step, y the offset in the arena (0 at the bottom). Every arena
 /// value is one rectangle over its lifetime (extended for streams, as planned) and its

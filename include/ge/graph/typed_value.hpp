@@ -160,7 +160,7 @@ class TypedValue {
 
   /// 2-D convolution (NCHW input, OIHW weight `w`, no bias) with compile-time options
   /// `ge::typed::stride<2>`, `pad<3>` (or `pad<top, left, bottom, right>`),
-  /// `dilation<2>`, `groups<32>`: `TypedValue<ge::typed::conv2d_t<S, W, Opts...>>`.
+  /// `dilation<2>`, `group<32>`: `TypedValue<ge::typed::conv2d_t<S, W, Opts...>>`.
   /// Static channels that differ from I * groups do not compile.
   template <typed::TypedShape W, typed::Conv2dOption... Opts>
   [[nodiscard]] TypedValue<typed::conv2d_t<S, W, Opts...>> conv2d(const TypedValue<W>& w, Opts...) const {

@@ -13,7 +13,7 @@
 /// |--------------------|------------|---------------------|-------------------------|
 /// | `1,3,224,224`      | `64,3,7,7` | `stride<2>, pad<3>` | `1,64,112,112`          |
 /// | `1~8,3,100~208,-1` | `16,3,3,3` | `pad<1>`            | `1~8,16,100~208,1~inf`  |
-/// | `1,32,56,56`       | `32,1,3,3` | `pad<1>, groups<32>`| `1,32,56,56` (depthwise)|
+/// | `1,32,56,56`       | `32,1,3,3` | `pad<1>, group<32>` | `1,32,56,56` (depthwise)|
 /// | `1,4,56,56`        | `8,3,3,3`  |                     | compile error: C != I * groups |
 ///
 /// ```
@@ -34,7 +34,8 @@
 namespace ge::typed {
 
 /// conv2d's options, each at most once, in any order: `stride<2>`, `pad<3>`,
-/// `pad<top, left, bottom, right>`, `dilation<2>`, `groups<32>` (defaults 1, 0, 1, 1).
+/// `pad<top, left, bottom, right>`, `dilation<2>`, `group<32>` (defaults 1, 0, 1, 1): the
+/// names of `ge::ConvOptions`' fields.
 template <std::int64_t H, std::int64_t W = H>
 struct Stride final {
   static_assert(H >= 1 && W >= 1, "ge::typed::Stride: strides must be >= 1");
@@ -57,6 +58,10 @@ template <std::int64_t Top, std::int64_t Left = Top, std::int64_t Bottom = Top, 
 inline constexpr Pad<Top, Left, Bottom, Right> pad{};
 template <std::int64_t H, std::int64_t W = H>
 inline constexpr Dilation<H, W> dilation{};
+/// `group<32>`: the spelling of `ConvOptions::group` and ONNX's `group` attribute;
+/// `groups<32>` is the same option.
+template <std::int64_t G>
+inline constexpr Groups<G> group{};
 template <std::int64_t G>
 inline constexpr Groups<G> groups{};
 

@@ -37,6 +37,14 @@ const Flag* find_flag(std::span<const Flag> flags, std::string_view name) {
 
 }  // namespace
 
+std::string flag_spelling(std::string_view written) {
+  std::string out(written);
+  const std::size_t end = std::min(out.find('='), out.size());
+  for (std::size_t i = 2; i < end; ++i)
+    if (out[i] == '-') out[i] = '_';
+  return out;
+}
+
 Args parse_args(std::span<const std::string> args, std::span<const Flag> flags) {
   Args out;
   bool flags_done = false;
@@ -51,7 +59,7 @@ Args parse_args(std::span<const std::string> args, std::span<const Flag> flags) 
       flags_done = true;
       continue;
     }
-    std::string name = a == "-h" ? "help" : a == "-o" ? "output" : a.substr(2);
+    std::string name = a == "-h" ? "help" : a == "-o" ? "output" : flag_spelling(a).substr(2);
     std::optional<std::string> value;
     if (const auto eq = name.find('='); eq != std::string::npos) {
       value = name.substr(eq + 1);

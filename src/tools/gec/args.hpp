@@ -41,8 +41,13 @@ struct Args {
   [[nodiscard]] std::optional<std::string> get(std::string_view name) const;
 };
 
+/// gec's flags are spelled as GE's options are, with underscores (`--input_shape`,
+/// `--plan_svg`); a dash inside a name is read as an underscore (`--plan-svg`).
+/// `flag_spelling("--plan-svg=a-b.svg") == "--plan_svg=a-b.svg"` (the value is kept).
+[[nodiscard]] std::string flag_spelling(std::string_view written);
+
 /// Parses `args` against `flags`. `-h` means `--help` and `-o` `--output`; `--` ends the
-/// flags. Throws `UsageError` for an unknown flag (with "did you mean"), a flag given
+/// flags; a flag's dashes read as underscores (`flag_spelling`). Throws `UsageError` for an unknown flag (with "did you mean"), a flag given
 /// twice, a missing value, or a value given to a switch.
 [[nodiscard]] Args parse_args(std::span<const std::string> args, std::span<const Flag> flags);
 

@@ -3,9 +3,9 @@
 // line of JSON on stdout. Warnings go to stderr as `gec: warning: ...`.
 //
 //   $ gec gears --input_shape "data:-1,3,416,416" --dynamic_batch_size "1,2" --input_format NHWC
-//   {"mode":"batch","inputs":["data"],"gears":[{"data":[1,3,416,416]},{"data":[2,3,416,416]}]}
+//   {"mode":"gears","option":"dynamic_batch_size","inputs":["data"],"gears":[{"data":[1,3,416,416]},{"data":[2,3,416,416]}]}
 //   $ gec gears --input_shape "data:1~10,32,208,208"
-//   {"mode":"range","inputs":["data"],"shapes":{"data":"1~10,32,208,208"}}
+//   {"mode":"ranges","inputs":["data"],"shapes":{"data":"1~10,32,208,208"}}
 
 #include <cstdio>
 #include <string>
@@ -42,8 +42,10 @@ std::string gears_usage(const std::vector<Flag>& flags) {
       "                 [--ac_parallel_enable 0|1]\n"
       "\n"
       "Checks build options for dynamic inputs against a target and prints one JSON object:\n"
-      "the mode (static, batch, image, dims or range), the inputs, and per gear the shape of\n"
-      "every input; in range mode, \"shapes\" gives each input's shape in the option text form.\n"
+      "the mode (fixed, gears or ranges: ge::ShapeMode's names, as gec compile prints them), in\n"
+      "gears mode the option that made the gears (dynamic_batch_size, dynamic_image_size or\n"
+      "dynamic_dims), the inputs, and per gear the shape of every input; in ranges mode,\n"
+      "\"shapes\" gives each input's shape in the option text form.\n"
       "Flags take --flag VALUE or --flag=VALUE.\n"
       "\n"
       "flags:\n" +
@@ -58,20 +60,17 @@ std::string gears_usage(const std::vector<Flag>& flags) {
   out +=
       "\nexample:\n"
       "  gec gears --input_format NHWC --input_shape data:-1,3,416,416 --dynamic_batch_size 1,2,4,8\n"
-      "  {\"mode\":\"batch\",\"inputs\":[\"data\"],\"gears\":[{\"data\":[1,3,416,416]},{\"data\":[2,3,416,416]},...]}\n"
+      "  {\"mode\":\"gears\",\"option\":\"dynamic_batch_size\",\"inputs\":[\"data\"],\"gears\":[{\"data\":[1,3,416,416]},{\"data\":[2,3,416,416]},...]}\n"
       "\nexit status: 0 valid, 2 bad flags or bad option values\n";
   return out;
 }
 
-// `static`, `batch`, `image`, `dims` or `range`.
-const char* mode_name(const ge::DynamicConfig& cfg) {
-  if (cfg.mode == ge::ShapeMode::ranges) return "range";
-  if (cfg.mode == ge::ShapeMode::fixed || !cfg.gear_option) return "static";
-  switch (*cfg.gear_option) {
-    case ge::Option::dynamic_batch_size: return "batch";
-    case ge::Option::dynamic_image_size: return "image";
-    default: return "dims";
-  }
+// The option whose gears these are (its flag spelling), or empty.
+std::string gear_option_name(const ge::DynamicConfig& cfg) {
+  if (cfg.mode != ge::ShapeMode::gears || !cfg.gear_option) return {};
+  for (const ge::OptionInfo& o : ge::options_table())
+    if (o.id == *cfg.gear_option) return std::string(o.flag);
+  return {};
 }
 
 void write_shape(JsonWriter& j, const ge::Shape& s) {
@@ -125,7 +124,8 @@ int run_gears(std::span<const std::string> args) {
 
   JsonWriter j;
   j.begin_object();
-  j.key("mode").value(mode_name(cfg));
+  j.key("mode").value(std::string(ge::to_string(cfg.mode)));
+  if (const std::string option = gear_option_name(cfg); !option.empty()) j.key("option").value(option);
   j.key("inputs").begin_array();
   if (!model.empty()) {
     for (const ge::ModelInput& m : model) j.value(m.name);

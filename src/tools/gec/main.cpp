@@ -2,7 +2,7 @@
 // its own file (declared in commands.hpp), so adding a command is a file and a row below.
 //
 //   gec gears --input_shape "data:-1,3,416,416" --dynamic_batch_size "1,2,4,8"
-//   gec --log-level debug compile --model m.onnx     (ge's log, include/ge/core/log.hpp)
+//   gec --log_level debug compile --model m.onnx     (ge's log, include/ge/core/log.hpp)
 //
 // Exit status: 0 success, 2 bad command line or bad input (a ge::Error), 1 anything else.
 
@@ -47,7 +47,7 @@ std::string usage() {
       "       gec <command> --help\n"
       "       gec --version       the version and the instruction set the kernels run\n"
       "\n"
-      "--log-level LEVEL (anywhere on the line): off, error, warn (the default), info or debug;\n"
+      "--log_level LEVEL (anywhere on the line): off, error, warn (the default), info or debug;\n"
       "  info says what ge decided for the model, debug the kernel of every node.\n"
       "  GE_LOG_LEVEL sets it too.\n"
       "\n"
@@ -66,25 +66,27 @@ int fail(const std::string& message) {
   return 2;
 }
 
-// Takes `--log-level LEVEL` (or `--log-level=LEVEL`) out of `args`, wherever it stands, and
+// Takes `--log_level LEVEL` (or `--log_level=LEVEL`) out of `args`, wherever it stands, and
 // sets ge's log level; ge's messages go to stderr as `gec: <level>: ...`. Throws
 // gec::UsageError for a flag without a value or given twice, ge::Error for an unknown level.
 void take_log_level(std::vector<std::string>& args) {
   std::optional<std::string> level;
   for (std::size_t i = 0; i < args.size();) {
     std::optional<std::string> value;
-    if (args[i] == "--log-level") {
-      if (i + 1 >= args.size()) throw gec::UsageError("flag '--log-level' needs a value");
+    if (args[i] == "--") break;  // the rest are values
+    const std::string flag = gec::flag_spelling(args[i]);  // --log-level is --log_level too
+    if (flag == "--log_level") {
+      if (i + 1 >= args.size()) throw gec::UsageError("flag '--log_level' needs a value");
       value = args[i + 1];
       args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-    } else if (args[i].starts_with("--log-level=")) {
-      value = args[i].substr(std::string_view("--log-level=").size());
+    } else if (flag.starts_with("--log_level=")) {
+      value = args[i].substr(std::string_view("--log_level=").size());
       args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
       ++i;
       continue;
     }
-    if (level) throw gec::UsageError("flag '--log-level' given twice");
+    if (level) throw gec::UsageError("flag '--log_level' given twice");
     level = value;
   }
   ge::set_log_sink([](ge::LogLevel l, std::string_view message) {
@@ -104,7 +106,7 @@ int main(int argc, char** argv) {
   } catch (const gec::UsageError& e) {
     return fail(std::string(e.what()) + " (see 'gec --help')");
   } catch (const ge::Error& e) {
-    return fail("--log-level: " + std::string(e.what()) + " [" + std::string(ge::to_string(e.code())) + "]");
+    return fail("--log_level: " + std::string(e.what()) + " [" + std::string(ge::to_string(e.code())) + "]");
   }
   if (args.empty()) {
     std::fputs(usage().c_str(), stderr);

@@ -4,7 +4,7 @@
 //
 //   $ gec compile --model resnet50.onnx --input_shape data:-1,3,224,224 --dynamic_batch_size 1,2,4,8
 //   $ gec run --model resnet50.onnx --input_shape data:-1,3,224,224 --dynamic_batch_size 1,8
-//         --shape data:8,3,224,224 --iterations 20 --threads 2 --output-dir out/   (one line)
+//         --shape data:8,3,224,224 --iterations 20 --threads 2 --output_dir out/   (one line)
 
 #include <unistd.h>
 
@@ -47,20 +47,20 @@ std::vector<Flag> model_flags(bool run) {
   flags.push_back({"target", true, "the target product (default: cpu); see 'gec gears --help'"});
   flags.push_back({"streams", true, "vector-engine streams per plan, >= 1 (default 4): 1 runs the steps in order, each kernel on every thread"});
   flags.push_back({"precision", true, "f32 (default) or bf16: convs and constant-weight matmuls in bf16 with f32 accumulation on AMX-BF16 CPUs"});
-  flags.push_back({"cache-dir", true, "a folder of compiled models: load the one made from the same model and flags, else compile and store it there"});
+  flags.push_back({"cache_dir", true, "a folder of compiled models: load the one made from the same model and flags, else compile and store it there"});
   if (run) {
     flags.push_back({"shape", true, "the real input shapes, INPUT_SHAPE style: name:dims;name:dims (default: the model's or the first gear's)"});
     flags.push_back({"input", true, "inputs from .npy files: name=file.npy,name=file.npy (others: seeded random data)"});
     flags.push_back({"iterations", true, "timed runs (default 10), after one warm-up run"});
     flags.push_back({"threads", true, "host scheduler threads (default: every core)"});
     flags.push_back({"seed", true, "the seed of the random inputs (default 1)"});
-    flags.push_back({"output-dir", true, "write each output of the last run as <dir>/<name>.npy"});
+    flags.push_back({"output_dir", true, "write each output of the last run as <dir>/<name>.npy"});
     flags.push_back({"trace", true, "write the timed runs as a Chrome trace (Perfetto, chrome://tracing) to FILE"});
     flags.push_back({"profile", false, "print kernel time per op type and for the top 20 nodes (calls, ms, share, GFLOP/s)"});
   } else {
     flags.push_back({"dot", true, "write the compiled graph as Graphviz text to FILE (streams as colours, fusions marked)"});
-    flags.push_back({"plan-svg", true, "write a plan's memory plan (values over steps and arena offsets) as SVG to FILE"});
-    flags.push_back({"gear", true, "the plan --dot and --plan-svg show: gear N (default: the first plan)"});
+    flags.push_back({"plan_svg", true, "write a plan's memory plan (values over steps and arena offsets) as SVG to FILE"});
+    flags.push_back({"gear", true, "the plan --dot and --plan_svg show: gear N (default: the first plan)"});
     flags.push_back({"json", false, "print the summary as one line of JSON"});
     flags.push_back({"output", true, "write the compiled model to FILE (-o FILE): 'gec run --model FILE', ge::load_compiled and aclmdlLoadFromFile load it"});
     flags.push_back({"portable", false, "with -o: the weights in the graph's layout, packed at load for any CPU (default: packed for this CPU's ISA)"});
@@ -71,7 +71,7 @@ std::vector<Flag> model_flags(bool run) {
 
 std::string usage(bool run, const std::vector<Flag>& flags) {
   std::string out = run ? "usage: gec run --model M.onnx [build options] [--shape name:dims;...] [--input name=f.npy,...]\n"
-                          "               [--iterations N] [--threads T] [--seed S] [--output-dir DIR]\n"
+                          "               [--iterations N] [--threads T] [--seed S] [--output_dir DIR]\n"
                           "               [--trace FILE.json] [--profile]\n"
                           "\n"
                           "Compiles the model as 'gec compile' does, fills the inputs with seeded random data (or\n"
@@ -80,7 +80,7 @@ std::string usage(bool run, const std::vector<Flag>& flags) {
                           "runs step by step (docs/observe.md).\n"
                         : "usage: gec compile --model M.onnx [--input_shape ...] [--dynamic_batch_size|--dynamic_image_size|\n"
                           "                   --dynamic_dims ...] [--input_format ...] [--target NAME]\n"
-                          "                   [--ac_parallel_enable 0|1] [--dot FILE] [--plan-svg FILE] [--gear N]\n"
+                          "                   [--ac_parallel_enable 0|1] [--dot FILE] [--plan_svg FILE] [--gear N]\n"
                           "                   [--json] [-o FILE.gem]\n"
                           "\n"
                           "Loads the model, checks the options against it and the target, compiles every gear\n"
@@ -95,7 +95,7 @@ struct Loaded {
   std::string path;
   std::shared_ptr<const ge::CompiledModel> model;
   std::size_t source_nodes = 0;
-  bool cache = false;  // compiled with --cache-dir
+  bool cache = false;  // compiled with --cache_dir
 };
 
 // True when `path` starts as a model file of ge::save does.
@@ -126,7 +126,7 @@ ge::CompileSettings compile_settings(const Args& a, bool progress) {
       if (done == total) std::fputc('\n', stderr);
     };
   settings.keep_weights = a.has("portable");  // a portable file needs every weight in the graph's layout
-  if (const auto dir = a.get("cache-dir")) settings.cache_dir = *dir;
+  if (const auto dir = a.get("cache_dir")) settings.cache_dir = *dir;
   return settings;
 }
 
@@ -134,7 +134,7 @@ ge::CompileSettings compile_settings(const Args& a, bool progress) {
 Loaded load_model_file(const Args& a, const std::string& path, const ge::CompileSettings& settings) {
   for (const auto& [name, value] : a.values) {
     const bool build_flag = name == "target" || name == "streams" || name == "precision" || name == "portable" ||
-                            name == "cache-dir" ||
+                            name == "cache_dir" ||
                             std::any_of(ge::options_table().begin(), ge::options_table().end(),
                                         [&](const ge::OptionInfo& o) { return o.flag == name; });
     if (build_flag)
@@ -187,7 +187,7 @@ std::int64_t parse_int(const std::string& flag, const std::string& text, std::in
   return v;
 }
 
-// The plan --dot and --plan-svg show: --gear N, else the first; null when no plan was
+// The plan --dot and --plan_svg show: --gear N, else the first; null when no plan was
 // made at compile time.
 const ge::Plan* shown_plan(const ge::CompiledModel& m, const std::optional<std::string>& gear) {
   const auto& plans = m.plans();
@@ -224,18 +224,18 @@ void write_dot(const std::string& file, const std::string& stem, const ge::Compi
   if (!f) throw UsageError("cannot write --dot file '" + file + "'");
 }
 
-// --plan-svg: the memory plan of plan `shown`.
+// --plan_svg: the memory plan of plan `shown`.
 void write_plan_svg(const std::string& file, const std::string& stem, const ge::Plan* shown,
                     const std::vector<std::string>& names) {
   if (shown == nullptr)
-    throw UsageError("--plan-svg: the model has no plan made at compile time (an unbounded dim: a plan per input "
+    throw UsageError("--plan_svg: the model has no plan made at compile time (an unbounded dim: a plan per input "
                      "signature, made at run time); give ranges or gears for it");
   ge::PlanSvgOptions o;
   o.title = stem + (shown->gear >= 0 ? ", gear " + std::to_string(shown->gear) : std::string()) + ": " +
             shown->describe_inputs(names);
   std::ofstream f(file);
   f << ge::plan_svg(*shown, o);
-  if (!f) throw UsageError("cannot write --plan-svg file '" + file + "'");
+  if (!f) throw UsageError("cannot write --plan_svg file '" + file + "'");
 }
 
 // `gec compile --json`: the model, its inputs and outputs, and each plan.
@@ -426,7 +426,7 @@ void print_run(const Loaded& l, const std::vector<std::string>& names,
                 o.shape().to_string().c_str(), static_cast<long long>(o.bytes));
 }
 
-// --output-dir: each output as `<name>.npy`, the name's other characters made `_`.
+// --output_dir: each output as `<name>.npy`, the name's other characters made `_`.
 void write_outputs(const std::string& dir, const ge::RunResult& r) {
   std::filesystem::create_directories(dir);
   for (const ge::Output& o : r.outputs) {
@@ -449,8 +449,8 @@ int run_compile(std::span<const std::string> args) {
   if (!a.positionals.empty()) throw UsageError("unexpected argument '" + a.positionals.front() + "'");
   const auto gear = a.get("gear");
   if (gear) (void)parse_int("gear", *gear, 0);
-  if (gear && !a.has("dot") && !a.has("plan-svg"))
-    throw UsageError("--gear chooses the plan of --dot or --plan-svg; give one of them");
+  if (gear && !a.has("dot") && !a.has("plan_svg"))
+    throw UsageError("--gear chooses the plan of --dot or --plan_svg; give one of them");
   if (a.has("portable") && !a.has("output")) throw UsageError("--portable says how -o writes the weights; give -o FILE");
   const Loaded l = load_and_compile(a, true);
   const ge::CompiledModel& m = *l.model;
@@ -459,7 +459,7 @@ int run_compile(std::span<const std::string> args) {
   const ge::Plan* shown = shown_plan(m, gear);
   const std::string stem = std::filesystem::path(l.path).stem().string();
   if (const auto dot = a.get("dot")) write_dot(*dot, stem, m, shown);
-  if (const auto svg = a.get("plan-svg")) write_plan_svg(*svg, stem, shown, names);
+  if (const auto svg = a.get("plan_svg")) write_plan_svg(*svg, stem, shown, names);
   if (a.has("json")) {
     print_compile_json(l, names);
   } else {
@@ -509,7 +509,7 @@ int run_run(std::span<const std::string> args) {
                 t.traces.size(), trace_file->c_str());
   }
   if (profile) std::printf("\nprofile of the %d timed runs\n%s", iterations, t.profile.table(20).c_str());
-  if (const auto dir = a.get("output-dir")) write_outputs(*dir, t.last);
+  if (const auto dir = a.get("output_dir")) write_outputs(*dir, t.last);
   return 0;
 }
 

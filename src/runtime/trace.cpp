@@ -309,19 +309,25 @@ std::string Profile::table(std::size_t n) const {
     return s.size() <= w ? s : s.substr(0, w - 3) + "...";
   };
   // Node names (ONNX exports': `/encoder/layer.3/attention/self/MatMul_1`) differ at their
-  // ends: a long one keeps its start and its end, the middle cut.
+  // ends: one longer than 80 characters keeps its start and its end, the middle cut.
   const auto fit_name = [](const std::string& s, std::size_t w) {
     if (s.size() <= w) return s;
     const std::size_t head = (w - 3) / 3;
     return s.substr(0, head) + "..." + s.substr(s.size() - (w - 3 - head));
   };
+  // The node column is as wide as the longest name shown (40 to 80 characters), so that
+  // the names of one export's nodes (which differ in the middle: the layer) stay whole.
+  const std::vector<Row> top = top_nodes(n);
+  std::size_t name_w = 40;
+  for (const Row& r : top) name_w = std::max(name_w, std::min<std::size_t>(r.name.size(), 80));
+  const int nw = static_cast<int>(name_w);
   const auto line = [&](const Row& r, bool node) {
-    char buf[256];
+    char buf[512];
     const std::string g = r.gflops ? number(*r.gflops, 1) : "-";
     if (node) {
-      std::snprintf(buf, sizeof buf, "%-40s %-18s %7lld %10.3f %10.1f %6.1f%% %8s  %s\n", fit_name(r.name, 40).c_str(),
-                    fit(r.op, 18).c_str(), static_cast<long long>(r.calls), r.total_ms, r.mean_us, r.share * 100,
-                    g.c_str(), r.kernel.c_str());
+      std::snprintf(buf, sizeof buf, "%-*s %-18s %7lld %10.3f %10.1f %6.1f%% %8s  %s\n", nw,
+                    fit_name(r.name, name_w).c_str(), fit(r.op, 18).c_str(), static_cast<long long>(r.calls),
+                    r.total_ms, r.mean_us, r.share * 100, g.c_str(), r.kernel.c_str());
     } else {
       std::snprintf(buf, sizeof buf, "%-24s %7lld %10.3f %10.1f %6.1f%% %8s\n", fit(r.op, 24).c_str(),
                     static_cast<long long>(r.calls), r.total_ms, r.mean_us, r.share * 100, g.c_str());
@@ -336,11 +342,11 @@ std::string Profile::table(std::size_t n) const {
                 "GFLOP/s");
   out += head;
   for (const Row& r : by_op()) out += line(r, false);
-  std::snprintf(head, sizeof head, "\n%-40s %-18s %7s %10s %10s %7s %8s  %s\n",
+  std::snprintf(head, sizeof head, "\n%-*s %-18s %7s %10s %10s %7s %8s  %s\n", nw,
                 ("top " + std::to_string(n) + " nodes").c_str(), "op type", "calls", "total ms", "mean us", "share",
                 "GFLOP/s", "kernel");
   out += head;
-  for (const Row& r : top_nodes(n)) out += line(r, true);
+  for (const Row& r : top) out += line(r, true);
   return out;
 }
 

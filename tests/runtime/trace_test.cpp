@@ -316,7 +316,7 @@ TEST_CASE("trace: bad input is a clear error") {
   CHECK(JsonReader::parse(ge::chrome_trace({}))["traceEvents"].array().size() == 5);  // track names only
 }
 
-TEST_CASE("profile: long node names keep their distinct ends") {
+TEST_CASE("profile: node names up to 80 characters whole; longer ones keep their distinct ends") {
   ge::GraphBuilder b;
   const auto x = b.input("x", DataType::f32, "4");
   const std::string stem = "/encoder/layer.11/attention/output/dense/";
@@ -330,6 +330,20 @@ TEST_CASE("profile: long node names keep their distinct ends") {
   const std::string table = p.table(5);
   CHECK(table.find("Relu_first") != std::string::npos);
   CHECK(table.find("Sigmoid_second") != std::string::npos);
-  CHECK(table.find("/encoder/") != std::string::npos);
-  CHECK(table.find("...") != std::string::npos);
+  // Up to 80 characters a name is shown whole (the column widens): the layer stays.
+  CHECK(table.find(stem + "Relu_first") != std::string::npos);
+  CHECK(table.find(stem + "Sigmoid_second") != std::string::npos);
+  CHECK(table.find("...") == std::string::npos);
+  // Longer ones keep their start and their end, the middle cut.
+  ge::GraphBuilder b2;
+  const auto x2 = b2.input("x", DataType::f32, "4");
+  const std::string long_stem = "/model/encoder/transformer_blocks/layer.11/attention/output/dense/projection/";
+  b2.output(b2.op("Relu", {x2}, {}, long_stem + "Relu_first"));
+  ge::Session s2(ge::compile(b2.build()), {.threads = 1, .trace = true});
+  ge::Profile p2;
+  p2.add(*s2.run({TensorView{v.data(), DataType::f32, d}}).trace);
+  const std::string table2 = p2.table(5);
+  CHECK(table2.find("/model/encod") != std::string::npos);
+  CHECK(table2.find("Relu_first") != std::string::npos);
+  CHECK(table2.find("...") != std::string::npos);
 }

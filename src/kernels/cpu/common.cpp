@@ -1,5 +1,7 @@
 #include "kernels/cpu/common.hpp"
 
+#include "ge/core/log.hpp"
+
 #include "core/tsan.hpp"
 
 #include <algorithm>
@@ -36,8 +38,19 @@ Isa detect_isa() noexcept {
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
     best = Isa::avx512;
 #endif
-  if (const char* cap = std::getenv("GE_CPU_ISA")) {
+  if (const char* cap = std::getenv("GE_CPU_ISA"); cap != nullptr && *cap != '\0') {
     const std::string_view c(cap);
+    if (c != "baseline" && c != "avx2" && c != "avx512") {
+      // A typo must not pass for a cap: say so (the log is safe this early: its state is
+      // a function-local static) and use what the CPU has.
+      try {
+        log_message(LogLevel::warn, "[ge.kernels] GE_CPU_ISA='" + std::string(c) +
+                                        "' is not an instruction set; expected baseline, avx2 or avx512; the kernels "
+                                        "use what the CPU has");
+      } catch (...) {  // isa() is noexcept: a failed log is no reason to stop
+      }
+      return best;
+    }
     const Isa limit = c == "baseline" ? Isa::baseline : c == "avx2" ? Isa::avx2 : Isa::avx512;
     if (limit < best) best = limit;
   }

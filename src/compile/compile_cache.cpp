@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ge/compile/model_file.hpp"
+#include "ge/core/log.hpp"
 
 namespace ge::detail {
 
@@ -28,8 +29,10 @@ std::shared_ptr<const CompiledModel> compile_cached(Graph&& graph, const BuildOp
   if (fs::exists(file, ec)) {
     try {
       return load_compiled(file, inner);
-    } catch (const Error&) {
+    } catch (const Error& e) {
       // Damaged, or made where the kernels differ: compiled again below and replaced.
+      log_message(LogLevel::warn, "[ge.compile] the compile cache file '" + file.string() +
+                                      "' does not load (" + e.what() + "); compiling again and replacing it");
     }
   }
   auto model = compile(std::move(graph), options, target, inner);

@@ -2,8 +2,10 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <utility>
 
+#include "ge/core/log.hpp"
 #include "runtime/session_impl.hpp"
 
 namespace ge {
@@ -19,7 +21,37 @@ struct AsyncRun::State {
   std::vector<std::vector<std::int64_t>> dims;
   std::vector<TensorView> views;
   RunCallback done;
+  bool observed = false;  // a callback or get() received the outcome
+
+  // A failed run whose error nobody received would fail silently: say so in the log.
+  ~State() {
+    if (!error || observed) return;
+    try {
+      std::rethrow_exception(error);
+    } catch (const Error& e) {
+      if (e.code() != Errc::cancelled)
+        log_message(LogLevel::error, std::string("[ge.runtime] an async run failed and nobody asked for its result "
+                                                 "(AsyncRun::get): ") + e.what());
+    } catch (const std::exception& e) {
+      log_message(LogLevel::error, std::string("[ge.runtime] an async run failed and nobody asked for its result "
+                                               "(AsyncRun::get): ") + e.what());
+    } catch (...) {
+    }
+  }
 };
+
+namespace {
+// What `error` says, for the log.
+std::string what_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception that is no std::exception";
+  }
+}
+}  // namespace
 
 bool AsyncRun::ready() const {
   if (!state_) return false;
@@ -37,6 +69,7 @@ RunResult AsyncRun::get() const {
   if (!state_) raise(Errc::invalid_argument, "[ge.runtime] AsyncRun::get on an AsyncRun that refers to no run");
   wait();
   const std::lock_guard lock(state_->mutex);
+  state_->observed = true;
   if (state_->error) std::rethrow_exception(state_->error);
   return *state_->result;
 }
@@ -71,9 +104,14 @@ AsyncRun Session::run_async(std::span<const TensorView> inputs, RunCallback done
       state->ended_cv.notify_all();
     }
     if (state->done) {
+      {
+        const std::lock_guard lock(state->mutex);
+        state->observed = true;
+      }
       try {
         state->done(state->result ? &*state->result : nullptr, state->error);
-      } catch (...) {  // a callback must not throw: what it threw has no one to go to
+      } catch (...) {  // a callback must not throw: what it threw has no one to go to but the log
+        log_message(LogLevel::error, "[ge.runtime] a run_async callback threw (ignored): " + what_of(std::current_exception()));
       }
     }
     // The last touch of the session, under its lock (see ~Session).

@@ -6,6 +6,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -163,4 +166,51 @@ TEST_CASE("run_async: a session destroyed with runs in flight waits for them") {
   CHECK(ended.load() == 8);
   for (auto& r : runs) CHECK(r.ready());
   CHECK(runs[7].get().outputs[0].dims == std::vector<std::int64_t>{2, 1000});
+}
+
+TEST_CASE("run_async: a failed run nobody asks about, and a callback that throws, are logged at error level") {
+  std::mutex mu;
+  std::vector<std::pair<ge::LogLevel, std::string>> logged;
+  ge::set_log_sink([&](ge::LogLevel level, std::string_view m) {
+    const std::lock_guard lock(mu);
+    logged.emplace_back(level, std::string(m));
+  });
+  const auto count = [&](std::string_view text) {
+    const std::lock_guard lock(mu);
+    int n = 0;
+    for (const auto& [level, m] : logged)
+      if (level == ge::LogLevel::error && m.find(text) != std::string::npos) ++n;
+    return n;
+  };
+  const auto await = [&](std::string_view text, int n) {
+    for (int spin = 0; spin < 2000 && count(text) < n; ++spin) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return count(text);
+  };
+  {
+    ge::GraphBuilder b;
+    const auto x = b.input("x", DataType::f32, "1~4,8");
+    b.output(x.relu("r"));
+    ge::Session s(ge::compile(b.build()));
+    std::vector<float> data(40, 1.0f);
+    const std::int64_t too_big[] = {5, 8};
+    const std::int64_t ok[] = {2, 8};
+    // Received through get: not logged.
+    {
+      const ge::AsyncRun seen = s.run_async({TensorView{data.data(), DataType::f32, too_big}});
+      expect_error([&] { (void)seen.get(); }, ge::Errc::out_of_range);
+    }
+    // Dropped after a wait, never asked: logged once its last owner lets go.
+    {
+      const ge::AsyncRun dropped = s.run_async({TensorView{data.data(), DataType::f32, too_big}});
+      dropped.wait();
+    }
+    CHECK(await("nobody asked for its result", 1) == 1);
+    // A callback that throws.
+    s.run_async({TensorView{data.data(), DataType::f32, ok}},
+                [](const ge::RunResult*, std::exception_ptr) { throw std::runtime_error("callback boom"); })
+        .wait();
+    CHECK(await("callback threw (ignored): callback boom", 1) == 1);
+  }
+  CHECK(count("nobody asked for its result") == 1);
+  ge::set_log_sink(nullptr);
 }

@@ -108,3 +108,42 @@ TEST_CASE("to_dot marks the nodes fuse_activations made, with what they fused") 
   for (std::size_t at = dot.find("peripheries=2"); at != std::string::npos; at = dot.find("peripheries=2", at + 1)) ++marked;
   CHECK(marked == 3);
 }
+
+TEST_CASE("to_dot labels values with the descriptions given (one plan's dims)") {
+  ge::GraphBuilder b;
+  auto x = b.input("data", ge::DataType::f32, "1~8,16");
+  b.output(x.relu("act").sigmoid("sig"));
+  const ge::Graph g = b.build();
+  std::vector<ge::TensorDesc> descs;
+  for (const ge::ValueInfo& v : g.values()) descs.push_back({v.desc.dtype, ge::Shape::parse("4,16")});
+  descs.pop_back();  // the last value keeps the graph's description
+  const std::string dot = ge::to_dot(g, {.value_descs = descs});
+  CHECK(has(dot, "label=\"data\\nf32[4,16]\""));
+  CHECK(has(dot, "in0 -> n0 [label=\"f32[4,16]\"]"));
+  CHECK(has(dot, "n1 -> out0 [label=\"f32[1~8,16]\"]"));
+  CHECK_FALSE(has(dot, "1~8,16]\"]\n  n0 -> n1"));
+}
+
+TEST_CASE("to_dot draws big graphs compact: blocks as columns, shapes in the nodes") {
+  // Two blocks of three nodes (names as exporters write them) and one node of its own.
+  ge::GraphBuilder b;
+  auto x = b.input("x", ge::DataType::f32, "2,8");
+  auto y = x.relu("/layers/layer.0/a/Relu").sigmoid("/layers/layer.0/b/Sigmoid").tanh("/layers/layer.0/Tanh");
+  y = y.relu("/layers/layer.1/a/Relu").sigmoid("/layers/layer.1/b/Sigmoid").tanh("/layers/layer.1/Tanh");
+  b.output(y.abs("head"));
+  const ge::Graph g = b.build();
+  CHECK_FALSE(has(ge::to_dot(g), "cluster"));  // 7 nodes: drawn as before
+  const std::string dot = ge::to_dot(g, {.compact_above = 5});
+  CHECK(has(dot, "subgraph \"cluster_0\" {\n    label=\"/layers/layer.0\""));
+  CHECK(has(dot, "subgraph \"cluster_1\" {\n    label=\"/layers/layer.1\""));
+  // Inside a block a node shows the rest of its name, its op and its output; the whole name is its tooltip.
+  CHECK(has(dot, "tooltip=\"/layers/layer.0/a/Relu\", label=\"a/Relu\\nRelu\\nf32[2,8]\""));
+  CHECK(has(dot, "label=\"head\\nAbs\\nf32[2,8]\""));
+  // The edge between the blocks does not rank; edges carry no labels.
+  CHECK(has(dot, "n2 -> n3 [constraint=false];"));
+  CHECK(has(dot, "n0 -> n1;"));
+  CHECK(has(dot, "in0 -> n0;"));
+  CHECK_FALSE(has(dot, "-> n1 [label="));
+  // A block of one node is no cluster.
+  CHECK_FALSE(has(dot, "label=\"head\";"));
+}

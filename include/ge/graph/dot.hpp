@@ -5,8 +5,9 @@
 ///
 /// Inputs are ellipses, constants small boxes (shown when `show_constants`), nodes boxes
 /// labelled with name, op type and (after compile) stream; edges carry the value's data
-/// type and shape (`f32[1~8,64,56,56]`). Names are quoted and escaped, so any name is
-/// valid DOT.
+/// type and shape (`f32[1~8,64,56,56]`, or a plan's dims: `value_descs`). Names are
+/// quoted and escaped, so any name is valid DOT. Big graphs (`compact_above`) are drawn
+/// as columns of blocks.
 ///
 /// With `node_streams`, a node is filled with its stream's colour (stream 0 blue, 1
 /// orange, 2 green, ...; grey without a stream). A node made by a fusion pass (`FusedConv`)
@@ -16,6 +17,8 @@
 /// std::string text = ge::to_dot(graph, {.node_streams = plan_streams});
 /// ```
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +36,16 @@ struct DotOptions {
   bool show_constants = false;
   /// The graph's title.
   std::string name = "ge";
+  /// The description shown for each value, by `ValueId` (e.g. one plan's static dims,
+  /// as `gec compile --dot --gear N` gives); empty, or a value past its end: the graph's.
+  std::vector<TensorDesc> value_descs{};
+  /// Graphs of more nodes than this are drawn compact, for 100s of nodes: each block
+  /// (nodes whose names share a prefix: `/encoder/layer.3` of
+  /// `/encoder/layer.3/attention/self/MatMul`, `block3` of `block3.expand`) is a
+  /// cluster laid out as its own column (edges between blocks do not rank their nodes),
+  /// a node shows its name within its block and its first output's description (the
+  /// full name is its tooltip), and edges carry no labels. `SIZE_MAX`: never.
+  std::size_t compact_above = 60;
 };
 
 /// The Graphviz text of `graph`.

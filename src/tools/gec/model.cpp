@@ -16,6 +16,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "args.hpp"
@@ -218,6 +219,13 @@ void write_dot(const std::string& file, const std::string& stem, const ge::Compi
     d.node_streams.assign(m.graph().nodes().size(), -1);
     for (std::size_t s = 0; s < shown->steps.size(); ++s)
       if (const auto n = m.graph().find_node(shown->steps[s].name)) d.node_streams[*n] = shown->streams.stream[s];
+    // The values as this plan has them (a gear's static dims, not the hull's ranges).
+    std::unordered_map<std::string_view, const ge::TensorDesc*> in_plan;
+    for (const ge::PlanValue& v : shown->values) in_plan.emplace(v.name, &v.desc);
+    for (const ge::ValueInfo& v : m.graph().values()) {
+      const auto it = in_plan.find(v.name);
+      d.value_descs.push_back(it != in_plan.end() ? *it->second : v.desc);
+    }
   }
   std::ofstream f(file);
   f << ge::to_dot(m.graph(), d);

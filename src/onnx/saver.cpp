@@ -60,6 +60,8 @@ constexpr OnnxOp onnx_ops[] = {
     {"GlobalMaxPool", 13},                     {"Hardmax", 13},        {"NegativeLogLikelihoodLoss", 13},
     {"OneHot", 13},      {"ReverseSequence", 13},                      {"ScatterND", 13},
     {"SoftmaxCrossEntropyLoss", 13},           {"Unique", 13},
+    // issue #17's recurrent layers (layout from 14)
+    {"GRU", 14},         {"LSTM", 14},         {"RNN", 14},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {

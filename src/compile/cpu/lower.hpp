@@ -139,5 +139,6 @@ void register_cpu_shape_ops(KernelRegistry& r);
 void register_cpu_host(KernelRegistry& r);
 void register_cpu_math(KernelRegistry& r);
 void register_cpu_einsum(KernelRegistry& r);
+void register_cpu_recurrent(KernelRegistry& r);  // recurrent.cpp (RNN, GRU, LSTM)
 
 }  // namespace ge::cpu_lower

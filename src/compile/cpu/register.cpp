@@ -19,6 +19,7 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_host(registry);
   cpu_lower::register_cpu_math(registry);
   cpu_lower::register_cpu_einsum(registry);
+  cpu_lower::register_cpu_recurrent(registry);
 }
 
 }  // namespace ge

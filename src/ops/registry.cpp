@@ -39,6 +39,7 @@ std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
   ops::add_math_ops(*r);
   ops::add_fused_ops(*r);
   ops::add_recurrent_ops(*r);
+  ops::add_optimizer_ops(*r);
   return r;
 }
 

@@ -20,6 +20,7 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_math(registry);
   cpu_lower::register_cpu_einsum(registry);
   cpu_lower::register_cpu_recurrent(registry);
+  cpu_lower::register_cpu_optimizers(registry);
 }
 
 }  // namespace ge

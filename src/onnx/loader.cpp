@@ -43,7 +43,8 @@ class Importer {
     const std::unordered_set<std::string> initializer_names = check_types(unsupported);
     std::vector<std::optional<NodePlan>> plans = convert_nodes(unsupported);
     unsupported.raise_if_any(opset);
-    if (!opset) fail(Errc::bad_model, "the model imports no opset of the default ONNX domain");
+    if (!opset && !training_only())
+      fail(Errc::bad_model, "the model imports no opset of the default ONNX domain");
 
     add_inputs(initializer_names);
     add_initializers();
@@ -224,6 +225,15 @@ class Importer {
                                      " of the default domain; ge reads opsets " + std::to_string(min_opset) + " to " +
                                      std::to_string(max_opset));
     return version;
+  }
+
+  // True when the model imports the training domain and every node is of it: then it
+  // needs no default-domain opset.
+  bool training_only() const {
+    const auto& ops = m_.opset_import();
+    if (std::none_of(ops.begin(), ops.end(), [](const auto& o) { return o.domain() == training_domain; })) return false;
+    const auto& nodes = m_.graph().node();
+    return std::all_of(nodes.begin(), nodes.end(), [](const auto& n) { return n.domain() == training_domain; });
   }
 
   void produce(const std::string& name, const std::string& by) {

@@ -28,6 +28,11 @@ int attr_type(const ::onnx::AttributeProto& a) {
   return A::UNDEFINED;
 }
 
+// The optimizers of ONNX's training domain that ge has (registered under their op names).
+bool training_op(const ::onnx::NodeProto& n) {
+  return n.domain() == training_domain && training_op_name(n.op_type());
+}
+
 std::string attr_type_name(int t) {
   if (::onnx::AttributeProto_AttributeType_IsValid(t))
     return ::onnx::AttributeProto_AttributeType_Name(static_cast<::onnx::AttributeProto_AttributeType>(t));
@@ -43,7 +48,7 @@ std::string node_label(const ::onnx::NodeProto& n, std::size_t index) {
 std::optional<NodePlan> NodeConverter::convert(const ::onnx::NodeProto& n, std::size_t index) {
   const std::string where = node_label(n, index);
   const std::string& op = n.op_type();
-  if (!n.domain().empty() && n.domain() != "ai.onnx") {
+  if (!n.domain().empty() && n.domain() != "ai.onnx" && !training_op(n)) {
     unsupported_.add("op " + quote(n.domain() + ":" + op) + " of domain " + quote(n.domain()), where);
     return std::nullopt;
   }

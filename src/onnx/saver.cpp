@@ -60,6 +60,10 @@ constexpr OnnxOp onnx_ops[] = {
     {"GlobalMaxPool", 13},                     {"Hardmax", 13},        {"NegativeLogLikelihoodLoss", 13},
     {"OneHot", 13},      {"ReverseSequence", 13},                      {"ScatterND", 13},
     {"SoftmaxCrossEntropyLoss", 13},           {"Unique", 13},
+    // issue #17's recurrent layers (layout from 14)
+    {"GRU", 14},         {"LSTM", 14},         {"RNN", 14},
+    // the optimizers of the training domain (version 1 of ai.onnx.preview.training)
+    {"Adagrad", 13},     {"Adam", 13},         {"Momentum", 13},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {
@@ -256,6 +260,12 @@ class Exporter {
     for (const GraphInput& in : g_.inputs()) set_type(*gp_->add_input(), in.name, g_.value(in.value).desc);
     for (const Constant& c : g_.constants()) set_tensor(*gp_->add_initializer(), c.name, c.tensor);
     for (const std::size_t i : g_.topological_order()) add_node(g_.nodes()[i], opset);
+    const auto& nodes = g_.nodes();
+    if (std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return training_op_name(n.op); })) {
+      auto* t = m.add_opset_import();
+      t->set_domain(std::string(training_domain));
+      t->set_version(1);
+    }
     for (const ValueId id : g_.outputs()) set_type(*gp_->add_output(), g_.value(id).name, g_.value(id).desc);
     return m;
   }
@@ -308,6 +318,7 @@ class Exporter {
     for (const auto& in : inputs) p->add_input(in);
     for (const ValueId v : n.outputs) p->add_output(g_.value(v).name);
     for (const auto& [name, value] : attrs) set_attribute(*p->add_attribute(), name, value);
+    if (training_op_name(n.op)) p->set_domain(std::string(training_domain));
   }
 
   const Graph& g_;

@@ -142,6 +142,8 @@ const GenTable& generators() {
     add_loss_cases(t);
     add_one_hot_cases(t);
     add_selection_cases(t);
+    add_recurrent_cases(t);
+    add_optimizer_cases(t);
     return t;
   }();
   return table;

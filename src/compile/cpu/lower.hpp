@@ -139,5 +139,7 @@ void register_cpu_shape_ops(KernelRegistry& r);
 void register_cpu_host(KernelRegistry& r);
 void register_cpu_math(KernelRegistry& r);
 void register_cpu_einsum(KernelRegistry& r);
+void register_cpu_recurrent(KernelRegistry& r);  // recurrent.cpp (RNN, GRU, LSTM)
+void register_cpu_optimizers(KernelRegistry& r);  // optimizers.cpp (Adagrad, Adam, Momentum)
 
 }  // namespace ge::cpu_lower

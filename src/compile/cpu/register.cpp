@@ -19,6 +19,8 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_host(registry);
   cpu_lower::register_cpu_math(registry);
   cpu_lower::register_cpu_einsum(registry);
+  cpu_lower::register_cpu_recurrent(registry);
+  cpu_lower::register_cpu_optimizers(registry);
 }
 
 }  // namespace ge

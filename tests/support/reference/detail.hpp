@@ -149,5 +149,7 @@ void add_rearrange_ops(OpTable& t);  // rearrange.cpp
 void add_loss_ops(OpTable& t);       // loss.cpp
 void add_one_hot_ops(OpTable& t);    // one_hot.cpp (and Dropout, CastLike)
 void add_selection_ops(OpTable& t);  // selection.cpp (and GatherND, ScatterND)
+void add_recurrent_ops(OpTable& t);  // recurrent.cpp (RNN, GRU, LSTM)
+void add_optimizer_ops(OpTable& t);  // optimizers.cpp (Adagrad, Adam, Momentum)
 
 }  // namespace ge::ref::detail

@@ -27,6 +27,8 @@ const OpTable& op_table() {
     add_loss_ops(t);
     add_one_hot_ops(t);
     add_selection_ops(t);
+    add_recurrent_ops(t);
+    add_optimizer_ops(t);
     return t;
   }();
   return table;

@@ -60,6 +60,9 @@ constexpr OnnxOp onnx_ops[] = {
     {"GlobalMaxPool", 13},                     {"Hardmax", 13},        {"NegativeLogLikelihoodLoss", 13},
     {"OneHot", 13},      {"ReverseSequence", 13},                      {"ScatterND", 13},
     {"SoftmaxCrossEntropyLoss", 13},           {"Unique", 13},
+    // issue #17's further network ops
+    {"BlackmanWindow", 17},                    {"Det", 11},            {"HammingWindow", 17},  {"HannWindow", 17},
+    {"LRN", 13},         {"MaxUnpool", 11},    {"MeanVarianceNormalization", 13},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {

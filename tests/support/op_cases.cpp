@@ -142,6 +142,7 @@ const GenTable& generators() {
     add_loss_cases(t);
     add_one_hot_cases(t);
     add_selection_cases(t);
+    add_nn_more_cases(t);
     return t;
   }();
   return table;

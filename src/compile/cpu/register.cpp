@@ -19,6 +19,9 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_host(registry);
   cpu_lower::register_cpu_math(registry);
   cpu_lower::register_cpu_einsum(registry);
+  cpu_lower::register_cpu_window_nd(registry);
+  cpu_lower::register_cpu_half(registry);
+  cpu_lower::register_cpu_nn_more(registry);
 }
 
 }  // namespace ge

@@ -64,6 +64,9 @@ constexpr OnnxOp onnx_ops[] = {
     {"GRU", 14},         {"LSTM", 14},         {"RNN", 14},
     // the optimizers of the training domain (version 1 of ai.onnx.preview.training)
     {"Adagrad", 13},     {"Adam", 13},         {"Momentum", 13},
+    // issue #17's further network ops
+    {"BlackmanWindow", 17},                    {"Det", 11},            {"HammingWindow", 17},  {"HannWindow", 17},
+    {"LRN", 13},         {"MaxUnpool", 11},    {"MeanVarianceNormalization", 13},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {

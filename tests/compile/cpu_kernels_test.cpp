@@ -155,8 +155,10 @@ TEST_CASE("types without a kernel are no_kernel at compile time") {
                "compute f16/bf16 in f32");
   expect_error(
       [] {
-        (void)ge::compile_op("BatchNormalization", {f32("1,2,2"), f32("2"), f32("2"), f32("2"), f32("2")}, {},
-                             {{"training_mode", std::int64_t{1}}});
+        (void)ge::compile_op("BatchNormalization",
+                             {desc(DataType::f64, "1,2,2"), desc(DataType::f64, "2"), desc(DataType::f64, "2"),
+                              desc(DataType::f64, "2"), desc(DataType::f64, "2")},
+                             {}, {{"training_mode", std::int64_t{1}}});
       },
       Errc::no_kernel, "BatchNormalization");
 }

@@ -26,7 +26,6 @@ namespace {
 // The ops with a kernel that the harness does not check, and why. Keep it short: an op
 // leaves it once the reference implements it and op_cases has a generator.
 const std::map<std::string, std::string_view, std::less<>> uncovered = {
-    {"ConvTranspose", "no reference yet (tests/kernels/conv_test.cpp checks it against its own loops)"},
     {"Einsum", "no reference yet (tests/kernels/einsum_test.cpp checks it against its own loops)"},
     {"FusedAttention", "an internal fusion; tests/compile/fusions_test.cpp checks it against the unfused graph"},
     {"FusedConv", "an internal fusion; tests/compile/fusions_test.cpp checks it against the unfused graph"},

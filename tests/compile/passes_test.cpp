@@ -249,10 +249,10 @@ TEST_CASE("fold_constants pass leaves ranged Shapes, huge outputs, kernel-less o
   // 5000 x 5000 f32 = 100 MB > 64 MiB: stays.
   const Value big = b.scalar(1.0).expand({5000, 5000}, "big");
   b.output(big.reduce_sum({0, 1}, false, "big_sum"));
-  // Conv in f64 has no CPU kernel: stays, even with constant inputs.
-  const Value xd = b.constant("xd", Tensor::full(DataType::f64, {1, 1, 3, 3}, 1.0));
-  const Value wd = b.constant("wd", Tensor::full(DataType::f64, {1, 1, 2, 2}, 1.0));
-  b.output(xd.conv2d(wd, {.name = "conv_f64"}));
+  // Conv over 4 spatial dims has no CPU kernel: stays, even with constant inputs.
+  const Value xd = b.constant("xd", Tensor::full(DataType::f32, {1, 1, 3, 3, 3, 3}, 1.0));
+  const Value wd = b.constant("wd", Tensor::full(DataType::f32, {1, 1, 2, 2, 2, 2}, 1.0));
+  b.output(xd.conv2d(wd, {.name = "conv_4d"}));
   const Graph g = b.build();
 
   ge::PassStats st;

@@ -418,3 +418,17 @@ TEST_CASE("onnx save: issue #17's ops are written and read back, running the sam
   std::vector<Input> in{random_f32({2, 3}, 7)};
   CHECK(run(g, {}, in) == run(back, {}, in));
 }
+
+TEST_CASE("onnx save: LRN, MeanVarianceNormalization, Det and HannWindow are written and read back") {
+  ge::GraphBuilder b;
+  const auto x = b.input("x", ge::DataType::f32, "1,4,3,3");
+  const auto lrn = b.op("LRN", {x}, {{"size", std::int64_t{3}}}, "lrn");
+  b.output(b.op("MeanVarianceNormalization", {lrn}, {}, "mvn"));
+  b.output(b.op("Det", {x}, {}, "det"));
+  b.output(b.op("HannWindow", {b.constant("len", ge::Tensor::scalar(std::int64_t{5}))}, {}, "hann"));
+  const ge::Graph g = b.build();
+  CHECK(ge::onnx::save_opset(g) == 17);  // the window functions need 17
+  const ge::Graph back = ge::onnx::load_bytes(ge::onnx::save_bytes(g));
+  std::vector<Input> in{random_f32({1, 4, 3, 3}, 3)};
+  CHECK(run(g, {}, in) == run(back, {}, in));
+}

@@ -141,5 +141,8 @@ void register_cpu_math(KernelRegistry& r);
 void register_cpu_einsum(KernelRegistry& r);
 void register_cpu_recurrent(KernelRegistry& r);  // recurrent.cpp (RNN, GRU, LSTM)
 void register_cpu_optimizers(KernelRegistry& r);  // optimizers.cpp (Adagrad, Adam, Momentum)
+void register_cpu_window_nd(KernelRegistry& r);  // window_nd.cpp (3-D and other-typed windows)
+void register_cpu_half(KernelRegistry& r);       // half.cpp (f16/bf16 Min, Max, Mod through f32)
+void register_cpu_nn_more(KernelRegistry& r);    // nn_more.cpp (BatchNormalization training, ...)
 
 }  // namespace ge::cpu_lower

@@ -21,6 +21,9 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_einsum(registry);
   cpu_lower::register_cpu_recurrent(registry);
   cpu_lower::register_cpu_optimizers(registry);
+  cpu_lower::register_cpu_window_nd(registry);
+  cpu_lower::register_cpu_half(registry);
+  cpu_lower::register_cpu_nn_more(registry);
 }
 
 }  // namespace ge

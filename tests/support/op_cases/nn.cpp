@@ -30,15 +30,16 @@ Attributes window_attrs(Gen& g, const Dims& k, bool dilate) {
 
 std::vector<OpCase> conv_cases(Gen& g) {
   std::vector<OpCase> v;
-  for (int k = 0; k < 7; ++k) {
-    // 3: grouped; 4: 1-D; 5, 6: enough channels for the packed, Winograd and 1x1 paths.
-    const bool wide = k >= 5;
-    const std::int64_t group = k == 3 ? g.integer(2, 4) : 1, cin = group * g.integer(1, wide ? 24 : 3),
-                       cout = group * g.integer(1, wide ? 40 : 4), spatial = k == 4 ? 1 : 2;
+  for (int k = 0; k < 9; ++k) {
+    // 3: grouped; 4: 1-D; 5, 6: enough channels for the packed, Winograd and 1x1 paths;
+    // 7, 8: 3-D (8 grouped).
+    const bool wide = k == 5 || k == 6;
+    const std::int64_t group = k == 3 || k == 8 ? g.integer(2, 3) : 1, cin = group * g.integer(1, wide ? 24 : 3),
+                       cout = group * g.integer(1, wide ? 40 : 4), spatial = k == 4 ? 1 : k >= 7 ? 3 : 2;
     Dims x{g.integer(1, 2), cin}, w{cout, cin / group}, kernel;
     for (std::int64_t i = 0; i < spatial; ++i) {
       kernel.push_back(k == 6 ? 3 : g.integer(1, 3));
-      x.push_back(g.integer(2 * kernel.back() + 1, 11));
+      x.push_back(g.integer(2 * kernel.back() + 1, spatial == 3 ? 7 : 11));
       w.push_back(kernel.back());
     }
     Attributes a = window_attrs(g, kernel, !wide);
@@ -56,15 +57,24 @@ std::vector<OpCase> conv_cases(Gen& g) {
 Generator pool(std::string op) {
   return [op](Gen& g) {
     std::vector<OpCase> v;
-    for (int k = 0; k < 4; ++k) {
-      const Dims kernel{g.integer(1, 3), g.integer(1, 3)};
-      const Dims x{g.integer(1, 2), g.integer(1, 5), g.integer(6, 12), g.integer(6, 12)};
-      Attributes a = window_attrs(g, kernel, op == "MaxPool" && k == 3);
+    // 0-3: 2-D f32; 4, 5: 3-D; MaxPool 6: u8, 7: with Indices (storage_order at random).
+    const bool is_max = op == "MaxPool";
+    for (int k = 0; k < (is_max ? 8 : 6); ++k) {
+      Dims kernel{g.integer(1, 3), g.integer(1, 3)};
+      Dims x{g.integer(1, 2), g.integer(1, 5), g.integer(6, 12), g.integer(6, 12)};
+      if (k == 4 || k == 5) {
+        kernel.insert(kernel.begin(), g.integer(1, 3));
+        x.insert(x.begin() + 2, g.integer(4, 7));
+      }
+      Attributes a = window_attrs(g, kernel, is_max && (k == 3 || k == 5));
       a["kernel_shape"] = kernel;
       if (g.coin()) a["ceil_mode"] = 1;
       if (op == "AveragePool" && g.coin()) a["count_include_pad"] = 1;
       if (a.contains("auto_pad")) a.erase("ceil_mode");
-      v.push_back(make(op, {in(g.f32(x, -3, 3))}, a));
+      if (k == 7 && g.coin()) a["storage_order"] = 1;
+      OpCase c = make(op, {in(k == 6 ? g.ints(DataType::u8, x, 0, 255) : g.f32(x, -3, 3))}, a);
+      c.outputs = k == 7 ? 2 : 1;
+      v.push_back(c);
     }
     return v;
   };
@@ -72,13 +82,19 @@ Generator pool(std::string op) {
 
 std::vector<OpCase> batch_norm_cases(Gen& g) {
   std::vector<OpCase> v;
-  for (int k = 0; k < 3; ++k) {
+  // 3, 4: training_mode 1 (3 with the running statistics, 4 without).
+  for (int k = 0; k < 5; ++k) {
     const Dims x = g.dims(2, 4, 1, 7);
     const Dims c{x[1]};
+    Attributes a = k == 0 ? Attributes{} : Attributes{{"epsilon", g.real(1e-5, 1e-2)}};
+    if (k >= 3) {
+      a["training_mode"] = 1;
+      a["momentum"] = g.real(0.5, 1);
+    }
     OpCase bn = make("BatchNormalization",
-                     {in(g.f32(x, -3, 3)), cst(g.f32(c)), cst(g.f32(c)), cst(g.f32(c)), cst(g.f32(c, 0.1, 2))},
-                     k == 0 ? Attributes{} : Attributes{{"epsilon", g.real(1e-5, 1e-2)}});
-    bn.rtol = bn.atol = 1e-5;
+                     {in(g.f32(x, -3, 3)), cst(g.f32(c)), cst(g.f32(c)), cst(g.f32(c)), cst(g.f32(c, 0.1, 2))}, a);
+    bn.rtol = bn.atol = k >= 3 ? 1e-4 : 1e-5;
+    bn.outputs = k == 3 ? 3 : 1;
     v.push_back(bn);
   }
   return v;

@@ -13,10 +13,11 @@ namespace {
 
 // ---- windows: Conv and pooling ----
 
-// A 2-D window geometry (a 1-D one is 2-D with H = 1): input, kernel, stride, dilation,
-// begin and end pads, output extent, per spatial dim.
+// A window geometry over three spatial axes (a 1-D or 2-D one fills the last axes; the
+// leading ones have extent 1): input, kernel, stride, dilation, begin and end pads, output
+// extent, per axis.
 struct Window {
-  std::int64_t in[2], k[2], s[2], d[2], pb[2], pe[2], out[2];
+  std::int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], out[3];
 };
 
 Dims per_dim(const Ctx& c, std::string_view name, std::size_t n, std::int64_t fill) {
@@ -31,7 +32,7 @@ Dims per_dim(const Ctx& c, std::string_view name, std::size_t n, std::int64_t fi
 // `in` and kernel extents `kernel`, and computes the pads and the output extents.
 Window make_window(const Ctx& c, const Dims& in, const Dims& kernel, bool has_ceil_mode) {
   const std::size_t n = in.size();
-  if (n != 1 && n != 2) c.error(std::to_string(n) + " spatial dims; only 1-D and 2-D windows are implemented");
+  if (n < 1 || n > 3) c.error(std::to_string(n) + " spatial dims; only 1-D to 3-D windows are implemented");
   const Dims strides = per_dim(c, "strides", n, 1), dil = per_dim(c, "dilations", n, 1);
   Dims pads = c.ints("pads");
   if (pads.empty()) pads.assign(2 * n, 0);
@@ -39,8 +40,8 @@ Window make_window(const Ctx& c, const Dims& in, const Dims& kernel, bool has_ce
     c.error("attribute 'pads' is " + dims_text(pads) + "; expected " + std::to_string(2 * n) + " values");
   const std::string auto_pad = c.s("auto_pad", "NOTSET");
   const bool ceil_mode = has_ceil_mode && c.i("ceil_mode", 0) != 0;
-  Window w{{1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1}};
-  const std::size_t off = 2 - n;
+  Window w{{1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}};
+  const std::size_t off = 3 - n;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t j = i + off;
     w.in[j] = in[i];
@@ -75,20 +76,16 @@ Window make_window(const Ctx& c, const Dims& in, const Dims& kernel, bool has_ce
   return w;
 }
 
-// The output positions o in [0, out) whose tap o * s - pb + t stays in [0, in), as [lo, hi).
-std::pair<std::int64_t, std::int64_t> valid_outputs(std::int64_t in, std::int64_t out, std::int64_t s, std::int64_t pb,
-                                                    std::int64_t t) {
-  // o * s >= pb - t  and  o * s <= in - 1 + pb - t
-  const std::int64_t lo = std::max<std::int64_t>(0, ceil_div(pb - t, s));
-  const std::int64_t hi = std::min<std::int64_t>(out, floor_div(in - 1 + pb - t, s) + 1);
-  return {lo, std::max(lo, hi)};
-}
-
 // The dims of a window op's output: [N, C, out...] with the spatial rank of the input.
 Dims window_out_dims(std::int64_t n, std::int64_t ch, const Window& w, std::size_t spatial) {
   Dims d{n, ch};
-  for (std::size_t j = 2 - spatial; j < 2; ++j) d.push_back(w.out[j]);
+  for (std::size_t j = 3 - spatial; j < 3; ++j) d.push_back(w.out[j]);
   return d;
+}
+
+// The input position along axis a of output position o and tap t.
+std::int64_t tap(const Window& w, std::size_t a, std::int64_t o, std::int64_t t) {
+  return o * w.s[a] - w.pb[a] + t * w.d[a];
 }
 
 Outs conv(const Ctx& c) {
@@ -96,8 +93,8 @@ Outs conv(const Ctx& c) {
   const RefTensor& wt = c.in(1);
   if (x.dtype != DataType::f32 || wt.dtype != DataType::f32)
     c.error("inputs " + x.describe() + ", " + wt.describe() + "; only f32 is implemented");
-  if ((x.dims.size() != 3 && x.dims.size() != 4) || wt.dims.size() != x.dims.size())
-    c.error("inputs " + x.describe() + ", " + wt.describe() + "; only 1-D and 2-D convolutions are implemented");
+  if (x.dims.size() < 3 || x.dims.size() > 5 || wt.dims.size() != x.dims.size())
+    c.error("inputs " + x.describe() + ", " + wt.describe() + "; only 1-D to 3-D convolutions are implemented");
   const std::size_t sp = x.dims.size() - 2;
   const std::int64_t N = x.dims[0], C = x.dims[1], M = wt.dims[0], Cg = wt.dims[1];
   const std::int64_t group = c.i("group", 1);
@@ -117,75 +114,73 @@ Outs conv(const Ctx& c) {
   const auto xs = x.as<float>();
   const auto ws = wt.as<float>();
   auto ys = y.as<float>();
-  const std::int64_t H = w.in[0], W = w.in[1], KH = w.k[0], KW = w.k[1], OH = w.out[0], OW = w.out[1];
-  const std::int64_t Mg = M / group;
-  std::vector<double> acc(static_cast<std::size_t>(OH * OW));
-  // The output rows (columns) that kernel row kh (column kw) reaches inside the input.
-  std::vector<std::pair<std::int64_t, std::int64_t>> rows, cols;
-  for (std::int64_t kh = 0; kh < KH; ++kh) rows.push_back(valid_outputs(H, OH, w.s[0], w.pb[0], kh * w.d[0]));
-  for (std::int64_t kw = 0; kw < KW; ++kw) cols.push_back(valid_outputs(W, OW, w.s[1], w.pb[1], kw * w.d[1]));
+  const std::int64_t plane = w.in[0] * w.in[1] * w.in[2], taps = w.k[0] * w.k[1] * w.k[2], Mg = M / group;
+  std::int64_t o = 0;
   for (std::int64_t n = 0; n < N; ++n)
-    for (std::int64_t m = 0; m < M; ++m) {
-      const std::int64_t g = m / Mg;
-      std::fill(acc.begin(), acc.end(), bias.empty() ? 0.0 : static_cast<double>(bias[static_cast<std::size_t>(m)]));
-      for (std::int64_t ci = 0; ci < Cg; ++ci) {
-        const float* xin = xs.data() + ((n * C + g * Cg + ci) * H) * W;
-        const float* wk = ws.data() + ((m * Cg + ci) * KH) * KW;
-        for (std::int64_t kh = 0; kh < KH; ++kh)
-          for (std::int64_t kw = 0; kw < KW; ++kw) {
-            const double wv = wk[kh * KW + kw];
-            const auto [oh_lo, oh_hi] = rows[static_cast<std::size_t>(kh)];
-            const auto [ow_lo, ow_hi] = cols[static_cast<std::size_t>(kw)];
-            for (std::int64_t oh = oh_lo; oh < oh_hi; ++oh) {
-              // Input element of output (oh, ow): xin[base + ow * stride_w].
-              const std::int64_t base = (oh * w.s[0] - w.pb[0] + kh * w.d[0]) * W - w.pb[1] + kw * w.d[1];
-              double* out = acc.data() + oh * OW;
-              for (std::int64_t ow = ow_lo; ow < ow_hi; ++ow) out[ow] += wv * xin[base + ow * w.s[1]];
+    for (std::int64_t m = 0; m < M; ++m)
+      for (std::int64_t o0 = 0; o0 < w.out[0]; ++o0)
+        for (std::int64_t o1 = 0; o1 < w.out[1]; ++o1)
+          for (std::int64_t o2 = 0; o2 < w.out[2]; ++o2, ++o) {
+            double acc = bias.empty() ? 0.0 : static_cast<double>(bias[static_cast<std::size_t>(m)]);
+            for (std::int64_t ci = 0; ci < Cg; ++ci) {
+              const float* xin = xs.data() + (n * C + (m / Mg) * Cg + ci) * plane;
+              const float* wk = ws.data() + (m * Cg + ci) * taps;
+              for (std::int64_t k0 = 0; k0 < w.k[0]; ++k0)
+                for (std::int64_t k1 = 0; k1 < w.k[1]; ++k1)
+                  for (std::int64_t k2 = 0; k2 < w.k[2]; ++k2) {
+                    const std::int64_t i0 = tap(w, 0, o0, k0), i1 = tap(w, 1, o1, k1), i2 = tap(w, 2, o2, k2);
+                    if (i0 < 0 || i0 >= w.in[0] || i1 < 0 || i1 >= w.in[1] || i2 < 0 || i2 >= w.in[2]) continue;
+                    acc += static_cast<double>(wk[(k0 * w.k[1] + k1) * w.k[2] + k2]) *
+                           xin[(i0 * w.in[1] + i1) * w.in[2] + i2];
+                  }
             }
+            ys[static_cast<std::size_t>(o)] = static_cast<float>(acc);
           }
-      }
-      float* dst = ys.data() + (n * M + m) * OH * OW;
-      for (std::size_t p = 0; p < acc.size(); ++p) dst[p] = static_cast<float>(acc[p]);
-    }
   return {y};
 }
 
 Outs pool(const Ctx& c, bool is_max) {
   const RefTensor& x = c.in(0);
-  if (x.dims.size() != 3 && x.dims.size() != 4)
-    c.error("input 0 is " + x.describe() + "; only 1-D and 2-D pooling is implemented");
+  if (x.dims.size() < 3 || x.dims.size() > 5)
+    c.error("input 0 is " + x.describe() + "; only 1-D to 3-D pooling is implemented");
   const std::size_t sp = x.dims.size() - 2;
   const Dims kernel = c.ints("kernel_shape");
   if (kernel.size() != sp) c.error("attribute 'kernel_shape' is " + dims_text(kernel) + " for input " + x.describe());
   const Window w = make_window(c, Dims(x.dims.begin() + 2, x.dims.end()), kernel, true);
-  const std::int64_t N = x.dims[0], C = x.dims[1], H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
+  const std::int64_t N = x.dims[0], C = x.dims[1], plane = w.in[0] * w.in[1] * w.in[2];
   const bool include_pad = !is_max && c.i("count_include_pad", 0) != 0;
   const bool col_major = is_max && c.i("storage_order", 0) != 0;
   RefTensor y(x.dtype, window_out_dims(N, C, w, sp));
   RefTensor idx(DataType::i64, y.dims);
   std::int64_t o = 0;
-  for (std::int64_t n = 0; n < N; ++n)
-    for (std::int64_t ch = 0; ch < C; ++ch)
-      for (std::int64_t oh = 0; oh < OH; ++oh)
-        for (std::int64_t ow = 0; ow < OW; ++ow, ++o) {
+  for (std::int64_t nc = 0; nc < N * C; ++nc)
+    for (std::int64_t o0 = 0; o0 < w.out[0]; ++o0)
+      for (std::int64_t o1 = 0; o1 < w.out[1]; ++o1)
+        for (std::int64_t o2 = 0; o2 < w.out[2]; ++o2, ++o) {
           double best = -std::numeric_limits<double>::infinity(), sum = 0;
           std::int64_t best_at = -1, count = 0, padded_count = 0;
-          for (std::int64_t kh = 0; kh < w.k[0]; ++kh)
-            for (std::int64_t kw = 0; kw < w.k[1]; ++kw) {
-              const std::int64_t ih = oh * w.s[0] - w.pb[0] + kh * w.d[0];
-              const std::int64_t iw = ow * w.s[1] - w.pb[1] + kw * w.d[1];
+          const std::int64_t at_o[3] = {o0, o1, o2};
+          for (std::int64_t t = 0; t < w.k[0] * w.k[1] * w.k[2]; ++t) {
+            const std::int64_t kk[3] = {t / (w.k[1] * w.k[2]), (t / w.k[2]) % w.k[1], t % w.k[2]};
+            std::int64_t i[3];
+            bool inside = true, padded = true;
+            for (std::size_t a = 0; a < 3; ++a) {
+              i[a] = tap(w, a, at_o[a], kk[a]);
+              inside = inside && i[a] >= 0 && i[a] < w.in[a];
               // Positions inside the input or its pads count for count_include_pad.
-              if (ih >= -w.pb[0] && ih < H + w.pe[0] && iw >= -w.pb[1] && iw < W + w.pe[1]) ++padded_count;
-              if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-              const std::int64_t at = ((n * C + ch) * H + ih) * W + iw;
-              const double v = get_f(x, at);
-              ++count;
-              sum += v;
-              if (best_at < 0 || v > best) {
-                best = v;
-                best_at = col_major ? (n * C + ch) * H * W + iw * H + ih : at;
-              }
+              padded = padded && i[a] >= -w.pb[a] && i[a] < w.in[a] + w.pe[a];
             }
+            if (padded) ++padded_count;
+            if (!inside) continue;
+            const std::int64_t at = nc * plane + (i[0] * w.in[1] + i[1]) * w.in[2] + i[2];
+            const double v = get_f(x, at);
+            ++count;
+            sum += v;
+            if (best_at < 0 || v > best) {
+              best = v;
+              best_at = col_major ? nc * plane + i[0] + w.in[0] * (i[1] + w.in[1] * i[2]) : at;
+            }
+          }
           if (count == 0) c.error("a window covers no input element");
           if (is_max) {
             set_f(y, o, best);
@@ -254,29 +249,48 @@ Outs instance_norm(const Ctx& c) {
   return {y};
 }
 
+// BatchNormalization: with training_mode 1 the statistics are X's (mean and population
+// variance over every dim but 1), and the running ones blend in: input * momentum +
+// current * (1 - momentum).
 Outs batch_norm(const Ctx& c) {
-  if (c.i("training_mode", 0) != 0) c.error("training_mode 1 is not implemented");
-  if (c.node.outputs.size() > 1) c.error("the running_mean / running_var outputs (training) are not implemented");
+  const bool training = c.i("training_mode", 0) != 0;
+  if (!training && c.node.outputs.size() > 1) c.error("running_mean / running_var need training_mode 1");
   c.require_float(0);
   const RefTensor& x = c.in(0);
   if (x.dims.size() < 2) c.error("input 0 is " + x.describe() + "; expected rank >= 2");
-  const std::int64_t C = x.dims[1], inner = product(x.dims, 2);
+  const std::int64_t C = x.dims[1], inner = product(x.dims, 2), N = x.dims[0];
   for (std::size_t k = 1; k < 5; ++k)
     if (c.in(k).elements() != C)
       c.error("input " + std::to_string(k) + " is " + c.in(k).describe() + "; expected " + std::to_string(C) +
               " values");
-  const double eps = c.f("epsilon", 1e-5);
-  RefTensor y(x.dtype, x.dims);
-  for (std::int64_t n = 0; n < x.dims[0]; ++n)
-    for (std::int64_t ch = 0; ch < C; ++ch) {
-      const double scale = get_f(c.in(1), ch), bias = get_f(c.in(2), ch), mean = get_f(c.in(3), ch),
-                   var = get_f(c.in(4), ch);
-      const double a = scale / std::sqrt(var + eps);
+  const double eps = c.f("epsilon", 1e-5), momentum = c.f("momentum", 0.9);
+  RefTensor y(x.dtype, x.dims), run_mean(c.in(3).dtype, {C}), run_var(c.in(4).dtype, {C});
+  for (std::int64_t ch = 0; ch < C; ++ch) {
+    double mean = get_f(c.in(3), ch), var = get_f(c.in(4), ch);
+    if (training) {
+      double sum = 0, sq = 0;
+      for (std::int64_t n = 0; n < N; ++n)
+        for (std::int64_t k = 0; k < inner; ++k) sum += get_f(x, (n * C + ch) * inner + k);
+      const double count = static_cast<double>(N * inner), m = sum / count;
+      for (std::int64_t n = 0; n < N; ++n)
+        for (std::int64_t k = 0; k < inner; ++k) {
+          const double d = get_f(x, (n * C + ch) * inner + k) - m;
+          sq += d * d;
+        }
+      set_f(run_mean, ch, mean * momentum + m * (1 - momentum));
+      set_f(run_var, ch, var * momentum + sq / count * (1 - momentum));
+      mean = m;
+      var = sq / count;
+    }
+    const double scale = get_f(c.in(1), ch), bias = get_f(c.in(2), ch);
+    const double a = scale / std::sqrt(var + eps);
+    for (std::int64_t n = 0; n < N; ++n)
       for (std::int64_t k = 0; k < inner; ++k) {
         const std::int64_t i = (n * C + ch) * inner + k;
         set_f(y, i, (get_f(x, i) - mean) * a + bias);
       }
-    }
+  }
+  if (training) return {y, run_mean, run_var};
   return {y};
 }
 

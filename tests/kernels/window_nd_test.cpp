@@ -1,0 +1,112 @@
+// The generic window kernels (kernels/cpu/window_nd.hpp): small hand-checked cases and
+// their argument errors. The random cases against the reference cover the rest.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include "kernel_test.hpp"
+#include "kernels/cpu/window_nd.hpp"
+
+using ge::Errc;
+using ge::test::Buf;
+using ge::test::expect_error;
+using ge::test::kernels_tag;
+namespace cpu = ge::cpu;
+
+namespace {
+// A view of `b` that outlives the call it is passed to (the optional-tensor arguments).
+template <class T>
+const ge::TensorView* ptr(const Buf<T>& b) {
+  static thread_local ge::TensorView v[4];
+  static thread_local int next = 0;
+  ge::TensorView& at = v[next++ % 4];
+  at = b.view();
+  return &at;
+}
+}  // namespace
+
+TEST_CASE("max_pool_nd: 3-D window, u8, Indices row- and column-major") {
+  // x [1, 1, 2, 2, 2] = 0..7; one 2x2x2 window: the max 7 at flat index 7.
+  Buf<float> x({1, 1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  Buf<float> y({1, 1, 1, 1, 1});
+  Buf<std::int64_t> idx({1, 1, 1, 1, 1});
+  cpu::WindowNd p;
+  p.kernel = {2, 2, 2};
+  cpu::max_pool_nd(p, x.view(), y.view(), ptr(idx));
+  CHECK(y.v[0] == 7);
+  CHECK(idx.v[0] == 7);
+  // 2-D [1, 1, 2, 3], kernel 2x2 stride 1: maxima at (1, 1) and (1, 2); column-major h + w * H.
+  Buf<std::uint8_t> x2({1, 1, 2, 3}, {1, 2, 3, 4, 9, 5});
+  Buf<std::uint8_t> y2({1, 1, 1, 2});
+  Buf<std::int64_t> i2({1, 1, 1, 2});
+  cpu::WindowNd q;
+  q.kernel = {1, 2, 2};
+  q.column_major = true;
+  cpu::max_pool_nd(q, x2.view(), y2.view(), ptr(i2));
+  CHECK(y2.v == std::vector<std::uint8_t>{9, 9});
+  CHECK(i2.v == std::vector<std::int64_t>{3, 3});
+}
+
+TEST_CASE("average_pool_nd and conv_nd: 3-D with pads") {
+  Buf<float> x({1, 1, 1, 1, 2}, {2, 4});
+  Buf<float> y({1, 1, 1, 1, 2});
+  cpu::WindowNd p;
+  p.kernel = {1, 1, 2};
+  p.pad_end = {0, 0, 1};
+  cpu::average_pool_nd(p, x.view(), y.view());
+  CHECK(y.v == std::vector<float>{3, 4});
+  p.count_include_pad = true;
+  cpu::average_pool_nd(p, x.view(), y.view());
+  CHECK(y.v == std::vector<float>{3, 2});
+  // Conv with W [1, 1, 1, 1, 2] = {1, 10} and bias 0.5 over the same padded input.
+  Buf<float> w({1, 1, 1, 1, 2}, {1, 10});
+  Buf<float> b({1}, {0.5F});
+  cpu::WindowNd c;
+  c.pad_end = {0, 0, 1};
+  cpu::conv_nd(c, x.view(), w.view(), ptr(b), y.view());
+  CHECK(y.v == std::vector<float>{42.5F, 4.5F});
+}
+
+TEST_CASE("conv_transpose_nd: scatter with stride") {
+  Buf<float> x({1, 1, 1, 1, 2}, {1, 2});
+  Buf<float> w({1, 1, 1, 1, 2}, {1, 10});
+  Buf<float> y({1, 1, 1, 1, 4});
+  cpu::WindowNd p;
+  p.stride = {1, 1, 2};
+  cpu::conv_transpose_nd(p, x.view(), w.view(), nullptr, y.view());
+  CHECK(y.v == std::vector<float>{1, 10, 2, 20});
+}
+
+TEST_CASE("window_nd kernels: bad arguments are ge::Errors") {
+  Buf<float> x({1, 2, 2, 2, 2});
+  Buf<float> y({1, 2, 1, 1, 1});
+  cpu::WindowNd p;
+  p.kernel = {2, 2, 2};
+  cpu::WindowNd bad = p;
+  bad.stride = {0, 1, 1};
+  expect_error([&] { cpu::max_pool_nd(bad, x.view(), y.view(), nullptr); }, Errc::bad_attribute, kernels_tag);
+  bad = p;
+  bad.pad_begin = {-1, 0, 0};
+  expect_error([&] { cpu::average_pool_nd(bad, x.view(), y.view()); }, Errc::bad_attribute, kernels_tag);
+  Buf<double> yd({1, 2, 1, 1, 1});
+  expect_error([&] { cpu::max_pool_nd(p, x.view(), yd.view(), nullptr); }, Errc::type_mismatch, kernels_tag);
+  Buf<std::int32_t> idx({1, 2, 1, 1, 1});
+  expect_error([&] { cpu::max_pool_nd(p, x.view(), y.view(), ptr(idx)); }, Errc::type_mismatch, kernels_tag);
+  Buf<std::int32_t> xi({1, 2, 2, 2, 2});
+  Buf<std::int32_t> yi({1, 2, 1, 1, 1});
+  expect_error([&] { cpu::max_pool_nd(p, xi.view(), yi.view(), nullptr); }, Errc::type_mismatch, kernels_tag);
+  Buf<float> x6({1, 1, 1, 1, 1, 1});
+  expect_error([&] { cpu::average_pool_nd(p, x6.view(), x6.view()); }, Errc::rank_mismatch, kernels_tag);
+  // Conv: W's channels per group against X's and group.
+  Buf<float> w({2, 1, 2, 2, 2});
+  cpu::WindowNd c;
+  expect_error([&] { cpu::conv_nd(c, x.view(), w.view(), nullptr, y.view()); }, Errc::bad_op_inputs, kernels_tag);
+  c.group = 3;
+  expect_error([&] { cpu::conv_nd(c, x.view(), w.view(), nullptr, y.view()); }, Errc::bad_op_inputs, kernels_tag);
+  c.group = 2;
+  Buf<float> b({3});
+  expect_error([&] { cpu::conv_nd(c, x.view(), w.view(), ptr(b), y.view()); }, Errc::bad_op_inputs, kernels_tag);
+  Buf<float> wt({3, 1, 2, 2, 2});
+  expect_error([&] { cpu::conv_transpose_nd(c, x.view(), wt.view(), nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+}

@@ -64,6 +64,8 @@ constexpr OnnxOp onnx_ops[] = {
     {"GRU", 14},         {"LSTM", 14},         {"RNN", 14},
     // the optimizers of the training domain (version 1 of ai.onnx.preview.training)
     {"Adagrad", 13},     {"Adam", 13},         {"Momentum", 13},
+    // Fourier transforms (opset 17) and n-gram counts
+    {"DFT", 17},         {"STFT", 17},         {"MelWeightMatrix", 17}, {"TfIdfVectorizer", 13},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {

@@ -144,6 +144,7 @@ const GenTable& generators() {
     add_selection_cases(t);
     add_recurrent_cases(t);
     add_optimizer_cases(t);
+    add_spectral_cases(t);
     return t;
   }();
   return table;

@@ -141,5 +141,6 @@ void register_cpu_math(KernelRegistry& r);
 void register_cpu_einsum(KernelRegistry& r);
 void register_cpu_recurrent(KernelRegistry& r);  // recurrent.cpp (RNN, GRU, LSTM)
 void register_cpu_optimizers(KernelRegistry& r);  // optimizers.cpp (Adagrad, Adam, Momentum)
+void register_cpu_spectral(KernelRegistry& r);    // spectral.cpp (DFT, STFT, MelWeightMatrix, TfIdfVectorizer)
 
 }  // namespace ge::cpu_lower

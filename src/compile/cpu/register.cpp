@@ -21,6 +21,7 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_einsum(registry);
   cpu_lower::register_cpu_recurrent(registry);
   cpu_lower::register_cpu_optimizers(registry);
+  cpu_lower::register_cpu_spectral(registry);
 }
 
 }  // namespace ge

@@ -74,5 +74,6 @@ void add_one_hot_cases(GenTable& t);    // op_cases/one_hot.cpp
 void add_selection_cases(GenTable& t);  // op_cases/selection.cpp
 void add_recurrent_cases(GenTable& t);  // op_cases/recurrent.cpp
 void add_optimizer_cases(GenTable& t);  // op_cases/optimizers.cpp
+void add_spectral_cases(GenTable& t);   // op_cases/spectral.cpp
 
 }  // namespace ge::test::cases

@@ -151,5 +151,6 @@ void add_one_hot_ops(OpTable& t);    // one_hot.cpp (and Dropout, CastLike)
 void add_selection_ops(OpTable& t);  // selection.cpp (and GatherND, ScatterND)
 void add_recurrent_ops(OpTable& t);  // recurrent.cpp (RNN, GRU, LSTM)
 void add_optimizer_ops(OpTable& t);  // optimizers.cpp (Adagrad, Adam, Momentum)
+void add_spectral_ops(OpTable& t);   // spectral.cpp (DFT, STFT, MelWeightMatrix, TfIdfVectorizer)
 
 }  // namespace ge::ref::detail

@@ -29,6 +29,7 @@ const OpTable& op_table() {
     add_selection_ops(t);
     add_recurrent_ops(t);
     add_optimizer_ops(t);
+    add_spectral_ops(t);
     return t;
   }();
   return table;

@@ -67,6 +67,8 @@ constexpr OnnxOp onnx_ops[] = {
     // issue #17's further network ops
     {"BlackmanWindow", 17},                    {"Det", 11},            {"HammingWindow", 17},  {"HannWindow", 17},
     {"LRN", 13},         {"MaxUnpool", 11},    {"MeanVarianceNormalization", 13},
+    // Fourier transforms (opset 17) and n-gram counts
+    {"DFT", 17},         {"STFT", 17},         {"MelWeightMatrix", 17}, {"TfIdfVectorizer", 13},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {

@@ -30,6 +30,7 @@ void add_nd_indexing_ops(OpRegistry& r);  // src/ops/nd_indexing.cpp
 void add_selection_ops(OpRegistry& r);  // src/ops/selection.cpp
 void add_recurrent_ops(OpRegistry& r);  // src/ops/recurrent.cpp (RNN, GRU, LSTM)
 void add_optimizer_ops(OpRegistry& r);  // src/ops/optimizers.cpp (Adagrad, Adam, Momentum)
+void add_spectral_ops(OpRegistry& r);   // src/ops/spectral.cpp (DFT, STFT, MelWeightMatrix, TfIdfVectorizer)
 void add_host_ops(OpRegistry& r);
 void add_math_ops(OpRegistry& r);    // src/ops/math_ops.cpp (calls add_einsum_op)
 void add_einsum_op(OpRegistry& r);   // src/ops/einsum.cpp

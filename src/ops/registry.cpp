@@ -41,6 +41,7 @@ std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
   ops::add_recurrent_ops(*r);
   ops::add_optimizer_ops(*r);
   ops::add_nn_more_ops(*r);
+  ops::add_spectral_ops(*r);
   return r;
 }
 

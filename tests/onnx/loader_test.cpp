@@ -448,7 +448,7 @@ TEST_CASE("onnx: everything unsupported is listed in one error") {
   m.node("Relu", {"x"}, {"a"}, "relu");
   m.node("Bernoulli", {"a"}, {"b"}, "hm_first");
   m.node("Bernoulli", {"b"}, {"c"}, "hm_second");
-  m.node("TfIdfVectorizer", {"c"}, {"d"}, "tfidf");
+  m.node("StringNormalizer", {"c"}, {"d"}, "strnorm");
   m.node("FusedConv", {"d"}, {"e"}, "fused");
   auto* ms = m.node("FusedMatMul", {"e"}, {"f"}, "ms");
   ms->set_domain("com.microsoft");
@@ -457,7 +457,7 @@ TEST_CASE("onnx: everything unsupported is listed in one error") {
   set_int(m.node("Cast", {"h"}, {"i"}, "cast"), "to", ::onnx::TensorProto_DataType_STRING);
   m.output("i");
   expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op, "'Bernoulli' (node 'hm_first')",
-               "'TfIdfVectorizer' (node 'tfidf')", "'FusedConv'", "com.microsoft:FusedMatMul", "mode=\"cubic\"",
+               "'StringNormalizer' (node 'strnorm')", "'FusedConv'", "com.microsoft:FusedMatMul", "mode=\"cubic\"",
                "Relu attribute 'bogus' (node 'relu2')", "Cast to STRING", "STRING (input 's')");
   // Each op once.
   CHECK(std::string(error_of([&] { (void)load(m.bytes()); }).what()).find("hm_second") == std::string::npos);

@@ -145,6 +145,7 @@ const GenTable& generators() {
     add_recurrent_cases(t);
     add_optimizer_cases(t);
     add_nn_more_cases(t);
+    add_spectral_cases(t);
     return t;
   }();
   return table;

@@ -144,5 +144,6 @@ void register_cpu_optimizers(KernelRegistry& r);  // optimizers.cpp (Adagrad, Ad
 void register_cpu_window_nd(KernelRegistry& r);  // window_nd.cpp (3-D and other-typed windows)
 void register_cpu_half(KernelRegistry& r);       // half.cpp (f16/bf16 Min, Max, Mod through f32)
 void register_cpu_nn_more(KernelRegistry& r);    // nn_more.cpp (BatchNormalization training, ...)
+void register_cpu_spectral(KernelRegistry& r);    // spectral.cpp (DFT, STFT, MelWeightMatrix, TfIdfVectorizer)
 
 }  // namespace ge::cpu_lower

@@ -24,6 +24,7 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_window_nd(registry);
   cpu_lower::register_cpu_half(registry);
   cpu_lower::register_cpu_nn_more(registry);
+  cpu_lower::register_cpu_spectral(registry);
 }
 
 }  // namespace ge

@@ -75,5 +75,6 @@ void add_selection_cases(GenTable& t);  // op_cases/selection.cpp
 void add_recurrent_cases(GenTable& t);  // op_cases/recurrent.cpp
 void add_optimizer_cases(GenTable& t);  // op_cases/optimizers.cpp
 void add_nn_more_cases(GenTable& t);    // op_cases/nn_more.cpp
+void add_spectral_cases(GenTable& t);   // op_cases/spectral.cpp
 
 }  // namespace ge::test::cases

@@ -152,5 +152,6 @@ void add_selection_ops(OpTable& t);  // selection.cpp (and GatherND, ScatterND)
 void add_recurrent_ops(OpTable& t);  // recurrent.cpp (RNN, GRU, LSTM)
 void add_optimizer_ops(OpTable& t);  // optimizers.cpp (Adagrad, Adam, Momentum)
 void add_nn_more_ops(OpTable& t);    // nn_more.cpp (ConvTranspose, ...)
+void add_spectral_ops(OpTable& t);   // spectral.cpp (DFT, STFT, MelWeightMatrix, TfIdfVectorizer)
 
 }  // namespace ge::ref::detail

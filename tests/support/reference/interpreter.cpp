@@ -30,6 +30,7 @@ const OpTable& op_table() {
     add_recurrent_ops(t);
     add_optimizer_ops(t);
     add_nn_more_ops(t);
+    add_spectral_ops(t);
     return t;
   }();
   return table;

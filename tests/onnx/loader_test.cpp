@@ -452,12 +452,12 @@ TEST_CASE("onnx: everything unsupported is listed in one error") {
   m.node("FusedConv", {"d"}, {"e"}, "fused");
   auto* ms = m.node("FusedMatMul", {"e"}, {"f"}, "ms");
   ms->set_domain("com.microsoft");
-  set_string(m.node("Resize", {"f", "", "", ""}, {"g"}, "resize"), "mode", "cubic");
+  set_string(m.node("Resize", {"f", "", "", ""}, {"g"}, "resize"), "mode", "area");
   set_int(m.node("Relu", {"g"}, {"h"}, "relu2"), "bogus", 1);
   set_int(m.node("Cast", {"h"}, {"i"}, "cast"), "to", ::onnx::TensorProto_DataType_STRING);
   m.output("i");
   expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op, "'Bernoulli' (node 'hm_first')",
-               "'Det' (node 'det')", "'FusedConv'", "com.microsoft:FusedMatMul", "mode=\"cubic\"",
+               "'Det' (node 'det')", "'FusedConv'", "com.microsoft:FusedMatMul", "mode=\"area\"",
                "Relu attribute 'bogus' (node 'relu2')", "Cast to STRING", "STRING (input 's')");
   // Each op once.
   CHECK(std::string(error_of([&] { (void)load(m.bytes()); }).what()).find("hm_second") == std::string::npos);

@@ -60,6 +60,10 @@ constexpr OnnxOp onnx_ops[] = {
     {"GlobalMaxPool", 13},                     {"Hardmax", 13},        {"NegativeLogLikelihoodLoss", 13},
     {"OneHot", 13},      {"ReverseSequence", 13},                      {"ScatterND", 13},
     {"SoftmaxCrossEntropyLoss", 13},           {"Unique", 13},
+    // issue #17's quantization ops
+    {"QuantizeLinear", 13},                    {"DequantizeLinear", 13},
+    {"DynamicQuantizeLinear", 13},             {"MatMulInteger", 13},  {"QLinearMatMul", 13},
+    {"ConvInteger", 13}, {"QLinearConv", 13},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {

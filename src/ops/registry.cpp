@@ -38,6 +38,7 @@ std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
   ops::add_host_ops(*r);
   ops::add_math_ops(*r);
   ops::add_fused_ops(*r);
+  ops::add_quantize_ops(*r);
   return r;
 }
 

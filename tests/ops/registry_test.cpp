@@ -28,7 +28,10 @@ TEST_CASE("the global registry holds every op the issue lists") {
         // issue #17's one-hot and pass-through ops
         "Hardmax", "EyeLike", "OneHot", "Dropout", "CastLike", "GlobalMaxPool",
         // issue #17's tuple indexing and selection
-        "GatherND", "ScatterND", "Compress", "ReverseSequence", "Unique"}) {
+        "GatherND", "ScatterND", "Compress", "ReverseSequence", "Unique",
+        // issue #17's quantization
+        "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger",
+        "QLinearConv"}) {
     CAPTURE(op);
     const ge::OpSchema* s = r.try_find(op);
     REQUIRE(s != nullptr);
@@ -36,7 +39,7 @@ TEST_CASE("the global registry holds every op the issue lists") {
     CHECK_FALSE(s->doc.empty());
   }
   const auto names = r.names();
-  CHECK(names.size() == 131);
+  CHECK(names.size() == 138);
   CHECK(std::is_sorted(names.begin(), names.end()));
 }
 

@@ -142,6 +142,7 @@ const GenTable& generators() {
     add_loss_cases(t);
     add_one_hot_cases(t);
     add_selection_cases(t);
+    add_quantize_cases(t);
     return t;
   }();
   return table;

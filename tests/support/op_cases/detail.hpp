@@ -72,5 +72,6 @@ void add_rearrange_cases(GenTable& t);  // op_cases/rearrange.cpp
 void add_loss_cases(GenTable& t);       // op_cases/loss.cpp
 void add_one_hot_cases(GenTable& t);    // op_cases/one_hot.cpp
 void add_selection_cases(GenTable& t);  // op_cases/selection.cpp
+void add_quantize_cases(GenTable& t);   // op_cases/quantize.cpp
 
 }  // namespace ge::test::cases

@@ -64,6 +64,8 @@ constexpr OnnxOp onnx_ops[] = {
     {"QuantizeLinear", 13},                    {"DequantizeLinear", 13},
     {"DynamicQuantizeLinear", 13},             {"MatMulInteger", 13},  {"QLinearMatMul", 13},
     {"ConvInteger", 13}, {"QLinearConv", 13},
+    // issue #17's detection ops
+    {"NonMaxSuppression", 13},                 {"RoiAlign", 16},       {"GridSample", 16},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {

@@ -39,6 +39,7 @@ std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
   ops::add_math_ops(*r);
   ops::add_fused_ops(*r);
   ops::add_quantize_ops(*r);
+  ops::add_detection_ops(*r);
   return r;
 }
 

@@ -143,6 +143,7 @@ const GenTable& generators() {
     add_one_hot_cases(t);
     add_selection_cases(t);
     add_quantize_cases(t);
+    add_detection_cases(t);
     return t;
   }();
   return table;

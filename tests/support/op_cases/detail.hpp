@@ -73,5 +73,6 @@ void add_loss_cases(GenTable& t);       // op_cases/loss.cpp
 void add_one_hot_cases(GenTable& t);    // op_cases/one_hot.cpp
 void add_selection_cases(GenTable& t);  // op_cases/selection.cpp
 void add_quantize_cases(GenTable& t);   // op_cases/quantize.cpp
+void add_detection_cases(GenTable& t);  // op_cases/detection.cpp
 
 }  // namespace ge::test::cases

@@ -150,5 +150,6 @@ void add_loss_ops(OpTable& t);       // loss.cpp
 void add_one_hot_ops(OpTable& t);    // one_hot.cpp (and Dropout, CastLike)
 void add_selection_ops(OpTable& t);  // selection.cpp (and GatherND, ScatterND)
 void add_quantize_ops(OpTable& t);   // quantize.cpp
+void add_detection_ops(OpTable& t);  // detection.cpp
 
 }  // namespace ge::ref::detail

@@ -28,6 +28,7 @@ const OpTable& op_table() {
     add_one_hot_ops(t);
     add_selection_ops(t);
     add_quantize_ops(t);
+    add_detection_ops(t);
     return t;
   }();
   return table;

@@ -144,6 +144,7 @@ const GenTable& generators() {
     add_selection_cases(t);
     add_quantize_cases(t);
     add_detection_cases(t);
+    add_resize_cases(t);
     return t;
   }();
   return table;

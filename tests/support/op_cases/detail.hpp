@@ -74,5 +74,6 @@ void add_one_hot_cases(GenTable& t);    // op_cases/one_hot.cpp
 void add_selection_cases(GenTable& t);  // op_cases/selection.cpp
 void add_quantize_cases(GenTable& t);   // op_cases/quantize.cpp
 void add_detection_cases(GenTable& t);  // op_cases/detection.cpp
+void add_resize_cases(GenTable& t);     // op_cases/resize.cpp
 
 }  // namespace ge::test::cases

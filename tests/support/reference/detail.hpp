@@ -151,5 +151,6 @@ void add_one_hot_ops(OpTable& t);    // one_hot.cpp (and Dropout, CastLike)
 void add_selection_ops(OpTable& t);  // selection.cpp (and GatherND, ScatterND)
 void add_quantize_ops(OpTable& t);   // quantize.cpp
 void add_detection_ops(OpTable& t);  // detection.cpp
+void add_resize_ops(OpTable& t);     // resize.cpp
 
 }  // namespace ge::ref::detail

@@ -29,6 +29,7 @@ const OpTable& op_table() {
     add_selection_ops(t);
     add_quantize_ops(t);
     add_detection_ops(t);
+    add_resize_ops(t);
     return t;
   }();
   return table;

@@ -176,6 +176,14 @@ bool NodeConverter::legacy(NodePlan& p, const std::string& where) {
       it->second = Attribute(std::string(to_string(*t)));
     }
   }
+  // RoiAlign before opset 16 had no coordinate_transformation_mode: it did what
+  // output_half_pixel names. GridSample from opset 20 names its modes linear and cubic.
+  if (p.op == "RoiAlign" && opset_ < 16) p.attrs.try_emplace("coordinate_transformation_mode", std::string("output_half_pixel"));
+  if (p.op == "GridSample" && opset_ >= 20)
+    if (const auto it = p.attrs.find("mode"); it != p.attrs.end() && it->second.kind() == AttrKind::string) {
+      if (it->second.as_string() == "linear") it->second = Attribute(std::string("bilinear"));
+      if (it->second.as_string() == "cubic") it->second = Attribute(std::string("bicubic"));
+    }
   return true;
 }
 

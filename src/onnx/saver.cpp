@@ -69,6 +69,12 @@ constexpr OnnxOp onnx_ops[] = {
     {"LRN", 13},         {"MaxUnpool", 11},    {"MeanVarianceNormalization", 13},
     // Fourier transforms (opset 17) and n-gram counts
     {"DFT", 17},         {"STFT", 17},         {"MelWeightMatrix", 17}, {"TfIdfVectorizer", 13},
+    // issue #17's quantization ops
+    {"QuantizeLinear", 13},                    {"DequantizeLinear", 13},
+    {"DynamicQuantizeLinear", 13},             {"MatMulInteger", 13},  {"QLinearMatMul", 13},
+    {"ConvInteger", 13}, {"QLinearConv", 13},
+    // issue #17's detection ops
+    {"NonMaxSuppression", 13},                 {"RoiAlign", 16},       {"GridSample", 16},
 };
 
 std::optional<std::int64_t> op_since(std::string_view op) {

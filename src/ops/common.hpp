@@ -36,6 +36,8 @@ void add_math_ops(OpRegistry& r);    // src/ops/math_ops.cpp (calls add_einsum_o
 void add_einsum_op(OpRegistry& r);   // src/ops/einsum.cpp
 void add_fused_ops(OpRegistry& r);   // src/ops/fused_ops.cpp (after add_nn_ops: reuses MatMul's inference)
 void add_nn_more_ops(OpRegistry& r);  // src/ops/nn_more.cpp
+void add_quantize_ops(OpRegistry& r);  // src/ops/quantize.cpp (after add_nn_ops: reuses MatMul and Conv)
+void add_detection_ops(OpRegistry& r);  // src/ops/detection.cpp
 
 // ---- schema helpers ---------------------------------------------------------------
 

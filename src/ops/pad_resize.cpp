@@ -127,13 +127,13 @@ void add_pad_resize_ops(OpRegistry& r, const TypeConstraint& any) {
                  }
                  return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
                }));
-  r.add(schema("Resize", "resizes by scales (floor(d * scale)) or to sizes; nearest or linear",
+  r.add(schema("Resize", "resizes by scales (floor(d * scale)) or to sizes; nearest, linear or cubic",
                {arg("X", "T1"), opt("roi", "T2"), opt("scales", "f32"), opt("sizes", "i64")}, {arg("Y", "T1")},
                {{"T1", TypeSet::all()}, {"T2", TypeSet::floats()}},
-               {attr("mode", "nearest", one_of({"nearest", "linear"})),
+               {attr("mode", "nearest", one_of({"nearest", "linear", "cubic"})),
                 attr("coordinate_transformation_mode", "half_pixel",
                      one_of({"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize",
-                             "half_pixel_symmetric"})),
+                             "half_pixel_symmetric", "tf_half_pixel_for_nn"})),
                 attr("nearest_mode", "round_prefer_floor", one_of({"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})),
                 attr("cubic_coeff_a", -0.75), attr("exclude_outside", 0, int_in(0, 1)), attr("extrapolation_value", 0.0)},
                infer_resize));

@@ -42,6 +42,8 @@ std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
   ops::add_optimizer_ops(*r);
   ops::add_nn_more_ops(*r);
   ops::add_spectral_ops(*r);
+  ops::add_quantize_ops(*r);
+  ops::add_detection_ops(*r);
   return r;
 }
 

@@ -34,7 +34,6 @@ const std::map<std::string, std::string_view, std::less<>> uncovered = {
      "an internal fusion; tests/compile/layout_test.cpp checks it against the two convs it replaces"},
     {"NonZero", "no reference yet (data-dependent output dims)"},
     {"Range", "no reference yet (data-dependent output dims)"},
-    {"Resize", "no reference yet"},
 };
 
 bool has_kernel(const std::string& op) { return !ge::KernelRegistry::global().names(op).empty(); }

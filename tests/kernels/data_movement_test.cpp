@@ -366,6 +366,7 @@ TEST_CASE("resize linear against a reference, all coordinate modes") {
           case C::asymmetric: v = o / s; break;
           case C::align_corners: v = out == 1 ? 0.0 : o * double(in - 1) / double(out - 1); break;
           case C::pytorch_half_pixel: v = out > 1 ? (o + 0.5) / s - 0.5 : 0.0; break;
+          default: break;  // not tested here
         }
         return std::clamp(v, 0.0, double(in - 1));
       };
@@ -386,9 +387,15 @@ TEST_CASE("resize linear against a reference, all coordinate modes") {
       check_close(y.v, want, 1e-5f, 1e-5f);
     }
   }
-  Buf<float> bad({2, 4, 5, 7});
-  expect_error([&] { cpu::resize({.mode = cpu::ResizeMode::linear}, x.view(), bad.view()); }, Errc::unsupported,
-               kernels_tag);
+  // Any axis may change: [2,3,5,7] -> [2,4,5,7] interpolates the channels.
+  Buf<float> chans({2, 4, 5, 7});
+  cpu::resize({.mode = cpu::ResizeMode::linear, .coord = C::align_corners}, x.view(), chans.view());
+  CHECK(chans.v[0] == x[0]);
+  CHECK(chans.v[3 * 35] == x[2 * 35]);
+  // tf_crop_and_resize needs a start and an end per axis.
+  expect_error([&] { cpu::resize({.mode = cpu::ResizeMode::linear, .coord = C::tf_crop_and_resize, .roi = {0, 1}},
+                                 x.view(), chans.view()); },
+               Errc::bad_attribute, kernels_tag, "roi");
   Buf<std::int32_t> xi({1, 1, 2, 2}), yi({1, 1, 4, 4});
   expect_error([&] { cpu::resize({.mode = cpu::ResizeMode::linear}, xi.view(), yi.view()); }, Errc::unsupported,
                kernels_tag);

@@ -452,12 +452,12 @@ TEST_CASE("onnx: everything unsupported is listed in one error") {
   m.node("FusedConv", {"d"}, {"e"}, "fused");
   auto* ms = m.node("FusedMatMul", {"e"}, {"f"}, "ms");
   ms->set_domain("com.microsoft");
-  set_string(m.node("Resize", {"f", "", "", ""}, {"g"}, "resize"), "mode", "cubic");
+  set_string(m.node("Resize", {"f", "", "", ""}, {"g"}, "resize"), "mode", "area");
   set_int(m.node("Relu", {"g"}, {"h"}, "relu2"), "bogus", 1);
   set_int(m.node("Cast", {"h"}, {"i"}, "cast"), "to", ::onnx::TensorProto_DataType_STRING);
   m.output("i");
   expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op, "'Bernoulli' (node 'hm_first')",
-               "'StringNormalizer' (node 'strnorm')", "'FusedConv'", "com.microsoft:FusedMatMul", "mode=\"cubic\"",
+               "'StringNormalizer' (node 'strnorm')", "'FusedConv'", "com.microsoft:FusedMatMul", "mode=\"area\"",
                "Relu attribute 'bogus' (node 'relu2')", "Cast to STRING", "STRING (input 's')");
   // Each op once.
   CHECK(std::string(error_of([&] { (void)load(m.bytes()); }).what()).find("hm_second") == std::string::npos);
@@ -630,4 +630,23 @@ TEST_CASE("onnx: opset 20: Gelu") {
     CHECK(out[0][i] == doctest::Approx(gelu(x)).epsilon(1e-5));
     CHECK(out[1][i] == doctest::Approx(gelu(x)).epsilon(1e-3));
   }
+}
+
+TEST_CASE("onnx: RoiAlign before opset 16 is output_half_pixel; GridSample's opset-20 mode names") {
+  Model m(11);
+  m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{1, 1, 4, 4});
+  m.input("rois", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 4});
+  m.input("idx", ::onnx::TensorProto_DataType_INT64, std::vector<std::int64_t>{2});
+  m.node("RoiAlign", {"x", "rois", "idx"}, {"y"}, "roi");
+  m.output("y");
+  const ge::Graph g = load(m.bytes());
+  CHECK(g.nodes()[0].attrs.at("coordinate_transformation_mode").as_string() == "output_half_pixel");
+  Model s(20);
+  s.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{1, 1, 4, 4});
+  s.input("grid", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{1, 2, 3, 2});
+  set_string(s.node("GridSample", {"x", "grid"}, {"y"}, "gs"), "mode", "cubic");
+  s.output("y");
+  const ge::Graph gs = load(s.bytes());
+  CHECK(gs.nodes()[0].attrs.at("mode").as_string() == "bicubic");
+  CHECK(gs.value(gs.outputs()[0]).desc.shape.to_string() == "1,1,2,3");
 }

@@ -432,3 +432,18 @@ TEST_CASE("onnx save: LRN, MeanVarianceNormalization, Det and HannWindow are wri
   std::vector<Input> in{random_f32({1, 4, 3, 3}, 3)};
   CHECK(run(g, {}, in) == run(back, {}, in));
 }
+
+TEST_CASE("onnx save: the quantization ops are written and read back") {
+  ge::GraphBuilder b;
+  const auto x = b.input("x", ge::DataType::f32, "2,3");
+  const auto scale = b.constant("scale", ge::Tensor::from<float>({3}, {0.5f, 0.25f, 0.1f}));
+  const auto zp = b.constant("zp", ge::Tensor::from<std::int8_t>({3}, {1, -2, 3}));
+  const auto q = b.op("QuantizeLinear", {x, scale, zp}, {{"axis", std::int64_t{1}}}, "q");
+  b.output(b.op("DequantizeLinear", {q, scale, zp}, {{"axis", std::int64_t{1}}}, "dq"));
+  const ge::Graph g = b.build();
+  const ge::Graph back = ge::onnx::load_bytes(ge::onnx::save_bytes(g));
+  CHECK(back.nodes()[0].op == "QuantizeLinear");
+  CHECK(back.value(back.outputs()[0]).desc.dtype == ge::DataType::f32);
+  std::vector<Input> in{random_f32({2, 3}, 7)};
+  CHECK(run(g, {}, in) == run(back, {}, in));
+}

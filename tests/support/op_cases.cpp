@@ -146,6 +146,9 @@ const GenTable& generators() {
     add_optimizer_cases(t);
     add_nn_more_cases(t);
     add_spectral_cases(t);
+    add_quantize_cases(t);
+    add_detection_cases(t);
+    add_resize_cases(t);
     return t;
   }();
   return table;

@@ -135,6 +135,8 @@ void register_cpu_rearrange(KernelRegistry& r);  // rearrange.cpp
 void register_cpu_loss(KernelRegistry& r);       // loss.cpp
 void register_cpu_one_hot(KernelRegistry& r);    // one_hot.cpp (and Dropout, CastLike)
 void register_cpu_selection(KernelRegistry& r);  // selection.cpp (and GatherND, ScatterND)
+void register_cpu_quantize(KernelRegistry& r);   // quantize.cpp
+void register_cpu_detection(KernelRegistry& r);  // detection.cpp
 void register_cpu_shape_ops(KernelRegistry& r);
 void register_cpu_host(KernelRegistry& r);
 void register_cpu_math(KernelRegistry& r);

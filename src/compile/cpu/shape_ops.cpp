@@ -8,8 +8,8 @@
 // the kernel); Expand; Shape (start/end of opset 15, clamped); ConstantOfShape (the `value`
 // attribute, default f32 0); Pad (pads and constant_value from inputs, constant, reflect or
 // edge); Resize (scales from the input or, with `sizes`, from the output's dims; nearest
-// with its rounding modes, linear on f32 over the last two axes; the coordinate modes the
-// kernel has). Where the output dims depend on a non-constant input's data (Reshape's
+// with its rounding modes, linear and cubic on f32; the coordinate modes the kernel has,
+// tf_crop_and_resize's roi read per run). Where the output dims depend on a non-constant input's data (Reshape's
 // shape, Slice's starts, Pad's pads, ...), the kernel is data-dependent: each run infers
 // the dims from that data (`make_shaped_kernel`).
 #include <algorithm>
@@ -86,7 +86,9 @@ std::optional<cpu::ResizeCoord> resize_coord(const std::string& s) {
   if (s == "asymmetric") return cpu::ResizeCoord::asymmetric;
   if (s == "align_corners") return cpu::ResizeCoord::align_corners;
   if (s == "pytorch_half_pixel") return cpu::ResizeCoord::pytorch_half_pixel;
-  return std::nullopt;  // tf_crop_and_resize, half_pixel_symmetric: no kernel
+  if (s == "tf_half_pixel_for_nn") return cpu::ResizeCoord::tf_half_pixel_for_nn;
+  if (s == "tf_crop_and_resize") return cpu::ResizeCoord::tf_crop_and_resize;
+  return std::nullopt;  // half_pixel_symmetric: no kernel
 }
 
 cpu::ResizeNearest resize_nearest(const std::string& s) {
@@ -239,18 +241,28 @@ void add_pad_resize(KernelRegistry& r) {
          .fits = resize_fits,
          .make = [](const KernelRequest& req) {
            const InferContext& c = req.context;
-           cpu::ResizeParams base{.mode = c.s("mode") == "linear" ? cpu::ResizeMode::linear : cpu::ResizeMode::nearest,
+           const std::string& mode = c.s("mode");
+           cpu::ResizeParams base{.mode = mode == "linear"  ? cpu::ResizeMode::linear
+                                          : mode == "cubic" ? cpu::ResizeMode::cubic
+                                                            : cpu::ResizeMode::nearest,
                                   .coord = *resize_coord(c.s("coordinate_transformation_mode")),
-                                  .nearest = resize_nearest(c.s("nearest_mode"))};
+                                  .nearest = resize_nearest(c.s("nearest_mode")),
+                                  .cubic_a = static_cast<float>(c.f("cubic_coeff_a")),
+                                  .exclude_outside = c.i("exclude_outside") != 0,
+                                  .extrapolation = static_cast<float>(c.f("extrapolation_value"))};
            const Tensor* scales = c.constant(2);
            const bool scales_at_run = scales == nullptr && c.has_input(2);
+           // roi is read only by tf_crop_and_resize.
+           const bool roi = base.coord == cpu::ResizeCoord::tf_crop_and_resize && c.has_input(1);
            if (scales != nullptr)
              for (const double s : scales->to_doubles()) base.scales.push_back(static_cast<float>(s));
-           return make_shaped_kernel("cpu.resize", req, {2, 3}, [base, scales_at_run](Views in,
+           return make_shaped_kernel("cpu.resize", req, {2, 3}, [base, scales_at_run, roi](Views in,
                                                                   Views out) {
-             if (!scales_at_run) return cpu::resize(base, in[0], out[0]);
+             if (!scales_at_run && !roi) return cpu::resize(base, in[0], out[0]);
              cpu::ResizeParams p = base;
-             for (const double s : read_doubles("Resize", in[2])) p.scales.push_back(static_cast<float>(s));
+             if (scales_at_run)
+               for (const double s : read_doubles("Resize", in[2])) p.scales.push_back(static_cast<float>(s));
+             if (roi) p.roi = read_doubles("Resize", in[1]);
              cpu::resize(p, in[0], out[0]);  // an empty scales input (sizes given) leaves p.scales empty
            });
          }});

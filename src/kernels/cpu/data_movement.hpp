@@ -94,7 +94,8 @@ void pad(const PadParams& p, const TensorView& x, const TensorView& y);
 /// Resize interpolation.
 enum class ResizeMode : std::uint8_t {
   nearest,  ///< nearest element (any type)
-  linear,   ///< bilinear over the last two axes (f32)
+  linear,   ///< linear along every axis (f32)
+  cubic,    ///< cubic convolution (Keys, coefficient `cubic_a`) along every axis (f32)
 };
 /// How an output coordinate maps back to the input.
 enum class ResizeCoord : std::uint8_t {
@@ -102,6 +103,8 @@ enum class ResizeCoord : std::uint8_t {
   asymmetric,          ///< o / scale
   align_corners,       ///< o * (in - 1) / (out - 1)
   pytorch_half_pixel,  ///< half_pixel, but 0 when out == 1
+  tf_half_pixel_for_nn,  ///< (o + 0.5) / scale
+  tf_crop_and_resize,  ///< the box `roi` of the input; outside it, `extrapolation`
 };
 /// How nearest mode rounds a fractional input coordinate.
 enum class ResizeNearest : std::uint8_t {
@@ -117,11 +120,16 @@ struct ResizeParams {
   ResizeCoord coord = ResizeCoord::half_pixel;                  ///< coordinate mapping
   ResizeNearest nearest = ResizeNearest::round_prefer_floor;    ///< rounding (nearest only)
   std::vector<float> scales{};  ///< per axis, as given or computed (empty: y.dims / x.dims)
+  float cubic_a = -0.75f;        ///< cubic only
+  bool exclude_outside = false;  ///< linear and cubic: taps outside the input get weight 0
+  float extrapolation = 0.0f;    ///< tf_crop_and_resize: the value outside the box
+  std::vector<double> roi{};     ///< tf_crop_and_resize: starts then ends, normalised (empty: 0s, 1s)
 };
 
-/// Resize `x` into `y` (same rank and type). Linear mode resizes only the last two axes.
-/// Raises `Errc::type_mismatch`, `Errc::rank_mismatch`, `Errc::bad_attribute` (scales),
-/// `Errc::unsupported` (linear on a non-f32 type or on other axes).
+/// Resize `x` into `y` (same rank and type). Align_corners and pytorch_half_pixel read the
+/// output length as in * scale (unfloored) when scales are given, as ONNX does.
+/// Raises `Errc::type_mismatch`, `Errc::rank_mismatch`, `Errc::bad_attribute` (scales,
+/// roi), `Errc::unsupported` (linear or cubic on a non-f32 type).
 void resize(const ResizeParams& p, const TensorView& x, const TensorView& y);
 
 }  // namespace ge::cpu

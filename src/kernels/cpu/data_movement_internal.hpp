@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/data_movement.hpp"
 #include "kernels/cpu/indexing.hpp"
@@ -18,6 +19,11 @@ namespace ge::cpu {
 
 // A type as the messages name it: 'f32'.
 std::string type_text(DataType t);
+
+// y[i...] = x[maps[0][i0], maps[1][i1], ...], or `value` where a map holds -1 (any type;
+// pad_resize.cpp).
+void mapped_copy(const TensorView& x, const TensorView& y, const std::vector<std::vector<std::int64_t>>& maps,
+                 double value);
 
 // Raises Errc::type_mismatch unless `x` (named `a`) and `y` (named `b`) have one type.
 void same_type(std::string_view op, const char* a, const TensorView& x, const char* b, const TensorView& y);

@@ -76,5 +76,8 @@ void add_recurrent_cases(GenTable& t);  // op_cases/recurrent.cpp
 void add_optimizer_cases(GenTable& t);  // op_cases/optimizers.cpp
 void add_nn_more_cases(GenTable& t);    // op_cases/nn_more.cpp
 void add_spectral_cases(GenTable& t);   // op_cases/spectral.cpp
+void add_quantize_cases(GenTable& t);   // op_cases/quantize.cpp
+void add_detection_cases(GenTable& t);  // op_cases/detection.cpp
+void add_resize_cases(GenTable& t);     // op_cases/resize.cpp
 
 }  // namespace ge::test::cases

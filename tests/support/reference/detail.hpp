@@ -153,5 +153,8 @@ void add_recurrent_ops(OpTable& t);  // recurrent.cpp (RNN, GRU, LSTM)
 void add_optimizer_ops(OpTable& t);  // optimizers.cpp (Adagrad, Adam, Momentum)
 void add_nn_more_ops(OpTable& t);    // nn_more.cpp (ConvTranspose, ...)
 void add_spectral_ops(OpTable& t);   // spectral.cpp (DFT, STFT, MelWeightMatrix, TfIdfVectorizer)
+void add_quantize_ops(OpTable& t);   // quantize.cpp
+void add_detection_ops(OpTable& t);  // detection.cpp
+void add_resize_ops(OpTable& t);     // resize.cpp
 
 }  // namespace ge::ref::detail

@@ -31,6 +31,9 @@ const OpTable& op_table() {
     add_optimizer_ops(t);
     add_nn_more_ops(t);
     add_spectral_ops(t);
+    add_quantize_ops(t);
+    add_detection_ops(t);
+    add_resize_ops(t);
     return t;
   }();
   return table;

@@ -1,0 +1,105 @@
+// CPU kernels of QuantizeLinear, DequantizeLinear (axis resolved per run),
+// DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv (the
+// window resolved per run from the input's dims: SAME pads need them).
+#include "compile/cpu/lower.hpp"
+#include "kernels/cpu/quantize.hpp"
+#include "ops/window_attrs.hpp"
+
+namespace ge::cpu_lower {
+
+namespace {
+
+// A per-axis op's axis: resolved against x's rank only where it is used (a per-axis scale).
+std::int64_t quant_axis(std::string_view op, std::int64_t axis, const TensorView& x, const TensorView& scale) {
+  if (scale.elements() == 1 || x.rank() == 0) return 0;
+  return resolve_axis(op, axis, x.rank());
+}
+
+cpu::IntConvParams int_conv_params(std::string_view op, const Attributes& attrs, const TensorView& x,
+                                   const TensorView& w) {
+  if (x.rank() < 3 || w.rank() != x.rank())
+    fail(Errc::bad_op_inputs, op, "x and w need the same rank >= 3");
+  const std::size_t n = x.rank() - 2;
+  const ops::WindowAttrs win = ops::WindowAttrs::from(attrs, n);
+  cpu::IntConvParams p{.strides = win.strides, .dilations = win.dilations, .pads_begin = {}, .group = 1};
+  for (std::size_t i = 0; i < n; ++i) p.pads_begin.push_back(win.pads_at(i, x.dims[i + 2], w.dims[i + 2]).first);
+  p.group = attrs.at("group").as_int();
+  return p;
+}
+
+void add_products(KernelRegistry& r) {
+  r.add({.op = "MatMulInteger",
+         .name = "cpu.matmul_integer",
+         .engines = engines(Engine::vector, Engine::host),
+         .make = [](const KernelRequest&) {
+           return make_kernel("cpu.matmul_integer", [](Views in, Views out) {
+             cpu::matmul_integer(in[0], in[1], optional_input(in, 2), optional_input(in, 3), out[0]);
+           });
+         }});
+  r.add({.op = "QLinearMatMul",
+         .name = "cpu.qlinear_matmul",
+         .engines = engines(Engine::vector, Engine::host),
+         .make = [](const KernelRequest&) {
+           return make_kernel("cpu.qlinear_matmul", [](Views in, Views out) {
+             const cpu::Requantize rq{&in[1], &in[4], &in[6], &in[7]};
+             cpu::matmul_integer(in[0], in[3], &in[2], &in[5], out[0], &rq);
+           });
+         }});
+  r.add({.op = "ConvInteger",
+         .name = "cpu.conv_integer",
+         .engines = engines(Engine::vector, Engine::host),
+         .make = [](const KernelRequest& req) {
+           const Attributes attrs = req.context.attrs();
+           return make_kernel("cpu.conv_integer", [attrs](Views in, Views out) {
+             const cpu::IntConvParams p = int_conv_params("ConvInteger", attrs, in[0], in[1]);
+             cpu::conv_integer(p, in[0], in[1], optional_input(in, 2), optional_input(in, 3), nullptr, out[0]);
+           });
+         }});
+  r.add({.op = "QLinearConv",
+         .name = "cpu.qlinear_conv",
+         .engines = engines(Engine::vector, Engine::host),
+         .make = [](const KernelRequest& req) {
+           const Attributes attrs = req.context.attrs();
+           return make_kernel("cpu.qlinear_conv", [attrs](Views in, Views out) {
+             const cpu::IntConvParams p = int_conv_params("QLinearConv", attrs, in[0], in[3]);
+             const cpu::Requantize rq{&in[1], &in[4], &in[6], &in[7]};
+             cpu::conv_integer(p, in[0], in[3], &in[2], &in[5], optional_input(in, 8), out[0], &rq);
+           });
+         }});
+}
+
+}  // namespace
+
+void register_cpu_quantize(KernelRegistry& r) {
+  r.add({.op = "QuantizeLinear",
+         .name = "cpu.quantize_linear",
+         .engines = engines(Engine::vector, Engine::host),
+         .make = [](const KernelRequest& req) {
+           const std::int64_t axis = req.context.i("axis");
+           return make_kernel("cpu.quantize_linear", [axis](Views in, Views out) {
+             cpu::quantize_linear(quant_axis("QuantizeLinear", axis, in[0], in[1]), in[0], in[1], optional_input(in, 2),
+                                  out[0]);
+           });
+         }});
+  r.add({.op = "DequantizeLinear",
+         .name = "cpu.dequantize_linear",
+         .engines = engines(Engine::vector, Engine::host),
+         .make = [](const KernelRequest& req) {
+           const std::int64_t axis = req.context.i("axis");
+           return make_kernel("cpu.dequantize_linear", [axis](Views in, Views out) {
+             cpu::dequantize_linear(quant_axis("DequantizeLinear", axis, in[0], in[1]), in[0], in[1],
+                                    optional_input(in, 2), out[0]);
+           });
+         }});
+  r.add({.op = "DynamicQuantizeLinear",
+         .name = "cpu.dynamic_quantize_linear",
+         .engines = engines(Engine::vector, Engine::host),
+         .make = [](const KernelRequest&) {
+           return make_kernel("cpu.dynamic_quantize_linear", [](Views in, Views out) {
+             cpu::dynamic_quantize_linear(in[0], out[0], out[1], out[2]);
+           });
+         }});
+  add_products(r);
+}
+
+}  // namespace ge::cpu_lower

@@ -1,0 +1,77 @@
+// NonMaxSuppression (detection.hpp): per (batch, class), the candidates above the score
+// threshold sorted once by score, then the greedy pass; each candidate is compared only
+// with the boxes kept so far (at most max_per_class of them).
+#include "kernels/cpu/detection.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace ge::cpu {
+
+namespace {
+
+struct Box {
+  float y1, x1, y2, x2;  // sorted corners
+};
+
+Box box_at(const float* b, bool center) {
+  if (center) {
+    const float xc = b[0], yc = b[1], w = b[2] / 2, h = b[3] / 2;
+    return {yc - h, xc - w, yc + h, xc + w};
+  }
+  return {std::min(b[0], b[2]), std::min(b[1], b[3]), std::max(b[0], b[2]), std::max(b[1], b[3])};
+}
+
+// IoU(a, b) > threshold; boxes of no area never overlap.
+bool overlaps(const Box& a, const Box& b, float threshold) {
+  const float area_a = (a.y2 - a.y1) * (a.x2 - a.x1), area_b = (b.y2 - b.y1) * (b.x2 - b.x1);
+  if (area_a <= 0 || area_b <= 0) return false;
+  const float ih = std::max(0.0f, std::min(a.y2, b.y2) - std::max(a.y1, b.y1));
+  const float iw = std::max(0.0f, std::min(a.x2, b.x2) - std::max(a.x1, b.x1));
+  const float inter = ih * iw;
+  const float uni = area_a + area_b - inter;
+  return uni > 0 && inter / uni > threshold;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> non_max_suppression(const NmsParams& p, const TensorView& boxes, const TensorView& scores) {
+  constexpr std::string_view op = "NonMaxSuppression";
+  check_dtype(op, "boxes", boxes, DataType::f32);
+  check_dtype(op, "scores", scores, DataType::f32);
+  if (boxes.rank() != 3 || boxes.dims[2] != 4 || scores.rank() != 3 || scores.dims[0] != boxes.dims[0] ||
+      scores.dims[2] != boxes.dims[1])
+    fail(Errc::bad_op_inputs, op, "boxes " + dims_text(boxes.dims) + " and scores " + dims_text(scores.dims) +
+                                      "; expected [B, N, 4] and [B, C, N]");
+  const std::int64_t nb = boxes.dims[0], n = boxes.dims[1], nc = scores.dims[1];
+  std::vector<std::int64_t> out;
+  if (p.max_per_class <= 0) return out;
+  std::vector<Box> bx(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> order, kept;
+  for (std::int64_t b = 0; b < nb; ++b) {
+    for (std::int64_t i = 0; i < n; ++i)
+      bx[static_cast<std::size_t>(i)] = box_at(boxes.as<const float>() + (b * n + i) * 4, p.center_point_box);
+    for (std::int64_t c = 0; c < nc; ++c) {
+      const float* s = scores.as<const float>() + (b * nc + c) * n;
+      order.clear();
+      for (std::int64_t i = 0; i < n; ++i)
+        if (!p.has_score_threshold || s[i] > p.score_threshold) order.push_back(i);
+      std::stable_sort(order.begin(), order.end(), [s](std::int64_t l, std::int64_t r) { return s[l] > s[r]; });
+      kept.clear();
+      for (const std::int64_t i : order) {
+        if (static_cast<std::int64_t>(kept.size()) >= p.max_per_class) break;
+        const Box& cand = bx[static_cast<std::size_t>(i)];
+        const bool drop = std::any_of(kept.begin(), kept.end(), [&](std::int64_t k) {
+          return overlaps(bx[static_cast<std::size_t>(k)], cand, p.iou_threshold);
+        });
+        if (drop) continue;
+        kept.push_back(i);
+        out.insert(out.end(), {b, c, i});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ge::cpu

@@ -1,0 +1,181 @@
+// Resize: nearest as a copy through per-axis index maps (pad_resize.cpp's mapped_copy);
+// linear and cubic as one pass per axis that changes (the interpolation is separable), each
+// output element a weighted sum of 2 or 4 taps of the previous pass, in double. ONNX's
+// rules: a coordinate that lands on an input index takes it whole (ratio 1 from the index
+// below), taps beyond the ends repeat the edge (or, with exclude_outside, weigh 0 and the
+// rest are renormalised), tf_crop_and_resize gives `extrapolation` outside its box.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/data_movement.hpp"
+#include "kernels/cpu/data_movement_internal.hpp"
+
+namespace ge::cpu {
+
+namespace {
+
+// One axis: its extents, scale, and (tf_crop_and_resize) its box.
+struct Axis {
+  std::int64_t in = 0, out = 0;
+  double scale = 1, roi_start = 0, roi_end = 1;
+  bool scales_given = false;
+};
+
+// The input coordinate of output index `o`; `outside` set where tf_crop_and_resize leaves
+// the input.
+double source_coord(ResizeCoord coord, const Axis& a, std::int64_t o, bool& outside) {
+  const auto x = static_cast<double>(o);
+  // The output length as ONNX reads it: in * scale, unfloored, when scales are given.
+  const double len = a.scales_given ? static_cast<double>(a.in) * a.scale : static_cast<double>(a.out);
+  outside = false;
+  switch (coord) {
+    case ResizeCoord::half_pixel: return (x + 0.5) / a.scale - 0.5;
+    case ResizeCoord::asymmetric: return x / a.scale;
+    case ResizeCoord::align_corners: return len == 1 ? 0.0 : x * static_cast<double>(a.in - 1) / (len - 1);
+    case ResizeCoord::pytorch_half_pixel: return len > 1 ? (x + 0.5) / a.scale - 0.5 : 0.0;
+    case ResizeCoord::tf_half_pixel_for_nn: return (x + 0.5) / a.scale;
+    case ResizeCoord::tf_crop_and_resize: {
+      const double span = (a.roi_end - a.roi_start) * static_cast<double>(a.in - 1);
+      const double c = (a.out == 1 ? span / 2 : x * span / static_cast<double>(a.out - 1)) +
+                       a.roi_start * static_cast<double>(a.in - 1);
+      outside = c < 0 || c > static_cast<double>(a.in - 1);
+      return c;
+    }
+  }
+  return 0.0;
+}
+
+std::int64_t round_nearest(ResizeNearest mode, double v) {
+  switch (mode) {
+    case ResizeNearest::round_prefer_floor: {
+      const double f = std::floor(v);
+      return static_cast<std::int64_t>(v - f == 0.5 ? f : std::round(v));
+    }
+    case ResizeNearest::round_prefer_ceil: return static_cast<std::int64_t>(std::round(v));
+    case ResizeNearest::floor: return static_cast<std::int64_t>(std::floor(v));
+    case ResizeNearest::ceil: return static_cast<std::int64_t>(std::ceil(v));
+  }
+  return 0;
+}
+
+// The taps of one output index: input indices (clamped) and weights; none when outside.
+struct Taps {
+  std::int64_t idx[4] = {0, 0, 0, 0};
+  double w[4] = {0, 0, 0, 0};
+  bool outside = false;
+};
+
+Taps taps_of(const ResizeParams& p, const Axis& a, std::int64_t o) {
+  Taps t;
+  const double c = source_coord(p.coord, a, o, t.outside);
+  if (t.outside) return t;
+  // The index below c, or c - 1 when c is an index (ratio 1 then).
+  const double fl = std::floor(c);
+  const auto base = static_cast<std::int64_t>(fl == c ? c - 1 : fl);
+  const double r = c - static_cast<double>(base);
+  const int n = p.mode == ResizeMode::cubic ? 4 : 2;
+  const std::int64_t first = n == 4 ? base - 1 : base;
+  if (n == 2) {
+    t.w[0] = 1 - r, t.w[1] = r;
+  } else {
+    const double A = p.cubic_a, s = r + 1, u = 1 - r, v = 2 - r;
+    t.w[0] = ((A * s - 5 * A) * s + 8 * A) * s - 4 * A;
+    t.w[1] = ((A + 2) * r - (A + 3)) * r * r + 1;
+    t.w[2] = ((A + 2) * u - (A + 3)) * u * u + 1;
+    t.w[3] = ((A * v - 5 * A) * v + 8 * A) * v - 4 * A;
+  }
+  double sum = 0;
+  for (int k = 0; k < n; ++k) {
+    const std::int64_t i = first + k;
+    if (p.exclude_outside && (i < 0 || i >= a.in)) t.w[k] = 0;
+    sum += t.w[k];
+    t.idx[k] = std::clamp<std::int64_t>(i, 0, a.in - 1);
+  }
+  if (p.exclude_outside && sum != 0)
+    for (int k = 0; k < n; ++k) t.w[k] /= sum;
+  return t;
+}
+
+// One pass along `axis`: src of dims `dims` into dst with dims[axis] = a.out.
+void pass(const ResizeParams& p, const Axis& a, std::size_t axis, const std::vector<std::int64_t>& dims,
+          const std::vector<double>& src, std::vector<double>& dst) {
+  const std::int64_t outer = product(dims, 0, axis), inner = product(dims, axis + 1, dims.size());
+  const int n = p.mode == ResizeMode::cubic ? 4 : 2;
+  std::vector<Taps> taps(static_cast<std::size_t>(a.out));
+  for (std::int64_t o = 0; o < a.out; ++o) taps[static_cast<std::size_t>(o)] = taps_of(p, a, o);
+  dst.assign(static_cast<std::size_t>(outer * a.out * inner), 0.0);
+  parallel_for(outer, grain_for(a.out * inner * n), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t q = b; q < e; ++q) {
+      const double* s = src.data() + q * a.in * inner;
+      double* d = dst.data() + q * a.out * inner;
+      for (std::int64_t o = 0; o < a.out; ++o) {
+        const Taps& t = taps[static_cast<std::size_t>(o)];
+        double* row = d + o * inner;
+        if (t.outside) {
+          std::fill(row, row + inner, static_cast<double>(p.extrapolation));
+          continue;
+        }
+        for (int k = 0; k < n; ++k) {
+          const double* in = s + t.idx[k] * inner;
+          const double w = t.w[k];
+          for (std::int64_t j = 0; j < inner; ++j) row[j] += w * in[j];
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void resize(const ResizeParams& p, const TensorView& x, const TensorView& y) {
+  constexpr std::string_view op = "Resize";
+  same_type(op, "X", x, "Y", y);
+  check_data(op, "X", x);
+  check_rank(op, "Y", y, x.rank());
+  const std::size_t rank = x.rank();
+  if (!p.scales.empty() && p.scales.size() != rank)
+    fail(Errc::bad_attribute, op, "scales need one entry per axis of X " + dims_text(x.dims));
+  if (!p.roi.empty() && p.roi.size() != 2 * rank)
+    fail(Errc::bad_attribute, op, "roi needs a start and an end per axis of X " + dims_text(x.dims));
+  std::vector<Axis> axes(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    Axis& a = axes[i];
+    a.in = x.dims[i], a.out = y.dims[i], a.scales_given = !p.scales.empty();
+    if (a.in == 0 && a.out != 0) fail(Errc::bad_op_inputs, op, "cannot resize an empty axis up");
+    a.scale = a.scales_given ? static_cast<double>(p.scales[i])
+                             : (a.in == 0 ? 1.0 : static_cast<double>(a.out) / static_cast<double>(a.in));
+    if (!(a.scale > 0.0)) fail(Errc::bad_attribute, op, "scales must be > 0");
+    if (!p.roi.empty()) a.roi_start = p.roi[i], a.roi_end = p.roi[i + rank];
+  }
+  if (y.elements() == 0) return;
+  if (p.mode == ResizeMode::nearest) {
+    std::vector<std::vector<std::int64_t>> maps(rank);
+    for (std::size_t i = 0; i < rank; ++i) {
+      maps[i].resize(static_cast<std::size_t>(y.dims[i]));
+      for (std::int64_t o = 0; o < y.dims[i]; ++o) {
+        bool outside = false;
+        const double c = std::clamp(source_coord(p.coord, axes[i], o, outside), -1.0, static_cast<double>(x.dims[i]));
+        maps[i][static_cast<std::size_t>(o)] =
+            outside ? -1 : std::clamp<std::int64_t>(round_nearest(p.nearest, c), 0, x.dims[i] - 1);
+      }
+    }
+    mapped_copy(x, y, maps, p.extrapolation);
+    return;
+  }
+  if (x.dtype != DataType::f32)
+    fail(Errc::unsupported, op, "linear and cubic modes need 'f32'; X is " + type_text(x.dtype));
+  std::vector<std::int64_t> dims(x.dims.begin(), x.dims.end());
+  std::vector<double> cur(static_cast<std::size_t>(x.elements())), next;
+  std::copy(x.as<const float>(), x.as<const float>() + x.elements(), cur.begin());
+  const bool moves = p.coord == ResizeCoord::tf_crop_and_resize || p.coord == ResizeCoord::tf_half_pixel_for_nn;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (axes[i].in == axes[i].out && axes[i].scale == 1.0 && !moves) continue;  // the identity
+    pass(p, axes[i], i, dims, cur, next);
+    dims[i] = axes[i].out;
+    cur.swap(next);
+  }
+  std::transform(cur.begin(), cur.end(), y.as<float>(), [](double v) { return static_cast<float>(v); });
+}
+
+}  // namespace ge::cpu

@@ -3,9 +3,9 @@
 /// `ge::compile`: a graph, build options and a target in; a `ge::CompiledModel` out.
 ///
 /// ```
-/// ge::Graph g = ge::models::resnet50("-1,3,224,224");
+/// ge::Graph g = ge::onnx::load("resnet50.onnx");   // input "data": -1,3,224,224
 /// ge::BuildOptions opts{{"ge.inputShape", "data:-1,3,224,224"}, {"ge.dynamicBatchSize", "1,2,4,8"}};
-/// auto model = ge::compile(g, opts);     // one static Plan per batch gear
+/// auto model = ge::compile(g, opts);     // one static Plan per batch gear (= ge::batch_gears(g, {1, 2, 4, 8}))
 /// model->plans().size();                  // 4
 /// model->arena_bytes();                   // the largest gear's arena: all gears share it
 /// ```

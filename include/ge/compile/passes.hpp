@@ -6,7 +6,7 @@
 /// its name; new constants get derived, unique names.
 ///
 /// ```
-/// ge::Graph g = ge::models::resnet50("1,3,224,224");
+/// ge::Graph g = ge::onnx::load("resnet50.onnx");   // or built with ge::GraphBuilder
 /// std::vector<ge::PassStats> stats;
 /// ge::Graph fast = ge::optimize(g, &stats);   // no BatchNormalization, no Relu left
 /// for (const auto& s : stats) std::printf("%s: -%zu +%zu nodes\n", s.pass.c_str(), s.nodes_removed, s.nodes_added);

@@ -37,10 +37,10 @@ namespace fs = std::filesystem;
 
 // The passes measured when this bar was set (Debian libonnx-testdata 1.12.0, all four
 // suites). The test fails when fewer cases pass: a regression.
-constexpr int min_passes = 883;
+constexpr int min_passes = 999;
 
 // What the report says about the figures, as measured when the bar was set.
-constexpr const char* notes = R"(Notes, as measured when the bar was set (883 passed, 34 failed, 155 skipped):
+constexpr const char* notes = R"(Notes, as measured when the bar was set (999 passed, 9 failed, 64 skipped; ONNX Runtime 1.30 passes 959):
 
 - models of opsets below 11 (239 cases: 127 of opset 6, 36 of 7, 33 of 9, 30 of 10, 11 of 1
   and 2 of 8) are converted to opset 11 at import by onnx's version converter
@@ -60,14 +60,23 @@ constexpr const char* notes = R"(Notes, as measured when the bar was set (883 pa
   expanded SoftmaxCrossEntropyLoss graphs run, once LogSoftmax in place stopped reading the
   exponentials it had written over its input); Dropout (inference), CastLike, Hardmax,
   EyeLike, OneHot and GlobalMaxPool 30 more (866); GatherND, ScatterND, Compress,
-  ReverseSequence and Unique 17 more (883);
-- every failure is outside the importer: missing CPU kernels (f16 Min/Max/Mod, u8 MaxPool,
-  3-D Conv/MaxPool/AveragePool/ConvTranspose, MaxPool's Indices output, BatchNormalization with
-  training_mode=1, Resize tf_crop_and_resize), one wrong result (Resize linear with align_corners,
-  downsampling), Dropout in training mode with a ratio above 0 (random: 4 cases), and four
-  cases whose test data contradicts the model (CastLike to and from bf16, plain and expanded:
-  input 'like' declared [3,4], data [1]);
-- the skips name ops ge has no schema for, or sequences, optionals, strings and subgraphs.
+  ReverseSequence and Unique 17 more (883); f16/bf16 graphs computed in f32 (widen_half_floats:
+  f16 Min, Max, Mod) 3 more (886); RNN, GRU, LSTM and the training domain's Adagrad, Adam,
+  Momentum 18 more (904); 3-D Conv, ConvTranspose, MaxPool and AveragePool, MaxPool's Indices
+  and u8, BatchNormalization training, LRN, MeanVarianceNormalization, the window functions,
+  Det and MaxUnpool 34 more (938); DFT, STFT, MelWeightMatrix and TfIdfVectorizer 13 more (951);
+  Resize cubic, tf_half_pixel_for_nn and tf_crop_and_resize (and linear align_corners
+  downsampling fixed), QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
+  ConvInteger, QLinearMatMul, QLinearConv, NonMaxSuppression, RoiAlign and GridSample 48 more
+  (999);
+- the 9 failures are not ge's to fix: Dropout in training mode with a ratio above 0 (random
+  masks: 4 cases), four cases whose test data contradicts the model (CastLike to and from
+  bf16, plain and expanded: input 'like' declared [3,4], data [1]), and test_adam_multiple,
+  whose expected output was made with epsilon 1e-2 while the node leaves epsilon at its
+  default 1e-6 (ge gives 0.755959 as the definition does; 1e-2 gives the expected 0.759136);
+- the 64 skips: sequences and optionals (30, some of them inside Loop),
+  strings (18: StringNormalizer, casts to and from STRING), subgraphs (If, Loop, Scan: 8 more),
+  random numbers (Bernoulli, RandomUniformLike: 6) and the training domain's Gradient (2).
 )";
 
 const char* const suites[] = {"node", "simple", "pytorch-converted", "pytorch-operator"};

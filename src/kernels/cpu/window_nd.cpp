@@ -176,55 +176,53 @@ std::int64_t for_window(const WindowNd& p, const Geometry& g, std::int64_t o0, s
   return padded;
 }
 
-template <class T>
-void max_pool_typed(const WindowNd& p, const Geometry& g, const T* x, T* y, std::int64_t* idx) {
+// Calls `out(plane, o, o0, o1, o2)` for every output element of every (image, channel)
+// plane, the planes split over the threads: the walk both pools share.
+template <class F>
+void for_each_pool_output(const WindowNd& p, const Geometry& g, F out) {
   parallel_for(g.n * g.c_in, grain_for(g.out_plane() * p.kernel[0] * p.kernel[1] * p.kernel[2]),
                [&](std::int64_t lo, std::int64_t hi) {
                  for (std::int64_t plane = lo; plane < hi; ++plane) {
-                   const T* xs = x + plane * g.in_plane();
                    std::int64_t o = plane * g.out_plane();
                    for (std::int64_t o0 = 0; o0 < g.out[0]; ++o0)
                      for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1)
-                       for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2, ++o) {
-                         T best = std::numeric_limits<T>::lowest();
-                         std::int64_t at = -1, best_at = -1;
-                         (void)for_window(p, g, o0, o1, o2, [&](std::int64_t i0, std::int64_t i1, std::int64_t i2) {
-                           const T v = xs[(i0 * g.in[1] + i1) * g.in[2] + i2];
-                           if (at < 0 || v > best) {
-                             best = v;
-                             at = (i0 * g.in[1] + i1) * g.in[2] + i2;
-                             best_at = p.column_major ? i0 + g.in[0] * (i1 + g.in[1] * i2) : at;
-                           }
-                         });
-                         y[o] = best;
-                         if (idx != nullptr) idx[o] = best_at < 0 ? -1 : plane * g.in_plane() + best_at;
-                       }
+                       for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2, ++o) out(plane, o, o0, o1, o2);
                  }
                });
 }
 
 template <class T>
+void max_pool_typed(const WindowNd& p, const Geometry& g, const T* x, T* y, std::int64_t* idx) {
+  for_each_pool_output(p, g, [&](std::int64_t plane, std::int64_t o, std::int64_t o0, std::int64_t o1, std::int64_t o2) {
+    const T* xs = x + plane * g.in_plane();
+    T best = std::numeric_limits<T>::lowest();
+    std::int64_t at = -1, best_at = -1;
+    (void)for_window(p, g, o0, o1, o2, [&](std::int64_t i0, std::int64_t i1, std::int64_t i2) {
+      const T v = xs[(i0 * g.in[1] + i1) * g.in[2] + i2];
+      if (at < 0 || v > best) {
+        best = v;
+        at = (i0 * g.in[1] + i1) * g.in[2] + i2;
+        best_at = p.column_major ? i0 + g.in[0] * (i1 + g.in[1] * i2) : at;
+      }
+    });
+    y[o] = best;
+    if (idx != nullptr) idx[o] = best_at < 0 ? -1 : plane * g.in_plane() + best_at;
+  });
+}
+
+template <class T>
 void average_pool_typed(const WindowNd& p, const Geometry& g, const T* x, T* y) {
-  parallel_for(g.n * g.c_in, grain_for(g.out_plane() * p.kernel[0] * p.kernel[1] * p.kernel[2]),
-               [&](std::int64_t lo, std::int64_t hi) {
-                 for (std::int64_t plane = lo; plane < hi; ++plane) {
-                   const T* xs = x + plane * g.in_plane();
-                   std::int64_t o = plane * g.out_plane();
-                   for (std::int64_t o0 = 0; o0 < g.out[0]; ++o0)
-                     for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1)
-                       for (std::int64_t o2 = 0; o2 < g.out[2]; ++o2, ++o) {
-                         double sum = 0;
-                         std::int64_t count = 0;
-                         const std::int64_t padded =
-                             for_window(p, g, o0, o1, o2, [&](std::int64_t i0, std::int64_t i1, std::int64_t i2) {
-                               sum += static_cast<double>(xs[(i0 * g.in[1] + i1) * g.in[2] + i2]);
-                               ++count;
-                             });
-                         const std::int64_t div = p.count_include_pad ? padded : count;
-                         y[o] = static_cast<T>(div > 0 ? sum / static_cast<double>(div) : 0.0);
-                       }
-                 }
-               });
+  for_each_pool_output(p, g, [&](std::int64_t plane, std::int64_t o, std::int64_t o0, std::int64_t o1, std::int64_t o2) {
+    const T* xs = x + plane * g.in_plane();
+    double sum = 0;
+    std::int64_t count = 0;
+    const std::int64_t padded = for_window(p, g, o0, o1, o2, [&](std::int64_t i0, std::int64_t i1, std::int64_t i2) {
+      sum += static_cast<double>(xs[(i0 * g.in[1] + i1) * g.in[2] + i2]);
+      ++count;
+    });
+    const std::int64_t div = p.count_include_pad ? padded : count;
+    y[o] = static_cast<T>(div > 0 ? sum / static_cast<double>(div) : 0.0);
+  });
 }
 
 void check_window(std::string_view op, const WindowNd& p) {

@@ -131,7 +131,7 @@ aclError aclFinalize(void) {
     acl::release_models();
     acl::release_runtime();
     acl::op_compiler().clear();
-    acl::forget_model_dir();  // the loaded op models went with the store
+    acl::restore_op_models();  // loaded op models outlive aclFinalize, as GE's
     acl::init_done.store(false, std::memory_order_release);
     return ACL_SUCCESS;
   });

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "acl/single_op.hpp"
+#include "ge/core/log.hpp"
 
 namespace acl {
 
@@ -253,23 +254,41 @@ void compile_into_store(const char* op_type, int num_inputs, const aclTensorDesc
                         const aclTensorDesc* const* output_desc, const aclopAttr* attr, bool fuzzy) {
   const GeCall call = read_call(op_type, num_inputs, input_desc, num_outputs, output_desc, attr);
   ge::OpCompileRequest request = compile_request(call, ge::EngineChoice::system);
-  if (fuzzy) request.flag = ge::CompileFlag::fuzzy;
+  request.flag = fuzzy ? ge::CompileFlag::fuzzy : ge::CompileFlag::exact;  // the file's, not the options in force
   (void)op_compiler().compile(request);
 }
 
-struct ModelDir {
+// The models loaded in this process, kept so that aclFinalize's emptying of the store
+// does not drop them (GE's loaded op models outlive aclFinalize), and whether
+// aclopSetModelDir succeeded once (GE allows one per process).
+struct LoadedModels {
   std::mutex mutex;
-  bool set = false;
+  bool dir_set = false;
+  std::vector<OpModel> models;
 };
 
-ModelDir& model_dir() {
-  static ModelDir d;
-  return d;
+LoadedModels& loaded() {
+  static LoadedModels l;
+  return l;
+}
+
+// Compiles a parsed model into the store; ACL_ERROR_OP_LOAD_FAILED when ge cannot.
+void compile_model(const OpModel& m, const std::string& source) {
+  const auto in = pointers(m.inputs);
+  const auto out = pointers(m.outputs);
+  try {
+    compile_into_store(m.op_type.c_str(), static_cast<int>(in.size()), in.data(), static_cast<int>(out.size()),
+                       out.data(), &m.attr, m.fuzzy);
+  } catch (const CallError& e) {
+    throw CallError(ACL_ERROR_OP_LOAD_FAILED, "[acl] '" + source + "' (op " + m.op_type + "): " + e.what());
+  } catch (const ge::Error& e) {
+    throw CallError(ACL_ERROR_OP_LOAD_FAILED, "[acl] '" + source + "' (op " + m.op_type + "): " + e.what());
+  }
 }
 
 std::vector<std::byte> read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
-  if (!in) throw CallError(ACL_ERROR_INVALID_FILE, "[acl] cannot read the op model file '" + p.string() + "'");
+  if (!in) throw CallError(ACL_ERROR_READ_MODEL_FAILURE, "[acl] cannot read the op model file '" + p.string() + "'");
   std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::byte> bytes(chars.size());
   std::memcpy(bytes.data(), chars.data(), chars.size());
@@ -282,9 +301,9 @@ std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir)
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-  if (ec) throw CallError(ACL_ERROR_INVALID_FILE, "[acl] cannot list the model folder '" + dir.string() + "': " + ec.message());
+  if (ec) throw CallError(ACL_ERROR_READ_MODEL_FAILURE, "[acl] cannot list the model folder '" + dir.string() + "': " + ec.message());
   for (; it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) throw CallError(ACL_ERROR_INVALID_FILE, "[acl] cannot list the model folder '" + dir.string() + "': " + ec.message());
+    if (ec) throw CallError(ACL_ERROR_READ_MODEL_FAILURE, "[acl] cannot list the model folder '" + dir.string() + "': " + ec.message());
     if (it->is_directory(ec) && it.depth() >= 2) it.disable_recursion_pending();
     if (it->is_regular_file(ec) && it->path().extension() == ".om") files.push_back(it->path());
   }
@@ -318,17 +337,11 @@ std::vector<std::byte> make_op_model(const char* op_type, int num_inputs, const 
 }
 
 void load_op_model(std::span<const std::byte> bytes, const std::string& source) {
-  const OpModel m = parse(bytes, source);
-  const auto in = pointers(m.inputs);
-  const auto out = pointers(m.outputs);
-  try {
-    compile_into_store(m.op_type.c_str(), static_cast<int>(in.size()), in.data(), static_cast<int>(out.size()),
-                       out.data(), &m.attr, m.fuzzy);
-  } catch (const CallError& e) {
-    throw CallError(ACL_ERROR_OP_LOAD_FAILED, "[acl] '" + source + "' (op " + m.op_type + "): " + e.what());
-  } catch (const ge::Error& e) {
-    throw CallError(ACL_ERROR_OP_LOAD_FAILED, "[acl] '" + source + "' (op " + m.op_type + "): " + e.what());
-  }
+  OpModel m = parse(bytes, source);
+  compile_model(m, source);
+  LoadedModels& l = loaded();
+  std::lock_guard lock(l.mutex);
+  l.models.push_back(std::move(m));
 }
 
 std::string op_model_file_name(std::size_t index, const char* op_type, int num_inputs,
@@ -344,10 +357,16 @@ std::string op_model_file_name(std::size_t index, const char* op_type, int num_i
   return name + ".om";
 }
 
-void forget_model_dir() noexcept {
-  ModelDir& d = model_dir();
-  std::lock_guard lock(d.mutex);
-  d.set = false;
+void restore_op_models() noexcept {
+  LoadedModels& l = loaded();
+  std::lock_guard lock(l.mutex);
+  for (const OpModel& m : l.models) {
+    try {
+      compile_model(m, "a loaded op model");
+    } catch (const std::exception& e) {  // compiled once already: a failure now is memory
+      ge::log_message(ge::LogLevel::warn, [&] { return std::string("[acl] aclFinalize: ") + e.what(); });
+    }
+  }
 }
 
 }  // namespace acl
@@ -356,25 +375,36 @@ extern "C" {
 
 aclError aclopSetModelDir(const char* modelDir) {
   return acl::guard("aclopSetModelDir", [&] {
-    acl::require_initialized("aclopSetModelDir");
     acl::require(modelDir != nullptr && *modelDir != '\0', "the model folder is null or empty");
-    acl::ModelDir& d = acl::model_dir();
-    std::lock_guard lock(d.mutex);
-    acl::require(!d.set, "aclopSetModelDir was called already; GE reads one model folder per process (load more with aclopLoad)",
-                 ACL_ERROR_REPEAT_INITIALIZE);
     const std::filesystem::path dir(modelDir);
     std::error_code ec;
     acl::require(std::filesystem::is_directory(dir, ec),
-                 std::string("the model folder '") + modelDir + "' does not exist or is not a folder", ACL_ERROR_INVALID_FILE);
-    for (const auto& file : acl::model_files(dir)) acl::load_op_model(acl::read_file(file), file.string());
-    d.set = true;
+                 std::string("the model folder '") + modelDir + "' does not exist or is not a folder",
+                 ACL_ERROR_READ_MODEL_FAILURE);
+    acl::LoadedModels& l = acl::loaded();
+    std::unique_lock lock(l.mutex);
+    acl::require(!l.dir_set, "aclopSetModelDir was called already; one model folder per process (load more with aclopLoad)",
+                 ACL_ERROR_REPEAT_INITIALIZE);
+    std::vector<acl::OpModel> models;
+    for (const auto& file : acl::model_files(dir)) {
+      const std::string source = file.string();
+      try {  // as GE's: a .om file that is no op model is skipped, with a warning
+        models.push_back(acl::parse(acl::read_file(file), source));
+      } catch (const acl::CallError& e) {
+        if (e.code() != ACL_ERROR_PARSE_MODEL) throw;
+        ge::log_message(ge::LogLevel::warn, [&] { return std::string(e.what()) + "; skipped"; });
+        continue;
+      }
+      acl::compile_model(models.back(), source);
+    }
+    for (auto& m : models) l.models.push_back(std::move(m));
+    l.dir_set = true;
     return ACL_SUCCESS;
   });
 }
 
 aclError aclopLoad(const void* model, size_t modelSize) {
   return acl::guard("aclopLoad", [&] {
-    acl::require_initialized("aclopLoad");
     acl::require(model != nullptr, "the model is null");
     acl::require(modelSize > 0, "the model size is 0");
     acl::load_op_model(std::span(static_cast<const std::byte*>(model), modelSize), "the model in memory");

@@ -33,10 +33,10 @@ namespace acl {
                                                    const aclTensorDesc* const* output_desc, const aclopAttr* attr,
                                                    bool fuzzy);
 
-/// Reads an op model file and compiles its op into the single-op store. `source` names
-/// it in errors. Throws CallError ACL_ERROR_PARSE_MODEL for bytes that are no op model
-/// (wrong magic, version, truncated, checksum), ACL_ERROR_OP_LOAD_FAILED for a model
-/// whose op ge cannot compile.
+/// Reads an op model file and compiles its op into the single-op store, where it stays
+/// across aclFinalize (`restore_op_models`). `source` names it in errors. Throws CallError
+/// ACL_ERROR_PARSE_MODEL for bytes that are no op model (wrong mark, version, truncated,
+/// checksum), ACL_ERROR_OP_LOAD_FAILED for a model whose op ge cannot compile.
 void load_op_model(std::span<const std::byte> bytes, const std::string& source);
 
 /// The file name GE's atc gives an op without a "name": index, op type, then per input
@@ -46,7 +46,8 @@ void load_op_model(std::span<const std::byte> bytes, const std::string& source);
                                              const aclTensorDesc* const* input_desc, int num_outputs,
                                              const aclTensorDesc* const* output_desc);
 
-/// Forgets that aclopSetModelDir was called (aclFinalize empties the store).
-void forget_model_dir() noexcept;
+/// Compiles every loaded model into the store again (aclFinalize empties the store;
+/// GE's loaded op models outlive it).
+void restore_op_models() noexcept;
 
 }  // namespace acl

@@ -1,9 +1,10 @@
 /* Offline single-op models, used as GE's single-op samples use them: the ops of
  * singleop_ops.json compiled by `gec --singleop singleop_ops.json --output DIR` (GE: atc
  * --singleop), loaded with aclopSetModelDir(DIR) or aclopLoad and run with
- * aclopExecuteV2 without any aclopCompile; the errors of bad folders and files.
+ * aclopExecuteV2 without any aclopCompile; the errors of bad folders and files, GE's
+ * once-per-process rule, and loaded ops outliving aclFinalize.
  *
- *   singleop_model_test DIR BAD_DIR   (BAD_DIR holds a .om file that is no op model)
+ *   singleop_model_test DIR   (it adds, then removes, DIR/zz_junk.om: a .om that is no op model)
  *
  * Written with acl calls only, so that it builds against an installed ge as a sample
  * does: cc singleop_model_test.c -I$PREFIX/runtime/include -L$PREFIX/runtime/lib64/stub -lascendcl */
@@ -72,17 +73,23 @@ static void reseal(unsigned char *p, size_t n) {
   for (int i = 0; i < 8; ++i) p[n - 8 + (size_t)i] = (unsigned char)(h >> (8 * i));
 }
 
+/* Writes `text` to `path` (a file of the test's own, removed after). */
+static int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (f == NULL) return 0;
+  fputs(text, f);
+  return fclose(f) == 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: %s MODEL_DIR BAD_MODEL_DIR\n", argv[0]);
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s MODEL_DIR\n", argv[0]);
     return 2;
   }
-  const char *dir = argv[1], *bad_dir = argv[2];
-  char add_path[4096];
+  const char *dir = argv[1];
+  char add_path[4096], junk_path[4096];
   snprintf(add_path, sizeof add_path, "%s/add_f32.om", dir);
-
-  /* Before aclInit. */
-  CHECK_ACL(aclopSetModelDir(dir), ACL_ERROR_UNINITIALIZE);
+  snprintf(junk_path, sizeof junk_path, "%s/zz_junk.om", dir);
 
   CHECK_OK(aclInit(NULL));
   CHECK_OK(aclrtSetDevice(0));
@@ -91,15 +98,50 @@ int main(int argc, char **argv) {
   /* Nothing compiled or loaded: not found. */
   CHECK_ACL(add_2x3(), ACL_ERROR_OP_NOT_FOUND);
 
-  /* Bad folders: null, missing, one with a file that is no op model. None counts as
-   * the one aclopSetModelDir of the process. */
-  CHECK_ACL(aclopSetModelDir(NULL), ACL_ERROR_INVALID_PARAM);
-  CHECK_ACL(aclopSetModelDir("no/such/folder"), ACL_ERROR_INVALID_FILE);
-  CHECK_ACL(aclopSetModelDir(bad_dir), ACL_ERROR_PARSE_MODEL);
-  CHECK(strstr(aclGetRecentErrMsg(), "not a ge single-op model") != NULL);
+  /* aclopLoad: one model from memory (the Add of add_f32.om); its bad forms. */
+  size_t size = 0;
+  unsigned char *model = read_all(add_path, &size);
+  CHECK(model != NULL && size > 16);
+  if (model != NULL && size > 16) {
+    CHECK_ACL(aclopLoad(NULL, size), ACL_ERROR_INVALID_PARAM);
+    CHECK_ACL(aclopLoad(model, 0), ACL_ERROR_INVALID_PARAM);
+    CHECK_ACL(aclopLoad(model, size - 9), ACL_ERROR_PARSE_MODEL); /* truncated */
+    CHECK_ACL(aclopLoad("GEOPMDL", 8), ACL_ERROR_PARSE_MODEL);     /* the mark alone */
+    CHECK_ACL(aclopLoad("not an op model", 15), ACL_ERROR_PARSE_MODEL);
+    CHECK(strstr(aclGetRecentErrMsg(), "not a ge single-op model") != NULL);
+    model[size / 2] ^= 0x5a; /* damaged */
+    CHECK_ACL(aclopLoad(model, size), ACL_ERROR_PARSE_MODEL);
+    CHECK(strstr(aclGetRecentErrMsg(), "checksum") != NULL);
+    model[size / 2] ^= 0x5a;
+    CHECK_ACL(add_2x3(), ACL_ERROR_OP_NOT_FOUND);
+    CHECK_OK(aclopLoad(model, size));
+    CHECK_OK(add_2x3());
+    /* A well-formed model of an op ge cannot compile: the op type "Add" made "Adq". */
+    unsigned char *p = NULL;
+    for (size_t i = 0; i + 3 <= size; ++i)
+      if (memcmp(model + i, "Add", 3) == 0) {
+        p = model + i;
+        break;
+      }
+    CHECK(p != NULL);
+    if (p != NULL) {
+      p[2] = 'q';
+      reseal(model, size);
+      CHECK_ACL(aclopLoad(model, size), ACL_ERROR_OP_LOAD_FAILED);
+      CHECK(strstr(aclGetRecentErrMsg(), "Adq") != NULL);
+    }
+    free(model);
+  }
 
-  /* The folder gec wrote: every op runs without aclopCompile. */
+  /* Bad folders: null, missing. Neither counts as the one aclopSetModelDir of the process. */
+  CHECK_ACL(aclopSetModelDir(NULL), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclopSetModelDir("no/such/folder"), ACL_ERROR_READ_MODEL_FAILURE);
+
+  /* The folder gec wrote, with a .om file that is no op model (skipped, as GE skips it):
+   * every op runs without aclopCompile. */
+  CHECK(write_text(junk_path, "not an op model\n"));
   CHECK_OK(aclopSetModelDir(dir));
+  remove(junk_path);
   CHECK_OK(add_2x3());
   { /* the ranged Add at two row counts; the output description gets the real dims */
     const int64_t d4[] = {4}, dy[] = {-1, 4};
@@ -115,25 +157,6 @@ int main(int argc, char **argv) {
     const int64_t too_many[] = {9, 4};
     float big[36] = {0}, ybig[36];
     CHECK_ACL(run2("Add", 2, too_many, big, 1, d4, b, 2, dy, ybig, 36, NULL), ACL_ERROR_OP_NOT_FOUND);
-  }
-  { /* MatMulV2 with transpose_x2: y = a * b^T */
-    const int64_t da[] = {2, 3}, db[] = {4, 3}, dy[] = {2, 4};
-    const float a[6] = {1, 2, 3, 4, 5, 6}, b[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
-    float y[8] = {0};
-    aclopAttr *attr = aclopCreateAttr();
-    CHECK_OK(aclopSetAttrBool(attr, "transpose_x1", 0));
-    CHECK_OK(aclopSetAttrBool(attr, "transpose_x2", 1));
-    CHECK_OK(run2("MatMulV2", 2, da, a, 2, db, b, 2, dy, y, 8, attr));
-    for (int i = 0; i < 2; ++i)
-      for (int j = 0; j < 4; ++j) {
-        float want = 0;
-        for (int k = 0; k < 3; ++k) want += a[i * 3 + k] * b[j * 3 + k];
-        CHECK(y[i * 4 + j] == want);
-      }
-    /* other attributes than the model's: not found */
-    CHECK_OK(aclopSetAttrBool(attr, "transpose_x2", 0));
-    CHECK_ACL(run2("MatMulV2", 2, da, a, 2, db, b, 2, dy, y, 8, attr), ACL_ERROR_OP_NOT_FOUND);
-    aclopDestroyAttr(attr);
   }
   { /* Relu compiled fuzzy (compile_flag 1): any length of rank 1 */
     const int64_t d7[] = {7};
@@ -159,47 +182,34 @@ int main(int argc, char **argv) {
   /* Once per process, as GE's. */
   CHECK_ACL(aclopSetModelDir(dir), ACL_ERROR_REPEAT_INITIALIZE);
 
-  /* aclFinalize empties the store; aclopLoad loads one model from memory. */
+  /* Loaded ops outlive aclFinalize, as GE's; aclopSetModelDir stays refused. */
   CHECK_OK(aclrtDestroyStream(stream));
   CHECK_OK(aclrtResetDevice(0));
   CHECK_OK(aclFinalize());
   CHECK_OK(aclInit(NULL));
   CHECK_OK(aclrtSetDevice(0));
   CHECK_OK(aclrtCreateStream(&stream));
-  CHECK_ACL(add_2x3(), ACL_ERROR_OP_NOT_FOUND);
-  size_t size = 0;
-  unsigned char *model = read_all(add_path, &size);
-  CHECK(model != NULL && size > 16);
-  if (model != NULL && size > 16) {
-    CHECK_ACL(aclopLoad(NULL, size), ACL_ERROR_INVALID_PARAM);
-    CHECK_ACL(aclopLoad(model, 0), ACL_ERROR_INVALID_PARAM);
-    CHECK_ACL(aclopLoad(model, size - 9), ACL_ERROR_PARSE_MODEL);   /* truncated */
-    CHECK_ACL(aclopLoad("GEOPMDL", 8), ACL_ERROR_PARSE_MODEL);       /* the mark alone */
-    model[size / 2] ^= 0x5a;                                          /* damaged */
-    CHECK_ACL(aclopLoad(model, size), ACL_ERROR_PARSE_MODEL);
-    CHECK(strstr(aclGetRecentErrMsg(), "checksum") != NULL);
-    model[size / 2] ^= 0x5a;
-    CHECK_OK(aclopLoad(model, size));
-    CHECK_OK(add_2x3());
-    /* A well-formed model of an op ge cannot compile: the op type "Add" made "Adq". */
-    unsigned char *p = NULL;
-    for (size_t i = 0; i + 3 <= size; ++i)
-      if (memcmp(model + i, "Add", 3) == 0) {
-        p = model + i;
-        break;
-      }
-    CHECK(p != NULL);
-    if (p != NULL) {
-      p[2] = 'q';
-      reseal(model, size);
-      CHECK_ACL(aclopLoad(model, size), ACL_ERROR_OP_LOAD_FAILED);
-      CHECK(strstr(aclGetRecentErrMsg(), "Adq") != NULL);
-    }
-    free(model);
-  }
-  /* aclopSetModelDir may be called again after aclFinalize emptied the store. */
-  CHECK_OK(aclopSetModelDir(dir));
   CHECK_OK(add_2x3());
+  { /* MatMulV2 with transpose_x2: y = a * b^T */
+    const int64_t da[] = {2, 3}, db[] = {4, 3}, dy[] = {2, 4};
+    const float a[6] = {1, 2, 3, 4, 5, 6}, b[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+    float y[8] = {0};
+    aclopAttr *attr = aclopCreateAttr();
+    CHECK_OK(aclopSetAttrBool(attr, "transpose_x1", 0));
+    CHECK_OK(aclopSetAttrBool(attr, "transpose_x2", 1));
+    CHECK_OK(run2("MatMulV2", 2, da, a, 2, db, b, 2, dy, y, 8, attr));
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 4; ++j) {
+        float want = 0;
+        for (int k = 0; k < 3; ++k) want += a[i * 3 + k] * b[j * 3 + k];
+        CHECK(y[i * 4 + j] == want);
+      }
+    /* other attributes than the model's: not found */
+    CHECK_OK(aclopSetAttrBool(attr, "transpose_x2", 0));
+    CHECK_ACL(run2("MatMulV2", 2, da, a, 2, db, b, 2, dy, y, 8, attr), ACL_ERROR_OP_NOT_FOUND);
+    aclopDestroyAttr(attr);
+  }
+  CHECK_ACL(aclopSetModelDir(dir), ACL_ERROR_REPEAT_INITIALIZE);
 
   CHECK_OK(aclrtDestroyStream(stream));
   CHECK_OK(aclrtResetDevice(0));

@@ -64,10 +64,12 @@ ACL_FUNC_VISIBILITY aclError aclopExecuteV2(const char *opType, int numInputs, a
 /* Offline single-op models, written by `gec --singleop ops.json --output DIR` (GE: atc
  * --singleop). aclopSetModelDir loads every *.om file of modelDir and of its folders up
  * to two levels below into the single-op store, where aclopExecuteV2 finds them as if
- * aclopCompile had compiled them; once per process (ACL_ERROR_REPEAT_INITIALIZE after,
- * until aclFinalize). A missing folder is ACL_ERROR_INVALID_FILE, a file that is no ge op
- * model ACL_ERROR_PARSE_MODEL, one whose op ge cannot compile ACL_ERROR_OP_LOAD_FAILED.
- * aclopLoad loads one model file's bytes (the caller keeps them). */
+ * aclopCompile had compiled them; a .om file that is no op model is skipped (a warning in
+ * ge's log). Once per process: a second call after one that succeeded is
+ * ACL_ERROR_REPEAT_INITIALIZE. A folder that does not exist is
+ * ACL_ERROR_READ_MODEL_FAILURE, a model whose op ge cannot compile
+ * ACL_ERROR_OP_LOAD_FAILED. aclopLoad loads one model file's bytes (the caller keeps
+ * them; not an op model: ACL_ERROR_PARSE_MODEL). Loaded ops stay loaded across aclFinalize. */
 ACL_FUNC_VISIBILITY aclError aclopSetModelDir(const char *modelDir);
 ACL_FUNC_VISIBILITY aclError aclopLoad(const void *model, size_t modelSize);
 

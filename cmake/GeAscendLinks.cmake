@@ -15,8 +15,11 @@ function(ge_link target link)
 endfunction()
 
 # From runtime/lib64 up to the prefix: "../..".
+# (In stub/ too: ld resolves libge_acl.so's own needs by its RUNPATH, $ORIGIN, read as
+# the folder ld found it in.)
 foreach(file IN LISTS ge_beside)
   ge_link("../../${ge_libdir}/${file}" "${lib64}/${file}")
+  ge_link("../${file}" "${lib64}/stub/${file}")
 endforeach()
 foreach(name IN LISTS ge_names)
   if(NOT "lib${name}.so" STREQUAL ge_real)

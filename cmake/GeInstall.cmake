@@ -24,6 +24,9 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/geConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/geConfig.cmake ${PROJECT_BINARY_DIR}/geConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ge)
 if(TARGET gec)
+  if(GE_BUILD_SHARED)  # the installed gec finds the installed libge.so, libge_acl.so
+    set_target_properties(gec PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  endif()
   install(TARGETS gec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
@@ -51,6 +54,9 @@ if(GE_INSTALL_ASCEND_LAYOUT)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ge/acl/acl DESTINATION runtime/include)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ge/acl/acl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   if(GE_BUILD_SHARED)
+    # libge_acl.so finds libge.so beside it, also for the link step of a program that
+    # names only libascendcl.so (ld looks for a library's own needs by its RUNPATH).
+    set_target_properties(ge_acl PROPERTIES INSTALL_RPATH "$ORIGIN")
     set(ge_ascendcl_file libge_acl.so)
     set(ge_ascendcl_beside libge_acl.so libge.so)  # links in runtime/lib64 to the real ones
   else()

@@ -399,6 +399,7 @@ std::string read_text(const std::string& path) {
 int run_singleop(std::span<const std::string> args) {
   const std::vector<Flag> flags{{"singleop", true, "the JSON file of op descriptions (GE's atc --singleop format)"},
                                 {"output", true, "the folder to write the op models into (made when missing)"},
+                                {"soc_version", true, "atc's target chip; accepted so that atc's command lines run, not used (the CPU runs the ops)"},
                                 {"help", false, "print this help and exit"}};
   const Args a = parse_args(args, flags);
   if (a.has("help")) {

@@ -48,6 +48,11 @@ run_program("plain singleop_model" ${WORK}/plain_singleop_model op_models)
 foreach(program base attr op_exec)
   run_program("plain ${program}" ${WORK}/plain_${program})
 endforeach()
+# The older toolkits' paths (acllib/include, acllib/lib64/stub) and the compiler stub folder.
+run("cc -I acllib/include -L acllib/lib64/stub" ${CC} ${cc_flags} -std=c11 -o ${WORK}/acllib_singleop_model
+  ${ACL_DIR}/singleop_model_test.c -I${PREFIX}/acllib/include -I${ACL_DIR} -L${PREFIX}/acllib/lib64/stub
+  -L${PREFIX}/compiler/lib64/stub -lascendcl -lacl_op_compiler)
+run_program("acllib singleop_model" ${WORK}/acllib_singleop_model op_models)
 find_program(PKG_CONFIG pkg-config)
 if(PKG_CONFIG)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env "PKG_CONFIG_PATH=${PREFIX}/lib/pkgconfig:${PREFIX}/lib64/pkgconfig"

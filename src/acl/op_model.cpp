@@ -87,10 +87,14 @@ void put_attr(Writer& w, const ge::Attribute& a) {
           w.put<std::uint64_t>(v.size());
           for (const auto& e : v) {
             using E = std::decay_t<decltype(e)>;
-            if constexpr (std::is_same_v<E, std::int64_t>) w.put<std::int64_t>(e);
-            else if constexpr (std::is_same_v<E, double>) w.put_f64(e);
-            else if constexpr (std::is_same_v<E, std::string>) w.put_str(e);
-            else w.put<std::uint8_t>(e ? 1 : 0);  // std::vector<bool>'s reference
+            if constexpr (std::is_same_v<E, std::int64_t>)
+              w.put<std::int64_t>(e);
+            else if constexpr (std::is_same_v<E, double>)
+              w.put_f64(e);
+            else if constexpr (std::is_same_v<E, std::string>)
+              w.put_str(e);
+            else
+              w.put<std::uint8_t>(e ? 1 : 0);  // std::vector<bool>'s reference
           }
         }
       },
@@ -120,7 +124,8 @@ class Reader {
   double get_f64() { return std::bit_cast<double>(get<std::uint64_t>()); }
   std::uint64_t count(std::uint64_t limit = max_count) {
     const auto n = get<std::uint64_t>();
-    if (n > limit || n > in_.size() - pos_ + 1) fail("a count of " + std::to_string(n) + " at byte " + std::to_string(pos_ - 8));
+    if (n > limit || n > in_.size() - pos_ + 1)
+      fail("a count of " + std::to_string(n) + " at byte " + std::to_string(pos_ - 8));
     return n;
   }
   std::uint32_t count32() {
@@ -169,10 +174,14 @@ aclTensorDesc get_tensor(Reader& r) {
 ge::Attribute get_attr(Reader& r) {
   const auto kind = r.get<std::uint8_t>();
   switch (static_cast<ge::AttrKind>(kind)) {
-    case ge::AttrKind::integer: return r.get<std::int64_t>();
-    case ge::AttrKind::floating: return r.get_f64();
-    case ge::AttrKind::string: return r.get_str();
-    case ge::AttrKind::boolean: return r.get<std::uint8_t>() != 0;
+    case ge::AttrKind::integer:
+      return r.get<std::int64_t>();
+    case ge::AttrKind::floating:
+      return r.get_f64();
+    case ge::AttrKind::string:
+      return r.get_str();
+    case ge::AttrKind::boolean:
+      return r.get<std::uint8_t>() != 0;
     case ge::AttrKind::integers: {
       std::vector<std::int64_t> v(r.count());
       for (auto& e : v) e = r.get<std::int64_t>();
@@ -195,7 +204,8 @@ ge::Attribute get_attr(Reader& r) {
     }
     case ge::AttrKind::tensor: {
       const auto dtype = r.get<std::uint8_t>();
-      if (dtype > static_cast<std::uint8_t>(ge::DataType::boolean)) r.fail("a tensor attribute of type " + std::to_string(dtype));
+      if (dtype > static_cast<std::uint8_t>(ge::DataType::boolean))
+        r.fail("a tensor attribute of type " + std::to_string(dtype));
       std::vector<std::int64_t> dims(r.count32());
       for (auto& d : dims) d = r.get<std::int64_t>();
       auto bytes = r.get_bytes();
@@ -301,9 +311,13 @@ std::vector<std::filesystem::path> model_files(const std::filesystem::path& dir)
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-  if (ec) throw CallError(ACL_ERROR_READ_MODEL_FAILURE, "[acl] cannot list the model folder '" + dir.string() + "': " + ec.message());
+  if (ec)
+    throw CallError(ACL_ERROR_READ_MODEL_FAILURE,
+                    "[acl] cannot list the model folder '" + dir.string() + "': " + ec.message());
   for (; it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) throw CallError(ACL_ERROR_READ_MODEL_FAILURE, "[acl] cannot list the model folder '" + dir.string() + "': " + ec.message());
+    if (ec)
+      throw CallError(ACL_ERROR_READ_MODEL_FAILURE,
+                      "[acl] cannot list the model folder '" + dir.string() + "': " + ec.message());
     if (it->is_directory(ec) && it.depth() >= 2) it.disable_recursion_pending();
     if (it->is_regular_file(ec) && it->path().extension() == ".om") files.push_back(it->path());
   }
@@ -383,7 +397,8 @@ aclError aclopSetModelDir(const char* modelDir) {
                  ACL_ERROR_READ_MODEL_FAILURE);
     acl::LoadedModels& l = acl::loaded();
     std::unique_lock lock(l.mutex);
-    acl::require(!l.dir_set, "aclopSetModelDir was called already; one model folder per process (load more with aclopLoad)",
+    acl::require(!l.dir_set,
+                 "aclopSetModelDir was called already; one model folder per process (load more with aclopLoad)",
                  ACL_ERROR_REPEAT_INITIALIZE);
     std::vector<acl::OpModel> models;
     for (const auto& file : acl::model_files(dir)) {

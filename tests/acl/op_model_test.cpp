@@ -22,7 +22,8 @@ void reseal(std::vector<std::byte>& b) {
 // A model of MatMulV2 f32[2,3] x f32[4,3]^T with both transpose attributes.
 std::vector<std::byte> matmul_model() {
   const int64_t a[] = {2, 3}, b[] = {4, 3}, y[] = {2, 4};
-  aclTensorDesc* in[] = {aclCreateTensorDesc(ACL_FLOAT, 2, a, ACL_FORMAT_ND), aclCreateTensorDesc(ACL_FLOAT, 2, b, ACL_FORMAT_ND)};
+  aclTensorDesc* in[] = {aclCreateTensorDesc(ACL_FLOAT, 2, a, ACL_FORMAT_ND),
+                         aclCreateTensorDesc(ACL_FLOAT, 2, b, ACL_FORMAT_ND)};
   aclTensorDesc* out[] = {aclCreateTensorDesc(ACL_FLOAT, 2, y, ACL_FORMAT_ND)};
   aclopAttr* attr = aclopCreateAttr();
   REQUIRE(aclopSetAttrBool(attr, "transpose_x1", 0) == ACL_SUCCESS);
@@ -38,7 +39,8 @@ std::vector<std::byte> matmul_model() {
 
 TEST_CASE("acl op models: GE's default file name, type, format and dims of every tensor") {
   const int64_t d[] = {3, 3}, r[] = {-1};
-  aclTensorDesc* in[] = {aclCreateTensorDesc(ACL_INT32, 2, d, ACL_FORMAT_ND), aclCreateTensorDesc(ACL_FLOAT16, 1, r, ACL_FORMAT_NCHW)};
+  aclTensorDesc* in[] = {aclCreateTensorDesc(ACL_INT32, 2, d, ACL_FORMAT_ND),
+                         aclCreateTensorDesc(ACL_FLOAT16, 1, r, ACL_FORMAT_NCHW)};
   aclTensorDesc* out[] = {aclCreateTensorDesc(ACL_INT32, 2, d, ACL_FORMAT_ND)};
   CHECK(acl::op_model_file_name(0, "Add", 2, in, 1, out) == "0_Add_3_2_3_3_1_0_-1_3_2_3_3.om");
   for (auto* x : in) aclDestroyTensorDesc(x);
@@ -57,8 +59,8 @@ TEST_CASE("acl op models: a file loads; every damaged form is refused or loads a
       bad[i] ^= static_cast<std::byte>(x);
       reseal(bad);
       const aclError e = aclopLoad(bad.data(), bad.size());
-      CHECK_MESSAGE((e == ACL_SUCCESS || e == ACL_ERROR_PARSE_MODEL || e == ACL_ERROR_OP_LOAD_FAILED),
-                    "byte ", i, " ^ ", x, ": ", e, " ", aclGetRecentErrMsg());
+      CHECK_MESSAGE((e == ACL_SUCCESS || e == ACL_ERROR_PARSE_MODEL || e == ACL_ERROR_OP_LOAD_FAILED), "byte ", i,
+                    " ^ ", x, ": ", e, " ", aclGetRecentErrMsg());
       (e == ACL_SUCCESS ? loaded : refused) += 1;
     }
   }

@@ -51,22 +51,40 @@ struct NamedValue {
 
 // The type names of GE's op description files (and their ACL_/DT_ spellings' tails).
 constexpr std::array type_names{
-    NamedValue{"float", ACL_FLOAT},     NamedValue{"float32", ACL_FLOAT},     NamedValue{"float16", ACL_FLOAT16},
-    NamedValue{"int8", ACL_INT8},       NamedValue{"int32", ACL_INT32},       NamedValue{"uint8", ACL_UINT8},
-    NamedValue{"int16", ACL_INT16},     NamedValue{"uint16", ACL_UINT16},     NamedValue{"uint32", ACL_UINT32},
-    NamedValue{"int64", ACL_INT64},     NamedValue{"uint64", ACL_UINT64},     NamedValue{"double", ACL_DOUBLE},
-    NamedValue{"float64", ACL_DOUBLE},  NamedValue{"bool", ACL_BOOL},         NamedValue{"string", ACL_STRING},
-    NamedValue{"complex64", ACL_COMPLEX64}, NamedValue{"complex128", ACL_COMPLEX128}, NamedValue{"bfloat16", ACL_BF16},
+    NamedValue{"float", ACL_FLOAT},
+    NamedValue{"float32", ACL_FLOAT},
+    NamedValue{"float16", ACL_FLOAT16},
+    NamedValue{"int8", ACL_INT8},
+    NamedValue{"int32", ACL_INT32},
+    NamedValue{"uint8", ACL_UINT8},
+    NamedValue{"int16", ACL_INT16},
+    NamedValue{"uint16", ACL_UINT16},
+    NamedValue{"uint32", ACL_UINT32},
+    NamedValue{"int64", ACL_INT64},
+    NamedValue{"uint64", ACL_UINT64},
+    NamedValue{"double", ACL_DOUBLE},
+    NamedValue{"float64", ACL_DOUBLE},
+    NamedValue{"bool", ACL_BOOL},
+    NamedValue{"string", ACL_STRING},
+    NamedValue{"complex64", ACL_COMPLEX64},
+    NamedValue{"complex128", ACL_COMPLEX128},
+    NamedValue{"bfloat16", ACL_BF16},
     NamedValue{"undefined", ACL_DT_UNDEFINED},
 };
 
 constexpr std::array format_names{
-    NamedValue{"NCHW", ACL_FORMAT_NCHW},       NamedValue{"NHWC", ACL_FORMAT_NHWC},
-    NamedValue{"ND", ACL_FORMAT_ND},           NamedValue{"NC1HWC0", ACL_FORMAT_NC1HWC0},
-    NamedValue{"FRACTAL_Z", ACL_FORMAT_FRACTAL_Z}, NamedValue{"HWCN", ACL_FORMAT_HWCN},
-    NamedValue{"NDHWC", ACL_FORMAT_NDHWC},     NamedValue{"FRACTAL_NZ", ACL_FORMAT_FRACTAL_NZ},
-    NamedValue{"NCDHW", ACL_FORMAT_NCDHW},     NamedValue{"NC", ACL_FORMAT_NC},
-    NamedValue{"NCL", ACL_FORMAT_NCL},         NamedValue{"RESERVED", ACL_FORMAT_UNDEFINED},
+    NamedValue{"NCHW", ACL_FORMAT_NCHW},
+    NamedValue{"NHWC", ACL_FORMAT_NHWC},
+    NamedValue{"ND", ACL_FORMAT_ND},
+    NamedValue{"NC1HWC0", ACL_FORMAT_NC1HWC0},
+    NamedValue{"FRACTAL_Z", ACL_FORMAT_FRACTAL_Z},
+    NamedValue{"HWCN", ACL_FORMAT_HWCN},
+    NamedValue{"NDHWC", ACL_FORMAT_NDHWC},
+    NamedValue{"FRACTAL_NZ", ACL_FORMAT_FRACTAL_NZ},
+    NamedValue{"NCDHW", ACL_FORMAT_NCDHW},
+    NamedValue{"NC", ACL_FORMAT_NC},
+    NamedValue{"NCL", ACL_FORMAT_NCL},
+    NamedValue{"RESERVED", ACL_FORMAT_UNDEFINED},
     NamedValue{"UNDEFINED", ACL_FORMAT_UNDEFINED},
 };
 
@@ -101,7 +119,8 @@ int lookup(const std::array<NamedValue, N>& table, const std::string& text, std:
 const JsonValue& need(const JsonValue& object, std::string_view key, JsonValue::Kind kind, std::string_view kind_text,
                       const std::string& where) {
   const JsonValue* v = object.find(key);
-  if (v == nullptr) throw EntryError(where + ": \"" + std::string(key) + "\" is missing; expected " + std::string(kind_text));
+  if (v == nullptr)
+    throw EntryError(where + ": \"" + std::string(key) + "\" is missing; expected " + std::string(kind_text));
   if (v->kind() != kind)
     throw EntryError(where + ": \"" + std::string(key) + "\" is " + std::string(v->kind_name()) + "; expected " +
                      std::string(kind_text));
@@ -114,7 +133,8 @@ std::int64_t integer_of(const JsonValue& v, const std::string& where) {
 }
 
 std::vector<std::int64_t> integers_of(const JsonValue& v, const std::string& where) {
-  if (v.kind() != JsonValue::Kind::array) throw EntryError(where + " is " + std::string(v.kind_name()) + "; expected an array of integers");
+  if (v.kind() != JsonValue::Kind::array)
+    throw EntryError(where + " is " + std::string(v.kind_name()) + "; expected an array of integers");
   std::vector<std::int64_t> out;
   for (std::size_t i = 0; i < v.items().size(); ++i)
     out.push_back(integer_of(v.items()[i], where + "[" + std::to_string(i) + "]"));
@@ -137,7 +157,7 @@ std::uint16_t half_bits(float f) {
   const std::uint32_t abs = x & 0x7fffffffu;
   if (abs >= 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // overflows to infinity
-  if (abs < 0x38800000u) {                                                   // subnormal half (or zero)
+  if (abs < 0x38800000u) {                                                    // subnormal half (or zero)
     const float scaled = std::bit_cast<float>(abs) * 16777216.0f;             // * 2^24: units of the smallest half
     return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(std::nearbyint(scaled)));
   }
@@ -158,9 +178,11 @@ void append(std::vector<std::byte>& out, T v) {
 
 // The bytes of a constant input's "const_value" (a flat array of numbers) in `dtype`.
 std::vector<std::byte> const_bytes(const JsonValue& v, int dtype, std::int64_t elements, const std::string& where) {
-  if (v.kind() != JsonValue::Kind::array) throw EntryError(where + " is " + std::string(v.kind_name()) + "; expected an array of numbers");
+  if (v.kind() != JsonValue::Kind::array)
+    throw EntryError(where + " is " + std::string(v.kind_name()) + "; expected an array of numbers");
   if (static_cast<std::int64_t>(v.items().size()) != elements)
-    throw EntryError(where + " has " + std::to_string(v.items().size()) + " values; the shape holds " + std::to_string(elements));
+    throw EntryError(where + " has " + std::to_string(v.items().size()) + " values; the shape holds " +
+                     std::to_string(elements));
   std::vector<std::byte> out;
   for (std::size_t i = 0; i < v.items().size(); ++i) {
     const JsonValue& e = v.items()[i];
@@ -174,20 +196,55 @@ std::vector<std::byte> const_bytes(const JsonValue& v, int dtype, std::int64_t e
       if (!integral) throw EntryError(at + " is " + std::to_string(d) + "; the type is an integer type");
     };
     switch (dtype) {
-      case ACL_FLOAT: append(out, static_cast<float>(d)); break;
-      case ACL_DOUBLE: append(out, d); break;
-      case ACL_FLOAT16: append(out, half_bits(static_cast<float>(d))); break;
-      case ACL_BF16: append(out, bf16_bits(static_cast<float>(d))); break;
-      case ACL_INT8: want_int(); append(out, static_cast<std::int8_t>(n)); break;
-      case ACL_INT16: want_int(); append(out, static_cast<std::int16_t>(n)); break;
-      case ACL_INT32: want_int(); append(out, static_cast<std::int32_t>(n)); break;
-      case ACL_INT64: want_int(); append(out, n); break;
-      case ACL_UINT8: want_int(); append(out, static_cast<std::uint8_t>(n)); break;
-      case ACL_UINT16: want_int(); append(out, static_cast<std::uint16_t>(n)); break;
-      case ACL_UINT32: want_int(); append(out, static_cast<std::uint32_t>(n)); break;
-      case ACL_UINT64: want_int(); append(out, static_cast<std::uint64_t>(n)); break;
-      case ACL_BOOL: append(out, static_cast<std::uint8_t>(d != 0 ? 1 : 0)); break;
-      default: throw EntryError(where + ": constant data of this type is not offered");
+      case ACL_FLOAT:
+        append(out, static_cast<float>(d));
+        break;
+      case ACL_DOUBLE:
+        append(out, d);
+        break;
+      case ACL_FLOAT16:
+        append(out, half_bits(static_cast<float>(d)));
+        break;
+      case ACL_BF16:
+        append(out, bf16_bits(static_cast<float>(d)));
+        break;
+      case ACL_INT8:
+        want_int();
+        append(out, static_cast<std::int8_t>(n));
+        break;
+      case ACL_INT16:
+        want_int();
+        append(out, static_cast<std::int16_t>(n));
+        break;
+      case ACL_INT32:
+        want_int();
+        append(out, static_cast<std::int32_t>(n));
+        break;
+      case ACL_INT64:
+        want_int();
+        append(out, n);
+        break;
+      case ACL_UINT8:
+        want_int();
+        append(out, static_cast<std::uint8_t>(n));
+        break;
+      case ACL_UINT16:
+        want_int();
+        append(out, static_cast<std::uint16_t>(n));
+        break;
+      case ACL_UINT32:
+        want_int();
+        append(out, static_cast<std::uint32_t>(n));
+        break;
+      case ACL_UINT64:
+        want_int();
+        append(out, static_cast<std::uint64_t>(n));
+        break;
+      case ACL_BOOL:
+        append(out, static_cast<std::uint8_t>(d != 0 ? 1 : 0));
+        break;
+      default:
+        throw EntryError(where + ": constant data of this type is not offered");
     }
   }
   return out;
@@ -203,32 +260,44 @@ using DescPtr = std::unique_ptr<aclTensorDesc, DescDeleter>;
 using AttrPtr = std::unique_ptr<aclopAttr, AttrDeleter>;
 
 void check_acl(aclError rc, const std::string& where) {
-  if (rc != ACL_SUCCESS) throw EntryError(where + ": " + aclGetRecentErrMsg() + " (aclError " + std::to_string(rc) + ")");
+  if (rc != ACL_SUCCESS)
+    throw EntryError(where + ": " + aclGetRecentErrMsg() + " (aclError " + std::to_string(rc) + ")");
 }
 
 DescPtr read_desc(const JsonValue& t, const std::string& where) {
-  if (t.kind() != JsonValue::Kind::object) throw EntryError(where + " is " + std::string(t.kind_name()) + "; expected an object");
-  static constexpr std::array<std::string_view, 10> known{"format", "shape", "type", "shape_range", "name",
-                                                          "dynamic_input", "origin_format", "origin_shape",
+  if (t.kind() != JsonValue::Kind::object)
+    throw EntryError(where + " is " + std::string(t.kind_name()) + "; expected an object");
+  static constexpr std::array<std::string_view, 10> known{"format",   "shape",         "type",          "shape_range",
+                                                          "name",     "dynamic_input", "origin_format", "origin_shape",
                                                           "is_const", "const_value"};
   warn_unknown_keys(t, known, where);
-  const int format = lookup(format_names, need(t, "format", JsonValue::Kind::string, "a format name (\"ND\", \"NCHW\", ...)", where).text(), "format", where + ": \"format\"");
-  const int dtype = lookup(type_names, need(t, "type", JsonValue::Kind::string, "a type name (\"float\", \"float16\", ...)", where).text(), "type", where + ": \"type\"");
+  const int format = lookup(
+      format_names, need(t, "format", JsonValue::Kind::string, "a format name (\"ND\", \"NCHW\", ...)", where).text(),
+      "format", where + ": \"format\"");
+  const int dtype = lookup(
+      type_names, need(t, "type", JsonValue::Kind::string, "a type name (\"float\", \"float16\", ...)", where).text(),
+      "type", where + ": \"type\"");
   const JsonValue* shape_value = t.find("shape");
-  if (shape_value == nullptr) throw EntryError(where + ": \"shape\" is missing; expected an array of dims ([] for a scalar)");
+  if (shape_value == nullptr)
+    throw EntryError(where + ": \"shape\" is missing; expected an array of dims ([] for a scalar)");
   const std::vector<std::int64_t> dims = integers_of(*shape_value, where + ": \"shape\"");
   DescPtr desc(aclCreateTensorDesc(static_cast<aclDataType>(dtype), static_cast<int>(dims.size()), dims.data(),
                                    static_cast<aclFormat>(format)));
   if (!desc) check_acl(ACL_ERROR_INVALID_PARAM, where);
-  if (const JsonValue* r = t.find("shape_range"); r != nullptr && !(r->kind() == JsonValue::Kind::array && r->items().empty())) {
-    if (r->kind() != JsonValue::Kind::array) throw EntryError(where + ": \"shape_range\" is " + std::string(r->kind_name()) + "; expected [[lo, hi], ...]");
+  if (const JsonValue* r = t.find("shape_range");
+      r != nullptr && !(r->kind() == JsonValue::Kind::array && r->items().empty())) {
+    if (r->kind() != JsonValue::Kind::array)
+      throw EntryError(where + ": \"shape_range\" is " + std::string(r->kind_name()) + "; expected [[lo, hi], ...]");
     std::vector<std::array<std::int64_t, 2>> ranges;
     for (std::size_t i = 0; i < r->items().size(); ++i) {
       const auto pair = integers_of(r->items()[i], where + ": \"shape_range\"[" + std::to_string(i) + "]");
-      if (pair.size() != 2) throw EntryError(where + ": \"shape_range\"[" + std::to_string(i) + "] has " + std::to_string(pair.size()) + " values; expected [lo, hi] (hi -1: unbounded)");
+      if (pair.size() != 2)
+        throw EntryError(where + ": \"shape_range\"[" + std::to_string(i) + "] has " + std::to_string(pair.size()) +
+                         " values; expected [lo, hi] (hi -1: unbounded)");
       ranges.push_back({pair[0], pair[1]});
     }
-    check_acl(aclSetTensorShapeRange(desc.get(), ranges.size(), reinterpret_cast<int64_t(*)[ACL_TENSOR_SHAPE_RANGE_NUM]>(ranges.data())),
+    check_acl(aclSetTensorShapeRange(desc.get(), ranges.size(),
+                                     reinterpret_cast<int64_t(*)[ACL_TENSOR_SHAPE_RANGE_NUM]>(ranges.data())),
               where + ": \"shape_range\"");
   }
   const JsonValue* is_const = t.find("is_const");
@@ -252,21 +321,25 @@ DescPtr read_desc(const JsonValue& t, const std::string& where) {
 
 // One attribute {"name", "type", "value"} set on `attr` through aclopSetAttr*.
 void read_attr(const JsonValue& a, aclopAttr* attr, const std::string& where) {
-  if (a.kind() != JsonValue::Kind::object) throw EntryError(where + " is " + std::string(a.kind_name()) + "; expected an object");
+  if (a.kind() != JsonValue::Kind::object)
+    throw EntryError(where + " is " + std::string(a.kind_name()) + "; expected an object");
   static constexpr std::array<std::string_view, 3> known{"name", "type", "value"};
   warn_unknown_keys(a, known, where);
   const std::string name = need(a, "name", JsonValue::Kind::string, "the attribute's name", where).text();
   const std::string at = where + " (\"" + name + "\")";
-  const std::string type = need(a, "type", JsonValue::Kind::string, "the attribute's type (\"int\", \"list_int\", ...)", at).text();
+  const std::string type =
+      need(a, "type", JsonValue::Kind::string, "the attribute's type (\"int\", \"list_int\", ...)", at).text();
   const JsonValue* v = a.find("value");
   if (v == nullptr) throw EntryError(at + ": \"value\" is missing");
   const std::string vat = at + ": \"value\"";
-  const auto want = [&](const JsonValue& x, JsonValue::Kind k, std::string_view text, const std::string& w) -> const JsonValue& {
+  const auto want = [&](const JsonValue& x, JsonValue::Kind k, std::string_view text,
+                        const std::string& w) -> const JsonValue& {
     if (x.kind() != k) throw EntryError(w + " is " + std::string(x.kind_name()) + "; expected " + std::string(text));
     return x;
   };
   const auto number = [&](const JsonValue& x, const std::string& w) {
-    if (x.kind() != JsonValue::Kind::number) throw EntryError(w + " is " + std::string(x.kind_name()) + "; expected a number");
+    if (x.kind() != JsonValue::Kind::number)
+      throw EntryError(w + " is " + std::string(x.kind_name()) + "; expected a number");
     return static_cast<float>(x.number());
   };
   const auto items = [&](std::string_view text) -> const std::vector<JsonValue>& {
@@ -289,7 +362,8 @@ void read_attr(const JsonValue& a, aclopAttr* attr, const std::string& where) {
   } else if (type == "list_bool") {
     std::vector<std::uint8_t> values;
     const auto& xs = items("an array of bools");
-    for (std::size_t i = 0; i < xs.size(); ++i) values.push_back(want(xs[i], JsonValue::Kind::boolean, "true or false", item_at(i)).boolean() ? 1 : 0);
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      values.push_back(want(xs[i], JsonValue::Kind::boolean, "true or false", item_at(i)).boolean() ? 1 : 0);
     rc = aclopSetAttrListBool(attr, n, static_cast<int>(values.size()), values.data());
   } else if (type == "list_int") {
     const auto values = integers_of(*v, vat);
@@ -302,13 +376,15 @@ void read_attr(const JsonValue& a, aclopAttr* attr, const std::string& where) {
   } else if (type == "list_string") {
     std::vector<const char*> values;
     const auto& xs = items("an array of strings");
-    for (std::size_t i = 0; i < xs.size(); ++i) values.push_back(want(xs[i], JsonValue::Kind::string, "a string", item_at(i)).text().c_str());
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      values.push_back(want(xs[i], JsonValue::Kind::string, "a string", item_at(i)).text().c_str());
     rc = aclopSetAttrListString(attr, n, static_cast<int>(values.size()), values.data());
   } else if (type == "list_data_type") {
     std::vector<aclDataType> values;
     const auto& xs = items("an array of type names");
     for (std::size_t i = 0; i < xs.size(); ++i)
-      values.push_back(static_cast<aclDataType>(lookup(type_names, want(xs[i], JsonValue::Kind::string, "a type name", item_at(i)).text(), "type", item_at(i))));
+      values.push_back(static_cast<aclDataType>(lookup(
+          type_names, want(xs[i], JsonValue::Kind::string, "a type name", item_at(i)).text(), "type", item_at(i))));
     rc = aclopSetAttrListDataType(attr, n, static_cast<int>(values.size()), values.data());
   } else if (type == "list_list_int") {
     std::vector<std::vector<std::int64_t>> lists;
@@ -322,9 +398,9 @@ void read_attr(const JsonValue& a, aclopAttr* attr, const std::string& where) {
     }
     rc = aclopSetAttrListListInt(attr, n, static_cast<int>(lists.size()), counts.data(), pointers.data());
   } else {
-    static constexpr std::array<std::string_view, 11> types{"bool", "int", "float", "string", "data_type", "list_bool",
-                                                            "list_int", "list_float", "list_string", "list_data_type",
-                                                            "list_list_int"};
+    static constexpr std::array<std::string_view, 11> types{
+        "bool",     "int",        "float",       "string",         "data_type",    "list_bool",
+        "list_int", "list_float", "list_string", "list_data_type", "list_list_int"};
     std::string msg = at + ": unknown attribute type '" + type + "'";
     if (const auto near = ge::closest_spelling(type, types)) msg += "; did you mean '" + std::string(*near) + "'";
     throw EntryError(msg + "; expected bool, int, float, string, data_type or list_ of them, or list_list_int");
@@ -340,15 +416,18 @@ struct OpModelFile {
 
 OpModelFile read_entry(const JsonValue& e, std::size_t index, const std::string& source) {
   std::string where = source + ": entry " + std::to_string(index);
-  if (e.kind() != JsonValue::Kind::object) throw EntryError(where + " is " + std::string(e.kind_name()) + "; expected an op description object");
+  if (e.kind() != JsonValue::Kind::object)
+    throw EntryError(where + " is " + std::string(e.kind_name()) + "; expected an op description object");
   const std::string op = need(e, "op", JsonValue::Kind::string, "the op type (\"Add\", \"Conv2D\", ...)", where).text();
   where += " (op '" + op + "')";
-  static constexpr std::array<std::string_view, 6> known{"op", "name", "input_desc", "output_desc", "attr", "compile_flag"};
+  static constexpr std::array<std::string_view, 6> known{"op",          "name", "input_desc",
+                                                         "output_desc", "attr", "compile_flag"};
   warn_unknown_keys(e, known, where);
   bool fuzzy = false;
   if (const JsonValue* f = e.find("compile_flag")) {
     const std::int64_t flag = integer_of(*f, where + ": \"compile_flag\"");
-    if (flag != 0 && flag != 1) throw EntryError(where + ": \"compile_flag\" is " + std::to_string(flag) + "; expected 0 (exact) or 1 (fuzzy)");
+    if (flag != 0 && flag != 1)
+      throw EntryError(where + ": \"compile_flag\" is " + std::to_string(flag) + "; expected 0 (exact) or 1 (fuzzy)");
     fuzzy = flag == 1;
   }
   std::vector<DescPtr> inputs, outputs;
@@ -359,7 +438,9 @@ OpModelFile read_entry(const JsonValue& e, std::size_t index, const std::string&
   }
   AttrPtr attr(aclopCreateAttr());
   if (const JsonValue* attrs = e.find("attr")) {
-    if (attrs->kind() != JsonValue::Kind::array) throw EntryError(where + ": \"attr\" is " + std::string(attrs->kind_name()) + "; expected an array of {\"name\", \"type\", \"value\"}");
+    if (attrs->kind() != JsonValue::Kind::array)
+      throw EntryError(where + ": \"attr\" is " + std::string(attrs->kind_name()) +
+                       "; expected an array of {\"name\", \"type\", \"value\"}");
     for (std::size_t i = 0; i < attrs->items().size(); ++i)
       read_attr(attrs->items()[i], attr.get(), where + ": attr[" + std::to_string(i) + "]");
   }
@@ -377,7 +458,8 @@ OpModelFile read_entry(const JsonValue& e, std::size_t index, const std::string&
   if (const JsonValue* name = e.find("name")) {
     if (name->kind() != JsonValue::Kind::string || name->text().empty())
       throw EntryError(where + ": \"name\" is " + std::string(name->kind_name()) + "; expected the model file's name");
-    if (name->text().find('/') != std::string::npos) throw EntryError(where + ": \"name\" '" + name->text() + "' holds a '/'; expected a file name");
+    if (name->text().find('/') != std::string::npos)
+      throw EntryError(where + ": \"name\" '" + name->text() + "' holds a '/'; expected a file name");
     file.name = name->text().ends_with(".om") ? name->text() : name->text() + ".om";
   } else {
     file.name = acl::op_model_file_name(index, op.c_str(), static_cast<int>(in.size()), in.data(),
@@ -397,10 +479,12 @@ std::string read_text(const std::string& path) {
 }  // namespace
 
 int run_singleop(std::span<const std::string> args) {
-  const std::vector<Flag> flags{{"singleop", true, "the JSON file of op descriptions (GE's atc --singleop format)"},
-                                {"output", true, "the folder to write the op models into (made when missing)"},
-                                {"soc_version", true, "atc's target chip; accepted so that atc's command lines run, not used (the CPU runs the ops)"},
-                                {"help", false, "print this help and exit"}};
+  const std::vector<Flag> flags{
+      {"singleop", true, "the JSON file of op descriptions (GE's atc --singleop format)"},
+      {"output", true, "the folder to write the op models into (made when missing)"},
+      {"soc_version", true,
+       "atc's target chip; accepted so that atc's command lines run, not used (the CPU runs the ops)"},
+      {"help", false, "print this help and exit"}};
   const Args a = parse_args(args, flags);
   if (a.has("help")) {
     std::printf(
@@ -422,7 +506,8 @@ int run_singleop(std::span<const std::string> args) {
   try {
     const JsonValue root = parse_json(read_text(*json_path), *json_path);
     if (root.kind() != JsonValue::Kind::array)
-      throw EntryError(*json_path + ": the file holds " + std::string(root.kind_name()) + "; expected an array of op descriptions");
+      throw EntryError(*json_path + ": the file holds " + std::string(root.kind_name()) +
+                       "; expected an array of op descriptions");
     if (root.items().empty()) throw EntryError(*json_path + ": the array holds no op descriptions");
     std::map<std::string, std::size_t> names;
     for (std::size_t i = 0; i < root.items().size(); ++i) {

@@ -73,6 +73,95 @@ static void reseal(unsigned char *p, size_t n) {
   for (int i = 0; i < 8; ++i) p[n - 8 + (size_t)i] = (unsigned char)(h >> (8 * i));
 }
 
+/* Conv2D NCHW f32[1,1,4,4] * [1,1,3,3], pads 1 (attributes of every list/int/string kind
+ * read from the file), against a direct loop. */
+static void conv2d_from_file(void) {
+  const int64_t dx[] = {1, 1, 4, 4}, dw[] = {1, 1, 3, 3};
+  float x[16], w[9], y[16] = {0}, want[16];
+  for (int i = 0; i < 16; ++i) x[i] = (float)(i % 5) - 2.0f;
+  for (int i = 0; i < 9; ++i) w[i] = (float)(i % 3) - 1.0f + 0.5f * (float)(i / 3);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) {
+      float acc = 0;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const int rr = r + i - 1, cc = c + j - 1;
+          if (rr >= 0 && rr < 4 && cc >= 0 && cc < 4) acc += x[rr * 4 + cc] * w[i * 3 + j];
+        }
+      want[r * 4 + c] = acc;
+    }
+  aclTensorDesc *in[2] = {aclCreateTensorDesc(ACL_FLOAT, 4, dx, ACL_FORMAT_NCHW),
+                          aclCreateTensorDesc(ACL_FLOAT, 4, dw, ACL_FORMAT_NCHW)};
+  aclTensorDesc *out[1] = {aclCreateTensorDesc(ACL_FLOAT, 4, dx, ACL_FORMAT_NCHW)};
+  aclDataBuffer *ib[2] = {aclCreateDataBuffer(x, sizeof x), aclCreateDataBuffer(w, sizeof w)};
+  aclDataBuffer *ob[1] = {aclCreateDataBuffer(y, sizeof y)};
+  aclopAttr *attr = aclopCreateAttr();
+  const int64_t ones[] = {1, 1, 1, 1};
+  CHECK_OK(aclopSetAttrListInt(attr, "strides", 4, ones));
+  CHECK_OK(aclopSetAttrListInt(attr, "pads", 4, ones));
+  CHECK_OK(aclopSetAttrListInt(attr, "dilations", 4, ones));
+  CHECK_OK(aclopSetAttrInt(attr, "groups", 1));
+  CHECK_OK(aclopSetAttrString(attr, "data_format", "NCHW"));
+  CHECK_OK(aclopExecuteV2("Conv2D", 2, in, ib, 1, out, ob, attr, stream));
+  CHECK(close_floats(y, want, 16));
+  aclopDestroyAttr(attr);
+  for (int i = 0; i < 2; ++i) {
+    aclDestroyTensorDesc(in[i]);
+    aclDestroyDataBuffer(ib[i]);
+  }
+  aclDestroyTensorDesc(out[0]);
+  aclDestroyDataBuffer(ob[0]);
+}
+
+/* Cast f32 -> int32 (an int attribute) and Transpose with a constant perm input (the
+ * constant's data read from the file must equal the run's). */
+static void cast_and_transpose_from_file(void) {
+  const int64_t d4[] = {4};
+  float x[4] = {1.0f, -2.0f, 3.0f, 40.0f};
+  int32_t yi[4] = {0};
+  aclTensorDesc *cin[1] = {aclCreateTensorDesc(ACL_FLOAT, 1, d4, ACL_FORMAT_ND)};
+  aclTensorDesc *cout[1] = {aclCreateTensorDesc(ACL_INT32, 1, d4, ACL_FORMAT_ND)};
+  aclDataBuffer *cib[1] = {aclCreateDataBuffer(x, sizeof x)};
+  aclDataBuffer *cob[1] = {aclCreateDataBuffer(yi, sizeof yi)};
+  aclopAttr *attr = aclopCreateAttr();
+  CHECK_OK(aclopSetAttrInt(attr, "dst_type", ACL_INT32));
+  CHECK_OK(aclopExecuteV2("Cast", 1, cin, cib, 1, cout, cob, attr, stream));
+  CHECK(yi[0] == 1 && yi[1] == -2 && yi[2] == 3 && yi[3] == 40);
+  aclopDestroyAttr(attr);
+  aclDestroyTensorDesc(cin[0]);
+  aclDestroyTensorDesc(cout[0]);
+  aclDestroyDataBuffer(cib[0]);
+  aclDestroyDataBuffer(cob[0]);
+
+  const int64_t dx[] = {2, 3}, dp[] = {2}, dy[] = {3, 2};
+  float a[6] = {1, 2, 3, 4, 5, 6}, t[6] = {0};
+  int64_t perm[2] = {1, 0};
+  aclTensorDesc *tin[2] = {aclCreateTensorDesc(ACL_FLOAT, 2, dx, ACL_FORMAT_ND),
+                           aclCreateTensorDesc(ACL_INT64, 1, dp, ACL_FORMAT_ND)};
+  aclTensorDesc *tout[1] = {aclCreateTensorDesc(ACL_FLOAT, 2, dy, ACL_FORMAT_ND)};
+  CHECK_OK(aclSetTensorConst(tin[1], perm, sizeof perm));
+  aclDataBuffer *tib[2] = {aclCreateDataBuffer(a, sizeof a), aclCreateDataBuffer(perm, sizeof perm)};
+  aclDataBuffer *tob[1] = {aclCreateDataBuffer(t, sizeof t)};
+  CHECK_OK(aclopExecuteV2("Transpose", 2, tin, tib, 1, tout, tob, NULL, stream));
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 2; ++j) CHECK(t[i * 2 + j] == a[j * 3 + i]);
+  /* another constant perm than the file's: no model for it (the constant is part of the key) */
+  int64_t same[2] = {0, 1};
+  aclTensorDesc *other = aclCreateTensorDesc(ACL_INT64, 1, dp, ACL_FORMAT_ND);
+  CHECK_OK(aclSetTensorConst(other, same, sizeof same));
+  aclTensorDesc *tin2[2] = {tin[0], other};
+  aclTensorDesc *tout2[1] = {aclCreateTensorDesc(ACL_FLOAT, 2, dx, ACL_FORMAT_ND)};
+  CHECK_ACL(aclopExecuteV2("Transpose", 2, tin2, tib, 1, tout2, tob, NULL, stream), ACL_ERROR_OP_NOT_FOUND);
+  aclDestroyTensorDesc(other);
+  aclDestroyTensorDesc(tout2[0]);
+  for (int i = 0; i < 2; ++i) {
+    aclDestroyTensorDesc(tin[i]);
+    aclDestroyDataBuffer(tib[i]);
+  }
+  aclDestroyTensorDesc(tout[0]);
+  aclDestroyDataBuffer(tob[0]);
+}
+
 /* Writes `text` to `path` (a file of the test's own, removed after). */
 static int write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
@@ -178,6 +267,9 @@ int main(int argc, char **argv) {
     aclDestroyDataBuffer(ib[0]);
     aclDestroyDataBuffer(ob[0]);
   }
+
+  conv2d_from_file();
+  cast_and_transpose_from_file();
 
   /* Once per process, as GE's. */
   CHECK_ACL(aclopSetModelDir(dir), ACL_ERROR_REPEAT_INITIALIZE);

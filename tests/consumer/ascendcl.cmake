@@ -8,7 +8,8 @@
 # each program run with LD_LIBRARY_PATH=$PREFIX/runtime/lib64, as GE's run scripts do.
 # In: PREFIX (ge installed there), WORK (a scratch folder), ACL_DIR (tests/acl),
 # SAMPLE_DIR (acl_sample/), CC, GENERATOR; C_FLAGS and LINK_FLAGS, the build's own (a
-# sanitizer build's library needs its programs built with the sanitizer too).
+# sanitizer build's library needs its programs built with the sanitizer too); optionally
+# CXX and CXX_FLAGS (the same program built as the C++ samples are).
 foreach(v PREFIX WORK ACL_DIR SAMPLE_DIR CC GENERATOR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "ascendcl.cmake: -D${v}=... is required")
@@ -48,6 +49,14 @@ run_program("plain singleop_model" ${WORK}/plain_singleop_model op_models)
 foreach(program base attr op_exec)
   run_program("plain ${program}" ${WORK}/plain_${program})
 endforeach()
+# As the C++ samples build (-std=c++11, linking ascendcl and stdc++).
+if(DEFINED CXX)
+  separate_arguments(cxx_flags UNIX_COMMAND "${CXX_FLAGS} ${LINK_FLAGS}")
+  run("c++ -std=c++11 singleop_model_test.c -lascendcl -lstdc++" ${CXX} ${cxx_flags} -std=c++11 -x c++
+    ${ACL_DIR}/singleop_model_test.c -x none -o ${WORK}/cxx_singleop_model ${stub} -lascendcl -lstdc++)
+  run_program("c++ singleop_model" ${WORK}/cxx_singleop_model op_models)
+endif()
+
 # The older toolkits' paths (acllib/include, acllib/lib64/stub) and the compiler stub folder.
 run("cc -I acllib/include -L acllib/lib64/stub" ${CC} ${cc_flags} -std=c11 -o ${WORK}/acllib_singleop_model
   ${ACL_DIR}/singleop_model_test.c -I${PREFIX}/acllib/include -I${ACL_DIR} -L${PREFIX}/acllib/lib64/stub

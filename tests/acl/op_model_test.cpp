@@ -9,6 +9,8 @@
 #include "acl/acl_internal.hpp"
 #include "acl/op_model.hpp"
 
+static_assert(ACL_ERROR_READ_MODEL_FAILURE == 100014);  // GE's value (aclopSetModelDir of a missing folder)
+
 namespace {
 
 // Rewrites the last 8 bytes with the checksum of the rest (FNV-1a 64, little-endian), so

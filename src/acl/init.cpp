@@ -8,6 +8,7 @@
 
 #include "acl/acl_internal.hpp"
 #include "acl/mdl.hpp"
+#include "acl/op_model.hpp"
 
 namespace acl {
 
@@ -130,6 +131,7 @@ aclError aclFinalize(void) {
     acl::release_models();
     acl::release_runtime();
     acl::op_compiler().clear();
+    acl::restore_op_models();  // loaded op models outlive aclFinalize, as GE's
     acl::init_done.store(false, std::memory_order_release);
     return ACL_SUCCESS;
   });

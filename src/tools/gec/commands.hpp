@@ -24,4 +24,8 @@ int run_compile(std::span<const std::string> args);
 /// `gec run`: compiles an ONNX model and runs it: latency percentiles, throughput, .npy outputs.
 int run_run(std::span<const std::string> args);
 
+/// `gec --singleop FILE.json --output DIR` (or `gec singleop ...`): GE's atc --singleop,
+/// one offline single-op model per op of FILE.json for aclopSetModelDir / aclopLoad.
+int run_singleop(std::span<const std::string> args);
+
 }  // namespace gec

@@ -3,6 +3,7 @@
 //
 //   gec gears --input_shape "data:-1,3,416,416" --dynamic_batch_size "1,2,4,8"
 //   gec --log_level debug compile --model m.onnx     (ge's log, include/ge/core/log.hpp)
+//   gec --singleop ops.json --output op_models       (GE's atc --singleop)
 //
 // Exit status: 0 success, 2 bad command line or bad input (a ge::Error), 1 anything else.
 
@@ -39,6 +40,8 @@ constexpr std::array commands{
             gec::run_compile},
     Command{"run", "compile and run an ONNX model: latency percentiles, throughput, outputs as .npy",
             gec::run_run},
+    Command{"singleop", "compile a JSON list of single ops into op model files (also: gec --singleop F --output D)",
+            gec::run_singleop},
 };
 
 std::string usage() {
@@ -112,6 +115,8 @@ int main(int argc, char** argv) {
     std::fputs(usage().c_str(), stderr);
     return 2;
   }
+  // GE's atc spelling: `gec --singleop ops.json --output DIR` is the singleop command.
+  if (gec::flag_spelling(args[0]).starts_with("--singleop")) args.insert(args.begin(), "singleop");
   const std::string& name = args[0];
   if (name == "--version") {
     std::printf("gec (ge) %s\ncpu isa: %s\n", ge::version(), std::string(ge::cpu_isa()).c_str());

@@ -61,6 +61,24 @@ ACL_FUNC_VISIBILITY aclError aclopExecuteV2(const char *opType, int numInputs, a
                                             aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[],
                                             aclDataBuffer *outputs[], aclopAttr *attr, aclrtStream stream);
 
+/* Offline single-op models, written by `gec --singleop ops.json --output DIR` (GE: atc
+ * --singleop). aclopSetModelDir loads every *.om file of modelDir and of its folders up
+ * to two levels below into the single-op store, where aclopExecuteV2 finds them as if
+ * aclopCompile had compiled them; a .om file that is no op model is skipped (a warning in
+ * ge's log). Once per process: a second call after one that succeeded is
+ * ACL_ERROR_REPEAT_INITIALIZE. A folder that does not exist is
+ * ACL_ERROR_READ_MODEL_FAILURE, a model whose op ge cannot compile
+ * ACL_ERROR_OP_LOAD_FAILED. aclopLoad loads one model file's bytes (the caller keeps
+ * them; not an op model: ACL_ERROR_PARSE_MODEL). Loaded ops stay loaded across aclFinalize. */
+ACL_FUNC_VISIBILITY aclError aclopSetModelDir(const char *modelDir);
+ACL_FUNC_VISIBILITY aclError aclopLoad(const void *model, size_t modelSize);
+
+/* Deprecated in GE for aclopExecuteV2: the same run, leaving outputDesc as it is. */
+ACL_FUNC_VISIBILITY aclError aclopExecute(const char *opType, int numInputs, const aclTensorDesc *const inputDesc[],
+                                          const aclDataBuffer *const inputs[], int numOutputs,
+                                          const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[],
+                                          const aclopAttr *attr, aclrtStream stream);
+
 /* Finds the compiled op for these (static) descriptions once, for aclopExecWithHandle. */
 ACL_FUNC_VISIBILITY aclError aclopCreateHandle(const char *opType, int numInputs,
                                                const aclTensorDesc *const inputDesc[], int numOutputs,

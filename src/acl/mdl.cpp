@@ -218,6 +218,31 @@ aclError aclmdlGetOutputIndexByName(const aclmdlDesc* modelDesc, const char* nam
   });
 }
 
+const char* aclmdlGetTensorRealName(const aclmdlDesc* modelDesc, const char* name) {
+  return acl::guard_value<const char*>("aclmdlGetTensorRealName", nullptr, [&]() -> const char* {
+    const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetTensorRealName");
+    require(name != nullptr, "aclmdlGetTensorRealName: the name is null");
+    for (const auto* io : {&m.inputs(), &m.outputs()})
+      for (const ge::ModelIO& t : *io)
+        if (t.name == name) return t.name.c_str();
+    if (acl::has_gear_input(m) && std::string_view(name) == ACL_DYNAMIC_TENSOR_NAME) return ACL_DYNAMIC_TENSOR_NAME;
+    require(false, std::string("aclmdlGetTensorRealName: the model has no input or output named '") + name + "'");
+    return nullptr;
+  });
+}
+
+aclError aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType* type, size_t* dynamicAttachedDataIndex) {
+  return acl::guard("aclmdlGetAippType", [&] {
+    const auto loaded = acl::find_model(modelId, "aclmdlGetAippType");
+    const ge::CompiledModel& m = *loaded->model;
+    require(type != nullptr && dynamicAttachedDataIndex != nullptr, "aclmdlGetAippType: type or dynamicAttachedDataIndex is null");
+    require(index < input_count(m), "aclmdlGetAippType: input " + std::to_string(index) + " of " + std::to_string(input_count(m)));
+    *type = ACL_DATA_WITHOUT_AIPP;  // ge compiles no AIPP preprocessing into a model
+    *dynamicAttachedDataIndex = ACL_INVALID_NODE_INDEX;
+    return ACL_SUCCESS;
+  });
+}
+
 aclDataType aclmdlGetInputDataType(const aclmdlDesc* modelDesc, size_t index) {
   return acl::guard_value<aclDataType>("aclmdlGetInputDataType", ACL_DT_UNDEFINED, [&] {
     const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetInputDataType");

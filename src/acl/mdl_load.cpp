@@ -4,6 +4,7 @@
 // caller's memory must have (aclmdlQuerySize), descriptions of files not loaded, and
 // unloading (src/acl/mdl.hpp; docs/acl.md "Models").
 #include <algorithm>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -11,6 +12,18 @@
 
 #include "acl/mdl.hpp"
 #include "ge/compile/model_file.hpp"
+
+// What aclmdlSetConfigOpt set, read by aclmdlLoadWithConfig.
+struct aclmdlConfigHandle {
+  std::size_t load_type = 0;  // 0: not set
+  const char* path = nullptr;
+  const void* model = nullptr;
+  std::size_t model_size = 0;
+  void* work = nullptr;
+  std::size_t work_size = 0;
+  void* weight = nullptr;
+  std::size_t weight_size = 0;
+};
 
 namespace {
 
@@ -152,6 +165,74 @@ aclError aclmdlLoadFromMemWithMem(const void* model, size_t modelSize, uint32_t*
   return acl::guard("aclmdlLoadFromMemWithMem", [&] {
     return load_with_memory("aclmdlLoadFromMemWithMem", memory_source("aclmdlLoadFromMemWithMem", model, modelSize),
                             modelId, workPtr, workSize, weightPtr, weightSize);
+  });
+}
+
+aclmdlConfigHandle* aclmdlCreateConfigHandle(void) {
+  return acl::guard_value<aclmdlConfigHandle*>("aclmdlCreateConfigHandle", nullptr, [] { return new aclmdlConfigHandle(); });
+}
+
+aclError aclmdlDestroyConfigHandle(aclmdlConfigHandle* handle) {
+  return acl::guard("aclmdlDestroyConfigHandle", [&] {
+    require(handle != nullptr, "aclmdlDestroyConfigHandle: the handle is null");
+    delete handle;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlSetConfigOpt(aclmdlConfigHandle* handle, aclmdlConfigAttr attr, const void* attrValue, size_t valueSize) {
+  return acl::guard("aclmdlSetConfigOpt", [&] {
+    const int a = acl::raw(attr);
+    require(handle != nullptr && attrValue != nullptr, "aclmdlSetConfigOpt: the handle or the value pointer is null");
+    const auto value = [&]<class T>(T* out) {
+      require(valueSize == sizeof(T), "aclmdlSetConfigOpt: attribute " + std::to_string(a) + " takes " +
+                                          std::to_string(sizeof(T)) + " bytes; valueSize is " + std::to_string(valueSize));
+      std::memcpy(out, attrValue, sizeof(T));
+    };
+    switch (a) {
+      case ACL_MDL_PRIORITY_INT32: {  // one process, one CPU: every model runs alike
+        std::int32_t priority = 0;
+        value(&priority);
+        break;
+      }
+      case ACL_MDL_LOAD_TYPE_SIZET: {
+        std::size_t t = 0;
+        value(&t);
+        require(t >= ACL_MDL_LOAD_FROM_FILE && t <= ACL_MDL_LOAD_FROM_MEM_WITH_Q,
+                "aclmdlSetConfigOpt: load type " + std::to_string(t) + " is no ACL_MDL_LOAD_FROM_* value");
+        require(t <= ACL_MDL_LOAD_FROM_MEM_WITH_MEM, "aclmdlSetConfigOpt: load type " + std::to_string(t) +
+                                                         " loads with queues, which ge does not have",
+                ACL_ERROR_FEATURE_UNSUPPORTED);
+        handle->load_type = t;
+        break;
+      }
+      case ACL_MDL_PATH_PTR: value(&handle->path); break;
+      case ACL_MDL_MEM_ADDR_PTR: value(&handle->model); break;
+      case ACL_MDL_MEM_SIZET: value(&handle->model_size); break;
+      case ACL_MDL_WEIGHT_ADDR_PTR: value(&handle->weight); break;
+      case ACL_MDL_WEIGHT_SIZET: value(&handle->weight_size); break;
+      case ACL_MDL_WORKSPACE_ADDR_PTR: value(&handle->work); break;
+      case ACL_MDL_WORKSPACE_SIZET: value(&handle->work_size); break;
+      default:
+        require(a >= 0 && a <= ACL_NPU_PERF_MODE, "aclmdlSetConfigOpt: attribute " + std::to_string(a) + " is no aclmdlConfigAttr");
+        require(false, "aclmdlSetConfigOpt: attribute " + std::to_string(a) +
+                           " (queues, separate weight files, task and kernel memory of the NPU) has nothing to set in ge",
+                ACL_ERROR_FEATURE_UNSUPPORTED);
+    }
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclmdlLoadWithConfig(const aclmdlConfigHandle* handle, uint32_t* modelId) {
+  return acl::guard("aclmdlLoadWithConfig", [&] {
+    const char* api = "aclmdlLoadWithConfig";
+    require(handle != nullptr, "aclmdlLoadWithConfig: the handle is null");
+    require(handle->load_type != 0, "aclmdlLoadWithConfig: no ACL_MDL_LOAD_TYPE_SIZET was set");
+    const bool from_file = handle->load_type == ACL_MDL_LOAD_FROM_FILE || handle->load_type == ACL_MDL_LOAD_FROM_FILE_WITH_MEM;
+    const bool with_mem = handle->load_type == ACL_MDL_LOAD_FROM_FILE_WITH_MEM || handle->load_type == ACL_MDL_LOAD_FROM_MEM_WITH_MEM;
+    const Source src = from_file ? file_source(api, handle->path) : memory_source(api, handle->model, handle->model_size);
+    return load_with_memory(api, src, modelId, with_mem ? handle->work : nullptr, handle->work_size,
+                            with_mem ? handle->weight : nullptr, handle->weight_size);
   });
 }
 

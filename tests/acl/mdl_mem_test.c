@@ -335,6 +335,83 @@ static void test_desc_and_null_memory(void) {
   free(bytes);
 }
 
+/* aclmdlLoadWithConfig: the same loads described by a config handle; AIPP type and real names. */
+static void test_config(void) {
+  size_t work = 0, weight = 0;
+  CHECK_OK(aclmdlQuerySize(path_of("conv.gem"), &work, &weight));
+  void *wp = NULL, *gp = NULL;
+  CHECK_OK(aclrtMalloc(&wp, work, ACL_MEM_MALLOC_HUGE_FIRST));
+  CHECK_OK(aclrtMalloc(&gp, weight, ACL_MEM_MALLOC_HUGE_FIRST));
+  memset(wp, 0xAB, work);
+  memset(gp, 0xAB, weight);
+  aclmdlConfigHandle *h = aclmdlCreateConfigHandle();
+  CHECK(h != NULL);
+  uint32_t id = 0;
+  CHECK_ACL(aclmdlLoadWithConfig(h, &id), ACL_ERROR_INVALID_PARAM); /* no load type yet */
+  size_t type = ACL_MDL_LOAD_FROM_FILE_WITH_MEM;
+  const char *path = path_of("conv.gem");
+  int32_t priority = 1;
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_LOAD_TYPE_SIZET, &type, sizeof(type)));
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_PATH_PTR, &path, sizeof(path)));
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_WORKSPACE_ADDR_PTR, &wp, sizeof(wp)));
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_WORKSPACE_SIZET, &work, sizeof(work)));
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_WEIGHT_ADDR_PTR, &gp, sizeof(gp)));
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_WEIGHT_SIZET, &weight, sizeof(weight)));
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_PRIORITY_INT32, &priority, sizeof(priority)));
+  CHECK_ACL(aclmdlSetConfigOpt(h, ACL_MDL_WEIGHT_SIZET, &priority, sizeof(priority)), ACL_ERROR_INVALID_PARAM); /* size */
+  CHECK_ACL(aclmdlSetConfigOpt(h, ACL_MDL_INPUTQ_NUM_SIZET, &work, sizeof(work)), ACL_ERROR_FEATURE_UNSUPPORTED);
+  CHECK_ACL(aclmdlSetConfigOpt(h, (aclmdlConfigAttr)777, &work, sizeof(work)), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlSetConfigOpt(h, ACL_MDL_PATH_PTR, NULL, sizeof(path)), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlSetConfigOpt(NULL, ACL_MDL_PATH_PTR, &path, sizeof(path)), ACL_ERROR_INVALID_PARAM);
+  size_t queues = ACL_MDL_LOAD_FROM_FILE_WITH_Q, bad = 9;
+  CHECK_ACL(aclmdlSetConfigOpt(h, ACL_MDL_LOAD_TYPE_SIZET, &queues, sizeof(queues)), ACL_ERROR_FEATURE_UNSUPPORTED);
+  CHECK_ACL(aclmdlSetConfigOpt(h, ACL_MDL_LOAD_TYPE_SIZET, &bad, sizeof(bad)), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclmdlLoadWithConfig(h, &id));
+  CHECK(touched(gp, weight) > 0);
+  aclmdlDesc *desc = aclmdlCreateDesc();
+  CHECK_OK(aclmdlGetDesc(desc, id));
+  aclmdlDataset *in = inputs_of(desc), *out = outputs_of(desc);
+  float *x = data_of(in, 0);
+  for (int i = 0; i < 96; ++i) x[i] = (float)(i % 7) * 0.5f - 1.5f;
+  CHECK_OK(aclmdlExecute(id, in, out));
+  CHECK(touched(wp, work) > 0);
+  size_t n = 0;
+  float *want = (float *)read_file("conv.expected", &n);
+  if (want) CHECK(close_floats(data_of(out, 0), want, 160));
+  aclmdlInputAippType aipp = ACL_DYNAMIC_AIPP_NODE;
+  size_t attached = 0;
+  CHECK_OK(aclmdlGetAippType(id, 0, &aipp, &attached));
+  CHECK(aipp == ACL_DATA_WITHOUT_AIPP && attached == ACL_INVALID_NODE_INDEX);
+  CHECK_ACL(aclmdlGetAippType(id, 1, &aipp, &attached), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlGetAippType(id, 0, NULL, &attached), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlGetAippType(id + 999, 0, &aipp, &attached), ACL_ERROR_INVALID_MODEL_ID);
+  CHECK(strcmp(aclmdlGetTensorRealName(desc, "y"), "y") == 0);
+  CHECK(strcmp(aclmdlGetTensorRealName(desc, "x"), "x") == 0);
+  CHECK(aclmdlGetTensorRealName(desc, "nope") == NULL);
+  free(want);
+  free_dataset(in);
+  free_dataset(out);
+  CHECK_OK(aclmdlDestroyDesc(desc));
+  CHECK_OK(aclmdlUnload(id));
+  /* From memory, ge's memory. */
+  unsigned char *bytes = read_file("conv.gem", &n);
+  const void *model = bytes;
+  type = ACL_MDL_LOAD_FROM_MEM;
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_LOAD_TYPE_SIZET, &type, sizeof(type)));
+  CHECK_ACL(aclmdlLoadWithConfig(h, &id), ACL_ERROR_INVALID_PARAM); /* no model memory set */
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_MEM_ADDR_PTR, &model, sizeof(model)));
+  CHECK_OK(aclmdlSetConfigOpt(h, ACL_MDL_MEM_SIZET, &n, sizeof(n)));
+  CHECK_OK(aclmdlLoadWithConfig(h, &id));
+  CHECK_OK(aclmdlUnload(id));
+  CHECK_ACL(aclmdlLoadWithConfig(NULL, &id), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlLoadWithConfig(h, NULL), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclmdlDestroyConfigHandle(h));
+  CHECK_ACL(aclmdlDestroyConfigHandle(NULL), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclrtFree(wp));
+  CHECK_OK(aclrtFree(gp));
+  free(bytes);
+}
+
 /* Every bad call's code. */
 static void test_errors(void) {
   size_t work = 0, weight = 0;
@@ -411,6 +488,7 @@ int main(int argc, char **argv) {
   test_gears();
   test_range_from_mem();
   test_desc_and_null_memory();
+  test_config();
   test_errors();
   CHECK_OK(aclrtResetDevice(0));
   CHECK_OK(aclFinalize());

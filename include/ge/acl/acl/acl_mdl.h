@@ -32,9 +32,65 @@ extern "C" {
 #define ACL_MAX_HW_NUM 128
 /* The name of the extra input of a model built with gears. */
 #define ACL_DYNAMIC_TENSOR_NAME "ascend_mbatch_shape_data"
+/* The name of a dynamic AIPP input (ge's models have none). */
+#define ACL_DYNAMIC_AIPP_NAME "ascend_dynamic_aipp_data"
+#define ACL_INVALID_NODE_INDEX 0xFFFFFFFF
+
+/* aclmdlLoadWithConfig's ACL_MDL_LOAD_TYPE_SIZET values. */
+#define ACL_MDL_LOAD_FROM_FILE 1
+#define ACL_MDL_LOAD_FROM_FILE_WITH_MEM 2
+#define ACL_MDL_LOAD_FROM_MEM 3
+#define ACL_MDL_LOAD_FROM_MEM_WITH_MEM 4
+#define ACL_MDL_LOAD_FROM_FILE_WITH_Q 5
+#define ACL_MDL_LOAD_FROM_MEM_WITH_Q 6
 
 typedef struct aclmdlDataset aclmdlDataset;
 typedef struct aclmdlDesc aclmdlDesc;
+typedef struct aclmdlConfigHandle aclmdlConfigHandle;
+
+/* What aclmdlSetConfigOpt sets: attrValue points to a value of the suffix's type
+ * (_PTR: a pointer, _SIZET: size_t, _INT32: int32_t) and valueSize is its size. */
+typedef enum {
+  ACL_MDL_PRIORITY_INT32 = 0,
+  ACL_MDL_LOAD_TYPE_SIZET,
+  ACL_MDL_PATH_PTR,
+  ACL_MDL_MEM_ADDR_PTR,
+  ACL_MDL_MEM_SIZET,
+  ACL_MDL_WEIGHT_ADDR_PTR,
+  ACL_MDL_WEIGHT_SIZET,
+  ACL_MDL_WORKSPACE_ADDR_PTR,
+  ACL_MDL_WORKSPACE_SIZET,
+  ACL_MDL_INPUTQ_NUM_SIZET,
+  ACL_MDL_INPUTQ_ADDR_PTR,
+  ACL_MDL_OUTPUTQ_NUM_SIZET,
+  ACL_MDL_OUTPUTQ_ADDR_PTR,
+  ACL_MDL_WORKSPACE_MEM_OPTIMIZE,
+  ACL_MDL_WEIGHT_PATH_PTR,
+  ACL_MDL_MODEL_DESC_PTR,
+  ACL_MDL_MODEL_DESC_SIZET,
+  ACL_MDL_KERNEL_PTR,
+  ACL_MDL_KERNEL_SIZET,
+  ACL_MDL_KERNEL_ARGS_PTR,
+  ACL_MDL_KERNEL_ARGS_SIZET,
+  ACL_MDL_STATIC_TASK_PTR,
+  ACL_MDL_STATIC_TASK_SIZET,
+  ACL_MDL_DYNAMIC_TASK_PTR,
+  ACL_MDL_DYNAMIC_TASK_SIZET,
+  ACL_MDL_MEM_MALLOC_POLICY_SIZET,
+  ACL_MDL_FIFO_PTR,
+  ACL_MDL_FIFO_SIZET,
+  ACL_MDL_WITHOUT_GRAPH_INT32,
+  ACL_NPU_PERF_MODE,
+  ACL_MDL_RESERVED = 0xFFFF
+} aclmdlConfigAttr;
+
+/* How an input is preprocessed by the NPU's AIPP unit (ge's models: never). */
+typedef enum {
+  ACL_DATA_WITHOUT_AIPP = 0,
+  ACL_DATA_WITH_STATIC_AIPP,
+  ACL_DATA_WITH_DYNAMIC_AIPP,
+  ACL_DYNAMIC_AIPP_NODE
+} aclmdlInputAippType;
 
 /* A tensor's name and dims (-1 where a dim varies). */
 typedef struct aclmdlIODims {
@@ -81,6 +137,14 @@ ACL_FUNC_VISIBILITY aclError aclmdlLoadFromMemWithMem(const void *model, size_t 
                                                       void *workPtr, size_t workSize, void *weightPtr,
                                                       size_t weightSize);
 ACL_FUNC_VISIBILITY aclError aclmdlUnload(uint32_t modelId);
+/* Loading described by a config handle: ACL_MDL_LOAD_TYPE_SIZET (ACL_MDL_LOAD_FROM_*),
+ * ACL_MDL_PATH_PTR or ACL_MDL_MEM_ADDR_PTR + ACL_MDL_MEM_SIZET, and with memory
+ * ACL_MDL_WORKSPACE_* / ACL_MDL_WEIGHT_* (as aclmdlLoadFrom*WithMem). */
+ACL_FUNC_VISIBILITY aclmdlConfigHandle *aclmdlCreateConfigHandle(void);
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyConfigHandle(aclmdlConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclmdlSetConfigOpt(aclmdlConfigHandle *handle, aclmdlConfigAttr attr,
+                                                const void *attrValue, size_t valueSize);
+ACL_FUNC_VISIBILITY aclError aclmdlLoadWithConfig(const aclmdlConfigHandle *handle, uint32_t *modelId);
 
 /* --- descriptions ------------------------------------------------------------------ */
 
@@ -100,6 +164,11 @@ ACL_FUNC_VISIBILITY const char *aclmdlGetInputNameByIndex(const aclmdlDesc *mode
 ACL_FUNC_VISIBILITY const char *aclmdlGetOutputNameByIndex(const aclmdlDesc *modelDesc, size_t index);
 ACL_FUNC_VISIBILITY aclError aclmdlGetInputIndexByName(const aclmdlDesc *modelDesc, const char *name, size_t *index);
 ACL_FUNC_VISIBILITY aclError aclmdlGetOutputIndexByName(const aclmdlDesc *modelDesc, const char *name, size_t *index);
+/* The full name of an input or output given its name (ge keeps names whole); NULL when none has it. */
+ACL_FUNC_VISIBILITY const char *aclmdlGetTensorRealName(const aclmdlDesc *modelDesc, const char *name);
+/* ACL_DATA_WITHOUT_AIPP for every input of a ge model (*dynamicAttachedDataIndex: ACL_INVALID_NODE_INDEX). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType *type,
+                                               size_t *dynamicAttachedDataIndex);
 /* Types and layouts (ACL_DT_UNDEFINED / ACL_FORMAT_UNDEFINED for a bad call). */
 ACL_FUNC_VISIBILITY aclDataType aclmdlGetInputDataType(const aclmdlDesc *modelDesc, size_t index);
 ACL_FUNC_VISIBILITY aclDataType aclmdlGetOutputDataType(const aclmdlDesc *modelDesc, size_t index);

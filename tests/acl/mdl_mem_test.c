@@ -412,6 +412,49 @@ static void test_config(void) {
   free(bytes);
 }
 
+/* As GE allows: models run one after another share one work memory (sized for the
+ * largest), and two loads of one model share its weight memory. */
+static void test_shared_memory(void) {
+  size_t cw = 0, cg = 0, bw = 0, bg = 0;
+  CHECK_OK(aclmdlQuerySize(path_of("conv.gem"), &cw, &cg));
+  CHECK_OK(aclmdlQuerySize(path_of("batch.gem"), &bw, &bg));
+  const size_t work = cw > bw ? cw : bw;
+  void *wp = NULL, *gp = NULL;
+  CHECK_OK(aclrtMalloc(&wp, work, ACL_MEM_MALLOC_HUGE_FIRST));
+  CHECK_OK(aclrtMalloc(&gp, cg, ACL_MEM_MALLOC_HUGE_FIRST));
+  uint32_t conv1 = 0, conv2 = 0, batch = 0;
+  CHECK_OK(aclmdlLoadFromFileWithMem(path_of("conv.gem"), &conv1, wp, work, gp, cg));
+  CHECK_OK(aclmdlLoadFromFileWithMem(path_of("conv.gem"), &conv2, wp, work, gp, cg));
+  CHECK_OK(aclmdlLoadFromFileWithMem(path_of("batch.gem"), &batch, wp, work, NULL, 0));
+  aclmdlDesc *cd = aclmdlCreateDesc(), *bd = aclmdlCreateDesc();
+  CHECK_OK(aclmdlGetDesc(cd, conv1));
+  CHECK_OK(aclmdlGetDesc(bd, batch));
+  aclmdlDataset *cin = inputs_of(cd), *cout = outputs_of(cd), *bin = inputs_of(bd), *bout = outputs_of(bd);
+  float *x = data_of(cin, 0), *bx = data_of(bin, 0);
+  for (int i = 0; i < 96; ++i) x[i] = (float)(i % 7) * 0.5f - 1.5f;
+  for (int i = 0; i < 48; ++i) bx[i] = (float)(i % 9) - 3.0f;
+  size_t n = 0;
+  float *want = (float *)read_file("conv.expected", &n);
+  for (int round = 0; round < 3; ++round) {
+    CHECK_OK(aclmdlExecute(round % 2 ? conv2 : conv1, cin, cout));
+    if (want) CHECK(close_floats(data_of(cout, 0), want, 160));
+    CHECK_OK(aclmdlExecute(batch, bin, bout)); /* the largest gear */
+    for (int i = 0; i < 48; ++i) CHECK(data_of(bout, 1)[i] == 2 * bx[i] + 1);
+  }
+  free(want);
+  free_dataset(cin);
+  free_dataset(cout);
+  free_dataset(bin);
+  free_dataset(bout);
+  CHECK_OK(aclmdlDestroyDesc(cd));
+  CHECK_OK(aclmdlDestroyDesc(bd));
+  CHECK_OK(aclmdlUnload(conv1));
+  CHECK_OK(aclmdlUnload(conv2));
+  CHECK_OK(aclmdlUnload(batch));
+  CHECK_OK(aclrtFree(wp));
+  CHECK_OK(aclrtFree(gp));
+}
+
 /* Every bad call's code. */
 static void test_errors(void) {
   size_t work = 0, weight = 0;
@@ -489,6 +532,7 @@ int main(int argc, char **argv) {
   test_range_from_mem();
   test_desc_and_null_memory();
   test_config();
+  test_shared_memory();
   test_errors();
   CHECK_OK(aclrtResetDevice(0));
   CHECK_OK(aclFinalize());

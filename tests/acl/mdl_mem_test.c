@@ -455,6 +455,41 @@ static void test_shared_memory(void) {
   CHECK_OK(aclrtFree(gp));
 }
 
+/* Dynamic AIPP: the parameter set is kept and checked; no ge model input takes it. */
+static void test_aipp(void) {
+  CHECK(aclmdlCreateAIPP(0) == NULL);
+  aclmdlAIPP *a = aclmdlCreateAIPP(2);
+  CHECK(a != NULL);
+  CHECK_OK(aclmdlSetAIPPInputFormat(a, ACL_YUV420SP_U8));
+  CHECK_ACL(aclmdlSetAIPPInputFormat(a, (aclAippInputFormat)99), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclmdlSetAIPPCscParams(a, 1, 256, 0, 359, 256, -88, -183, 256, 454, 0, 0, 0, 0, 0, 128, 128));
+  CHECK_ACL(aclmdlSetAIPPCscParams(a, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclmdlSetAIPPRbuvSwapSwitch(a, 0));
+  CHECK_OK(aclmdlSetAIPPAxSwapSwitch(a, 1));
+  CHECK_OK(aclmdlSetAIPPSrcImageSize(a, 224, 224));
+  CHECK_ACL(aclmdlSetAIPPSrcImageSize(a, 0, 224), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclmdlSetAIPPCropParams(a, 1, 0, 0, 200, 200, 1));
+  CHECK_ACL(aclmdlSetAIPPCropParams(a, 1, 0, 0, 200, 200, 2), ACL_ERROR_INVALID_PARAM); /* batchIndex 2 of 2 */
+  CHECK_OK(aclmdlSetAIPPScfParams(a, 0, 224, 224, 112, 112, 0));
+  CHECK_OK(aclmdlSetAIPPPaddingParams(a, 1, 1, 1, 1, 1, 0));
+  CHECK_ACL(aclmdlSetAIPPPaddingParams(a, 1, -1, 1, 1, 1, 0), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclmdlSetAIPPDtcPixelMean(a, 104, 117, 123, 0, 0));
+  CHECK_OK(aclmdlSetAIPPDtcPixelMin(a, 0.0f, 0.0f, 0.0f, 0.0f, 1));
+  CHECK_OK(aclmdlSetAIPPPixelVarReci(a, 1.0f, 1.0f, 1.0f, 1.0f, 1));
+  CHECK_ACL(aclmdlSetAIPPPixelVarReci(NULL, 1.0f, 1.0f, 1.0f, 1.0f, 0), ACL_ERROR_INVALID_PARAM);
+  uint32_t id = 0;
+  CHECK_OK(aclmdlLoadFromFile(path_of("conv.gem"), &id));
+  aclmdlDataset *ds = aclmdlCreateDataset();
+  CHECK_ACL(aclmdlSetInputAIPP(id, ds, 0, a), ACL_ERROR_INVALID_PARAM); /* input 0 has no dynamic AIPP */
+  CHECK_ACL(aclmdlSetAIPPByInputIndex(id, ds, 0, a), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlSetAIPPByInputIndex(id, ds, 0, NULL), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclmdlSetInputAIPP(id + 999, ds, 0, a), ACL_ERROR_INVALID_MODEL_ID);
+  CHECK_OK(aclmdlDestroyDataset(ds));
+  CHECK_OK(aclmdlUnload(id));
+  CHECK_OK(aclmdlDestroyAIPP(a));
+  CHECK_ACL(aclmdlDestroyAIPP(NULL), ACL_ERROR_INVALID_PARAM);
+}
+
 /* Every bad call's code. */
 static void test_errors(void) {
   size_t work = 0, weight = 0;
@@ -533,6 +568,7 @@ int main(int argc, char **argv) {
   test_desc_and_null_memory();
   test_config();
   test_shared_memory();
+  test_aipp();
   test_errors();
   CHECK_OK(aclrtResetDevice(0));
   CHECK_OK(aclFinalize());

@@ -84,6 +84,29 @@ typedef enum {
   ACL_MDL_RESERVED = 0xFFFF
 } aclmdlConfigAttr;
 
+/* The image formats AIPP reads. */
+typedef enum {
+  ACL_YUV420SP_U8 = 1,
+  ACL_XRGB8888_U8 = 2,
+  ACL_RGB888_U8 = 3,
+  ACL_YUV400_U8 = 4,
+  ACL_NC1HWC0DI_FP16 = 5,
+  ACL_NC1HWC0DI_S8 = 6,
+  ACL_ARGB8888_U8 = 7,
+  ACL_YUYV_U8 = 8,
+  ACL_YUV422SP_U8 = 9,
+  ACL_AYUV444_U8 = 10,
+  ACL_RAW10 = 11,
+  ACL_RAW12 = 12,
+  ACL_RAW16 = 13,
+  ACL_RAW24 = 14,
+  ACL_AIPP_RESERVED = 0xFFFF
+} aclAippInputFormat;
+
+/* Dynamic AIPP parameters (aclmdlCreateAIPP, aclmdlSetAIPP*): kept and checked; no ge
+ * model has a dynamic AIPP input to take them (aclmdlSetInputAIPP says so). */
+typedef struct aclmdlAIPP aclmdlAIPP;
+
 /* How an input is preprocessed by the NPU's AIPP unit (ge's models: never). */
 typedef enum {
   ACL_DATA_WITHOUT_AIPP = 0,
@@ -218,6 +241,50 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicGearCount(const aclmdlDesc *mo
 /* Per gear, the dims of all inputs joined in order (index -1: the model's). */
 ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims,
                                                        size_t gearCount);
+
+/* --- dynamic AIPP (image preprocessing on the NPU; see docs/acl.md) ---------------- */
+
+/* Parameters for `batchSize` images (at least 1). */
+ACL_FUNC_VISIBILITY aclmdlAIPP *aclmdlCreateAIPP(uint64_t batchSize);
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyAIPP(const aclmdlAIPP *aippParmsSet);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPInputFormat(aclmdlAIPP *aippParmsSet, aclAippInputFormat inputFormat);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPCscParams(aclmdlAIPP *aippParmsSet, int8_t cscSwitch, int16_t cscMatrixR0C0,
+                                                    int16_t cscMatrixR0C1, int16_t cscMatrixR0C2, int16_t cscMatrixR1C0,
+                                                    int16_t cscMatrixR1C1, int16_t cscMatrixR1C2, int16_t cscMatrixR2C0,
+                                                    int16_t cscMatrixR2C1, int16_t cscMatrixR2C2,
+                                                    uint8_t cscOutputBiasR0, uint8_t cscOutputBiasR1,
+                                                    uint8_t cscOutputBiasR2, uint8_t cscInputBiasR0,
+                                                    uint8_t cscInputBiasR1, uint8_t cscInputBiasR2);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPRbuvSwapSwitch(aclmdlAIPP *aippParmsSet, int8_t rbuvSwapSwitch);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPAxSwapSwitch(aclmdlAIPP *aippParmsSet, int8_t axSwapSwitch);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPSrcImageSize(aclmdlAIPP *aippParmsSet, int32_t srcImageSizeW,
+                                                       int32_t srcImageSizeH);
+/* The per-image settings: batchIndex below the batch size given to aclmdlCreateAIPP. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPScfParams(aclmdlAIPP *aippParmsSet, int8_t scfSwitch, int32_t scfInputSizeW,
+                                                    int32_t scfInputSizeH, int32_t scfOutputSizeW,
+                                                    int32_t scfOutputSizeH, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPCropParams(aclmdlAIPP *aippParmsSet, int8_t cropSwitch, int32_t cropStartPosW,
+                                                     int32_t cropStartPosH, int32_t cropSizeW, int32_t cropSizeH,
+                                                     uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPaddingParams(aclmdlAIPP *aippParmsSet, int8_t paddingSwitch,
+                                                        int32_t paddingSizeTop, int32_t paddingSizeBottom,
+                                                        int32_t paddingSizeLeft, int32_t paddingSizeRight,
+                                                        uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMean(aclmdlAIPP *aippParmsSet, int16_t dtcPixelMeanChn0,
+                                                       int16_t dtcPixelMeanChn1, int16_t dtcPixelMeanChn2,
+                                                       int16_t dtcPixelMeanChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMin(aclmdlAIPP *aippParmsSet, float dtcPixelMinChn0,
+                                                      float dtcPixelMinChn1, float dtcPixelMinChn2,
+                                                      float dtcPixelMinChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPixelVarReci(aclmdlAIPP *aippParmsSet, float dtcPixelVarReciChn0,
+                                                       float dtcPixelVarReciChn1, float dtcPixelVarReciChn2,
+                                                       float dtcPixelVarReciChn3, uint64_t batchIndex);
+/* Gives the parameters to a model's dynamic AIPP input: ge's models have none, so these
+ * are ACL_ERROR_INVALID_PARAM naming the input (after the other checks). */
+ACL_FUNC_VISIBILITY aclError aclmdlSetInputAIPP(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                const aclmdlAIPP *aippParmsSet);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPByInputIndex(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                       const aclmdlAIPP *aippParmsSet);
 
 /* --- execution --------------------------------------------------------------------- */
 

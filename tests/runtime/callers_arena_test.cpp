@@ -123,3 +123,19 @@ TEST_CASE("Session: a per-signature plan larger than the caller's arena is refus
   check_chain(s.run({ge::TensorView{x.data(), DataType::f32, dims}}), x);
   CHECK(work.touched() > 0);
 }
+
+TEST_CASE("Session: sync and async runs on the caller's arena at once all finish, equal to serial runs") {
+  const auto model = ge::compile(chain("128,32"));
+  Aligned work(static_cast<std::size_t>(model->arena_bytes()));
+  for (const int threads : {1, 2}) {
+    ge::Session s(model, {.threads = threads, .arena = work.span()});
+    const std::int64_t dims[] = {128, 32};
+    std::vector<std::vector<float>> xs;
+    for (int k = 0; k < 12; ++k) xs.push_back(inputs(128 * 32, static_cast<float>(k) - 40.0f));
+    std::vector<ge::AsyncRun> runs;
+    for (int k = 0; k < 6; ++k)
+      runs.push_back(s.run_async({ge::TensorView{xs[static_cast<std::size_t>(k)].data(), DataType::f32, dims}}));
+    for (std::size_t k = 6; k < 12; ++k) check_chain(s.run({ge::TensorView{xs[k].data(), DataType::f32, dims}}), xs[k]);
+    for (std::size_t k = 0; k < 6; ++k) check_chain(runs[k].get(), xs[k]);
+  }
+}

@@ -6,7 +6,6 @@
 #include <map>
 #include <span>
 
-#include "ge/compile/model_file.hpp"
 
 namespace acl {
 
@@ -31,12 +30,18 @@ std::int64_t elements(const std::vector<ge::Shape>& shapes) {
 
 }  // namespace
 
-std::uint32_t add_model(std::shared_ptr<const ge::CompiledModel> model) {
+std::shared_ptr<LoadedModel> described(std::shared_ptr<const ge::CompiledModel> model) {
   auto loaded = std::make_shared<LoadedModel>();
-  loaded->session = std::make_unique<ge::Session>(model);
   loaded->model = std::move(model);
   if (has_gear_input(*loaded->model))
     loaded->current_output_dims = gear_output_dims(*loaded->model, largest_gear(*loaded->model));
+  return loaded;
+}
+
+std::uint32_t add_model(std::shared_ptr<const ge::CompiledModel> model, ge::SessionOptions options) {
+  auto session = std::make_unique<ge::Session>(model, std::move(options));
+  auto loaded = described(std::move(model));
+  loaded->session = std::move(session);
   std::lock_guard lock(models_mutex);
   const std::uint32_t id = next_id++;
   models().emplace(id, std::move(loaded));
@@ -121,42 +126,22 @@ std::size_t upper_bytes(ge::DataType dtype, const ge::Shape& s) {
 
 std::size_t input_count(const ge::CompiledModel& m) { return m.inputs().size() + (acl::has_gear_input(m) ? 1 : 0); }
 
+// aclmdlGetInputDims[V2]: -1 where a dim varies; the gear input's one dim, its values.
+aclError input_dims(const std::string& api, const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  const ge::CompiledModel& m = model_of(modelDesc, api.c_str());
+  require(dims != nullptr, api + ": dims is null");
+  require(index < input_count(m), api + ": input " + std::to_string(index) + " of " + std::to_string(input_count(m)));
+  if (index == m.inputs().size()) {
+    write_dims(dims, ACL_DYNAMIC_TENSOR_NAME, ge::Shape{static_cast<std::int64_t>(acl::gear_values(m))});
+  } else {
+    write_dims(dims, m.inputs()[index].name, m.inputs()[index].shape);
+  }
+  return ACL_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
-
-aclError aclmdlLoadFromFile(const char* modelPath, uint32_t* modelId) {
-  return acl::guard("aclmdlLoadFromFile", [&] {
-    acl::require_initialized("aclmdlLoadFromFile");
-    require(modelPath != nullptr && modelId != nullptr, "aclmdlLoadFromFile: the path or the model id pointer is null");
-    try {
-      *modelId = acl::add_model(ge::load_compiled(modelPath));
-    } catch (const ge::Error& e) {
-      if (e.code() == ge::Errc::bad_model && std::string_view(e.what()).find("cannot open") != std::string_view::npos)
-        throw acl::CallError(ACL_ERROR_INVALID_FILE, e.what());
-      throw;
-    }
-    return ACL_SUCCESS;
-  });
-}
-
-aclError aclmdlLoadFromMem(const void* model, size_t modelSize, uint32_t* modelId) {
-  return acl::guard("aclmdlLoadFromMem", [&] {
-    acl::require_initialized("aclmdlLoadFromMem");
-    require(model != nullptr && modelId != nullptr, "aclmdlLoadFromMem: the model or the model id pointer is null");
-    require(modelSize > 0, "aclmdlLoadFromMem: the model size is 0");
-    *modelId = acl::add_model(ge::load_compiled(std::span(static_cast<const std::byte*>(model), modelSize)));
-    return ACL_SUCCESS;
-  });
-}
-
-aclError aclmdlUnload(uint32_t modelId) {
-  return acl::guard("aclmdlUnload", [&] {
-    require(acl::remove_model(modelId), "aclmdlUnload: no model is loaded with id " + std::to_string(modelId),
-            ACL_ERROR_INVALID_MODEL_ID);
-    return ACL_SUCCESS;
-  });
-}
 
 aclmdlDesc* aclmdlCreateDesc(void) {
   return acl::guard_value<aclmdlDesc*>("aclmdlCreateDesc", nullptr, [] { return new aclmdlDesc(); });
@@ -211,6 +196,85 @@ const char* aclmdlGetInputNameByIndex(const aclmdlDesc* modelDesc, size_t index)
   });
 }
 
+const char* aclmdlGetOutputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {
+  return acl::guard_value<const char*>("aclmdlGetOutputNameByIndex", "", [&]() -> const char* {
+    const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetOutputNameByIndex");
+    require(index < m.outputs().size(), "aclmdlGetOutputNameByIndex: output " + std::to_string(index) + " of " + std::to_string(m.outputs().size()));
+    return m.outputs()[index].name.c_str();
+  });
+}
+
+aclError aclmdlGetOutputIndexByName(const aclmdlDesc* modelDesc, const char* name, size_t* index) {
+  return acl::guard("aclmdlGetOutputIndexByName", [&] {
+    const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetOutputIndexByName");
+    require(name != nullptr && index != nullptr, "aclmdlGetOutputIndexByName: the name or the index pointer is null");
+    for (std::size_t i = 0; i < m.outputs().size(); ++i)
+      if (m.outputs()[i].name == name) {
+        *index = i;
+        return ACL_SUCCESS;
+      }
+    require(false, std::string("aclmdlGetOutputIndexByName: the model has no output named '") + name + "'");
+    return ACL_SUCCESS;
+  });
+}
+
+const char* aclmdlGetTensorRealName(const aclmdlDesc* modelDesc, const char* name) {
+  return acl::guard_value<const char*>("aclmdlGetTensorRealName", nullptr, [&]() -> const char* {
+    const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetTensorRealName");
+    require(name != nullptr, "aclmdlGetTensorRealName: the name is null");
+    for (const auto* io : {&m.inputs(), &m.outputs()})
+      for (const ge::ModelIO& t : *io)
+        if (t.name == name) return t.name.c_str();
+    if (acl::has_gear_input(m) && std::string_view(name) == ACL_DYNAMIC_TENSOR_NAME) return ACL_DYNAMIC_TENSOR_NAME;
+    require(false, std::string("aclmdlGetTensorRealName: the model has no input or output named '") + name + "'");
+    return nullptr;
+  });
+}
+
+aclError aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType* type, size_t* dynamicAttachedDataIndex) {
+  return acl::guard("aclmdlGetAippType", [&] {
+    const auto loaded = acl::find_model(modelId, "aclmdlGetAippType");
+    const ge::CompiledModel& m = *loaded->model;
+    require(type != nullptr && dynamicAttachedDataIndex != nullptr, "aclmdlGetAippType: type or dynamicAttachedDataIndex is null");
+    require(index < input_count(m), "aclmdlGetAippType: input " + std::to_string(index) + " of " + std::to_string(input_count(m)));
+    *type = ACL_DATA_WITHOUT_AIPP;  // ge compiles no AIPP preprocessing into a model
+    *dynamicAttachedDataIndex = ACL_INVALID_NODE_INDEX;
+    return ACL_SUCCESS;
+  });
+}
+
+aclDataType aclmdlGetInputDataType(const aclmdlDesc* modelDesc, size_t index) {
+  return acl::guard_value<aclDataType>("aclmdlGetInputDataType", ACL_DT_UNDEFINED, [&] {
+    const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetInputDataType");
+    require(index < input_count(m), "aclmdlGetInputDataType: input " + std::to_string(index) + " of " + std::to_string(input_count(m)));
+    return index == m.inputs().size() ? ACL_INT64 : acl::to_acl_type(m.inputs()[index].dtype);
+  });
+}
+
+aclDataType aclmdlGetOutputDataType(const aclmdlDesc* modelDesc, size_t index) {
+  return acl::guard_value<aclDataType>("aclmdlGetOutputDataType", ACL_DT_UNDEFINED, [&] {
+    const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetOutputDataType");
+    require(index < m.outputs().size(), "aclmdlGetOutputDataType: output " + std::to_string(index) + " of " + std::to_string(m.outputs().size()));
+    return acl::to_acl_type(m.outputs()[index].dtype);
+  });
+}
+
+aclFormat aclmdlGetInputFormat(const aclmdlDesc* modelDesc, size_t index) {
+  return acl::guard_value<aclFormat>("aclmdlGetInputFormat", ACL_FORMAT_UNDEFINED, [&] {
+    const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetInputFormat");
+    require(index < input_count(m), "aclmdlGetInputFormat: input " + std::to_string(index) + " of " + std::to_string(input_count(m)));
+    return index == m.inputs().size() ? ACL_FORMAT_ND : acl::acl_format(m.inputs()[index].format);
+  });
+}
+
+aclFormat aclmdlGetOutputFormat(const aclmdlDesc* modelDesc, size_t index) {
+  return acl::guard_value<aclFormat>("aclmdlGetOutputFormat", ACL_FORMAT_UNDEFINED, [&] {
+    const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetOutputFormat");
+    require(index < m.outputs().size(), "aclmdlGetOutputFormat: output " + std::to_string(index) + " of " + std::to_string(m.outputs().size()));
+    return acl::acl_format(m.outputs()[index].format);
+  });
+}
+
 aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name, size_t* index) {
   return acl::guard("aclmdlGetInputIndexByName", [&] {
     const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetInputIndexByName");
@@ -228,17 +292,7 @@ aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name
 }
 
 aclError aclmdlGetInputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
-  return acl::guard("aclmdlGetInputDims", [&] {
-    const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetInputDims");
-    require(dims != nullptr, "aclmdlGetInputDims: dims is null");
-    require(index < input_count(m), "aclmdlGetInputDims: input " + std::to_string(index) + " of " + std::to_string(input_count(m)));
-    if (index == m.inputs().size()) {
-      write_dims(dims, ACL_DYNAMIC_TENSOR_NAME, ge::Shape{static_cast<std::int64_t>(acl::gear_values(m))});
-    } else {
-      write_dims(dims, m.inputs()[index].name, m.inputs()[index].shape);
-    }
-    return ACL_SUCCESS;
-  });
+  return acl::guard("aclmdlGetInputDims", [&] { return input_dims("aclmdlGetInputDims", modelDesc, index, dims); });
 }
 
 aclError aclmdlGetInputDimsRange(const aclmdlDesc* modelDesc, size_t index, aclmdlIODimsRange* dimsRange) {
@@ -258,12 +312,25 @@ aclError aclmdlGetInputDimsRange(const aclmdlDesc* modelDesc, size_t index, aclm
   });
 }
 
+aclError aclmdlGetInputDimsV2(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  // ge models have no image preprocessing (AIPP) before an input: the same dims.
+  return acl::guard("aclmdlGetInputDimsV2", [&] { return input_dims("aclmdlGetInputDimsV2", modelDesc, index, dims); });
+}
+
 aclError aclmdlGetOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
   return acl::guard("aclmdlGetOutputDims", [&] {
     const ge::CompiledModel& m = model_of(modelDesc, "aclmdlGetOutputDims");
     require(dims != nullptr, "aclmdlGetOutputDims: dims is null");
     require(index < m.outputs().size(), "aclmdlGetOutputDims: output " + std::to_string(index) + " of " + std::to_string(m.outputs().size()));
-    write_dims(dims, m.outputs()[index].name, m.outputs()[index].shape);
+    const ge::ModelIO& o = m.outputs()[index];
+    if (acl::has_gear_input(m)) {  // GE's rule: the largest gear's dims
+      const auto all = acl::gear_output_dims(m, acl::largest_gear(m));
+      if (index < all.size() && !all[index].empty()) {
+        write_dims(dims, o.name, ge::Shape(std::vector<ge::Dim>(all[index].begin(), all[index].end())));
+        return ACL_SUCCESS;
+      }
+    }
+    write_dims(dims, o.name, o.shape);
     return ACL_SUCCESS;
   });
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Private to src/acl: the loaded models of the aclmdl* calls (mdl.cpp: load, describe,
-// datasets; mdl_exec.cpp: gears and execution), over ge::load_compiled and ge::Session.
+// Private to src/acl: the loaded models of the aclmdl* calls (mdl_load.cpp: load, query,
+// unload; mdl.cpp: describe, datasets; mdl_exec.cpp: gears and execution), over
+// ge::load_compiled and ge::Session.
 //
 // The C API's view of a model: its graph inputs in order, then, for a model built with
 // gears, one more input named ACL_DYNAMIC_TENSOR_NAME whose buffer holds the chosen
@@ -18,16 +19,19 @@
 
 namespace acl {
 
-// A model loaded by aclmdlLoadFromFile / LoadFromMem.
+// A model loaded by aclmdlLoadFromFile / LoadFromMem[WithMem] (or only described, by
+// aclmdlGetDescFromFile / FromMem: no session).
 struct LoadedModel {
   std::shared_ptr<const ge::CompiledModel> model;
-  std::unique_ptr<ge::Session> session;
+  std::unique_ptr<ge::Session> session;    // over the caller's work memory when it gave one
   std::mutex run;                          // one aclmdlExecute at a time per model
   std::vector<std::vector<std::int64_t>> current_output_dims;  // of the last run (or the largest gear)
 };
 
-// Registers a model; its id.
-[[nodiscard]] std::uint32_t add_model(std::shared_ptr<const ge::CompiledModel> model);
+// Registers a model (its session with `options`: the caller's arena); its id.
+[[nodiscard]] std::uint32_t add_model(std::shared_ptr<const ge::CompiledModel> model, ge::SessionOptions options = {});
+// A model's description without a session (aclmdlGetDescFromFile / FromMem).
+[[nodiscard]] std::shared_ptr<LoadedModel> described(std::shared_ptr<const ge::CompiledModel> model);
 // The model of `id`; ACL_ERROR_INVALID_MODEL_ID when there is none.
 [[nodiscard]] std::shared_ptr<LoadedModel> find_model(std::uint32_t id, const char* api);
 // Removes it; false when there was none.
@@ -42,6 +46,16 @@ void release_models() noexcept;
 [[nodiscard]] std::int32_t largest_gear(const ge::CompiledModel& m) noexcept;
 // The output dims of gear `g`'s plan.
 [[nodiscard]] std::vector<std::vector<std::int64_t>> gear_output_dims(const ge::CompiledModel& m, std::int32_t g);
+
+// The acl format of a ge layout.
+[[nodiscard]] inline aclFormat acl_format(ge::Format f) noexcept {
+  switch (f) {
+    case ge::Format::nchw: return ACL_FORMAT_NCHW;
+    case ge::Format::nhwc: return ACL_FORMAT_NHWC;
+    case ge::Format::nd: return ACL_FORMAT_ND;
+    default: return ACL_FORMAT_UNDEFINED;
+  }
+}
 
 }  // namespace acl
 

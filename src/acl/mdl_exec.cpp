@@ -68,15 +68,6 @@ aclError choose_gear(const char* api, std::uint32_t id, aclmdlDataset* dataset, 
   return ACL_SUCCESS;
 }
 
-aclFormat acl_format(ge::Format f) {
-  switch (f) {
-    case ge::Format::nchw: return ACL_FORMAT_NCHW;
-    case ge::Format::nhwc: return ACL_FORMAT_NHWC;
-    case ge::Format::nd: return ACL_FORMAT_ND;
-    default: return ACL_FORMAT_UNDEFINED;
-  }
-}
-
 // The dims each graph input runs with: the gear's, the fixed ones, or (ranges) the real
 // descriptions set on the dataset.
 std::vector<std::vector<std::int64_t>> run_dims(std::uint32_t id, const ge::CompiledModel& m, const aclmdlDataset& in) {
@@ -125,11 +116,44 @@ void deliver(const ge::RunResult& r, aclmdlDataset& out) {
     if (bytes > 0) std::memcpy(b->data, y.data, bytes);
     auto d = std::make_unique<aclTensorDesc>();
     d->dtype = acl::to_acl_type(y.dtype);
-    d->format = acl_format(y.format);
+    d->format = acl::acl_format(y.format);
     d->dims = y.dims;
     out.descs[o] = std::move(d);
   }
 }
+
+// aclmdlExecute and aclmdlExecuteAsync: runs model `modelId` on `input` into `output`.
+aclError execute(const std::string& api, uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output) {
+  acl::require_initialized(api);
+  require(input != nullptr && output != nullptr, api + ": the input or the output dataset is null");
+  const auto loaded = acl::find_model(modelId, api.c_str());
+  const ge::CompiledModel& m = *loaded->model;
+  const std::size_t want = m.inputs().size() + (acl::has_gear_input(m) ? 1 : 0);
+  require(input->buffers.size() == want, api + ": the input dataset has " + std::to_string(input->buffers.size()) +
+                                             " buffers; the model has " + std::to_string(want) + " inputs" +
+                                             (acl::has_gear_input(m) ? std::string(" (with ") + ACL_DYNAMIC_TENSOR_NAME + ")" : ""),
+          ACL_ERROR_MODEL_INPUT_NOT_MATCH);
+  const std::vector<std::vector<std::int64_t>> dims = run_dims(modelId, m, *input);
+  std::vector<ge::TensorView> views;
+  for (std::size_t i = 0; i < m.inputs().size(); ++i) {
+    const std::string which = "input " + std::to_string(i) + " ('" + m.inputs()[i].name + "')";
+    const aclDataBuffer* b = input->buffers[i];
+    std::int64_t bytes = ge::size_of(m.inputs()[i].dtype);
+    for (const std::int64_t d : dims[i]) bytes *= d;
+    require(b != nullptr && (b->data != nullptr || bytes == 0) && b->size >= static_cast<std::size_t>(bytes),
+            api + ": " + which + " needs " + std::to_string(bytes) + " bytes; its buffer has " +
+                std::to_string(b ? b->size : 0),
+            ACL_ERROR_MODEL_INPUT_NOT_MATCH);
+    views.push_back(acl::view_of(b, m.inputs()[i].dtype, dims[i], which));
+  }
+  std::lock_guard lock(loaded->run);
+  const ge::RunResult r = loaded->session->run(views);
+  deliver(r, *output);
+  loaded->current_output_dims.clear();
+  for (const ge::Output& y : r.outputs) loaded->current_output_dims.push_back(y.dims);
+  return ACL_SUCCESS;
+}
+
 
 }  // namespace
 
@@ -235,35 +259,16 @@ aclError aclmdlGetInputDynamicDims(const aclmdlDesc* modelDesc, size_t index, ac
 }
 
 aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output) {
-  return acl::guard("aclmdlExecute", [&] {
-    acl::require_initialized("aclmdlExecute");
-    require(input != nullptr && output != nullptr, "aclmdlExecute: the input or the output dataset is null");
-    const auto loaded = acl::find_model(modelId, "aclmdlExecute");
-    const ge::CompiledModel& m = *loaded->model;
-    const std::size_t want = m.inputs().size() + (acl::has_gear_input(m) ? 1 : 0);
-    require(input->buffers.size() == want, "aclmdlExecute: the input dataset has " + std::to_string(input->buffers.size()) +
-                                               " buffers; the model has " + std::to_string(want) + " inputs" +
-                                               (acl::has_gear_input(m) ? std::string(" (with ") + ACL_DYNAMIC_TENSOR_NAME + ")" : ""),
-            ACL_ERROR_MODEL_INPUT_NOT_MATCH);
-    const std::vector<std::vector<std::int64_t>> dims = run_dims(modelId, m, *input);
-    std::vector<ge::TensorView> views;
-    for (std::size_t i = 0; i < m.inputs().size(); ++i) {
-      const std::string which = "input " + std::to_string(i) + " ('" + m.inputs()[i].name + "')";
-      const aclDataBuffer* b = input->buffers[i];
-      std::int64_t bytes = ge::size_of(m.inputs()[i].dtype);
-      for (const std::int64_t d : dims[i]) bytes *= d;
-      require(b != nullptr && (b->data != nullptr || bytes == 0) && b->size >= static_cast<std::size_t>(bytes),
-              "aclmdlExecute: " + which + " needs " + std::to_string(bytes) + " bytes; its buffer has " +
-                  std::to_string(b ? b->size : 0),
-              ACL_ERROR_MODEL_INPUT_NOT_MATCH);
-      views.push_back(acl::view_of(b, m.inputs()[i].dtype, dims[i], which));
-    }
-    std::lock_guard lock(loaded->run);
-    const ge::RunResult r = loaded->session->run(views);
-    deliver(r, *output);
-    loaded->current_output_dims.clear();
-    for (const ge::Output& y : r.outputs) loaded->current_output_dims.push_back(y.dims);
-    return ACL_SUCCESS;
+  return acl::guard("aclmdlExecute", [&] { return execute("aclmdlExecute", modelId, input, output); });
+}
+
+aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset* input, aclmdlDataset* output, aclrtStream stream) {
+  return acl::guard("aclmdlExecuteAsync", [&] {
+    acl::require_initialized("aclmdlExecuteAsync");
+    acl::require_stream(stream, "aclmdlExecuteAsync");
+    // ge's streams run their work as it is given (docs/acl.md): the run is done on return,
+    // and aclrtSynchronizeStream(stream) finds nothing left to wait for.
+    return execute("aclmdlExecuteAsync", modelId, input, output);
   });
 }
 

@@ -2,6 +2,8 @@
 // into a graph whose constants view the mapped weights, and makes the model from it without
 // the graph passes (include/ge/compile/model_file.hpp).
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -284,10 +286,36 @@ class SavedPacking final : public detail::NodePacking {
   std::string where_;
 };
 
+// Memory of the caller's that a model's weights are views of: not owned.
+class CallersBytes final : public detail::MappedBytes {
+ public:
+  explicit CallersBytes(std::span<const std::byte> b) : b_(b) {}
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept override { return b_; }
+
+ private:
+  std::span<const std::byte> b_;
+};
+
+// With `weights`: the weights section copied there, and the model's weights views of the
+// copy (the file is read only during the load).
 std::shared_ptr<const CompiledModel> load(std::shared_ptr<const detail::MappedBytes> file, const std::string& where,
-                                          const CompileSettings& given) {
-  const Sections sections = check_header(file->bytes(), where);
-  DescriptionReader::Result d = DescriptionReader(sections, file, where).read();
+                                          const CompileSettings& given,
+                                          std::optional<std::span<std::byte>> weights = std::nullopt) {
+  Sections sections = check_header(file->bytes(), where);
+  std::shared_ptr<const detail::MappedBytes> owner = file;
+  if (weights) {
+    const std::size_t need = sections.blobs.size();
+    if (weights->size() < need)
+      raise(Errc::invalid_argument, "[ge.model_file] " + where + ": the weights need " + std::to_string(need) +
+                                        " bytes; the memory given holds " + std::to_string(weights->size()));
+    if (need > 0 && reinterpret_cast<std::uintptr_t>(weights->data()) % detail::model_blob_alignment != 0)
+      raise(Errc::invalid_argument, "[ge.model_file] " + where + ": the memory given for the weights starts at an "
+                                        "address that is no multiple of " + std::to_string(detail::model_blob_alignment));
+    if (need > 0) std::memcpy(weights->data(), sections.blobs.data(), need);
+    owner = std::make_shared<const CallersBytes>(weights->first(need));
+    sections.blobs = owner->bytes();
+  }
+  DescriptionReader::Result d = DescriptionReader(sections, owner, where).read();
   const Target* target = nullptr;
   try {
     target = &find_target(d.target);
@@ -302,7 +330,8 @@ std::shared_ptr<const CompiledModel> load(std::shared_ptr<const detail::MappedBy
   d.settings.compiler = given.compiler;
   d.settings.progress = given.progress;
   d.settings.keep_weights = true;  // the weights are views of the file: keeping them costs nothing
-  file.reset();                    // the constants keep the mapping alive
+  file.reset();                    // the constants keep the mapping alive (or view the caller's memory)
+  owner.reset();
   const SavedPacking packing(d.kernels, where);
   return detail::assemble_model(std::move(d.graph), d.options, *target, d.settings, &packing);
 }
@@ -315,6 +344,25 @@ std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& 
 
 std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes, const CompileSettings& settings) {
   return load(detail::aligned_copy(bytes), "a model in memory", settings);
+}
+
+std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& path, std::span<std::byte> weights,
+                                                   const CompileSettings& settings) {
+  return load(detail::map_file(path), path.string(), settings, weights);
+}
+
+std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes, std::span<std::byte> weights,
+                                                   const CompileSettings& settings) {
+  return load(std::make_shared<const CallersBytes>(bytes), "a model in memory", settings, weights);
+}
+
+std::int64_t model_weights_bytes(std::span<const std::byte> bytes) {
+  return static_cast<std::int64_t>(check_header(bytes, "a model in memory").blobs.size());
+}
+
+std::int64_t model_weights_bytes(const std::filesystem::path& path) {
+  const auto file = detail::map_file(path);
+  return static_cast<std::int64_t>(check_header(file->bytes(), path.string()).blobs.size());
 }
 
 }  // namespace ge

@@ -342,20 +342,33 @@ class PlanRun {
 };
 
 // Everything one run owns: its arena, streams, events, bound plans.
+// The context of a session given the caller's arena (`SessionOptions::arena`) holds that
+// memory and never allocates or frees an arena.
 struct Session::Context {
   Device& device;
   void* arena = nullptr;
   std::int64_t arena_size = 0;
+  bool callers_arena = false;
   std::vector<Stream> streams;
   std::vector<Event> events;
   std::unordered_map<const Plan*, std::unique_ptr<Bound>> bound;
 
   explicit Context(Device& d) : device(d) {}
-  ~Context() { device.deallocate(arena); }
+  Context(Device& d, std::span<std::byte> given)
+      : device(d), arena(given.data()), arena_size(static_cast<std::int64_t>(given.size())), callers_arena(true) {}
+  ~Context() {
+    if (!callers_arena) device.deallocate(arena);
+  }
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
   void ensure_arena(std::int64_t bytes, std::int64_t alignment) {
+    if (callers_arena) {
+      if (bytes > arena_size)
+        raise(Errc::out_of_memory, "[ge.runtime] the plan needs an arena of " + std::to_string(bytes) +
+                                       " bytes; the arena the caller gave holds " + std::to_string(arena_size));
+      return;
+    }
     if (bytes <= arena_size && arena != nullptr) return;
     void* fresh = device.allocate(std::max<std::int64_t>(bytes, alignment), std::max<std::int64_t>(alignment, 64));
     device.deallocate(arena);
@@ -448,6 +461,16 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
   }
   device_ = options.device ? std::move(options.device) : std::make_shared<CpuDevice>();
   impl_ = std::make_unique<Impl>(options.threads, model_);
+  if (!options.arena.empty()) {
+    const std::int64_t align = std::max<std::int64_t>(model_->settings().alignment, 64);
+    if (reinterpret_cast<std::uintptr_t>(options.arena.data()) % static_cast<std::uintptr_t>(align) != 0)
+      raise(Errc::invalid_argument, "[ge.runtime] Session: the arena given starts at an address that is no multiple of " +
+                                        std::to_string(align) + " (the model's alignment)");
+    if (static_cast<std::int64_t>(options.arena.size()) < model_->arena_bytes())
+      raise(Errc::invalid_argument, "[ge.runtime] Session: the arena given holds " + std::to_string(options.arena.size()) +
+                                        " bytes; the model's plans need " + std::to_string(model_->arena_bytes()));
+    impl_->callers = std::make_unique<Context>(*device_, options.arena);
+  }
   trace_ = options.trace;
   memory_limit_ = options.memory_limit;
 }
@@ -528,24 +551,42 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
                                    std::to_string(arena) + " bytes; the session's memory_limit is " +
                                    std::to_string(memory_limit_));
 
-  // A context from the pool (returned however the run ends).
-  std::unique_ptr<Context> ctx;
-  {
-    std::lock_guard lock(impl_->mutex);
-    if (!impl_->free.empty()) {
-      ctx = std::move(impl_->free.back());
-      impl_->free.pop_back();
+  // The context holding the caller's arena, one run at a time (its turn ends however the
+  // run ends); a run nested on the thread whose run holds it, and every run of a session
+  // without one, takes a context from the pool (returned however the run ends).
+  struct Turn {
+    Impl& impl;
+    std::unique_lock<std::mutex> lock;
+    ~Turn() {
+      if (lock.owns_lock()) impl.callers_owner.store(std::thread::id{});
     }
-  }
-  if (!ctx) ctx = std::make_unique<Context>(*device_);
+  } turn{*impl_, {}};
+  std::unique_ptr<Context> pooled;
   struct Return {
     Impl& impl;
     std::unique_ptr<Context>& ctx;
     ~Return() {
+      if (!ctx) return;
       std::lock_guard lock(impl.mutex);
       impl.free.push_back(std::move(ctx));
     }
-  } give_back{*impl_, ctx};
+  } give_back{*impl_, pooled};
+  Context* ctx = nullptr;
+  if (impl_->callers && impl_->callers_owner.load() != std::this_thread::get_id()) {
+    turn.lock = std::unique_lock(impl_->callers_mutex);
+    impl_->callers_owner.store(std::this_thread::get_id());
+    ctx = impl_->callers.get();
+  } else {
+    {
+      std::lock_guard lock(impl_->mutex);
+      if (!impl_->free.empty()) {
+        pooled = std::move(impl_->free.back());
+        impl_->free.pop_back();
+      }
+    }
+    if (!pooled) pooled = std::make_unique<Context>(*device_);
+    ctx = pooled.get();
+  }
   ctx->ensure_arena(arena, m.settings().alignment);
   Bound& b = ctx->bind(plan_ptr);
 

@@ -1,12 +1,14 @@
 #pragma once
 // Private: what session.cpp and session_async.cpp share of a Session.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <thread>
 #include <vector>
 
 #include "ge/runtime/host_scheduler.hpp"
@@ -20,6 +22,11 @@ struct Session::Impl {
   PlanSelector plans;
   std::mutex mutex;
   std::vector<std::unique_ptr<Context>> free;  // run contexts not in use
+  // The caller's arena (SessionOptions::arena): its context, taken by one run at a time,
+  // and the thread whose run holds it.
+  std::unique_ptr<Context> callers;
+  std::mutex callers_mutex;
+  std::atomic<std::thread::id> callers_owner{};
   // Async runs not ended yet; the destructor waits for none.
   std::mutex async_mutex;
   std::condition_variable async_done;

@@ -75,4 +75,31 @@ void save(const CompiledModel& model, const std::filesystem::path& path, ModelWe
 [[nodiscard]] std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes,
                                                                  const CompileSettings& settings = {});
 
+/// The bytes of a model file's weights section (every constant's and packed buffer's
+/// bytes, each at a 64-byte aligned offset): what the loads below need in `weights`.
+/// The header and checksum are checked first (the errors of `load_compiled`).
+[[nodiscard]] std::int64_t model_weights_bytes(std::span<const std::byte> bytes);
+[[nodiscard]] std::int64_t model_weights_bytes(const std::filesystem::path& path);
+
+/// Loads a model file with its weights in the caller's memory: the weights section is
+/// copied into `weights` and the model's constants and packed weights are views of that
+/// copy, so `weights` must stay valid and unchanged while the model (or a kernel or
+/// tensor of it) lives; the file itself is read only during the call. `weights` must
+/// start at a 64-byte boundary and hold `model_weights_bytes` (`Errc::invalid_argument`
+/// otherwise; it may be empty for a model without weights). Weights a kernel packs at
+/// load (a `ModelWeights::portable` file) live in the kernel's own memory.
+///
+/// ```
+/// const auto n = static_cast<std::size_t>(ge::model_weights_bytes(path));
+/// auto* w = static_cast<std::byte*>(::operator new(n, std::align_val_t{64}));
+/// auto model = ge::load_compiled(path, std::span(w, n));
+/// ```
+[[nodiscard]] std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& path,
+                                                                 std::span<std::byte> weights,
+                                                                 const CompileSettings& settings = {});
+/// The same from the file's bytes in memory (read only during the call).
+[[nodiscard]] std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes,
+                                                                 std::span<std::byte> weights,
+                                                                 const CompileSettings& settings = {});
+
 }  // namespace ge

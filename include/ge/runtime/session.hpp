@@ -62,6 +62,19 @@ struct SessionOptions {
   /// refused before it starts, `Errc::out_of_memory` naming the plan's and the limit's
   /// sizes; the session stays usable for smaller inputs.
   std::int64_t memory_limit = 0;
+  /// The caller's memory for the arena (empty: each run context allocates its own). It
+  /// must start at a multiple of the model's `settings().alignment` (64 at least) and
+  /// hold `model->arena_bytes()` (`invalid_argument` otherwise), and stay valid while the
+  /// session lives. Runs then take turns on it, one at a time; a run whose per-signature
+  /// plan needs more is `out_of_memory`. (A run oneTBB starts on the thread that holds
+  /// the arena, while that thread waits inside its own run, takes a context of its own.)
+  ///
+  /// ```
+  /// const auto n = static_cast<std::size_t>(model->arena_bytes());
+  /// auto* work = static_cast<std::byte*>(::operator new(n, std::align_val_t{64}));
+  /// ge::Session s(model, {.arena = {work, n}});   // the steps' values live in `work`
+  /// ```
+  std::span<std::byte> arena{};
 };
 
 /// One output of a run: its real description and its data.

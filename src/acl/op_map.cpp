@@ -3,6 +3,7 @@
 // and forms, drops inputs ge has no slot for.
 #include "acl/op_map.hpp"
 
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -60,19 +61,125 @@ void drop_unused_input(GeCall& c, std::size_t i, const char* name) {
                                         ") is given; ge has no such input, so it must be an unused optional input");
   c.inputs.erase(c.inputs.begin() + static_cast<std::ptrdiff_t>(i));
   c.slots.erase(c.slots.begin() + static_cast<std::ptrdiff_t>(i));
+  if (c.input_perms.size() > i) c.input_perms.erase(c.input_perms.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
-// The dims of NCHW windows: H and W of a 4-element list.
-std::vector<std::int64_t> hw_of(const GeCall& c, const std::vector<std::int64_t>& v, const char* name) {
-  if (v[0] != 1 || v[1] != 1)
-    bad(c, ge::Errc::bad_attribute, std::string("attribute '") + name + "' has N or C values other than 1; expected [1,1,h,w]");
-  return {v[2], v[3]};
+// The layout of a window op's images (x and y): NCHW or NHWC.
+enum class Layout : std::uint8_t { nchw, nhwc };
+
+const char* name_of(Layout l) { return l == Layout::nchw ? "NCHW" : "NHWC"; }
+
+// The aclFormat of acl input `i` (ND when not given).
+int format_of(std::span<const int> formats, std::size_t i) {
+  return i < formats.size() ? formats[i] : static_cast<int>(ACL_FORMAT_ND);
 }
 
-void require_nchw(GeCall& c) {
-  const std::string f = take_string(c, "data_format", "NCHW");
-  require(f == "NCHW", "[" + c.op_type + "] data_format '" + f + "'; only NCHW windows are supported",
-          ACL_ERROR_FORMAT_NOT_MATCH);
+// The layout of the images of a window op, as GE reads it: x's description when its
+// format is NCHW or NHWC, else the attribute data_format, else the op's default
+// (Ascend IR: NHWC for Conv2D, MaxPool, AvgPool; NCHW for Pooling). data_format
+// naming another layout than x's format is ACL_ERROR_FORMAT_NOT_MATCH, as is a
+// data_format other than NCHW/NHWC or an x format that is no image layout.
+Layout image_layout(GeCall& c, std::span<const int> formats, Layout fallback) {
+  const auto attr = take(c, "data_format");
+  std::optional<Layout> given;
+  if (attr) {
+    const std::string f = attr->as_string();
+    require(f == "NCHW" || f == "NHWC", "[" + c.op_type + "] data_format '" + f + "'; expected NCHW or NHWC",
+            ACL_ERROR_FORMAT_NOT_MATCH);
+    given = f == "NCHW" ? Layout::nchw : Layout::nhwc;
+  }
+  const int x = format_of(formats, 0);
+  std::optional<Layout> described;
+  if (x == ACL_FORMAT_NCHW) described = Layout::nchw;
+  else if (x == ACL_FORMAT_NHWC) described = Layout::nhwc;
+  else
+    require(x == ACL_FORMAT_ND || x == ACL_FORMAT_UNDEFINED,
+            "[" + c.op_type + "] input 0 (x) has format " + std::to_string(x) + "; expected NCHW, NHWC or ND",
+            ACL_ERROR_FORMAT_NOT_MATCH);
+  if (described && given && *described != *given)
+    throw CallError(ACL_ERROR_FORMAT_NOT_MATCH, std::string("[acl] [") + c.op_type + "] data_format is '" +
+                                                    name_of(*given) + "' but input 0 (x) is described as " +
+                                                    name_of(*described) + "; expected them to agree");
+  return described ? *described : given ? *given : fallback;
+}
+
+// Reads ge input `j` through `perm` (ge dim i is acl dim perm[i]): its shape, its
+// constant data and its format (NCHW: ge's layout for images and filters).
+void permute_input(GeCall& c, std::size_t j, std::vector<std::int64_t> perm) {
+  if (j >= c.inputs.size() || c.inputs[j].is_undefined()) return;
+  ge::OpTensor& t = c.inputs[j];
+  if (t.shape.rank_known()) {
+    if (t.shape.rank() != perm.size())
+      bad(c, ge::Errc::bad_op_inputs, "input " + std::to_string(c.slots[j]) + " has shape '" + t.shape.to_string() +
+                                          "'; expected " + std::to_string(perm.size()) + " dims");
+    std::vector<ge::Dim> dims;
+    for (const std::int64_t p : perm) dims.push_back(t.shape[static_cast<std::ptrdiff_t>(p)]);
+    t.shape = ge::Shape(std::move(dims));
+  }
+  if (t.constant) {
+    const auto& from = *t.constant;
+    std::vector<std::byte> bytes(from.bytes().size());
+    transpose(from.bytes().data(), bytes.data(), from.dims(), perm, static_cast<std::size_t>(ge::size_of(t.dtype)));
+    t.constant = ge::Tensor(t.dtype, permuted(from.dims(), perm), std::move(bytes));
+  }
+  t.format = ge::Format::nchw;
+  if (c.input_perms.size() < c.inputs.size()) c.input_perms.resize(c.inputs.size());
+  c.input_perms[j] = std::move(perm);
+}
+
+// Writes every output through `perm` (acl dim i is ge dim perm[i]): the descriptions
+// given are read back into ge's layout.
+void permute_outputs(GeCall& c, const std::vector<std::int64_t>& perm) {
+  c.output_perms.assign(c.outputs.size(), perm);
+  for (std::size_t o = 0; o < c.outputs.size(); ++o) {
+    ge::OpTensor& t = c.outputs[o];
+    if (t.is_undefined() || !t.shape.rank_known()) continue;
+    if (t.shape.rank() != perm.size())
+      bad(c, ge::Errc::bad_op_inputs, "output " + std::to_string(o) + " has shape '" + t.shape.to_string() +
+                                          "'; expected " + std::to_string(perm.size()) + " dims");
+    std::vector<ge::Dim> dims(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i)
+      dims[static_cast<std::size_t>(perm[i])] = t.shape[static_cast<std::ptrdiff_t>(i)];
+    t.shape = ge::Shape(std::move(dims));
+    t.format = ge::Format::nchw;
+  }
+}
+
+// An op on images in `layout` run by ge's NCHW kernel: NHWC images are transposed in
+// (x: input 0) and out (every output).
+void images_in(GeCall& c, Layout layout) {
+  if (layout == Layout::nchw) return;
+  permute_input(c, 0, {0, 3, 1, 2});
+  permute_outputs(c, {0, 2, 3, 1});
+}
+
+// H and W of a 4-element list in `layout` ([1,1,h,w] or [1,h,w,1]); N and C must be 1.
+std::vector<std::int64_t> hw_of(const GeCall& c, const std::vector<std::int64_t>& v, const char* name,
+                                Layout layout = Layout::nchw) {
+  const bool nchw = layout == Layout::nchw;
+  const std::int64_t n = v[0], ch = nchw ? v[1] : v[3];
+  if (n != 1 || ch != 1)
+    bad(c, ge::Errc::bad_attribute, std::string("attribute '") + name + "' has N or C values other than 1; expected " +
+                                        (nchw ? "[1,1,h,w] (data_format NCHW)" : "[1,h,w,1] (data_format NHWC)"));
+  return nchw ? std::vector<std::int64_t>{v[2], v[3]} : std::vector<std::int64_t>{v[1], v[2]};
+}
+
+// Conv2D's filter (input 1) read as ge's OIHW from its described format: NCHW
+// ([out, in/groups, h, w]) as it is, NHWC ([out, h, w, in]), HWCN ([h, w, in, out]); ND
+// only with NCHW images (as OIHW). Anything else is ACL_ERROR_FORMAT_NOT_MATCH.
+void filter_in(GeCall& c, std::span<const int> formats, Layout layout) {
+  const int f = format_of(formats, 1);
+  if (f == ACL_FORMAT_NCHW || ((f == ACL_FORMAT_ND || f == ACL_FORMAT_UNDEFINED) && layout == Layout::nchw)) {
+    if (c.inputs.size() > 1 && !c.inputs[1].is_undefined()) c.inputs[1].format = ge::Format::nchw;
+    return;
+  }
+  if (f == ACL_FORMAT_NHWC) return permute_input(c, 1, {0, 3, 1, 2});
+  if (f == ACL_FORMAT_HWCN) return permute_input(c, 1, {3, 2, 0, 1});
+  throw CallError(ACL_ERROR_FORMAT_NOT_MATCH,
+                  "[acl] [" + c.op_type + "] input 1 (filter) has format " + std::to_string(f) +
+                      (f == ACL_FORMAT_ND || f == ACL_FORMAT_UNDEFINED
+                           ? " (ND) with NHWC images; describe the filter as HWCN, NHWC or NCHW"
+                           : "; expected HWCN, NHWC or NCHW"));
 }
 
 // SAME / VALID as ge's auto_pad.
@@ -106,8 +213,8 @@ void batch_matmul(GeCall& c) {
   c.op_type = "MatMul";
 }
 
-void conv2d(GeCall& c) {
-  require_nchw(c);
+void conv2d(GeCall& c, std::span<const int> formats) {
+  const Layout layout = image_layout(c, formats, Layout::nhwc);
   drop_unused_input(c, 3, "offset_w");
   if (take_int(c, "offset_x", 0) != 0) bad(c, ge::Errc::bad_attribute, "attribute 'offset_x' must be 0 (no quantisation)");
   const auto strides = take_ints(c, "strides", {}, 4);
@@ -115,8 +222,10 @@ void conv2d(GeCall& c) {
   const auto dilations = take_ints(c, "dilations", {1, 1, 1, 1}, 4);
   const std::string padding = take_string(c, "padding", "");
   c.attrs["group"] = take_int(c, "groups", 1);
-  c.attrs["strides"] = hw_of(c, strides, "strides");
-  c.attrs["dilations"] = hw_of(c, dilations, "dilations");
+  c.attrs["strides"] = hw_of(c, strides, "strides", layout);
+  c.attrs["dilations"] = hw_of(c, dilations, "dilations", layout);
+  images_in(c, layout);
+  filter_in(c, formats, layout);
   (void)take(c, "auto_pad");
   if (padding.empty() || padding == "CALCULATED") c.attrs["pads"] = std::vector<std::int64_t>{pads[0], pads[2], pads[1], pads[3]};
   else c.attrs["auto_pad"] = auto_pad_of(c, padding);
@@ -174,21 +283,22 @@ void reduce(GeCall& c, const char* ge_op) {
   c.op_type = ge_op;
 }
 
-void pool(GeCall& c, bool is_max) {
+void pool(GeCall& c, bool is_max, std::span<const int> formats) {
   if (c.attrs.find("ksize") == c.attrs.end()) {  // ONNX-style attributes: as they are
     c.op_type = is_max ? "MaxPool" : "AveragePool";
     return;
   }
-  require_nchw(c);
-  c.attrs["kernel_shape"] = hw_of(c, take_ints(c, "ksize", {}, 4), "ksize");
-  c.attrs["strides"] = hw_of(c, take_ints(c, "strides", {1, 1, 1, 1}, 4), "strides");
+  const Layout layout = image_layout(c, formats, Layout::nhwc);
+  c.attrs["kernel_shape"] = hw_of(c, take_ints(c, "ksize", {}, 4), "ksize", layout);
+  c.attrs["strides"] = hw_of(c, take_ints(c, "strides", {1, 1, 1, 1}, 4), "strides", layout);
+  images_in(c, layout);
   c.attrs["auto_pad"] = auto_pad_of(c, take_string(c, "padding", "VALID"));
   if (!is_max) c.attrs["count_include_pad"] = take_flag(c, "exclusive", true) ? 0 : 1;
   c.op_type = is_max ? "MaxPool" : "AveragePool";
 }
 
-void pooling(GeCall& c) {
-  require_nchw(c);
+void pooling(GeCall& c, std::span<const int> formats) {
+  images_in(c, image_layout(c, formats, Layout::nchw));
   const std::int64_t mode = take_int(c, "mode", 0);
   if (mode != 0 && mode != 1) bad(c, ge::Errc::bad_attribute, "attribute 'mode' is " + std::to_string(mode) + "; expected 0 (max) or 1 (average)");
   const bool global = take_flag(c, "global_pooling", false);
@@ -232,31 +342,36 @@ void gelu(GeCall& c) {
   if (c.attrs.find("approximate") == c.attrs.end()) c.attrs["approximate"] = "tanh";
 }
 
-using Rule = std::function<void(GeCall&)>;
+using Rule = std::function<void(GeCall&, std::span<const int>)>;
+// A rule that reads no formats.
+template <class F>
+Rule plain(F f) {
+  return [f](GeCall& c, std::span<const int>) { f(c); };
+}
 
 const std::map<std::string, Rule, std::less<>>& rules() {
   static const std::map<std::string, Rule, std::less<>> table{
-      {"RealDiv", [](GeCall& c) { c.op_type = "Div"; }},
-      {"MatMul", matmul},
-      {"MatMulV2", matmul},
-      {"BatchMatMul", batch_matmul},
-      {"BatchMatMulV2", batch_matmul},
+      {"RealDiv", plain([](GeCall& c) { c.op_type = "Div"; })},
+      {"MatMul", plain(matmul)},
+      {"MatMulV2", plain(matmul)},
+      {"BatchMatMul", plain(batch_matmul)},
+      {"BatchMatMulV2", plain(batch_matmul)},
       {"Conv2D", conv2d},
-      {"Softmax", softmax},
-      {"SoftmaxV2", softmax},
-      {"Cast", cast},
-      {"Transpose", transpose},
-      {"TransposeD", transpose},
-      {"Reshape", reshape},
-      {"ConcatD", concat},
-      {"ConcatV2D", concat},
-      {"ReduceSumD", [](GeCall& c) { reduce(c, "ReduceSum"); }},
-      {"ReduceMeanD", [](GeCall& c) { reduce(c, "ReduceMean"); }},
-      {"MaxPool", [](GeCall& c) { pool(c, true); }},
-      {"AvgPool", [](GeCall& c) { pool(c, false); }},
+      {"Softmax", plain(softmax)},
+      {"SoftmaxV2", plain(softmax)},
+      {"Cast", plain(cast)},
+      {"Transpose", plain(transpose)},
+      {"TransposeD", plain(transpose)},
+      {"Reshape", plain(reshape)},
+      {"ConcatD", plain(concat)},
+      {"ConcatV2D", plain(concat)},
+      {"ReduceSumD", plain([](GeCall& c) { reduce(c, "ReduceSum"); })},
+      {"ReduceMeanD", plain([](GeCall& c) { reduce(c, "ReduceMean"); })},
+      {"MaxPool", [](GeCall& c, std::span<const int> f) { pool(c, true, f); }},
+      {"AvgPool", [](GeCall& c, std::span<const int> f) { pool(c, false, f); }},
       {"Pooling", pooling},
-      {"LayerNorm", layer_norm},
-      {"Gelu", gelu},
+      {"LayerNorm", plain(layer_norm)},
+      {"Gelu", plain(gelu)},
   };
   return table;
 }
@@ -264,12 +379,44 @@ const std::map<std::string, Rule, std::less<>>& rules() {
 }  // namespace
 
 GeCall translate(std::string_view op_type, std::vector<ge::OpTensor> inputs, std::vector<ge::OpTensor> outputs,
-                 const ge::Attributes& attrs) {
-  GeCall c{std::string(op_type), std::move(inputs), {}, std::move(outputs), attrs};
+                 const ge::Attributes& attrs, std::span<const int> input_formats) {
+  GeCall c{std::string(op_type), std::move(inputs), {}, std::move(outputs), attrs, {}, {}};
   for (std::size_t i = 0; i < c.inputs.size(); ++i) c.slots.push_back(i);
   const auto it = rules().find(op_type);
-  if (it != rules().end()) it->second(c);
+  if (it != rules().end()) it->second(c, input_formats);
   return c;
+}
+
+std::vector<std::int64_t> permuted(std::span<const std::int64_t> dims, std::span<const std::int64_t> perm) {
+  std::vector<std::int64_t> out;
+  out.reserve(perm.size());
+  for (const std::int64_t p : perm) out.push_back(dims[static_cast<std::size_t>(p)]);
+  return out;
+}
+
+void transpose(const void* from, void* to, std::span<const std::int64_t> dims, std::span<const std::int64_t> perm,
+               std::size_t element_size) {
+  const std::size_t rank = dims.size();
+  std::int64_t count = 1;
+  for (const std::int64_t d : dims) count *= d;
+  if (count == 0) return;
+  // The source strides (in elements) of the destination's dims, walked as an odometer.
+  std::vector<std::int64_t> src_stride(rank, 1), to_dims = permuted(dims, perm), stride_of_to(rank), index(rank, 0);
+  for (std::size_t i = rank; i-- > 1;) src_stride[i - 1] = src_stride[i] * dims[i];
+  for (std::size_t i = 0; i < rank; ++i) stride_of_to[i] = src_stride[static_cast<std::size_t>(perm[i])];
+  const auto* src = static_cast<const std::byte*>(from);
+  auto* dst = static_cast<std::byte*>(to);
+  std::int64_t at = 0;  // source element of the destination's `index`
+  for (std::int64_t k = 0; k < count; ++k) {
+    std::memcpy(dst + static_cast<std::size_t>(k) * element_size, src + static_cast<std::size_t>(at) * element_size,
+                element_size);
+    for (std::size_t i = rank; i-- > 0;) {
+      at += stride_of_to[i];
+      if (++index[i] < to_dims[i]) break;
+      at -= stride_of_to[i] * to_dims[i];
+      index[i] = 0;
+    }
+  }
 }
 
 }  // namespace acl

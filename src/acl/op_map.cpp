@@ -3,6 +3,7 @@
 // and forms, drops inputs ge has no slot for.
 #include "acl/op_map.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -146,11 +147,46 @@ void permute_outputs(GeCall& c, const std::vector<std::int64_t>& perm) {
 }
 
 // An op on images in `layout` run by ge's NCHW kernel: NHWC images are transposed in
-// (x: input 0) and out (every output).
+// (x: input 0) and out (every output). An output described NCHW or NHWC must be in
+// `layout` (ACL_ERROR_FORMAT_NOT_MATCH).
 void images_in(GeCall& c, Layout layout) {
+  for (std::size_t o = 0; o < c.outputs.size(); ++o) {
+    const ge::Format f = c.outputs[o].format;
+    const bool other =
+        (f == ge::Format::nchw && layout == Layout::nhwc) || (f == ge::Format::nhwc && layout == Layout::nchw);
+    require(!other, "[" + c.op_type + "] output " + std::to_string(o) + " is described as " +
+                        std::string(ge::to_string(f)) + " but the images are " + name_of(layout) +
+                        "; expected the output in the images' layout",
+            ACL_ERROR_FORMAT_NOT_MATCH);
+  }
   if (layout == Layout::nchw) return;
   permute_input(c, 0, {0, 3, 1, 2});
   permute_outputs(c, {0, 2, 3, 1});
+}
+
+// ge's own (ONNX) ops on images read them as NCHW ([N, C, spatial...]) unless their
+// attribute `layout` says NHWC: an image described NHWC is then
+// ACL_ERROR_FORMAT_NOT_MATCH, never read as NCHW.
+void require_onnx_layout(const GeCall& c, std::span<const int> formats) {
+  if (const auto it = c.attrs.find("layout"); it != c.attrs.end() && it->second.kind() == ge::AttrKind::string &&
+                                              it->second.as_string() == "NHWC")
+    return;
+  const auto described_nhwc = [](const ge::OpTensor& t) { return t.format == ge::Format::nhwc; };
+  const bool nhwc = format_of(formats, 0) == ACL_FORMAT_NHWC ||
+                    std::any_of(c.outputs.begin(), c.outputs.end(), described_nhwc);
+  require(!nhwc, "[" + c.op_type + "] an image is described as NHWC; ge's " + c.op_type +
+                     " takes NCHW images (the Ascend IR ops Conv2D, MaxPool, AvgPool take NHWC)",
+          ACL_ERROR_FORMAT_NOT_MATCH);
+}
+
+// The ops of ge's own (ONNX) that pass through under their names and read images as
+// NCHW: checked by require_onnx_layout.
+bool is_onnx_image_op(std::string_view op) {
+  for (const std::string_view o : {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "GlobalAveragePool",
+                                   "GlobalMaxPool", "GlobalLpPool", "BatchNormalization", "InstanceNormalization", "LRN",
+                                   "DepthToSpace", "SpaceToDepth", "MaxUnpool", "MaxRoiPool", "RoiAlign"})
+    if (o == op) return true;
+  return false;
 }
 
 // H and W of a 4-element list in `layout` ([1,1,h,w] or [1,h,w,1]); N and C must be 1.
@@ -284,8 +320,9 @@ void reduce(GeCall& c, const char* ge_op) {
 }
 
 void pool(GeCall& c, bool is_max, std::span<const int> formats) {
-  if (c.attrs.find("ksize") == c.attrs.end()) {  // ONNX-style attributes: as they are
+  if (c.attrs.find("ksize") == c.attrs.end()) {  // ONNX-style attributes: as they are (NCHW)
     c.op_type = is_max ? "MaxPool" : "AveragePool";
+    require_onnx_layout(c, formats);
     return;
   }
   const Layout layout = image_layout(c, formats, Layout::nhwc);
@@ -384,6 +421,7 @@ GeCall translate(std::string_view op_type, std::vector<ge::OpTensor> inputs, std
   for (std::size_t i = 0; i < c.inputs.size(); ++i) c.slots.push_back(i);
   const auto it = rules().find(op_type);
   if (it != rules().end()) it->second(c, input_formats);
+  else if (is_onnx_image_op(c.op_type)) require_onnx_layout(c, input_formats);
   return c;
 }
 

@@ -204,6 +204,10 @@ static void test_conv2d_layout_errors(void) {
   /* x in a format that is no image layout */
   CHECK_ACL(conv_case(&base, HWCN, HWCN, NHWC, NULL, NHWC), ACL_ERROR_FORMAT_NOT_MATCH);
   CHECK_ACL(conv_case(&base, ACL_FORMAT_NC1HWC0, HWCN, NHWC, NULL, NHWC), ACL_ERROR_FORMAT_NOT_MATCH);
+  /* the output described in the other layout */
+  CHECK_ACL(conv_case(&base, NHWC, HWCN, NCHW, NULL, NHWC), ACL_ERROR_FORMAT_NOT_MATCH);
+  CHECK(strstr(aclGetRecentErrMsg(), "output 0") != NULL);
+  CHECK_ACL(conv_case(&base, NCHW, NCHW, NHWC, NULL, NCHW), ACL_ERROR_FORMAT_NOT_MATCH);
   /* strides in the other layout's order: C is not 1 */
   const int64_t xd[4] = {1, 4, 4, 4}, wd[4] = {3, 3, 4, 4};
   Tensor t[2] = {fmt_tensor(NHWC, 4, xd, NULL), fmt_tensor(HWCN, 4, wd, NULL)};
@@ -362,6 +366,30 @@ static void test_pooling_nhwc(void) {
   free_tensor(&y);
 }
 
+/* ge's own (ONNX) image ops take NCHW: an NHWC description is refused, not read as NCHW. */
+static void test_onnx_ops_refuse_nhwc(void) {
+  const int64_t xd[4] = {1, 4, 4, 2}, wd[4] = {1, 2, 1, 1}, yd[4] = {1, 4, 4, 1};
+  Tensor t[2] = {fmt_tensor(NHWC, 4, xd, NULL), fmt_tensor(NCHW, 4, wd, NULL)};
+  Tensor y = fmt_tensor(NHWC, 4, yd, NULL);
+  CHECK_ACL(compile_op("Conv", 2, t, 1, &y, NULL), ACL_ERROR_FORMAT_NOT_MATCH);
+  CHECK(strstr(aclGetRecentErrMsg(), "NCHW") != NULL);
+  aclopAttr *a = aclopCreateAttr();
+  const int64_t k[2] = {2, 2};
+  aclopSetAttrListInt(a, "kernel_shape", 2, k);
+  Tensor p = fmt_tensor(NHWC, 4, xd, NULL);
+  CHECK_ACL(compile_op("MaxPool", 1, t, 1, &p, a), ACL_ERROR_FORMAT_NOT_MATCH);
+  CHECK_ACL(compile_op("GlobalAveragePool", 1, t, 1, &p, NULL), ACL_ERROR_FORMAT_NOT_MATCH);
+  /* described NCHW (or ND), the same ops compile */
+  const int64_t xn[4] = {1, 2, 4, 4}, yn[4] = {1, 1, 4, 4}, pn[4] = {1, 2, 3, 3};
+  Tensor tn[2] = {fmt_tensor(NCHW, 4, xn, NULL), fmt_tensor(NCHW, 4, wd, NULL)};
+  Tensor yo = fmt_tensor(NCHW, 4, yn, NULL), po = fmt_tensor(NCHW, 4, pn, NULL);
+  CHECK_OK(compile_op("Conv", 2, tn, 1, &yo, NULL));
+  CHECK_OK(compile_op("MaxPool", 1, tn, 1, &po, a));
+  aclopDestroyAttr(a);
+  Tensor all[] = {t[0], t[1], y, p, tn[0], tn[1], yo, po};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free_tensor(&all[i]);
+}
+
 int main(void) {
   CHECK_OK(aclInit(NULL));
   test_conv2d_layouts();
@@ -369,6 +397,7 @@ int main(void) {
   test_conv2d_handle_and_infer();
   test_pool_layouts();
   test_pooling_nhwc();
+  test_onnx_ops_refuse_nhwc();
   CHECK_OK(aclFinalize());
   return check_report("acl op layouts");
 }

@@ -93,6 +93,8 @@ std::vector<std::vector<std::int64_t>> run(const ge::CompiledOp& op, const GeCal
     const std::string which = "input " + std::to_string(s);
     ge::TensorView v = view_of(inputs[s], op.inputs[j].dtype, dims[s], which);
     if (const auto perm = call.input_perm(j); !perm.empty()) v = transposed_in(v, perm, which, transposed);
+    if (const auto masks = call.input_regroup(j); !masks.empty())  // the same bytes, other dims
+      v.dims = ge::ViewDims(regrouped(v.dims, masks));
     in.push_back(v);
   }
   const auto out_dims = op.output_dims(in);
@@ -222,7 +224,8 @@ aclError aclopInferShape(const char* opType, int numInputs, aclTensorDesc* input
     for (std::size_t j = 0; j < call.inputs.size(); ++j) {
       const ge::OpTensor& t = call.inputs[j];
       descs.push_back({t.dtype, t.shape});
-      const bool transposed = !call.input_perm(j).empty() && !t.constant;  // its buffer is in the acl layout
+      // A buffer in the acl layout is not ge's value.
+      const bool transposed = (!call.input_perm(j).empty() || !call.input_regroup(j).empty()) && !t.constant;
       values.push_back(acl::value_of(t, inputs != nullptr && !transposed ? inputs[call.slots[j]] : nullptr));
     }
     std::vector<const ge::Tensor*> constants;

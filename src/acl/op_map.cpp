@@ -63,6 +63,7 @@ void drop_unused_input(GeCall& c, std::size_t i, const char* name) {
   c.inputs.erase(c.inputs.begin() + static_cast<std::ptrdiff_t>(i));
   c.slots.erase(c.slots.begin() + static_cast<std::ptrdiff_t>(i));
   if (c.input_perms.size() > i) c.input_perms.erase(c.input_perms.begin() + static_cast<std::ptrdiff_t>(i));
+  if (c.input_regroups.size() > i) c.input_regroups.erase(c.input_regroups.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
 // The layout of a window op's images (x and y): NCHW or NHWC.
@@ -126,6 +127,29 @@ void permute_input(GeCall& c, std::size_t j, std::vector<std::int64_t> perm) {
   t.format = ge::Format::nchw;
   if (c.input_perms.size() < c.inputs.size()) c.input_perms.resize(c.inputs.size());
   c.input_perms[j] = std::move(perm);
+}
+
+// Regroups ge input `j`'s dims (after its permutation) by `masks`: its shape and its
+// constant data's dims (see GeCall::input_regroups).
+void regroup_input(GeCall& c, std::size_t j, std::vector<std::uint64_t> masks) {
+  if (j >= c.inputs.size() || c.inputs[j].is_undefined()) return;
+  ge::OpTensor& t = c.inputs[j];
+  if (t.shape.rank_known()) {
+    std::vector<ge::Dim> dims;
+    for (const std::uint64_t m : masks) {
+      ge::Dim d(1);
+      for (std::size_t k = 0; k < t.shape.rank(); ++k)
+        if ((m >> k) & 1u) d = d * t.shape[static_cast<std::ptrdiff_t>(k)];
+      dims.push_back(d);
+    }
+    t.shape = ge::Shape(std::move(dims));
+  }
+  if (t.constant) {
+    const auto bytes = t.constant->bytes();
+    t.constant = ge::Tensor(t.dtype, regrouped(t.constant->dims(), masks), std::vector<std::byte>(bytes.begin(), bytes.end()));
+  }
+  if (c.input_regroups.size() < c.inputs.size()) c.input_regroups.resize(c.inputs.size());
+  c.input_regroups[j] = std::move(masks);
 }
 
 // Writes every output through `perm` (acl dim i is ge dim perm[i]): the descriptions
@@ -268,6 +292,75 @@ void conv2d(GeCall& c, std::span<const int> formats) {
   c.op_type = "Conv";
 }
 
+// DepthwiseConv2D: ge's Conv with one group per input channel. The filter is HWCN
+// ([h, w, C, K], K outputs per channel; output channel c*K + k), read as OIHW
+// [C*K, 1, h, w]; x's channels must be known (they are the groups).
+void depthwise_conv2d(GeCall& c, std::span<const int> formats) {
+  const Layout layout = image_layout(c, formats, Layout::nhwc);
+  drop_unused_input(c, 3, "offset_w");
+  if (take_int(c, "offset_x", 0) != 0) bad(c, ge::Errc::bad_attribute, "attribute 'offset_x' must be 0 (no quantisation)");
+  const auto strides = take_ints(c, "strides", {}, 4);
+  const auto pads = take_ints(c, "pads", {0, 0, 0, 0}, 4);  // top, bottom, left, right
+  const auto dilations = take_ints(c, "dilations", {1, 1, 1, 1}, 4);
+  const std::string padding = take_string(c, "padding", "");
+  if (c.inputs.empty() || !c.inputs[0].shape.rank_known() || c.inputs[0].shape.rank() != 4)
+    bad(c, ge::Errc::bad_op_inputs, "input 0 (x) needs 4 dims, known at compile time");
+  const ge::Dim& ch = c.inputs[0].shape[layout == Layout::nhwc ? 3 : 1];
+  if (!ch.is_static())
+    bad(c, ge::Errc::bad_op_inputs, "input 0 (x) has channels " + ch.to_string() + "; expected them known (they are the groups)");
+  const int f = format_of(formats, 1);
+  require(f == ACL_FORMAT_HWCN, "[" + c.op_type + "] input 1 (filter) has format " + std::to_string(f) +
+                                    "; expected HWCN ([h, w, in_channels, channel_multiplier])",
+          ACL_ERROR_FORMAT_NOT_MATCH);
+  c.attrs["group"] = ch.value();
+  c.attrs["strides"] = hw_of(c, strides, "strides", layout);
+  c.attrs["dilations"] = hw_of(c, dilations, "dilations", layout);
+  if (padding.empty() || padding == "CALCULATED") c.attrs["pads"] = std::vector<std::int64_t>{pads[0], pads[2], pads[1], pads[3]};
+  else c.attrs["auto_pad"] = auto_pad_of(c, padding);
+  images_in(c, layout);
+  permute_input(c, 1, {2, 3, 0, 1});             // [C, K, h, w]
+  regroup_input(c, 1, {0b11, 0, 0b100, 0b1000});  // [C*K, 1, h, w]
+  c.op_type = "Conv";
+}
+
+// BiasAdd: y = x + bias along x's channel axis, the last one (data_format NHWC or NDHWC,
+// Ascend IR's default) or axis 1 (NCHW, NCDHW): ge's Add, the bias [C] read as
+// [C, 1, ...] for channels first.
+void bias_add(GeCall& c, std::span<const int> formats) {
+  const auto attr = take(c, "data_format");
+  std::optional<bool> last;
+  if (attr) {
+    const std::string f = attr->as_string();
+    require(f == "NHWC" || f == "NCHW" || f == "NDHWC" || f == "NCDHW",
+            "[BiasAdd] data_format '" + f + "'; expected NHWC, NCHW, NDHWC or NCDHW", ACL_ERROR_FORMAT_NOT_MATCH);
+    last = f == "NHWC" || f == "NDHWC";
+  }
+  const int x = format_of(formats, 0);
+  std::optional<bool> described;
+  if (x == ACL_FORMAT_NHWC || x == ACL_FORMAT_NDHWC) described = true;
+  else if (x == ACL_FORMAT_NCHW || x == ACL_FORMAT_NCDHW || x == ACL_FORMAT_NC || x == ACL_FORMAT_NCL) described = false;
+  require(!(described && last && *described != *last),
+          "[BiasAdd] data_format puts the channels " + std::string(last && *last ? "last" : "first") +
+              " but input 0 (x) is described with them " + (described && *described ? "last" : "first"),
+          ACL_ERROR_FORMAT_NOT_MATCH);
+  const bool channels_last = described ? *described : last ? *last : true;
+  if (c.inputs.size() != 2) bad(c, ge::Errc::bad_op_inputs, "expected 2 inputs (x, bias)");
+  const ge::Shape& xs = c.inputs[0].shape;
+  const ge::Shape& bs = c.inputs[1].shape;
+  if (!bs.rank_known() || bs.rank() != 1) bad(c, ge::Errc::bad_op_inputs, "input 1 (bias) needs 1 dim");
+  if (!xs.rank_known() || xs.rank() < 2) bad(c, ge::Errc::bad_op_inputs, "input 0 (x) needs 2 or more dims, known at compile time");
+  const ge::Dim& ch = xs[channels_last ? static_cast<std::ptrdiff_t>(xs.rank() - 1) : 1];
+  if (!ge::compatible(ch, bs[0]))
+    bad(c, ge::Errc::bad_op_inputs, "input 1 (bias) has " + bs[0].to_string() + " values for x's " + ch.to_string() +
+                                        " channels; expected equal");
+  if (!channels_last) regroup_input(c, 1, [&] {
+    std::vector<std::uint64_t> masks(xs.rank() - 1, 0);
+    masks[0] = 1;
+    return masks;
+  }());
+  c.op_type = "Add";
+}
+
 void softmax(GeCall& c) {
   if (take_flag(c, "half_to_float", false)) bad(c, ge::Errc::bad_attribute, "half_to_float true is not supported");
   if (const auto axes = take(c, "axes")) {
@@ -394,6 +487,8 @@ const std::map<std::string, Rule, std::less<>>& rules() {
       {"BatchMatMul", plain(batch_matmul)},
       {"BatchMatMulV2", plain(batch_matmul)},
       {"Conv2D", conv2d},
+      {"DepthwiseConv2D", depthwise_conv2d},
+      {"BiasAdd", bias_add},
       {"Softmax", plain(softmax)},
       {"SoftmaxV2", plain(softmax)},
       {"Cast", plain(cast)},
@@ -417,12 +512,23 @@ const std::map<std::string, Rule, std::less<>>& rules() {
 
 GeCall translate(std::string_view op_type, std::vector<ge::OpTensor> inputs, std::vector<ge::OpTensor> outputs,
                  const ge::Attributes& attrs, std::span<const int> input_formats) {
-  GeCall c{std::string(op_type), std::move(inputs), {}, std::move(outputs), attrs, {}, {}};
+  GeCall c{std::string(op_type), std::move(inputs), {}, std::move(outputs), attrs, {}, {}, {}};
   for (std::size_t i = 0; i < c.inputs.size(); ++i) c.slots.push_back(i);
   const auto it = rules().find(op_type);
   if (it != rules().end()) it->second(c, input_formats);
   else if (is_onnx_image_op(c.op_type)) require_onnx_layout(c, input_formats);
   return c;
+}
+
+std::vector<std::int64_t> regrouped(std::span<const std::int64_t> dims, std::span<const std::uint64_t> masks) {
+  std::vector<std::int64_t> out;
+  for (const std::uint64_t m : masks) {
+    std::int64_t d = 1;
+    for (std::size_t k = 0; k < dims.size(); ++k)
+      if ((m >> k) & 1u) d *= dims[k];
+    out.push_back(d);
+  }
+  return out;
 }
 
 std::vector<std::int64_t> permuted(std::span<const std::int64_t> dims, std::span<const std::int64_t> perm) {

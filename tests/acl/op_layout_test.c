@@ -366,6 +366,94 @@ static void test_pooling_nhwc(void) {
   free_tensor(&y);
 }
 
+/* DepthwiseConv2D: x [1, 5, 5, 3] (NHWC, or NCHW by the attribute), filter HWCN [3, 3, 3, 2]:
+ * output channel c*2 + k is x's channel c by filter[., ., c, k]. */
+static aclError depthwise_case(int layout, const char *data_format, int xf, int wf, int64_t stride) {
+  const int64_t C = 3, K = 2, H = 5, W = 5, OH = (H + 2 - 3) / stride + 1, OW = (W + 2 - 3) / stride + 1;
+  const int64_t xn[4] = {1, C, H, W}, yn[4] = {1, C * K, OH, OW}, wd[4] = {3, 3, C, K};
+  int64_t xd[4], yd[4];
+  image_dims(layout, xn, xd);
+  image_dims(layout, yn, yd);
+  float xv[75], wv[54], expect[150];
+  fill(xv, 75, 3u);
+  fill(wv, 54, 9u);
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t y = 0; y < OH; ++y)
+        for (int64_t x = 0; x < OW; ++x) {
+          double acc = 0;
+          for (int64_t kh = 0; kh < 3; ++kh)
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              const int64_t ih = y * stride - 1 + kh, iw = x * stride - 1 + kw;
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+              acc += (double)xv[image_at(layout, C, H, W, 0, c, ih, iw)] * (double)wv[((kh * 3 + kw) * C + c) * K + k];
+            }
+          expect[image_at(layout, C * K, OH, OW, 0, c * K + k, y, x)] = (float)acc;
+        }
+  Tensor t[2] = {fmt_tensor((aclFormat)xf, 4, xd, xv), fmt_tensor((aclFormat)wf, 4, wd, wv)};
+  Tensor out = fmt_tensor((aclFormat)xf, 4, yd, NULL);
+  aclopAttr *a = aclopCreateAttr();
+  int64_t strides[4];
+  window_list(layout, stride, stride, strides);
+  const int64_t pads[4] = {1, 1, 1, 1};
+  aclopSetAttrListInt(a, "strides", 4, strides);
+  aclopSetAttrListInt(a, "pads", 4, pads);
+  if (data_format != NULL) aclopSetAttrString(a, "data_format", data_format);
+  const aclError e = compile_and_run("DepthwiseConv2D", 2, t, 1, &out, a);
+  if (e == ACL_SUCCESS) CHECK(close_floats((float *)out.data, expect, (size_t)(C * K * OH * OW)));
+  aclopDestroyAttr(a);
+  free_tensor(&t[0]);
+  free_tensor(&t[1]);
+  free_tensor(&out);
+  return e;
+}
+
+static void test_depthwise_conv2d(void) {
+  CHECK_OK(depthwise_case(NHWC, NULL, NHWC, HWCN, 1));
+  CHECK_OK(depthwise_case(NHWC, NULL, ND, HWCN, 2));
+  CHECK_OK(depthwise_case(NCHW, "NCHW", ND, HWCN, 1));
+  CHECK_OK(depthwise_case(NCHW, NULL, NCHW, HWCN, 2));
+  CHECK_ACL(depthwise_case(NHWC, NULL, NHWC, NCHW, 1), ACL_ERROR_FORMAT_NOT_MATCH);
+  CHECK_ACL(depthwise_case(NHWC, "NCHW", NHWC, HWCN, 1), ACL_ERROR_FORMAT_NOT_MATCH);
+}
+
+/* BiasAdd: the bias along the channels, last (NHWC, the default) or first (NCHW). */
+static aclError bias_add_case(int rank, const int64_t *dims, int channel_axis, int xf, const char *data_format,
+                              int64_t bias_count) {
+  size_t n = 1;
+  for (int i = 0; i < rank; ++i) n *= (size_t)dims[i];
+  float xv[64], bv[8], expect[64];
+  fill(xv, n, 13u);
+  fill(bv, (size_t)bias_count, 17u);
+  size_t inner = 1;
+  for (int i = channel_axis + 1; i < rank; ++i) inner *= (size_t)dims[i];
+  for (size_t i = 0; i < n; ++i) expect[i] = xv[i] + bv[(i / inner) % (size_t)dims[channel_axis]];
+  const int64_t bd[1] = {bias_count};
+  Tensor t[2] = {fmt_tensor((aclFormat)xf, rank, dims, xv), fmt_tensor(ND, 1, bd, bv)};
+  Tensor y = fmt_tensor((aclFormat)xf, rank, dims, NULL);
+  aclopAttr *a = aclopCreateAttr();
+  if (data_format != NULL) aclopSetAttrString(a, "data_format", data_format);
+  const aclError e = compile_and_run("BiasAdd", 2, t, 1, &y, a);
+  if (e == ACL_SUCCESS) CHECK(close_floats((float *)y.data, expect, n));
+  aclopDestroyAttr(a);
+  free_tensor(&t[0]);
+  free_tensor(&t[1]);
+  free_tensor(&y);
+  return e;
+}
+
+static void test_bias_add(void) {
+  const int64_t d4[4] = {2, 2, 2, 3}, d2[2] = {4, 3};
+  CHECK_OK(bias_add_case(4, d4, 3, ND, NULL, 3));     /* default: channels last */
+  CHECK_OK(bias_add_case(4, d4, 3, NHWC, "NHWC", 3));
+  CHECK_OK(bias_add_case(4, d4, 1, ND, "NCHW", 2));   /* channels first: [2, 2, 2, 3] has C = 2 */
+  CHECK_OK(bias_add_case(4, d4, 1, NCHW, NULL, 2));
+  CHECK_OK(bias_add_case(2, d2, 1, ND, NULL, 3));
+  CHECK_OK(bias_add_case(2, d2, 1, ACL_FORMAT_NC, NULL, 3));
+  CHECK_ACL(bias_add_case(4, d4, 1, NHWC, "NCHW", 2), ACL_ERROR_FORMAT_NOT_MATCH);
+  CHECK_ACL(bias_add_case(4, d4, 3, ND, NULL, 2), ACL_ERROR_OP_INPUT_NOT_MATCH);
+}
+
 /* ge's own (ONNX) image ops take NCHW: an NHWC description is refused, not read as NCHW. */
 static void test_onnx_ops_refuse_nhwc(void) {
   const int64_t xd[4] = {1, 4, 4, 2}, wd[4] = {1, 2, 1, 1}, yd[4] = {1, 4, 4, 1};
@@ -398,6 +486,8 @@ int main(void) {
   test_pool_layouts();
   test_pooling_nhwc();
   test_onnx_ops_refuse_nhwc();
+  test_depthwise_conv2d();
+  test_bias_add();
   CHECK_OK(aclFinalize());
   return check_report("acl op layouts");
 }

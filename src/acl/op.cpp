@@ -1,6 +1,7 @@
 // Single-op execution (aclopExecuteV2, the handles), shape inference and the cache's
 // capacity, over ge's OpCompiler and execute_op.
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "acl/single_op.hpp"
@@ -59,15 +60,15 @@ std::int64_t checked_bytes(const ge::TensorView& v, const std::string& which) {
 
 // The caller's input `v` transposed by `perm` into a buffer kept in `keep`: what ge reads.
 ge::TensorView transposed_in(const ge::TensorView& v, std::span<const std::int64_t> perm, const std::string& which,
-                             std::vector<std::vector<std::byte>>& keep) {
+                             std::vector<std::unique_ptr<std::byte[]>>& keep) {
   require(v.rank() == perm.size(), which + " has " + std::to_string(v.rank()) + " dims; its layout (NHWC, HWCN) needs " +
                                        std::to_string(perm.size()),
           ACL_ERROR_FORMAT_NOT_MATCH);
   const std::int64_t bytes = checked_bytes(v, which);
-  keep.emplace_back(static_cast<std::size_t>(bytes));
+  keep.push_back(std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes)));
   const std::vector<std::int64_t> dims = permuted(v.dims, perm);
-  transpose(v.data, keep.back().data(), v.dims, perm, static_cast<std::size_t>(ge::size_of(v.dtype)));
-  return ge::TensorView(keep.back().data(), v.dtype, ge::ViewDims(dims), bytes);
+  transpose(v.data, keep.back().get(), v.dims, perm, static_cast<std::size_t>(ge::size_of(v.dtype)));
+  return ge::TensorView(keep.back().get(), v.dtype, ge::ViewDims(dims), bytes);
 }
 
 }  // namespace
@@ -82,7 +83,7 @@ std::vector<std::vector<std::int64_t>> run(const ge::CompiledOp& op, const GeCal
           std::to_string(num_outputs) + " outputs given; the op has " + std::to_string(op.outputs.size()),
           ACL_ERROR_OP_OUTPUT_NOT_MATCH);
   std::vector<ge::TensorView> in;
-  std::vector<std::vector<std::byte>> transposed;  // the inputs and outputs ge reads and writes transposed
+  std::vector<std::unique_ptr<std::byte[]>> transposed;  // the inputs and outputs ge reads and writes transposed
   transposed.reserve(call.slots.size() + static_cast<std::size_t>(num_outputs));
   for (std::size_t j = 0; j < call.slots.size(); ++j) {
     const std::size_t s = call.slots[j];
@@ -112,8 +113,8 @@ std::vector<std::vector<std::int64_t>> run(const ge::CompiledOp& op, const GeCal
       continue;
     }
     const std::int64_t bytes = checked_bytes(given.back(), which);
-    transposed.emplace_back(static_cast<std::size_t>(bytes));
-    out.emplace_back(transposed.back().data(), op.outputs[k].dtype, ge::ViewDims(out_dims[k]), bytes);
+    transposed.push_back(std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes)));
+    out.emplace_back(transposed.back().get(), op.outputs[k].dtype, ge::ViewDims(out_dims[k]), bytes);
   }
   const auto ran = ge::execute_op(op, in, out);
   for (std::size_t k = 0; k < out.size(); ++k) {

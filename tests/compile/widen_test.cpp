@@ -289,3 +289,84 @@ TEST_CASE("compile_op: a half op that f32 cannot serve stays no_kernel, saying s
                  ge::Errc::no_kernel, "no f32 kernel serves it either");
   }
 }
+
+// The widened kernel is the op's f32 kernel on the inputs' exact f32 values: its f16
+// results are the f32 op's results on the same values rounded once, bit for bit.
+TEST_CASE("compile_op: f16 ops give the f32 op's results rounded to f16, bit for bit") {
+  struct Case {
+    const char* op;
+    std::vector<std::vector<std::int64_t>> inputs;
+    ge::Attributes attrs;
+  };
+  const std::vector<Case> cases = {
+      {"Relu", {{2, 5}}, {}},
+      {"Sigmoid", {{7}}, {}},
+      {"Softmax", {{3, 4}}, {{"axis", std::int64_t{1}}}},
+      {"Add", {{2, 3}, {3}}, {}},
+      {"MatMul", {{3, 4}, {4, 5}}, {}},
+      {"Gemm", {{2, 3}, {4, 3}, {4}}, {{"transB", std::int64_t{1}}}},
+      {"ReduceMean", {{2, 3, 4}}, {{"axes", std::vector<std::int64_t>{1}}}},
+      {"Transpose", {{2, 3, 4}}, {{"perm", std::vector<std::int64_t>{2, 0, 1}}}},
+      {"MaxPool", {{1, 2, 5, 5}}, {{"kernel_shape", std::vector<std::int64_t>{2, 2}}}},
+      {"AveragePool",
+       {{1, 2, 5, 5}},
+       {{"kernel_shape", std::vector<std::int64_t>{3, 3}}, {"pads", std::vector<std::int64_t>{1, 1, 1, 1}}}},
+      {"Conv", {{1, 3, 6, 6}, {4, 3, 3, 3}, {4}}, {{"pads", std::vector<std::int64_t>{1, 1, 1, 1}}}},
+      {"LayerNormalization", {{2, 6}, {6}, {6}}, {{"axis", std::int64_t{1}}}},
+  };
+  std::uint32_t seed = 1;
+  const auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>((seed >> 8) & 0xffff) / 16384.0f - 2.0f;
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.op);
+    std::vector<std::vector<std::uint16_t>> halves;
+    std::vector<std::vector<float>> floats;
+    std::vector<ge::OpTensor> h_desc, f_desc;
+    for (const auto& dims : c.inputs) {
+      std::size_t n = 1;
+      for (const std::int64_t d : dims) n *= static_cast<std::size_t>(d);
+      std::vector<std::uint16_t> h(n);
+      std::vector<float> f(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        h[i] = to_half(next());
+        f[i] = from_half(h[i]);
+      }
+      halves.push_back(std::move(h));
+      floats.push_back(std::move(f));
+      std::vector<ge::Dim> shape(dims.begin(), dims.end());
+      h_desc.push_back({DataType::f16, ge::Shape(shape)});
+      f_desc.push_back({DataType::f32, ge::Shape(shape)});
+    }
+    const auto fop = ge::compile_op(c.op, f_desc, {}, c.attrs);
+    const auto hop = ge::compile_op(c.op, h_desc, {}, c.attrs);
+    REQUIRE(hop->outputs.size() == fop->outputs.size());
+    std::vector<ge::TensorView> fin, hin;
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+      fin.emplace_back(floats[i].data(), DataType::f32, c.inputs[i]);
+      hin.emplace_back(halves[i].data(), DataType::f16, c.inputs[i]);
+    }
+    const auto dims = fop->output_dims(fin);
+    std::vector<std::vector<float>> fout;
+    std::vector<std::vector<std::uint16_t>> hout;
+    std::vector<ge::TensorView> fv, hv;
+    for (std::size_t o = 0; o < dims.size(); ++o) {
+      std::size_t n = 1;
+      for (const std::int64_t d : dims[o]) n *= static_cast<std::size_t>(d);
+      fout.emplace_back(n);
+      hout.emplace_back(n);
+    }
+    for (std::size_t o = 0; o < dims.size(); ++o) {
+      fv.emplace_back(fout[o].data(), DataType::f32, dims[o]);
+      hv.emplace_back(hout[o].data(), DataType::f16, dims[o]);
+    }
+    ge::execute_op(*fop, fin, fv);
+    ge::execute_op(*hop, hin, hv);
+    for (std::size_t o = 0; o < dims.size(); ++o) {
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < fout[o].size(); ++i) wrong += hout[o][i] != to_half(fout[o][i]);
+      CHECK(wrong == 0);
+    }
+  }
+}

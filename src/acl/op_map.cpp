@@ -427,6 +427,36 @@ void pool(GeCall& c, bool is_max, std::span<const int> formats) {
   c.op_type = is_max ? "MaxPool" : "AveragePool";
 }
 
+// MaxPoolV3, AvgPoolV2: images NCHW unless said otherwise (Ascend IR's default);
+// padding_mode SAME/VALID/CALCULATED (explicit pads [top, bottom, left, right]);
+// ceil_mode; global_pooling over H and W; AvgPoolV2's exclusive (default true) and
+// divisor_override (0 only).
+void pool_v2(GeCall& c, bool is_max, std::span<const int> formats) {
+  const Layout layout = image_layout(c, formats, Layout::nchw);
+  const auto ksize = take_ints(c, "ksize", {}, 4);
+  const auto strides = take_ints(c, "strides", {1, 1, 1, 1}, 4);
+  const std::string mode = take_string(c, "padding_mode", "CALCULATED");
+  const auto pads = take_ints(c, "pads", {0, 0, 0, 0}, 4);  // top, bottom, left, right
+  const bool global = take_flag(c, "global_pooling", false);
+  const bool ceil = take_flag(c, "ceil_mode", false);
+  const bool exclusive = is_max || take_flag(c, "exclusive", true);
+  if (!is_max && take_int(c, "divisor_override", 0) != 0)
+    bad(c, ge::Errc::bad_attribute, "attribute 'divisor_override' other than 0 is not supported");
+  images_in(c, layout);
+  if (global) {
+    c.op_type = is_max ? "GlobalMaxPool" : "GlobalAveragePool";
+    return;
+  }
+  c.attrs["kernel_shape"] = hw_of(c, ksize, "ksize", layout);
+  c.attrs["strides"] = hw_of(c, strides, "strides", layout);
+  if (mode == "CALCULATED") c.attrs["pads"] = std::vector<std::int64_t>{pads[0], pads[2], pads[1], pads[3]};
+  else if (mode == "SAME" || mode == "VALID") c.attrs["auto_pad"] = auto_pad_of(c, mode);
+  else bad(c, ge::Errc::bad_attribute, "attribute 'padding_mode' is '" + mode + "'; expected SAME, VALID or CALCULATED");
+  c.attrs["ceil_mode"] = ceil ? 1 : 0;
+  if (!is_max) c.attrs["count_include_pad"] = exclusive ? 0 : 1;
+  c.op_type = is_max ? "MaxPool" : "AveragePool";
+}
+
 void pooling(GeCall& c, std::span<const int> formats) {
   images_in(c, image_layout(c, formats, Layout::nchw));
   const std::int64_t mode = take_int(c, "mode", 0);
@@ -502,6 +532,8 @@ const std::map<std::string, Rule, std::less<>>& rules() {
       {"MaxPool", [](GeCall& c, std::span<const int> f) { pool(c, true, f); }},
       {"AvgPool", [](GeCall& c, std::span<const int> f) { pool(c, false, f); }},
       {"Pooling", pooling},
+      {"MaxPoolV3", [](GeCall& c, std::span<const int> f) { pool_v2(c, true, f); }},
+      {"AvgPoolV2", [](GeCall& c, std::span<const int> f) { pool_v2(c, false, f); }},
       {"LayerNorm", plain(layer_norm)},
       {"Gelu", plain(gelu)},
   };

@@ -350,6 +350,109 @@ static void test_pool_layouts(void) {
   CHECK_OK(pool_case(&same_inclusive, 0, NCHW, NULL, NCHW));
 }
 
+typedef struct {
+  int64_t c, h, w, k, s, pt, pb, pl, pr;
+  const char *mode; /* padding_mode: "CALCULATED" (pads), "SAME", "VALID" */
+  int ceil, exclusive, global;
+} PoolV2;
+
+/* MaxPoolV3 / AvgPoolV2 (Ascend IR: NCHW unless said otherwise) on one image in `layout`. */
+static aclError pool_v2_case(const PoolV2 *p, int is_max, int xf, const char *data_format, int layout) {
+  int64_t oh, ow, pt = p->pt, pl = p->pl, kh = p->k, kw = p->k, sh = p->s, sw = p->s;
+  if (p->global) {
+    oh = ow = 1, kh = p->h, kw = p->w, sh = sw = 1, pt = pl = 0;
+  } else if (strcmp(p->mode, "SAME") == 0) {
+    const Conv axis = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, {0, 0, 0, 0}, "SAME"};
+    axis_out(&axis, p->h, p->k, p->s, 1, 0, 0, &oh, &pt);
+    axis_out(&axis, p->w, p->k, p->s, 1, 0, 0, &ow, &pl);
+  } else {
+    const int64_t ph = p->h + p->pt + p->pb - p->k, pw = p->w + p->pl + p->pr - p->k;
+    oh = (p->ceil ? (ph + p->s - 1) / p->s : ph / p->s) + 1;
+    ow = (p->ceil ? (pw + p->s - 1) / p->s : pw / p->s) + 1;
+  }
+  const int64_t xn[4] = {1, p->c, p->h, p->w}, yn[4] = {1, p->c, oh, ow};
+  int64_t xd[4], yd[4];
+  image_dims(layout, xn, xd);
+  image_dims(layout, yn, yd);
+  float xv[256], expect[256];
+  fill(xv, (size_t)(p->c * p->h * p->w), 21u);
+  for (int64_t c = 0; c < p->c; ++c)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x) {
+        double acc = is_max ? -INFINITY : 0;
+        int64_t inside = 0;
+        for (int64_t i = 0; i < kh; ++i)
+          for (int64_t j = 0; j < kw; ++j) {
+            const int64_t ih = y * sh - pt + i, iw = x * sw - pl + j;
+            if (ih < 0 || ih >= p->h || iw < 0 || iw >= p->w) continue;
+            const double v = xv[image_at(layout, p->c, p->h, p->w, 0, c, ih, iw)];
+            acc = is_max ? (v > acc ? v : acc) : acc + v;
+            ++inside;
+          }
+        if (!is_max) acc /= (double)(p->exclusive ? inside : kh * kw);
+        expect[image_at(layout, p->c, oh, ow, 0, c, y, x)] = (float)acc;
+      }
+  Tensor t = fmt_tensor((aclFormat)xf, 4, xd, xv), out = fmt_tensor((aclFormat)xf, 4, yd, NULL);
+  aclopAttr *a = aclopCreateAttr();
+  int64_t ksize[4], strides[4];
+  window_list(layout, p->k, p->k, ksize);
+  window_list(layout, p->s, p->s, strides);
+  const int64_t pads[4] = {p->pt, p->pb, p->pl, p->pr};
+  aclopSetAttrListInt(a, "ksize", 4, ksize);
+  aclopSetAttrListInt(a, "strides", 4, strides);
+  aclopSetAttrListInt(a, "pads", 4, pads);
+  aclopSetAttrString(a, "padding_mode", p->mode);
+  aclopSetAttrBool(a, "ceil_mode", (uint8_t)p->ceil);
+  aclopSetAttrBool(a, "global_pooling", (uint8_t)p->global);
+  if (!is_max) aclopSetAttrBool(a, "exclusive", (uint8_t)p->exclusive);
+  if (data_format != NULL) aclopSetAttrString(a, "data_format", data_format);
+  const aclError e = compile_and_run(is_max ? "MaxPoolV3" : "AvgPoolV2", 1, &t, 1, &out, a);
+  if (e == ACL_SUCCESS) {
+    CHECK(close_floats((float *)out.data, expect, (size_t)(p->c * oh * ow)));
+    CHECK(dims_are(out.desc, 4, yd));
+  }
+  aclopDestroyAttr(a);
+  free_tensor(&t);
+  free_tensor(&out);
+  return e;
+}
+
+static void test_pool_v2(void) {
+  const PoolV2 padded = {2, 7, 6, 3, 2, 1, 1, 1, 1, "CALCULATED", 0, 1, 0};
+  const PoolV2 ceiled = {2, 6, 6, 3, 2, 0, 0, 0, 0, "CALCULATED", 1, 1, 0};
+  const PoolV2 uneven = {2, 5, 5, 3, 2, 1, 0, 1, 0, "CALCULATED", 0, 1, 0};
+  const PoolV2 uneven_inclusive = {2, 5, 5, 3, 2, 1, 0, 1, 0, "CALCULATED", 0, 0, 0};
+  const PoolV2 same = {3, 7, 5, 3, 2, 0, 0, 0, 0, "SAME", 0, 1, 0};
+  const PoolV2 valid = {3, 7, 5, 2, 2, 0, 0, 0, 0, "VALID", 0, 1, 0};
+  const PoolV2 global = {3, 4, 5, 1, 1, 0, 0, 0, 0, "CALCULATED", 0, 1, 1};
+  for (int is_max = 0; is_max <= 1; ++is_max) {
+    CHECK_OK(pool_v2_case(&padded, is_max, ND, NULL, NCHW)); /* the default: NCHW */
+    CHECK_OK(pool_v2_case(&padded, is_max, NHWC, NULL, NHWC));
+    CHECK_OK(pool_v2_case(&ceiled, is_max, NCHW, NULL, NCHW));
+    CHECK_OK(pool_v2_case(&ceiled, is_max, ND, "NHWC", NHWC));
+    CHECK_OK(pool_v2_case(&uneven, is_max, NHWC, "NHWC", NHWC));
+    CHECK_OK(pool_v2_case(&same, is_max, NHWC, NULL, NHWC));
+    CHECK_OK(pool_v2_case(&valid, is_max, NCHW, NULL, NCHW));
+    CHECK_OK(pool_v2_case(&global, is_max, NHWC, NULL, NHWC));
+    CHECK_OK(pool_v2_case(&global, is_max, NCHW, NULL, NCHW));
+    CHECK_ACL(pool_v2_case(&padded, is_max, NCHW, "NHWC", NCHW), ACL_ERROR_FORMAT_NOT_MATCH);
+  }
+  CHECK_OK(pool_v2_case(&uneven_inclusive, 0, NCHW, NULL, NCHW));
+  const PoolV2 full = {2, 5, 5, 3, 2, 0, 0, 0, 0, "FULL", 0, 1, 0};
+  CHECK_ACL(pool_v2_case(&full, 1, NCHW, NULL, NCHW), ACL_ERROR_OP_ATTR_NOT_MATCH);
+  /* AvgPoolV2's divisor_override: 0 only */
+  const int64_t xd[4] = {1, 1, 4, 4}, yd[4] = {1, 1, 2, 2}, k[4] = {1, 1, 2, 2};
+  Tensor x = fmt_tensor(NCHW, 4, xd, NULL), y = fmt_tensor(NCHW, 4, yd, NULL);
+  aclopAttr *a = aclopCreateAttr();
+  aclopSetAttrListInt(a, "ksize", 4, k);
+  aclopSetAttrListInt(a, "strides", 4, k);
+  aclopSetAttrInt(a, "divisor_override", 3);
+  CHECK_ACL(compile_op("AvgPoolV2", 1, &x, 1, &y, a), ACL_ERROR_OP_ATTR_NOT_MATCH);
+  aclopDestroyAttr(a);
+  free_tensor(&x);
+  free_tensor(&y);
+}
+
 /* Pooling (a Caffe op: NCHW unless described otherwise) on an NHWC image. */
 static void test_pooling_nhwc(void) {
   const int64_t xd[4] = {1, 2, 2, 3}, yd[4] = {1, 1, 1, 3};
@@ -488,6 +591,7 @@ int main(void) {
   test_onnx_ops_refuse_nhwc();
   test_depthwise_conv2d();
   test_bias_add();
+  test_pool_v2();
   CHECK_OK(aclFinalize());
   return check_report("acl op layouts");
 }

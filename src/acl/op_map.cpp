@@ -1,6 +1,7 @@
 // The Ascend IR names of single ops onto ge's (docs/acl.md, "Op names"). Each rule edits
 // a GeCall made of the acl call as given: renames the op, moves attributes to ge's names
-// and forms, drops inputs ge has no slot for.
+// and forms, drops inputs ge has no slot for, and reads images and filters in other
+// layouts (NHWC, HWCN) through permutations that `run` (op.cpp) applies to the buffers.
 #include "acl/op_map.hpp"
 
 #include <algorithm>
@@ -78,7 +79,8 @@ int format_of(std::span<const int> formats, std::size_t i) {
 
 // The layout of the images of a window op, as GE reads it: x's description when its
 // format is NCHW or NHWC, else the attribute data_format, else the op's default
-// (Ascend IR: NHWC for Conv2D, MaxPool, AvgPool; NCHW for Pooling). data_format
+// (Ascend IR: NHWC for Conv2D, DepthwiseConv2D, MaxPool, AvgPool; NCHW for Pooling,
+// MaxPoolV3, AvgPoolV2). data_format
 // naming another layout than x's format is ACL_ERROR_FORMAT_NOT_MATCH, as is a
 // data_format other than NCHW/NHWC or an x format that is no image layout.
 Layout image_layout(GeCall& c, std::span<const int> formats, Layout fallback) {

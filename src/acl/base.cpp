@@ -5,6 +5,7 @@
 #include <string>
 
 #include "acl/acl_internal.hpp"
+#include "kernels/cpu/data_movement_internal.hpp"
 
 namespace acl {
 
@@ -166,13 +167,32 @@ ge::TensorView view_of(const aclDataBuffer* b, ge::DataType dtype, std::span<con
 namespace {
 
 // The element count of static dims; 0 while a dim is unknown (or for unknown rank).
+// A count beyond size_t is CallError ACL_ERROR_INVALID_PARAM quoting the dims.
 std::size_t element_count(const aclTensorDesc& d) {
+  for (const std::int64_t v : d.dims)
+    if (v <= 0) return 0;  // unknown (-1, {-2}), or no elements
   std::size_t n = 1;
   for (const std::int64_t v : d.dims) {
-    if (v < 0) return 0;
-    n *= static_cast<std::size_t>(v);
+    if (__builtin_mul_overflow(n, static_cast<std::size_t>(v), &n)) {
+      std::string dims;
+      for (const std::int64_t x : d.dims) dims += (dims.empty() ? "" : ",") + std::to_string(x);
+      throw acl::CallError(ACL_ERROR_INVALID_PARAM, "[acl] the description's dims [" + dims +
+                                                        "] hold more elements than a size_t counts");
+    }
   }
   return n;
+}
+
+// The bytes of a description's data; 0 while a dim is unknown. Overflow: CallError.
+std::size_t byte_size(const aclTensorDesc& d) {
+  const std::size_t n = element_count(d);
+  const std::size_t size =
+      d.dtype == ACL_DT_UNDEFINED ? 0 : static_cast<std::size_t>(ge::size_of(acl::to_ge_type(d.dtype)));
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(n, size, &bytes))
+    throw acl::CallError(ACL_ERROR_INVALID_PARAM, "[acl] the description's " + std::to_string(n) + " elements of " +
+                                                      std::to_string(size) + " bytes overflow a size_t");
+  return bytes;
 }
 
 }  // namespace
@@ -260,12 +280,17 @@ aclError aclSetTensorPlaceMent(aclTensorDesc* desc, aclMemType memType) {
 
 aclDataType aclGetTensorDescType(const aclTensorDesc* desc) { return desc ? desc->dtype : ACL_DT_UNDEFINED; }
 aclFormat aclGetTensorDescFormat(const aclTensorDesc* desc) { return desc ? desc->format : ACL_FORMAT_UNDEFINED; }
-size_t aclGetTensorDescElementCount(const aclTensorDesc* desc) { return desc ? element_count(*desc) : 0; }
+size_t aclGetTensorDescElementCount(const aclTensorDesc* desc) {
+  return acl::guard_value<size_t>("aclGetTensorDescElementCount", 0, [&] { return desc ? element_count(*desc) : 0; });
+}
 
 size_t aclGetTensorDescSize(const aclTensorDesc* desc) {
-  if (desc == nullptr) return 0;
-  return element_count(*desc) * aclDataTypeSize(desc->dtype);
+  return acl::guard_value<size_t>("aclGetTensorDescSize", 0, [&] { return desc ? byte_size(*desc) : 0; });
 }
+
+float aclFloat16ToFloat(aclFloat16 value) { return ge::cpu::half_to_float(value); }
+
+aclFloat16 aclFloatToFloat16(float value) { return ge::cpu::float_to_half(value); }
 
 size_t aclGetTensorDescNumDims(const aclTensorDesc* desc) {
   if (desc == nullptr) return 0;

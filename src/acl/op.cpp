@@ -1,6 +1,7 @@
 // Single-op execution (aclopExecuteV2, the handles), shape inference and the cache's
 // capacity, over ge's OpCompiler and execute_op.
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "acl/single_op.hpp"
@@ -18,7 +19,9 @@ GeCall read_call(const char* op_type, int num_inputs, const aclTensorDesc* const
   require(op_type != nullptr && *op_type != '\0', "the op type is null or empty");
   auto inputs = to_op_tensors(num_inputs, input_desc, "input");
   auto outputs = to_op_tensors(num_outputs, output_desc, "output");
-  return translate(op_type, std::move(inputs), std::move(outputs), attributes_of(attr));
+  std::vector<int> formats;
+  for (int i = 0; i < num_inputs; ++i) formats.push_back(raw(input_desc[i]->format));
+  return translate(op_type, std::move(inputs), std::move(outputs), attributes_of(attr), formats);
 }
 
 std::shared_ptr<const ge::CompiledOp> find_compiled(const GeCall& call) {
@@ -37,6 +40,39 @@ std::vector<std::vector<std::int64_t>> real_dims(int num_inputs, const aclTensor
   return dims;
 }
 
+namespace {
+
+// The bytes a view's dims need, checked against its buffer (ACL_ERROR_INVALID_PARAM when
+// too small) and for overflow.
+std::int64_t checked_bytes(const ge::TensorView& v, const std::string& which) {
+  std::int64_t bytes = 0;
+  try {
+    bytes = ge::checked_bytes(v.dims, v.dtype);
+  } catch (const ge::Error& e) {
+    throw CallError(ACL_ERROR_INVALID_PARAM, "[acl] " + which + ": " + e.what());
+  }
+  require(v.capacity < 0 || v.capacity >= bytes,
+          which + " needs " + std::to_string(bytes) + " bytes for its dims; its buffer holds " +
+              std::to_string(v.capacity));
+  require(v.data != nullptr || bytes == 0, which + "'s buffer is null");
+  return bytes;
+}
+
+// The caller's input `v` transposed by `perm` into a buffer kept in `keep`: what ge reads.
+ge::TensorView transposed_in(const ge::TensorView& v, std::span<const std::int64_t> perm, const std::string& which,
+                             std::vector<std::unique_ptr<std::byte[]>>& keep) {
+  require(v.rank() == perm.size(), which + " has " + std::to_string(v.rank()) + " dims; its layout (NHWC, HWCN) needs " +
+                                       std::to_string(perm.size()),
+          ACL_ERROR_FORMAT_NOT_MATCH);
+  const std::int64_t bytes = checked_bytes(v, which);
+  keep.push_back(std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes)));
+  const std::vector<std::int64_t> dims = permuted(v.dims, perm);
+  transpose(v.data, keep.back().get(), v.dims, perm, static_cast<std::size_t>(ge::size_of(v.dtype)));
+  return ge::TensorView(keep.back().get(), v.dtype, ge::ViewDims(dims), bytes);
+}
+
+}  // namespace
+
 std::vector<std::vector<std::int64_t>> run(const ge::CompiledOp& op, const GeCall& call,
                                            std::span<const std::vector<std::int64_t>> dims, int num_inputs,
                                            const aclDataBuffer* const* inputs, int num_outputs,
@@ -47,20 +83,50 @@ std::vector<std::vector<std::int64_t>> run(const ge::CompiledOp& op, const GeCal
           std::to_string(num_outputs) + " outputs given; the op has " + std::to_string(op.outputs.size()),
           ACL_ERROR_OP_OUTPUT_NOT_MATCH);
   std::vector<ge::TensorView> in;
+  std::vector<std::unique_ptr<std::byte[]>> transposed;  // the inputs and outputs ge reads and writes transposed
+  transposed.reserve(call.slots.size() + static_cast<std::size_t>(num_outputs));
   for (std::size_t j = 0; j < call.slots.size(); ++j) {
     const std::size_t s = call.slots[j];
     if (op.inputs[j].is_undefined()) {
       in.emplace_back();
       continue;
     }
-    in.push_back(view_of(inputs[s], op.inputs[j].dtype, dims[s], "input " + std::to_string(s)));
+    const std::string which = "input " + std::to_string(s);
+    ge::TensorView v = view_of(inputs[s], op.inputs[j].dtype, dims[s], which);
+    if (const auto perm = call.input_perm(j); !perm.empty()) v = transposed_in(v, perm, which, transposed);
+    if (const auto masks = call.input_regroup(j); !masks.empty())  // the same bytes, other dims
+      v.dims = ge::ViewDims(regrouped(v.dims, masks));
+    in.push_back(v);
   }
   const auto out_dims = op.output_dims(in);
-  std::vector<ge::TensorView> out;
-  for (int o = 0; o < num_outputs; ++o)
-    out.push_back(view_of(outputs[o], op.outputs[static_cast<std::size_t>(o)].dtype, out_dims[static_cast<std::size_t>(o)],
-                          "output " + std::to_string(o)));
-  return ge::execute_op(op, in, out);
+  std::vector<ge::TensorView> out;  // what ge writes
+  std::vector<ge::TensorView> given;  // the caller's buffers, where ge writes elsewhere
+  std::vector<std::vector<std::int64_t>> real(static_cast<std::size_t>(num_outputs));
+  for (int o = 0; o < num_outputs; ++o) {
+    const auto k = static_cast<std::size_t>(o);
+    const std::string which = "output " + std::to_string(o);
+    const auto perm = call.output_perm(k);
+    real[k] = perm.empty() ? out_dims[k] : permuted(out_dims[k], perm);
+    given.push_back(view_of(outputs[o], op.outputs[k].dtype, real[k], which));
+    if (perm.empty()) {
+      out.push_back(given.back());
+      continue;
+    }
+    const std::int64_t bytes = checked_bytes(given.back(), which);
+    transposed.push_back(std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes)));
+    out.emplace_back(transposed.back().get(), op.outputs[k].dtype, ge::ViewDims(out_dims[k]), bytes);
+  }
+  const auto ran = ge::execute_op(op, in, out);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const auto perm = call.output_perm(k);
+    if (perm.empty()) {
+      real[k] = ran[k];
+      continue;
+    }
+    transpose(out[k].data, given[k].data, ran[k], perm, static_cast<std::size_t>(ge::size_of(out[k].dtype)));
+    real[k] = permuted(ran[k], perm);
+  }
+  return real;
 }
 
 void rewrite_outputs(int num_outputs, aclTensorDesc* const* output_desc,
@@ -159,14 +225,24 @@ aclError aclopInferShape(const char* opType, int numInputs, aclTensorDesc* input
     for (std::size_t j = 0; j < call.inputs.size(); ++j) {
       const ge::OpTensor& t = call.inputs[j];
       descs.push_back({t.dtype, t.shape});
-      values.push_back(acl::value_of(t, inputs != nullptr ? inputs[call.slots[j]] : nullptr));
+      // A buffer in the acl layout is not ge's value.
+      const bool transposed = (!call.input_perm(j).empty() || !call.input_regroup(j).empty()) && !t.constant;
+      values.push_back(acl::value_of(t, inputs != nullptr && !transposed ? inputs[call.slots[j]] : nullptr));
     }
     std::vector<const ge::Tensor*> constants;
     for (const auto& v : values) constants.push_back(v ? &*v : nullptr);
     const auto out = ge::infer_outputs(schema, call.op_type, descs, constants, call.attrs,
                                        static_cast<std::size_t>(numOutputs));
-    for (int o = 0; o < numOutputs && static_cast<std::size_t>(o) < out.size(); ++o)
-      acl::set_shape(*outputDesc[o], out[static_cast<std::size_t>(o)].shape);
+    for (int o = 0; o < numOutputs && static_cast<std::size_t>(o) < out.size(); ++o) {
+      ge::Shape shape = out[static_cast<std::size_t>(o)].shape;
+      const auto perm = call.output_perm(static_cast<std::size_t>(o));
+      if (!perm.empty() && shape.rank_known() && shape.rank() == perm.size()) {
+        std::vector<ge::Dim> dims;
+        for (const std::int64_t p : perm) dims.push_back(shape[static_cast<std::ptrdiff_t>(p)]);
+        shape = ge::Shape(std::move(dims));
+      }
+      acl::set_shape(*outputDesc[o], shape);
+    }
     return ACL_SUCCESS;
   });
 }

@@ -1,8 +1,11 @@
 // The Ascend IR names of single ops onto ge's (docs/acl.md, "Op names"). Each rule edits
 // a GeCall made of the acl call as given: renames the op, moves attributes to ge's names
-// and forms, drops inputs ge has no slot for.
+// and forms, drops inputs ge has no slot for, and reads images and filters in other
+// layouts (NHWC, HWCN) through permutations that `run` (op.cpp) applies to the buffers.
 #include "acl/op_map.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -60,19 +63,185 @@ void drop_unused_input(GeCall& c, std::size_t i, const char* name) {
                                         ") is given; ge has no such input, so it must be an unused optional input");
   c.inputs.erase(c.inputs.begin() + static_cast<std::ptrdiff_t>(i));
   c.slots.erase(c.slots.begin() + static_cast<std::ptrdiff_t>(i));
+  if (c.input_perms.size() > i) c.input_perms.erase(c.input_perms.begin() + static_cast<std::ptrdiff_t>(i));
+  if (c.input_regroups.size() > i) c.input_regroups.erase(c.input_regroups.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
-// The dims of NCHW windows: H and W of a 4-element list.
-std::vector<std::int64_t> hw_of(const GeCall& c, const std::vector<std::int64_t>& v, const char* name) {
-  if (v[0] != 1 || v[1] != 1)
-    bad(c, ge::Errc::bad_attribute, std::string("attribute '") + name + "' has N or C values other than 1; expected [1,1,h,w]");
-  return {v[2], v[3]};
+// The layout of a window op's images (x and y): NCHW or NHWC.
+enum class Layout : std::uint8_t { nchw, nhwc };
+
+const char* name_of(Layout l) { return l == Layout::nchw ? "NCHW" : "NHWC"; }
+
+// The aclFormat of acl input `i` (ND when not given).
+int format_of(std::span<const int> formats, std::size_t i) {
+  return i < formats.size() ? formats[i] : static_cast<int>(ACL_FORMAT_ND);
 }
 
-void require_nchw(GeCall& c) {
-  const std::string f = take_string(c, "data_format", "NCHW");
-  require(f == "NCHW", "[" + c.op_type + "] data_format '" + f + "'; only NCHW windows are supported",
+// The layout of the images of a window op, as GE reads it: x's description when its
+// format is NCHW or NHWC, else the attribute data_format, else the op's default
+// (Ascend IR: NHWC for Conv2D, DepthwiseConv2D, MaxPool, AvgPool; NCHW for Pooling,
+// MaxPoolV3, AvgPoolV2). data_format
+// naming another layout than x's format is ACL_ERROR_FORMAT_NOT_MATCH, as is a
+// data_format other than NCHW/NHWC or an x format that is no image layout.
+Layout image_layout(GeCall& c, std::span<const int> formats, Layout fallback) {
+  const auto attr = take(c, "data_format");
+  std::optional<Layout> given;
+  if (attr) {
+    const std::string f = attr->as_string();
+    require(f == "NCHW" || f == "NHWC", "[" + c.op_type + "] data_format '" + f + "'; expected NCHW or NHWC",
+            ACL_ERROR_FORMAT_NOT_MATCH);
+    given = f == "NCHW" ? Layout::nchw : Layout::nhwc;
+  }
+  const int x = format_of(formats, 0);
+  std::optional<Layout> described;
+  if (x == ACL_FORMAT_NCHW) described = Layout::nchw;
+  else if (x == ACL_FORMAT_NHWC) described = Layout::nhwc;
+  else
+    require(x == ACL_FORMAT_ND || x == ACL_FORMAT_UNDEFINED,
+            "[" + c.op_type + "] input 0 (x) has format " + std::to_string(x) + "; expected NCHW, NHWC or ND",
+            ACL_ERROR_FORMAT_NOT_MATCH);
+  if (described && given && *described != *given)
+    throw CallError(ACL_ERROR_FORMAT_NOT_MATCH, std::string("[acl] [") + c.op_type + "] data_format is '" +
+                                                    name_of(*given) + "' but input 0 (x) is described as " +
+                                                    name_of(*described) + "; expected them to agree");
+  return described ? *described : given ? *given : fallback;
+}
+
+// Reads ge input `j` through `perm` (ge dim i is acl dim perm[i]): its shape, its
+// constant data and its format (NCHW: ge's layout for images and filters).
+void permute_input(GeCall& c, std::size_t j, std::vector<std::int64_t> perm) {
+  if (j >= c.inputs.size() || c.inputs[j].is_undefined()) return;
+  ge::OpTensor& t = c.inputs[j];
+  if (t.shape.rank_known()) {
+    if (t.shape.rank() != perm.size())
+      bad(c, ge::Errc::bad_op_inputs, "input " + std::to_string(c.slots[j]) + " has shape '" + t.shape.to_string() +
+                                          "'; expected " + std::to_string(perm.size()) + " dims");
+    std::vector<ge::Dim> dims;
+    for (const std::int64_t p : perm) dims.push_back(t.shape[static_cast<std::ptrdiff_t>(p)]);
+    t.shape = ge::Shape(std::move(dims));
+  }
+  if (t.constant) {
+    const auto& from = *t.constant;
+    std::vector<std::byte> bytes(from.bytes().size());
+    transpose(from.bytes().data(), bytes.data(), from.dims(), perm, static_cast<std::size_t>(ge::size_of(t.dtype)));
+    t.constant = ge::Tensor(t.dtype, permuted(from.dims(), perm), std::move(bytes));
+  }
+  t.format = ge::Format::nchw;
+  if (c.input_perms.size() < c.inputs.size()) c.input_perms.resize(c.inputs.size());
+  c.input_perms[j] = std::move(perm);
+}
+
+// Regroups ge input `j`'s dims (after its permutation) by `masks`: its shape and its
+// constant data's dims (see GeCall::input_regroups).
+void regroup_input(GeCall& c, std::size_t j, std::vector<std::uint64_t> masks) {
+  if (j >= c.inputs.size() || c.inputs[j].is_undefined()) return;
+  ge::OpTensor& t = c.inputs[j];
+  if (t.shape.rank_known()) {
+    std::vector<ge::Dim> dims;
+    for (const std::uint64_t m : masks) {
+      ge::Dim d(1);
+      for (std::size_t k = 0; k < t.shape.rank(); ++k)
+        if ((m >> k) & 1u) d = d * t.shape[static_cast<std::ptrdiff_t>(k)];
+      dims.push_back(d);
+    }
+    t.shape = ge::Shape(std::move(dims));
+  }
+  if (t.constant) {
+    const auto bytes = t.constant->bytes();
+    t.constant = ge::Tensor(t.dtype, regrouped(t.constant->dims(), masks), std::vector<std::byte>(bytes.begin(), bytes.end()));
+  }
+  if (c.input_regroups.size() < c.inputs.size()) c.input_regroups.resize(c.inputs.size());
+  c.input_regroups[j] = std::move(masks);
+}
+
+// Writes every output through `perm` (acl dim i is ge dim perm[i]): the descriptions
+// given are read back into ge's layout.
+void permute_outputs(GeCall& c, const std::vector<std::int64_t>& perm) {
+  c.output_perms.assign(c.outputs.size(), perm);
+  for (std::size_t o = 0; o < c.outputs.size(); ++o) {
+    ge::OpTensor& t = c.outputs[o];
+    if (t.is_undefined() || !t.shape.rank_known()) continue;
+    if (t.shape.rank() != perm.size())
+      bad(c, ge::Errc::bad_op_inputs, "output " + std::to_string(o) + " has shape '" + t.shape.to_string() +
+                                          "'; expected " + std::to_string(perm.size()) + " dims");
+    std::vector<ge::Dim> dims(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i)
+      dims[static_cast<std::size_t>(perm[i])] = t.shape[static_cast<std::ptrdiff_t>(i)];
+    t.shape = ge::Shape(std::move(dims));
+    t.format = ge::Format::nchw;
+  }
+}
+
+// An op on images in `layout` run by ge's NCHW kernel: NHWC images are transposed in
+// (x: input 0) and out (every output). An output described NCHW or NHWC must be in
+// `layout` (ACL_ERROR_FORMAT_NOT_MATCH).
+void images_in(GeCall& c, Layout layout) {
+  for (std::size_t o = 0; o < c.outputs.size(); ++o) {
+    const ge::Format f = c.outputs[o].format;
+    const bool other =
+        (f == ge::Format::nchw && layout == Layout::nhwc) || (f == ge::Format::nhwc && layout == Layout::nchw);
+    require(!other, "[" + c.op_type + "] output " + std::to_string(o) + " is described as " +
+                        std::string(ge::to_string(f)) + " but the images are " + name_of(layout) +
+                        "; expected the output in the images' layout",
+            ACL_ERROR_FORMAT_NOT_MATCH);
+  }
+  if (layout == Layout::nchw) return;
+  permute_input(c, 0, {0, 3, 1, 2});
+  permute_outputs(c, {0, 2, 3, 1});
+}
+
+// ge's own (ONNX) ops on images read them as NCHW ([N, C, spatial...]) unless their
+// attribute `layout` says NHWC: an image described NHWC is then
+// ACL_ERROR_FORMAT_NOT_MATCH, never read as NCHW.
+void require_onnx_layout(const GeCall& c, std::span<const int> formats) {
+  if (const auto it = c.attrs.find("layout"); it != c.attrs.end() && it->second.kind() == ge::AttrKind::string &&
+                                              it->second.as_string() == "NHWC")
+    return;
+  const auto described_nhwc = [](const ge::OpTensor& t) { return t.format == ge::Format::nhwc; };
+  const bool nhwc = format_of(formats, 0) == ACL_FORMAT_NHWC ||
+                    std::any_of(c.outputs.begin(), c.outputs.end(), described_nhwc);
+  require(!nhwc, "[" + c.op_type + "] an image is described as NHWC; ge's " + c.op_type +
+                     " takes NCHW images (the Ascend IR ops Conv2D, MaxPool, AvgPool take NHWC)",
           ACL_ERROR_FORMAT_NOT_MATCH);
+}
+
+// The ops of ge's own (ONNX) that pass through under their names and read images as
+// NCHW: checked by require_onnx_layout.
+bool is_onnx_image_op(std::string_view op) {
+  for (const std::string_view o : {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "GlobalAveragePool",
+                                   "GlobalMaxPool", "GlobalLpPool", "BatchNormalization", "InstanceNormalization", "LRN",
+                                   "DepthToSpace", "SpaceToDepth", "MaxUnpool", "MaxRoiPool", "RoiAlign"})
+    if (o == op) return true;
+  return false;
+}
+
+// H and W of a 4-element list in `layout` ([1,1,h,w] or [1,h,w,1]); N and C must be 1.
+std::vector<std::int64_t> hw_of(const GeCall& c, const std::vector<std::int64_t>& v, const char* name,
+                                Layout layout = Layout::nchw) {
+  const bool nchw = layout == Layout::nchw;
+  const std::int64_t n = v[0], ch = nchw ? v[1] : v[3];
+  if (n != 1 || ch != 1)
+    bad(c, ge::Errc::bad_attribute, std::string("attribute '") + name + "' has N or C values other than 1; expected " +
+                                        (nchw ? "[1,1,h,w] (data_format NCHW)" : "[1,h,w,1] (data_format NHWC)"));
+  return nchw ? std::vector<std::int64_t>{v[2], v[3]} : std::vector<std::int64_t>{v[1], v[2]};
+}
+
+// Conv2D's filter (input 1) read as ge's OIHW from its described format: NCHW
+// ([out, in/groups, h, w]) as it is, NHWC ([out, h, w, in]), HWCN ([h, w, in, out]); ND
+// only with NCHW images (as OIHW). Anything else is ACL_ERROR_FORMAT_NOT_MATCH.
+void filter_in(GeCall& c, std::span<const int> formats, Layout layout) {
+  const int f = format_of(formats, 1);
+  if (f == ACL_FORMAT_NCHW || ((f == ACL_FORMAT_ND || f == ACL_FORMAT_UNDEFINED) && layout == Layout::nchw)) {
+    if (c.inputs.size() > 1 && !c.inputs[1].is_undefined()) c.inputs[1].format = ge::Format::nchw;
+    return;
+  }
+  if (f == ACL_FORMAT_NHWC) return permute_input(c, 1, {0, 3, 1, 2});
+  if (f == ACL_FORMAT_HWCN) return permute_input(c, 1, {3, 2, 0, 1});
+  throw CallError(ACL_ERROR_FORMAT_NOT_MATCH,
+                  "[acl] [" + c.op_type + "] input 1 (filter) has format " + std::to_string(f) +
+                      (f == ACL_FORMAT_ND || f == ACL_FORMAT_UNDEFINED
+                           ? " (ND) with NHWC images; describe the filter as HWCN, NHWC or NCHW"
+                           : "; expected HWCN, NHWC or NCHW"));
 }
 
 // SAME / VALID as ge's auto_pad.
@@ -106,8 +275,8 @@ void batch_matmul(GeCall& c) {
   c.op_type = "MatMul";
 }
 
-void conv2d(GeCall& c) {
-  require_nchw(c);
+void conv2d(GeCall& c, std::span<const int> formats) {
+  const Layout layout = image_layout(c, formats, Layout::nhwc);
   drop_unused_input(c, 3, "offset_w");
   if (take_int(c, "offset_x", 0) != 0) bad(c, ge::Errc::bad_attribute, "attribute 'offset_x' must be 0 (no quantisation)");
   const auto strides = take_ints(c, "strides", {}, 4);
@@ -115,12 +284,83 @@ void conv2d(GeCall& c) {
   const auto dilations = take_ints(c, "dilations", {1, 1, 1, 1}, 4);
   const std::string padding = take_string(c, "padding", "");
   c.attrs["group"] = take_int(c, "groups", 1);
-  c.attrs["strides"] = hw_of(c, strides, "strides");
-  c.attrs["dilations"] = hw_of(c, dilations, "dilations");
+  c.attrs["strides"] = hw_of(c, strides, "strides", layout);
+  c.attrs["dilations"] = hw_of(c, dilations, "dilations", layout);
+  images_in(c, layout);
+  filter_in(c, formats, layout);
   (void)take(c, "auto_pad");
   if (padding.empty() || padding == "CALCULATED") c.attrs["pads"] = std::vector<std::int64_t>{pads[0], pads[2], pads[1], pads[3]};
   else c.attrs["auto_pad"] = auto_pad_of(c, padding);
   c.op_type = "Conv";
+}
+
+// DepthwiseConv2D: ge's Conv with one group per input channel. The filter is HWCN
+// ([h, w, C, K], K outputs per channel; output channel c*K + k), read as OIHW
+// [C*K, 1, h, w]; x's channels must be known (they are the groups).
+void depthwise_conv2d(GeCall& c, std::span<const int> formats) {
+  const Layout layout = image_layout(c, formats, Layout::nhwc);
+  drop_unused_input(c, 3, "offset_w");
+  if (take_int(c, "offset_x", 0) != 0) bad(c, ge::Errc::bad_attribute, "attribute 'offset_x' must be 0 (no quantisation)");
+  const auto strides = take_ints(c, "strides", {}, 4);
+  const auto pads = take_ints(c, "pads", {0, 0, 0, 0}, 4);  // top, bottom, left, right
+  const auto dilations = take_ints(c, "dilations", {1, 1, 1, 1}, 4);
+  const std::string padding = take_string(c, "padding", "");
+  if (c.inputs.empty() || !c.inputs[0].shape.rank_known() || c.inputs[0].shape.rank() != 4)
+    bad(c, ge::Errc::bad_op_inputs, "input 0 (x) needs 4 dims, known at compile time");
+  const ge::Dim& ch = c.inputs[0].shape[layout == Layout::nhwc ? 3 : 1];
+  if (!ch.is_static())
+    bad(c, ge::Errc::bad_op_inputs, "input 0 (x) has channels " + ch.to_string() + "; expected them known (they are the groups)");
+  const int f = format_of(formats, 1);
+  require(f == ACL_FORMAT_HWCN, "[" + c.op_type + "] input 1 (filter) has format " + std::to_string(f) +
+                                    "; expected HWCN ([h, w, in_channels, channel_multiplier])",
+          ACL_ERROR_FORMAT_NOT_MATCH);
+  c.attrs["group"] = ch.value();
+  c.attrs["strides"] = hw_of(c, strides, "strides", layout);
+  c.attrs["dilations"] = hw_of(c, dilations, "dilations", layout);
+  if (padding.empty() || padding == "CALCULATED") c.attrs["pads"] = std::vector<std::int64_t>{pads[0], pads[2], pads[1], pads[3]};
+  else c.attrs["auto_pad"] = auto_pad_of(c, padding);
+  images_in(c, layout);
+  permute_input(c, 1, {2, 3, 0, 1});             // [C, K, h, w]
+  regroup_input(c, 1, {0b11, 0, 0b100, 0b1000});  // [C*K, 1, h, w]
+  c.op_type = "Conv";
+}
+
+// BiasAdd: y = x + bias along x's channel axis, the last one (data_format NHWC or NDHWC,
+// Ascend IR's default) or axis 1 (NCHW, NCDHW): ge's Add, the bias [C] read as
+// [C, 1, ...] for channels first.
+void bias_add(GeCall& c, std::span<const int> formats) {
+  const auto attr = take(c, "data_format");
+  std::optional<bool> last;
+  if (attr) {
+    const std::string f = attr->as_string();
+    require(f == "NHWC" || f == "NCHW" || f == "NDHWC" || f == "NCDHW",
+            "[BiasAdd] data_format '" + f + "'; expected NHWC, NCHW, NDHWC or NCDHW", ACL_ERROR_FORMAT_NOT_MATCH);
+    last = f == "NHWC" || f == "NDHWC";
+  }
+  const int x = format_of(formats, 0);
+  std::optional<bool> described;
+  if (x == ACL_FORMAT_NHWC || x == ACL_FORMAT_NDHWC) described = true;
+  else if (x == ACL_FORMAT_NCHW || x == ACL_FORMAT_NCDHW || x == ACL_FORMAT_NC || x == ACL_FORMAT_NCL) described = false;
+  require(!(described && last && *described != *last),
+          "[BiasAdd] data_format puts the channels " + std::string(last && *last ? "last" : "first") +
+              " but input 0 (x) is described with them " + (described && *described ? "last" : "first"),
+          ACL_ERROR_FORMAT_NOT_MATCH);
+  const bool channels_last = described ? *described : last ? *last : true;
+  if (c.inputs.size() != 2) bad(c, ge::Errc::bad_op_inputs, "expected 2 inputs (x, bias)");
+  const ge::Shape& xs = c.inputs[0].shape;
+  const ge::Shape& bs = c.inputs[1].shape;
+  if (!bs.rank_known() || bs.rank() != 1) bad(c, ge::Errc::bad_op_inputs, "input 1 (bias) needs 1 dim");
+  if (!xs.rank_known() || xs.rank() < 2) bad(c, ge::Errc::bad_op_inputs, "input 0 (x) needs 2 or more dims, known at compile time");
+  const ge::Dim& ch = xs[channels_last ? static_cast<std::ptrdiff_t>(xs.rank() - 1) : 1];
+  if (!ge::compatible(ch, bs[0]))
+    bad(c, ge::Errc::bad_op_inputs, "input 1 (bias) has " + bs[0].to_string() + " values for x's " + ch.to_string() +
+                                        " channels; expected equal");
+  if (!channels_last) regroup_input(c, 1, [&] {
+    std::vector<std::uint64_t> masks(xs.rank() - 1, 0);
+    masks[0] = 1;
+    return masks;
+  }());
+  c.op_type = "Add";
 }
 
 void softmax(GeCall& c) {
@@ -174,21 +414,53 @@ void reduce(GeCall& c, const char* ge_op) {
   c.op_type = ge_op;
 }
 
-void pool(GeCall& c, bool is_max) {
-  if (c.attrs.find("ksize") == c.attrs.end()) {  // ONNX-style attributes: as they are
+void pool(GeCall& c, bool is_max, std::span<const int> formats) {
+  if (c.attrs.find("ksize") == c.attrs.end()) {  // ONNX-style attributes: as they are (NCHW)
     c.op_type = is_max ? "MaxPool" : "AveragePool";
+    require_onnx_layout(c, formats);
     return;
   }
-  require_nchw(c);
-  c.attrs["kernel_shape"] = hw_of(c, take_ints(c, "ksize", {}, 4), "ksize");
-  c.attrs["strides"] = hw_of(c, take_ints(c, "strides", {1, 1, 1, 1}, 4), "strides");
+  const Layout layout = image_layout(c, formats, Layout::nhwc);
+  c.attrs["kernel_shape"] = hw_of(c, take_ints(c, "ksize", {}, 4), "ksize", layout);
+  c.attrs["strides"] = hw_of(c, take_ints(c, "strides", {1, 1, 1, 1}, 4), "strides", layout);
+  images_in(c, layout);
   c.attrs["auto_pad"] = auto_pad_of(c, take_string(c, "padding", "VALID"));
   if (!is_max) c.attrs["count_include_pad"] = take_flag(c, "exclusive", true) ? 0 : 1;
   c.op_type = is_max ? "MaxPool" : "AveragePool";
 }
 
-void pooling(GeCall& c) {
-  require_nchw(c);
+// MaxPoolV3, AvgPoolV2: images NCHW unless said otherwise (Ascend IR's default);
+// padding_mode SAME/VALID/CALCULATED (explicit pads [top, bottom, left, right]);
+// ceil_mode; global_pooling over H and W; AvgPoolV2's exclusive (default true) and
+// divisor_override (0 only).
+void pool_v2(GeCall& c, bool is_max, std::span<const int> formats) {
+  const Layout layout = image_layout(c, formats, Layout::nchw);
+  const auto ksize = take_ints(c, "ksize", {}, 4);
+  const auto strides = take_ints(c, "strides", {1, 1, 1, 1}, 4);
+  const std::string mode = take_string(c, "padding_mode", "CALCULATED");
+  const auto pads = take_ints(c, "pads", {0, 0, 0, 0}, 4);  // top, bottom, left, right
+  const bool global = take_flag(c, "global_pooling", false);
+  const bool ceil = take_flag(c, "ceil_mode", false);
+  const bool exclusive = is_max || take_flag(c, "exclusive", true);
+  if (!is_max && take_int(c, "divisor_override", 0) != 0)
+    bad(c, ge::Errc::bad_attribute, "attribute 'divisor_override' other than 0 is not supported");
+  images_in(c, layout);
+  if (global) {
+    c.op_type = is_max ? "GlobalMaxPool" : "GlobalAveragePool";
+    return;
+  }
+  c.attrs["kernel_shape"] = hw_of(c, ksize, "ksize", layout);
+  c.attrs["strides"] = hw_of(c, strides, "strides", layout);
+  if (mode == "CALCULATED") c.attrs["pads"] = std::vector<std::int64_t>{pads[0], pads[2], pads[1], pads[3]};
+  else if (mode == "SAME" || mode == "VALID") c.attrs["auto_pad"] = auto_pad_of(c, mode);
+  else bad(c, ge::Errc::bad_attribute, "attribute 'padding_mode' is '" + mode + "'; expected SAME, VALID or CALCULATED");
+  c.attrs["ceil_mode"] = ceil ? 1 : 0;
+  if (!is_max) c.attrs["count_include_pad"] = exclusive ? 0 : 1;
+  c.op_type = is_max ? "MaxPool" : "AveragePool";
+}
+
+void pooling(GeCall& c, std::span<const int> formats) {
+  images_in(c, image_layout(c, formats, Layout::nchw));
   const std::int64_t mode = take_int(c, "mode", 0);
   if (mode != 0 && mode != 1) bad(c, ge::Errc::bad_attribute, "attribute 'mode' is " + std::to_string(mode) + "; expected 0 (max) or 1 (average)");
   const bool global = take_flag(c, "global_pooling", false);
@@ -232,31 +504,40 @@ void gelu(GeCall& c) {
   if (c.attrs.find("approximate") == c.attrs.end()) c.attrs["approximate"] = "tanh";
 }
 
-using Rule = std::function<void(GeCall&)>;
+using Rule = std::function<void(GeCall&, std::span<const int>)>;
+// A rule that reads no formats.
+template <class F>
+Rule plain(F f) {
+  return [f](GeCall& c, std::span<const int>) { f(c); };
+}
 
 const std::map<std::string, Rule, std::less<>>& rules() {
   static const std::map<std::string, Rule, std::less<>> table{
-      {"RealDiv", [](GeCall& c) { c.op_type = "Div"; }},
-      {"MatMul", matmul},
-      {"MatMulV2", matmul},
-      {"BatchMatMul", batch_matmul},
-      {"BatchMatMulV2", batch_matmul},
+      {"RealDiv", plain([](GeCall& c) { c.op_type = "Div"; })},
+      {"MatMul", plain(matmul)},
+      {"MatMulV2", plain(matmul)},
+      {"BatchMatMul", plain(batch_matmul)},
+      {"BatchMatMulV2", plain(batch_matmul)},
       {"Conv2D", conv2d},
-      {"Softmax", softmax},
-      {"SoftmaxV2", softmax},
-      {"Cast", cast},
-      {"Transpose", transpose},
-      {"TransposeD", transpose},
-      {"Reshape", reshape},
-      {"ConcatD", concat},
-      {"ConcatV2D", concat},
-      {"ReduceSumD", [](GeCall& c) { reduce(c, "ReduceSum"); }},
-      {"ReduceMeanD", [](GeCall& c) { reduce(c, "ReduceMean"); }},
-      {"MaxPool", [](GeCall& c) { pool(c, true); }},
-      {"AvgPool", [](GeCall& c) { pool(c, false); }},
+      {"DepthwiseConv2D", depthwise_conv2d},
+      {"BiasAdd", bias_add},
+      {"Softmax", plain(softmax)},
+      {"SoftmaxV2", plain(softmax)},
+      {"Cast", plain(cast)},
+      {"Transpose", plain(transpose)},
+      {"TransposeD", plain(transpose)},
+      {"Reshape", plain(reshape)},
+      {"ConcatD", plain(concat)},
+      {"ConcatV2D", plain(concat)},
+      {"ReduceSumD", plain([](GeCall& c) { reduce(c, "ReduceSum"); })},
+      {"ReduceMeanD", plain([](GeCall& c) { reduce(c, "ReduceMean"); })},
+      {"MaxPool", [](GeCall& c, std::span<const int> f) { pool(c, true, f); }},
+      {"AvgPool", [](GeCall& c, std::span<const int> f) { pool(c, false, f); }},
       {"Pooling", pooling},
-      {"LayerNorm", layer_norm},
-      {"Gelu", gelu},
+      {"MaxPoolV3", [](GeCall& c, std::span<const int> f) { pool_v2(c, true, f); }},
+      {"AvgPoolV2", [](GeCall& c, std::span<const int> f) { pool_v2(c, false, f); }},
+      {"LayerNorm", plain(layer_norm)},
+      {"Gelu", plain(gelu)},
   };
   return table;
 }
@@ -264,12 +545,97 @@ const std::map<std::string, Rule, std::less<>>& rules() {
 }  // namespace
 
 GeCall translate(std::string_view op_type, std::vector<ge::OpTensor> inputs, std::vector<ge::OpTensor> outputs,
-                 const ge::Attributes& attrs) {
-  GeCall c{std::string(op_type), std::move(inputs), {}, std::move(outputs), attrs};
+                 const ge::Attributes& attrs, std::span<const int> input_formats) {
+  GeCall c{std::string(op_type), std::move(inputs), {}, std::move(outputs), attrs, {}, {}, {}};
   for (std::size_t i = 0; i < c.inputs.size(); ++i) c.slots.push_back(i);
   const auto it = rules().find(op_type);
-  if (it != rules().end()) it->second(c);
+  if (it != rules().end()) it->second(c, input_formats);
+  else if (is_onnx_image_op(c.op_type)) require_onnx_layout(c, input_formats);
   return c;
+}
+
+std::vector<std::int64_t> regrouped(std::span<const std::int64_t> dims, std::span<const std::uint64_t> masks) {
+  std::vector<std::int64_t> out;
+  for (const std::uint64_t m : masks) {
+    std::int64_t d = 1;
+    for (std::size_t k = 0; k < dims.size(); ++k)
+      if ((m >> k) & 1u) d *= dims[k];
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> permuted(std::span<const std::int64_t> dims, std::span<const std::int64_t> perm) {
+  std::vector<std::int64_t> out;
+  out.reserve(perm.size());
+  for (const std::int64_t p : perm) out.push_back(dims[static_cast<std::size_t>(p)]);
+  return out;
+}
+
+namespace {
+
+// transpose for elements of type T: the destination's last dim in a tight loop (a
+// strided read), the outer dims as an odometer.
+template <class T>
+void transpose_as(const T* src, T* dst, std::span<const std::int64_t> to_dims, std::span<const std::int64_t> stride,
+                  std::int64_t count) {
+  const std::size_t rank = to_dims.size();
+  const std::int64_t inner = to_dims[rank - 1], step = stride[rank - 1];
+  std::vector<std::int64_t> index(rank, 0);
+  std::int64_t at = 0;  // the source element of the destination's `index`
+  for (std::int64_t done = 0; done < count; done += inner) {
+    for (std::int64_t k = 0; k < inner; ++k) *dst++ = src[at + k * step];
+    for (std::size_t i = rank - 1; i-- > 0;) {
+      at += stride[i];
+      if (++index[i] < to_dims[i]) break;
+      at -= stride[i] * to_dims[i];
+      index[i] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void transpose(const void* from, void* to, std::span<const std::int64_t> dims, std::span<const std::int64_t> perm,
+               std::size_t element_size) {
+  const std::size_t rank = dims.size();
+  std::int64_t count = 1;
+  for (const std::int64_t d : dims) count *= d;
+  if (count == 0) return;
+  if (rank == 0) {
+    std::memcpy(to, from, element_size);
+    return;
+  }
+  // The source strides (in elements) of the destination's dims.
+  std::vector<std::int64_t> src_stride(rank, 1), stride(rank);
+  for (std::size_t i = rank; i-- > 1;) src_stride[i - 1] = src_stride[i] * dims[i];
+  for (std::size_t i = 0; i < rank; ++i) stride[i] = src_stride[static_cast<std::size_t>(perm[i])];
+  const std::vector<std::int64_t> to_dims = permuted(dims, perm);
+  const auto as = [&]<class T>(T) {
+    transpose_as(static_cast<const T*>(from), static_cast<T*>(to), to_dims, stride, count);
+  };
+  switch (element_size) {
+    case 1: return as(std::uint8_t{});
+    case 2: return as(std::uint16_t{});
+    case 4: return as(std::uint32_t{});
+    case 8: return as(std::uint64_t{});
+    default: break;
+  }
+  // Other sizes: byte copies per element.
+  std::vector<std::int64_t> index(rank, 0);
+  const auto* src = static_cast<const std::byte*>(from);
+  auto* dst = static_cast<std::byte*>(to);
+  std::int64_t at = 0;
+  for (std::int64_t k = 0; k < count; ++k) {
+    std::memcpy(dst + static_cast<std::size_t>(k) * element_size, src + static_cast<std::size_t>(at) * element_size,
+                element_size);
+    for (std::size_t i = rank; i-- > 0;) {
+      at += stride[i];
+      if (++index[i] < to_dims[i]) break;
+      at -= stride[i] * to_dims[i];
+      index[i] = 0;
+    }
+  }
 }
 
 }  // namespace acl

@@ -6,7 +6,9 @@
 #include <string>
 
 #include "compile/run_step.hpp"
+#include "compile/widen.hpp"
 #include "ge/ops/registry.hpp"
+#include "kernels/cpu/data_movement.hpp"
 
 namespace ge {
 
@@ -147,6 +149,102 @@ bool overlap(const void* a, std::int64_t na, const void* b, std::int64_t nb) noe
   return x < y + static_cast<std::uintptr_t>(nb) && y < x + static_cast<std::uintptr_t>(na);
 }
 
+// An f16/bf16 single op computed in f32, as widen_half_floats computes a graph's: each
+// half input is cast to f32 before the f32 kernel runs and each half output is rounded
+// back to its type after (round to nearest even), in buffers of the run's own.
+class WidenedKernel final : public Kernel {
+ public:
+  WidenedKernel(std::shared_ptr<const Kernel> inner, std::vector<DataType> in_types, std::vector<DataType> out_types)
+      : inner_(std::move(inner)),
+        name_("widened(" + std::string(inner_->name()) + ")"),
+        in_types_(std::move(in_types)),
+        out_types_(std::move(out_types)) {}
+
+  [[nodiscard]] std::string_view name() const noexcept override { return name_; }
+  [[nodiscard]] bool captures_input(std::size_t input) const noexcept override { return inner_->captures_input(input); }
+
+  void run(std::span<const TensorView> inputs, std::span<const TensorView> outputs) const override {
+    std::vector<std::vector<float>> buffers;
+    buffers.reserve(inputs.size() + outputs.size());
+    const auto wide = [&](const TensorView& v) {
+      buffers.emplace_back(static_cast<std::size_t>(v.elements()));
+      return TensorView{buffers.back().data(), DataType::f32, v.dims};
+    };
+    std::vector<TensorView> in(inputs.begin(), inputs.end());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (i >= in_types_.size() || !detail::is_half(in_types_[i]) || in[i].dtype == DataType::undefined) continue;
+      if (inner_->captures_input(i)) {  // packed when made: never read
+        in[i] = TensorView{nullptr, DataType::f32, in[i].dims};
+        continue;
+      }
+      in[i] = wide(inputs[i]);
+      cpu::cast(inputs[i], in[i]);
+    }
+    std::vector<TensorView> out(outputs.begin(), outputs.end());
+    for (std::size_t o = 0; o < out.size(); ++o)
+      if (o < out_types_.size() && detail::is_half(out_types_[o])) out[o] = wide(outputs[o]);
+    inner_->run(in, out);
+    for (std::size_t o = 0; o < out.size(); ++o)
+      if (out[o].data != outputs[o].data) cpu::cast(out[o], outputs[o]);
+  }
+
+ private:
+  std::shared_ptr<const Kernel> inner_;
+  std::string name_;
+  std::vector<DataType> in_types_;
+  std::vector<DataType> out_types_;
+};
+
+// The kernel of a single op whose inputs or outputs are f16/bf16 and that no kernel
+// computes in those types: the op's f32 kernel inside a WidenedKernel, or null when the
+// op in f32 has no kernel, gives other output types than f32 for the half ones, or has
+// outputs whose dims depend on the data.
+std::shared_ptr<const Kernel> widened_kernel(const OpSchema& schema, const std::string& node,
+                                             const std::vector<OpTensor>& inputs, std::span<const TensorDesc> outputs,
+                                             const Attributes& attrs, Engine engine, Precision precision) {
+  const bool half =
+      std::any_of(inputs.begin(), inputs.end(), [](const OpTensor& t) { return detail::is_half(t.dtype); }) ||
+      std::any_of(outputs.begin(), outputs.end(), [](const TensorDesc& t) { return detail::is_half(t.dtype); });
+  if (!half) return nullptr;
+  std::vector<TensorDesc> descs;
+  std::vector<Tensor> wide_constants;
+  wide_constants.reserve(inputs.size());
+  std::vector<const Tensor*> constants;
+  std::vector<DataType> in_types;
+  for (const OpTensor& t : inputs) {
+    in_types.push_back(t.dtype);
+    const DataType dtype = detail::is_half(t.dtype) ? DataType::f32 : t.dtype;
+    descs.push_back({dtype, t.shape});
+    if (!t.constant) {
+      constants.push_back(nullptr);
+    } else {
+      wide_constants.push_back(detail::is_half(t.dtype) ? detail::widened(*t.constant) : *t.constant);
+      constants.push_back(&wide_constants.back());
+    }
+  }
+  const Attributes wide_attrs = detail::widened(attrs);
+  std::vector<TensorDesc> wide_outputs;
+  try {
+    wide_outputs = infer_outputs(schema, node, descs, constants, wide_attrs, outputs.size());
+  } catch (const Error&) {
+    return nullptr;  // the op takes no f32 (its schema's types): no_kernel as before
+  }
+  std::vector<DataType> out_types;
+  for (std::size_t o = 0; o < outputs.size() && o < wide_outputs.size(); ++o) {
+    const DataType want = detail::is_half(outputs[o].dtype) ? DataType::f32 : outputs[o].dtype;
+    if (wide_outputs[o].dtype != want) return nullptr;
+    wide_outputs[o].shape = outputs[o].shape;
+    out_types.push_back(outputs[o].dtype);
+  }
+  const InferContext context(schema, node, descs, constants, wide_attrs, outputs.size());
+  const KernelRequest request{context, wide_outputs, engine, precision, nullptr};
+  const auto impl = KernelRegistry::global().select(request);
+  if (!impl) return nullptr;
+  auto inner = impl->make(request);
+  if (inner->data_dependent()) return nullptr;
+  return std::make_shared<WidenedKernel>(std::move(inner), std::move(in_types), std::move(out_types));
+}
+
 }  // namespace
 
 OpTensor OpTensor::constant_of(Tensor data, Format format) {
@@ -209,7 +307,10 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
     const InferContext context(*schema, node, descs, constants, attrs, outputs.size());
     const KernelRequest request{context, inferred, engine, r.precision, r.packed};
     const auto impl = KernelRegistry::global().select(request);
-    if (!impl)
+    // No kernel computes the op in f16/bf16: its f32 kernel does, between casts.
+    std::shared_ptr<const Kernel> widened =
+        impl ? nullptr : widened_kernel(*schema, node, inputs, inferred, attrs, engine, r.precision);
+    if (!impl && !widened)
       fail(Errc::no_kernel, r.op_type, "no " + engine_name(engine) + "-engine kernel fits inputs " +
                                            [&] {
                                              std::string s;
@@ -218,10 +319,8 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
                                                s += (s.empty() ? "" : ", ") + describe(t);
                                                half = half || t.dtype == DataType::f16 || t.dtype == DataType::bf16;
                                              }
-                                             // A graph compiles its f16/bf16 ops in f32 (widen_half_floats).
-                                             if (half)
-                                               s += "; the CPU kernels compute f16/bf16 in f32: Cast the inputs to f32, "
-                                                    "or compile a graph (ge::compile widens its half floats)";
+                                             // f16/bf16 ops compute in f32 (widened_kernel).
+                                             if (half) s += "; f16/bf16 ops compute in f32, and no f32 kernel serves it either";
                                              return s;
                                            }());
     auto op = std::make_shared<CompiledOp>();
@@ -232,7 +331,7 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
     op->inputs = inputs;
     op->outputs = std::move(inferred);
     op->attrs = r.attrs;
-    op->kernel = impl->make(request);
+    op->kernel = impl ? impl->make(request) : std::move(widened);
     op->precision = r.precision;
     return op;
   });

@@ -7,17 +7,15 @@
 #include <unordered_set>
 #include <vector>
 
+#include "compile/widen.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/core/error.hpp"
 #include "kernels/cpu/data_movement.hpp"
 
 namespace ge {
 
-namespace {
+namespace detail {
 
-bool is_half(DataType t) { return t == DataType::f16 || t == DataType::bf16; }
-
-// `t` converted to f32 (the same dims; no data when `t` has none).
 Tensor widened(const Tensor& t) {
   if (!t.has_data()) return Tensor::without_data(DataType::f32, t.dims());
   std::vector<std::byte> bytes(static_cast<std::size_t>(t.element_count()) * sizeof(float));
@@ -40,6 +38,13 @@ Attributes widened(const Attributes& attrs) {
   }
   return out;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::is_half;
+using detail::widened;
 
 // True when some node other than a Cast reads or produces a half-float value: then the
 // graph needs f32 kernels that it names in half types. (A Cast to or from f16 at the

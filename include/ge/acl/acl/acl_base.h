@@ -102,6 +102,14 @@ typedef enum {
   ACL_BF16 = 27
 } aclDataType;
 
+/* --- half floats (ACL_FLOAT16): IEEE binary16 bits in an aclFloat16 --------------------- */
+
+/* The float an aclFloat16 holds, exactly (subnormals, infinities and NaN included). */
+ACL_FUNC_VISIBILITY float aclFloat16ToFloat(aclFloat16 value);
+/* The aclFloat16 nearest `value` (ties to even); beyond 65504 (from 65520 up) infinity,
+ * NaN a quiet NaN of the same sign, below 2^-14 a subnormal or zero. */
+ACL_FUNC_VISIBILITY aclFloat16 aclFloatToFloat16(float value);
+
 /* Memory layouts (the values are GE's). */
 typedef enum {
   ACL_FORMAT_UNDEFINED = -1,
@@ -158,9 +166,11 @@ ACL_FUNC_VISIBILITY aclError aclSetTensorConst(aclTensorDesc *desc, void *dataBu
 ACL_FUNC_VISIBILITY aclError aclSetTensorPlaceMent(aclTensorDesc *desc, aclMemType memType);
 ACL_FUNC_VISIBILITY aclDataType aclGetTensorDescType(const aclTensorDesc *desc);
 ACL_FUNC_VISIBILITY aclFormat aclGetTensorDescFormat(const aclTensorDesc *desc);
-/* Bytes of the data (0 while a dim is unknown). */
+/* Bytes of the data (0 while a dim is unknown; 0 with the reason in aclGetRecentErrMsg
+ * when the bytes overflow a size_t). */
 ACL_FUNC_VISIBILITY size_t aclGetTensorDescSize(const aclTensorDesc *desc);
-/* Elements (1 for a scalar; 0 while a dim is unknown). */
+/* Elements (1 for a scalar; 0 while a dim is unknown; 0 with the reason in
+ * aclGetRecentErrMsg when the count overflows a size_t). */
 ACL_FUNC_VISIBILITY size_t aclGetTensorDescElementCount(const aclTensorDesc *desc);
 /* Number of dims; ACL_UNKNOWN_RANK for unknown rank. */
 ACL_FUNC_VISIBILITY size_t aclGetTensorDescNumDims(const aclTensorDesc *desc);

@@ -1,6 +1,9 @@
 // The process calls (aclInit, aclFinalize), the error mapping and the guard's support:
 // the last error message per thread, and ge::Errc onto aclError (docs/acl.md, "Errors").
 #include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <new>
@@ -136,5 +139,20 @@ aclError aclFinalize(void) {
 }
 
 const char* aclGetRecentErrMsg(void) { return acl::last_error.c_str(); }
+
+void aclAppLog(aclLogLevel logLevel, const char* func, const char* file, uint32_t line, const char* fmt, ...) {
+  const int level = acl::raw(logLevel);
+  const char* env = std::getenv("ASCEND_GLOBAL_LOG_LEVEL");
+  const int threshold = env != nullptr && env[0] >= '0' && env[0] <= '3' && env[1] == '\0' ? env[0] - '0' : ACL_ERROR;
+  if (fmt == nullptr || level < threshold || level > ACL_ERROR) return;
+  static constexpr const char* names[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
+  char text[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(text, sizeof text, fmt, args);
+  va_end(args);
+  std::fprintf(stderr, "[%s] %s:%u %s: %s\n", names[level], file != nullptr ? file : "?", line,
+               func != nullptr ? func : "?", text);
+}
 
 }  // extern "C"

@@ -115,7 +115,7 @@ aclError malloc_into(std::string_view api, void** ptr, std::size_t size, std::se
   });
 }
 
-aclError device_malloc(std::string_view api, void** ptr, std::size_t size, aclrtMemMallocPolicy policy) {
+aclError device_malloc(std::string_view api, void** ptr, std::size_t size, const aclrtMemMallocPolicy& policy) {
   const int p = raw(policy);
   if (!is_policy(p)) {
     record_error(api, "[acl] policy " + std::to_string(p) + " is not an aclrtMemMallocPolicy");
@@ -137,13 +137,13 @@ aclError free_from(std::string_view api, void* ptr, std::set<void*> rt::State::*
   });
 }
 
-void check_kind(aclrtMemcpyKind kind) {
+void check_kind(const aclrtMemcpyKind& kind) {
   const int k = raw(kind);
   require(k >= ACL_MEMCPY_HOST_TO_HOST && k <= ACL_MEMCPY_INTER_DEVICE_TO_DEVICE,
           "kind " + std::to_string(k) + " is not an aclrtMemcpyKind");
 }
 
-void copy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+void copy(void* dst, size_t destMax, const void* src, size_t count, const aclrtMemcpyKind& kind) {
   require(dst != nullptr && src != nullptr, "the destination or the source is null");
   check_kind(kind);
   require(count <= destMax, std::to_string(count) + " bytes into a destination of " + std::to_string(destMax));
@@ -151,7 +151,7 @@ void copy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyK
 }
 
 void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-             aclrtMemcpyKind kind) {
+             const aclrtMemcpyKind& kind) {
   require(dst != nullptr && src != nullptr, "the destination or the source is null");
   check_kind(kind);
   require(width <= dpitch && width <= spitch, "rows of " + std::to_string(width) + " bytes with pitches " +

@@ -4,18 +4,19 @@
  * exception callbacks, told of a task that fails on a stream. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "op_util.h"
 
-static volatile int worker_exit;
+static atomic_int worker_exit;
 static pthread_t worker;
 
 static void *process_reports(void *arg) {
   aclrtContext ctx = (aclrtContext)arg;
   (void)aclrtSetCurrentContext(ctx);
-  while (!worker_exit) (void)aclrtProcessReport(20);
+  while (!atomic_load(&worker_exit)) (void)aclrtProcessReport(20);
   return NULL;
 }
 
@@ -36,7 +37,7 @@ static void note_callback(void *data) {
 static void test_sample_pattern(aclrtContext ctx) {
   aclrtStream s = NULL;
   CHECK_OK(aclrtCreateStream(&s));
-  worker_exit = 0;
+  atomic_store(&worker_exit, 0);
   CHECK(pthread_create(&worker, NULL, process_reports, ctx) == 0);
   CHECK_OK(aclrtSubscribeReport((uint64_t)worker, s));
   CHECK_ACL(aclrtSubscribeReport((uint64_t)worker, s), ACL_ERROR_REPEAT_SUBSCRIBE);
@@ -55,7 +56,7 @@ static void test_sample_pattern(aclrtContext ctx) {
   CHECK_ACL(aclrtUnSubscribeReport((uint64_t)pthread_self(), s), ACL_ERROR_STREAM_NOT_SUBSCRIBE);
   CHECK_OK(aclrtUnSubscribeReport((uint64_t)worker, s));
   CHECK_ACL(aclrtUnSubscribeReport((uint64_t)worker, s), ACL_ERROR_STREAM_NOT_SUBSCRIBE);
-  worker_exit = 1;
+  atomic_store(&worker_exit, 1);
   pthread_join(worker, NULL);
   for (int i = 0; i < n; ++i) CHECK(notes[i].value == 42 && notes[i].on_worker && notes[i].done_first == i);
   /* unsubscribed: callbacks have nowhere to run */

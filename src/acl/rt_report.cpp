@@ -184,7 +184,7 @@ aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtCallbackBloc
 aclError aclrtProcessReport(int32_t timeout) {
   return acl::guard("aclrtProcessReport", [&] {
     acl::require_initialized("aclrtProcessReport");
-    acl::require(timeout >= -1, "timeout " + std::to_string(timeout) + " ms; expected -1 (for ever) or >= 0");
+    acl::require(timeout == -1 || timeout > 0, "timeout " + std::to_string(timeout) + " ms; expected -1 (for ever) or > 0");
     acl::rt::State& s = acl::rt::state();
     std::unique_lock lock(s.mutex);
     const std::uint64_t me = acl::rt::this_thread_id();
@@ -209,6 +209,20 @@ aclError aclrtProcessReport(int32_t timeout) {
       lock.lock();
       if (c.block) acl::finish(s, c.stream);
     }
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void* args) {
+  return acl::guard("aclrtLaunchHostFunc", [&] {
+    acl::require_initialized("aclrtLaunchHostFunc");
+    acl::require(fn != nullptr, "the function is null");
+    {
+      acl::rt::State& s = acl::rt::state();
+      std::lock_guard lock(s.mutex);
+      (void)acl::rt::find_stream(s, stream, "aclrtLaunchHostFunc");
+    }
+    fn(args);  // the stream's earlier work is done: its turn is now
     return ACL_SUCCESS;
   });
 }

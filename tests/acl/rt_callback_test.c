@@ -79,6 +79,7 @@ static void test_rules(void) {
   CHECK_OK(aclrtSubscribeReport(me, s));
   CHECK_ACL(aclrtProcessReport(10), ACL_ERROR_WAIT_CALLBACK_TIMEOUT); /* nothing queued */
   CHECK_ACL(aclrtProcessReport(-2), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclrtProcessReport(0), ACL_ERROR_INVALID_PARAM); /* GE: -1 or > 0 */
   CHECK_ACL(aclrtLaunchCallback(NULL, NULL, ACL_CALLBACK_BLOCK, s), ACL_ERROR_INVALID_PARAM);
   CHECK_ACL(aclrtLaunchCallback(count_callback, NULL, (aclrtCallbackBlockType)5, s), ACL_ERROR_INVALID_PARAM);
   int not_a_stream = 0;
@@ -91,7 +92,7 @@ static void test_rules(void) {
   aclrtStreamStatus status = ACL_STREAM_STATUS_COMPLETE;
   CHECK_OK(aclrtStreamQuery(s, &status));
   CHECK(status == ACL_STREAM_STATUS_NOT_READY && self_count == 0);
-  CHECK_OK(aclrtProcessReport(0));
+  CHECK_OK(aclrtProcessReport(1));
   CHECK(self_count == 2);
   /* ... and synchronizing runs them rather than waiting for itself */
   CHECK_OK(aclrtLaunchCallback(count_callback, NULL, ACL_CALLBACK_BLOCK, s));
@@ -119,6 +120,13 @@ static void test_rules(void) {
   CHECK_OK(aclrtLaunchCallback(count_callback, NULL, ACL_CALLBACK_NO_BLOCK, s));
   CHECK_OK(aclrtDestroyStream(s));
   CHECK(self_count == 6);
+
+  /* aclrtLaunchHostFunc needs no subscription: the function has run when the call returns */
+  CHECK_OK(aclrtLaunchHostFunc(NULL, count_callback, NULL));
+  CHECK(self_count == 7);
+  CHECK_ACL(aclrtLaunchHostFunc(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclrtLaunchHostFunc(s, count_callback, NULL), ACL_ERROR_INVALID_PARAM); /* destroyed */
+  CHECK(self_count == 7);
 }
 
 /* --- exception callbacks ------------------------------------------------------------ */

@@ -155,6 +155,8 @@ typedef struct rtExceptionInfo aclrtExceptionInfo;
 
 /* A callback of aclrtLaunchCallback. */
 typedef void (*aclrtCallback)(void *userData);
+/* A function of aclrtLaunchHostFunc. */
+typedef void (*aclrtHostFunc)(void *args);
 /* A callback of aclrtSetExceptionInfoCallback. */
 typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
 
@@ -302,10 +304,13 @@ ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream
  * without one: ACL_ERROR_RT_STREAM_NO_CB_REG). */
 ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
                                                  aclrtStream stream);
-/* Runs the callbacks waiting for this thread, waiting up to `timeout` ms (-1: for ever) for
+/* Runs the callbacks waiting for this thread, waiting up to `timeout` ms (> 0; -1: for ever) for
  * one: ACL_ERROR_WAIT_CALLBACK_TIMEOUT when none came; ACL_ERROR_THREAD_NOT_SUBSCRIBE
  * when this thread serves no stream. */
 ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
+/* Adds `fn(args)` to the stream's work, run by the runtime (no subscription needed): here
+ * in the calling thread before the call returns, the stream's earlier work being done. */
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
 /* Ends a subscription of aclrtSubscribeReport (ACL_ERROR_STREAM_NOT_SUBSCRIBE when there
  * is none); callbacks of the stream not yet run run in this call. */
 ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);

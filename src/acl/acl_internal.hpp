@@ -110,6 +110,9 @@ void report_task_failure(aclrtStream stream, aclError code) noexcept;
 [[nodiscard]] aclError to_acl_error(ge::Errc code) noexcept;
 /// Records the message of a failed call for aclGetRecentErrMsg (this thread).
 void record_error(std::string_view api, std::string_view message) noexcept;
+/// The code of this thread's last failed call (`current_exception_error` sets it;
+/// aclrtPeekAtLastError reads it, aclrtGetLastError reads and clears it).
+[[nodiscard]] aclError& last_error_code() noexcept;
 /// The aclError of the exception being handled (call inside a catch block): CallError's
 /// code, ge::Error's `to_acl_error`, std::bad_alloc ACL_ERROR_BAD_ALLOC, anything else
 /// ACL_ERROR_FAILURE. Records its message.

@@ -75,7 +75,14 @@ void record_error(std::string_view api, std::string_view message) noexcept {
   }
 }
 
-aclError current_exception_error(std::string_view api) noexcept {
+aclError& last_error_code() noexcept {
+  thread_local aclError code = ACL_SUCCESS;
+  return code;
+}
+
+namespace {
+
+aclError exception_error(std::string_view api) noexcept {
   try {
     throw;
   } catch (const CallError& e) {
@@ -94,6 +101,14 @@ aclError current_exception_error(std::string_view api) noexcept {
     record_error(api, "unknown failure");
     return ACL_ERROR_FAILURE;
   }
+}
+
+}  // namespace
+
+aclError current_exception_error(std::string_view api) noexcept {
+  const aclError code = exception_error(api);
+  last_error_code() = code;
+  return code;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace acl::rt {
 
@@ -273,6 +274,18 @@ aclError aclrtSetOpExecuteTimeOut(uint32_t timeout) {
 
 const char* aclrtGetSocName(void) { return "ge-cpu"; }
 
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level) {
+  const int l = acl::raw(level);
+  if (l != ACL_RT_THREAD_LEVEL) return ACL_ERROR_INVALID_PARAM;
+  return acl::last_error_code();
+}
+
+aclError aclrtGetLastError(aclrtLastErrLevel level) {
+  const int l = acl::raw(level);
+  if (l != ACL_RT_THREAD_LEVEL) return ACL_ERROR_INVALID_PARAM;
+  return std::exchange(acl::last_error_code(), ACL_SUCCESS);
+}
+
 // --- contexts ------------------------------------------------------------------------
 
 aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
@@ -338,12 +351,13 @@ aclError aclrtCreateStream(aclrtStream* stream) { return acl::create_stream("acl
 aclError aclrtCreateStreamWithConfig(aclrtStream* stream, uint32_t priority, uint32_t flag) {
   constexpr uint32_t known = ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT | ACL_STREAM_HUGE |
                              ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
-  if (priority > 7 || (flag & ~known) != 0) {
-    acl::record_error("aclrtCreateStreamWithConfig", "[acl] priority " + std::to_string(priority) + ", flag " +
-                                                         std::to_string(flag) +
-                                                         "; expected a priority 0..7 and ACL_STREAM_* flags");
-    return ACL_ERROR_INVALID_PARAM;
-  }
+  const aclError e = acl::guard("aclrtCreateStreamWithConfig", [&] {
+    acl::require(priority <= 7 && (flag & ~known) == 0, "priority " + std::to_string(priority) + ", flag " +
+                                                            std::to_string(flag) +
+                                                            "; expected a priority 0..7 and ACL_STREAM_* flags");
+    return ACL_SUCCESS;
+  });
+  if (e != ACL_SUCCESS) return e;
   return acl::create_stream("aclrtCreateStreamWithConfig", stream, priority, flag);
 }
 

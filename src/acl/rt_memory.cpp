@@ -42,10 +42,11 @@ aclError malloc_into(std::string_view api, void** ptr, std::size_t size, std::se
 
 aclError device_malloc(std::string_view api, void** ptr, std::size_t size, const aclrtMemMallocPolicy& policy) {
   const int p = raw(policy);
-  if (!is_policy(p)) {
-    record_error(api, "[acl] policy " + std::to_string(p) + " is not an aclrtMemMallocPolicy");
-    return ACL_ERROR_INVALID_PARAM;
-  }
+  const aclError e = guard(api, [&] {
+    require(is_policy(p), "policy " + std::to_string(p) + " is not an aclrtMemMallocPolicy");
+    return ACL_SUCCESS;
+  });
+  if (e != ACL_SUCCESS) return e;
   return malloc_into(api, ptr, size, &rt::State::device_memory);
 }
 

@@ -92,14 +92,15 @@ void run_queued(std::unique_lock<std::mutex>& lock, State& s, void* key) { run_a
 bool wait_streams(std::unique_lock<std::mutex>& lock, State& s, const std::vector<void*>& keys, int timeout_ms) {
   const auto watched = [&](void* key) { return keys.empty() || std::find(keys.begin(), keys.end(), key) != keys.end(); };
   // First the callbacks this thread would have to run itself.
-  auto& own = s.queues[this_thread_id()];
   std::vector<Callback> mine;
-  for (auto q = own.begin(); q != own.end();) {
-    if (watched(q->stream)) {
-      mine.push_back(*q);
-      q = own.erase(q);
-    } else {
-      ++q;
+  if (const auto own = s.queues.find(this_thread_id()); own != s.queues.end()) {
+    for (auto q = own->second.begin(); q != own->second.end();) {
+      if (watched(q->stream)) {
+        mine.push_back(*q);
+        q = own->second.erase(q);
+      } else {
+        ++q;
+      }
     }
   }
   run_all(lock, s, mine);

@@ -110,6 +110,19 @@ static void test_run_mode(void) {
   unsetenv("GE_ACL_RUN_MODE");
 }
 
+static void test_last_error(void) {
+  (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);
+  CHECK_OK(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL));
+  void *p = NULL;
+  CHECK_ACL(aclrtMalloc(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclrtGetLastError(ACL_RT_THREAD_LEVEL)); /* cleared */
+  CHECK_ACL(aclrtGetDevice(&(int32_t){0}), ACL_ERROR_RT_CONTEXT_NULL);
+  CHECK_ACL(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_CONTEXT_NULL);
+  CHECK_ACL(aclrtPeekAtLastError((aclrtLastErrLevel)3), ACL_ERROR_INVALID_PARAM);
+}
+
 static void test_version_and_names(void) {
   int32_t major = 0, minor = 0, patch = -1;
   CHECK_OK(aclrtGetVersion(&major, &minor, &patch));
@@ -266,6 +279,7 @@ int main(void) {
   test_device();
   test_run_mode();
   test_version_and_names();
+  test_last_error();
   test_streams();
   test_async_memory();
   test_memory();

@@ -150,6 +150,11 @@ typedef enum aclrtMemAttr {
   ACL_MEM_P2P_HUGE1G
 } aclrtMemAttr;
 
+/* The scope of aclrtGetLastError: the calling thread. */
+typedef enum aclrtLastErrLevel {
+  ACL_RT_THREAD_LEVEL = 0
+} aclrtLastErrLevel;
+
 /* What an exception callback is told about a failed task (read with the getters below). */
 typedef struct rtExceptionInfo aclrtExceptionInfo;
 
@@ -316,6 +321,12 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFu
 ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
 
 /* --- task failures ----------------------------------------------------------------- */
+
+/* The code of this thread's last failed acl call (ACL_SUCCESS when none); another level:
+ * ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+/* aclrtPeekAtLastError, and the code is cleared. */
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
 
 /* The function called when a task on a stream fails (a single op, a model run or a BLAS
  * call whose kernel fails), before the failing call returns its error; null: none. */

@@ -138,6 +138,46 @@ aclError create_stream(std::string_view api, aclrtStream* stream, uint32_t prior
   });
 }
 
+int check_option(const aclSysParamOpt& opt) {
+  const int o = raw(opt);
+  require(o >= ACL_OPT_DETERMINISTIC && o <= ACL_OPT_ENABLE_KERNEL_EARLY_START,
+          "option " + std::to_string(o) + " is not an aclSysParamOpt");
+  return o;
+}
+
+// The options of the current context (`context`) or of the process. Mutex held.
+std::map<int, std::int64_t>& options_of(rt::State& s, bool context, std::string_view api) {
+  return context ? s.contexts.at(rt::current_context(s, api)).options : s.options;
+}
+
+aclError get_option(std::string_view api, bool context, const aclSysParamOpt& opt, int64_t* value) {
+  return guard(api, [&] {
+    require_initialized(api);
+    require(value != nullptr, "the pointer to store the value in is null");
+    const int o = check_option(opt);
+    rt::State& s = rt::state();
+    std::lock_guard lock(s.mutex);
+    const auto& options = options_of(s, context, api);
+    const auto it = options.find(o);
+    require(it != options.end(), "option " + std::to_string(o) + " was not set", ACL_ERROR_RT_SYSPARAMOPT_NOT_SET);
+    *value = it->second;
+    return ACL_SUCCESS;
+  });
+}
+
+aclError set_option(std::string_view api, bool context, const aclSysParamOpt& opt, int64_t value) {
+  return guard(api, [&] {
+    require_initialized(api);
+    const int o = check_option(opt);
+    require(value >= 0, "value " + std::to_string(value) + "; expected >= 0");
+    rt::State& s = rt::state();
+    std::lock_guard lock(s.mutex);
+    options_of(s, context, api)[o] = value;
+    return ACL_SUCCESS;
+  });
+}
+
+
 }  // namespace
 
 void require_stream(aclrtStream stream, std::string_view api) {
@@ -152,6 +192,7 @@ void release_runtime() noexcept {
   s.events.clear();
   s.contexts.clear();
   s.queues.clear();
+  s.options.clear();
   s.default_context = nullptr;
   s.device_refs = 0;
   s.changed.notify_all();
@@ -171,7 +212,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
     std::lock_guard lock(s.mutex);
     if (s.default_context == nullptr) {
       s.default_context = acl::rt::new_handle(s);
-      s.contexts[s.default_context] = acl::rt::Context{true};
+      s.contexts[s.default_context] = acl::rt::Context{true, {}};
     }
     ++s.device_refs;
     acl::rt::current_context_slot() = s.default_context;
@@ -296,7 +337,7 @@ aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
     acl::rt::State& s = acl::rt::state();
     std::lock_guard lock(s.mutex);
     void* h = acl::rt::new_handle(s);
-    s.contexts[h] = acl::rt::Context{false};
+    s.contexts[h] = acl::rt::Context{false, {}};
     acl::rt::current_context_slot() = h;
     *context = h;
     return ACL_SUCCESS;
@@ -342,6 +383,22 @@ aclError aclrtGetCurrentContext(aclrtContext* context) {
     *context = acl::rt::current_context(s, "aclrtGetCurrentContext");
     return ACL_SUCCESS;
   });
+}
+
+// --- system options ------------------------------------------------------------------
+
+
+aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
+  return acl::get_option("aclrtCtxGetSysParamOpt", true, opt, value);
+}
+aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
+  return acl::set_option("aclrtCtxSetSysParamOpt", true, opt, value);
+}
+aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
+  return acl::get_option("aclrtGetSysParamOpt", false, opt, value);
+}
+aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
+  return acl::set_option("aclrtSetSysParamOpt", false, opt, value);
 }
 
 // --- streams -------------------------------------------------------------------------

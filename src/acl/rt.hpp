@@ -33,6 +33,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Context {
   bool is_default = false;  ///< the device's default context (aclrtSetDevice)
+  std::map<int, std::int64_t> options{};  ///< aclrtCtxSetSysParamOpt
 };
 
 struct Stream {
@@ -71,6 +72,7 @@ struct State {
   std::set<void*> device_memory;
   std::set<void*> host_memory;
   std::map<std::uint64_t, std::deque<Callback>> queues;  ///< per subscribed thread
+  std::map<int, std::int64_t> options;  ///< aclrtSetSysParamOpt
   std::uint32_t op_wait_timeout = 0;
   std::uint32_t op_execute_timeout = 0;
 };

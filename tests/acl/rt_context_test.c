@@ -88,6 +88,32 @@ static void test_single_thread(void) {
   CHECK_OK(aclrtDestroyContext(other));
 }
 
+/* System options: per context (aclrtCtx*) and per process. */
+static void test_options(void) {
+  int64_t v = -1;
+  CHECK_ACL(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1), ACL_ERROR_RT_CONTEXT_NULL); /* no context */
+  aclrtContext a = NULL, b = NULL;
+  CHECK_OK(aclrtCreateContext(&a, 0));
+  CHECK_ACL(aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &v), ACL_ERROR_RT_SYSPARAMOPT_NOT_SET);
+  CHECK_OK(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1));
+  CHECK_OK(aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &v));
+  CHECK(v == 1);
+  CHECK_OK(aclrtCreateContext(&b, 0));
+  CHECK_ACL(aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &v), ACL_ERROR_RT_SYSPARAMOPT_NOT_SET); /* b's own */
+  CHECK_OK(aclrtSetCurrentContext(a));
+  CHECK_OK(aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &v));
+  CHECK(v == 1);
+  CHECK_ACL(aclrtCtxSetSysParamOpt((aclSysParamOpt)9, 1), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, NULL), ACL_ERROR_INVALID_PARAM);
+  CHECK_ACL(aclrtGetSysParamOpt(ACL_OPT_ENABLE_DEBUG_KERNEL, &v), ACL_ERROR_RT_SYSPARAMOPT_NOT_SET);
+  CHECK_OK(aclrtSetSysParamOpt(ACL_OPT_ENABLE_DEBUG_KERNEL, 0));
+  CHECK_OK(aclrtGetSysParamOpt(ACL_OPT_ENABLE_DEBUG_KERNEL, &v));
+  CHECK(v == 0);
+  CHECK_ACL(aclrtSetSysParamOpt(ACL_OPT_DETERMINISTIC, -1), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclrtDestroyContext(b));
+  CHECK_OK(aclrtDestroyContext(a));
+}
+
 /* Thread work: make a context and a stream, copy on it, report. */
 struct Job {
   aclrtContext shared;      /* a context made by the main thread */
@@ -163,6 +189,7 @@ int main(void) {
   test_before_init();
   CHECK_OK(aclInit(NULL));
   test_single_thread();
+  test_options();
   test_threads();
   /* aclFinalize destroys the contexts: after a new aclInit the old handle is stale */
   aclrtContext c = NULL;

@@ -195,6 +195,14 @@ typedef enum {
   ACL_FORMAT_FRACTAL_NZ_C0_32 = 51
 } aclFormat;
 
+/* The options of aclrtCtxSetSysParamOpt / aclrtSetSysParamOpt (the values are GE's). */
+typedef enum {
+  ACL_OPT_DETERMINISTIC = 0,
+  ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
+  ACL_OPT_STRONG_CONSISTENCY = 2,
+  ACL_OPT_ENABLE_KERNEL_EARLY_START = 3
+} aclSysParamOpt;
+
 /* The level of a message of aclAppLog. */
 typedef enum {
   ACL_DEBUG = 0,

@@ -209,6 +209,17 @@ ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context);
  * destroyed). */
 ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
 
+/* The value of a system option in the current context (never set:
+ * ACL_ERROR_RT_SYSPARAMOPT_NOT_SET). Accepted and kept: ge's kernels are deterministic
+ * whatever ACL_OPT_DETERMINISTIC says. */
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+/* Sets a system option of the current context. */
+ACL_FUNC_VISIBILITY aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+/* The value of a system option of the process (never set: ACL_ERROR_RT_SYSPARAMOPT_NOT_SET). */
+ACL_FUNC_VISIBILITY aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+/* Sets a system option of the process. */
+ACL_FUNC_VISIBILITY aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+
 /* --- streams ----------------------------------------------------------------------- */
 
 /* A new stream of the current context into *stream. */

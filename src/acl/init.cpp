@@ -18,6 +18,7 @@ namespace {
 
 std::mutex init_mutex;
 std::atomic<bool> init_done{false};
+bool finalized = false;  // aclFinalize ran and no aclInit since (guarded by init_mutex)
 thread_local std::string last_error;
 
 }  // namespace
@@ -136,6 +137,7 @@ aclError aclInit(const char* configPath) {
     acl::require(!acl::initialized(), "aclInit: already initialised; call aclFinalize first",
                  ACL_ERROR_REPEAT_INITIALIZE);
     if (configPath != nullptr) acl::check_config(configPath);
+    acl::finalized = false;
     acl::init_done.store(true, std::memory_order_release);
     return ACL_SUCCESS;
   });
@@ -144,10 +146,12 @@ aclError aclInit(const char* configPath) {
 aclError aclFinalize(void) {
   return acl::guard("aclFinalize", [&] {
     std::lock_guard lock(acl::init_mutex);
+    acl::require(!acl::finalized, "aclFinalize: finalized already; call aclInit first", ACL_ERROR_REPEAT_FINALIZE);
     acl::require_initialized("aclFinalize");
     acl::release_models();
     acl::release_runtime();
     acl::op_compiler().clear();
+    acl::finalized = true;
     acl::init_done.store(false, std::memory_order_release);
     return ACL_SUCCESS;
   });

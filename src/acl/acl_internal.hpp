@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -64,6 +65,9 @@ struct aclopHandle {
   std::vector<std::vector<std::int64_t>> dims;    ///< the real dims of each acl input
   int num_inputs = 0;
   int num_outputs = 0;
+  /// Set instead of `op` for a handle of the acl layer's own (aclblasCreateHandleFor*):
+  /// runs the call on the buffers (counts already checked) and the stream.
+  std::function<void(const aclDataBuffer* const* inputs, aclDataBuffer* const* outputs, aclrtStream stream)> direct{};
 };
 
 namespace acl {
@@ -97,11 +101,18 @@ void release_runtime() noexcept;
 /// Throws CallError ACL_ERROR_INVALID_PARAM unless `stream` is null (the default stream)
 /// or a stream aclrtCreateStream made and aclrtDestroyStream has not destroyed.
 void require_stream(aclrtStream stream, std::string_view api);
+/// Calls the exception callbacks (aclrtSetExceptionInfoCallback, aclrtExceptionInfoCallbackRegister)
+/// for a task that failed with `code` on `stream` (null: the default stream), before the
+/// failing call returns `code` (src/acl/rt_report.cpp).
+void report_task_failure(aclrtStream stream, aclError code) noexcept;
 
 /// The aclError for a ge error code (docs/acl.md has the table).
 [[nodiscard]] aclError to_acl_error(ge::Errc code) noexcept;
 /// Records the message of a failed call for aclGetRecentErrMsg (this thread).
 void record_error(std::string_view api, std::string_view message) noexcept;
+/// The code of this thread's last failed call (`current_exception_error` sets it;
+/// aclrtPeekAtLastError reads it, aclrtGetLastError reads and clears it).
+[[nodiscard]] aclError& last_error_code() noexcept;
 /// The aclError of the exception being handled (call inside a catch block): CallError's
 /// code, ge::Error's `to_acl_error`, std::bad_alloc ACL_ERROR_BAD_ALLOC, anything else
 /// ACL_ERROR_FAILURE. Records its message.
@@ -125,6 +136,21 @@ T guard_value(std::string_view api, T on_error, Body&& body) noexcept {
   } catch (...) {
     (void)current_exception_error(api);
     return on_error;
+  }
+}
+/// Runs `body`, the work of a task on `stream` (a kernel), and rethrows what it throws.
+/// A failure of the work itself (a ge::Error from the kernel, no memory) is first told to
+/// the exception callbacks (`report_task_failure`); a CallError, a rule of the C API the
+/// call broke (a buffer too small), is the call's error only.
+template <class Body>
+decltype(auto) run_task(std::string_view api, aclrtStream stream, Body&& body) {
+  try {
+    return body();
+  } catch (const CallError&) {
+    throw;
+  } catch (...) {
+    report_task_failure(stream, current_exception_error(api));
+    throw;
   }
 }
 

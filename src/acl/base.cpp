@@ -214,6 +214,25 @@ aclError aclDestroyDataBuffer(const aclDataBuffer* dataBuffer) {
 void* aclGetDataBufferAddr(const aclDataBuffer* dataBuffer) { return dataBuffer ? dataBuffer->data : nullptr; }
 size_t aclGetDataBufferSizeV2(const aclDataBuffer* dataBuffer) { return dataBuffer ? dataBuffer->size : 0; }
 
+uint32_t aclGetDataBufferSize(const aclDataBuffer* dataBuffer) {
+  return acl::guard_value<uint32_t>("aclGetDataBufferSize", 0, [&] {
+    if (dataBuffer == nullptr) return uint32_t{0};
+    acl::require(dataBuffer->size <= std::numeric_limits<uint32_t>::max(),
+                 "the buffer holds " + std::to_string(dataBuffer->size) +
+                     " bytes, more than 32 bits hold; call aclGetDataBufferSizeV2");
+    return static_cast<uint32_t>(dataBuffer->size);
+  });
+}
+
+aclError aclUpdateDataBuffer(aclDataBuffer* dataBuffer, void* data, size_t size) {
+  return acl::guard("aclUpdateDataBuffer", [&] {
+    acl::require(dataBuffer != nullptr, "the buffer is null");
+    dataBuffer->data = data;
+    dataBuffer->size = size;
+    return ACL_SUCCESS;
+  });
+}
+
 size_t aclDataTypeSize(aclDataType dataType) {
   return acl::guard_value<size_t>("aclDataTypeSize", 0, [&] {
     return static_cast<size_t>(ge::size_of(acl::to_ge_type(acl::raw(dataType))));

@@ -1,6 +1,9 @@
 // The process calls (aclInit, aclFinalize), the error mapping and the guard's support:
 // the last error message per thread, and ge::Errc onto aclError (docs/acl.md, "Errors").
 #include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <new>
@@ -16,6 +19,7 @@ namespace {
 
 std::mutex init_mutex;
 std::atomic<bool> init_done{false};
+bool finalized = false;  // aclFinalize ran and no aclInit since (guarded by init_mutex)
 thread_local std::string last_error;
 
 }  // namespace
@@ -73,7 +77,14 @@ void record_error(std::string_view api, std::string_view message) noexcept {
   }
 }
 
-aclError current_exception_error(std::string_view api) noexcept {
+aclError& last_error_code() noexcept {
+  thread_local aclError code = ACL_SUCCESS;
+  return code;
+}
+
+namespace {
+
+aclError exception_error(std::string_view api) noexcept {
   try {
     throw;
   } catch (const CallError& e) {
@@ -92,6 +103,14 @@ aclError current_exception_error(std::string_view api) noexcept {
     record_error(api, "unknown failure");
     return ACL_ERROR_FAILURE;
   }
+}
+
+}  // namespace
+
+aclError current_exception_error(std::string_view api) noexcept {
+  const aclError code = exception_error(api);
+  last_error_code() = code;
+  return code;
 }
 
 namespace {
@@ -119,6 +138,7 @@ aclError aclInit(const char* configPath) {
     acl::require(!acl::initialized(), "aclInit: already initialised; call aclFinalize first",
                  ACL_ERROR_REPEAT_INITIALIZE);
     if (configPath != nullptr) acl::check_config(configPath);
+    acl::finalized = false;
     acl::init_done.store(true, std::memory_order_release);
     return ACL_SUCCESS;
   });
@@ -127,16 +147,33 @@ aclError aclInit(const char* configPath) {
 aclError aclFinalize(void) {
   return acl::guard("aclFinalize", [&] {
     std::lock_guard lock(acl::init_mutex);
+    acl::require(!acl::finalized, "aclFinalize: finalized already; call aclInit first", ACL_ERROR_REPEAT_FINALIZE);
     acl::require_initialized("aclFinalize");
     acl::release_models();
     acl::release_runtime();
     acl::op_compiler().clear();
     acl::restore_op_models();  // loaded op models outlive aclFinalize, as GE's
+    acl::finalized = true;
     acl::init_done.store(false, std::memory_order_release);
     return ACL_SUCCESS;
   });
 }
 
 const char* aclGetRecentErrMsg(void) { return acl::last_error.c_str(); }
+
+void aclAppLog(aclLogLevel logLevel, const char* func, const char* file, uint32_t line, const char* fmt, ...) {
+  const int level = acl::raw(logLevel);
+  const char* env = std::getenv("ASCEND_GLOBAL_LOG_LEVEL");
+  const int threshold = env != nullptr && env[0] >= '0' && env[0] <= '3' && env[1] == '\0' ? env[0] - '0' : ACL_ERROR;
+  if (fmt == nullptr || level < threshold || level > ACL_ERROR) return;
+  static constexpr const char* names[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
+  char text[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(text, sizeof text, fmt, args);
+  va_end(args);
+  std::fprintf(stderr, "[%s] %s:%u %s: %s\n", names[level], file != nullptr ? file : "?", line,
+               func != nullptr ? func : "?", text);
+}
 
 }  // extern "C"

@@ -170,7 +170,8 @@ aclError aclopExecuteV2(const char* opType, int numInputs, aclTensorDesc* inputD
     const acl::GeCall call = acl::read_call(opType, numInputs, inputDesc, numOutputs, outputDesc, attr);
     const auto dims = acl::real_dims(numInputs, inputDesc);
     const auto op = acl::find_compiled(call);
-    const auto real = acl::run(*op, call, dims, numInputs, inputs, numOutputs, outputs);
+    const auto real = acl::run_task("aclopExecuteV2", stream,
+                                    [&] { return acl::run(*op, call, dims, numInputs, inputs, numOutputs, outputs); });
     acl::rewrite_outputs(numOutputs, outputDesc, real);
     return ACL_SUCCESS;
   });
@@ -201,7 +202,13 @@ aclError aclopExecWithHandle(aclopHandle* handle, int numInputs, const aclDataBu
                  std::to_string(numInputs) + " inputs and " + std::to_string(numOutputs) +
                      " outputs given; the handle was made for " + std::to_string(handle->num_inputs) + " and " +
                      std::to_string(handle->num_outputs));
-    (void)acl::run(*handle->op, handle->call, handle->dims, numInputs, inputs, numOutputs, outputs);
+    if (handle->direct) {  // a handle of aclblasCreateHandleFor*
+      handle->direct(inputs, outputs, stream);
+      return ACL_SUCCESS;
+    }
+    (void)acl::run_task("aclopExecWithHandle", stream, [&] {
+      return acl::run(*handle->op, handle->call, handle->dims, numInputs, inputs, numOutputs, outputs);
+    });
     return ACL_SUCCESS;
   });
 }

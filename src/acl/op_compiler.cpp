@@ -73,7 +73,7 @@ aclError compile_and_execute(std::string_view api, const char* op_type, int num_
     const GeCall call = read_call(op_type, num_inputs, input_desc, num_outputs, output_desc, attr);
     const auto dims = real_dims(num_inputs, input_desc);
     const auto op = op_compiler().compile(compile_request(call, choice));
-    const auto real = run(*op, call, dims, num_inputs, inputs, num_outputs, outputs);
+    const auto real = run_task(api, stream, [&] { return run(*op, call, dims, num_inputs, inputs, num_outputs, outputs); });
     if (rewrite != nullptr) rewrite_outputs(num_outputs, rewrite, real);
     return ACL_SUCCESS;
   });

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "acl/acl.h"
+#include "acl/ops/acl_cblas.h"
 
 #include <type_traits>
 
@@ -16,6 +17,17 @@ static_assert(ACL_OP_JIT_COMPILE == 10 && ACL_OP_DEBUG_OPTION == 16 && ACL_OP_CO
 static_assert(ACL_ENGINE_VECTOR == 2 && ACL_COMPILE_UNREGISTERED == 1 && ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT == 2);
 static_assert(ACL_MEMCPY_DEVICE_TO_DEVICE == 3 && ACL_MEM_MALLOC_NORMAL_ONLY == 2);
 static_assert(ACL_UNKNOWN_RANK == 0xFFFFFFFFFFFFFFFEull && ACL_TENSOR_SHAPE_RANGE_NUM == 2);
+// The runtime's and BLAS's values (GE's headers).
+static_assert(ACL_ERROR_RT_PARAM_INVALID == 107000 && ACL_ERROR_RT_CONTEXT_NULL == 107002 &&
+              ACL_ERROR_RT_STREAM_CONTEXT == 107003 && ACL_ERROR_RT_STREAM_NO_CB_REG == 107015 &&
+              ACL_ERROR_RT_FEATURE_NOT_SUPPORT == 207000 && ACL_ERROR_RT_STREAM_SYNC_TIMEOUT == 507046);
+static_assert(ACL_ERROR_INVALID_DEVICE == 200002 && ACL_ERROR_STORAGE_OVER_LIMIT == 300000 &&
+              ACL_ERROR_REPEAT_SUBSCRIBE == 100033 && ACL_ERROR_WAIT_CALLBACK_TIMEOUT == 100036 &&
+              ACL_ERROR_RT_FAILURE == 500003 && ACL_ERROR_PROFILING_FAILURE == 500005);
+static_assert(ACL_DEVICE == 0 && ACL_HOST == 1 && ACL_CALLBACK_BLOCK == 1 && ACL_EVENT_RECORDED_STATUS_COMPLETE == 1);
+static_assert(ACL_MEMCPY_INTER_DEVICE_TO_DEVICE == 7 && ACL_MEM_MALLOC_HUGE1G_ONLY_P2P == 7 && ACL_MEM_P2P_HUGE1G == 17);
+static_assert(ACL_EVENT_TIME_LINE == 8u && ACL_STREAM_DEVICE_USE_ONLY == 0x20u && ACL_STOP_ON_FAILURE == 1u);
+static_assert(ACL_TRANS_NZ_T == 3 && ACL_COMPUTE_LOW_PRECISION == 1 && ACL_INT4 == 29 && ACL_FLOAT4_E1M2 == 41);
 static_assert(sizeof(aclmdlIODims) == 128 + sizeof(size_t) + 128 * sizeof(int64_t));
 static_assert(sizeof(aclmdlHW) == sizeof(size_t) + 128 * 2 * sizeof(uint64_t));
 

@@ -24,8 +24,9 @@ extern "C" {
  * hold a JSON object (ACL_ERROR_INVALID_FILE otherwise; its keys are not used).
  * A second call before aclFinalize is ACL_ERROR_REPEAT_INITIALIZE. */
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
-/* Ends what aclInit started: destroys the streams and drops the compiled single ops.
- * Before aclInit: ACL_ERROR_UNINITIALIZE. aclInit may be called again afterwards. */
+/* Ends what aclInit started: destroys the contexts, streams and events and drops the
+ * compiled single ops. Before aclInit: ACL_ERROR_UNINITIALIZE; again after aclFinalize:
+ * ACL_ERROR_REPEAT_FINALIZE. aclInit may be called again afterwards. */
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 
 #ifdef __cplusplus

@@ -267,8 +267,9 @@ aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset* input, aclmdl
     acl::require_initialized("aclmdlExecuteAsync");
     acl::require_stream(stream, "aclmdlExecuteAsync");
     // ge's streams run their work as it is given (docs/acl.md): the run is done on return,
-    // and aclrtSynchronizeStream(stream) finds nothing left to wait for.
-    return execute("aclmdlExecuteAsync", modelId, input, output);
+    // and aclrtSynchronizeStream(stream) finds nothing left to wait for. A run that fails
+    // is told to the exception callbacks, as a failed task on the stream.
+    return acl::run_task("aclmdlExecuteAsync", stream, [&] { return execute("aclmdlExecuteAsync", modelId, input, output); });
   });
 }
 

@@ -192,6 +192,7 @@ static void test_cast(void) {
 
 int main(void) {
   CHECK_OK(aclInit(NULL));
+  CHECK_OK(aclrtSetDevice(0)); /* a current context, for the stream of the Conv2D sample case */
   test_add(ACL_FLOAT16);
   test_add(ACL_BF16);
   test_matmul(ACL_FLOAT16);
@@ -199,6 +200,7 @@ int main(void) {
   test_conv2d_f16();
   test_conv2d_sample_style();
   test_cast();
+  CHECK_OK(aclrtResetDevice(0));
   CHECK_OK(aclFinalize());
   return check_report("acl half floats");
 }

@@ -6,6 +6,12 @@
 #include <vector>
 
 namespace ge::cpu {
+
+// conv_nd_gemm.cpp: the GEMM conv over patches (operands checked; not depthwise).
+void conv_nd_gemm_run(const WindowNd& p, std::int64_t n_img, std::int64_t c_in, const std::array<std::int64_t, 3>& in,
+                      const std::array<std::int64_t, 3>& out, const PackedConvWeights& w, const float* px,
+                      const float* pbias, float* py);
+
 namespace {
 
 // The dims of a window op padded to three spatial axes: [N, C, s0, s1, s2] in and out.
@@ -250,6 +256,44 @@ void conv_nd(const WindowNd& p, const TensorView& x, const TensorView& w, const 
     conv_typed<T>(q, g, q.kernel, x.as<const T>(), w.as<const T>(), b != nullptr ? b->as<const T>() : nullptr,
                   y.as<T>());
   });
+}
+
+PackedConvWeights pack_conv_nd(const WindowNd& p, const TensorView& w) {
+  constexpr std::string_view op = "Conv";
+  check_dtype(op, "W", w, DataType::f32);
+  if (w.rank() < 3 || w.rank() > 5)
+    fail(Errc::rank_mismatch, op, "W " + dims_text(w.dims) + " must have rank 3 to 5 (1 to 3 spatial dims)");
+  std::array<std::int64_t, 3> k{1, 1, 1};
+  const std::size_t sp = w.rank() - 2, off = 3 - sp;
+  for (std::size_t i = 0; i < sp; ++i) k[off + i] = w.dims[2 + i];
+  const std::int64_t dims[4] = {w.dims[0], w.dims[1], k[0] * k[1], k[2]};
+  Conv2dParams q;
+  q.group = p.group;
+  return pack_conv_weights(q, TensorView{w.data, w.dtype, dims});
+}
+
+void conv_nd(const WindowNd& p, const TensorView& x, const PackedConvWeights& w, const TensorView* b,
+             const TensorView& y) {
+  constexpr std::string_view op = "Conv";
+  const Geometry g = geometry(op, x, y);
+  check_window(op, p);
+  if (w.group != p.group || w.bf16 || w.winograd || w.pixel_major || w.direct || p.kernel[0] * p.kernel[1] != w.kh ||
+      p.kernel[2] != w.kw)
+    fail(Errc::bad_attribute, op, "the weights were packed for another kernel or group than the conv's");
+  check_conv(op, p, g, w.cin_per_group, w.cout / std::max<std::int64_t>(p.group, 1));
+  if (w.cout != g.c_out)
+    fail(Errc::bad_op_inputs, op, "the weights have " + std::to_string(w.cout) + " output channels; Y " +
+                                      dims_text(y.dims) + " has " + std::to_string(g.c_out));
+  check_dtype(op, "X", x, DataType::f32);
+  check_dtype(op, "Y", y, DataType::f32);
+  check_bias(op, b, DataType::f32, g.c_out);
+  const float* pb = b != nullptr ? b->as<const float>() : nullptr;
+  if (y.elements() == 0) return;
+  if (w.depthwise || w.cin_per_group == 0) {
+    conv_typed<float>(p, g, p.kernel, x.as<const float>(), w.data.data(), pb, y.as<float>());
+    return;
+  }
+  conv_nd_gemm_run(p, g.n, g.c_in, g.in, g.out, w, x.as<const float>(), pb, y.as<float>());
 }
 
 void conv_transpose_nd(const WindowNd& p, const TensorView& x, const TensorView& w, const TensorView* b,

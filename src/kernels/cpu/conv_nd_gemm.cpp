@@ -5,6 +5,7 @@
 // from the image into B panels and never whole, as the 2-D conv does (conv.cpp): per
 // panel of 16 output columns and tap, 16 lanes in one output row with every read inside
 // the image are one copy (stride 1) or one strided gather; the rest read per lane.
+#include <immintrin.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -17,7 +18,7 @@ namespace ge::cpu {
 namespace {
 
 constexpr std::int64_t kKc = 256;     // K block: a 6 x Kc A slice stays in L1
-constexpr std::int64_t kNcMax = 128;  // columns per task: a Kc x Nc B block stays in L2
+constexpr std::int64_t kNcMax = 512;  // columns per task: a Kc x Nc B block (512 KiB) stays in L2
 
 // The column matrix of one (image, group).
 struct Patches3 {
@@ -35,10 +36,80 @@ struct TapPlan {
   std::vector<std::int64_t> base;
   std::vector<Kind> kind;
   std::vector<std::int64_t> off;  // [tap][16]: the lane's element in the plane, or -1
+  // The masked plan (AVX-512, horizontal stride 1): per tap up to 16 masked loads, load
+  // i reading lanes `mask` of the plane at `at + lane`.
+  std::vector<std::int64_t> at;
+  std::vector<std::uint16_t> mask;
+  std::vector<std::uint8_t> loads;
   explicit TapPlan(std::int64_t taps)
       : base(static_cast<std::size_t>(taps)), kind(static_cast<std::size_t>(taps)),
-        off(static_cast<std::size_t>(taps * kGemmNR)) {}
+        off(static_cast<std::size_t>(taps * kGemmNR)), at(static_cast<std::size_t>(taps * kGemmNR)),
+        mask(static_cast<std::size_t>(taps * kGemmNR)), loads(static_cast<std::size_t>(taps)) {}
 };
+
+// pack_patches_nd on AVX-512 for horizontal stride 1: a panel's 16 lanes fall into runs of
+// one output row each (one run, or two where the panel crosses a row's end); per tap a
+// run is one masked load of the input row it reads (lanes past the image's edges or in
+// a pad row masked off, zero), so every element of the panel costs one masked load per
+// run and one store, wherever the pads are.
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void pack_patches_masked(
+    const Patches3& pt, TapPlan& plan, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols,
+    float* dst, std::int64_t panel_stride) {
+  const WindowNd& p = *pt.p;
+  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
+  const std::int64_t plane = pt.in_plane(), taps = pt.taps();
+  for (std::int64_t pi = 0; pi < panels; ++pi) {
+    const std::int64_t j0 = n0 + pi * kGemmNR;
+    const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
+    struct Run {
+      std::int64_t l0, len, oz, oy, ox;
+    };
+    Run runs[kGemmNR];
+    std::int64_t nruns = 0;
+    for (std::int64_t l = 0; l < lanes;) {
+      const std::int64_t j = j0 + l, ox = j % pt.out[2];
+      const std::int64_t len = std::min(lanes - l, pt.out[2] - ox);
+      runs[nruns++] = Run{l, len, j / (pt.out[2] * pt.out[1]), j / pt.out[2] % pt.out[1], ox};
+      l += len;
+    }
+    std::int64_t t = 0;
+    for (std::int64_t kz = 0; kz < pt.k[0]; ++kz)
+      for (std::int64_t ky = 0; ky < pt.k[1]; ++ky)
+        for (std::int64_t kx = 0; kx < pt.k[2]; ++kx, ++t) {
+          std::uint8_t n = 0;
+          for (std::int64_t r = 0; r < nruns; ++r) {
+            const Run& run = runs[r];
+            const std::int64_t iz = run.oz * p.stride[0] - p.pad_begin[0] + kz * p.dilation[0];
+            const std::int64_t iy = run.oy * p.stride[1] - p.pad_begin[1] + ky * p.dilation[1];
+            if (iz < 0 || iz >= pt.in[0] || iy < 0 || iy >= pt.in[1]) continue;
+            const std::int64_t ix = run.ox - p.pad_begin[2] + kx * p.dilation[2];  // the run's first lane's
+            const std::int64_t lo = std::max(run.l0, run.l0 - ix), hi = std::min(run.l0 + run.len, run.l0 + pt.in[2] - ix);
+            if (lo >= hi) continue;
+            const auto i = static_cast<std::size_t>(t * kGemmNR + n++);
+            plan.mask[i] = static_cast<std::uint16_t>(((1u << (hi - lo)) - 1u) << lo);
+            plan.at[i] = (iz * pt.in[1] + iy) * pt.in[2] + ix - run.l0;  // lane l reads at + l
+          }
+          plan.loads[static_cast<std::size_t>(t)] = n;
+        }
+    float* d = dst + pi * panel_stride;
+    std::int64_t ci = q0 / taps;
+    t = q0 % taps;
+    for (std::int64_t q = q0; q < q1; ++q) {
+      // The lanes' addresses as integers: `at` may lie before the plane for masked-off lanes.
+      const auto src = reinterpret_cast<std::uintptr_t>(pt.x + ci * plane);
+      __m512 v = _mm512_setzero_ps();
+      const std::size_t i0 = static_cast<std::size_t>(t * kGemmNR);
+      for (std::size_t i = i0; i < i0 + plan.loads[static_cast<std::size_t>(t)]; ++i)
+        v = _mm512_mask_loadu_ps(v, static_cast<__mmask16>(plan.mask[i]),
+                                 reinterpret_cast<const void*>(src + static_cast<std::uintptr_t>(plan.at[i]) * sizeof(float)));
+      _mm512_storeu_ps(d + (q - q0) * kGemmNR, v);
+      if (++t == taps) {
+        t = 0;
+        ++ci;
+      }
+    }
+  }
+}
 
 // Packs rows [q0, q1) and columns [n0, n0 + ncols) of the column matrix into NR-wide
 // panels: element (q, n0 + j) at dst[(j / NR) * panel_stride + (q - q0) * NR + j % NR];
@@ -64,6 +135,10 @@ void pack_patches_nd(const Patches3& pt, TapPlan& plan, std::int64_t q0, std::in
     return;
   }
   const WindowNd& p = *pt.p;
+  if (p.stride[2] == 1 && isa() == Isa::avx512) {
+    pack_patches_masked(pt, plan, q0, q1, n0, ncols, dst, panel_stride);
+    return;
+  }
   const std::int64_t taps = pt.taps();
   using Kind = TapPlan::Kind;
   static const float zero = 0.0f;
@@ -178,7 +253,9 @@ void conv_nd_gemm_run(const WindowNd& p, std::int64_t n_img, std::int64_t c_in, 
     ep.bias_m = pbias != nullptr ? pbias + g * m : nullptr;
     return ep;
   };
-  const std::int64_t nc = pick_columns(n, outer, threads);
+  // Few output pixels under many weights (the last stages: 2x7x7 by 512 channels): tasks
+  // by columns would each stream all the weights; split the rows instead.
+  const std::int64_t nc = n <= 1024 && n < 2 * m ? 0 : pick_columns(n, outer, threads);
   if (nc > 0) {
     const std::int64_t nb = (n + nc - 1) / nc;
     parallel_for(outer * nb, 1, [&](std::int64_t tb, std::int64_t te) {

@@ -120,6 +120,27 @@ void lstm_cell(const Direction& dr, float* g, float* h, float* c, float* tmp) {
   for_lanes(H, [&](std::int64_t j) { h[j] = go[j] * tmp[j]; });
 }
 
+// Columns [0, cols) of the step's product: C (row stride G*H) = the batch's rows of `a`
+// (H floats each, row stride H) times the packed `pb`, plus `bias` per column.
+void step_product(const Direction& dr, std::int64_t cols, const float* a, const float* pb, float* c, const float* bias) {
+  const std::int64_t N = dr.s->N, H = dr.s->H, GH = dr.s->G * H;
+  if (!gemm_small_m_fits(N)) {
+    GemmEpilogue ep;
+    ep.bias_n = bias;
+    gemm_rowmajor_a(N, cols, H, a, H, pb, c, GH, ep, dr.parallel);
+    return;
+  }
+  constexpr std::int64_t kBlock = 4 * kGemmNR;  // columns per task
+  const std::int64_t blocks = (cols + kBlock - 1) / kBlock;
+  if (!dr.parallel || blocks < 2 || N * cols * H < (std::int64_t{1} << 17)) {
+    gemm_small_m(N, 0, cols, H, a, H, pb, c, GH, bias);
+    return;
+  }
+  parallel_for(blocks, 1, [&](std::int64_t b, std::int64_t e) {
+    gemm_small_m(N, b * kBlock, std::min(cols, e * kBlock), H, a, H, pb, c, GH, bias);
+  });
+}
+
 void run_direction(const Direction& dr) {
   const RnnSizes& s = *dr.s;
   const std::int64_t N = s.N, H = s.H, GH = s.G * H;
@@ -134,9 +155,7 @@ void run_direction(const Direction& dr) {
   const bool reverse = dr.d == 1 || dr.p->reverse;
   const auto len = [&](std::int64_t n) { return dr.lens->empty() ? s.S : (*dr.lens)[static_cast<std::size_t>(n)]; };
   for (std::int64_t k = 0; k < steps; ++k) {
-    GemmEpilogue ep;
-    ep.bias_n = dr.step_bias;
-    gemm_rowmajor_a(N, gru_split ? 2 * H : GH, H, dr.h, H, dr.r0, pre.data(), GH, ep, dr.parallel);
+    step_product(dr, gru_split ? 2 * H : GH, dr.h, dr.r0, pre.data(), dr.step_bias);
     // Per entry: the step it takes (or none), its gates' rows.
     const auto each = [&](auto&& f) {
       for (std::int64_t n = 0; n < N; ++n) {
@@ -173,7 +192,7 @@ void run_direction(const Direction& dr) {
             for_lanes(H, [&](std::int64_t j) { q[j] = r[j] * h[j]; });
           }
         });
-        if (gru_split) gemm_rowmajor_a(N, H, H, rh, H, dr.r1, pre.data() + 2 * H, GH, GemmEpilogue{}, dr.parallel);
+        if (gru_split) step_product(dr, H, rh, dr.r1, pre.data() + 2 * H, nullptr);
         each([&](std::int64_t, std::int64_t, float* g, const float* xg, float* h) {
           float* __restrict hh = g + 2 * H;
           const float* __restrict xh = xg + 2 * H;

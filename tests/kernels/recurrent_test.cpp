@@ -8,6 +8,7 @@
 
 #include "kernel_test.hpp"
 #include "kernels/cpu/recurrent.hpp"
+#include "kernels/cpu/recurrent_internal.hpp"
 
 using ge::Errc;
 using ge::test::Buf;
@@ -182,4 +183,29 @@ TEST_CASE("recurrent: packed weights that do not fit the input are errors") {
   expect_error([&] { (void)cpu::pack_rnn_w(p, bad.view()); }, Errc::bad_op_inputs, kernels_tag, "W");
   Buf<double> wd({1, 9, 4});
   expect_error([&] { (void)cpu::pack_rnn_w(p, wd.view()); }, Errc::type_mismatch, kernels_tag, "W");
+}
+
+TEST_CASE("recurrent: the small-M product matches a plain loop for 1 to 11 rows and ragged columns") {
+  if (!cpu::gemm_small_m_fits(1)) return;  // baseline ISA: the general GEMM runs instead
+  CHECK_FALSE(cpu::gemm_small_m_fits(12));
+  std::uint32_t seed = 3;
+  for (std::int64_t m = 1; m < 12; ++m)
+    for (const std::int64_t n : {1, 15, 16, 17, 33, 48, 70})
+      for (const std::int64_t k : {1, 5, 64}) {
+        const Buf<float> a = ge::test::random_f32({m, k + 3}, ++seed), b = ge::test::random_f32({k, n}, ++seed);
+        const Buf<float> bias = ge::test::random_f32({n}, ++seed);
+        std::vector<float> packed(static_cast<std::size_t>(ge::cpu::packed_b_size(k, n)));
+        ge::cpu::pack_b(k, n, b.v.data(), n, false, packed.data());
+        const std::int64_t ldc = n + 2, n0 = n > 16 ? 16 : 0;  // from the second panel on, when there is one
+        std::vector<float> c(static_cast<std::size_t>(m * ldc), 42.0f), want = c;
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = n0; j < n; ++j) {
+            double acc = (m % 2 == 0) ? bias[j] : 0.0;
+            for (std::int64_t p = 0; p < k; ++p) acc += static_cast<double>(a[i * (k + 3) + p]) * b[p * n + j];
+            want[static_cast<std::size_t>(i * ldc + j)] = static_cast<float>(acc);
+          }
+        cpu::gemm_small_m(m, n0, n, k, a.v.data(), k + 3, packed.data(), c.data(), ldc, m % 2 == 0 ? bias.v.data() : nullptr);
+        INFO("m " << m << " n " << n << " k " << k);
+        ge::test::check_close(c, want, 1e-5f, 1e-5f);
+      }
 }

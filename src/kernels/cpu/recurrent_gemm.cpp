@@ -148,22 +148,27 @@ void run_direction(const Direction& dr) {
   const bool gru_split = cell == RnnCell::gru && !dr.p->linear_before_reset;
   std::int64_t steps = s.S;
   if (!dr.lens->empty()) steps = *std::max_element(dr.lens->begin(), dr.lens->end());
-  PooledBuffer pre(N * GH), aux(N * H + H);
+  PooledBuffer pre(N * GH), aux(2 * N * H);
   float* rh = aux.data();  // GRU: the reset gate times the state, per entry
-  float* tmp = aux.data() + N * H;
+  float* tmp = aux.data() + N * H;  // LSTM: h's activation of c, per entry
   std::fill(rh, rh + N * H, 0.0f);
   const bool reverse = dr.d == 1 || dr.p->reverse;
   const auto len = [&](std::int64_t n) { return dr.lens->empty() ? s.S : (*dr.lens)[static_cast<std::size_t>(n)]; };
   for (std::int64_t k = 0; k < steps; ++k) {
     step_product(dr, gru_split ? 2 * H : GH, dr.h, dr.r0, pre.data(), dr.step_bias);
-    // Per entry: the step it takes (or none), its gates' rows.
+    // Per entry: the step it takes (or none), its gates' rows; the entries split over
+    // the threads when this direction has them and the gates are many.
     const auto each = [&](auto&& f) {
-      for (std::int64_t n = 0; n < N; ++n) {
-        const std::int64_t l = len(n);
-        if (k >= l) continue;
-        const std::int64_t t = reverse ? l - 1 - k : k;
-        f(n, t, pre.data() + n * GH, dr.xw + dr.xw_row(t, n) * dr.ldxw + dr.d * GH, dr.h + n * H);
-      }
+      const auto entries = [&](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t n = lo; n < hi; ++n) {
+          const std::int64_t l = len(n);
+          if (k >= l) continue;
+          const std::int64_t t = reverse ? l - 1 - k : k;
+          f(n, t, pre.data() + n * GH, dr.xw + dr.xw_row(t, n) * dr.ldxw + dr.d * GH, dr.h + n * H);
+        }
+      };
+      if (dr.parallel && N > 1 && N * GH >= 8192) parallel_for(N, 1, entries);
+      else entries(0, N);
     };
     switch (cell) {
       case RnnCell::rnn:
@@ -177,7 +182,7 @@ void run_direction(const Direction& dr) {
       case RnnCell::lstm:
         each([&](std::int64_t n, std::int64_t, float* g, const float* xg, float* h) {
           add(g, xg, GH);
-          lstm_cell(dr, g, h, dr.c + n * H, tmp);
+          lstm_cell(dr, g, h, dr.c + n * H, tmp + n * H);
         });
         break;
       case RnnCell::gru:

@@ -36,28 +36,41 @@ struct TapPlan {
   std::vector<std::int64_t> base;
   std::vector<Kind> kind;
   std::vector<std::int64_t> off;  // [tap][16]: the lane's element in the plane, or -1
-  // The masked plan (AVX-512, horizontal stride 1): per tap up to 16 masked loads, load
-  // i reading lanes `mask` of the plane at `at + lane`.
+  // The masked plan (AVX-512, horizontal stride S of 1 or 2) of the panels of columns
+  // [n0, n0 + ncols): per (panel, tap) `count` runs from `first`, run i giving lanes
+  // `mask` (bit l: lane l), lane l read at `at + l * S`; `wide`: the same lanes as
+  // positions in the 16 * S floats from `at` (bit l * S). Kept while the columns stay.
+  std::int64_t n0 = -1, ncols = -1;
+  std::vector<std::uint32_t> first;
+  std::vector<std::uint8_t> count;
   std::vector<std::int64_t> at;
   std::vector<std::uint16_t> mask;
-  std::vector<std::uint8_t> loads;
+  std::vector<std::uint32_t> wide;
   explicit TapPlan(std::int64_t taps)
       : base(static_cast<std::size_t>(taps)), kind(static_cast<std::size_t>(taps)),
-        off(static_cast<std::size_t>(taps * kGemmNR)), at(static_cast<std::size_t>(taps * kGemmNR)),
-        mask(static_cast<std::size_t>(taps * kGemmNR)), loads(static_cast<std::size_t>(taps)) {}
+        off(static_cast<std::size_t>(taps * kGemmNR)) {}
 };
 
-// pack_patches_nd on AVX-512 for horizontal stride 1: a panel's 16 lanes fall into runs of
-// one output row each (one run, or two where the panel crosses a row's end); per tap a
-// run is one masked load of the input row it reads (lanes past the image's edges or in
-// a pad row masked off, zero), so every element of the panel costs one masked load per
-// run and one store, wherever the pads are.
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void pack_patches_masked(
-    const Patches3& pt, TapPlan& plan, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols,
-    float* dst, std::int64_t panel_stride) {
+// Rounds a / b up (b > 0, a of any sign).
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+// pack_patches_nd on AVX-512 for horizontal stride S of 1 or 2: a panel's 16 lanes fall
+// into runs of one output row each (one run, or two where the panel crosses a row's
+// end); per tap a run is one masked load of the input row it reads (lanes past the
+// image's edges or in a pad row masked off, zero; stride 2: two loads and the even
+// lanes), so every element of the panel costs the same wherever the pads are.
+template <int S>
+void plan_masked(const Patches3& pt, TapPlan& plan, std::int64_t n0, std::int64_t ncols) {
+  if (plan.n0 == n0 && plan.ncols == ncols) return;
   const WindowNd& p = *pt.p;
-  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
-  const std::int64_t plane = pt.in_plane(), taps = pt.taps();
+  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR, taps = pt.taps();
+  plan.n0 = n0;
+  plan.ncols = ncols;
+  plan.first.resize(static_cast<std::size_t>(panels * taps));
+  plan.count.resize(static_cast<std::size_t>(panels * taps));
+  plan.at.clear();
+  plan.mask.clear();
+  plan.wide.clear();
   for (std::int64_t pi = 0; pi < panels; ++pi) {
     const std::int64_t j0 = n0 + pi * kGemmNR;
     const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
@@ -76,37 +89,68 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void pack_patc
     for (std::int64_t kz = 0; kz < pt.k[0]; ++kz)
       for (std::int64_t ky = 0; ky < pt.k[1]; ++ky)
         for (std::int64_t kx = 0; kx < pt.k[2]; ++kx, ++t) {
-          std::uint8_t n = 0;
+          const auto slot = static_cast<std::size_t>(pi * taps + t);
+          plan.first[slot] = static_cast<std::uint32_t>(plan.at.size());
           for (std::int64_t r = 0; r < nruns; ++r) {
             const Run& run = runs[r];
             const std::int64_t iz = run.oz * p.stride[0] - p.pad_begin[0] + kz * p.dilation[0];
             const std::int64_t iy = run.oy * p.stride[1] - p.pad_begin[1] + ky * p.dilation[1];
             if (iz < 0 || iz >= pt.in[0] || iy < 0 || iy >= pt.in[1]) continue;
-            const std::int64_t ix = run.ox - p.pad_begin[2] + kx * p.dilation[2];  // the run's first lane's
-            const std::int64_t lo = std::max(run.l0, run.l0 - ix), hi = std::min(run.l0 + run.len, run.l0 + pt.in[2] - ix);
+            const std::int64_t ix = run.ox * S - p.pad_begin[2] + kx * p.dilation[2];  // the run's first lane's
+            const std::int64_t lo = run.l0 + std::max<std::int64_t>(0, ceil_div(-ix, S));
+            const std::int64_t hi = run.l0 + std::min(run.len, ceil_div(pt.in[2] - ix, S));
             if (lo >= hi) continue;
-            const auto i = static_cast<std::size_t>(t * kGemmNR + n++);
-            plan.mask[i] = static_cast<std::uint16_t>(((1u << (hi - lo)) - 1u) << lo);
-            plan.at[i] = (iz * pt.in[1] + iy) * pt.in[2] + ix - run.l0;  // lane l reads at + l
+            std::uint32_t wide = 0;
+            for (std::int64_t l = lo; l < hi; ++l) wide |= 1u << (l * S);
+            plan.mask.push_back(static_cast<std::uint16_t>(((1u << (hi - lo)) - 1u) << lo));
+            plan.wide.push_back(wide);
+            plan.at.push_back((iz * pt.in[1] + iy) * pt.in[2] + ix - run.l0 * S);  // lane l reads at + l * S
           }
-          plan.loads[static_cast<std::size_t>(t)] = n;
+          plan.count[slot] = static_cast<std::uint8_t>(plan.at.size() - plan.first[slot]);
         }
-    float* d = dst + pi * panel_stride;
-    std::int64_t ci = q0 / taps;
-    t = q0 % taps;
-    for (std::int64_t q = q0; q < q1; ++q) {
-      // The lanes' addresses as integers: `at` may lie before the plane for masked-off lanes.
-      const auto src = reinterpret_cast<std::uintptr_t>(pt.x + ci * plane);
+  }
+}
+
+// pack_patches_nd on AVX-512 for horizontal stride S of 1 or 2: a panel's 16 lanes fall
+// into runs of one output row each (one run, or two where the panel crosses a row's
+// end); per tap a run is one masked load of the input row it reads (lanes past the
+// image's edges or in a pad row masked off, zero; stride 2: two loads and the even
+// lanes), so every element of the panel costs the same wherever the pads are. Row by row
+// of the column matrix, all panels of a row in turn: each row reads one run of its
+// input plane (with the rows panel by panel, a pass over K touched a line of every
+// plane: too many streams and pages for the prefetchers and the TLB).
+template <int S>
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void pack_patches_masked(
+    const Patches3& pt, TapPlan& plan, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols,
+    float* dst, std::int64_t panel_stride) {
+  plan_masked<S>(pt, plan, n0, ncols);
+  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
+  const std::int64_t plane = pt.in_plane(), taps = pt.taps();
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  std::int64_t ci = q0 / taps, t = q0 % taps;
+  for (std::int64_t q = q0; q < q1; ++q) {
+    // The lanes' addresses as integers: `at` may lie before the plane for masked-off lanes.
+    const auto src = reinterpret_cast<std::uintptr_t>(pt.x + ci * plane);
+    float* d = dst + (q - q0) * kGemmNR;
+    for (std::int64_t pi = 0; pi < panels; ++pi) {
+      const auto slot = static_cast<std::size_t>(pi * taps + t);
       __m512 v = _mm512_setzero_ps();
-      const std::size_t i0 = static_cast<std::size_t>(t * kGemmNR);
-      for (std::size_t i = i0; i < i0 + plan.loads[static_cast<std::size_t>(t)]; ++i)
-        v = _mm512_mask_loadu_ps(v, static_cast<__mmask16>(plan.mask[i]),
-                                 reinterpret_cast<const void*>(src + static_cast<std::uintptr_t>(plan.at[i]) * sizeof(float)));
-      _mm512_storeu_ps(d + (q - q0) * kGemmNR, v);
-      if (++t == taps) {
-        t = 0;
-        ++ci;
+      const std::size_t i0 = plan.first[slot];
+      for (std::size_t i = i0; i < i0 + plan.count[slot]; ++i) {
+        const auto* at = reinterpret_cast<const float*>(src + static_cast<std::uintptr_t>(plan.at[i]) * sizeof(float));
+        if constexpr (S == 1) {
+          v = _mm512_mask_loadu_ps(v, static_cast<__mmask16>(plan.mask[i]), at);
+        } else {
+          const __m512 a = _mm512_maskz_loadu_ps(static_cast<__mmask16>(plan.wide[i] & 0xFFFFu), at);
+          const __m512 b = _mm512_maskz_loadu_ps(static_cast<__mmask16>(plan.wide[i] >> 16), at + 16);
+          v = _mm512_mask_mov_ps(v, static_cast<__mmask16>(plan.mask[i]), _mm512_permutex2var_ps(a, even, b));
+        }
       }
+      _mm512_storeu_ps(d + pi * panel_stride, v);
+    }
+    if (++t == taps) {
+      t = 0;
+      ++ci;
     }
   }
 }
@@ -135,8 +179,9 @@ void pack_patches_nd(const Patches3& pt, TapPlan& plan, std::int64_t q0, std::in
     return;
   }
   const WindowNd& p = *pt.p;
-  if (p.stride[2] == 1 && isa() == Isa::avx512) {
-    pack_patches_masked(pt, plan, q0, q1, n0, ncols, dst, panel_stride);
+  if (p.stride[2] <= 2 && isa() == Isa::avx512) {
+    if (p.stride[2] == 1) pack_patches_masked<1>(pt, plan, q0, q1, n0, ncols, dst, panel_stride);
+    else pack_patches_masked<2>(pt, plan, q0, q1, n0, ncols, dst, panel_stride);
     return;
   }
   const std::int64_t taps = pt.taps();

@@ -2,8 +2,8 @@
 // steps (the batch's states [N, H] times R^T): recurrent_internal.hpp. The general
 // GEMM's tiles are 6 or 12 rows; a batch of 8 ran as a 6-row tile (6 accumulators, fewer
 // than the FMA units' latency needs) and a 2-row rest (2 accumulators). Here a tile is
-// all R rows by two B panels (AVX-512: 8 x 32, 16 accumulators) over the whole K: A's R
-// rows stay in L1 while B streams past once.
+// all R rows by two B panels (AVX-512: 8 x 32, 16 accumulators; four panels for up to 4
+// rows) over the whole K: A's R rows stay in L1 while B streams past once.
 #include <algorithm>
 #include <cstring>
 
@@ -57,18 +57,18 @@ inline __attribute__((always_inline)) void tile(std::int64_t k, const float* a, 
   }
 }
 
-// Columns [n0, n1) (n0 a multiple of NR) of rows [0, R).
+// Columns [n0, n1) (n0 a multiple of NR) of rows [0, R): tiles of NP panels (four for
+// up to 4 rows, so that a tile keeps enough accumulators), then single panels.
 template <int V, int R>
 inline __attribute__((always_inline)) void rows(std::int64_t n0, std::int64_t n1, std::int64_t k, const float* a,
                                                 std::int64_t lda, const float* pb, float* c, std::int64_t ldc,
                                                 const float* bias) {
+  constexpr int NP = R <= 4 ? 4 : 2;
   std::int64_t j = n0;
-  for (; j + 2 * kGemmNR <= n1; j += 2 * kGemmNR)
-    tile<V, R, 2>(k, a, lda, pb + j * k, c + j, ldc, bias != nullptr ? bias + j : nullptr, kGemmNR);
-  if (j < n1) tile<V, R, 1>(k, a, lda, pb + j * k, c + j, ldc, bias != nullptr ? bias + j : nullptr, std::min(kGemmNR, n1 - j));
-  if (j + kGemmNR < n1)
-    tile<V, R, 1>(k, a, lda, pb + (j + kGemmNR) * k, c + j + kGemmNR, ldc,
-                  bias != nullptr ? bias + j + kGemmNR : nullptr, n1 - j - kGemmNR);
+  for (; j + NP * kGemmNR <= n1; j += NP * kGemmNR)
+    tile<V, R, NP>(k, a, lda, pb + j * k, c + j, ldc, bias != nullptr ? bias + j : nullptr, kGemmNR);
+  for (; j < n1; j += kGemmNR)
+    tile<V, R, 1>(k, a, lda, pb + j * k, c + j, ldc, bias != nullptr ? bias + j : nullptr, std::min(kGemmNR, n1 - j));
 }
 
 template <int V>

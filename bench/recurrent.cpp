@@ -29,6 +29,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ge/ge.hpp"
@@ -261,7 +262,13 @@ int main(int argc, char** argv) {
       else what = a;
     }
     const ge_bench::Peak peak = ge_bench::machine_peak(threads);
-    std::printf("bench/recurrent: %d threads, median of %d runs; %s\n\n", threads, reps, peak.derivation.c_str());
+    std::printf("bench/recurrent: %d threads, median of %d runs; %s\n", threads, reps, peak.derivation.c_str());
+    __builtin_cpu_init();
+    std::printf("CPU: %s, %u logical cores; AVX-512F %s, AVX2+FMA %s, AMX-BF16 usable %s; the kernels run %s\n\n",
+                ge_bench::cpu_model().c_str(), std::thread::hardware_concurrency(),
+                __builtin_cpu_supports("avx512f") ? "yes" : "no",
+                __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? "yes" : "no",
+                ge::bf16_supported() ? "yes" : "no", std::string(ge::cpu_isa()).c_str());
     if (what == "layers" || what == "all") bench_layers(threads, reps, peak.gflops);
     if ((what == "models" || what == "all") && !exports.empty()) {
 #ifdef GE_WITH_ONNX

@@ -196,6 +196,17 @@ void bench_layers(int threads, int reps, double peak) {
                   static_cast<long long>(cv.s[1]), static_cast<long long>(cv.s[2]));
     bench_op(what, "Conv", {x, w, b}, {false, true, true}, {yd}, attrs, flops, arena, reps, peak);
   }
+  // 3-D pools (C3D / I3D style): MaxPool 3x3x3 stride 2 and AveragePool 2x2x2.
+  for (const bool is_max : {true, false}) {
+    const Ints xd{1, 64, 16, 56, 56}, k = is_max ? Ints{3, 3, 3} : Ints{2, 2, 2}, st{2, 2, 2};
+    const Ints pads = is_max ? Ints{1, 1, 1, 1, 1, 1} : Ints{0, 0, 0, 0, 0, 0};
+    const Ints yd = is_max ? Ints{1, 64, 8, 28, 28} : Ints{1, 64, 8, 28, 28};
+    const ge::Tensor x = ge::Tensor::random(ge::DataType::f32, xd, 1);
+    const double flops = 64.0 * 8 * 28 * 28 * static_cast<double>(k[0] * k[1] * k[2]);  // one op per tap
+    bench_op(is_max ? "MaxPool3d 64 16x56x56 k3 s2 p1 (op/tap)" : "AveragePool3d 64 16x56x56 k2 s2 (op/tap)",
+             is_max ? "MaxPool" : "AveragePool", {x}, {false}, {yd},
+             {{"kernel_shape", k}, {"strides", st}, {"pads", pads}}, flops, arena, reps, peak);
+  }
 }
 
 #ifdef GE_WITH_ONNX

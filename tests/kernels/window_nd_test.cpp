@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "kernel_test.hpp"
@@ -189,4 +190,56 @@ TEST_CASE("conv_nd: packed weights that do not fit the conv are errors") {
   expect_error([&] { (void)cpu::pack_conv_nd(p, wd.view()); }, Errc::type_mismatch, kernels_tag);
   Buf<float> w2({2, 2});
   expect_error([&] { (void)cpu::pack_conv_nd(p, w2.view()); }, Errc::rank_mismatch, kernels_tag);
+}
+
+TEST_CASE("max_pool_nd and average_pool_nd: the f32 row loops match the f64 walk per output") {
+  struct Case {
+    std::array<std::int64_t, 3> in, k, stride, dil, pb, pe, extra;  // extra: outputs past floor (ceil_mode)
+  };
+  const Case cases[] = {
+      {{4, 9, 10}, {2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+      {{5, 7, 23}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}},
+      {{3, 8, 19}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}, {0, 1, 0}, {0, 1, 1}},
+      {{6, 6, 37}, {3, 2, 3}, {2, 1, 3}, {1, 2, 2}, {1, 0, 2}, {1, 1, 0}, {1, 0, 1}},
+      {{2, 5, 5}, {2, 5, 5}, {1, 1, 1}, {1, 1, 1}, {0, 2, 2}, {1, 2, 2}, {0, 0, 0}},
+      {{1, 1, 50}, {1, 1, 5}, {1, 1, 2}, {1, 1, 3}, {0, 0, 6}, {0, 0, 6}, {0, 0, 1}},
+  };
+  std::uint32_t seed = 40;
+  for (const Case& cs : cases)
+    for (const bool include_pad : {false, true}) {
+      cpu::WindowNd p;
+      p.kernel = cs.k;
+      p.stride = cs.stride;
+      p.dilation = cs.dil;
+      p.pad_begin = cs.pb;
+      p.pad_end = cs.pe;
+      p.count_include_pad = include_pad;
+      std::vector<std::int64_t> xd{2, 3}, yd{2, 3};
+      for (std::size_t a = 0; a < 3; ++a) {
+        xd.push_back(cs.in[a]);
+        yd.push_back((cs.in[a] + cs.pb[a] + cs.pe[a] - cs.dil[a] * (cs.k[a] - 1) - 1) / cs.stride[a] + 1 + cs.extra[a]);
+      }
+      Buf<float> x = ge::test::random_f32(xd, ++seed);
+      if (&cs - cases >= 3)  // a NaN in some windows: the max keeps the walk's order (a first NaN stays)
+        for (std::size_t i = 0; i < x.v.size(); i += 97) x.v[i] = std::numeric_limits<float>::quiet_NaN();
+      Buf<double> xd64(xd);
+      std::copy(x.v.begin(), x.v.end(), xd64.v.begin());
+      Buf<float> got(yd);
+      Buf<double> want(yd);
+      INFO("case " << (&cs - cases) << " count_include_pad " << include_pad);
+      for (const bool is_max : {true, false}) {
+        std::fill(got.v.begin(), got.v.end(), 42.0f);
+        if (is_max) {
+          cpu::max_pool_nd(p, x.view(), got.view(), nullptr);
+          cpu::max_pool_nd(p, xd64.view(), want.view(), nullptr);
+        } else {
+          cpu::average_pool_nd(p, x.view(), got.view());
+          cpu::average_pool_nd(p, xd64.view(), want.view());
+        }
+        std::vector<float> w(want.v.begin(), want.v.end());
+        if (is_max)  // the f64 walk's "no real element" is double's lowest; as f32, float's
+          for (float& v : w) v = v < std::numeric_limits<float>::lowest() ? std::numeric_limits<float>::lowest() : v;
+        ge::test::check_close(got.v, w, 1e-6f, 1e-5f);
+      }
+    }
 }

@@ -9,7 +9,7 @@
 /// one product of [S*N, I] by the packed [I, D*G*H], then each step multiplies the batch's
 /// states [N, H] by R^T (packed once: all gates of a direction in one product; GRU
 /// without linear_before_reset in two, the reset gate between them), and the gate math
-/// runs as vector passes over each entry's gates. f64 (and empty dims) runs the
+/// runs as vector passes over each entry's gates. f64 runs the
 /// reference: the same recurrence in double, one dot product per gate row.
 ///
 /// ```

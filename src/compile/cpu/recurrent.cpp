@@ -1,8 +1,11 @@
 // CPU kernels of RNN, GRU and LSTM (f32, f64): the attributes resolved once into
-// cpu::RnnParams, hidden_size from R's dims when the node does not set it.
+// cpu::RnnParams, hidden_size from R's dims when the node does not set it. On f32 with
+// W and R constant, both are packed here as the GEMM's B operands (never per run).
+#include <memory>
 #include <string>
 
 #include "compile/cpu/lower.hpp"
+#include "compile/cpu/packed.hpp"
 #include "kernels/cpu/recurrent.hpp"
 
 namespace ge::cpu_lower {
@@ -40,8 +43,19 @@ void add(KernelRegistry& r, const char* op, const char* name, cpu::RnnCell cell)
          .name = name,
          .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32, DataType::f64}); },
-         .make = [cell, name](const KernelRequest& req) {
+         .make = [cell, name](const KernelRequest& req) -> std::shared_ptr<const Kernel> {
            const cpu::RnnParams p = params(req, cell);
+           const InferContext& c = req.context;
+           const Tensor* w = c.constant(1);
+           const Tensor* r = c.constant(2);
+           if (c.input(0).dtype == DataType::f32 && w != nullptr && r != nullptr) {
+             const std::string packed_name = std::string(name) + ".packed";
+             auto pw = packed_part<cpu::PackedMatMulB>(req, 0, packed_name, [&] { return cpu::pack_rnn_w(p, view_of(*w)); });
+             auto pr = packed_part<cpu::PackedMatMulB>(req, 1, packed_name, [&] { return cpu::pack_rnn_r(p, view_of(*r)); });
+             return make_packed_kernel(packed_name, [p, pw, pr](Views in, Views out) {
+               cpu::recurrent(p, in, out, *pw, *pr);
+             }, {1, 2}, pw, pr);
+           }
            return make_kernel(name, [p](Views in, Views out) { cpu::recurrent(p, in, out); });
          }});
 }

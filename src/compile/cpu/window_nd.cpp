@@ -1,6 +1,7 @@
 // CPU kernels of the window ops the 2-D kernels (nn.cpp, pool.cpp) leave out: Conv,
 // ConvTranspose, MaxPool and AveragePool over 3 spatial dims (and f64 over 1 to 3), MaxPool
-// on i8/u8 and MaxPool with its Indices output (kernels/cpu/window_nd.hpp: direct loops).
+// on i8/u8 and MaxPool with its Indices output (kernels/cpu/window_nd.hpp: direct loops,
+// but Conv on f32, which runs as a GEMM over patches, its constant weights packed in `make`).
 // Pads (auto_pad SAME_* from the input's dims; ConvTranspose's from output_shape or SAME_*
 // and the output's dims) are resolved per run.
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <tuple>
 
 #include "compile/cpu/lower.hpp"
+#include "compile/cpu/packed.hpp"
 #include "kernels/cpu/window_nd.hpp"
 #include "ops/window_attrs.hpp"
 
@@ -98,25 +100,51 @@ bool pool_fits(const KernelRequest& r, bool is_max) {
 
 std::span<const std::int64_t> spatial(const TensorView& t) { return t.dims.subspan(2); }
 
+// Conv on f32: the GEMM over patches, constant weights packed once here; f64 the direct loop.
+std::shared_ptr<const Kernel> make_conv_nd(const KernelRequest& req) {
+  const NdAttrs a = nd_attrs(req.context);
+  const InferContext& c = req.context;
+  const Tensor* w = c.constant(1);
+  if (c.input(0).dtype == DataType::f32 && w != nullptr) {
+    const char* name = "cpu.conv_nd.gemm";
+    const std::vector<std::int64_t> k(w->dims().begin() + 2, w->dims().end());
+    auto packed = packed_part<cpu::PackedConvWeights>(req, 0, name, [&] {
+      cpu::WindowNd q;
+      q.group = a.group;
+      return cpu::pack_conv_nd(q, view_of(*w));
+    });
+    return make_packed_kernel(name, [a, k, packed](Views in, Views out) {
+      const cpu::WindowNd p = resolve(a, spatial(in[0]), k, spatial(out[0]));
+      cpu::conv_nd(p, in[0], *packed, optional_input(in, 2), out[0]);
+    }, {1}, packed);
+  }
+  return make_kernel("cpu.conv_nd", [a](Views in, Views out) {
+    const cpu::WindowNd p = resolve(a, spatial(in[0]), spatial(in[1]), spatial(out[0]));
+    if (in[0].dtype == DataType::f32) cpu::conv_nd(p, in[0], cpu::pack_conv_nd(p, in[1]), optional_input(in, 2), out[0]);
+    else cpu::conv_nd(p, in[0], in[1], optional_input(in, 2), out[0]);
+  });
+}
+
 }  // namespace
 
 void register_cpu_window_nd(KernelRegistry& r) {
-  for (const bool transpose : {false, true}) {
-    const char* name = transpose ? "cpu.conv_transpose_nd" : "cpu.conv_nd";
-    r.add({.op = transpose ? "ConvTranspose" : "Conv",
-           .name = name,
-           .engines = engines(Engine::vector, Engine::host),
-           .fits = conv_fits,
-           .make = [transpose, name](const KernelRequest& req) {
-             NdAttrs a = nd_attrs(req.context);
-             a.transpose = transpose;
-             return make_kernel(name, [a, transpose](Views in, Views out) {
-               const cpu::WindowNd p = resolve(a, spatial(in[0]), spatial(in[1]), spatial(out[0]));
-               if (transpose) cpu::conv_transpose_nd(p, in[0], in[1], optional_input(in, 2), out[0]);
-               else cpu::conv_nd(p, in[0], in[1], optional_input(in, 2), out[0]);
-             });
-           }});
-  }
+  r.add({.op = "Conv",
+         .name = "cpu.conv_nd",
+         .engines = engines(Engine::vector, Engine::host),
+         .fits = conv_fits,
+         .make = make_conv_nd});
+  r.add({.op = "ConvTranspose",
+         .name = "cpu.conv_transpose_nd",
+         .engines = engines(Engine::vector, Engine::host),
+         .fits = conv_fits,
+         .make = [](const KernelRequest& req) {
+           NdAttrs a = nd_attrs(req.context);
+           a.transpose = true;
+           return make_kernel("cpu.conv_transpose_nd", [a](Views in, Views out) {
+             const cpu::WindowNd p = resolve(a, spatial(in[0]), spatial(in[1]), spatial(out[0]));
+             cpu::conv_transpose_nd(p, in[0], in[1], optional_input(in, 2), out[0]);
+           });
+         }});
   for (const bool is_max : {true, false}) {
     const char* name = is_max ? "cpu.max_pool_nd" : "cpu.average_pool_nd";
     r.add({.op = is_max ? "MaxPool" : "AveragePool",

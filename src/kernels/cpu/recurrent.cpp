@@ -1,7 +1,11 @@
-// RNN, GRU and LSTM (recurrent.hpp). The layer runs in double: inputs are read once into
-// double buffers, each direction first takes X times W^T for every step (one pass over
-// X), then walks the steps, each multiplying the state by R^T once per batch entry.
+// RNN, GRU and LSTM (recurrent.hpp): the checks, the packing of W and R, and the
+// reference, which runs in double: inputs are read once into double buffers, each
+// direction first takes X times W^T for every step (one pass over X), then walks the
+// steps, each multiplying the state by R^T once per batch entry. f32 runs on the GEMM
+// (recurrent_gemm.cpp).
 #include "kernels/cpu/recurrent.hpp"
+
+#include "kernels/cpu/recurrent_internal.hpp"
 
 #include <algorithm>
 #include <array>
@@ -44,6 +48,8 @@ bool same_name(std::string_view a, std::string_view b) {
          });
 }
 
+constexpr std::int64_t gates(RnnCell c) { return c == RnnCell::rnn ? 1 : c == RnnCell::gru ? 3 : 4; }
+
 constexpr std::string_view op_name(RnnCell c) { return c == RnnCell::rnn ? "RNN" : c == RnnCell::gru ? "GRU" : "LSTM"; }
 
 // A view's elements as doubles (f32 or f64); empty for an omitted input.
@@ -65,23 +71,7 @@ const TensorView* given(std::span<const TensorView> in, std::size_t i) {
   return i < in.size() && in[i].dtype != DataType::undefined ? &in[i] : nullptr;
 }
 
-// Sizes of one run.
-struct Sizes {
-  std::int64_t S, N, I, H, D, G;
-  bool batch_first;
-  [[nodiscard]] std::size_t x_at(std::int64_t t, std::int64_t n) const {
-    return static_cast<std::size_t>((batch_first ? n * S + t : t * N + n) * I);
-  }
-  [[nodiscard]] std::size_t state_at(std::int64_t d, std::int64_t n) const {
-    return static_cast<std::size_t>((batch_first ? n * D + d : d * N + n) * H);
-  }
-  [[nodiscard]] std::size_t y_at(std::int64_t t, std::int64_t d, std::int64_t n) const {
-    return static_cast<std::size_t>((batch_first ? (n * S + t) * D + d : (t * D + d) * N + n) * H);
-  }
-  [[nodiscard]] std::vector<std::int64_t> state_dims() const {
-    return batch_first ? std::vector<std::int64_t>{N, D, H} : std::vector<std::int64_t>{D, N, H};
-  }
-};
+using Sizes = RnnSizes;
 
 // One direction's weights and activations for a step.
 struct Step {
@@ -239,10 +229,8 @@ double rnn_apply(const RnnActivation& a, double x) noexcept {
   return x;
 }
 
-namespace {
-
-// The sizes of a run, every input's dims checked against them.
-Sizes check_inputs(const RnnParams& p, std::span<const TensorView> in) {
+RnnSizes rnn_check(const RnnParams& p, std::span<const TensorView> in, std::span<const TensorView> out,
+                   bool weights_packed) {
   const std::string_view op = op_name(p.cell);
   if (in.size() < 3) fail(Errc::bad_op_inputs, op, "takes X, W and R; got " + std::to_string(in.size()) + " input(s)");
   const TensorView& x = in[0];
@@ -256,7 +244,7 @@ Sizes check_inputs(const RnnParams& p, std::span<const TensorView> in) {
   s.I = x.dims[2];
   s.H = p.hidden;
   s.D = p.directions;
-  s.G = p.cell == RnnCell::rnn ? 1 : p.cell == RnnCell::gru ? 3 : 4;
+  s.G = gates(p.cell);
   if (p.activations.size() != static_cast<std::size_t>(s.D) * rnn_activation_count(p.cell))
     fail(Errc::bad_attribute, op, "has " + std::to_string(p.activations.size()) + " activations for " +
                                       std::to_string(s.D) + " direction(s)");
@@ -268,8 +256,10 @@ Sizes check_inputs(const RnnParams& p, std::span<const TensorView> in) {
     }
   };
   check_data(op, "X", x);
-  check(1, "W", {s.D, s.G * s.H, s.I});
-  check(2, "R", {s.D, s.G * s.H, s.H});
+  if (!weights_packed) {
+    check(1, "W", {s.D, s.G * s.H, s.I});
+    check(2, "R", {s.D, s.G * s.H, s.H});
+  }
   check(3, "B", {s.D, 2 * s.G * s.H});
   check(4, "sequence_lens", {s.N});
   check(5, "initial_h", s.state_dims());
@@ -277,10 +267,20 @@ Sizes check_inputs(const RnnParams& p, std::span<const TensorView> in) {
     check(6, "initial_c", s.state_dims());
     check(7, "P", {s.D, 3 * s.H});
   }
+  (void)rnn_lengths(op, given(in, 4), s.S);
+  const std::vector<std::int64_t> y_dims = s.batch_first ? std::vector<std::int64_t>{s.N, s.S, s.D, s.H}
+                                                         : std::vector<std::int64_t>{s.S, s.D, s.N, s.H};
+  const std::vector<std::int64_t> st = s.state_dims();
+  const char* names[] = {"Y", "Y_h", "Y_c"};
+  for (std::size_t k = 0; k < out.size() && k < 3; ++k)
+    if (out[k].dtype != DataType::undefined) {
+      check_dtype(op, names[k], out[k], x.dtype);
+      check_dims(op, names[k], out[k], k == 0 ? std::span<const std::int64_t>(y_dims) : std::span<const std::int64_t>(st));
+    }
   return s;
 }
 
-std::vector<std::int64_t> lengths(std::string_view op, const TensorView* t, std::int64_t S) {
+std::vector<std::int64_t> rnn_lengths(std::string_view op, const TensorView* t, std::int64_t S) {
   if (t == nullptr) return {};
   if (t->dtype != DataType::i32 && t->dtype != DataType::i64)
     fail(Errc::type_mismatch, op, "sequence_lens is " + std::string(to_string(t->dtype)) + "; expected i32 or i64");
@@ -294,17 +294,15 @@ std::vector<std::int64_t> lengths(std::string_view op, const TensorView* t, std:
   return v;
 }
 
-}  // namespace
+namespace {
 
-void recurrent(const RnnParams& p, std::span<const TensorView> in, std::span<const TensorView> out) {
-  const std::string_view op = op_name(p.cell);
-  const Sizes s = check_inputs(p, in);
+void reference(const RnnParams& p, const Sizes& s, std::span<const TensorView> in, std::span<const TensorView> out) {
   Data d;
   d.x = load(&in[0]);
   d.w = load(&in[1]);
   d.r = load(&in[2]);
   d.b = load(given(in, 3));
-  d.lens = lengths(op, given(in, 4), s.S);
+  d.lens = rnn_lengths(op_name(p.cell), given(in, 4), s.S);
   d.h0 = load(given(in, 5));
   if (p.cell == RnnCell::lstm) {
     d.c0 = load(given(in, 6));
@@ -315,19 +313,94 @@ void recurrent(const RnnParams& p, std::span<const TensorView> in, std::span<con
   std::vector<double> yc = d.c0.empty() ? std::vector<double>(state, 0.0) : d.c0;
   const bool want_y = !out.empty() && out[0].dtype != DataType::undefined;
   std::vector<double> y(want_y ? static_cast<std::size_t>(s.S * s.D * s.N * s.H) : 0, 0.0);
-  const std::vector<std::int64_t> y_dims = s.batch_first ? std::vector<std::int64_t>{s.N, s.S, s.D, s.H}
-                                                         : std::vector<std::int64_t>{s.S, s.D, s.N, s.H};
-  const std::vector<std::int64_t> st = s.state_dims();
-  const char* names[] = {"Y", "Y_h", "Y_c"};
-  for (std::size_t k = 0; k < out.size() && k < 3; ++k)
-    if (out[k].dtype != DataType::undefined) {
-      check_dtype(op, names[k], out[k], in[0].dtype);
-      check_dims(op, names[k], out[k], k == 0 ? std::span<const std::int64_t>(y_dims) : std::span<const std::int64_t>(st));
-    }
   for (std::int64_t dir = 0; dir < s.D; ++dir) run_direction(p, s, d, dir, want_y ? &y : nullptr, yh, yc);
   if (want_y) store(out[0], y);
   if (out.size() > 1 && out[1].dtype != DataType::undefined) store(out[1], yh);
   if (out.size() > 2 && out[2].dtype != DataType::undefined) store(out[2], yc);
+}
+
+// W or R of `p` (f32, [D, G*H, cols]) checked before packing.
+void check_packable(const RnnParams& p, const TensorView& t, const char* name, std::int64_t cols) {
+  const std::string_view op = op_name(p.cell);
+  check_dtype(op, name, t, DataType::f32);
+  check_rank(op, name, t, 3);
+  const std::int64_t want[3] = {p.directions, gates(p.cell) * p.hidden, cols < 0 ? t.dims[2] : cols};
+  check_dims(op, name, t, want);
+  check_data(op, name, t);
+}
+
+}  // namespace
+
+RnnRBlocks rnn_r_blocks(const RnnParams& p) {
+  RnnRBlocks b;
+  const std::int64_t H = p.hidden;
+  if (p.cell == RnnCell::gru && !p.linear_before_reset) {
+    b.count = 2;
+    b.rows[0] = 2 * H;
+    b.rows[1] = H;
+  } else {
+    b.rows[0] = gates(p.cell) * H;
+  }
+  return b;
+}
+
+PackedMatMulB pack_rnn_w(const RnnParams& p, const TensorView& w) {
+  check_packable(p, w, "W", -1);
+  PackedMatMulB b;
+  b.k = w.dims[2];
+  b.n = w.dims[0] * w.dims[1];
+  b.panels = Scratch(packed_b_size(b.k, b.n));
+  if (b.n > 0) pack_b(b.k, b.n, w.as<const float>(), b.k, true, b.panels.data());
+  return b;
+}
+
+PackedMatMulB pack_rnn_r(const RnnParams& p, const TensorView& r) {
+  check_packable(p, r, "R", p.hidden);
+  const RnnRBlocks blocks = rnn_r_blocks(p);
+  PackedMatMulB b;
+  b.k = p.hidden;
+  b.n = p.directions * blocks.direction_columns();
+  b.panels = Scratch(packed_b_size(b.k, b.n));
+  const std::int64_t gh = r.dims[1];
+  float* dst = b.panels.data();
+  for (std::int64_t d = 0; d < p.directions; ++d) {
+    std::int64_t row = 0;
+    for (std::int64_t k = 0; k < blocks.count; ++k) {
+      const std::int64_t rows = blocks.rows[k];
+      pack_b(b.k, rows, r.as<const float>() + (d * gh + row) * b.k, b.k, true, dst);
+      // The columns past `rows` up to the panel's end are zero (pack_b pads them).
+      dst += packed_b_size(b.k, rows);
+      row += rows;
+    }
+  }
+  return b;
+}
+
+void recurrent_reference(const RnnParams& p, std::span<const TensorView> in, std::span<const TensorView> out) {
+  reference(p, rnn_check(p, in, out, false), in, out);
+}
+
+void recurrent(const RnnParams& p, std::span<const TensorView> in, std::span<const TensorView> out) {
+  const Sizes s = rnn_check(p, in, out, false);
+  if (in[0].dtype != DataType::f32) {
+    reference(p, s, in, out);
+    return;
+  }
+  const PackedMatMulB w = pack_rnn_w(p, in[1]);
+  const PackedMatMulB r = pack_rnn_r(p, in[2]);
+  recurrent_f32(p, s, in, out, w, r);
+}
+
+void recurrent(const RnnParams& p, std::span<const TensorView> in, std::span<const TensorView> out,
+               const PackedMatMulB& w, const PackedMatMulB& r) {
+  const std::string_view op = op_name(p.cell);
+  const Sizes s = rnn_check(p, in, out, true);
+  check_dtype(op, "X", in[0], DataType::f32);
+  if (w.bf16 || r.bf16 || w.k != s.I || w.n != s.D * s.G * s.H || r.k != s.H ||
+      r.n != s.D * rnn_r_blocks(p).direction_columns())
+    fail(Errc::bad_op_inputs, op, "X " + dims_text(in[0].dims) + " does not fit the weights packed for input size " +
+                                      std::to_string(w.k) + " and " + std::to_string(w.n) + " gate rows");
+  recurrent_f32(p, s, in, out, w, r);
 }
 
 }  // namespace ge::cpu

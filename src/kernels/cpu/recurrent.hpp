@@ -3,8 +3,14 @@
 /// The recurrent layers RNN, GRU and LSTM (ONNX semantics): forward, reverse or both
 /// directions, time-major or batch-major layout, per-entry sequence lengths, initial
 /// states, LSTM peepholes, GRU's linear_before_reset, and the gate activations with their
-/// alpha/beta parameters. Work is linear in the sequence length: the input products of
-/// every step are one pass over X, then each step multiplies the state by R once.
+/// alpha/beta parameters.
+///
+/// f32 runs on the GEMM (recurrent_gemm.cpp): X times W^T of every step and direction is
+/// one product of [S*N, I] by the packed [I, D*G*H], then each step multiplies the batch's
+/// states [N, H] by R^T (packed once: all gates of a direction in one product; GRU
+/// without linear_before_reset in two, the reset gate between them), and the gate math
+/// runs as vector passes over each entry's gates. f64 runs the
+/// reference: the same recurrence in double, one dot product per gate row.
 ///
 /// ```
 /// ge::cpu::RnnParams p;
@@ -12,6 +18,9 @@
 /// p.hidden = 3;
 /// p.activations = ge::cpu::rnn_activations(p.cell, 1, {}, {}, {});
 /// ge::cpu::recurrent(p, inputs, outputs);  // X, W, R, B?, sequence_lens?, initial_h?, initial_c?, P?
+/// auto w = ge::cpu::pack_rnn_w(p, inputs[1]);  // constant weights: once, at compile time
+/// auto r = ge::cpu::pack_rnn_r(p, inputs[2]);
+/// ge::cpu::recurrent(p, inputs, outputs, &w, &r);  // inputs 1 and 2 then never read
 /// ```
 
 #include <cstdint>
@@ -21,6 +30,7 @@
 #include <vector>
 
 #include "kernels/cpu/common.hpp"
+#include "kernels/cpu/gemm.hpp"
 
 namespace ge::cpu {
 
@@ -80,5 +90,26 @@ struct RnnParams {
 /// ([N,S,D,H]; zero past an entry's length), Y_h and Y_c [D,N,H] ([N,D,H]). Raises
 /// `Errc::type_mismatch`, `Errc::bad_op_inputs` (dims, a length outside [0, S]).
 void recurrent(const RnnParams& p, std::span<const TensorView> in, std::span<const TensorView> out);
+
+/// W (f32 [D, G*H, I]) of every direction as one GEMM B of [I, D*G*H]: column d*G*H + j
+/// is row j of direction d. Raises `Errc::type_mismatch`, `Errc::bad_op_inputs` (dims
+/// that do not fit `p`).
+[[nodiscard]] PackedMatMulB pack_rnn_w(const RnnParams& p, const TensorView& w);
+
+/// R (f32 [D, G*H, H]) as GEMM B blocks of H rows, per direction its gates' columns (GRU
+/// without linear_before_reset: the update and reset gates, then the hidden gate, two
+/// blocks), each block's columns rounded up to whole panels. Same errors as `pack_rnn_w`.
+[[nodiscard]] PackedMatMulB pack_rnn_r(const RnnParams& p, const TensorView& r);
+
+/// `recurrent` on f32 with W and R packed by `pack_rnn_w` and `pack_rnn_r` for `p`:
+/// inputs 1 and 2 are not read (they may be empty views). Raises as `recurrent`, and
+/// `Errc::bad_op_inputs` when X's input size does not fit the packed W.
+void recurrent(const RnnParams& p, std::span<const TensorView> in, std::span<const TensorView> out,
+               const PackedMatMulB& w, const PackedMatMulB& r);
+
+/// The reference: the recurrence in double, one dot product per gate row (what f64
+/// runs; f32 inputs are widened and the outputs rounded). Same operands and errors as
+/// `recurrent`.
+void recurrent_reference(const RnnParams& p, std::span<const TensorView> in, std::span<const TensorView> out);
 
 }  // namespace ge::cpu

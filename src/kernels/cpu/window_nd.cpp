@@ -3,9 +3,16 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ge::cpu {
+
+// conv_nd_gemm.cpp: the GEMM conv over patches (operands checked; not depthwise).
+void conv_nd_gemm_run(const WindowNd& p, std::int64_t n_img, std::int64_t c_in, const std::array<std::int64_t, 3>& in,
+                      const std::array<std::int64_t, 3>& out, const PackedConvWeights& w, const float* px,
+                      const float* pbias, float* py);
+
 namespace {
 
 // The dims of a window op padded to three spatial axes: [N, C, s0, s1, s2] in and out.
@@ -225,6 +232,98 @@ void average_pool_typed(const WindowNd& p, const Geometry& g, const T* x, T* y) 
   });
 }
 
+// The taps of axis a whose input position for output o lies inside the input (`padded`:
+// inside the input with its pads), counted.
+std::int64_t taps_inside(const WindowNd& p, const Geometry& g, std::size_t a, std::int64_t o, bool padded) {
+  const std::int64_t lo = padded ? -p.pad_begin[a] : 0, hi = g.in[a] + (padded ? p.pad_end[a] : 0);
+  std::int64_t n = 0;
+  for (std::int64_t k = 0; k < p.kernel[a]; ++k) {
+    const std::int64_t i = tap_pos(p, a, o, k);
+    n += i >= lo && i < hi ? 1 : 0;
+  }
+  return n;
+}
+
+// MaxPool (no Indices) and AveragePool on f32, vectorised along the output rows: per
+// output row and tap the outputs whose tap lies inside the input row are one range of
+// the row, a loop GCC vectorises (stride 1: contiguous reads). The same results as the
+// walk per output: the max keeps the first real tap's value unless a later one is
+// greater (a NaN first stays), the mean divides by the per-axis counts' product.
+template <bool kMax>
+void pool_rows_f32(const WindowNd& p, const Geometry& g, const float* x, float* y) {
+  const std::int64_t ow = g.out[2];
+  std::vector<float> cx(static_cast<std::size_t>(ow));  // AveragePool: the divisor's x part
+  for (std::int64_t o = 0; o < ow; ++o)
+    cx[static_cast<std::size_t>(o)] = static_cast<float>(taps_inside(p, g, 2, o, p.count_include_pad));
+  const std::int64_t taps = p.kernel[0] * p.kernel[1] * p.kernel[2];
+  parallel_for(g.n * g.c_in, grain_for(g.out_plane() * taps), [&](std::int64_t lo, std::int64_t hi) {
+    std::vector<float> seen_buf(static_cast<std::size_t>(ow));
+    float* __restrict seen = seen_buf.data();
+    for (std::int64_t plane = lo; plane < hi; ++plane) {
+      const float* xs = x + plane * g.in_plane();
+      // Without a NaN in the plane the max is a plain running max from the lowest value;
+      // with one, the first real tap's value starts each output (as the walk does).
+      bool nan = false;
+      if constexpr (kMax) {
+        int any = 0;
+        for (std::int64_t i = 0; i < g.in_plane(); ++i) any |= xs[i] != xs[i] ? 1 : 0;
+        nan = any != 0;
+      }
+      for (std::int64_t o0 = 0; o0 < g.out[0]; ++o0)
+        for (std::int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+          float* __restrict out = y + plane * g.out_plane() + (o0 * g.out[1] + o1) * ow;
+          std::fill(out, out + ow, kMax && !nan ? std::numeric_limits<float>::lowest() : 0.0f);
+          if (kMax && nan) std::fill(seen, seen + ow, 0.0f);
+          for (std::int64_t k0 = 0; k0 < p.kernel[0]; ++k0) {
+            const std::int64_t i0 = tap_pos(p, 0, o0, k0);
+            if (i0 < 0 || i0 >= g.in[0]) continue;
+            for (std::int64_t k1 = 0; k1 < p.kernel[1]; ++k1) {
+              const std::int64_t i1 = tap_pos(p, 1, o1, k1);
+              if (i1 < 0 || i1 >= g.in[1]) continue;
+              const float* row = xs + (i0 * g.in[1] + i1) * g.in[2];
+              for (std::int64_t k2 = 0; k2 < p.kernel[2]; ++k2) {
+                // Outputs ox with 0 <= ox * s + off < in.
+                const std::int64_t s = p.stride[2], off = k2 * p.dilation[2] - p.pad_begin[2];
+                const std::int64_t first = off >= 0 ? 0 : (-off + s - 1) / s;
+                const std::int64_t last = g.in[2] - off <= 0 ? 0 : std::min(ow, (g.in[2] - off - 1) / s + 1);
+                if (last <= first) continue;
+                const auto at = [&](std::int64_t i) { return s == 1 ? row[i + off] : row[i * s + off]; };
+                if constexpr (kMax) {
+                  if (!nan) {
+                    for (std::int64_t i = first; i < last; ++i) {
+                      const float v = at(i);
+                      out[i] = v > out[i] ? v : out[i];
+                    }
+                    continue;
+                  }
+                  for (std::int64_t i = first; i < last; ++i) {
+                    const float v = at(i);
+                    const float m = v > out[i] ? v : out[i];
+                    out[i] = seen[i] == 0.0f ? v : m;
+                    seen[i] = 1.0f;
+                  }
+                } else {
+                  for (std::int64_t i = first; i < last; ++i) out[i] += at(i);
+                }
+              }
+            }
+          }
+          if constexpr (kMax) {
+            if (nan)
+              for (std::int64_t i = 0; i < ow; ++i) out[i] = seen[i] == 0.0f ? std::numeric_limits<float>::lowest() : out[i];
+          } else {
+            const float c01 = static_cast<float>(taps_inside(p, g, 0, o0, p.count_include_pad) *
+                                                 taps_inside(p, g, 1, o1, p.count_include_pad));
+            for (std::int64_t i = 0; i < ow; ++i) {
+              const float div = c01 * cx[static_cast<std::size_t>(i)];
+              out[i] = div > 0.0f ? out[i] / div : 0.0f;
+            }
+          }
+        }
+    }
+  });
+}
+
 void check_window(std::string_view op, const WindowNd& p) {
   for (std::size_t a = 0; a < 3; ++a)
     if (p.kernel[a] < 1 || p.stride[a] < 1 || p.dilation[a] < 1 || p.pad_begin[a] < 0 || p.pad_end[a] < 0)
@@ -250,6 +349,44 @@ void conv_nd(const WindowNd& p, const TensorView& x, const TensorView& w, const 
     conv_typed<T>(q, g, q.kernel, x.as<const T>(), w.as<const T>(), b != nullptr ? b->as<const T>() : nullptr,
                   y.as<T>());
   });
+}
+
+PackedConvWeights pack_conv_nd(const WindowNd& p, const TensorView& w) {
+  constexpr std::string_view op = "Conv";
+  check_dtype(op, "W", w, DataType::f32);
+  if (w.rank() < 3 || w.rank() > 5)
+    fail(Errc::rank_mismatch, op, "W " + dims_text(w.dims) + " must have rank 3 to 5 (1 to 3 spatial dims)");
+  std::array<std::int64_t, 3> k{1, 1, 1};
+  const std::size_t sp = w.rank() - 2, off = 3 - sp;
+  for (std::size_t i = 0; i < sp; ++i) k[off + i] = w.dims[2 + i];
+  const std::int64_t dims[4] = {w.dims[0], w.dims[1], k[0] * k[1], k[2]};
+  Conv2dParams q;
+  q.group = p.group;
+  return pack_conv_weights(q, TensorView{w.data, w.dtype, dims});
+}
+
+void conv_nd(const WindowNd& p, const TensorView& x, const PackedConvWeights& w, const TensorView* b,
+             const TensorView& y) {
+  constexpr std::string_view op = "Conv";
+  const Geometry g = geometry(op, x, y);
+  check_window(op, p);
+  if (w.group != p.group || w.bf16 || w.winograd || w.pixel_major || w.direct || p.kernel[0] * p.kernel[1] != w.kh ||
+      p.kernel[2] != w.kw)
+    fail(Errc::bad_attribute, op, "the weights were packed for another kernel or group than the conv's");
+  check_conv(op, p, g, w.cin_per_group, w.cout / std::max<std::int64_t>(p.group, 1));
+  if (w.cout != g.c_out)
+    fail(Errc::bad_op_inputs, op, "the weights have " + std::to_string(w.cout) + " output channels; Y " +
+                                      dims_text(y.dims) + " has " + std::to_string(g.c_out));
+  check_dtype(op, "X", x, DataType::f32);
+  check_dtype(op, "Y", y, DataType::f32);
+  check_bias(op, b, DataType::f32, g.c_out);
+  const float* pb = b != nullptr ? b->as<const float>() : nullptr;
+  if (y.elements() == 0) return;
+  if (w.depthwise || w.cin_per_group == 0) {
+    conv_typed<float>(p, g, p.kernel, x.as<const float>(), w.data.data(), pb, y.as<float>());
+    return;
+  }
+  conv_nd_gemm_run(p, g.n, g.c_in, g.in, g.out, w, x.as<const float>(), pb, y.as<float>());
 }
 
 void conv_transpose_nd(const WindowNd& p, const TensorView& x, const TensorView& w, const TensorView* b,
@@ -284,7 +421,10 @@ void max_pool_nd(const WindowNd& p, const TensorView& x, const TensorView& y, co
   }
   std::int64_t* idx = indices != nullptr ? indices->as<std::int64_t>() : nullptr;
   switch (x.dtype) {
-    case DataType::f32: max_pool_typed(p, g, x.as<const float>(), y.as<float>(), idx); break;
+    case DataType::f32:
+      if (idx == nullptr) pool_rows_f32<true>(p, g, x.as<const float>(), y.as<float>());
+      else max_pool_typed(p, g, x.as<const float>(), y.as<float>(), idx);
+      break;
     case DataType::f64: max_pool_typed(p, g, x.as<const double>(), y.as<double>(), idx); break;
     case DataType::i8: max_pool_typed(p, g, x.as<const std::int8_t>(), y.as<std::int8_t>(), idx); break;
     case DataType::u8: max_pool_typed(p, g, x.as<const std::uint8_t>(), y.as<std::uint8_t>(), idx); break;
@@ -301,7 +441,8 @@ void average_pool_nd(const WindowNd& p, const TensorView& x, const TensorView& y
   if (g.c_out != g.c_in) fail(Errc::bad_op_inputs, op, "Y " + dims_text(y.dims) + " must keep C of X " + dims_text(x.dims));
   float_dispatch(op, x.dtype, [&](auto tag) {
     using T = decltype(tag);
-    average_pool_typed<T>(p, g, x.as<const T>(), y.as<T>());
+    if constexpr (std::is_same_v<T, float>) pool_rows_f32<false>(p, g, x.as<const float>(), y.as<float>());
+    else average_pool_typed<T>(p, g, x.as<const T>(), y.as<T>());
   });
 }
 

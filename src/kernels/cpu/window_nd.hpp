@@ -4,7 +4,9 @@
 /// Conv, ConvTranspose, MaxPool (any of f32, f64, i8, u8; with its optional Indices output)
 /// and AveragePool. They serve what the specialised 2-D kernels (conv.hpp, pool.hpp) do not:
 /// 3-D windows, f64, integer MaxPool and MaxPool's Indices. Direct loops, no packing: each
-/// output element costs its window (times the channels per group for the convolutions).
+/// output element costs its window (times the channels per group for the convolutions);
+/// except Conv on f32 with weights packed by `pack_conv_nd` (conv_nd_gemm.cpp): a GEMM
+/// over image patches per (image, group), as the 2-D conv runs.
 ///
 /// The spatial attributes come resolved (pads from auto_pad), padded to three axes at the
 /// front (extent 1, kernel 1, stride 1, no pads) so that one loop nest serves every rank.
@@ -19,6 +21,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/common.hpp"
+#include "kernels/cpu/conv.hpp"
 
 namespace ge::cpu {
 
@@ -38,6 +41,22 @@ struct WindowNd {
 /// f64, all alike). Raises `Errc::type_mismatch`, `Errc::rank_mismatch`,
 /// `Errc::bad_op_inputs` (channels and group do not fit).
 void conv_nd(const WindowNd& p, const TensorView& x, const TensorView& w, const TensorView* b, const TensorView& y);
+
+/// Packs f32 Conv weights w [M, C/group, k...] (1 to 3 spatial dims) for the GEMM conv
+/// with `p.group`: per group the GEMM's A panels over K = (C/group) x the taps, held as
+/// `PackedConvWeights` of the kernel viewed as [M, C/group, k0*k1, k2] (padded to three
+/// axes at the front); depthwise kernels (group == C == M) as their plain taps. Raises
+/// `Errc::type_mismatch`, `Errc::rank_mismatch` (not rank 3 to 5), `Errc::bad_attribute`
+/// (group not dividing M).
+[[nodiscard]] PackedConvWeights pack_conv_nd(const WindowNd& p, const TensorView& w);
+
+/// Conv on f32 with weights packed by `pack_conv_nd`; `p.kernel` must be the packed
+/// kernel's (padded to three axes). Not depthwise: a GEMM over image patches in K blocks
+/// (the patches packed straight from the image, never the whole column matrix), the bias
+/// in its epilogue; depthwise: the direct loop. The errors of `conv_nd`, and
+/// `Errc::bad_attribute` when `p` does not fit the packing.
+void conv_nd(const WindowNd& p, const TensorView& x, const PackedConvWeights& w, const TensorView* b,
+             const TensorView& y);
 
 /// ConvTranspose: x [N, C, s...], w [C, M/group, k...], optional b [M], y [N, M, o...];
 /// input position i and tap k add to output position i * stride - pad_begin + k * dilation

@@ -1,0 +1,118 @@
+// Products of few rows (at most 8 per tile) by a packed B, for the recurrent layers'
+// steps (the batch's states [N, H] times R^T): recurrent_internal.hpp. The general
+// GEMM's tiles are 6 or 12 rows; a batch of 8 ran as a 6-row tile (6 accumulators, fewer
+// than the FMA units' latency needs) and a 2-row rest (2 accumulators). Here a tile is
+// all R rows by two B panels (AVX-512: 8 x 32, 16 accumulators; four panels for up to 4
+// rows) over the whole K: A's R rows stay in L1 while B streams past once.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/cpu/recurrent_internal.hpp"
+#include "kernels/cpu/vec.hpp"
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // vectors stay inside each entry point
+
+namespace ge::cpu {
+namespace {
+
+#define GE_SMALL_M_AVX512 "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"
+
+// Rows [0, R) x panels [0, NP) from B panel `b` (panel q at b + q * k * NR): C = A B + bias.
+// `cols`: the valid columns of the last panel (NR when it is whole).
+template <int V, int R, int NP>
+inline __attribute__((always_inline)) void tile(std::int64_t k, const float* a, std::int64_t lda, const float* b,
+                                                float* c, std::int64_t ldc, const float* bias, std::int64_t cols) {
+  using F = VecOf<V>;
+  constexpr int P = kGemmNR / V;  // vectors per panel row
+  F acc[R][NP * P];
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < NP * P; ++q) acc[r][q] = F{};
+  const std::int64_t bstride = k * kGemmNR;
+#pragma GCC unroll 2
+  for (std::int64_t p = 0; p < k; ++p) {
+    F bv[NP * P];
+#pragma GCC unroll 8
+    for (int q = 0; q < NP * P; ++q) std::memcpy(&bv[q], b + (q / P) * bstride + p * kGemmNR + (q % P) * V, sizeof(F));
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const float av = a[r * lda + p];  // a scalar times a vector: one broadcast load
+#pragma GCC unroll 8
+      for (int q = 0; q < NP * P; ++q) acc[r][q] += av * bv[q];
+    }
+  }
+  for (int q = 0; q < NP * P; ++q) {
+    const std::int64_t col = q * V;  // within the tile
+    const std::int64_t valid = q / P == NP - 1 ? cols - (q % P) * V : V;
+    if (valid <= 0) continue;
+    F bias_v{};
+    if (bias != nullptr) {
+      if (valid >= V) std::memcpy(&bias_v, bias + col, sizeof(F));
+      else std::memcpy(&bias_v, bias + col, static_cast<std::size_t>(valid) * sizeof(float));
+    }
+    for (int r = 0; r < R; ++r) {
+      const F v = acc[r][q] + bias_v;
+      if (valid >= V) std::memcpy(c + r * ldc + col, &v, sizeof(F));
+      else std::memcpy(c + r * ldc + col, &v, static_cast<std::size_t>(valid) * sizeof(float));
+    }
+  }
+}
+
+// Columns [n0, n1) (n0 a multiple of NR) of rows [0, R): tiles of NP panels (four for
+// up to 4 rows, so that a tile keeps enough accumulators), then single panels.
+template <int V, int R>
+inline __attribute__((always_inline)) void rows(std::int64_t n0, std::int64_t n1, std::int64_t k, const float* a,
+                                                std::int64_t lda, const float* pb, float* c, std::int64_t ldc,
+                                                const float* bias) {
+  constexpr int NP = R <= 4 ? 4 : 2;
+  std::int64_t j = n0;
+  for (; j + NP * kGemmNR <= n1; j += NP * kGemmNR)
+    tile<V, R, NP>(k, a, lda, pb + j * k, c + j, ldc, bias != nullptr ? bias + j : nullptr, kGemmNR);
+  for (; j < n1; j += kGemmNR)
+    tile<V, R, 1>(k, a, lda, pb + j * k, c + j, ldc, bias != nullptr ? bias + j : nullptr, std::min(kGemmNR, n1 - j));
+}
+
+template <int V>
+inline __attribute__((always_inline)) void small_m(std::int64_t m, std::int64_t n0, std::int64_t n1, std::int64_t k,
+                                                   const float* a, std::int64_t lda, const float* pb, float* c,
+                                                   std::int64_t ldc, const float* bias) {
+  for (std::int64_t i = 0; i < m; i += 8) {
+    const float* ai = a + i * lda;
+    float* ci = c + i * ldc;
+    switch (std::min<std::int64_t>(8, m - i)) {
+      case 1: rows<V, 1>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
+      case 2: rows<V, 2>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
+      case 3: rows<V, 3>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
+      case 4: rows<V, 4>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
+      case 5: rows<V, 5>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
+      case 6: rows<V, 6>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
+      case 7: rows<V, 7>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
+      default: rows<V, 8>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
+    }
+  }
+}
+
+__attribute__((target(GE_SMALL_M_AVX512))) void small_m_avx512(std::int64_t m, std::int64_t n0, std::int64_t n1,
+                                                               std::int64_t k, const float* a, std::int64_t lda,
+                                                               const float* pb, float* c, std::int64_t ldc,
+                                                               const float* bias) {
+  small_m<16>(m, n0, n1, k, a, lda, pb, c, ldc, bias);
+}
+
+__attribute__((target("avx2,fma"))) void small_m_avx2(std::int64_t m, std::int64_t n0, std::int64_t n1, std::int64_t k,
+                                                      const float* a, std::int64_t lda, const float* pb, float* c,
+                                                      std::int64_t ldc, const float* bias) {
+  small_m<8>(m, n0, n1, k, a, lda, pb, c, ldc, bias);
+}
+
+}  // namespace
+
+bool gemm_small_m_fits(std::int64_t m) noexcept { return m >= 1 && m < 12 && isa() != Isa::baseline; }
+
+void gemm_small_m(std::int64_t m, std::int64_t n0, std::int64_t n1, std::int64_t k, const float* a, std::int64_t lda,
+                  const float* packed_b, float* c, std::int64_t ldc, const float* bias_n) {
+  if (m <= 0 || n1 <= n0) return;
+  if (isa() == Isa::avx512) small_m_avx512(m, n0, n1, k, a, lda, packed_b, c, ldc, bias_n);
+  else small_m_avx2(m, n0, n1, k, a, lda, packed_b, c, ldc, bias_n);
+}
+
+}  // namespace ge::cpu

@@ -28,6 +28,10 @@ struct Patches {
 // lanes past `ncols` are zero.
 void pack_patches(const Patches& pt, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols, float* dst,
                   std::int64_t panel_stride);
+// The same packing for a column matrix whose row q is input plane q (a pointwise conv, 2-D
+// or N-D): x + q * plane is row q.
+void pack_plane_panels(const float* x, std::int64_t plane, std::int64_t q0, std::int64_t q1, std::int64_t n0,
+                       std::int64_t ncols, float* dst, std::int64_t panel_stride);
 
 // A depthwise conv (group == C == Cout) with 3x3 or 5x5 taps, strides 1 or 2, no
 // dilation, vectorised along the output rows on AVX-512 or AVX2 (depthwise.cpp). False

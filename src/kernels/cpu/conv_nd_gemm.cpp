@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/conv_internal.hpp"
 #include "kernels/cpu/window_nd.hpp"
 
 namespace ge::cpu {
@@ -163,19 +164,7 @@ void pack_patches_nd(const Patches3& pt, TapPlan& plan, std::int64_t q0, std::in
   const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
   const std::int64_t plane = pt.in_plane();
   if (pt.pointwise) {
-    for (std::int64_t q = q0; q < q1; ++q) {
-      const float* src = pt.x + q * plane + n0;
-      float* d = dst + (q - q0) * kGemmNR;
-      for (std::int64_t pi = 0; pi < panels; ++pi) {
-        const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
-        float* dq = d + pi * panel_stride;
-        if (lanes == kGemmNR) {
-          std::memcpy(dq, src + pi * kGemmNR, sizeof(float) * kGemmNR);
-        } else {
-          for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = l < lanes ? src[pi * kGemmNR + l] : 0.0f;
-        }
-      }
-    }
+    pack_plane_panels(pt.x, plane, q0, q1, n0, ncols, dst, panel_stride);
     return;
   }
   const WindowNd& p = *pt.p;

@@ -59,24 +59,30 @@ void pack_patches_runs(const Patches& pt, std::int64_t q0, std::int64_t q1, std:
 
 }  // namespace
 
+void pack_plane_panels(const float* x, std::int64_t plane, std::int64_t q0, std::int64_t q1, std::int64_t n0,
+                       std::int64_t ncols, float* dst, std::int64_t panel_stride) {
+  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
+  for (std::int64_t q = q0; q < q1; ++q) {
+    const float* src = x + q * plane + n0;
+    float* d = dst + (q - q0) * kGemmNR;
+    for (std::int64_t pi = 0; pi < panels; ++pi) {
+      const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
+      float* dq = d + pi * panel_stride;
+      if (lanes == kGemmNR) {
+        std::memcpy(dq, src + pi * kGemmNR, sizeof(float) * kGemmNR);
+      } else {
+        for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = l < lanes ? src[pi * kGemmNR + l] : 0.0f;
+      }
+    }
+  }
+}
+
 void pack_patches(const Patches& pt, std::int64_t q0, std::int64_t q1, std::int64_t n0, std::int64_t ncols, float* dst,
                   std::int64_t panel_stride) {
   const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
   const std::int64_t hw = pt.h * pt.w;
   if (pt.pointwise) {
-    for (std::int64_t q = q0; q < q1; ++q) {
-      const float* src = pt.x + q * hw + n0;
-      float* d = dst + (q - q0) * kGemmNR;
-      for (std::int64_t pi = 0; pi < panels; ++pi) {
-        const std::int64_t lanes = std::min(kGemmNR, ncols - pi * kGemmNR);
-        float* dq = d + pi * panel_stride;
-        if (lanes == kGemmNR) {
-          std::memcpy(dq, src + pi * kGemmNR, sizeof(float) * kGemmNR);
-        } else {
-          for (std::int64_t l = 0; l < kGemmNR; ++l) dq[l] = l < lanes ? src[pi * kGemmNR + l] : 0.0f;
-        }
-      }
-    }
+    pack_plane_panels(pt.x, hw, q0, q1, n0, ncols, dst, panel_stride);
     return;
   }
   const Conv2dParams& p = *pt.p;

@@ -8,6 +8,7 @@
 #include <string>
 
 #if defined(GE_ONNX_VERSION_CONVERTER)
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 #endif
@@ -16,13 +17,25 @@ namespace ge::onnx::detail {
 
 namespace {
 
+// The converter's assertion text without its source position ("file:line: func:
+// Assertion `cond` failed: ").
+std::string converter_reason(const std::string& what) {
+  const std::string marker = "failed: ";
+  const auto at = what.find(marker);
+  std::string s = at == std::string::npos ? what : what.substr(at + marker.size());
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
+  return s.substr(0, 300);
+}
+
 #if defined(GE_ONNX_VERSION_CONVERTER)
 // The rank of value `name` from the graph's inputs, outputs and value_info (which onnx's
-// shape inference fills); -1 when unknown.
+// shape inference fills), or its initializer; -1 when unknown.
 int rank_of(const ::onnx::GraphProto& g, const std::string& name) {
   for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
     for (const auto& v : *list)
       if (v.name() == name && v.type().tensor_type().has_shape()) return v.type().tensor_type().shape().dim_size();
+  for (const auto& t : g.initializer())
+    if (t.name() == name) return t.dims_size();
   return -1;
 }
 
@@ -44,17 +57,45 @@ void per_channel_prelu_slopes(::onnx::ModelProto& m) {
         for (int k = 2; k < rank; ++k) t.add_dims(1);
   }
 }
-#endif
 
-// The converter's assertion text without its source position ("file:line: func:
-// Assertion `cond` failed: ").
-std::string converter_reason(const std::string& what) {
-  const std::string marker = "failed: ";
-  const auto at = what.find(marker);
-  std::string s = at == std::string::npos ? what : what.substr(at + marker.size());
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
-  return s.substr(0, 300);
+// How a node is named in messages: its name, else its index, with its op.
+std::string node_label(const ::onnx::NodeProto& n, int index) {
+  return (n.name().empty() ? "#" + std::to_string(index) : quote(n.name())) + " (" + n.op_type() + ")";
 }
+
+// The converter's adapters trust their nodes: they index inputs and attributes the schema
+// requires without looking (Upsample 9 to 10 reads input 1, Gemm 6 to 7 dims 0 and 1 of
+// both inputs' shapes). Every default-domain node, in subgraphs too, is checked against
+// its schema at the model's opset first: the op exists there, its input and output
+// counts, its attributes' types and the required ones (onnx's OpSchema::Verify).
+void check_nodes(const ::onnx::GraphProto& g, int version, const std::string& from) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const ::onnx::NodeProto& n = g.node(i);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) check_nodes(a.g(), version, from);
+      for (const auto& sub : a.graphs()) check_nodes(sub, version, from);
+    }
+    if (!n.domain().empty() && n.domain() != "ai.onnx") continue;  // not converted; the importer refuses it
+    const ::onnx::OpSchema* schema = ::onnx::OpSchemaRegistry::Schema(n.op_type(), version, "");
+    const std::string cannot = from + ", and onnx's version converter cannot bring it to opset " +
+                               std::to_string(min_opset) + ": node " + node_label(n, i);
+    if (schema == nullptr) fail(Errc::unsupported_op, cannot + ": op " + n.op_type() + " does not exist in opset " + std::to_string(version));
+    if (schema->Deprecated())
+      fail(Errc::unsupported_op, cannot + ": op " + n.op_type() + " is deprecated in opset " + std::to_string(version));
+    try {
+      schema->Verify(n);
+    } catch (const std::exception& e) {
+      fail(Errc::bad_model, "node " + node_label(n, i) + " does not match its schema in opset " + std::to_string(version) +
+                                ": " + converter_reason(e.what()));
+    }
+    // Gemm 6 to 7 reads two dims of A's and B's shapes, which must be known (inferred).
+    if (n.op_type() == "Gemm" && version < 7)
+      for (int k = 0; k < 2; ++k)
+        if (rank_of(g, n.input(k)) != 2)
+          fail(Errc::unsupported_op, cannot + ": input " + quote(n.input(k)) + " needs a known shape of rank 2 to convert");
+  }
+}
+#endif
 
 }  // namespace
 
@@ -70,6 +111,7 @@ void upgrade_opset(::onnx::ModelProto& m, std::int64_t version) {
   } catch (const std::exception&) {
   }
   if (version < 7) per_channel_prelu_slopes(m);
+  check_nodes(m.graph(), static_cast<int>(version), from);
   ::onnx::ModelProto up;
   try {
     up = ::onnx::version_conversion::ConvertVersion(m, static_cast<int>(min_opset));

@@ -36,6 +36,10 @@ std::shared_ptr<const CompiledModel> compile_cached(Graph&& graph, const BuildOp
   auto model = compile(std::move(graph), options, target, inner);
   // save writes a temporary file and renames it over `file`: processes sharing the
   // folder never read half a file, and one that has the old file loaded keeps it.
+  // A link or a FIFO planted in the folder is replaced, not followed: ge::save writes
+  // through links (a user's model.gem may be one) and into devices and FIFOs in place,
+  // and the cache must write over nothing but its own files.
+  if (fs::is_symlink(file, ec) || (fs::exists(file, ec) && !fs::is_regular_file(file, ec))) fs::remove(file, ec);
   try {
     save(*model, file);
   } catch (const Error& e) {

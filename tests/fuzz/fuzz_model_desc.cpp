@@ -19,6 +19,10 @@
 
 namespace {
 
+#if defined(GE_FUZZ_STATS)  // a standalone driver's counts
+std::size_t stats_loaded = 0, stats_refused = 0;
+#endif
+
 struct Base {
   std::vector<std::byte> file;
   std::size_t meta_at = 0, meta_n = 0;
@@ -133,8 +137,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   ge::detail::seal_model_file(file);
   try {
-    run_all(ge::load_compiled(std::span<const std::byte>(file)));
+    const auto model = ge::load_compiled(std::span<const std::byte>(file));
+#if defined(GE_FUZZ_STATS)
+    ++stats_loaded;
+#endif
+    run_all(model);
   } catch (const ge::Error&) {
+#if defined(GE_FUZZ_STATS)
+    ++stats_refused;
+#endif
   }
   return 0;
 }

@@ -327,6 +327,9 @@ std::shared_ptr<const CompiledModel> load(std::shared_ptr<const detail::MappedBy
                                  ": compile the model again here, or save it with portable weights (ge::ModelWeights::portable)");
   d.settings.compiler = given.compiler;
   d.settings.progress = given.progress;
+  // The memory planner's search runs again at load: a file may not make the loader spend
+  // more on it than the caller allows (a crafted budget of 2^62 would search for ever).
+  d.settings.plan_search_budget = std::min(d.settings.plan_search_budget, given.plan_search_budget);
   d.settings.keep_weights = true;  // the weights are views of the file: keeping them costs nothing
   file.reset();                    // the constants keep the mapping alive
   SavedPacking::check_packed_only(d.graph, d.kernels, where);

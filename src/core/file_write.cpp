@@ -79,7 +79,9 @@ std::optional<std::string> write_file_atomically(const std::filesystem::path& pa
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
     tmp = dir / temporary_name(target);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) return system_reason(errno);
+    if (fd < 0 && errno != EEXIST)
+      return "cannot make a temporary file in the folder '" + dir.string() + "' (" + system_reason(errno) +
+             "): ge writes a file whole, beside it, then renames it over the old one";
   }
   if (fd < 0) return std::string("no temporary file could be made beside it");
   const auto give_up = [&](int err) -> std::optional<std::string> {

@@ -189,3 +189,15 @@ TEST_CASE("model file: 1500 edited descriptions with resealed checksums load and
   CHECK(refused + ran == 1500);
   CHECK(refused > 500);
 }
+
+// The memory planner's search runs again at load with the file's budget: a crafted
+// budget of 2^62 could make a load search for ever. The caller's budget caps it.
+TEST_CASE("model file: a file's plan search budget is capped by the loader's") {
+  ge::CompileSettings big;
+  big.plan_search_budget = std::int64_t{1} << 40;
+  const auto model = ge::compile(dense(4, 1), {}, ge::default_target(), big);
+  const std::vector<std::byte> file = ge::save_to_memory(*model);
+  CHECK(ge::load_compiled(std::span<const std::byte>(file))->settings().plan_search_budget ==
+        ge::PlanOptions::default_search_budget);
+  CHECK(ge::load_compiled(std::span<const std::byte>(file), big)->settings().plan_search_budget == big.plan_search_budget);
+}

@@ -456,23 +456,6 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
   impl_ = std::make_unique<Impl>(options.threads, model_, device_, trace_, memory_limit_);
 }
 
-Session::~Session() {
-  std::unique_lock lock(impl_->async_mutex);
-  if (detail::in_async_job_of(impl_.get())) {
-    // Destroyed by one of its own async runs (its callback dropped the last owner):
-    // waiting would wait for this very thread, and with one thread for the runs queued
-    // behind it. Runs touch only the Impl: the last job in flight frees it once its
-    // callback has returned (session_async.cpp), after this object is gone.
-    impl_->orphaned = true;
-    lock.unlock();
-    (void)impl_.release();
-    return;
-  }
-  // Async runs hold the Impl: wait for the last (its final touch of `impl_` is under
-  // the lock, so nothing of it runs once this returns).
-  impl_->async_done.wait(lock, [&] { return impl_->in_flight == 0; });
-}
-
 int Session::threads() const noexcept { return impl_->scheduler.threads(); }
 
 CacheStats Session::plan_cache_stats() const { return impl_->plans.cache_stats(); }

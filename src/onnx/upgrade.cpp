@@ -8,7 +8,13 @@
 #include <string>
 
 #if defined(GE_ONNX_VERSION_CONVERTER)
+#include <fcntl.h>
 #include <onnx/defs/schema.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 #endif
@@ -88,12 +94,103 @@ void check_nodes(const ::onnx::GraphProto& g, int version, const std::string& fr
       fail(Errc::bad_model, "node " + node_label(n, i) + " does not match its schema in opset " + std::to_string(version) +
                                 ": " + converter_reason(e.what()));
     }
-    // Gemm 6 to 7 reads two dims of A's and B's shapes, which must be known (inferred).
-    if (n.op_type() == "Gemm" && version < 7)
-      for (int k = 0; k < 2; ++k)
-        if (rank_of(g, n.input(k)) != 2)
-          fail(Errc::unsupported_op, cannot + ": input " + quote(n.input(k)) + " needs a known shape of rank 2 to convert");
   }
+}
+
+// After shape inference: Gemm 6 to 7 reads two dims of A's and B's shapes, which must be
+// known and of rank 2.
+void check_shapes(const ::onnx::GraphProto& g, int version, const std::string& from) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const ::onnx::NodeProto& n = g.node(i);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) check_shapes(a.g(), version, from);
+      for (const auto& sub : a.graphs()) check_shapes(sub, version, from);
+    }
+    if ((!n.domain().empty() && n.domain() != "ai.onnx") || n.op_type() != "Gemm" || version >= 7) continue;
+    for (int k = 0; k < 2 && k < n.input_size(); ++k)
+      if (rank_of(g, n.input(k)) != 2)
+        fail(Errc::unsupported_op, from + ", and onnx's version converter cannot bring it to opset " +
+                                       std::to_string(min_opset) + ": node " + node_label(n, i) + ": input " +
+                                       quote(n.input(k)) + " needs a known shape of rank 2 to convert");
+  }
+}
+
+// Shape inference, the checks that need its shapes, and the conversion, in this process.
+::onnx::ModelProto convert_here(::onnx::ModelProto& m, std::int64_t version, const std::string& from) {
+  // Some adapters (Gemm 6 to 7's broadcast) need the inputs' shapes: onnx's shape
+  // inference records them first. A model it cannot infer is converted without them.
+  try {
+    ::onnx::shape_inference::InferShapes(m);
+  } catch (const std::exception&) {
+  }
+  check_shapes(m.graph(), static_cast<int>(version), from);
+  if (version < 7) per_channel_prelu_slopes(m);
+  try {
+    return ::onnx::version_conversion::ConvertVersion(m, static_cast<int>(min_opset));
+  } catch (const std::exception& e) {
+    fail(Errc::unsupported_op, from + ", and onnx's version converter cannot bring it to opset " +
+                                   std::to_string(min_opset) + ": " + converter_reason(e.what()));
+  }
+}
+
+// onnx's shape inference and adapters trust shapes and values that a schema check cannot
+// see (an RNN of opset 7 whose input has too few dims crashed the inference): both run
+// in a child process, which hands the converted model back through a pipe; a child that
+// dies is `bad_model`, not the end of this process. Where no child can be made (no
+// memory, no processes left), the conversion runs here.
+::onnx::ModelProto convert_isolated(::onnx::ModelProto& m, std::int64_t version, const std::string& from) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return convert_here(m, version, from);
+  const ::pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return convert_here(m, version, from);
+  }
+  if (pid == 0) {  // the child: convert, write a tag and the result, leave without cleanup
+    ::close(fds[0]);
+    // A crash here ends the child quietly: the parent's crash handlers (a test framework's,
+    // a server's crash reporter) are not for it.
+    for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+    std::string out;
+    try {
+      out = std::string(1, '\0') + convert_here(m, version, from).SerializeAsString();
+    } catch (const Error& e) {
+      out = std::string(1, e.code() == Errc::unsupported_op ? '\1' : '\2') + e.what();
+    } catch (const std::exception& e) {
+      out = std::string(1, '\2') + e.what();
+    }
+    for (std::size_t at = 0; at < out.size();) {
+      const ::ssize_t n = ::write(fds[1], out.data() + at, out.size() - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) ::_exit(3);
+      at += static_cast<std::size_t>(n);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string in;
+  char buf[1 << 16];
+  for (;;) {
+    const ::ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    in.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || in.empty())
+    fail(Errc::bad_model, from + ", and onnx's shape inference or version converter failed on it (" +
+                              (WIFSIGNALED(status) ? "it crashed with signal " + std::to_string(WTERMSIG(status))
+                                                   : std::string("no result")) +
+                              "): the model is malformed");
+  if (in[0] != '\0') raise(in[0] == '\1' ? Errc::unsupported_op : Errc::bad_model, in.substr(1));
+  ::onnx::ModelProto up;
+  if (!up.ParseFromArray(in.data() + 1, static_cast<int>(in.size() - 1)))
+    fail(Errc::bad_model, from + ", and onnx's version converter returned no model");
+  return up;
 }
 #endif
 
@@ -104,21 +201,10 @@ void upgrade_opset(::onnx::ModelProto& m, std::int64_t version) {
                            std::to_string(min_opset) + " to " + std::to_string(max_opset);
   if (version < 1) fail(Errc::bad_model, from + " (an opset below 1 does not exist)");
 #if defined(GE_ONNX_VERSION_CONVERTER)
-  // Some adapters (Gemm 6 to 7's broadcast) need the inputs' shapes: onnx's shape
-  // inference records them first. A model it cannot infer is converted without them.
-  try {
-    ::onnx::shape_inference::InferShapes(m);
-  } catch (const std::exception&) {
-  }
-  if (version < 7) per_channel_prelu_slopes(m);
+  // Every node against its schema first: onnx's shape inference trusts them too (a Scan
+  // of opset 9 without its body crashed it).
   check_nodes(m.graph(), static_cast<int>(version), from);
-  ::onnx::ModelProto up;
-  try {
-    up = ::onnx::version_conversion::ConvertVersion(m, static_cast<int>(min_opset));
-  } catch (const std::exception& e) {
-    fail(Errc::unsupported_op, from + ", and onnx's version converter cannot bring it to opset " +
-                                   std::to_string(min_opset) + ": " + converter_reason(e.what()));
-  }
+  ::onnx::ModelProto up = convert_isolated(m, version, from);
   m.Swap(&up);
 #else
   (void)m;

@@ -72,6 +72,8 @@ std::optional<std::string> write_file_atomically(const std::filesystem::path& pa
   const bool exists = ::stat(target.c_str(), &old) == 0;
   if (exists && S_ISDIR(old.st_mode)) return std::string("it is a folder");
   if (exists && !S_ISREG(old.st_mode)) return write_in_place(target, pieces);
+  // A file its owner made read-only stays so: the rename below would not ask.
+  if (exists && ::access(target.c_str(), W_OK) != 0) return system_reason(errno);
   if (!target.has_filename()) return std::string("the path names no file");
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   fs::path tmp;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -59,4 +60,18 @@ TEST_CASE("write_file_atomically: permissions kept, links followed, devices writ
   CHECK(folder->find("folder") != std::string::npos);
   CHECK(ge::detail::write_file_atomically(dir.path / "no" / "such" / "file", "z").has_value());
   CHECK(entries(dir.path) == 2);  // model.bin and the link
+}
+
+TEST_CASE("write_file_atomically: a read-only file is not replaced (the rename would not ask)") {
+  if (::geteuid() == 0) {
+    MESSAGE("skipped: root may write any file");
+    return;
+  }
+  ge::test::TempDir dir("ge_file_write3");
+  const auto path = dir.path / "locked.txt";
+  REQUIRE_FALSE(ge::detail::write_file_atomically(path, "keep").has_value());
+  fs::permissions(path, fs::perms::owner_read);
+  CHECK(ge::detail::write_file_atomically(path, "lost").has_value());
+  CHECK(text_of(path) == "keep");
+  CHECK(entries(dir.path) == 1);
 }

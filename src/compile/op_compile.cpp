@@ -167,77 +167,75 @@ OpCompiler& OpCompiler::global() {
 }
 
 std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r) {
-  return detail::guard_memory("[ge.compile] compiling op", [&] { return std::string("'") + r.op_type + "'"; }, [&] {
-    const Target& target = r.target != nullptr ? *r.target : default_target();
-    if (!target.supports_single_op_compile)
-      fail(Errc::unsupported, r.op_type, "target '" + std::string(target.name) + "' (" + std::string(target.product) +
-                                             ") offers no single-op compile; expected a target that does, such as 'cpu'");
-    const OpSchema* schema = OpRegistry::global().try_find(r.op_type);
-    if (schema == nullptr) (void)OpRegistry::global().find(r.op_type);  // throws unknown_op with a suggestion
-    check_request(r, *schema);
-    const Engine engine = pick_engine(r, *schema);
-    std::vector<OpTensor> inputs;
-    inputs.reserve(r.inputs.size());
-    for (const OpTensor& t : r.inputs) inputs.push_back(r.flag == CompileFlag::fuzzy ? generalise(t) : t);
-    std::vector<OpTensor> outputs = r.outputs;
-    if (r.flag == CompileFlag::fuzzy)
-      for (OpTensor& t : outputs) t = generalise(t);
+  const Target& target = r.target != nullptr ? *r.target : default_target();
+  if (!target.supports_single_op_compile)
+    fail(Errc::unsupported, r.op_type, "target '" + std::string(target.name) + "' (" + std::string(target.product) +
+                                           ") offers no single-op compile; expected a target that does, such as 'cpu'");
+  const OpSchema* schema = OpRegistry::global().try_find(r.op_type);
+  if (schema == nullptr) (void)OpRegistry::global().find(r.op_type);  // throws unknown_op with a suggestion
+  check_request(r, *schema);
+  const Engine engine = pick_engine(r, *schema);
+  std::vector<OpTensor> inputs;
+  inputs.reserve(r.inputs.size());
+  for (const OpTensor& t : r.inputs) inputs.push_back(r.flag == CompileFlag::fuzzy ? generalise(t) : t);
+  std::vector<OpTensor> outputs = r.outputs;
+  if (r.flag == CompileFlag::fuzzy)
+    for (OpTensor& t : outputs) t = generalise(t);
 
-    const std::string key = cache_key(r.op_type, engine, r.flag, r.precision, inputs, outputs, r.attrs);
-    return cache_.get_or_create(key, [&]() -> std::shared_ptr<const CompiledOp> {
-      std::vector<TensorDesc> descs;
-      std::vector<const Tensor*> constants;
-      for (const OpTensor& t : inputs) {
-        descs.push_back({t.dtype, t.shape});
-        constants.push_back(t.constant ? &*t.constant : nullptr);
-      }
-      const std::string node = r.op_type + "(single op)";
-      auto inferred = infer_outputs(*schema, node, descs, constants, r.attrs, outputs.size());
-      if (!outputs.empty() && outputs.size() != inferred.size())
-        fail(Errc::bad_op_inputs, r.op_type, std::to_string(outputs.size()) + " output descriptions given; the op has " +
-                                                   std::to_string(inferred.size()));
-      for (std::size_t i = 0; i < outputs.size(); ++i) {
-        if (outputs[i].dtype != inferred[i].dtype)
-          fail(Errc::type_mismatch, r.op_type, "output " + std::to_string(i) + " is described as " +
-                                                   std::string(to_string(outputs[i].dtype)) + " but the op gives " +
-                                                   std::string(to_string(inferred[i].dtype)));
-        if (!compatible(outputs[i].shape, inferred[i].shape))
-          fail(Errc::incompatible_shapes, r.op_type, "output " + std::to_string(i) + " is described as '" +
-                                                         outputs[i].shape.to_string() + "' but the op gives '" +
-                                                         inferred[i].shape.to_string() + "'");
-        inferred[i].shape = merge(outputs[i].shape, inferred[i].shape);
-      }
-      const Attributes attrs = schema->with_defaults(r.attrs);
-      const InferContext context(*schema, node, descs, constants, attrs, outputs.size());
-      const KernelRequest request{context, inferred, engine, r.precision, r.packed};
-      const auto impl = KernelRegistry::global().select(request);
-      if (!impl)
-        fail(Errc::no_kernel, r.op_type, "no " + engine_name(engine) + "-engine kernel fits inputs " +
-                                             [&] {
-                                               std::string s;
-                                               bool half = false;
-                                               for (const OpTensor& t : inputs) {
-                                                 s += (s.empty() ? "" : ", ") + describe(t);
-                                                 half = half || t.dtype == DataType::f16 || t.dtype == DataType::bf16;
-                                               }
-                                               // A graph compiles its f16/bf16 ops in f32 (widen_half_floats).
-                                               if (half)
-                                                 s += "; the CPU kernels compute f16/bf16 in f32: Cast the inputs to f32, "
-                                                      "or compile a graph (ge::compile widens its half floats)";
-                                               return s;
-                                             }());
-      auto op = std::make_shared<CompiledOp>();
-      op->op_type = r.op_type;
-      op->key = key;
-      op->engine = engine;
-      op->flag = r.flag;
-      op->inputs = inputs;
-      op->outputs = std::move(inferred);
-      op->attrs = r.attrs;
-      op->kernel = impl->make(request);
-      op->precision = r.precision;
-      return op;
-    });
+  const std::string key = cache_key(r.op_type, engine, r.flag, r.precision, inputs, outputs, r.attrs);
+  return cache_.get_or_create(key, [&]() -> std::shared_ptr<const CompiledOp> {
+    std::vector<TensorDesc> descs;
+    std::vector<const Tensor*> constants;
+    for (const OpTensor& t : inputs) {
+      descs.push_back({t.dtype, t.shape});
+      constants.push_back(t.constant ? &*t.constant : nullptr);
+    }
+    const std::string node = r.op_type + "(single op)";
+    auto inferred = infer_outputs(*schema, node, descs, constants, r.attrs, outputs.size());
+    if (!outputs.empty() && outputs.size() != inferred.size())
+      fail(Errc::bad_op_inputs, r.op_type, std::to_string(outputs.size()) + " output descriptions given; the op has " +
+                                                 std::to_string(inferred.size()));
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (outputs[i].dtype != inferred[i].dtype)
+        fail(Errc::type_mismatch, r.op_type, "output " + std::to_string(i) + " is described as " +
+                                                 std::string(to_string(outputs[i].dtype)) + " but the op gives " +
+                                                 std::string(to_string(inferred[i].dtype)));
+      if (!compatible(outputs[i].shape, inferred[i].shape))
+        fail(Errc::incompatible_shapes, r.op_type, "output " + std::to_string(i) + " is described as '" +
+                                                       outputs[i].shape.to_string() + "' but the op gives '" +
+                                                       inferred[i].shape.to_string() + "'");
+      inferred[i].shape = merge(outputs[i].shape, inferred[i].shape);
+    }
+    const Attributes attrs = schema->with_defaults(r.attrs);
+    const InferContext context(*schema, node, descs, constants, attrs, outputs.size());
+    const KernelRequest request{context, inferred, engine, r.precision, r.packed};
+    const auto impl = KernelRegistry::global().select(request);
+    if (!impl)
+      fail(Errc::no_kernel, r.op_type, "no " + engine_name(engine) + "-engine kernel fits inputs " +
+                                           [&] {
+                                             std::string s;
+                                             bool half = false;
+                                             for (const OpTensor& t : inputs) {
+                                               s += (s.empty() ? "" : ", ") + describe(t);
+                                               half = half || t.dtype == DataType::f16 || t.dtype == DataType::bf16;
+                                             }
+                                             // A graph compiles its f16/bf16 ops in f32 (widen_half_floats).
+                                             if (half)
+                                               s += "; the CPU kernels compute f16/bf16 in f32: Cast the inputs to f32, "
+                                                    "or compile a graph (ge::compile widens its half floats)";
+                                             return s;
+                                           }());
+    auto op = std::make_shared<CompiledOp>();
+    op->op_type = r.op_type;
+    op->key = key;
+    op->engine = engine;
+    op->flag = r.flag;
+    op->inputs = inputs;
+    op->outputs = std::move(inferred);
+    op->attrs = r.attrs;
+    op->kernel = impl->make(request);
+    op->precision = r.precision;
+    return op;
   });
 }
 
@@ -280,7 +278,8 @@ std::shared_ptr<const CompiledOp> compile_op(std::string_view op_type, std::vect
   r.engine = engine;
   r.flag = flag;
   r.op_path = op_path ? op_path : "";
-  return OpCompiler::global().compile(r);
+  return detail::guard_memory("[ge.compile] compiling op", [&] { return "'" + r.op_type + "'"; },
+                              [&] { return OpCompiler::global().compile(r); });
 }
 
 namespace {
@@ -398,35 +397,46 @@ std::vector<std::vector<std::int64_t>> CompiledOp::output_dims(std::span<const T
   return dims;
 }
 
+namespace {
+std::vector<std::vector<std::int64_t>> execute_unguarded(const CompiledOp& op, std::span<const TensorView> inputs,
+                                                         std::span<const TensorView> outputs);
+}  // namespace
+
 std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
                                                   std::span<const TensorView> outputs) {
-  return detail::guard_memory("[ge.compile] executing op", [&] { return std::string("'") + op.op_type + "'"; }, [&] {
-    const std::string_view name = op.op_type;
-    const auto [descs, constants] = checked_inputs(op, inputs);
-    if (outputs.size() != op.outputs.size())
-      fail(Errc::bad_tensor, name, std::to_string(outputs.size()) + " output tensors given; it has " +
-                                       std::to_string(op.outputs.size()));
-    const OpSchema& schema = OpRegistry::global().find(op.op_type);
-    // A data-dependent kernel reports its output dims as it runs: its inputs are checked
-    // against the schema first all the same.
-    if (op.kernel->data_dependent())
-      (void)infer_outputs(schema, op.op_type, descs, constants, op.attrs, op.outputs.size());
-    std::vector<DataType> types;
-    for (const TensorView& v : outputs) types.push_back(v.dtype);
-    std::vector<std::vector<std::int64_t>> result(outputs.size());
-    const auto memory = [&](std::size_t o, DataType dtype, std::span<const std::int64_t> dims) -> void* {
-      if (op.kernel->data_dependent()) {
-        check_dynamic_output(name, o, outputs[o], dims);
-      } else {
-        check_output(name, schema, o, dtype, dims, inputs, outputs);
-      }
-      result[o].assign(dims.begin(), dims.end());
-      return outputs[o].data;
-    };
-    detail::run_step({*op.kernel, schema, name, op.attrs, inputs, constants, types}, memory,
-                     [&](std::span<const TensorView> in, std::span<const TensorView> out) { op.kernel->run(in, out); });
-    return result;
-  });
+  return detail::guard_memory("[ge.compile] executing op", [&] { return "'" + op.op_type + "'"; },
+                              [&] { return execute_unguarded(op, inputs, outputs); });
 }
+
+namespace {
+std::vector<std::vector<std::int64_t>> execute_unguarded(const CompiledOp& op, std::span<const TensorView> inputs,
+                                                         std::span<const TensorView> outputs) {
+  const std::string_view name = op.op_type;
+  const auto [descs, constants] = checked_inputs(op, inputs);
+  if (outputs.size() != op.outputs.size())
+    fail(Errc::bad_tensor, name, std::to_string(outputs.size()) + " output tensors given; it has " +
+                                     std::to_string(op.outputs.size()));
+  const OpSchema& schema = OpRegistry::global().find(op.op_type);
+  // A data-dependent kernel reports its output dims as it runs: its inputs are checked
+  // against the schema first all the same.
+  if (op.kernel->data_dependent())
+    (void)infer_outputs(schema, op.op_type, descs, constants, op.attrs, op.outputs.size());
+  std::vector<DataType> types;
+  for (const TensorView& v : outputs) types.push_back(v.dtype);
+  std::vector<std::vector<std::int64_t>> result(outputs.size());
+  const auto memory = [&](std::size_t o, DataType dtype, std::span<const std::int64_t> dims) -> void* {
+    if (op.kernel->data_dependent()) {
+      check_dynamic_output(name, o, outputs[o], dims);
+    } else {
+      check_output(name, schema, o, dtype, dims, inputs, outputs);
+    }
+    result[o].assign(dims.begin(), dims.end());
+    return outputs[o].data;
+  };
+  detail::run_step({*op.kernel, schema, name, op.attrs, inputs, constants, types}, memory,
+                   [&](std::span<const TensorView> in, std::span<const TensorView> out) { op.kernel->run(in, out); });
+  return result;
+}
+}  // namespace
 
 }  // namespace ge

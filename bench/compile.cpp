@@ -81,6 +81,21 @@ int main() {
                   t[2], t[3], plans, arena_mib);
     }
 
+    // Long chains: compile time per node must stay near linear (a plan's checks once
+    // visited every pair of values). Alternating Relu and Sigmoid on a small tensor.
+    std::printf("\nchains (x -> Relu -> Sigmoid -> ... , 4x64 f32; bar: 100000 nodes under 3000 ms)\n");
+    for (const int nodes : {1000, 10000, 100000}) {
+      ge::GraphBuilder b;
+      auto v = b.input("x", ge::DataType::f32, "4,64");
+      for (int i = 0; i < nodes; ++i) v = i % 2 == 0 ? v.relu("n" + std::to_string(i)) : v.sigmoid("n" + std::to_string(i));
+      b.output(v);
+      ge::Graph g = b.build();
+      ge::OpCompiler::global().clear();
+      const auto t0 = clock_type::now();
+      const auto model = ge::compile(std::move(g));
+      std::printf("  %6d nodes: %8.0f ms (%zu steps)\n", nodes, ms_since(t0), model->plans()[0]->steps.size());
+    }
+
     // One single-op compile: a miss, then a hit on an equal request.
     ge::OpCompiler compiler;
     ge::OpCompileRequest r;

@@ -22,6 +22,7 @@
 
 #include "compile/plan_build.hpp"
 #include "ge/compile/passes.hpp"
+#include "ge/core/detail/out_of_memory.hpp"
 #include "ge/core/log.hpp"
 #include "ge/ops/registry.hpp"
 
@@ -394,14 +395,18 @@ std::shared_ptr<const CompiledModel> assemble_model(Graph&& g, const BuildOption
 
 std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOptions& options, const Target& target,
                                              const CompileSettings& settings) {
-  return compile(Graph(graph), options, target, settings);  // a copy shares the weights
+  return detail::guard_memory("[ge.compile] compiling the graph (its weights packed, its plans made)", [&] {
+    return compile(Graph(graph), options, target, settings);  // a copy shares the weights
+  });
 }
 
 std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& options, const Target& target,
                                              const CompileSettings& settings) {
-  if (!settings.cache_dir.empty() && !settings.keep_weights)
-    return detail::compile_cached(std::move(graph), options, target, settings);  // compile_cache.cpp
-  return detail::ModelMaker::compile(std::move(graph), options, target, settings);
+  return detail::guard_memory("[ge.compile] compiling the graph (its weights packed, its plans made)", [&] {
+    if (!settings.cache_dir.empty() && !settings.keep_weights)
+      return detail::compile_cached(std::move(graph), options, target, settings);  // compile_cache.cpp
+    return detail::ModelMaker::compile(std::move(graph), options, target, settings);
+  });
 }
 
 }  // namespace ge

@@ -1,10 +1,8 @@
 // The compile cache (`CompileSettings::cache_dir`): a compiled model written once as a
 // model file and loaded by every later compile of the same graph, options and settings.
-#include <atomic>
 #include <filesystem>
 #include <string>
 #include <system_error>
-#include <unistd.h>
 
 #include "ge/compile/model_file.hpp"
 #include "ge/core/log.hpp"
@@ -36,20 +34,16 @@ std::shared_ptr<const CompiledModel> compile_cached(Graph&& graph, const BuildOp
     }
   }
   auto model = compile(std::move(graph), options, target, inner);
-  static std::atomic<unsigned> serial{0};
-  fs::path tmp = file;
-  tmp += "." + std::to_string(::getpid()) + "." + std::to_string(serial++) + ".tmp";
+  // save writes a temporary file and renames it over `file`: processes sharing the
+  // folder never read half a file, and one that has the old file loaded keeps it.
+  // A link or a FIFO planted in the folder is replaced, not followed: ge::save writes
+  // through links (a user's model.gem may be one) and into devices and FIFOs in place,
+  // and the cache must write over nothing but its own files.
+  if (fs::is_symlink(file, ec) || (fs::exists(file, ec) && !fs::is_regular_file(file, ec))) fs::remove(file, ec);
   try {
-    save(*model, tmp);
+    save(*model, file);
   } catch (const Error& e) {
-    fs::remove(tmp, ec);
     raise(Errc::invalid_argument, "[ge.compile] the compile cache folder '" + dir.string() + "' cannot be written: " + e.what());
-  }
-  fs::rename(tmp, file, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(tmp, ec);
-    raise(Errc::invalid_argument, "[ge.compile] the compile cache file '" + file.string() + "' cannot be written: " + why);
   }
   return model;
 }

@@ -1,7 +1,9 @@
 #include "ge/compile/memory_plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <string>
 
@@ -482,14 +484,25 @@ void verify(const MemoryPlan& plan, std::span<const Lifetime> values) {
   if (plan.offsets.size() != n || plan.shares_with.size() != n)
     fail(std::to_string(plan.offsets.size()) + " offsets for " + std::to_string(n) + " values");
   // A value's memory root: follow granted in-place links back to the first owner.
-  std::vector<std::size_t> root(n);
+  // Each value's root once: a walk stops at a value whose root is known (a chain of n
+  // in-place links costs n, not n^2).
+  constexpr std::size_t unknown = static_cast<std::size_t>(-1), walking = static_cast<std::size_t>(-2);
+  std::vector<std::size_t> root(n, unknown);
+  std::vector<std::size_t> path;
   for (std::size_t i = 0; i < n; ++i) {
+    path.clear();
     std::size_t r = i;
-    for (std::size_t hops = 0; plan.shares_with[r] >= 0; ++hops) {
-      if (hops > n) fail("in-place links of value " + std::to_string(i) + " form a cycle");
+    while (root[r] == unknown && plan.shares_with[r] >= 0) {
+      if (static_cast<std::size_t>(plan.shares_with[r]) >= n)
+        fail("value " + std::to_string(r) + " reuses value " + std::to_string(plan.shares_with[r]) + ", which does not exist");
+      root[r] = walking;
+      path.push_back(r);
       r = static_cast<std::size_t>(plan.shares_with[r]);
     }
-    root[i] = r;
+    if (root[r] == walking) fail("in-place links of value " + std::to_string(i) + " form a cycle");
+    const std::size_t found = root[r] == unknown ? r : root[r];
+    root[r] = found;
+    for (const std::size_t p : path) root[p] = found;
     if (plan.shares_with[i] >= 0 && plan.offsets[i] != plan.offsets[static_cast<std::size_t>(plan.shares_with[i])])
       fail("value " + std::to_string(i) + " reuses value " + std::to_string(plan.shares_with[i]) + " at another offset");
   }
@@ -503,24 +516,48 @@ void verify(const MemoryPlan& plan, std::span<const Lifetime> values) {
       fail("value " + std::to_string(i) + " ends at " + std::to_string(at + bytes) + ", past the arena (" +
            std::to_string(plan.arena_bytes) + ")");
   }
-  // Sweep in offset order: only values whose memory ranges meet need a time check.
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return plan.offsets[a] < plan.offsets[b]; });
-  for (std::size_t x = 0; x < n; ++x) {
-    const std::size_t i = order[x];
-    if (values[i].bytes == 0) continue;
-    const std::int64_t end_i = plan.offsets[i] + values[i].bytes;
-    for (std::size_t y = x + 1; y < n && plan.offsets[order[y]] < end_i; ++y) {
-      const std::size_t j = order[y];
-      if (values[j].bytes == 0 || root[i] == root[j]) continue;
-      if (values[i].last < values[j].first || values[j].last < values[i].first) continue;
-      fail("values " + std::to_string(i) + " (steps " + std::to_string(values[i].first) + ".." +
-           std::to_string(values[i].last) + ", bytes [" + std::to_string(plan.offsets[i]) + ", " +
-           std::to_string(end_i) + ")) and " + std::to_string(j) + " (steps " + std::to_string(values[j].first) +
-           ".." + std::to_string(values[j].last) + ", from " + std::to_string(plan.offsets[j]) +
-           ") are live together and overlap");
+  // Sweep in step order: the values live at the current step, by offset. Values of
+  // different roots live together never overlap, so a new value can only meet the live
+  // values that start inside its range, or the group that starts last before it (values
+  // of one root share an offset): O(n log n) however many values share memory over time.
+  std::vector<std::size_t> by_first, by_last;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (values[i].last < values[i].first)
+      fail("value " + std::to_string(i) + " is live from step " + std::to_string(values[i].first) + " to step " +
+           std::to_string(values[i].last));
+    if (values[i].bytes > 0) by_first.push_back(i);
+  }
+  by_last = by_first;
+  std::stable_sort(by_first.begin(), by_first.end(), [&](std::size_t a, std::size_t b) { return values[a].first < values[b].first; });
+  std::stable_sort(by_last.begin(), by_last.end(), [&](std::size_t a, std::size_t b) { return values[a].last < values[b].last; });
+  using Live = std::multimap<std::int64_t, std::size_t>;  // offset -> value
+  Live live;
+  std::vector<Live::iterator> where(n, live.end());
+  const auto conflict = [&](std::size_t i, std::size_t j) {
+    fail("values " + std::to_string(i) + " (steps " + std::to_string(values[i].first) + ".." +
+         std::to_string(values[i].last) + ", bytes [" + std::to_string(plan.offsets[i]) + ", " +
+         std::to_string(plan.offsets[i] + values[i].bytes) + ")) and " + std::to_string(j) + " (steps " +
+         std::to_string(values[j].first) + ".." + std::to_string(values[j].last) + ", from " +
+         std::to_string(plan.offsets[j]) + ") are live together and overlap");
+  };
+  std::size_t retired = 0;
+  for (const std::size_t i : by_first) {
+    for (; retired < by_last.size() && values[by_last[retired]].last < values[i].first; ++retired)
+      if (where[by_last[retired]] != live.end()) live.erase(where[by_last[retired]]);
+    const std::int64_t at = plan.offsets[i], end = at + values[i].bytes;
+    // Live values starting in [at, end): only those of i's own root (at offset `at`) may.
+    for (auto it = live.lower_bound(at); it != live.end() && it->first < end; ++it)
+      if (it->first != at || root[it->second] != root[i]) conflict(it->second, i);
+    // The group starting last before `at`.
+    auto it = live.lower_bound(at);
+    if (it != live.begin()) {
+      const std::int64_t start = std::prev(it)->first;
+      while (it != live.begin() && std::prev(it)->first == start) {
+        --it;
+        if (start + values[it->second].bytes > at) conflict(it->second, i);
+      }
     }
+    where[i] = live.emplace(at, i);
   }
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -13,6 +12,8 @@
 #include "compile/model_file_format.hpp"
 #include "core/mapped_file.hpp"
 #include "ge/compile/cpu_isa.hpp"
+#include "ge/core/detail/file_write.hpp"
+#include "ge/core/detail/out_of_memory.hpp"
 #include "ge/core/version.hpp"
 
 namespace ge {
@@ -245,7 +246,9 @@ std::string compile_cache_key(const Graph& g, const BuildOptions& options, const
 
 }  // namespace detail
 
-std::vector<std::byte> save_to_memory(const CompiledModel& model, ModelWeights weights) {
+namespace {
+
+std::vector<std::byte> make_file(const CompiledModel& model, ModelWeights weights) {
   const auto states = packed_states(model, weights);
   std::vector<bool> has_state(model.graph().nodes().size(), false);
   for (const auto& [node, state] : states) has_state[node] = true;
@@ -275,12 +278,20 @@ std::vector<std::byte> save_to_memory(const CompiledModel& model, ModelWeights w
   return file;
 }
 
+}  // namespace
+
+std::vector<std::byte> save_to_memory(const CompiledModel& model, ModelWeights weights) {
+  return detail::guard_memory("[ge.model_file] making a model file in memory", [&] { return make_file(model, weights); });
+}
+
 void save(const CompiledModel& model, const std::filesystem::path& path, ModelWeights weights) {
-  const std::vector<std::byte> file = save_to_memory(model, weights);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
-  out.close();
-  if (!out) raise(Errc::bad_model, "[ge.model_file] cannot write " + path.string());
+  const std::vector<std::byte> file = detail::guard_memory(
+      "[ge.model_file] making the model file", [&] { return "'" + path.string() + "'"; },
+      [&] { return make_file(model, weights); });
+  // A new file renamed over the old one: a process that has the old file loaded keeps
+  // its mapping, and a save that fails leaves the old file as it was.
+  if (const auto why = detail::write_file_atomically(path, {std::span<const std::byte>(file)}))
+    raise(Errc::bad_model, "[ge.model_file] cannot write " + path.string() + ": " + *why);
 }
 
 }  // namespace ge

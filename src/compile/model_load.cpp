@@ -12,6 +12,7 @@
 #include "compile/plan_build.hpp"
 #include "core/mapped_file.hpp"
 #include "ge/compile/model_file.hpp"
+#include "ge/core/detail/out_of_memory.hpp"
 #include "ge/core/version.hpp"
 
 namespace ge {
@@ -279,11 +280,36 @@ class SavedPacking final : public detail::NodePacking {
       raise(Errc::unsupported, "[ge.model_file] " + where_ + ": node " + std::to_string(node) + " was saved with kernel " +
                                    kernels_[node]->name + ", and this CPU chooses " + std::string(made.name()) +
                                    " for it: compile the model again here, or save it with portable weights");
+    // A weight the file holds only packed must be one this kernel took from its state:
+    // a kernel that reads it at run time would read no data.
+    const Node& n = graph_.nodes()[node];
+    for (std::size_t k = 0; k < n.inputs.size(); ++k)
+      if (const Tensor* t = n.inputs[k] == no_value ? nullptr : graph_.constant_of(n.inputs[k]);
+          t != nullptr && !t->has_data() && !made.captures_input(k))
+        bad(where_, "weight '" + graph_.values()[n.inputs[k]].name + "' is held only packed, but the kernel " +
+                        std::string(made.name()) + " of node '" + n.name + "' reads it at run time");
   }
+
+  // Before anything is made: every weight the file holds only packed (no data) is read
+  // only by nodes with a saved packed kernel, and is no graph output.
+  static void check_packed_only(const Graph& g, const std::vector<std::optional<DescriptionReader::SavedKernel>>& kernels,
+                                const std::string& where) {
+    for (const ValueId v : g.outputs())
+      if (const Tensor* t = g.constant_of(v); t != nullptr && !t->has_data())
+        bad(where, "graph output '" + g.values()[v].name + "' is a weight the file holds only packed (no data)");
+    for (std::size_t i = 0; i < g.nodes().size(); ++i)
+      for (const ValueId v : g.nodes()[i].inputs)
+        if (const Tensor* t = v == no_value ? nullptr : g.constant_of(v); t != nullptr && !t->has_data() && !kernels[i])
+          bad(where, "node '" + g.nodes()[i].name + "' reads weight '" + g.values()[v].name +
+                         "', which the file holds only packed, and has no packed kernel of its own");
+  }
+
+  void bind(const Graph& g) { graph_ = g; }
 
  private:
   const std::vector<std::optional<DescriptionReader::SavedKernel>>& kernels_;
   std::string where_;
+  Graph graph_;  // a copy (shares the weights): the one given is moved into the model
 };
 
 // Memory of the caller's that a model's weights are views of: not owned.
@@ -329,31 +355,41 @@ std::shared_ptr<const CompiledModel> load(std::shared_ptr<const detail::MappedBy
                                  ": compile the model again here, or save it with portable weights (ge::ModelWeights::portable)");
   d.settings.compiler = given.compiler;
   d.settings.progress = given.progress;
+  // The memory planner's search runs again at load: a file may not make the loader spend
+  // more on it than the caller allows (a crafted budget of 2^62 would search for ever).
+  d.settings.plan_search_budget = std::min(d.settings.plan_search_budget, given.plan_search_budget);
   d.settings.keep_weights = true;  // the weights are views of the file: keeping them costs nothing
   file.reset();                    // the constants keep the mapping alive (or view the caller's memory)
   owner.reset();
-  const SavedPacking packing(d.kernels, where);
+  SavedPacking::check_packed_only(d.graph, d.kernels, where);
+  SavedPacking packing(d.kernels, where);
+  packing.bind(d.graph);
   return detail::assemble_model(std::move(d.graph), d.options, *target, d.settings, &packing);
 }
 
 }  // namespace
 
 std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& path, const CompileSettings& settings) {
-  return load(detail::map_file(path), path.string(), settings);
+  return detail::guard_memory("[ge.model_file] loading the model file", [&] { return "'" + path.string() + "'"; },
+                              [&] { return load(detail::map_file(path), path.string(), settings); });
 }
 
 std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes, const CompileSettings& settings) {
-  return load(detail::aligned_copy(bytes), "a model in memory", settings);
+  return detail::guard_memory("[ge.model_file] loading a model from memory",
+                              [&] { return load(detail::aligned_copy(bytes), "a model in memory", settings); });
 }
 
 std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& path, std::span<std::byte> weights,
                                                    const CompileSettings& settings) {
-  return load(detail::map_file(path), path.string(), settings, weights);
+  return detail::guard_memory("[ge.model_file] loading the model file", [&] { return "'" + path.string() + "'"; },
+                              [&] { return load(detail::map_file(path), path.string(), settings, weights); });
 }
 
 std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes, std::span<std::byte> weights,
                                                    const CompileSettings& settings) {
-  return load(std::make_shared<const CallersBytes>(bytes), "a model in memory", settings, weights);
+  return detail::guard_memory("[ge.model_file] loading a model from memory", [&] {
+    return load(std::make_shared<const CallersBytes>(bytes), "a model in memory", settings, weights);
+  });
 }
 
 std::int64_t model_weights_bytes(std::span<const std::byte> bytes) {

@@ -7,6 +7,7 @@
 
 #include "compile/run_step.hpp"
 #include "compile/widen.hpp"
+#include "ge/core/detail/out_of_memory.hpp"
 #include "ge/ops/registry.hpp"
 #include "kernels/cpu/data_movement.hpp"
 
@@ -376,7 +377,8 @@ std::shared_ptr<const CompiledOp> compile_op(std::string_view op_type, std::vect
   r.engine = engine;
   r.flag = flag;
   r.op_path = op_path ? op_path : "";
-  return OpCompiler::global().compile(r);
+  return detail::guard_memory("[ge.compile] compiling op", [&] { return "'" + r.op_type + "'"; },
+                              [&] { return OpCompiler::global().compile(r); });
 }
 
 namespace {
@@ -494,8 +496,20 @@ std::vector<std::vector<std::int64_t>> CompiledOp::output_dims(std::span<const T
   return dims;
 }
 
+namespace {
+std::vector<std::vector<std::int64_t>> execute_unguarded(const CompiledOp& op, std::span<const TensorView> inputs,
+                                                         std::span<const TensorView> outputs);
+}  // namespace
+
 std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
                                                   std::span<const TensorView> outputs) {
+  return detail::guard_memory("[ge.compile] executing op", [&] { return "'" + op.op_type + "'"; },
+                              [&] { return execute_unguarded(op, inputs, outputs); });
+}
+
+namespace {
+std::vector<std::vector<std::int64_t>> execute_unguarded(const CompiledOp& op, std::span<const TensorView> inputs,
+                                                         std::span<const TensorView> outputs) {
   const std::string_view name = op.op_type;
   const auto [descs, constants] = checked_inputs(op, inputs);
   if (outputs.size() != op.outputs.size())
@@ -522,5 +536,6 @@ std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::spa
                    [&](std::span<const TensorView> in, std::span<const TensorView> out) { op.kernel->run(in, out); });
   return result;
 }
+}  // namespace
 
 }  // namespace ge

@@ -4,6 +4,9 @@
 #include "compile/plan_build.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "compile/specialize.hpp"
@@ -379,29 +382,57 @@ void verify(const Plan& plan) {
   }
   // Two values sharing memory: the later one's producer runs after the earlier one's
   // producer (its write, even when nothing reads it) and after every reader of it; only
-  // an in-place pair's step reads the first while it writes the second.
-  for (const PlanValue* a : arena)
-    for (const PlanValue* b : arena) {
-      if (a == b || a->producer > b->producer || (a->producer == b->producer && a > b)) continue;
-      if (a->bytes == 0 || b->bytes == 0 || a->offset + a->bytes <= b->offset || b->offset + b->bytes <= a->offset) continue;
-      if (a->producer == b->producer) bad("values " + q(a->name) + " and " + q(b->name) + " of one step overlap");
-      const std::string& writer = plan.steps[static_cast<std::size_t>(b->producer)].name;
-      if (!order.after(b->producer, a->producer))
+  // an in-place pair's step reads the first while it writes the second. Values in
+  // producer order paint the arena's bytes: each is checked against the values that
+  // last painted its range, which covers every earlier value there by transitivity (a
+  // later painter was itself checked to run after the earlier one and its readers).
+  // O(n log n): each value adds at most three pieces, and removes the ones it covers.
+  const auto check_pair = [&](const PlanValue* a, const PlanValue* b) {
+    if (a->producer == b->producer) bad("values " + q(a->name) + " and " + q(b->name) + " of one step overlap");
+    const std::string& writer = plan.steps[static_cast<std::size_t>(b->producer)].name;
+    if (!order.after(b->producer, a->producer))
+      bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " + q(writer) +
+          " (writing the second) may run before step " + q(plan.steps[static_cast<std::size_t>(a->producer)].name) +
+          " (writing the first) finishes");
+    for (const std::int32_t r : a->readers) {
+      if (r == b->producer) {
+        if (plan.memory.shares_with[static_cast<std::size_t>(b->block)] == a->block) continue;
         bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " + q(writer) +
-            " (writing the second) may run before step " +
-            q(plan.steps[static_cast<std::size_t>(a->producer)].name) + " (writing the first) finishes");
-      for (const std::int32_t r : a->readers) {
-        if (r == b->producer) {
-          if (plan.memory.shares_with[static_cast<std::size_t>(b->block)] == a->block) continue;
-          bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " + q(writer) +
-              " reads the first while it writes the second, and is not granted to reuse it in place");
-        }
-        if (!order.after(b->producer, r))
-          bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " +
-              q(plan.steps[static_cast<std::size_t>(b->producer)].name) + " (writing the second) may run before step " +
-              q(plan.steps[static_cast<std::size_t>(r)].name) + " (reading the first) finishes");
+            " reads the first while it writes the second, and is not granted to reuse it in place");
       }
+      if (!order.after(b->producer, r))
+        bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " + q(writer) +
+            " (writing the second) may run before step " + q(plan.steps[static_cast<std::size_t>(r)].name) +
+            " (reading the first) finishes");
     }
+  };
+  std::stable_sort(arena.begin(), arena.end(), [](const PlanValue* a, const PlanValue* b) { return a->producer < b->producer; });
+  struct Piece {
+    std::int64_t end;
+    const PlanValue* by;
+  };
+  std::map<std::int64_t, Piece> painted;  // start -> piece; the pieces never overlap
+  std::vector<const PlanValue*> met;
+  for (const PlanValue* b : arena) {
+    if (b->bytes == 0) continue;
+    const std::int64_t lo = b->offset, hi = b->offset + b->bytes;
+    auto it = painted.upper_bound(lo);
+    if (it != painted.begin() && std::prev(it)->second.end > lo) --it;
+    met.clear();
+    std::optional<std::pair<std::int64_t, Piece>> left, right;  // what stays of the pieces cut at the ends
+    while (it != painted.end() && it->first < hi) {
+      if (met.empty() || met.back() != it->second.by) met.push_back(it->second.by);
+      if (it->first < lo) left = std::pair{it->first, Piece{lo, it->second.by}};
+      if (it->second.end > hi) right = std::pair{hi, Piece{it->second.end, it->second.by}};
+      it = painted.erase(it);
+    }
+    std::sort(met.begin(), met.end());
+    met.erase(std::unique(met.begin(), met.end()), met.end());
+    for (const PlanValue* a : met) check_pair(a, b);
+    if (left) painted.insert(*left);
+    if (right) painted.insert(*right);
+    painted.emplace(lo, Piece{hi, b});
+  }
 }
 
 }  // namespace ge

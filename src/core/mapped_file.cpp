@@ -56,24 +56,40 @@ class AlignedCopy final : public MappedBytes {
 }  // namespace
 
 std::shared_ptr<const MappedBytes> map_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO given as the model would block the open until a writer came.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) cannot(path, "open it");
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
     cannot(path, "read its size");
   }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    raise(Errc::bad_model, "[ge.model_file] " + path.string() + ": not a regular file (a folder, a device or a FIFO); "
+                           "expected a model file written by ge::save or gec compile -o");
+  }
   const auto size = static_cast<std::size_t>(st.st_size);
   void* base = nullptr;
   if (size > 0) {
     base = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (base == MAP_FAILED) {
+      const int err = errno;
       ::close(fd);
+      if (err == ENOMEM)
+        raise(Errc::out_of_memory, "[ge.model_file] " + path.string() + ": no address space left to map its " +
+                                       std::to_string(size) + " bytes");
+      errno = err;
       cannot(path, "map it");
     }
   }
   ::close(fd);
-  return std::make_shared<const Mapping>(base, size);
+  try {
+    return std::make_shared<const Mapping>(base, size);
+  } catch (...) {
+    if (base != nullptr) ::munmap(base, size);
+    throw;
+  }
 }
 
 std::shared_ptr<const MappedBytes> aligned_copy(std::span<const std::byte> bytes) {

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ge/core/detail/out_of_memory.hpp"
 #include "ge/ops/registry.hpp"
 #include "onnx/convert.hpp"
 #include "onnx/nodes.hpp"
@@ -440,37 +441,45 @@ void parse(Message& m, std::span<const std::byte> bytes, const char* what) {
 }  // namespace
 
 Graph load_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir, const LoadOptions& options) {
-  ::onnx::ModelProto m;
-  parse(m, bytes, "model");
-  return Importer(m, base_dir, options).run();
+  return ge::detail::guard_memory("[ge.onnx] reading an ONNX model from memory", [&] {
+    ::onnx::ModelProto m;
+    parse(m, bytes, "model");
+    return Importer(m, base_dir, options).run();
+  });
 }
 
 Graph load(const std::filesystem::path& path, const LoadOptions& options) {
-  ::onnx::ModelProto m;
-  parse_file(m, path, "model");
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  Graph g = Importer(m, dir, options).run();
-  m.Clear();
+  return ge::detail::guard_memory("[ge.onnx] reading the ONNX model", [&] { return quote(path.string()); }, [&] {
+    ::onnx::ModelProto m;
+    parse_file(m, path, "model");
+    const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    Graph g = Importer(m, dir, options).run();
+    m.Clear();
 #if defined(__GLIBC__)
-  // The message's data was freed piece by piece while the tensors were made; glibc keeps
-  // such freed heap pages in the process: give them back to the system.
-  malloc_trim(0);
+    // The message's data was freed piece by piece while the tensors were made; glibc keeps
+    // such freed heap pages in the process: give them back to the system.
+    malloc_trim(0);
 #endif
-  return g;
+    return g;
+  });
 }
 
 Tensor load_tensor_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir,
                          const LoadOptions& options) {
-  ::onnx::TensorProto t;
-  parse(t, bytes, "tensor");
-  return to_tensor(t, "tensor " + quote(t.name()), base_dir, options);
+  return ge::detail::guard_memory("[ge.onnx] reading an ONNX tensor from memory", [&] {
+    ::onnx::TensorProto t;
+    parse(t, bytes, "tensor");
+    return to_tensor(t, "tensor " + quote(t.name()), base_dir, options);
+  });
 }
 
 Tensor load_tensor(const std::filesystem::path& path, const LoadOptions& options) {
-  ::onnx::TensorProto t;
-  parse_file(t, path, "tensor");
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  return to_tensor(t, "tensor " + quote(t.name()), dir, options);
+  return ge::detail::guard_memory("[ge.onnx] reading the ONNX tensor", [&] { return quote(path.string()); }, [&] {
+    ::onnx::TensorProto t;
+    parse_file(t, path, "tensor");
+    const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    return to_tensor(t, "tensor " + quote(t.name()), dir, options);
+  });
 }
 
 }  // namespace ge::onnx

@@ -6,11 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <unordered_set>
 
+#include "ge/core/detail/file_write.hpp"
+#include "ge/core/detail/out_of_memory.hpp"
 #include "onnx/convert.hpp"
 
 namespace ge::onnx {
@@ -341,7 +342,8 @@ class Exporter {
 
 std::int64_t save_opset(const Graph& graph) { return graph_opset(graph); }
 
-std::vector<std::byte> save_bytes(const Graph& graph) {
+namespace {
+std::vector<std::byte> save_bytes_unguarded(const Graph& graph) {
   const ::onnx::ModelProto m = Exporter(graph).run();
   const std::size_t size = m.ByteSizeLong();
   if (size > static_cast<std::size_t>(std::numeric_limits<int>::max()))
@@ -352,21 +354,18 @@ std::vector<std::byte> save_bytes(const Graph& graph) {
     fail(Errc::internal, "serializing the model failed");
   return bytes;
 }
+}  // namespace
+
+std::vector<std::byte> save_bytes(const Graph& graph) {
+  return ge::detail::guard_memory("[ge.onnx] writing the graph as an ONNX model", [&] { return save_bytes_unguarded(graph); });
+}
 
 void save(const Graph& graph, const std::filesystem::path& path) {
   const auto bytes = save_bytes(graph);
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  const auto cannot = [&] {
-    const int err = errno;
-    fail(Errc::invalid_argument, "cannot write the model to " + quote(path.string()) +
-                                     (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) +
+  // To a temporary file renamed over `path`: a failed write leaves the old file as it was.
+  if (const auto why = ge::detail::write_file_atomically(path, {std::span<const std::byte>(bytes)}))
+    fail(Errc::invalid_argument, "cannot write the model to " + quote(path.string()) + ": " + *why +
                                      "; expected a writable file path");
-  };
-  if (!out) cannot();
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) cannot();
 }
 
 }  // namespace ge::onnx

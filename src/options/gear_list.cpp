@@ -46,6 +46,12 @@ std::int64_t parse_value(std::string_view text, Span s, const std::string& opt) 
   if (tok[0] == '-' || tok[0] == '+') fail(b, "'" + std::string(tok) + "' has a sign");
   const std::int64_t v = detail::parse_uint(text, b, e, what, "ge.options", Errc::bad_gear_value);
   if (v == 0) fail(b, "'" + std::string(tok) + "' is zero");
+  // int64's largest value is also Dim::inf (unbounded): as a gear it would make an
+  // unbounded "static" dim whose products never overflow.
+  if (v == Dim::inf)
+    raise(Errc::int_overflow, "[ge.options] bad " + what + " in " + detail::quote_at(text, b) + ": '" +
+                                  std::string(tok) + "' is int64's largest value, which ge reads as unbounded; expected "
+                                  "an integer >= 1 and below 9223372036854775807");
   return v;
 }
 

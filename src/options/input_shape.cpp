@@ -28,8 +28,9 @@ Shape parse_entry_shape(std::string_view text, std::size_t begin, std::size_t en
   std::size_t start = begin;
   for (std::size_t i = begin; i <= end; ++i) {
     if (i != end && text[i] != ',') continue;
+    Dim d;
     try {
-      dims.push_back(detail::parse_dim(text, start, i));
+      d = detail::parse_dim(text, start, i);
     } catch (const Error& e) {
       // Same code and detail, but said of the option.
       std::string_view inner = e.what();
@@ -37,6 +38,14 @@ Shape parse_entry_shape(std::string_view text, std::size_t begin, std::size_t en
       if (inner.substr(0, shape_prefix.size()) == shape_prefix) inner.remove_prefix(shape_prefix.size());
       raise(e.code(), "[ge.options] " + std::string(opt) + ": " + std::string(inner));
     }
+    // int64's largest value is also Dim::inf: written as a number it would make a
+    // "fixed" dim that is unbounded (its products never overflow). `inf` says unbounded.
+    if (d.lo() == Dim::inf || (d.hi() == Dim::inf && d.kind() != Dim::Kind::unknown &&
+                               text.substr(start, i - start).find("inf") == std::string_view::npos))
+      raise(Errc::int_overflow, "[ge.options] " + std::string(opt) + ": dim " + detail::quote_at(text, start) +
+                                    " holds 9223372036854775807, int64's largest value, which ge reads as unbounded; "
+                                    "expected a dim below it (write 'inf' for an unbounded range end)");
+    dims.push_back(d);
     start = i + 1;
   }
   return Shape(std::move(dims));

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "compile/run_step.hpp"
+#include "ge/core/detail/out_of_memory.hpp"
 #include "ge/device/cpu_device.hpp"
 #include "ge/options/option.hpp"
 #include "ge/ops/registry.hpp"
@@ -443,8 +444,11 @@ struct Session::Context {
   }
 };
 
-Session::Impl::Impl(int threads, std::shared_ptr<const CompiledModel> model)
-    : scheduler(threads), plans(std::move(model)) {}
+Session::Impl::Impl(int threads, std::shared_ptr<const CompiledModel> m, std::shared_ptr<Device> d, bool tr,
+                    std::int64_t limit)
+    : model(m), device(std::move(d)), tracing(tr), memory_limit(limit), scheduler(threads), plans(std::move(m)) {}
+
+Session::Impl::~Impl() = default;
 
 Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions options) : model_(std::move(model)) {
   if (!model_) raise(Errc::invalid_argument, "[ge.runtime] Session: null model");
@@ -460,7 +464,9 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
     options.threads = cores;
   }
   device_ = options.device ? std::move(options.device) : std::make_shared<CpuDevice>();
-  impl_ = std::make_unique<Impl>(options.threads, model_);
+  trace_ = options.trace;
+  memory_limit_ = options.memory_limit;
+  impl_ = std::make_unique<Impl>(options.threads, model_, device_, trace_, memory_limit_);
   if (!options.arena.empty()) {
     const std::int64_t align = std::max<std::int64_t>(model_->settings().alignment, 64);
     if (reinterpret_cast<std::uintptr_t>(options.arena.data()) % static_cast<std::uintptr_t>(align) != 0)
@@ -471,15 +477,6 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
                                         " bytes; the model's plans need " + std::to_string(model_->arena_bytes()));
     impl_->callers = std::make_unique<Context>(*device_, options.arena);
   }
-  trace_ = options.trace;
-  memory_limit_ = options.memory_limit;
-}
-
-Session::~Session() {
-  // Async runs hold the session: wait for the last (its final touch of `impl_` is under
-  // the lock, so nothing of it runs once this returns).
-  std::unique_lock lock(impl_->async_mutex);
-  impl_->async_done.wait(lock, [&] { return impl_->in_flight == 0; });
 }
 
 int Session::threads() const noexcept { return impl_->scheduler.threads(); }
@@ -540,16 +537,26 @@ RunResult Session::run(std::span<const NamedTensor> inputs, std::span<const Name
 
 RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
                             bool caller_outputs, const std::atomic<bool>* cancel) {
-  const CompiledModel& m = *model_;
+  return impl_->run(inputs, outputs, caller_outputs, cancel);
+}
+
+RunResult Session::Impl::run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+                             bool caller_outputs, const std::atomic<bool>* cancel) {
+  return detail::guard_memory("[ge.runtime] a run", [&] { return run_unguarded(inputs, outputs, caller_outputs, cancel); });
+}
+
+RunResult Session::Impl::run_unguarded(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+                                       bool caller_outputs, const std::atomic<bool>* cancel) {
+  const CompiledModel& m = *model;
   const auto in_dims = detail::checked_inputs(inputs, m.inputs());
   if (caller_outputs) check_output_buffers(outputs, inputs, m.inputs(), m.outputs());
-  const std::shared_ptr<const Plan> plan_ptr = impl_->plans.select(in_dims);
+  const std::shared_ptr<const Plan> plan_ptr = plans.select(in_dims);
   const Plan& plan = *plan_ptr;
   const std::int64_t arena = std::max(m.arena_bytes(), plan.arena_bytes());
-  if (memory_limit_ > 0 && arena > memory_limit_)
+  if (memory_limit > 0 && arena > memory_limit)
     raise(Errc::out_of_memory, "[ge.runtime] the plan for input dims " + dims_list_text(in_dims) + " needs an arena of " +
                                    std::to_string(arena) + " bytes; the session's memory_limit is " +
-                                   std::to_string(memory_limit_));
+                                   std::to_string(memory_limit));
 
   // The context holding the caller's arena, one run at a time (its turn ends however the
   // run ends); a run nested on the thread whose run holds it, and every run of a session
@@ -560,7 +567,7 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
     ~Turn() {
       if (lock.owns_lock()) impl.callers_owner.store(std::thread::id{});
     }
-  } turn{*impl_, {}};
+  } turn{*this, {}};
   std::unique_ptr<Context> pooled;
   struct Return {
     Impl& impl;
@@ -570,21 +577,21 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
       std::lock_guard lock(impl.mutex);
       impl.free.push_back(std::move(ctx));
     }
-  } give_back{*impl_, pooled};
+  } give_back{*this, pooled};
   Context* ctx = nullptr;
-  if (impl_->callers && impl_->callers_owner.load() != std::this_thread::get_id()) {
-    turn.lock = std::unique_lock(impl_->callers_mutex);
-    impl_->callers_owner.store(std::this_thread::get_id());
-    ctx = impl_->callers.get();
+  if (callers && callers_owner.load() != std::this_thread::get_id()) {
+    turn.lock = std::unique_lock(callers_mutex);
+    callers_owner.store(std::this_thread::get_id());
+    ctx = callers.get();
   } else {
     {
-      std::lock_guard lock(impl_->mutex);
-      if (!impl_->free.empty()) {
-        pooled = std::move(impl_->free.back());
-        impl_->free.pop_back();
+      std::lock_guard lock(mutex);
+      if (!free.empty()) {
+        pooled = std::move(free.back());
+        free.pop_back();
       }
     }
-    if (!pooled) pooled = std::make_unique<Context>(*device_);
+    if (!pooled) pooled = std::make_unique<Context>(*device);
     ctx = pooled.get();
   }
   ctx->ensure_arena(arena, m.settings().alignment);
@@ -603,7 +610,7 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
   PlanRun run(plan, b, ctx->device, ctx->streams, ctx->events, outputs, caller_outputs, result, trace);
   run.bind(inputs, in_dims);
   for (const Event e : ctx->events) ctx->device.reset(e);
-  if (trace_) {
+  if (tracing) {
     trace = std::make_shared<RunTrace>();
     trace->plan = plan_ptr;
     trace->steps.resize(plan.steps.size());
@@ -616,11 +623,11 @@ RunResult Session::run_impl(std::span<const TensorView> inputs, std::span<const 
     run.step(s);
   };
   if (b.flat) {
-    impl_->scheduler.within([&] {
+    scheduler.within([&] {
       for (std::int32_t s = 0; s < static_cast<std::int32_t>(plan.steps.size()); ++s) step(s);
     });
   } else {
-    impl_->scheduler.run(b.graph, step);
+    scheduler.run(b.graph, step);
   }
   if (trace) {
     trace->end = now_ns();

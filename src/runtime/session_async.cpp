@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "ge/core/detail/out_of_memory.hpp"
 #include "ge/core/log.hpp"
 #include "runtime/session_impl.hpp"
 
@@ -41,6 +42,21 @@ struct AsyncRun::State {
 };
 
 namespace {
+
+// The async jobs this thread is inside, innermost first (jobs may nest: oneTBB can run
+// another job on a thread that waits inside one).
+struct AsyncJobMark;
+thread_local const AsyncJobMark* innermost_job = nullptr;
+
+struct AsyncJobMark {
+  const void* impl;
+  const AsyncJobMark* outer;
+  explicit AsyncJobMark(const void* i) noexcept : impl(i), outer(innermost_job) { innermost_job = this; }
+  ~AsyncJobMark() { innermost_job = outer; }
+  AsyncJobMark(const AsyncJobMark&) = delete;
+  AsyncJobMark& operator=(const AsyncJobMark&) = delete;
+};
+
 // What `error` says, for the log.
 std::string what_of(const std::exception_ptr& error) {
   try {
@@ -52,6 +68,31 @@ std::string what_of(const std::exception_ptr& error) {
   }
 }
 }  // namespace
+
+namespace detail {
+bool in_async_job_of(const void* impl) noexcept {
+  for (const AsyncJobMark* m = innermost_job; m != nullptr; m = m->outer)
+    if (m->impl == impl) return true;
+  return false;
+}
+}  // namespace detail
+
+Session::~Session() {
+  std::unique_lock lock(impl_->async_mutex);
+  if (detail::in_async_job_of(impl_.get())) {
+    // Destroyed by one of its own async runs (its callback dropped the last owner):
+    // waiting would wait for this very thread, and with one thread for the runs queued
+    // behind it. Runs touch only the Impl: the last job in flight frees it once its
+    // callback has returned (session_async.cpp), after this object is gone.
+    impl_->orphaned = true;
+    lock.unlock();
+    (void)impl_.release();
+    return;
+  }
+  // Async runs hold the Impl: wait for the last (its final touch of `impl_` is under
+  // the lock, so nothing of it runs once this returns).
+  impl_->async_done.wait(lock, [&] { return impl_->in_flight == 0; });
+}
 
 bool AsyncRun::ready() const {
   if (!state_) return false;
@@ -79,49 +120,71 @@ void AsyncRun::cancel() noexcept {
 }
 
 AsyncRun Session::run_async(std::span<const TensorView> inputs, RunCallback done) {
-  auto state = std::make_shared<AsyncRun::State>();
-  state->dims = detail::checked_inputs(inputs, model_->inputs());
-  for (std::size_t i = 0; i < inputs.size(); ++i) state->views.push_back({inputs[i].data, inputs[i].dtype, state->dims[i]});
-  state->done = std::move(done);
-  {
-    const std::lock_guard lock(impl_->async_mutex);
-    ++impl_->in_flight;
-  }
-  impl_->scheduler.enqueue([this, state] {
-    try {
-      if (state->cancel.load(std::memory_order_relaxed))
-        raise(Errc::cancelled, "[ge.runtime] the run was cancelled before it started");
-      RunResult r = run_impl(state->views, {}, false, &state->cancel);
-      const std::lock_guard lock(state->mutex);
-      state->result = std::move(r);
-    } catch (...) {
-      const std::lock_guard lock(state->mutex);
-      state->error = std::current_exception();
-    }
+  return detail::guard_memory("[ge.runtime] starting an async run", [&] {
+    auto state = std::make_shared<AsyncRun::State>();
+    state->dims = detail::checked_inputs(inputs, model_->inputs());
+    for (std::size_t i = 0; i < inputs.size(); ++i) state->views.push_back({inputs[i].data, inputs[i].dtype, state->dims[i]});
+    state->done = std::move(done);
     {
-      const std::lock_guard lock(state->mutex);
-      state->ended = true;
-      state->ended_cv.notify_all();
+      const std::lock_guard lock(impl_->async_mutex);
+      ++impl_->in_flight;
     }
-    if (state->done) {
-      {
-        const std::lock_guard lock(state->mutex);
-        state->observed = true;
-      }
-      try {
-        state->done(state->result ? &*state->result : nullptr, state->error);
-      } catch (...) {  // a callback must not throw: what it threw has no one to go to but the log
-        log_message(LogLevel::error, "[ge.runtime] a run_async callback threw (ignored): " + what_of(std::current_exception()));
-      }
+    // The job touches only the Impl, never `this`: the session may be destroyed by the
+    // run's own callback (or by the last owner dropped with `state`), and then the last
+    // job in flight frees the Impl.
+    Impl* const impl = impl_.get();
+    try {
+      impl->scheduler.enqueue([impl, state]() mutable {
+        const AsyncJobMark mark(impl);
+        try {
+          if (state->cancel.load(std::memory_order_relaxed))
+            raise(Errc::cancelled, "[ge.runtime] the run was cancelled before it started");
+          RunResult r = impl->run(state->views, {}, false, &state->cancel);
+          const std::lock_guard lock(state->mutex);
+          state->result = std::move(r);
+        } catch (...) {
+          const std::lock_guard lock(state->mutex);
+          state->error = std::current_exception();
+        }
+        {
+          const std::lock_guard lock(state->mutex);
+          state->ended = true;
+          state->ended_cv.notify_all();
+        }
+        if (state->done) {
+          {
+            const std::lock_guard lock(state->mutex);
+            state->observed = true;
+          }
+          try {
+            state->done(state->result ? &*state->result : nullptr, state->error);
+          } catch (...) {  // a callback must not throw: what it threw has no one to go to but the log
+            log_message(LogLevel::error, "[ge.runtime] a run_async callback threw (ignored): " + what_of(std::current_exception()));
+          }
+        }
+        // The job's hold on the run (and on whatever its callback owns, perhaps the session)
+        // ends here, while this thread is still marked as running a job of `impl`.
+        state.reset();
+        bool last = false;
+        {
+          // The last touch of the Impl, under its lock (see ~Session).
+          const std::lock_guard lock(impl->async_mutex);
+          --impl->in_flight;
+          last = impl->orphaned && impl->in_flight == 0;
+          impl->async_done.notify_all();
+        }
+        if (last) delete impl;  // the session is gone and no other job holds it
+      });
+    } catch (...) {  // not queued (no memory for the job): it is not in flight
+      const std::lock_guard lock(impl->async_mutex);
+      --impl->in_flight;
+      impl->async_done.notify_all();
+      throw;
     }
-    // The last touch of the session, under its lock (see ~Session).
-    const std::lock_guard lock(impl_->async_mutex);
-    --impl_->in_flight;
-    impl_->async_done.notify_all();
+    AsyncRun a;
+    a.state_ = std::move(state);
+    return a;
   });
-  AsyncRun a;
-  a.state_ = std::move(state);
-  return a;
 }
 
 AsyncRun Session::run_async(std::span<const NamedTensor> inputs, RunCallback done) {

@@ -17,7 +17,14 @@
 
 namespace ge {
 
+// Everything a run touches: a run (and an async run's job) reads only this, never the
+// Session object, so that a Session destroyed from one of its own run_async callbacks can
+// hand its Impl to the last job in flight, which frees it (see ~Session).
 struct Session::Impl {
+  std::shared_ptr<const CompiledModel> model;
+  std::shared_ptr<Device> device;  // before the contexts, which free their memory through it
+  bool tracing = false;
+  std::int64_t memory_limit = 0;
   HostScheduler scheduler;
   PlanSelector plans;
   std::mutex mutex;
@@ -31,8 +38,17 @@ struct Session::Impl {
   std::mutex async_mutex;
   std::condition_variable async_done;
   std::size_t in_flight = 0;
+  bool orphaned = false;  // the Session is gone: the last job in flight deletes this
 
-  Impl(int threads, std::shared_ptr<const CompiledModel> model);  // in session.cpp, where Context is complete
+  Impl(int threads, std::shared_ptr<const CompiledModel> model, std::shared_ptr<Device> device, bool trace,
+       std::int64_t memory_limit);  // in session.cpp, where Context is complete
+  ~Impl();
+
+  // A run; allocation failure is Errc::out_of_memory.
+  RunResult run(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs,
+                const std::atomic<bool>* cancel);
+  RunResult run_unguarded(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs,
+                          const std::atomic<bool>* cancel);
 };
 
 namespace detail {
@@ -41,6 +57,9 @@ std::vector<std::vector<std::int64_t>> checked_inputs(std::span<const TensorView
 // The views of `named` in the order of the model's `io` (its inputs or outputs): each
 // exactly once by name; `what` is "input" or "output".
 std::vector<TensorView> by_name(std::span<const NamedTensor> named, const std::vector<ModelIO>& io, const char* what);
+// True while this thread runs an async job of the session whose Impl is `impl`
+// (session_async.cpp).
+bool in_async_job_of(const void* impl) noexcept;
 }  // namespace detail
 
 }  // namespace ge

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <set>
 
 #include "ge/compile/flops.hpp"
 #include "ge/compile/plan.hpp"
+#include "ge/core/detail/file_write.hpp"
 #include "ge/core/error.hpp"
 
 namespace ge {
@@ -233,10 +233,8 @@ std::string chrome_trace(std::span<const RunTrace> runs) {
 
 void write_chrome_trace(const std::filesystem::path& path, std::span<const RunTrace> runs) {
   const std::string text = chrome_trace(runs);
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  f.flush();
-  if (!f) raise(Errc::invalid_argument, "[ge.trace] cannot write the trace to '" + path.string() + "'");
+  if (const auto why = detail::write_file_atomically(path, text))
+    raise(Errc::invalid_argument, "[ge.trace] cannot write the trace to '" + path.string() + "': " + *why);
 }
 
 void Profile::add(const RunTrace& run) {

@@ -4,8 +4,11 @@
 // that cannot be made are clear errors.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "ge/compile/compile.hpp"
@@ -95,4 +98,33 @@ TEST_CASE("compile cache: a damaged file is compiled again and replaced; a folde
   std::ofstream(blocker) << "x";
   ge::test::expect_error([&] { (void)ge::compile(net(3), gears, ge::default_target(), {.cache_dir = blocker.string()}); },
                          ge::Errc::invalid_argument, "compile cache folder", "a_file");
+}
+
+// Attacks on a shared cache folder: the cache file replaced by a link to a victim file, or
+// by a FIFO (an open of it once blocked for ever). The link is replaced, never written
+// through; the FIFO is a file that does not load, compiled again and replaced.
+TEST_CASE("compile cache: a link or a FIFO planted at the cache file's name is replaced, not followed") {
+  const ge::test::TempDir dir;
+  const ge::CompileSettings cached{.cache_dir = (dir.path / "cache").string()};
+  const auto gears = ge::batch_gears(net(7), {1, 2});
+  const auto first = ge::compile(net(7), gears, ge::default_target(), cached);
+  std::filesystem::path file;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path / "cache")) file = e.path();
+  REQUIRE(!file.empty());
+  const auto victim = dir.path / "victim.txt";
+  std::ofstream(victim) << "precious";
+  std::filesystem::remove(file);
+  std::filesystem::create_symlink(victim, file);
+  const auto again = ge::compile(net(7), gears, ge::default_target(), cached);
+  CHECK(run(again, 1) == run(first, 1));
+  std::ifstream in(victim);
+  std::string text;
+  in >> text;
+  CHECK(text == "precious");
+  CHECK_FALSE(std::filesystem::is_symlink(file));
+  std::filesystem::remove(file);
+  REQUIRE(::mkfifo(file.c_str(), 0600) == 0);
+  const auto third = ge::compile(net(7), gears, ge::default_target(), cached);  // once: blocked in open()
+  CHECK(run(third, 2) == run(first, 2));
+  CHECK(std::filesystem::is_regular_file(file));
 }

@@ -67,3 +67,18 @@ TEST_CASE("image_gears and dims_gears: the other gear options over the graph's o
   const std::vector<std::vector<std::int64_t>> bad{{32}};
   CHECK(ge::test::error_of([&] { (void)ge::compile(g, ge::image_gears(g, bad)); }).code() != Errc::ok);
 }
+
+// A gear of 2^61 overflows the input's bytes and is refused; int64's largest value is
+// Dim::inf and once compiled as an unbounded "static" gear. Both are int_overflow.
+TEST_CASE("batch gears of 2^61 and of int64's largest value are int_overflow, through every way in") {
+  const ge::Graph g = relu_graph("-1,4");
+  for (const char* big : {"2305843009213693952", "9223372036854775807"}) {
+    CAPTURE(big);
+    ge::test::expect_error([&] {
+      const ge::BuildOptions opts{{"ge.inputShape", "x:-1,4"}, {"ge.dynamicBatchSize", std::string("1,") + big}};
+      (void)ge::compile(g, opts);
+    }, Errc::int_overflow);
+  }
+  ge::test::expect_error([&] { (void)ge::batch_gears(g, {1, INT64_MAX}); }, Errc::int_overflow);
+  ge::test::expect_error([&] { (void)ge::dims_gears(g, Dims{{1}, {INT64_MAX}}); }, Errc::int_overflow);
+}

@@ -83,3 +83,17 @@ TEST_CASE("an image gear is exactly h,w; dims gears agree in length") {
   expect_error([&] { return ge::parse_dims_gears("1,2;3;4,5"); }, ge::Errc::gear_shape_mismatch,
                "gear 2 '3' has 1 dims", "gear 1 has 2");
 }
+
+// int64's largest value is Dim::inf: as a gear it made an unbounded "static" dim whose
+// products never overflow, so DYNAMIC_BATCH_SIZE=1,9223372036854775807 compiled while
+// 2^61 was refused. Each gear option refuses it as int_overflow; one below is a number.
+TEST_CASE("gear values: int64's largest value (Dim::inf) is int_overflow in every gear option") {
+  expect_error([&] { return ge::parse_batch_gears("1,9223372036854775807"); }, ge::Errc::int_overflow,
+               "9223372036854775807", "unbounded");
+  expect_error([&] { return ge::parse_image_gears("4,4;9223372036854775807,4"); }, ge::Errc::int_overflow,
+               "DYNAMIC_IMAGE_SIZE");
+  expect_error([&] { return ge::parse_image_gears("4,4;4,9223372036854775807"); }, ge::Errc::int_overflow,
+               "DYNAMIC_IMAGE_SIZE");
+  expect_error([&] { return ge::parse_dims_gears("1,2;3,9223372036854775807"); }, ge::Errc::int_overflow, "DYNAMIC_DIMS");
+  CHECK(ge::parse_batch_gears("1,9223372036854775806") == V{1, 9223372036854775806});
+}

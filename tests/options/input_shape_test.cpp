@@ -95,3 +95,14 @@ TEST_CASE("bad dims keep the dim's own code but speak of the option") {
   expect_error([&] { return InputShape::parse("a:1~"); }, ge::Errc::bad_range, "high end is missing");
   CHECK(std::string(error_of([] { (void)InputShape::parse("a:1,x"); }).what()).find("[ge.shape]") == std::string::npos);
 }
+
+// int64's largest value is Dim::inf: written as a number it made a "fixed" dim that is
+// unbounded. 'inf' is how a range end says unbounded.
+TEST_CASE("INPUT_SHAPE: a dim or range end of 9223372036854775807 is int_overflow; 'inf' stays") {
+  expect_error([&] { return InputShape::parse("a:9223372036854775807"); }, ge::Errc::int_overflow,
+               "9223372036854775807", "unbounded");
+  expect_error([&] { return InputShape::parse("a:1~9223372036854775807"); }, ge::Errc::int_overflow, "'inf'");
+  expect_error([&] { return InputShape::parse("a:9223372036854775807~inf"); }, ge::Errc::int_overflow);
+  expect_error([&] { return InputShape::parse("2,9223372036854775807"); }, ge::Errc::int_overflow);
+  CHECK_NOTHROW((void)InputShape::parse("a:1~inf,9223372036854775806"));
+}

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <condition_variable>
 #include <mutex>
 #include <stdexcept>
@@ -213,4 +215,72 @@ TEST_CASE("run_async: a failed run nobody asks about, and a callback that throws
   }
   CHECK(count("nobody asked for its result") == 1);
   ge::set_log_sink(nullptr);
+}
+
+// A server that drops a model when its last request ends destroys the session from the
+// run's own callback: ~Session once waited for that very callback (a deadlock). Now the
+// destruction ends when the callback returns; runs queued behind it (one thread) still
+// run and call back; the last job frees what the session held (the model's use count
+// comes back to the test's one).
+TEST_CASE("run_async: a session destroyed from its own callback, its last owner dropped there, does not hang") {
+  ge::GraphBuilder b;
+  b.output(b.input("x", DataType::f32, "2,4").relu("y"));
+  const auto model = ge::compile(b.build());
+  std::vector<float> x{-1.f, 2.f, -3.f, 4.f, 5.f, -6.f, 7.f, -8.f};
+  const std::vector<float> want{0.f, 2.f, 0.f, 4.f, 5.f, 0.f, 7.f, 0.f};
+  const TensorView in(std::span<float>(x), {2, 4});
+  struct Box {
+    std::mutex m;
+    std::condition_variable cv;
+    std::shared_ptr<ge::Session> session;
+    int called = 0, good = 0;
+  };
+  const auto wait_for = [](const std::function<bool()>& done) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!done() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return done();
+  };
+  for (const int threads : {1, 2}) {
+    for (const int runs : {1, 4}) {
+      for (const bool by_capture : {false, true}) {
+        CAPTURE(threads);
+        CAPTURE(runs);
+        CAPTURE(by_capture);
+        auto box = std::make_shared<Box>();
+        box->session = std::make_shared<ge::Session>(model, ge::SessionOptions{.threads = threads});
+        REQUIRE(model.use_count() > 1);
+        {
+          std::shared_ptr<ge::Session> s = box->session;
+          for (int k = 0; k < runs; ++k) {
+            // by_capture: each callback owns the session; the last one's end drops it.
+            // Else the box owns it and the first callback drops it.
+            std::shared_ptr<ge::Session> owner = by_capture ? s : nullptr;
+            (void)s->run_async({in}, [box, owner, want](const ge::RunResult* r, std::exception_ptr) {
+              const bool ok = r != nullptr && values(*r) == want;
+              std::shared_ptr<ge::Session> dropped;
+              {
+                const std::lock_guard lock(box->m);
+                ++box->called;
+                box->good += ok ? 1 : 0;
+                dropped = std::move(box->session);
+              }
+              dropped.reset();  // ~Session here, on the run's thread, when this was the last owner
+              box->cv.notify_all();
+            });
+          }
+          if (by_capture) {
+            const std::lock_guard lock(box->m);
+            box->session.reset();  // the callbacks own it now
+          }
+        }
+        const bool all_called = wait_for([&] {
+          const std::lock_guard lock(box->m);
+          return box->called == runs;
+        });
+        REQUIRE(all_called);
+        CHECK(box->good == runs);
+        CHECK(wait_for([&] { return model.use_count() == 1; }));  // everything the session held is freed
+      }
+    }
+  }
 }

@@ -168,7 +168,9 @@ void add_pow_mixed(KernelRegistry& r) {
 }
 
 void add_float_tests(KernelRegistry& r) {
-  for (const auto& [op, test] : {std::pair{"IsNaN", cpu::FloatTest::nan}, std::pair{"IsInf", cpu::FloatTest::inf}}) {
+  for (const auto& entry : {std::pair{"IsNaN", cpu::FloatTest::nan}, std::pair{"IsInf", cpu::FloatTest::inf}}) {
+    const char* const op = entry.first;  // not a structured binding: clang 14 (the fuzz build) cannot capture one
+    const cpu::FloatTest test = entry.second;
     r.add({.op = op,
            .name = std::string("cpu.") + op,
            .engines = engines(Engine::vector, Engine::host),

@@ -24,6 +24,7 @@
 #include "ge/compile/compile.hpp"
 #include "ge/compile/model_file.hpp"
 #include "ge/compile/plan_svg.hpp"
+#include "ge/core/detail/file_write.hpp"
 #include "ge/graph/dot.hpp"
 #include "ge/options/option.hpp"
 #include "ge/runtime/session.hpp"
@@ -227,9 +228,8 @@ void write_dot(const std::string& file, const std::string& stem, const ge::Compi
       d.value_descs.push_back(it != in_plan.end() ? *it->second : v.desc);
     }
   }
-  std::ofstream f(file);
-  f << ge::to_dot(m.graph(), d);
-  if (!f) throw UsageError("cannot write --dot file '" + file + "'");
+  if (const auto why = ge::detail::write_file_atomically(file, ge::to_dot(m.graph(), d)))
+    throw UsageError("cannot write --dot file '" + file + "': " + *why);
 }
 
 // --plan_svg: the memory plan of plan `shown`.
@@ -241,9 +241,8 @@ void write_plan_svg(const std::string& file, const std::string& stem, const ge::
   ge::PlanSvgOptions o;
   o.title = stem + (shown->gear >= 0 ? ", gear " + std::to_string(shown->gear) : std::string()) + ": " +
             shown->describe_inputs(names);
-  std::ofstream f(file);
-  f << ge::plan_svg(*shown, o);
-  if (!f) throw UsageError("cannot write --plan_svg file '" + file + "'");
+  if (const auto why = ge::detail::write_file_atomically(file, ge::plan_svg(*shown, o)))
+    throw UsageError("cannot write --plan_svg file '" + file + "': " + *why);
 }
 
 // `gec compile --json`: the model, its inputs and outputs, and each plan.
@@ -494,7 +493,12 @@ int run_run(std::span<const std::string> args) {
   const auto seed = static_cast<std::uint64_t>(parse_int("seed", a.get("seed").value_or("1"), 0));
   const auto trace_file = a.get("trace");
   const bool profile = a.has("profile");
-  if (trace_file && !std::ofstream(*trace_file)) throw UsageError("cannot write --trace file '" + *trace_file + "'");
+  // Checked before the run, without touching the file (it is written whole at the end).
+  if (trace_file) {
+    const std::filesystem::path tp(*trace_file), dir = tp.has_parent_path() ? tp.parent_path() : ".";
+    if (std::filesystem::is_directory(tp) || ::access(dir.c_str(), W_OK) != 0)
+      throw UsageError("cannot write --trace file '" + *trace_file + "'");
+  }
   const Loaded l = load_and_compile(a, true);
   const ge::CompiledModel& m = *l.model;
   const auto names = input_names(m);

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 
+#include "ge/core/detail/file_write.hpp"
 #include "ge/core/error.hpp"
 
 namespace gec {
@@ -125,13 +126,13 @@ void write_npy(const std::string& path, const ge::TensorView& view) {
   const std::size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
   header.append(total - 10 - header.size() - 1, ' ');
   header += '\n';
-  std::ofstream f(path, std::ios::binary);
   const auto len = static_cast<std::uint16_t>(header.size());
   const char preamble[10] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
-  f.write(preamble, 10);
-  f.write(header.data(), static_cast<std::streamsize>(header.size()));
-  f.write(static_cast<const char*>(t.data), static_cast<std::streamsize>(t.bytes()));
-  if (!f) ge::raise(ge::Errc::invalid_argument, "[gec] cannot write '" + path + "'");
+  const auto bytes = [](const void* p, std::size_t n) { return std::span<const std::byte>(static_cast<const std::byte*>(p), n); };
+  if (const auto why = ge::detail::write_file_atomically(
+          path, {bytes(preamble, sizeof preamble), bytes(header.data(), header.size()),
+                 bytes(t.data, static_cast<std::size_t>(t.bytes()))}))
+    ge::raise(ge::Errc::invalid_argument, "[gec] cannot write '" + path + "': " + *why);
 }
 
 NpyArray random_array(ge::DataType dtype, const std::vector<std::int64_t>& dims, std::mt19937_64& rng) {

@@ -54,6 +54,10 @@ struct Session::Impl {
 namespace detail {
 // Checks a run's inputs against the model's: count, type, dims, buffers. Returns their dims.
 std::vector<std::vector<std::int64_t>> checked_inputs(std::span<const TensorView> inputs, const std::vector<ModelIO>& mi);
+// Checks the caller's output buffers against the model's outputs: count, types, sizes,
+// and no bytes shared with an input or another output (boundary.cpp).
+void check_output_buffers(std::span<const TensorView> outputs, std::span<const TensorView> inputs,
+                          const std::vector<ModelIO>& mi, const std::vector<ModelIO>& mo);
 // The views of `named` in the order of the model's `io` (its inputs or outputs): each
 // exactly once by name; `what` is "input" or "output".
 std::vector<TensorView> by_name(std::span<const NamedTensor> named, const std::vector<ModelIO>& io, const char* what);

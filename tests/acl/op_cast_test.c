@@ -81,12 +81,17 @@ static void test_i32_to_f32(void) {
 
 static void test_cast_errors(void) {
   const int64_t d[1] = {4};
-  const float x[4] = {1, 2, 3, 4};
+  const float x[4] = {1.7f, -2.7f, 3, 4};
   Tensor src = f32_tensor(1, d, x);
   Tensor dst = make_tensor(ACL_INT32, 1, d, NULL, 16);
   CHECK_OK(compile_cast(&src, &dst, 0));
   CHECK_OK(aclopCast(src.desc, src.buf, dst.desc, dst.buf, 0, NULL));
-  CHECK(((int32_t *)dst.data)[3] == 4);
+  /* float to int rounds toward zero, with truncate 0 or 1 */
+  const int32_t *yi = (const int32_t *)dst.data;
+  CHECK(yi[0] == 1 && yi[1] == -2 && yi[2] == 3 && yi[3] == 4);
+  memset(dst.data, 0, 16);
+  CHECK_OK(aclopCast(src.desc, src.buf, dst.desc, dst.buf, 1, NULL));
+  CHECK(yi[0] == 1 && yi[1] == -2);
   CHECK_ACL(aclopCast(NULL, src.buf, dst.desc, dst.buf, 0, NULL), ACL_ERROR_INVALID_PARAM);
   CHECK_ACL(aclopCast(src.desc, NULL, dst.desc, dst.buf, 0, NULL), ACL_ERROR_INVALID_PARAM);
   CHECK_ACL(aclopCast(src.desc, src.buf, NULL, dst.buf, 0, NULL), ACL_ERROR_INVALID_PARAM);

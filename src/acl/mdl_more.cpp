@@ -8,9 +8,12 @@
 
 #include "acl/acl_internal.hpp"
 
-#ifndef ACL_ERROR_NOT_STATIC_AIPP
-#define ACL_ERROR_NOT_STATIC_AIPP 100038  // GE's value (acl_base.h gains it with the runtime's codes)
-#endif
+namespace {
+// GE's code for an input without AIPP (ACL_ERROR_GE_AIPP_NOT_EXIST of GE's
+// acl/error_codes/ge_error_codes.h, which ge does not ship), what aclmdlGetFirstAippInfo
+// returns for it; GE's docs deprecate ACL_ERROR_NOT_STATIC_AIPP (100038) for it.
+constexpr aclError ge_aipp_not_exist = 145015;
+}  // namespace
 
 /// The options of an execution configuration, their bytes by option.
 struct aclmdlExecConfigHandle {
@@ -47,7 +50,7 @@ aclError aclmdlGetFirstAippInfo(uint32_t modelId, size_t index, aclAippInfo* aip
     size_t attached = 0;
     const aclError e = aclmdlGetAippType(modelId, index, &type, &attached);  // the model and index checked
     if (e != ACL_SUCCESS) throw acl::CallError(e, std::string("[acl] ") + aclGetRecentErrMsg());
-    throw acl::CallError(ACL_ERROR_NOT_STATIC_AIPP, "[acl] input " + std::to_string(index) + " of model " +
+    throw acl::CallError(ge_aipp_not_exist, "[acl] input " + std::to_string(index) + " of model " +
                                                         std::to_string(modelId) +
                                                         " has no static AIPP (ge compiles no AIPP into a model)");
     return ACL_SUCCESS;

@@ -6,9 +6,8 @@
 
 #include "check.h"
 
-#ifndef ACL_ERROR_NOT_STATIC_AIPP
-#define ACL_ERROR_NOT_STATIC_AIPP 100038
-#endif
+/* GE's ACL_ERROR_GE_AIPP_NOT_EXIST (acl/error_codes/ge_error_codes.h). */
+#define GE_AIPP_NOT_EXIST 145015
 
 static const char *model_dir = ".";
 
@@ -18,7 +17,7 @@ static void test_model_extras(void) {
   uint32_t id = 0;
   CHECK_OK(aclmdlLoadFromFile(path, &id));
   aclAippInfo info;
-  CHECK_ACL(aclmdlGetFirstAippInfo(id, 0, &info), ACL_ERROR_NOT_STATIC_AIPP);
+  CHECK_ACL(aclmdlGetFirstAippInfo(id, 0, &info), GE_AIPP_NOT_EXIST);
   CHECK(strstr(aclGetRecentErrMsg(), "static AIPP") != NULL);
   CHECK_ACL(aclmdlGetFirstAippInfo(id, 5, &info), ACL_ERROR_INVALID_PARAM);
   CHECK_ACL(aclmdlGetFirstAippInfo(id + 1000, 0, &info), ACL_ERROR_INVALID_MODEL_ID);

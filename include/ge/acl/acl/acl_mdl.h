@@ -382,7 +382,7 @@ typedef enum {
 } aclmdlExecConfigAttr;
 
 /* The static AIPP of input `index`. ge compiles no AIPP into a model: a valid model and
- * input give ACL_ERROR_NOT_STATIC_AIPP (100038), as GE for an input without static AIPP. */
+ * input give 145015 (GE's ACL_ERROR_GE_AIPP_NOT_EXIST), as GE for an input without AIPP. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetFirstAippInfo(uint32_t modelId, size_t index, aclAippInfo *aippInfo);
 /* The op of a failed device task (an exception callback's ids), with descriptions the
  * caller frees (aclDestroyTensorDesc on each array). ge runs no device tasks: every

@@ -45,6 +45,13 @@ struct aclTensorDesc {
   std::vector<std::array<std::int64_t, 2>> ranges;
   std::optional<std::vector<std::byte>> constant;  ///< set by aclSetTensorConst
   aclMemType placement = ACL_MEMTYPE_DEVICE;
+  // Kept for GE's setters and getters (src/acl/desc_more.cpp); a packed storage format
+  // makes the description unusable on the CPU (to_op_tensor: ACL_ERROR_FORMAT_NOT_MATCH).
+  std::string name;
+  std::optional<aclFormat> origin_format, storage_format;
+  std::optional<std::vector<std::int64_t>> origin_dims, storage_dims;
+  std::string dynamic_input;
+  std::vector<std::array<std::int64_t, 2>> value_range;
 };
 
 /// Memory of the caller's: an address and its size in bytes. Never owned.

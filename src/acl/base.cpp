@@ -96,6 +96,7 @@ ge::OpTensor to_op_tensor(const aclTensorDesc& d, const std::string& which) {
   try {
     if (d.dtype == ACL_DT_UNDEFINED && d.format == ACL_FORMAT_UNDEFINED && d.dims.empty() && !d.constant)
       return ge::OpTensor::undefined();
+    if (d.storage_format) (void)to_ge_format(*d.storage_format);  // a packed device layout: FORMAT_NOT_MATCH
     ge::OpTensor t{to_ge_type(d.dtype), to_shape(d), to_ge_format(d.format), std::nullopt};
     if (d.constant) {
       require(t.shape.is_static(), "a constant tensor needs static dims; got '" + t.shape.to_string() + "'");

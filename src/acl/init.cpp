@@ -137,7 +137,7 @@ aclError aclInit(const char* configPath) {
     std::lock_guard lock(acl::init_mutex);
     acl::require(!acl::initialized(), "aclInit: already initialised; call aclFinalize first",
                  ACL_ERROR_REPEAT_INITIALIZE);
-    if (configPath != nullptr) acl::check_config(configPath);
+    if (configPath != nullptr && configPath[0] != '\0') acl::check_config(configPath);  // "": no configuration, as GE
     acl::finalized = false;
     acl::init_done.store(true, std::memory_order_release);
     return ACL_SUCCESS;

@@ -255,3 +255,54 @@ aclError aclopInferShape(const char* opType, int numInputs, aclTensorDesc* input
 }
 
 }  // extern "C"
+
+namespace {
+
+// GE's Cast call: the "Cast" single op with "truncate" and "dst_type" (the destination
+// description's type), its descriptions checked.
+acl::GeCall cast_call(const aclTensorDesc* src, const aclTensorDesc* dst, uint8_t truncate) {
+  acl::require(src != nullptr && dst != nullptr, "the source or destination description is null");
+  aclopAttr attr;
+  attr.attrs["truncate"] = truncate != 0;
+  attr.attrs["dst_type"] = static_cast<std::int64_t>(acl::raw(dst->dtype));
+  const aclTensorDesc* in[1] = {src};
+  const aclTensorDesc* out[1] = {dst};
+  return acl::read_call("Cast", 1, in, 1, out, &attr);
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclopCast(const aclTensorDesc* srcDesc, const aclDataBuffer* srcBuffer, const aclTensorDesc* dstDesc,
+                   aclDataBuffer* dstBuffer, uint8_t truncate, aclrtStream stream) {
+  return acl::guard("aclopCast", [&] {
+    acl::require_initialized("aclopCast");
+    acl::require_stream(stream, "aclopCast");
+    const acl::GeCall call = cast_call(srcDesc, dstDesc, truncate);
+    acl::require(srcBuffer != nullptr && dstBuffer != nullptr, "the source or destination buffer is null");
+    const aclTensorDesc* in[1] = {srcDesc};
+    const auto dims = acl::real_dims(1, in);
+    const auto op = acl::find_compiled(call);
+    const aclDataBuffer* inputs[1] = {srcBuffer};
+    aclDataBuffer* outputs[1] = {dstBuffer};
+    (void)acl::run(*op, call, dims, 1, inputs, 1, outputs);
+    return ACL_SUCCESS;
+  });
+}
+
+aclError aclopCreateHandleForCast(aclTensorDesc* srcDesc, aclTensorDesc* dstDesc, uint8_t truncate,
+                                  aclopHandle** handle) {
+  return acl::guard("aclopCreateHandleForCast", [&] {
+    acl::require_initialized("aclopCreateHandleForCast");
+    acl::require(handle != nullptr, "the pointer to store the handle in is null");
+    acl::GeCall call = cast_call(srcDesc, dstDesc, truncate);
+    const aclTensorDesc* in[1] = {srcDesc};
+    auto dims = acl::real_dims(1, in);
+    auto op = acl::find_compiled(call);
+    *handle = new aclopHandle{std::move(op), std::move(call), std::move(dims), 1, 1};
+    return ACL_SUCCESS;
+  });
+}
+
+}  // extern "C"

@@ -31,6 +31,23 @@ static_assert(ACL_TRANS_NZ_T == 3 && ACL_COMPUTE_LOW_PRECISION == 1 && ACL_INT4 
 static_assert(sizeof(aclmdlIODims) == 128 + sizeof(size_t) + 128 * sizeof(int64_t));
 static_assert(sizeof(aclmdlHW) == sizeof(size_t) + 128 * 2 * sizeof(uint64_t));
 
+// GE's values in the headers of the rest of issue 31 (acl_dvpp.h, acl_prof.h, acl_dump.h,
+// the model extras, the kernel API).
+#include "acl/acl_prof.h"
+#include "acl/ops/acl_dvpp.h"
+static_assert(PIXEL_FORMAT_YUV_SEMIPLANAR_420 == 1 && PIXEL_FORMAT_BGR_888 == 13 && PIXEL_FORMAT_BGRA_8565 == 40 &&
+              PIXEL_FORMAT_RGB_BAYER_16BPP == 54 && PIXEL_FORMAT_S64C1 == 84 && PIXEL_FORMAT_FLOAT32 == 1002 &&
+              PIXEL_FORMAT_UNKNOWN == 10000);
+static_assert(H265_MAIN_LEVEL == 0 && H264_HIGH_LEVEL == 3 && DVPP_CHNMODE_JPEGE == 4);
+static_assert(ACL_AICORE_L2_CACHE == 6 && ACL_AICORE_NONE == 0xFF && ACL_PROF_RUNTIME_API == 0x100);
+static_assert(ACL_OP_DUMP_OP_AICORE_ARGS == 1 && OVERFLOW_DUMP == 5);
+static_assert(ACL_MDL_NPU_PERF_MODE == 9 && ACL_MAX_SHAPE_COUNT == 128 && ACL_TENSOR_VALUE_RANGE_NUM == 2);
+static_assert(ACL_COMPILE_FLAG_BIN_SELECTOR == 1);
+static_assert(std::is_same_v<decltype(&aclopCast), aclError (*)(const aclTensorDesc*, const aclDataBuffer*,
+                                                                const aclTensorDesc*, aclDataBuffer*, uint8_t,
+                                                                aclrtStream)>);
+static_assert(std::is_same_v<decltype(&acldvppFree), aclError (*)(void*)>);
+
 TEST_CASE("acl: ge error codes map onto acl codes") {
   CHECK(acl::to_acl_error(ge::Errc::ok) == ACL_SUCCESS);
   CHECK(acl::to_acl_error(ge::Errc::unknown_op) == ACL_ERROR_OP_NOT_FOUND);

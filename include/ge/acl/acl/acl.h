@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-/* Starts the library. configPath: null, or the path of a JSON file, which must exist and
+/* Starts the library. configPath: null or "" (no configuration), or the path of a JSON file, which must exist and
  * hold a JSON object (ACL_ERROR_INVALID_FILE otherwise; its keys are not used).
  * A second call before aclFinalize is ACL_ERROR_REPEAT_INITIALIZE. */
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);

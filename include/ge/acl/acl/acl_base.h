@@ -288,6 +288,41 @@ ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimV2(const aclTensorDesc *desc, si
 ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimRange(const aclTensorDesc *desc, size_t index, size_t dimRangeNum,
                                                       int64_t *dimRange);
 
+/* One [lo, hi] pair per value in aclSetTensorValueRange. */
+#define ACL_TENSOR_VALUE_RANGE_NUM 2
+/* Deprecated in GE for aclGetTensorDescDimV2: dim `index`, or -1 for a null description
+ * or an index out of range. */
+ACL_FUNC_VISIBILITY int64_t aclGetTensorDescDim(const aclTensorDesc *desc, size_t index);
+/* The tensor's name ("" until set; null name: ""). */
+ACL_FUNC_VISIBILITY void aclSetTensorDescName(aclTensorDesc *desc, const char *name);
+ACL_FUNC_VISIBILITY const char *aclGetTensorDescName(aclTensorDesc *desc);
+/* Replace the format, or the dims (ranges dropped); numDims >= 0, dims non-null when > 0. */
+ACL_FUNC_VISIBILITY aclError aclSetTensorFormat(aclTensorDesc *desc, aclFormat format);
+ACL_FUNC_VISIBILITY aclError aclSetTensorShape(aclTensorDesc *desc, int numDims, const int64_t *dims);
+/* The format and dims before a layout change (kept; ge runs on the format and dims). */
+ACL_FUNC_VISIBILITY aclError aclSetTensorOriginFormat(aclTensorDesc *desc, aclFormat format);
+ACL_FUNC_VISIBILITY aclError aclSetTensorOriginShape(aclTensorDesc *desc, int numDims, const int64_t *dims);
+/* The layout of the data in memory: a plain one (ND, NCHW, NHWC, ...) is kept; a packed
+ * device layout (NC1HWC0, FRACTAL_*) is accepted but an op or model given the
+ * description returns ACL_ERROR_FORMAT_NOT_MATCH (the CPU reads plain layouts). */
+ACL_FUNC_VISIBILITY aclError aclSetTensorStorageFormat(aclTensorDesc *desc, aclFormat format);
+ACL_FUNC_VISIBILITY aclError aclSetTensorStorageShape(aclTensorDesc *desc, int numDims, const int64_t *dims);
+/* A new description (free with aclDestroyTensorDesc) of srcDesc's data in dstFormat:
+ * between NCHW, NHWC and HWCN (4 dims) the dims permuted; the same format or ND a copy;
+ * a packed device layout ACL_ERROR_FORMAT_NOT_MATCH. */
+ACL_FUNC_VISIBILITY aclError aclTransTensorDescFormat(const aclTensorDesc *srcDesc, aclFormat dstFormat,
+                                                      aclTensorDesc **dstDesc);
+/* Element `index` of an array of descriptions (aclmdlCreateAndGetOpDesc): index 0 is
+ * desc itself; ge makes no such arrays, so any other index is null. */
+ACL_FUNC_VISIBILITY aclTensorDesc *aclGetTensorDescByIndex(aclTensorDesc *desc, size_t index);
+/* The device address of the tensor of a failed task's op (null: ge has none). */
+ACL_FUNC_VISIBILITY void *aclGetTensorDescAddress(const aclTensorDesc *desc);
+/* Names the dynamic input (a list input) the tensor belongs to. */
+ACL_FUNC_VISIBILITY aclError aclSetTensorDynamicInput(aclTensorDesc *desc, const char *dynamicInputName);
+/* The range [lo, hi] of each of valueCount values of the tensor (lo <= hi). */
+ACL_FUNC_VISIBILITY aclError aclSetTensorValueRange(aclTensorDesc *desc, size_t valueCount,
+                                                    int64_t valueRange[][ACL_TENSOR_VALUE_RANGE_NUM]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -295,6 +295,116 @@ ACL_FUNC_VISIBILITY aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset
 ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
                                                 aclrtStream stream);
 
+/* --- AIPP information, exception-time op descriptions, execution configurations ------ */
+
+#define ACL_MAX_SHAPE_COUNT 128
+
+typedef struct aclAippExtendInfo aclAippExtendInfo;
+typedef struct aclmdlExecConfigHandle aclmdlExecConfigHandle;
+
+/* An input's dims before the model's conversion and after its AIPP. */
+typedef struct aclAippDims {
+  aclmdlIODims srcDims;
+  size_t srcSize;
+  aclmdlIODims aippOutdims;
+  size_t aippOutSize;
+} aclAippDims;
+
+/* The static AIPP of a model input (aclmdlGetFirstAippInfo); layout as GE's. */
+typedef struct aclAippInfo {
+  aclAippInputFormat inputFormat;
+  int32_t srcImageSizeW;
+  int32_t srcImageSizeH;
+  int8_t cropSwitch;
+  int32_t loadStartPosW;
+  int32_t loadStartPosH;
+  int32_t cropSizeW;
+  int32_t cropSizeH;
+  int8_t resizeSwitch;
+  int32_t resizeOutputW;
+  int32_t resizeOutputH;
+  int8_t paddingSwitch;
+  int32_t leftPaddingSize;
+  int32_t rightPaddingSize;
+  int32_t topPaddingSize;
+  int32_t bottomPaddingSize;
+  int8_t cscSwitch;
+  int8_t rbuvSwapSwitch;
+  int8_t axSwapSwitch;
+  int8_t singleLineMode;
+  int32_t matrixR0C0;
+  int32_t matrixR0C1;
+  int32_t matrixR0C2;
+  int32_t matrixR1C0;
+  int32_t matrixR1C1;
+  int32_t matrixR1C2;
+  int32_t matrixR2C0;
+  int32_t matrixR2C1;
+  int32_t matrixR2C2;
+  int32_t outputBias0;
+  int32_t outputBias1;
+  int32_t outputBias2;
+  int32_t inputBias0;
+  int32_t inputBias1;
+  int32_t inputBias2;
+  int32_t meanChn0;
+  int32_t meanChn1;
+  int32_t meanChn2;
+  int32_t meanChn3;
+  float minChn0;
+  float minChn1;
+  float minChn2;
+  float minChn3;
+  float varReciChn0;
+  float varReciChn1;
+  float varReciChn2;
+  float varReciChn3;
+  aclFormat srcFormat;
+  aclDataType srcDatatype;
+  size_t srcDimNum;
+  size_t shapeCount;
+  aclAippDims outDims[ACL_MAX_SHAPE_COUNT];
+  aclAippExtendInfo *aippExtend; /* reserved: null */
+} aclAippInfo;
+
+/* The options of an execution configuration (aclmdlSetExecConfigOpt). */
+typedef enum {
+  ACL_MDL_STREAM_SYNC_TIMEOUT = 0,
+  ACL_MDL_EVENT_SYNC_TIMEOUT,
+  ACL_MDL_WORK_ADDR_PTR,
+  ACL_MDL_WORK_SIZET,
+  ACL_MDL_MPAIMID_SIZET,
+  ACL_MDL_AICQOS_SIZET,
+  ACL_MDL_AICOST_SIZET,
+  ACL_MDL_MEC_TIMETHR_SIZET,
+  ACL_MDL_EXEC_PRIORITY_INT32,
+  ACL_MDL_NPU_PERF_MODE
+} aclmdlExecConfigAttr;
+
+/* The static AIPP of input `index`. ge compiles no AIPP into a model: a valid model and
+ * input give 145015 (GE's ACL_ERROR_GE_AIPP_NOT_EXIST), as GE for an input without AIPP. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetFirstAippInfo(uint32_t modelId, size_t index, aclAippInfo *aippInfo);
+/* The op of a failed device task (an exception callback's ids), with descriptions the
+ * caller frees (aclDestroyTensorDesc on each array). ge runs no device tasks: every
+ * (deviceId, streamId, taskId) is ACL_ERROR_INVALID_PARAM, no task of that id. */
+ACL_FUNC_VISIBILITY aclError aclmdlCreateAndGetOpDesc(uint32_t deviceId, uint32_t streamId, uint32_t taskId,
+                                                      char *opName, size_t opNameLen, aclTensorDesc **inputDesc,
+                                                      size_t *numInputs, aclTensorDesc **outputDesc,
+                                                      size_t *numOutputs);
+/* An execution configuration: options of aclmdlExecConfigAttr, each value checked for
+ * its size (valueSize); ge keeps them and runs as aclmdlExecute (a timeout never
+ * triggers: the run is done on return). */
+ACL_FUNC_VISIBILITY aclmdlExecConfigHandle *aclmdlCreateExecConfigHandle(void);
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyExecConfigHandle(const aclmdlExecConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle *handle, aclmdlExecConfigAttr attr,
+                                                    const void *attrValue, size_t valueSize);
+/* aclmdlExecute / aclmdlExecuteAsync with a configuration (null handle: none). */
+ACL_FUNC_VISIBILITY aclError aclmdlExecuteV2(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
+                                             aclrtStream stream, const aclmdlExecConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsyncV2(uint32_t modelId, const aclmdlDataset *input,
+                                                  aclmdlDataset *output, aclrtStream stream,
+                                                  const aclmdlExecConfigHandle *handle);
+
 #ifdef __cplusplus
 }
 #endif

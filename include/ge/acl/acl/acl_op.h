@@ -14,6 +14,7 @@
 #define GE_ACL_ACL_OP_H_
 
 #include "acl_base.h"
+#include "acl_dump.h"
 #include "acl_rt.h"
 
 #ifdef __cplusplus
@@ -100,6 +101,59 @@ ACL_FUNC_VISIBILITY aclError aclopSetMaxOpQueueNum(uint64_t maxOpNum);
 ACL_FUNC_VISIBILITY aclError aclopInferShape(const char *opType, int numInputs, aclTensorDesc *inputDesc[],
                                              aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[],
                                              aclopAttr *attr);
+
+/* --- Cast (GE's convenience over the "Cast" single op) ------------------------------- */
+
+/* Runs the Cast op compiled (aclopCompile, or an offline model) for srcDesc -> dstDesc
+ * with the attributes GE gives it: "truncate" (bool) and "dst_type" (int, dstDesc's
+ * type); as aclopExecuteV2 otherwise (ACL_ERROR_OP_NOT_FOUND when none was compiled). */
+ACL_FUNC_VISIBILITY aclError aclopCast(const aclTensorDesc *srcDesc, const aclDataBuffer *srcBuffer,
+                                       const aclTensorDesc *dstDesc, aclDataBuffer *dstBuffer, uint8_t truncate,
+                                       aclrtStream stream);
+/* aclopCreateHandle for that Cast (run with aclopExecWithHandle, one input, one output). */
+ACL_FUNC_VISIBILITY aclError aclopCreateHandleForCast(aclTensorDesc *srcDesc, aclTensorDesc *dstDesc, uint8_t truncate,
+                                                      aclopHandle **handle);
+
+/* --- kernels of the caller's (GE: TIK/CCE binaries selected by a compile function) ----
+ * ge keeps the registrations and runs the caller's selector (aclopUpdateParams), but
+ * it cannot run NPU kernel binaries: executing such an op is ACL_ERROR_API_NOT_SUPPORT
+ * (docs/acl.md, "Kernels of the caller's"). */
+
+/* Frees a kernel binary handed to aclopCreateKernel. */
+typedef void (*aclDataDeallocator)(void *data, size_t length);
+/* aclopSetCompileFlag's flag that selects kernels with a registered compile function. */
+static const int ACL_COMPILE_FLAG_BIN_SELECTOR = 1;
+/* What a compile function fills in: the chosen kernel, its arguments and workspaces. */
+typedef struct aclopKernelDesc aclopKernelDesc;
+/* Chooses a kernel for an op's descriptions and attributes (aclopSetKernelArgs on
+ * aclopKernelDesc); returns ACL_SUCCESS or an error of the caller's. */
+typedef aclError (*aclopCompileFunc)(int numInputs, const aclTensorDesc *const inputDesc[], int numOutputs,
+                                     const aclTensorDesc *const outputDesc[], const aclopAttr *opAttr,
+                                     aclopKernelDesc *aclopKernelDesc);
+
+/* Registers the compile function of op type opType (a second one for the same type:
+ * ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED, 100030). */
+ACL_FUNC_VISIBILITY aclError aclopRegisterCompileFunc(const char *opType, aclopCompileFunc func);
+/* Removes it (none registered: ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED, 100028). */
+ACL_FUNC_VISIBILITY aclError aclopUnregisterCompileFunc(const char *opType);
+/* Registers kernel kernelId of opType: binData (binSize bytes, > 0) becomes ge's, freed
+ * with deallocator (may be null) at exit. A kernelId registered already:
+ * ACL_ERROR_KERNEL_ALREADY_REGISTERED (100031). */
+ACL_FUNC_VISIBILITY aclError aclopCreateKernel(const char *opType, const char *kernelId, const char *kernelName,
+                                               void *binData, int binSize, aclopEngineType enginetype,
+                                               aclDataDeallocator deallocator);
+/* Inside a compile function: the kernel chosen, its block dim and argument bytes. */
+ACL_FUNC_VISIBILITY aclError aclopSetKernelArgs(aclopKernelDesc *kernelDesc, const char *kernelId, uint32_t blockDim,
+                                                const void *args, uint32_t argSize);
+/* Inside a compile function: the sizes of numWorkspaces (>= 0) workspaces. */
+ACL_FUNC_VISIBILITY aclError aclopSetKernelWorkspaceSizes(aclopKernelDesc *kernelDesc, int numWorkspaces,
+                                                          size_t *workspaceSizes);
+/* Runs opType's compile function for these descriptions and attributes and checks the
+ * kernel it chose was created (ACL_ERROR_KERNEL_NOT_FOUND, 100029, otherwise; no compile
+ * function: ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED). */
+ACL_FUNC_VISIBILITY aclError aclopUpdateParams(const char *opType, int numInputs,
+                                               const aclTensorDesc *const inputDesc[], int numOutputs,
+                                               const aclTensorDesc *const outputDesc[], const aclopAttr *attr);
 
 #ifdef __cplusplus
 }

@@ -9,20 +9,6 @@
 #include "acl/acl_internal.hpp"
 #include "acl/acl_prof.h"
 
-// GE's codes for the dump and profiling states (acl_base.h gains them with the runtime's
-// error codes; the values are GE's).
-#ifndef ACL_ERROR_PROF_ALREADY_RUN
-#define ACL_ERROR_PROF_ALREADY_RUN 100042
-#endif
-#ifndef ACL_ERROR_PROF_NOT_RUN
-#define ACL_ERROR_PROF_NOT_RUN 100043
-#endif
-#ifndef ACL_ERROR_DUMP_ALREADY_RUN
-#define ACL_ERROR_DUMP_ALREADY_RUN 100044
-#endif
-#ifndef ACL_ERROR_DUMP_NOT_RUN
-#define ACL_ERROR_DUMP_NOT_RUN 100045
-#endif
 
 struct aclprofConfig {
   uint64_t data_types = 0;

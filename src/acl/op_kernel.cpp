@@ -12,20 +12,6 @@
 
 #include "acl/acl_internal.hpp"
 
-// GE's codes for the kernel registry (acl_base.h gains them with the runtime's error
-// codes; the values are GE's).
-#ifndef ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED
-#define ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED 100028
-#endif
-#ifndef ACL_ERROR_KERNEL_NOT_FOUND
-#define ACL_ERROR_KERNEL_NOT_FOUND 100029
-#endif
-#ifndef ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED
-#define ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED 100030
-#endif
-#ifndef ACL_ERROR_KERNEL_ALREADY_REGISTERED
-#define ACL_ERROR_KERNEL_ALREADY_REGISTERED 100031
-#endif
 
 /// What a compile function chose: a kernel, its block dim, argument bytes, workspaces.
 struct aclopKernelDesc {

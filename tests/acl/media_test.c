@@ -8,12 +8,6 @@
 #include "acl/ops/acl_dvpp.h"
 #include "check.h"
 
-#ifndef ACL_ERROR_PROF_ALREADY_RUN
-#define ACL_ERROR_PROF_ALREADY_RUN 100042
-#define ACL_ERROR_PROF_NOT_RUN 100043
-#define ACL_ERROR_DUMP_ALREADY_RUN 100044
-#define ACL_ERROR_DUMP_NOT_RUN 100045
-#endif
 
 static void test_memory(void) {
   void *p = NULL;

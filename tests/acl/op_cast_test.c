@@ -6,12 +6,6 @@
 
 #include "op_util.h"
 
-#ifndef ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED
-#define ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED 100028
-#define ACL_ERROR_KERNEL_NOT_FOUND 100029
-#define ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED 100030
-#define ACL_ERROR_KERNEL_ALREADY_REGISTERED 100031
-#endif
 
 /* Compiles Cast for src -> dst as a program does before aclopCast (the attributes GE's
  * aclopCast passes). */

@@ -9,7 +9,6 @@
 #include "acl/acl_internal.hpp"
 #include "acl/acl_prof.h"
 
-
 struct aclprofConfig {
   uint64_t data_types = 0;
   aclprofAicoreMetrics metrics = ACL_AICORE_NONE;

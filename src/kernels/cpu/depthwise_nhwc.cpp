@@ -211,8 +211,9 @@ void set_inner_pixels(Nhwc& d) {
   if (d.ox_hi < d.ox_lo) d.ox_hi = d.ox_lo;
 }
 
-// The register-blocked sweep (AVX2, AVX-512) for kernels 3, 5 and 7 wide, horizontal
-// stride 1 and dilations 1 and 2 (any kernel height, vertical stride and dilation). Per task (a run of output rows of one image and a chunk of at most 256
+// The register-blocked sweep (AVX2, AVX-512) for kernels 5 and 7 wide at horizontal
+// stride 1 without dilation (any kernel height, vertical stride and dilation; see
+// `pick_ring_row`). Per task (a run of output rows of one image and a chunk of at most 256
 // channels) the input rows the run reads are copied, in order, into a ring of
 // zero-padded rows: the pad columns, and the channels past C in the chunk, are zeros, so
 // every output pixel reads all its taps with whole-vector loads and no test. Per vector of
@@ -341,26 +342,24 @@ RingRowFn ring_row_isa(bool avx512) {
   return avx512 ? &ring_row_avx512<KW, S, D> : &ring_row_avx2<KW, S, D>;
 }
 
-template <int KW>
-RingRowFn ring_row_kw(std::int64_t d, bool avx512) {
-  return d == 1 ? ring_row_isa<KW, 1, 1>(avx512) : ring_row_isa<KW, 1, 2>(avx512);
-}
 #endif
 
-// The register-blocked row for this CPU and conv, or null (baseline ISA; kernel widths
-// other than 3, 5, 7; horizontal dilations above 2; horizontal stride 2, where copying
-// two input rows per output row cost more than the blocking saved: on the Xeon of
-// bench/conv (2 threads, batch 1) 3x3/2 on 28x28x240 and 5x5/2 on 14x14x672 ran at half
-// the GFLOP/s of the row sweep; `pixel_of` and the blocks take any stride, for when a
-// copy-free edge handling makes stride 2 pay).
+// The register-blocked row for this CPU and conv, or null: baseline ISA; kernels other
+// than 5 and 7 wide; horizontal stride 2 or dilation 2. Measured on one thread against
+// the row sweep (`ge_bench_conv dw`, a shared 2-core Xeon with AVX-512, CPU time, best
+// of 2-3 runs): 5x5 and 7x7 at stride 1 1.2-2.2x faster; 3x3 at stride 1 0.73-1.5x
+// (MobileNetV3's 14x14x480 slower: the sweep's 8-pixel blocks already keep 9 taps in
+// registers); dilation 2 (DeepLabV3's 5x5 on 14x14 and 28x28) 0.85-1.2x; at stride 2 the
+// copy of two input rows per output row cost more than the blocking saved (0.86-0.98x,
+// also with the blocks read in place). `ring_row` takes any stride and dilation
+// (`pixel_of`) should an edge handling without the copy make them pay.
 RingRowFn pick_ring_row(const Conv2dParams& p, std::int64_t kw) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (isa() != Isa::avx512 && isa() != Isa::avx2) return nullptr;
-  if (p.stride_w != 1 || p.dilation_w < 1 || p.dilation_w > 2) return nullptr;
+  if (p.stride_w != 1 || p.dilation_w != 1) return nullptr;
   const bool avx512 = isa() == Isa::avx512;
-  if (kw == 3) return ring_row_kw<3>(p.dilation_w, avx512);
-  if (kw == 5) return ring_row_kw<5>(p.dilation_w, avx512);
-  if (kw == 7) return ring_row_kw<7>(p.dilation_w, avx512);
+  if (kw == 5) return ring_row_isa<5, 1, 1>(avx512);
+  if (kw == 7) return ring_row_isa<7, 1, 1>(avx512);
 #else
   (void)p;
   (void)kw;

@@ -5,7 +5,7 @@
 // blocks of 8 pixels accumulate side by side (8 independent FMA chains); a tap is one
 // load of the input pixel's channel vector. Pixels whose window crosses the left or
 // right edge take the taps inside the image only; rows outside it are skipped; channels
-// past the last whole vector are computed one at a time.
+// past the last whole vector take one more vector ending at the last channel.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -74,7 +74,13 @@ inline __attribute__((always_inline)) void row_at(const Nhwc& d, std::int64_t oy
   while (ky1 > ky0 && oy * p.stride_h - p.pad_top + (ky1 - 1) * p.dilation_h >= d.h) --ky1;
   const std::int64_t cv = d.c / V * V;  // channels in whole vectors
   const std::int64_t sx = p.stride_w * d.c;
-  for (std::int64_t c0 = 0; c0 < cv; c0 += V) {
+  // Channels past the last whole vector (MobileNetV3's 72, 120, 200): one more vector
+  // ending at C, overlapping the one before (its channels computed twice, the same
+  // values stored twice: a FusedConv's output never aliases its inputs). Only fewer
+  // channels than one vector go one at a time.
+  const std::int64_t vectors = cv / V + (cv < d.c && d.c >= V ? 1 : 0);
+  for (std::int64_t k = 0; k < vectors; ++k) {
+    const std::int64_t c0 = std::min<std::int64_t>(k * V, d.c - V);
     vf taps[kMaxTaps];
     for (std::int64_t t = 0; t < d.kh * d.kw; ++t) std::memcpy(&taps[t], d.taps + t * d.c + c0, sizeof(vf));
     vf b{};
@@ -135,8 +141,8 @@ inline __attribute__((always_inline)) void row_at(const Nhwc& d, std::int64_t oy
     sweep(lo, hi, U{});
     sweep(hi, d.ow, C{});
   }
-  if (cv < d.c)
-    for (std::int64_t ox = 0; ox < d.ow; ++ox) pixel_checked(d, rowp, ox, cv, d.c, out, res);
+  if (d.c < V)
+    for (std::int64_t ox = 0; ox < d.ow; ++ox) pixel_checked(d, rowp, ox, 0, d.c, out, res);
 }
 
 // Output row r (image r / oh) of the image batch `d.x`.

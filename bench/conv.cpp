@@ -4,10 +4,11 @@
 // the runtime runs it (`Kernel::run` on a oneTBB arena of T threads); then ResNet-50 and
 // MobileNetV2 end to end (`ge::compile` + `ge::Session`) at batch 1 and 8.
 //
-//   ge_bench_conv [layers|models|all (default)] [threads (default 2)] [peak GFLOP/s per core]
+//   ge_bench_conv [layers|dw|models|all (default)] [threads (default 2)] [peak GFLOP/s per core]
 //   GE_BENCH_LAYERS=256x14/3,512x7 ge_bench_conv layers   # only those layer shapes
 //   GE_BENCH_NHWC=1 ge_bench_conv layers   # the NHWC FusedConv kernels (ge::layout_nhwc's)
 //   GE_BENCH_COLD=1 ge_bench_conv layers   # caches flushed before each run (weights from memory)
+//   ge_bench_conv dw        # depthwise 3x3/5x5/7x7, strides 1/2, dilation 2; grouped (RegNetX, ResNeXt)
 //
 // "cpu ms" is the calling thread's CPU time (minimum over the repetitions): with one
 // thread it is the kernel's time without the moments other processes held the core, the
@@ -55,6 +56,7 @@ double cpu_mhz() {
 struct Layer {
   const char* model;
   std::int64_t c, h, co, k, s, group, count;  // count: how many times the model has it
+  std::int64_t dil = 1;                       // dilation (both axes); pads dil * (k / 2)
 };
 
 // ResNet-50 v1.5 at 224x224: 53 convs in 20 distinct shapes.
@@ -76,6 +78,31 @@ const Layer kMobileNet[] = {
     {"mbv2", 144, 56, 24, 1, 1, 1, 1},     {"mbv2", 24, 56, 144, 1, 1, 1, 1},    {"mbv2", 192, 28, 192, 3, 1, 192, 1},
     {"mbv2", 384, 14, 384, 3, 1, 384, 1},  {"mbv2", 576, 14, 576, 3, 2, 576, 1}, {"mbv2", 960, 7, 960, 3, 1, 960, 1},
     {"mbv2", 960, 7, 320, 1, 1, 1, 1},     {"mbv2", 320, 7, 1280, 1, 1, 1, 1},
+};
+
+// Depthwise convs beyond MobileNetV2's 3x3 (MobileNetV3, EfficientNet, MNASNet: 5x5 and
+// 3x3 at strides 1 and 2; 7x7 as in ConvNeXt; DeepLabV3 on MobileNetV3: dilation 2), and
+// grouped convs: RegNetX (3x3, group width 8..64) and ResNeXt-50 32x4d (groups 32).
+const Layer kDepthwise[] = {
+    {"mbv3", 72, 56, 72, 5, 2, 72, 1},       {"mbv3", 120, 28, 120, 5, 1, 120, 1},
+    {"mbv3", 240, 28, 240, 3, 2, 240, 1},    {"mbv3", 200, 14, 200, 3, 1, 200, 1},
+    {"mbv3", 480, 14, 480, 3, 1, 480, 1},    {"mbv3", 672, 14, 672, 5, 2, 672, 1},
+    {"mbv3", 960, 7, 960, 5, 1, 960, 1},     {"effb0", 144, 56, 144, 5, 2, 144, 1},
+    {"effb0", 240, 28, 240, 5, 1, 240, 1},   {"effb0", 480, 14, 480, 5, 1, 480, 1},
+    {"effb0", 672, 14, 672, 5, 1, 672, 1},   {"effb0", 1152, 7, 1152, 5, 1, 1152, 1},
+    {"mnas", 240, 28, 240, 5, 2, 240, 1},    {"mnas", 480, 14, 480, 5, 1, 480, 1},
+    {"cnxt", 96, 56, 96, 7, 1, 96, 1},       {"cnxt", 384, 14, 384, 7, 1, 384, 1},
+    {"cnxt", 768, 7, 768, 7, 1, 768, 1},     {"dlv3", 672, 28, 672, 5, 1, 672, 1, 2},
+    {"dlv3", 960, 28, 960, 5, 1, 960, 1, 2}, {"dlv3", 480, 28, 480, 3, 1, 480, 1, 2},
+    {"dlv3", 672, 14, 672, 5, 1, 672, 1, 2}, {"dlv3", 960, 14, 960, 5, 1, 960, 1, 2},
+    {"dw", 144, 56, 144, 3, 1, 144, 1},      {"dw", 96, 112, 96, 3, 2, 96, 1},
+    {"rgx", 56, 56, 56, 3, 1, 7, 1},         {"rgx", 152, 28, 152, 3, 1, 19, 1},
+    {"rgx", 368, 14, 368, 3, 1, 46, 1},      {"rgx", 64, 56, 64, 3, 2, 8, 1},
+    {"rgx", 240, 14, 240, 3, 1, 10, 1},      {"rgx", 528, 7, 528, 3, 1, 22, 1},
+    {"rgx", 128, 28, 128, 3, 1, 8, 1},       {"rgx", 256, 14, 256, 3, 1, 16, 1},
+    {"rgx", 512, 7, 512, 3, 1, 8, 1},        {"rnxt", 128, 56, 128, 3, 1, 32, 1},
+    {"rnxt", 256, 56, 256, 3, 2, 32, 1},     {"rnxt", 256, 28, 256, 3, 1, 32, 1},
+    {"rnxt", 512, 14, 512, 3, 1, 32, 1},     {"rnxt", 1024, 7, 1024, 3, 1, 32, 1},
 };
 
 ge::OpTensor f32(const Ints& dims) {
@@ -164,8 +191,8 @@ bool wanted(const Layer& l) {
 
 LayerResult bench_layer(const Layer& l, std::int64_t n, tbb::task_arena& arena, double peak) {
   if (!wanted(l)) return {0.0, 0.0};
-  const std::int64_t pad = l.k / 2;
-  const std::int64_t oh = (l.h + 2 * pad - l.k) / l.s + 1;
+  const std::int64_t pad = l.dil * (l.k / 2);
+  const std::int64_t oh = (l.h + 2 * pad - l.dil * (l.k - 1) - 1) / l.s + 1;
   // GE_BENCH_NHWC=1: the FusedConv on NHWC images that ge::layout_nhwc makes.
   const bool nhwc = nhwc_images();
   const Ints xd = nhwc ? Ints{n, l.h, l.h, l.c} : Ints{n, l.c, l.h, l.h}, wd{l.co, l.c / l.group, l.k, l.k}, bd{l.co};
@@ -177,6 +204,7 @@ LayerResult bench_layer(const Layer& l, std::int64_t n, tbb::task_arena& arena, 
   ge::Attributes attrs{{"strides", Ints{l.s, l.s}},
                        {"pads", Ints{pad, pad, pad, pad}},
                        {"group", l.group},
+                       {"dilations", Ints{l.dil, l.dil}},
                        {"kernel_shape", Ints{l.k, l.k}}};
   if (nhwc) attrs.emplace("layout", "NHWC");
   std::shared_ptr<const ge::CompiledOp> op;
@@ -203,23 +231,37 @@ LayerResult bench_layer(const Layer& l, std::int64_t n, tbb::task_arena& arena, 
     if (sum < 0.0f) std::puts("");
   };
   arena.execute([&] { t = time_it([&] { op->kernel->run(in, out); }, 5, 0.25, touch_input); });
-  const double gf = flops / (t.first * 1e-3) * 1e-9;
-  std::printf("| %-4s | %4lld | %4lld x%3lld | %4lld | %dx%d/%lld | %4lld | %2lld | %-26s | %8.3f | %8.3f | %8.3f "
-              "| %6.1f | %5.1f%% |\n",
+  const double gf = flops / (t.first * 1e-3) * 1e-9, gf50 = flops / (t.second * 1e-3) * 1e-9;
+  std::printf("| %-5s | %4lld | %4lld x%3lld | %4lld | %dx%d/%lld%s | %4lld | %2lld | %-34s | %8.3f | %8.3f | %8.3f "
+              "| %6.1f | %6.1f | %5.1f%% |\n",
               l.model, static_cast<long long>(n), static_cast<long long>(l.c), static_cast<long long>(l.h),
               static_cast<long long>(l.co), static_cast<int>(l.k), static_cast<int>(l.k), static_cast<long long>(l.s),
+              l.dil > 1 ? "d2" : "  ",
               static_cast<long long>(l.group), static_cast<long long>(l.count), std::string(op->kernel->name()).c_str(),
-              t.first, t.second, g_min_cpu_ms, gf, 100.0 * gf / peak);
+              t.first, t.second, g_min_cpu_ms, gf, gf50, 100.0 * gf / peak);
   std::fflush(stdout);
   return {flops, t.first};
 }
 
+void table_header() {
+  std::printf("| net   | N    | Cin x H    | Cout | k/s     | grp  | x  | kernel                             "
+              "|  min ms  |  p50 ms  |  cpu ms  | GFLOP/s | p50 GF/s | %%peak |\n");
+  std::printf("|-------|------|------------|------|---------|------|----|------------------------------------"
+              "|----------|----------|----------|--------|--------|--------|\n");
+}
+
+// The depthwise and grouped table (`ge_bench_conv dw`). On a shared machine compare the
+// p50 columns of runs made back to back.
+void bench_depthwise(int threads, double peak) {
+  tbb::task_arena arena(threads);
+  table_header();
+  for (const std::int64_t n : {1, 8})
+    for (const Layer& l : kDepthwise) (void)bench_layer(l, n, arena, peak);
+}
+
 void bench_layers(int threads, double peak) {
   tbb::task_arena arena(threads);
-  std::printf("| net  | N    | Cin x H    | Cout | k/s   | grp  | x  | kernel                     "
-              "|  min ms  |  p50 ms  |  cpu ms  | GFLOP/s | %%peak |\n");
-  std::printf("|------|------|------------|------|-------|------|----|----------------------------"
-              "|----------|----------|----------|--------|--------|\n");
+  table_header();
   for (const std::int64_t n : {1, 8}) {
     double total_ms = 0, total_flops = 0;
     for (const Layer& l : kResNet) {
@@ -279,7 +321,9 @@ int main(int argc, char** argv) {
                 threads, peak, threads, per_core,
                 argc > 3 ? "given" : measured > 0.0 ? "measured by the FMA loop" : "from the clock", measured, lanes, mhz,
                 nominal);
+    std::printf("CPU: %s; kernels' ISA: %d fp32 lanes\n\n", ge_bench::cpu_model().c_str(), lanes);
     if (what == "layers" || what == "all") bench_layers(threads, peak);
+    if (what == "dw" || what == "all") bench_depthwise(threads, peak);
     if (what == "models" || what == "all") bench_models(threads);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench/conv: %s\n", e.what());

@@ -225,6 +225,9 @@ TEST_CASE("FusedConv NHWC kernels by compile_op, weights constant or given per r
       // Winograd from 64 channels and 7x7 outputs, on AVX2 or AVX-512; else the GEMM.
       {ge::cpu::isa() == ge::cpu::Isa::baseline ? "nhwc_gemm" : "nhwc_winograd", {1, 64, 9, 9}, {64, 64, 3, 3},
        {{"pads", {1, 1, 1, 1}}}},
+      // Grouped (RegNetX-like: 4 groups of 8), and a depthwise conv of more than 49 taps.
+      {"nhwc_grouped", {2, 32, 9, 9}, {32, 8, 3, 3}, {{"group", 4}, {"pads", {1, 1, 1, 1}}}},
+      {"nhwc_grouped", {1, 16, 12, 12}, {16, 1, 9, 9}, {{"group", 16}, {"pads", {4, 4, 4, 4}}}},
   };
   std::uint64_t seed = 50;
   for (const Case& c : cases)

@@ -179,9 +179,10 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
 
 // NHWC (f32, rank 4, W [M, C/group, KH, KW] with static dims): a 1x1 conv with stride 1,
 // no pads and one group, a depthwise one (group == C == M, at most 49 taps), a dense one
-// over at most `cpu::kFewChannels` input channels, a 3x3 one Winograd takes, or any other
-// one-group conv (the GEMM over patches).
-enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels, winograd, dense };
+// over at most `cpu::kFewChannels` input channels, a 3x3 one Winograd takes, any other
+// one-group conv (the GEMM over patches), or a grouped one (1 < group; the direct kernel
+// over blocks of a group's outputs, also a depthwise conv of more than 49 taps).
+enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels, winograd, dense, grouped };
 
 bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   const InferContext& c = r.context;
@@ -192,6 +193,10 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   const ConvAttrs a = conv_attrs(c);
   if (kind == NhwcKind::few_channels) return a.group == 1 && w[1].value() <= cpu::kFewChannels;
   if (kind == NhwcKind::dense) return a.group == 1;
+  if (kind == NhwcKind::grouped) {
+    const Dim& ch = c.shape(0)[3];
+    return a.group > 1 && w[0].value() % a.group == 0 && ch.is_static() && ch.value() == w[1].value() * a.group;
+  }
   if (kind == NhwcKind::winograd) {
     // Where the NCHW kernel takes Winograd too: 64 channels in and out, 7x7 outputs.
     const std::int64_t pixels = output_pixels(r);
@@ -277,6 +282,13 @@ std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
 
 std::shared_ptr<const Kernel> make_nhwc_dense(const KernelRequest& r) {
   return nhwc_conv(r, "cpu.fused_conv2d.nhwc_gemm", &cpu::pack_conv_nhwc, &cpu::conv_gemm_nhwc);
+}
+
+std::shared_ptr<const Kernel> make_nhwc_grouped(const KernelRequest& r) {
+  const std::int64_t group = conv_attrs(r.context).group;
+  return nhwc_conv(
+      r, "cpu.fused_conv2d.nhwc_grouped", [group](const TensorView& w) { return cpu::pack_grouped_nhwc(w, group); },
+      &cpu::conv_grouped_nhwc);
 }
 
 std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
@@ -422,6 +434,7 @@ void register_cpu_nn(KernelRegistry& r) {
       {"cpu.fused_conv2d.nhwc_direct", 2, NhwcKind::few_channels, make_nhwc_few_channels},
       {"cpu.fused_conv2d.nhwc_gemm", 1, NhwcKind::dense, make_nhwc_dense},
       {"cpu.fused_conv2d.nhwc_winograd", 3, NhwcKind::winograd, make_nhwc_winograd},
+      {"cpu.fused_conv2d.nhwc_grouped", 1, NhwcKind::grouped, make_nhwc_grouped},
   };
   for (const auto& k : nhwc)
     r.add({.op = "FusedConv",

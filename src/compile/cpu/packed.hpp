@@ -34,6 +34,9 @@ template <class V> void packed_fields(cpu::PackedFewChannelsNhwc& p, V&& v) {
 }
 template <class V> void packed_fields(cpu::PackedConvNhwc& p, V&& v) { v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.panels); }
 template <class V> void packed_fields(cpu::PackedWinogradNhwc& p, V&& v) { v(p.m), v(p.c), v(p.u); }
+template <class V> void packed_fields(cpu::PackedGroupedNhwc& p, V&& v) {
+  v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.group), v(p.v), v(p.w);
+}
 
 // The floats each packed type must hold for its numbers (a file that says otherwise is
 // refused before a kernel could read past a buffer); -1 where only the packer knows.
@@ -43,6 +46,7 @@ template <class V> void packed_fields(cpu::PackedWinogradNhwc& p, V&& v) { v(p.m
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedFewChannelsNhwc& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedConvNhwc& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedWinogradNhwc& p);
+[[nodiscard]] std::int64_t expected_floats(const cpu::PackedGroupedNhwc& p);
 
 // A packed value as a part (its buffers are views of `p`'s).
 template <class T>

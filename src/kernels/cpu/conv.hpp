@@ -119,6 +119,27 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
                               const PostOp& pw_post, const PackedDepthwiseNhwc& w, const TensorView* bias,
                               const TensorView& y, const TensorView* residual = nullptr);
 
+/// Grouped weights [M, C/group, KH, KW] (1 < group) as `conv_grouped_nhwc` reads them: per
+/// group, its M/group outputs in blocks of `v` lanes (16 where M/group is a multiple of 16,
+/// else 8), per block [KH][KW][C/group][v] (lanes past the group's outputs zero).
+struct PackedGroupedNhwc {
+  std::int64_t m = 0, c = 0, kh = 0, kw = 0, group = 1;  ///< outputs, inputs per group, kernel, groups
+  std::int64_t v = 8;                                    ///< lanes per block: 8 or 16
+  Scratch w;  ///< group * blocks * KH * KW * c * v floats, blocks = ceil(M / group / v)
+};
+
+/// Packs f32 grouped weights for `group` groups. Raises `Errc::type_mismatch`,
+/// `Errc::rank_mismatch`, `Errc::bad_attribute` (group < 1 or not dividing M).
+[[nodiscard]] PackedGroupedNhwc pack_grouped_nhwc(const TensorView& w, std::int64_t group);
+
+/// A grouped conv on f32 NHWC images (any group width; RegNetX, ResNeXt): x [N, H, W, C],
+/// y [N, OH, OW, M] (exact), optional bias [M] and residual; any strides, dilations, pads;
+/// `p.post` applied last. Per output row, group and block of output channels, 8 pixels
+/// accumulate side by side, each input float broadcast once per pixel and block pair.
+/// Same errors as `conv2d`.
+void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedGroupedNhwc& w, const TensorView* bias,
+                       const TensorView& y, const TensorView* residual = nullptr);
+
 /// Dense (group 1) weights [M, C, KH, KW] with at most `kFewChannels` input channels as
 /// `conv_few_channels_nhwc` reads them: per tap and input channel, the M outputs (padded
 /// to 32).

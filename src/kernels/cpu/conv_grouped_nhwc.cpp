@@ -1,0 +1,205 @@
+// Grouped convolution (1 < group, any group width: RegNetX's 8..64-wide groups,
+// ResNeXt's 32 groups) on NHWC images. A group's GEMM is too narrow for the GEMM tiles
+// (M / group outputs of K = KH * KW * C / group), so it runs direct: per output row (in
+// parallel over rows), group and pair of blocks of v output channels (v = 16 where the
+// group's outputs are a multiple of 16, else 8), 8 pixels accumulate side by side
+// (16 vector accumulators with two blocks); per tap and input channel of the group the
+// two weight vectors are loaded once for the 8 pixels and each pixel's input float is
+// broadcast once for both blocks. Blocks of 8 pixels whose every tap lies inside the
+// row run without tests; the others skip the taps outside.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cpu/common.hpp"
+#include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/conv_internal.hpp"
+#include "kernels/cpu/vec.hpp"
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // vectors never cross a call: everything is inlined
+
+namespace ge::cpu {
+namespace {
+
+constexpr std::string_view kOp = "Conv";
+
+struct Grouped {
+  const Conv2dParams* p;
+  std::int64_t n, h, w, c, oh, ow, kh, kw, m;  // C and M: all channels
+  std::int64_t cg, mg, blocks;                 // per group: inputs, outputs, blocks of V outputs
+  const float* x;
+  const float* wt;  // [group][blocks][kh][kw][cg][V]
+  const float* bias;
+  float* y;
+  const float* residual;
+};
+
+constexpr int kPx = 8;  // pixels side by side
+
+// Output row r (image r / oh): every group, every pair of blocks.
+template <int V>
+inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::int64_t r) {
+  using vf = VecOf<V>;
+  const Conv2dParams& p = *d.p;
+  const std::int64_t img = r / d.oh, oy = r % d.oh;
+  const float* in = d.x + img * d.h * d.w * d.c;
+  float* out = d.y + r * d.ow * d.m;
+  const float* res = d.residual != nullptr ? d.residual + r * d.ow * d.m : nullptr;
+  std::int64_t ky0 = 0, ky1 = d.kh;  // tap rows inside the image
+  while (ky0 < ky1 && oy * p.stride_h - p.pad_top + ky0 * p.dilation_h < 0) ++ky0;
+  while (ky1 > ky0 && oy * p.stride_h - p.pad_top + (ky1 - 1) * p.dilation_h >= d.h) --ky1;
+  const std::int64_t step = p.stride_w * d.c;
+  const std::int64_t wblock = d.kh * d.kw * d.cg * V;  // floats per block of weights
+  const std::int64_t groups = d.m / d.mg;
+  // NB (1 or 2) blocks from output channel o0 (lanes[b] of each), PX pixels from ox0.
+  const auto tile = [&](const float* wb, std::int64_t g, std::int64_t o0, const std::int64_t* lanes, std::int64_t ox0,
+                        std::int64_t px, auto nb_c) __attribute__((always_inline)) {
+    constexpr int NB = decltype(nb_c)::value;
+    vf b[NB];
+    for (int k = 0; k < NB; ++k)
+      b[k] = d.bias != nullptr ? load_lanes<vf>(d.bias + o0 + k * V, lanes[k]) : vf{} + 0.0f;
+    vf acc[kPx][NB];
+    for (int i = 0; i < kPx; ++i)
+      for (int k = 0; k < NB; ++k) acc[i][k] = b[k];
+    const std::int64_t first = ox0 * p.stride_w - p.pad_left;
+    const bool inside = px == kPx && first >= 0 && first + (kPx - 1) * p.stride_w + (d.kw - 1) * p.dilation_w < d.w;
+    for (std::int64_t ky = ky0; ky < ky1; ++ky) {
+      const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+      const float* row = in + iy * d.w * d.c + g * d.cg;
+      for (std::int64_t kx = 0; kx < d.kw; ++kx) {
+        const float* wk = wb + (ky * d.kw + kx) * d.cg * V;
+        const std::int64_t ix0 = first + kx * p.dilation_w;
+        if (inside) {
+          const float* src = row + ix0 * d.c;
+          for (std::int64_t ci = 0; ci < d.cg; ++ci) {
+            vf wv[NB];
+            for (int k = 0; k < NB; ++k) std::memcpy(&wv[k], wk + k * wblock + ci * V, sizeof(vf));
+#pragma GCC unroll 8
+            for (int i = 0; i < kPx; ++i) {
+              const float xv = src[i * step + ci];
+              for (int k = 0; k < NB; ++k) acc[i][k] += xv * wv[k];
+            }
+          }
+        } else {
+          for (std::int64_t ci = 0; ci < d.cg; ++ci) {
+            vf wv[NB];
+            for (int k = 0; k < NB; ++k) std::memcpy(&wv[k], wk + k * wblock + ci * V, sizeof(vf));
+#pragma GCC unroll 8
+            for (int i = 0; i < kPx; ++i) {
+              const std::int64_t ix = ix0 + i * p.stride_w;
+              if (i >= px || ix < 0 || ix >= d.w) continue;
+              const float xv = row[ix * d.c + ci];
+              for (int k = 0; k < NB; ++k) acc[i][k] += xv * wv[k];
+            }
+          }
+        }
+      }
+    }
+    for (int i = 0; i < px; ++i)
+      for (int k = 0; k < NB; ++k) {
+        const std::int64_t at = (ox0 + i) * d.m + o0 + k * V;
+        vf a = acc[i][k];
+        if (res != nullptr) a += load_lanes<vf>(res + at, lanes[k]);
+        store_lanes(out + at, apply_post_v(a, p.post), lanes[k]);
+      }
+  };
+  for (std::int64_t g = 0; g < groups; ++g)
+    for (std::int64_t blk = 0; blk < d.blocks; blk += 2) {
+      const float* wb = d.wt + (g * d.blocks + blk) * wblock;
+      const std::int64_t o0 = g * d.mg + blk * V;
+      const std::int64_t lanes[2] = {std::min<std::int64_t>(V, d.mg - blk * V),
+                                     std::min<std::int64_t>(V, d.mg - (blk + 1) * V)};
+      for (std::int64_t ox0 = 0; ox0 < d.ow; ox0 += kPx) {
+        const std::int64_t px = std::min<std::int64_t>(kPx, d.ow - ox0);
+        if (blk + 1 < d.blocks) {
+          tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 2>{});
+        } else {
+          tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 1>{});
+        }
+      }
+    }
+}
+
+using GroupedFn = void (*)(const Grouped&, std::int64_t, std::int64_t);
+
+template <int V>
+void grouped_base(const Grouped& d, std::int64_t b, std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) grouped_row<V>(d, r);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+template <int V>
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void grouped_avx512(const Grouped& d, std::int64_t b,
+                                                                                       std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) grouped_row<V>(d, r);
+}
+template <int V>
+__attribute__((target("avx2,fma"))) void grouped_avx2(const Grouped& d, std::int64_t b, std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) grouped_row<V>(d, r);
+}
+#endif
+
+template <int V>
+GroupedFn pick_grouped() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (isa() == Isa::avx512) return grouped_avx512<V>;
+  if (isa() == Isa::avx2) return grouped_avx2<V>;
+#endif
+  return grouped_base<V>;
+}
+
+const GroupedFn grouped8_fn = pick_grouped<8>();
+const GroupedFn grouped16_fn = pick_grouped<16>();
+
+}  // namespace
+
+PackedGroupedNhwc pack_grouped_nhwc(const TensorView& w, std::int64_t group) {
+  check_dtype(kOp, "W", w, DataType::f32);
+  check_rank(kOp, "W", w, 4);
+  if (group < 1 || w.dims[0] % group != 0)
+    fail(Errc::bad_attribute, kOp,
+         "group " + std::to_string(group) + " must be >= 1 and divide the outputs of W " + dims_text(w.dims));
+  PackedGroupedNhwc p;
+  p.m = w.dims[0];
+  p.c = w.dims[1];
+  p.kh = w.dims[2];
+  p.kw = w.dims[3];
+  p.group = group;
+  const std::int64_t mg = p.m / group;
+  p.v = mg % 16 == 0 ? 16 : 8;
+  const std::int64_t blocks = (mg + p.v - 1) / p.v, taps = p.kh * p.kw;
+  const std::int64_t total = group * blocks * taps * p.c * p.v;
+  p.w = Scratch(total);
+  std::fill(p.w.data(), p.w.data() + total, 0.0f);
+  const float* src = w.as<const float>();
+  for (std::int64_t g = 0; g < group; ++g)
+    for (std::int64_t o = 0; o < mg; ++o) {
+      const std::int64_t blk = o / p.v, lane = o % p.v;
+      for (std::int64_t ci = 0; ci < p.c; ++ci)
+        for (std::int64_t t = 0; t < taps; ++t)
+          p.w.data()[(((g * blocks + blk) * taps + t) * p.c + ci) * p.v + lane] =
+              src[((g * mg + o) * p.c + ci) * taps + t];
+    }
+  return p;
+}
+
+void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedGroupedNhwc& w, const TensorView* bias,
+                       const TensorView& y, const TensorView* residual) {
+  check_rank(kOp, "X", x, 4);
+  if (p.group != w.group || x.dims[3] != w.c * w.group)
+    fail(Errc::bad_op_inputs, kOp,
+         "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the weights were packed for " +
+             std::to_string(w.group) + " groups of " + std::to_string(w.c) +
+             " input channels; expected X's last dim their product and the same group");
+  const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
+  const std::int64_t mg = w.m / w.group;
+  Grouped d{&p,     x.dims[0], x.dims[1], x.dims[2], x.dims[3], io.oh,  io.ow,         w.kh,     w.kw,
+            w.m,    w.c,       mg,        (mg + w.v - 1) / w.v, x.as<const float>(), w.w.data(), io.bias,
+            y.as<float>(), io.residual};
+  if (y.elements() == 0) return;
+  const GroupedFn fn = w.v == 16 ? grouped16_fn : grouped8_fn;
+  parallel_for(d.n * d.oh, grain_for(d.ow * d.m * d.kh * d.kw * d.cg), [&](std::int64_t b, std::int64_t e) {
+    fn(d, b, e);
+  });
+}
+
+}  // namespace ge::cpu

@@ -1,0 +1,161 @@
+// Grouped convs on NHWC images (RegNetX, ResNeXt): group widths of 1 to 48 inputs and
+// outputs, blocks of 8 and 16 output lanes and their tails, kernels, strides, dilations,
+// pads, the epilogue; against the reference conv. Errors for weights that do not fit.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <tbb/task_arena.h>
+
+#include "conv_ref.hpp"
+#include "kernel_test.hpp"
+#include "kernels/cpu/conv.hpp"
+
+using ge::Errc;
+using ge::test::Buf;
+using ge::test::check_close;
+using ge::test::expect_error;
+using ge::test::kernels_tag;
+using ge::test::out_dim;
+using ge::test::random_f32;
+using ge::test::ref_conv;
+namespace cpu = ge::cpu;
+
+namespace {
+
+Buf<float> nhwc_copy(const Buf<float>& t) {
+  const std::int64_t n = t.dims[0], c = t.dims[1], h = t.dims[2], w = t.dims[3];
+  Buf<float> o({n, h, w, c});
+  for (std::int64_t i = 0; i < n * c * h * w; ++i) {
+    const std::int64_t x = i % w, y = i / w % h, ch = i / (w * h) % c, b = i / (w * h * c);
+    o[((b * h + y) * w + x) * c + ch] = t[i];
+  }
+  return o;
+}
+std::vector<float> nchw_copy(const Buf<float>& t) {
+  const std::int64_t n = t.dims[0], h = t.dims[1], w = t.dims[2], c = t.dims[3];
+  std::vector<float> o(t.v.size());
+  for (std::int64_t i = 0; i < n * h * w * c; ++i) {
+    const std::int64_t ch = i % c, x = i / c % w, y = i / (c * w) % h, b = i / (c * w * h);
+    o[static_cast<std::size_t>(((b * c + ch) * h + y) * w + x)] = t[i];
+  }
+  return o;
+}
+
+struct GroupedCase {
+  std::int64_t n, group, cg, mg, h, w, kh, kw;
+  cpu::Conv2dParams p;
+  bool bias, residual;
+};
+
+void run_grouped_case(const GroupedCase& k, std::uint32_t seed) {
+  cpu::Conv2dParams p = k.p;
+  p.group = k.group;
+  const std::int64_t c = k.cg * k.group, m = k.mg * k.group;
+  const std::int64_t oh = out_dim(k.h, k.kh, p.stride_h, p.dilation_h, p.pad_top, p.pad_bottom);
+  const std::int64_t ow = out_dim(k.w, k.kw, p.stride_w, p.dilation_w, p.pad_left, p.pad_right);
+  REQUIRE(oh >= 1);
+  REQUIRE(ow >= 1);
+  auto x = random_f32({k.n, c, k.h, k.w}, seed);
+  auto w = random_f32({m, k.cg, k.kh, k.kw}, seed + 1);
+  auto bias = random_f32({m}, seed + 2);
+  auto res = random_f32({k.n, m, oh, ow}, seed + 3);
+  const Buf<float> xn = nhwc_copy(x), rn = nhwc_copy(res);
+  Buf<float> y({k.n, oh, ow, m});
+  const cpu::PackedGroupedNhwc packed = cpu::pack_grouped_nhwc(w.view(), k.group);
+  CHECK(packed.v == (k.mg % 16 == 0 ? 16 : 8));
+  const ge::TensorView bv = bias.view(), rv = rn.view();
+  cpu::conv_grouped_nhwc(p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr);
+  check_close(nchw_copy(y), ref_conv(p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), 1e-4f,
+              1e-4f);
+}
+
+}  // namespace
+
+TEST_CASE("grouped conv on NHWC images: RegNetX and ResNeXt group widths, 3x3 at strides 1 and 2") {
+  using A = cpu::Activation;
+  const cpu::Conv2dParams s1{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {A::relu}};
+  const cpu::Conv2dParams s2{.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+                             .pad_right = 1, .post = {A::clip, 0.0f, 6.0f}};
+  // Group widths 8 (blocks of 8), 16 and 32 (blocks of 16, pairs), 24 (three blocks of 8),
+  // 4 (ResNeXt's first stage: half a block), 48 (three blocks of 16: a pair and one).
+  const std::vector<GroupedCase> cases = {
+      {1, 7, 8, 8, 12, 12, 3, 3, s1, true, false},     {2, 4, 16, 16, 9, 13, 3, 3, s1, true, true},
+      {1, 3, 32, 32, 7, 7, 3, 3, s1, true, true},      {1, 5, 24, 24, 10, 17, 3, 3, s2, true, false},
+      {1, 8, 4, 4, 11, 19, 3, 3, s1, false, true},     {2, 2, 48, 48, 6, 9, 3, 3, s2, true, true},
+      {1, 4, 8, 8, 16, 16, 3, 3, s2, true, false},     {1, 3, 16, 16, 14, 14, 3, 3, s2, false, false},
+  };
+  std::uint32_t seed = 8100;
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      CAPTURE(threads);
+      CAPTURE(i);
+      arena.execute([&] { run_grouped_case(cases[i], seed); });
+      seed += 4;
+    }
+  }
+}
+
+TEST_CASE("grouped conv on NHWC images: random group widths, kernels, strides, dilations, pads") {
+  using A = cpu::Activation;
+  std::mt19937 rng(31337);
+  const auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  const std::int64_t widths[] = {1, 2, 3, 4, 5, 8, 12, 16, 17, 24, 32, 40};
+  tbb::task_arena arena(2);
+  std::uint32_t seed = 8600;
+  for (int i = 0; i < 80; ++i) {
+    GroupedCase k{};
+    k.n = pick(1, 2);
+    k.group = pick(2, 6);
+    k.cg = widths[pick(0, 11)];
+    k.mg = widths[pick(0, 11)];
+    k.kh = pick(1, 5);
+    k.kw = pick(1, 5);
+    k.p.stride_h = pick(1, 3);
+    k.p.stride_w = pick(1, 3);
+    k.p.dilation_h = pick(1, 2);
+    k.p.dilation_w = pick(1, 2);
+    k.p.pad_top = pick(0, 3);
+    k.p.pad_bottom = pick(0, 3);
+    k.p.pad_left = pick(0, 3);
+    k.p.pad_right = pick(0, 3);
+    const std::int64_t span_h = (k.kh - 1) * k.p.dilation_h + 1, span_w = (k.kw - 1) * k.p.dilation_w + 1;
+    k.h = std::max<std::int64_t>(pick(1, 12), span_h - k.p.pad_top - k.p.pad_bottom);
+    k.w = std::max<std::int64_t>(pick(1, 24), span_w - k.p.pad_left - k.p.pad_right);
+    const int post = static_cast<int>(pick(0, 2));
+    k.p.post = {post == 0 ? A::none : post == 1 ? A::relu : A::clip, -0.5f, 0.5f};
+    k.bias = pick(0, 1) == 1;
+    k.residual = pick(0, 1) == 1;
+    CAPTURE(i);
+    CAPTURE(k.group);
+    CAPTURE(k.cg);
+    CAPTURE(k.mg);
+    CAPTURE(k.h);
+    CAPTURE(k.w);
+    CAPTURE(k.kh);
+    CAPTURE(k.kw);
+    arena.execute([&] { run_grouped_case(k, seed); });
+    seed += 4;
+  }
+}
+
+TEST_CASE("grouped conv on NHWC images: errors") {
+  auto w = random_f32({16, 4, 3, 3}, 1);
+  expect_error([&] { (void)cpu::pack_grouped_nhwc(w.view(), 3); }, Errc::bad_attribute, kernels_tag);
+  expect_error([&] { (void)cpu::pack_grouped_nhwc(w.view(), 0); }, Errc::bad_attribute, kernels_tag);
+  const cpu::PackedGroupedNhwc packed = cpu::pack_grouped_nhwc(w.view(), 4);
+  auto x = random_f32({1, 6, 6, 16}, 2);
+  Buf<float> y({1, 4, 4, 16});
+  // The weights' group is 4: a conv of group 2, or an input of 12 channels, does not fit.
+  expect_error([&] { cpu::conv_grouped_nhwc({.group = 2}, x.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  auto x12 = random_f32({1, 6, 6, 12}, 3);
+  expect_error([&] { cpu::conv_grouped_nhwc({.group = 4}, x12.view(), packed, nullptr, y.view()); },
+               Errc::bad_op_inputs, kernels_tag);
+  Buf<float> y_wrong({1, 5, 4, 16});
+  expect_error([&] { cpu::conv_grouped_nhwc({.group = 4}, x.view(), packed, nullptr, y_wrong.view()); },
+               Errc::bad_op_inputs, kernels_tag);
+  cpu::conv_grouped_nhwc({.group = 4}, x.view(), packed, nullptr, y.view());  // fits: no error
+}

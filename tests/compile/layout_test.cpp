@@ -450,7 +450,9 @@ TEST_CASE("layout_nhwc pass: an op that needs NCHW keeps its Transposes; per-cha
   const Value x = b.input("x", DataType::f32, "1,8,6,6");
   const Value d = x.conv2d(weights(b, "dw", 8, 1, 3, 1), bias(b, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
   // a [C, 1, 1] scale, a scalar shift, an [N, C, 1, 1] gate: all broadcast in NHWC
-  const Value scaled = (d * b.random_uniform("scale", {8, 1, 1}, 3, 0.5, 1.5) + 0.25) * d.global_avg_pool().sigmoid();
+  // and a global max pool's [N, C, 1, 1] added back
+  const Value scaled = (d * b.random_uniform("scale", {8, 1, 1}, 3, 0.5, 1.5) + 0.25) * d.global_avg_pool().sigmoid() +
+                       b.op("GlobalMaxPool", {d}, {}, "gmp");
   // Softmax along the channel axis needs NCHW: the chain ends there
   const Value sm = b.op("Softmax", {scaled}, {{"axis", std::int64_t{1}}}, "softmax");
   const Value y = sm.conv2d(weights(b, "dw2", 8, 1, 3, 4), bias(b, "dw2", 8, 5), {.pad = 1, .group = 8, .name = "dw2"});
@@ -458,6 +460,10 @@ TEST_CASE("layout_nhwc pass: an op that needs NCHW keeps its Transposes; per-cha
   const Graph g = b.build();
   const Graph o = ge::layout_nhwc(g);
   CHECK(count(o, "Transpose") == 4);  // x in, scaled out; softmax in, y out
+  CHECK(count(o, "ReduceMean") == 1);
+  CHECK(count(o, "ReduceMax") == 1);
+  // the scale to [1, 1, 8]; both pools to [1, 8, 1, 1]; the gate and the max to [1, 1, 1, 8]
+  CHECK(count(o, "Reshape") == 5);
   CHECK(o.value(node(o, "softmax").inputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{1, 8, 6, 6}));  // NCHW
   check_same(g, o, 1e-5);
 }

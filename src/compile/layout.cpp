@@ -307,6 +307,50 @@ std::vector<bool> chain_members(const Work& w, Chains& c, bool dense_chains) {
   return member;
 }
 
+// How many Transposes running `member` on NHWC takes: one per image a member reads from
+// outside (into NHWC), one per member's image read outside or given out (back to NCHW).
+std::size_t transposes_for(const Work& w, const Chains& c, const std::vector<bool>& member) {
+  std::unordered_set<ValueId> twinned, in, out;
+  for (std::size_t i = 0; i < member.size(); ++i)
+    if (member[i] && c.role[i].makes_image) twinned.insert(w.nodes[i].outputs[0]);
+  for (std::size_t i = 0; i < member.size(); ++i) {
+    const WNode& n = w.nodes[i];
+    if (!n.alive) continue;
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+      const ValueId v = n.inputs[k];
+      if (v == no_value) continue;
+      const bool nhwc_read = member[i] && c.image_slot(i, k);
+      if (nhwc_read && !twinned.contains(v)) in.insert(v);
+      if (!nhwc_read && twinned.contains(v)) out.insert(v);
+    }
+  }
+  for (const ValueId v : twinned)
+    if (w.is_output(v)) out.insert(v);
+  return in.size() + out.size();
+}
+
+// The ops between the convs join a chain only where that saves Transposes or costs none:
+// a Concat of a chain's branch and an image from outside that an NCHW op reads next
+// (ShuffleNet's channel shuffle) runs NCHW. Greedy, until nothing changes.
+void prune_free_members(const Work& w, const Chains& c, std::vector<bool>& member) {
+  std::size_t best = transposes_for(w, c, member);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = w.order.rbegin(); it != w.order.rend(); ++it) {
+      const std::size_t i = *it;
+      if (!member[i] || c.role[i].kind != Kind::none) continue;
+      member[i] = false;
+      const std::size_t without = transposes_for(w, c, member);
+      if (without < best) {
+        best = without;
+        changed = true;
+      } else {
+        member[i] = true;
+      }
+    }
+  }
+}
+
 // Runs the members on NHWC images: each member's output image gets an NHWC twin;
 // outside readers (and graph outputs) get the NCHW value back through a Transpose, and
 // images from outside a chain come in through one (one per value). Per-channel operands
@@ -477,7 +521,8 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
 
 void layout_nhwc(Work& w, PassStats& s, bool dense_chains) {
   Chains chains = find_chains(w, dense_chains);
-  const std::vector<bool> member = chain_members(w, chains, dense_chains);
+  std::vector<bool> member = chain_members(w, chains, dense_chains);
+  prune_free_members(w, chains, member);
   rewrite_members(w, s, chains, member);
 }
 }  // namespace detail

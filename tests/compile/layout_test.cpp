@@ -467,3 +467,19 @@ TEST_CASE("layout_nhwc pass: an op that needs NCHW keeps its Transposes; per-cha
   CHECK(o.value(node(o, "softmax").inputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{1, 8, 6, 6}));  // NCHW
   check_same(g, o, 1e-5);
 }
+
+TEST_CASE("layout_nhwc pass: an op between convs joins a chain only where that saves Transposes") {
+  // A Concat of a chain's image and an outside one, read by an NCHW op: NHWC would take
+  // three Transposes (x in, z in, the concat out), NCHW two (x in, a out).
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "1,8,6,6");
+  const Value z = b.input("z", DataType::f32, "1,4,6,6");
+  const Value a = x.conv2d(weights(b, "dw", 8, 1, 3, 1), bias(b, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+  b.output(b.op("Softmax", {ge::concat({a, z}, 1, "join")}, {{"axis", std::int64_t{1}}}, "softmax"));
+  const Graph g = b.build();
+  const Graph o = ge::layout_nhwc(g);
+  CHECK(count(o, "Transpose") == 2);
+  CHECK(node(o, "join").attrs.at("axis").as_int() == 1);
+  CHECK(node(o, "dw").attrs.at("layout").as_string() == "NHWC");
+  check_same(g, o, 1e-5);
+}

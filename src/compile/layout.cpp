@@ -139,6 +139,7 @@ enum class LayoutRule : std::uint8_t {
   elementwise,     // any layout: per element; operands broadcast per channel or as a scalar
   spatial_reduce,  // reduces every spatial axis to 1 (global pools): the axes remapped
   concat,          // joins along `axis`: the axis remapped
+  pad,             // pads (constant ones) each axis: the pads permuted
 };
 
 LayoutRule layout_rule(std::string_view op) {
@@ -152,6 +153,7 @@ LayoutRule layout_rule(std::string_view op) {
     m.emplace("GlobalAveragePool", LayoutRule::spatial_reduce);
     m.emplace("GlobalMaxPool", LayoutRule::spatial_reduce);
     m.emplace("Concat", LayoutRule::concat);
+    m.emplace("Pad", LayoutRule::pad);
     return m;
   }();
   const auto it = rules.find(op);
@@ -205,6 +207,15 @@ Role role_of(const Work& w, const WNode& n, bool dense_chains) {
         return r;
       r.images = {0};
       break;
+    case LayoutRule::pad: {
+      const Tensor* pads = n.inputs.size() > 1 ? w.constant(n.inputs[1]) : nullptr;
+      if (!is_image(y) || !is_image(w.desc(n.inputs[0])) || pads == nullptr || pads->dtype() != DataType::i64 ||
+          pads->element_count() != 8)
+        return r;
+      r.images = {0};
+      r.makes_image = true;
+      break;
+    }
     case LayoutRule::concat:
       if (!is_image(y)) return r;
       for (std::size_t k = 0; k < n.inputs.size(); ++k) {
@@ -438,6 +449,17 @@ void rewrite_members(Work& w, PassStats& s, const Chains& c, const std::vector<b
         const std::int64_t axis = attr_of(n, "axis")->as_int();
         n.attrs.insert_or_assign("axis", kNhwcAxis[axis < 0 ? axis + 4 : axis]);
         n.outputs[0] = nhwc.at(n.outputs[0]);
+        break;
+      }
+      case LayoutRule::pad: {
+        // [begin N, C, H, W, end N, C, H, W] -> [begin N, H, W, C, end N, H, W, C]
+        const auto p = w.constant(n.inputs[1])->to_int64s();
+        const std::vector<std::int64_t> q{p[0], p[2], p[3], p[1], p[4], p[6], p[7], p[5]};
+        const std::string name = w.values[n.inputs[1]].name + ".nhwc";
+        const ValueId pads = w.add_constant(name, Tensor::from<std::int64_t>({8}, q));
+        WNode& pad = w.nodes[i];
+        pad.inputs[1] = pads;
+        pad.outputs[0] = nhwc.at(pad.outputs[0]);
         break;
       }
       case LayoutRule::spatial_reduce: {

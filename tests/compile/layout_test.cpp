@@ -483,3 +483,22 @@ TEST_CASE("layout_nhwc pass: an op between convs joins a chain only where that s
   CHECK(node(o, "dw").attrs.at("layout").as_string() == "NHWC");
   check_same(g, o, 1e-5);
 }
+
+TEST_CASE("layout_nhwc pass: a Pad between convs runs NHWC, its pads permuted") {
+  for (const char* mode : {"constant", "reflect"}) {
+    CAPTURE(mode);
+    GraphBuilder gb;
+    const Value gx = gb.input("x", DataType::f32, "2,8,6,7");
+    const Value d = gx.conv2d(weights(gb, "dw", 8, 1, 3, 1), bias(gb, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+    // asymmetric pads on H and W (and none on N and C)
+    const Value pads = gb.constant("pads", ge::Tensor::from<std::int64_t>({8}, {0, 0, 1, 2, 0, 0, 2, 1}));
+    const Value p = gb.op("Pad", {d, pads}, {{"mode", std::string(mode)}}, "pad");
+    gb.output(p.conv2d(weights(gb, "dw2", 8, 1, 3, 3), bias(gb, "dw2", 8, 4), {.group = 8, .name = "dw2"}));
+    const Graph g = gb.build();
+    const Graph o = ge::layout_nhwc(g);
+    CHECK(count(o, "Transpose") == 2);  // x in, the output back
+    const ge::Node& pad = node(o, "pad");
+    CHECK(o.value(pad.outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{2, 9, 10, 8}));
+    check_same(g, o, 1e-5);
+  }
+}

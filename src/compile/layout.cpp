@@ -3,8 +3,10 @@
 // of channels at any image size and stride, a 1x1 conv is a product of the pixels (read
 // in place) by the packed weights, and a dense conv a product of gathered patches (or
 // Winograd's, on vectors of channels). Transposes sit only where a chain starts and ends.
+#include <algorithm>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -106,40 +108,155 @@ struct Rewriter {
   }
 };
 
-// The inputs of a candidate that chain: its image, and a FusedConv's residual.
-std::vector<std::size_t> chain_slots(const WNode& n) {
-  std::vector<std::size_t> v{0};
-  if (n.inputs.size() > 3 && n.inputs[3] != no_value) v.push_back(3);
-  return v;
+// A 4-D value with spatial extent (its H and W not both a static 1): an image whose
+// layout matters. [N, C, 1, 1] values hold the same floats in the same order in NCHW
+// and NHWC, so they are no image.
+bool is_image(const TensorDesc& d) {
+  if (!d.shape.rank_known() || d.shape.rank() != 4) return false;
+  return !(d.shape[2].is_static() && d.shape[2].value() == 1 && d.shape[3].is_static() && d.shape[3].value() == 1);
+}
+
+// An operand of an elementwise node that broadcasts against an image per channel or as a
+// scalar: rank at most 4 and, aligned to [N, C, H, W] from the right, H and W a static 1.
+bool per_channel(const TensorDesc& d) {
+  if (!d.shape.rank_known() || d.shape.rank() > 4) return false;
+  const std::size_t r = d.shape.rank();
+  for (std::size_t k = 0; k < r; ++k) {
+    const std::size_t axis = 4 - r + k;
+    if (axis >= 2 && !(d.shape[k].is_static() && d.shape[k].value() == 1)) return false;
+  }
+  return true;
+}
+
+// Where NCHW axis a of a 4-D value sits in NHWC.
+constexpr std::int64_t kNhwcAxis[4] = {0, 3, 1, 2};
+
+// How an op maps layouts (a table beside the pass rather than a field of `OpSchema`:
+// the schema header is included by nearly every file). Convs and MaxPool are the pass's
+// own candidates (`kind_of`); an op not named here needs the layout it was written for.
+enum class LayoutRule : std::uint8_t {
+  fixed,           // NCHW only: the pass leaves it alone
+  elementwise,     // any layout: per element; operands broadcast per channel or as a scalar
+  spatial_reduce,  // reduces every spatial axis to 1 (global pools): the axes remapped
+  concat,          // joins along `axis`: the axis remapped
+  pad,             // pads (constant ones) each axis: the pads permuted
+};
+
+LayoutRule layout_rule(std::string_view op) {
+  static const std::unordered_map<std::string_view, LayoutRule> rules = [] {
+    std::unordered_map<std::string_view, LayoutRule> m;
+    for (const std::string_view e :
+         {"Relu", "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Clip", "Elu", "Selu", "Celu",
+          "Softplus", "Softsign", "Mish", "Gelu", "Erf", "Exp", "Log", "Sqrt", "Abs", "Neg", "Sign", "Identity",
+          "ThresholdedRelu", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean"})
+      m.emplace(e, LayoutRule::elementwise);
+    m.emplace("GlobalAveragePool", LayoutRule::spatial_reduce);
+    m.emplace("GlobalMaxPool", LayoutRule::spatial_reduce);
+    m.emplace("Concat", LayoutRule::concat);
+    m.emplace("Pad", LayoutRule::pad);
+    return m;
+  }();
+  const auto it = rules.find(op);
+  return it == rules.end() ? LayoutRule::fixed : it->second;
+}
+
+// What a node is to the layout solve: a conv or pool that gains from NHWC (`Kind`), or
+// an op whose schema says it runs in either layout (`LayoutRule`) on these inputs.
+struct Role {
+  Kind kind = Kind::none;
+  LayoutRule rule = LayoutRule::fixed;
+  std::vector<std::size_t> images;  // input slots that carry images (NHWC twins in a chain)
+  bool makes_image = false;         // its output is an image (an NHWC twin in a chain)
+  [[nodiscard]] bool candidate() const { return kind != Kind::none || rule != LayoutRule::fixed; }
+};
+
+Role role_of(const Work& w, const WNode& n, bool dense_chains) {
+  Role r;
+  r.kind = kind_of(w, n);
+  if (r.kind == Kind::dense && !dense_chains) r.kind = Kind::none;
+  if (r.kind != Kind::none) {
+    r.images = {0};
+    if (n.inputs.size() > 3 && n.inputs[3] != no_value) r.images.push_back(3);  // a FusedConv's residual
+    r.makes_image = true;
+    return r;
+  }
+  if (!n.alive || n.outputs.size() != 1 || n.inputs.empty()) return r;
+  const LayoutRule rule = layout_rule(n.op);
+  if (rule == LayoutRule::fixed) return r;
+  const TensorDesc& y = w.desc(n.outputs[0]);
+  switch (rule) {
+    case LayoutRule::fixed:
+      return r;
+    case LayoutRule::elementwise:
+      if (!is_image(y)) return r;
+      for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+        if (n.inputs[k] == no_value) continue;
+        const TensorDesc& d = w.desc(n.inputs[k]);
+        if (is_image(d)) {
+          r.images.push_back(k);
+        } else if (!per_channel(d)) {
+          r.images.clear();
+          return r;
+        }
+      }
+      r.makes_image = true;
+      break;
+    case LayoutRule::spatial_reduce:
+      // (a [N, C, 1, 1] input too: a chain's last image may be one pixel)
+      if (n.inputs.size() != 1 || !w.desc(n.inputs[0]).shape.rank_known() || w.desc(n.inputs[0]).shape.rank() != 4)
+        return r;
+      r.images = {0};
+      break;
+    case LayoutRule::pad: {
+      const Tensor* pads = n.inputs.size() > 1 ? w.constant(n.inputs[1]) : nullptr;
+      if (!is_image(y) || !is_image(w.desc(n.inputs[0])) || pads == nullptr || pads->dtype() != DataType::i64 ||
+          pads->element_count() != 8)
+        return r;
+      r.images = {0};
+      r.makes_image = true;
+      break;
+    }
+    case LayoutRule::concat:
+      if (!is_image(y)) return r;
+      for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+        if (n.inputs[k] == no_value || !is_image(w.desc(n.inputs[k]))) return r;
+        r.images.push_back(k);
+      }
+      r.makes_image = true;
+      break;
+  }
+  if (!r.images.empty()) r.rule = rule;
+  return r;
 }
 
 // The candidates and the chains they form: a candidate joins the chain of the candidate
-// whose output is its image (input 0) or residual (input 3).
+// whose output image it reads.
 struct Chains {
-  std::vector<Kind> kind;                             // per node
-  std::unordered_map<ValueId, std::size_t> producer;  // a candidate's output -> the candidate
+  std::vector<Role> role;                             // per node
+  std::unordered_map<ValueId, std::size_t> producer;  // a candidate's output image -> the candidate
   std::vector<std::size_t> parent;                    // per node: union-find towards its chain's root
 
   std::size_t root(std::size_t i) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   }
+  [[nodiscard]] bool image_slot(std::size_t i, std::size_t k) const {
+    return std::find(role[i].images.begin(), role[i].images.end(), k) != role[i].images.end();
+  }
 };
 
 Chains find_chains(const Work& w, bool dense_chains) {
   const std::size_t count = w.nodes.size();
   Chains c;
-  c.kind.assign(count, Kind::none);
+  c.role.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
-    c.kind[i] = kind_of(w, w.nodes[i]);
-    if (c.kind[i] == Kind::dense && !dense_chains) c.kind[i] = Kind::none;
-    if (c.kind[i] != Kind::none) c.producer[w.nodes[i].outputs[0]] = i;
+    c.role[i] = role_of(w, w.nodes[i], dense_chains);
+    if (c.role[i].makes_image) c.producer[w.nodes[i].outputs[0]] = i;
   }
   c.parent.resize(count);
   std::iota(c.parent.begin(), c.parent.end(), std::size_t{0});
   for (std::size_t i = 0; i < count; ++i) {
-    if (c.kind[i] == Kind::none) continue;
-    for (const std::size_t k : chain_slots(w.nodes[i])) {
+    for (const std::size_t k : c.role[i].images) {
       const auto it = c.producer.find(w.nodes[i].inputs[k]);
       if (it != c.producer.end()) c.parent[c.root(i)] = c.root(it->second);
     }
@@ -151,7 +268,9 @@ Chains find_chains(const Work& w, bool dense_chains) {
 // (MobileNets), or a long one of 1x1 and dense convs (ResNets: the 1x1 convs' GEMM reads
 // the pixels in place and splits over the output channels, 88-101% of the FMA peak at
 // batch 1 and 8 on ResNet-50's where NCHW ran 60-97%, and NHWC's Winograd and patch
-// GEMM beat NCHW's), with at least 4 convs per Transpose at its ends.
+// GEMM beat NCHW's), with at least 4 convs per Transpose at its ends. The ops between
+// the convs (activations, gates, residual sums, concats, global pools) run in the chain's
+// layout and cost no Transpose.
 std::vector<bool> chain_members(const Work& w, Chains& c, bool dense_chains) {
   const std::size_t count = w.nodes.size();
   struct Chain {
@@ -160,18 +279,18 @@ std::vector<bool> chain_members(const Work& w, Chains& c, bool dense_chains) {
   };
   std::unordered_map<std::size_t, Chain> chains;
   for (std::size_t i = 0; i < count; ++i) {
-    if (c.kind[i] == Kind::none || c.kind[i] == Kind::pool) continue;  // a pool is no conv
+    const Kind k = c.role[i].kind;
+    if (k == Kind::none || k == Kind::pool) continue;  // a pool is no conv
     Chain& ch = chains[c.root(i)];
     ++ch.convs;
-    ch.pointwise += c.kind[i] == Kind::pointwise;
-    ch.depthwise = ch.depthwise || c.kind[i] == Kind::depthwise;
+    ch.pointwise += k == Kind::pointwise;
+    ch.depthwise = ch.depthwise || k == Kind::depthwise;
   }
-  // Ends: values entering a chain from outside (one Transpose each), and chain values
+  // Ends: images entering a chain from outside (one Transpose each), and chain images
   // read outside it or given out by the graph.
   std::unordered_set<ValueId> entering;
   for (std::size_t i = 0; i < count; ++i) {
-    if (c.kind[i] == Kind::none) continue;
-    for (const std::size_t k : chain_slots(w.nodes[i])) {
+    for (const std::size_t k : c.role[i].images) {
       const ValueId v = w.nodes[i].inputs[k];
       const auto it = c.producer.find(v);
       if ((it == c.producer.end() || c.root(it->second) != c.root(i)) && entering.insert(v).second)
@@ -185,7 +304,7 @@ std::vector<bool> chain_members(const Work& w, Chains& c, bool dense_chains) {
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
       const auto it = c.producer.find(n.inputs[k]);
       if (it == c.producer.end()) continue;
-      const bool in_chain = c.kind[i] != Kind::none && (k == 0 || k == 3) && c.root(i) == c.root(it->second);
+      const bool in_chain = c.image_slot(i, k) && c.root(i) == c.root(it->second);
       if (!in_chain && leaving.insert(n.inputs[k]).second) ++chains[c.root(it->second)].ends;
     }
   }
@@ -195,83 +314,87 @@ std::vector<bool> chain_members(const Work& w, Chains& c, bool dense_chains) {
   for (const auto& [r, ch] : chains)
     if (ch.depthwise || (dense_chains && ch.pointwise >= 3 && ch.convs >= 4 * ch.ends)) worth.insert(r);
   std::vector<bool> member(count, false);
-  for (std::size_t i = 0; i < count; ++i) member[i] = c.kind[i] != Kind::none && worth.contains(c.root(i));
+  for (std::size_t i = 0; i < count; ++i) member[i] = c.role[i].candidate() && worth.contains(c.root(i));
   return member;
 }
 
-// Per value, how many reads of it outside the chain slots of members (`nhwc`: the
-// members' outputs with their NHWC twins).
-std::vector<std::size_t> outside_reads(const Work& w, const std::vector<bool>& member,
-                                       const std::unordered_map<ValueId, ValueId>& nhwc) {
-  std::vector<std::size_t> outside(w.values.size(), 0);
+// How many Transposes running `member` on NHWC takes: one per image a member reads from
+// outside (into NHWC), one per member's image read outside or given out (back to NCHW).
+std::size_t transposes_for(const Work& w, const Chains& c, const std::vector<bool>& member) {
+  std::unordered_set<ValueId> twinned, in, out;
+  for (std::size_t i = 0; i < member.size(); ++i)
+    if (member[i] && c.role[i].makes_image) twinned.insert(w.nodes[i].outputs[0]);
   for (std::size_t i = 0; i < member.size(); ++i) {
-    if (!w.nodes[i].alive) continue;
-    for (std::size_t k = 0; k < w.nodes[i].inputs.size(); ++k) {
-      const ValueId v = w.nodes[i].inputs[k];
-      const bool chain_slot = member[i] && (k == 0 || k == 3);
-      if (v != no_value && nhwc.contains(v) && !chain_slot) ++outside[v];
-    }
-  }
-  return outside;
-}
-
-// A chain value read outside only by GlobalAveragePools (the net's head) needs no
-// Transpose: each becomes a mean over NHWC's H and W ([N, 1, 1, C]) and a Reshape to
-// [N, C, 1, 1], the same floats in the same order. Such values are read outside no more.
-void pool_heads(Rewriter& rw, std::size_t count, const std::unordered_map<ValueId, ValueId>& nhwc,
-                std::vector<std::size_t>& outside) {
-  Work& w = rw.w;
-  std::unordered_map<ValueId, std::vector<std::size_t>> pools;
-  for (std::size_t i = 0; i < count; ++i) {
     const WNode& n = w.nodes[i];
-    if (n.alive && n.op == "GlobalAveragePool" && n.inputs.size() == 1 && n.outputs.size() == 1 &&
-        nhwc.contains(n.inputs[0]))
-      pools[n.inputs[0]].push_back(i);
-  }
-  for (const auto& [y, readers] : pools) {
-    if (readers.size() != outside[y] || w.is_output(y)) continue;
-    for (const std::size_t i : readers) {
-      TensorDesc d = w.desc(nhwc.at(y));
-      d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
-      const std::string name = w.nodes[i].name;
-      const ValueId mean = rw.new_value(name + ".nhwc", d);
-      w.nodes.push_back({rw.node_name(name + ".nhwc"), "ReduceMean", {nhwc.at(y)}, {mean},
-                         Attributes{{"axes", std::vector<std::int64_t>{1, 2}}, {"keepdims", std::int64_t{1}}}, true});
-      const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
-      WNode& pool = w.nodes[i];
-      pool.op = "Reshape";
-      pool.inputs = {mean, shape};
-      pool.attrs = Attributes{};
-      ++rw.s.nodes_added;
+    if (!n.alive) continue;
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+      const ValueId v = n.inputs[k];
+      if (v == no_value) continue;
+      const bool nhwc_read = member[i] && c.image_slot(i, k);
+      if (nhwc_read && !twinned.contains(v)) in.insert(v);
+      if (!nhwc_read && twinned.contains(v)) out.insert(v);
     }
-    outside[y] = 0;
+  }
+  for (const ValueId v : twinned)
+    if (w.is_output(v)) out.insert(v);
+  return in.size() + out.size();
+}
+
+// The ops between the convs join a chain only where that saves Transposes or costs none:
+// a Concat of a chain's branch and an image from outside that an NCHW op reads next
+// (ShuffleNet's channel shuffle) runs NCHW. Greedy, until nothing changes.
+void prune_free_members(const Work& w, const Chains& c, std::vector<bool>& member) {
+  std::size_t best = transposes_for(w, c, member);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = w.order.rbegin(); it != w.order.rend(); ++it) {
+      const std::size_t i = *it;
+      if (!member[i] || c.role[i].kind != Kind::none) continue;
+      member[i] = false;
+      const std::size_t without = transposes_for(w, c, member);
+      if (without < best) {
+        best = without;
+        changed = true;
+      } else {
+        member[i] = true;
+      }
+    }
   }
 }
 
-// Runs the members on NHWC images: each member's output gets an NHWC twin; outside
-// readers (and graph outputs) get the NCHW value back through a Transpose, and images
-// and residuals from outside a chain come in through one (one per value).
-void rewrite_members(Work& w, PassStats& s, const std::vector<Kind>& kind, const std::vector<bool>& member) {
+// Runs the members on NHWC images: each member's output image gets an NHWC twin;
+// outside readers (and graph outputs) get the NCHW value back through a Transpose, and
+// images from outside a chain come in through one (one per value). Per-channel operands
+// of elementwise members are reshaped to broadcast over NHWC ([N, C, 1, 1] to
+// [N, 1, 1, C]); a global pool becomes a reduction over NHWC's H and W and a Reshape to
+// its [N, C, 1, 1] output (the same floats in the same order); a concat's axis is remapped.
+void rewrite_members(Work& w, PassStats& s, const Chains& c, const std::vector<bool>& member) {
   const std::size_t count = member.size();
   Rewriter rw(w, s);
   std::unordered_map<ValueId, ValueId> nhwc;
   for (const std::size_t i : w.order) {
-    if (!member[i]) continue;
+    if (!member[i] || !c.role[i].makes_image) continue;
     const ValueId y = w.nodes[i].outputs[0];
     TensorDesc d = w.desc(y);
     d.shape = to_nhwc(d.shape);
     nhwc[y] = rw.new_value(w.values[y].name + ".nhwc", d);
   }
-  std::vector<std::size_t> outside = outside_reads(w, member, nhwc);
-  pool_heads(rw, count, nhwc, outside);
+  std::vector<std::size_t> outside(w.values.size(), 0);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!w.nodes[i].alive) continue;
+    for (std::size_t k = 0; k < w.nodes[i].inputs.size(); ++k) {
+      const ValueId v = w.nodes[i].inputs[k];
+      if (v != no_value && nhwc.contains(v) && !(member[i] && c.image_slot(i, k))) ++outside[v];
+    }
+  }
   for (const std::size_t i : w.order) {
-    if (!member[i]) continue;
+    if (!member[i] || !c.role[i].makes_image) continue;
     const ValueId y = w.nodes[i].outputs[0];
     if (outside[y] > 0 || w.is_output(y)) rw.transpose(nhwc.at(y), y, {0, 3, 1, 2}, w.values[y].name + ".to_nchw");
   }
   for (const std::size_t i : w.order) {
     if (!member[i]) continue;
-    for (const std::size_t k : chain_slots(w.nodes[i])) {
+    for (const std::size_t k : c.role[i].images) {
       const ValueId v = w.nodes[i].inputs[k];
       if (!nhwc.contains(v)) {
         TensorDesc d = w.desc(v);
@@ -282,13 +405,82 @@ void rewrite_members(Work& w, PassStats& s, const std::vector<Kind>& kind, const
       }
     }
   }
+  std::unordered_map<ValueId, ValueId> per_channel_nhwc;  // an operand -> its NHWC broadcast form
   for (std::size_t i = 0; i < count; ++i) {
     if (!member[i]) continue;
+    const Role& r = c.role[i];
     WNode& n = w.nodes[i];
-    for (const std::size_t k : chain_slots(n)) n.inputs[k] = nhwc.at(n.inputs[k]);
-    n.outputs[0] = nhwc.at(n.outputs[0]);
-    if (kind[i] != Kind::pool) n.op = "FusedConv";
-    n.attrs.insert_or_assign("layout", "NHWC");
+    for (const std::size_t k : r.images) n.inputs[k] = nhwc.at(n.inputs[k]);
+    if (r.kind != Kind::none) {
+      n.outputs[0] = nhwc.at(n.outputs[0]);
+      if (r.kind != Kind::pool) n.op = "FusedConv";
+      n.attrs.insert_or_assign("layout", "NHWC");
+      continue;
+    }
+    switch (r.rule) {
+      case LayoutRule::fixed:
+        break;
+      case LayoutRule::elementwise:
+        for (std::size_t k = 0; k < w.nodes[i].inputs.size(); ++k) {
+          const ValueId v = w.nodes[i].inputs[k];  // (a push_back below moves the nodes)
+          if (v == no_value || c.image_slot(i, k)) continue;
+          const Shape& sh = w.desc(v).shape;
+          const std::size_t rank = sh.rank();
+          if (rank < 3 || (sh[rank - 3].is_static() && sh[rank - 3].value() == 1)) continue;  // no channel axis
+          if (!per_channel_nhwc.contains(v)) {
+            // [a, C, 1, 1] -> [a, 1, 1, C]; [C, 1, 1] -> [1, 1, C]
+            const std::string name = w.values[v].name;
+            const ValueId shape =
+                rank == 4 ? w.add_constant(name + ".nhwc_shape", Tensor::from<std::int64_t>({4}, {0, 1, 1, -1}))
+                          : w.add_constant(name + ".nhwc_shape", Tensor::from<std::int64_t>({3}, {1, 1, -1}));
+            TensorDesc d = w.desc(v);
+            d.shape = rank == 4 ? Shape(std::vector<Dim>{sh[0], Dim(1), Dim(1), sh[1]})
+                                : Shape(std::vector<Dim>{Dim(1), Dim(1), sh[0]});
+            const ValueId t = rw.new_value(name + ".nhwc", d);
+            w.nodes.push_back({rw.node_name(name + ".nhwc"), "Reshape", {v, shape}, {t}, Attributes{}, true});
+            ++s.nodes_added;
+            per_channel_nhwc[v] = t;
+          }
+          w.nodes[i].inputs[k] = per_channel_nhwc.at(v);
+        }
+        w.nodes[i].outputs[0] = nhwc.at(w.nodes[i].outputs[0]);
+        break;
+      case LayoutRule::concat: {
+        const std::int64_t axis = attr_of(n, "axis")->as_int();
+        n.attrs.insert_or_assign("axis", kNhwcAxis[axis < 0 ? axis + 4 : axis]);
+        n.outputs[0] = nhwc.at(n.outputs[0]);
+        break;
+      }
+      case LayoutRule::pad: {
+        // [begin N, C, H, W, end N, C, H, W] -> [begin N, H, W, C, end N, H, W, C]
+        const auto p = w.constant(n.inputs[1])->to_int64s();
+        const std::vector<std::int64_t> q{p[0], p[2], p[3], p[1], p[4], p[6], p[7], p[5]};
+        const std::string name = w.values[n.inputs[1]].name + ".nhwc";
+        const ValueId pads = w.add_constant(name, Tensor::from<std::int64_t>({8}, q));
+        WNode& pad = w.nodes[i];
+        pad.inputs[1] = pads;
+        pad.outputs[0] = nhwc.at(pad.outputs[0]);
+        break;
+      }
+      case LayoutRule::spatial_reduce: {
+        // [N, H, W, C] -> [N, 1, 1, C], then a Reshape to the pool's [N, C, 1, 1] output.
+        TensorDesc d = w.desc(n.inputs[0]);
+        d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
+        const std::string name = n.name;
+        const ValueId reduced = rw.new_value(name + ".nhwc", d);
+        const std::string reduce = n.op == "GlobalMaxPool" ? "ReduceMax" : "ReduceMean";
+        const ValueId x = n.inputs[0];
+        const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
+        w.nodes.push_back({rw.node_name(name + ".nhwc"), reduce, {x}, {reduced},
+                           Attributes{{"axes", std::vector<std::int64_t>{1, 2}}, {"keepdims", std::int64_t{1}}}, true});
+        WNode& pool = w.nodes[i];  // push_back may have moved it
+        pool.op = "Reshape";
+        pool.inputs = {reduced, shape};
+        pool.attrs = Attributes{};
+        ++s.nodes_added;
+        break;
+      }
+    }
   }
 }
 
@@ -351,8 +543,9 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
 
 void layout_nhwc(Work& w, PassStats& s, bool dense_chains) {
   Chains chains = find_chains(w, dense_chains);
-  const std::vector<bool> member = chain_members(w, chains, dense_chains);
-  rewrite_members(w, s, chains.kind, member);
+  std::vector<bool> member = chain_members(w, chains, dense_chains);
+  prune_free_members(w, chains, member);
+  rewrite_members(w, s, chains, member);
 }
 }  // namespace detail
 

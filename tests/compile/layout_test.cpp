@@ -372,3 +372,136 @@ TEST_CASE("FusedPointwiseDepthwise by compile_op: weights given per run are no_k
                                           std::vector{y.view()}); },
                ge::Errc::out_of_range, "input 2", "'16'");
 }
+
+namespace {
+
+Value conv1x1(GraphBuilder& b, Value x, const std::string& name, std::int64_t out_c, std::int64_t in_c, std::uint64_t seed) {
+  return x.conv2d(weights(b, name, out_c, in_c, 1, seed), bias(b, name, out_c, seed + 1), {.name = name});
+}
+
+Value silu(Value x) { return x * x.sigmoid(); }
+
+// Squeeze and excitation: the image's channels scaled by a gate computed from its mean.
+Value squeeze_excite(GraphBuilder& b, Value x, const std::string& name, std::int64_t c, std::uint64_t seed) {
+  const Value s = conv1x1(b, x.global_avg_pool(name + ".pool"), name + ".reduce", c / 4, c, seed).relu();
+  return x * conv1x1(b, s, name + ".expand", c, c / 4, seed + 2).sigmoid();
+}
+
+// An EfficientNet / MobileNetV3-like net: a SiLU stem, blocks with HardSwish and SiLU,
+// depthwise convs, squeeze-and-excitation gates, residual sums, a Concat of two
+// branches and a HardSwish head. `image_out`: the last image is a graph output too.
+Graph gated_net(const char* dims, bool image_out) {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, dims);
+  const Value stem = silu(x.conv2d(weights(b, "stem", 16, 3, 3, 1), bias(b, "stem", 16, 2), {.pad = 1, .name = "stem"}));
+  Value y = stem;
+  for (int i = 0; i < 2; ++i) {
+    const std::string n = "b" + std::to_string(i);
+    const std::uint64_t seed = 100 + 20 * static_cast<std::uint64_t>(i);
+    const Value e = conv1x1(b, y, n + ".expand", 32, 16, seed).hard_swish();
+    const Value d = silu(e.conv2d(weights(b, n + ".dw", 32, 1, 3, seed + 2), bias(b, n + ".dw", 32, seed + 3),
+                                  {.pad = 1, .group = 32, .name = n + ".dw"}));
+    y = conv1x1(b, squeeze_excite(b, d, n + ".se", 32, seed + 4), n + ".project", 16, 32, seed + 8) + y;
+  }
+  const Value left = conv1x1(b, y, "left", 8, 16, 300).relu();
+  const Value right = conv1x1(b, y.conv2d(weights(b, "right.dw", 16, 1, 3, 302), bias(b, "right.dw", 16, 303),
+                                           {.pad = 1, .group = 16, .name = "right.dw"}),
+                              "right", 8, 16, 304);
+  const Value joined = ge::concat({left, right}, 1, "join");
+  const Value head = conv1x1(b, joined, "head", 24, 16, 310).hard_swish();
+  b.output(head.global_avg_pool("pool").flatten(1, "flat"));
+  if (image_out) b.output(joined);
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("layout_nhwc pass: SiLU, HardSwish, squeeze-excitation gates, residuals and a Concat run NHWC, no Transpose between") {
+  for (const bool optimized : {false, true}) {
+    CAPTURE(optimized);
+    const Graph g = gated_net("2,3,12,12", false);
+    const Graph o = optimized ? ge::optimize(g) : ge::layout_nhwc(ge::fuse_activations(g));
+    CHECK(count(o, "Transpose") == 1);  // the 3-channel input; the head's pool reads NHWC
+    CHECK(count(o, "GlobalAveragePool") == 0);
+    CHECK(count(o, "ReduceMean") == 3);  // two gates and the head
+    CHECK(node(o, "join").attrs.at("axis").as_int() == 3);
+    for (const ge::Node& n : o.nodes()) {
+      if (n.op != "FusedConv") continue;
+      CAPTURE(n.name);
+      // the gates' 1x1 convs read [N, C, 1, 1] means: the same floats either way; they stay NCHW
+      const bool gate = n.name.find(".se.") != std::string::npos;
+      CHECK((n.attrs.contains("layout") && n.attrs.at("layout").as_string() == "NHWC") == !gate);
+    }
+    check_same(g, o, 1e-4);
+  }
+  SUBCASE("an image the graph gives out goes back through one Transpose") {
+    const Graph g = gated_net("2,3,12,12", true);
+    const Graph o = ge::optimize(g);
+    CHECK(count(o, "Transpose") == 2);
+    check_same(g, o, 1e-4);
+  }
+  SUBCASE("a dynamic batch") {
+    const Graph g = gated_net("1~3,3,12,12", false);
+    const Graph o = ge::optimize(g);
+    CHECK(count(o, "Transpose") == 1);
+    check_same(g, o, 1e-4);
+  }
+}
+
+TEST_CASE("layout_nhwc pass: an op that needs NCHW keeps its Transposes; per-channel and scalar operands broadcast") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "1,8,6,6");
+  const Value d = x.conv2d(weights(b, "dw", 8, 1, 3, 1), bias(b, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+  // a [C, 1, 1] scale, a scalar shift, an [N, C, 1, 1] gate: all broadcast in NHWC
+  // and a global max pool's [N, C, 1, 1] added back
+  const Value scaled = (d * b.random_uniform("scale", {8, 1, 1}, 3, 0.5, 1.5) + 0.25) * d.global_avg_pool().sigmoid() +
+                       b.op("GlobalMaxPool", {d}, {}, "gmp");
+  // Softmax along the channel axis needs NCHW: the chain ends there
+  const Value sm = b.op("Softmax", {scaled}, {{"axis", std::int64_t{1}}}, "softmax");
+  const Value y = sm.conv2d(weights(b, "dw2", 8, 1, 3, 4), bias(b, "dw2", 8, 5), {.pad = 1, .group = 8, .name = "dw2"});
+  b.output(y);
+  const Graph g = b.build();
+  const Graph o = ge::layout_nhwc(g);
+  CHECK(count(o, "Transpose") == 4);  // x in, scaled out; softmax in, y out
+  CHECK(count(o, "ReduceMean") == 1);
+  CHECK(count(o, "ReduceMax") == 1);
+  // the scale to [1, 1, 8]; both pools to [1, 8, 1, 1]; the gate and the max to [1, 1, 1, 8]
+  CHECK(count(o, "Reshape") == 5);
+  CHECK(o.value(node(o, "softmax").inputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{1, 8, 6, 6}));  // NCHW
+  check_same(g, o, 1e-5);
+}
+
+TEST_CASE("layout_nhwc pass: an op between convs joins a chain only where that saves Transposes") {
+  // A Concat of a chain's image and an outside one, read by an NCHW op: NHWC would take
+  // three Transposes (x in, z in, the concat out), NCHW two (x in, a out).
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "1,8,6,6");
+  const Value z = b.input("z", DataType::f32, "1,4,6,6");
+  const Value a = x.conv2d(weights(b, "dw", 8, 1, 3, 1), bias(b, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+  b.output(b.op("Softmax", {ge::concat({a, z}, 1, "join")}, {{"axis", std::int64_t{1}}}, "softmax"));
+  const Graph g = b.build();
+  const Graph o = ge::layout_nhwc(g);
+  CHECK(count(o, "Transpose") == 2);
+  CHECK(node(o, "join").attrs.at("axis").as_int() == 1);
+  CHECK(node(o, "dw").attrs.at("layout").as_string() == "NHWC");
+  check_same(g, o, 1e-5);
+}
+
+TEST_CASE("layout_nhwc pass: a Pad between convs runs NHWC, its pads permuted") {
+  for (const char* mode : {"constant", "reflect"}) {
+    CAPTURE(mode);
+    GraphBuilder gb;
+    const Value gx = gb.input("x", DataType::f32, "2,8,6,7");
+    const Value d = gx.conv2d(weights(gb, "dw", 8, 1, 3, 1), bias(gb, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+    // asymmetric pads on H and W (and none on N and C)
+    const Value pads = gb.constant("pads", ge::Tensor::from<std::int64_t>({8}, {0, 0, 1, 2, 0, 0, 2, 1}));
+    const Value p = gb.op("Pad", {d, pads}, {{"mode", std::string(mode)}}, "pad");
+    gb.output(p.conv2d(weights(gb, "dw2", 8, 1, 3, 3), bias(gb, "dw2", 8, 4), {.group = 8, .name = "dw2"}));
+    const Graph g = gb.build();
+    const Graph o = ge::layout_nhwc(g);
+    CHECK(count(o, "Transpose") == 2);  // x in, the output back
+    const ge::Node& pad = node(o, "pad");
+    CHECK(o.value(pad.outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{2, 9, 10, 8}));
+    check_same(g, o, 1e-5);
+  }
+}

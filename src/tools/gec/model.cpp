@@ -245,6 +245,21 @@ void write_plan_svg(const std::string& file, const std::string& stem, const ge::
     throw UsageError("cannot write --plan_svg file '" + file + "': " + *why);
 }
 
+// The Transposes the layout pass put into the compiled graph (`<value>.to_nhwc` and
+// `<value>.to_nchw`, docs/passes.md), and all its Transposes.
+struct TransposeCount {
+  std::size_t layout = 0, all = 0;
+};
+TransposeCount transposes(const ge::CompiledModel& m) {
+  TransposeCount t;
+  for (const ge::Node& n : m.graph().nodes()) {
+    if (n.op != "Transpose") continue;
+    ++t.all;
+    if (n.name.find(".to_nhwc") != std::string::npos || n.name.find(".to_nchw") != std::string::npos) ++t.layout;
+  }
+  return t;
+}
+
 // `gec compile --json`: the model, its inputs and outputs, and each plan.
 void print_compile_json(const Loaded& l, const std::vector<std::string>& names) {
   const ge::CompiledModel& m = *l.model;
@@ -252,6 +267,7 @@ void print_compile_json(const Loaded& l, const std::vector<std::string>& names) 
   j.begin_object().key("model").value(l.path).key("mode").value(std::string(ge::to_string(m.mode())));
   j.key("nodes").value(static_cast<std::uint64_t>(l.source_nodes));
   j.key("compiled_nodes").value(static_cast<std::uint64_t>(m.graph().nodes().size()));
+  j.key("layout_transposes").value(static_cast<std::uint64_t>(transposes(m).layout));
   for (const bool in : {true, false}) {
     j.key(in ? "inputs" : "outputs").begin_array();
     for (const ge::ModelIO& io : in ? m.inputs() : m.outputs())
@@ -291,6 +307,8 @@ void print_compile_summary(const Loaded& l, const std::vector<std::string>& name
     std::printf("%s%s -%zu +%zu", i ? ", " : "", m.pass_stats()[i].pass.c_str(), m.pass_stats()[i].nodes_removed,
                 m.pass_stats()[i].nodes_added);
   std::printf(")\n");
+  const TransposeCount t = transposes(m);
+  std::printf("layout  %zu layout transposes (NCHW<->NHWC), %zu Transposes in all\n", t.layout, t.all);
   if (l.cache)
     std::printf("cache   %s\n", m.pass_stats().empty() ? "loaded from the compile cache (no passes ran)"
                                                        : "compiled, and stored in the compile cache");

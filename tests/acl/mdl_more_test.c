@@ -72,7 +72,9 @@ static void test_model_extras(void) {
 int main(int argc, char **argv) {
   if (argc > 1) model_dir = argv[1];
   CHECK_OK(aclInit(NULL));
+  CHECK_OK(aclrtSetDevice(0)); /* a current context for the stream, as the samples set it */
   test_model_extras();
+  CHECK_OK(aclrtResetDevice(0));
   CHECK_OK(aclFinalize());
   return check_report("acl mdl_more");
 }

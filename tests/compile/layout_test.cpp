@@ -505,3 +505,42 @@ TEST_CASE("layout_nhwc pass: a Pad between convs runs NHWC, its pads permuted") 
     check_same(g, o, 1e-5);
   }
 }
+
+TEST_CASE("layout_nhwc pass: grouped convs of 8, 16 or 32k outputs per group join a chain; 4 and 24 do not") {
+  // A ResNeXt-style bottleneck: 1x1, grouped 3x3, 1x1, residual; the grouped conv's group
+  // width decides whether the body is one NHWC chain (ge_bench_conv: the NHWC grouped
+  // kernel beats the NCHW per-group GEMM at widths 8, 16 and 32k, not at 4 or 24).
+  const auto bottleneck = [](std::int64_t width) {
+    GraphBuilder b;
+    const std::int64_t groups = 4, wide = groups * width;
+    const Value x = b.input("x", DataType::f32, "2,32,9,9");
+    Value y = x;
+    for (int k = 0; k < 3; ++k) {  // 9 convs: enough for a chain with two ends
+      const std::string n = "b" + std::to_string(k);
+      const Value e = y.conv2d(weights(b, n + ".a", wide, 32, 1, 10 * k + 1), bias(b, n + ".a", wide, 10 * k + 2),
+                               {.name = n + ".a"})
+                          .relu();
+      const Value g = e.conv2d(b.random_weights(n + ".g.w", {wide, width, 3, 3}, 10 * k + 3),
+                               bias(b, n + ".g", wide, 10 * k + 4), {.pad = 1, .group = groups, .name = n + ".g"})
+                          .relu();
+      y = (g.conv2d(weights(b, n + ".c", 32, wide, 1, 10 * k + 5), {.name = n + ".c"}) + y).relu();
+    }
+    b.output(y);
+    return ge::fuse_activations(b.build());
+  };
+  for (const std::int64_t width : {8, 16, 32}) {
+    CAPTURE(width);
+    const Graph g = bottleneck(width);
+    const Graph o = ge::layout_nhwc(g);
+    CHECK(node(o, "b0.g").attrs.at("layout").as_string() == "NHWC");
+    CHECK(nhwc_convs(o) == 9);
+    CHECK(count(o, "Transpose") == 2);
+    check_same(g, o, 1e-4);
+  }
+  for (const std::int64_t width : {4, 24}) {
+    CAPTURE(width);
+    const Graph o = ge::layout_nhwc(bottleneck(width));
+    CHECK(count(o, "Transpose") == 0);
+    CHECK(nhwc_convs(o) == 0);
+  }
+}

@@ -1,0 +1,191 @@
+// A dense conv over few input channels (at most `kFewChannels`) on NHWC images: an image
+// net's first conv once the layout pass takes it (ge::layout_nhwc).
+#include <algorithm>
+#include <cstring>
+
+#include <tbb/task_arena.h>
+
+#include "kernels/cpu/common.hpp"
+#include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/conv_internal.hpp"
+#include "kernels/cpu/vec.hpp"
+
+#pragma GCC diagnostic ignored "-Wpsabi"  // vectors never cross a call: everything is inlined
+
+namespace ge::cpu {
+namespace {
+
+constexpr std::string_view kOp = "Conv";
+
+}  // namespace
+
+namespace {
+
+// A dense conv with few input channels on NHWC images (an image net's first conv once
+// the layout pass takes it): per output pixel, K = KH*KW*C products into the output
+// channels, 8 pixels x 2 vectors of output channels side by side, each input float
+// broadcast once per pixel, each tap's weight vectors loaded once per 8 pixels.
+constexpr int kMaxDenseTaps = 7 * 7 * 4;  // the largest first conv it serves: 7x7 over 4 channels
+
+struct Dense {
+  const Conv2dParams* p;
+  std::int64_t n, h, w, c, oh, ow, kh, kw, m;  // m output channels
+  const float* x;
+  const float* wt;  // [kh][kw][c][m_pad]
+  std::int64_t m_pad;
+  const float* bias;
+  float* y;
+  const float* residual;
+};
+
+template <int V>
+inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_t r) {
+  using vf = VecOf<V>;
+  const Conv2dParams& p = *d.p;
+  const std::int64_t img = r / d.oh, oy = r % d.oh;
+  const float* in = d.x + img * d.h * d.w * d.c;
+  float* out = d.y + r * d.ow * d.m;
+  const float* res = d.residual != nullptr ? d.residual + r * d.ow * d.m : nullptr;
+  constexpr int kPx = 8;
+  // The taps of this row inside the image, as (weight row, input offset from the first
+  // pixel's column): the interior blocks run one flat loop over them.
+  std::int64_t wrow_of[kMaxDenseTaps], off_of[kMaxDenseTaps];
+  int taps = 0;
+  const bool flat = d.kh * d.kw * d.c <= kMaxDenseTaps;  // else every block takes the loops below
+  for (std::int64_t ky = 0; ky < d.kh && flat; ++ky) {
+    const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+    if (iy < 0 || iy >= d.h) continue;
+    for (std::int64_t kx = 0; kx < d.kw; ++kx)
+      for (std::int64_t ci = 0; ci < d.c; ++ci) {
+        wrow_of[taps] = ((ky * d.kw + kx) * d.c + ci) * d.m_pad;
+        off_of[taps] = (iy * d.w + kx * p.dilation_w) * d.c + ci;
+        ++taps;
+      }
+  }
+  const std::int64_t step = p.stride_w * d.c;
+  for (std::int64_t m0 = 0; m0 < d.m; m0 += 2 * V) {
+    const int nv = d.m - m0 > V ? 2 : 1;
+    vf b[2] = {vf{}, vf{}};
+    if (d.bias != nullptr)
+      for (int v = 0; v < nv; ++v) b[v] = load_lanes<vf>(d.bias + m0 + v * V, std::min<std::int64_t>(V, d.m - m0 - v * V));
+    for (std::int64_t ox0 = 0; ox0 < d.ow; ox0 += kPx) {
+      const int px = static_cast<int>(std::min<std::int64_t>(kPx, d.ow - ox0));
+      vf acc[kPx][2];
+      for (int i = 0; i < kPx; ++i) acc[i][0] = b[0], acc[i][1] = b[1];
+      // Every tap of the 8 pixels inside the row: no test per pixel.
+      const std::int64_t first = ox0 * p.stride_w - p.pad_left;
+      const bool inside = flat && px == kPx && first >= 0 &&
+                          first + (kPx - 1) * p.stride_w + (d.kw - 1) * p.dilation_w < d.w;
+      if (inside) {
+        const float* base = in + first * d.c;
+        const float* wbase = d.wt + m0;
+        for (int t = 0; t < taps; ++t) {
+          vf w0, w1;
+          std::memcpy(&w0, wbase + wrow_of[t], sizeof w0);
+          std::memcpy(&w1, wbase + wrow_of[t] + V, sizeof w1);
+          const float* src = base + off_of[t];
+#pragma GCC unroll 8
+          for (int i = 0; i < kPx; ++i) {
+            const float v = src[i * step];
+            acc[i][0] += v * w0;
+            acc[i][1] += v * w1;
+          }
+        }
+      }
+      for (std::int64_t ky = 0; ky < d.kh && !inside; ++ky) {
+        const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+        if (iy < 0 || iy >= d.h) continue;
+        for (std::int64_t kx = 0; kx < d.kw; ++kx)
+          for (std::int64_t ci = 0; ci < d.c; ++ci) {
+            const float* wrow = d.wt + ((ky * d.kw + kx) * d.c + ci) * d.m_pad + m0;
+            vf w0, w1;
+            std::memcpy(&w0, wrow, sizeof w0);
+            std::memcpy(&w1, wrow + V, sizeof w1);  // (m_pad: two vectors past every m0)
+#pragma GCC unroll 8
+            for (int i = 0; i < kPx; ++i) {
+              const std::int64_t ix = (ox0 + i) * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (i >= px || ix < 0 || ix >= d.w) continue;
+              const float v = in[(iy * d.w + ix) * d.c + ci];
+              acc[i][0] += v * w0;
+              acc[i][1] += v * w1;
+            }
+          }
+      }
+      for (int i = 0; i < px; ++i)
+        for (int v = 0; v < nv; ++v) {
+          const std::int64_t lanes = std::min<std::int64_t>(V, d.m - m0 - v * V);
+          const std::int64_t at = (ox0 + i) * d.m + m0 + v * V;
+          vf a = acc[i][v];
+          if (res != nullptr) a += load_lanes<vf>(res + at, lanes);
+          store_lanes(out + at, apply_post_v(a, p.post), lanes);
+        }
+    }
+  }
+}
+
+using DenseFn = void (*)(const Dense&, std::int64_t, std::int64_t);
+void dense_base(const Dense& d, std::int64_t b, std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) dense_row<8>(d, r);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void dense_avx512(const Dense& d, std::int64_t b,
+                                                                                     std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) dense_row<16>(d, r);
+}
+__attribute__((target("avx2,fma"))) void dense_avx2(const Dense& d, std::int64_t b, std::int64_t e) {
+  for (std::int64_t r = b; r < e; ++r) dense_row<8>(d, r);
+}
+#endif
+
+DenseFn pick_dense() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (isa() == Isa::avx512) return dense_avx512;
+  if (isa() == Isa::avx2) return dense_avx2;
+#endif
+  return dense_base;
+}
+
+const DenseFn dense_fn = pick_dense();
+
+}  // namespace
+
+PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w) {
+  check_dtype(kOp, "W", w, DataType::f32);
+  check_rank(kOp, "W", w, 4);
+  if (w.dims[1] > kFewChannels)
+    fail(Errc::unsupported, kOp, "weights " + dims_text(w.dims) + ": the NHWC dense conv takes at most 4 input channels");
+  PackedFewChannelsNhwc p;
+  p.m = w.dims[0];
+  p.c = w.dims[1];
+  p.kh = w.dims[2];
+  p.kw = w.dims[3];
+  p.m_pad = (p.m + 31) / 32 * 32;
+  const std::int64_t k = p.kh * p.kw * p.c;
+  p.w = Scratch(k * p.m_pad);
+  std::fill(p.w.data(), p.w.data() + k * p.m_pad, 0.0f);
+  const float* src = w.as<const float>();
+  for (std::int64_t o = 0; o < p.m; ++o)
+    for (std::int64_t ci = 0; ci < p.c; ++ci)
+      for (std::int64_t t = 0; t < p.kh * p.kw; ++t)
+        p.w.data()[(t * p.c + ci) * p.m_pad + o] = src[(o * p.c + ci) * p.kh * p.kw + t];
+  return p;
+}
+
+void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const PackedFewChannelsNhwc& w,
+                            const TensorView* bias, const TensorView& y, const TensorView* residual) {
+  check_rank(kOp, "X", x, 4);
+  if (p.group != 1) fail(Errc::bad_attribute, kOp, "group " + std::to_string(p.group) + ": expected 1");
+  if (x.dims[3] != w.c)
+    fail(Errc::bad_op_inputs, kOp,
+         "NHWC X " + dims_text(x.dims) + " has " + std::to_string(x.dims[3]) + " channels; the weights expect " +
+             std::to_string(w.c));
+  const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
+  Dense d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, w.m, x.as<const float>(), w.w.data(),
+          w.m_pad, io.bias, y.as<float>(), io.residual};
+  if (y.elements() == 0) return;
+  parallel_for(d.n * d.oh, grain_for(d.ow * d.m * d.kh * d.kw * d.c), [&](std::int64_t b, std::int64_t e) {
+    dense_fn(d, b, e);
+  });
+}
+
+}  // namespace ge::cpu

@@ -9,6 +9,7 @@
 
 #if defined(GE_ONNX_VERSION_CONVERTER)
 #include <fcntl.h>
+#include <poll.h>
 #include <onnx/defs/schema.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -171,7 +172,21 @@ void check_shapes(const ::onnx::GraphProto& g, int version, const std::string& f
   ::close(fds[1]);
   std::string in;
   char buf[1 << 16];
+  // A child that says nothing for this long is stopped: fork copies only this thread, so
+  // a lock another thread held at the fork (in the allocator or a library) never opens in
+  // the child; the caller gets an error, not a hang. Converting the largest real models
+  // takes seconds.
+  constexpr int kChildSilenceMs = 300'000;
+  bool timed_out = false;
   for (;;) {
+    ::pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, kChildSilenceMs);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      ::kill(pid, SIGKILL);
+      timed_out = true;
+      break;
+    }
     const ::ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -181,6 +196,9 @@ void check_shapes(const ::onnx::GraphProto& g, int version, const std::string& f
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (timed_out)
+    fail(Errc::bad_model, from + ", and onnx's shape inference or version converter did not finish within " +
+                              std::to_string(kChildSilenceMs / 1000) + " s: it was stopped");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || in.empty())
     fail(Errc::bad_model, from + ", and onnx's shape inference or version converter failed on it (" +
                               (WIFSIGNALED(status) ? "it crashed with signal " + std::to_string(WTERMSIG(status))

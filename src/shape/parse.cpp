@@ -62,7 +62,12 @@ Dim parse_dim(std::string_view text, std::size_t begin, std::size_t end) {
     if (!is_digit(tok[0]))
       raise(Errc::bad_dim_text, "[ge.shape] bad dim in " + quote_at(text, begin) + ": '" +
                                     std::string(tok) + "'; expected a number, -1 or lo~hi");
-    return Dim(parse_uint(text, begin, end, "dim"));
+    const std::int64_t value = parse_uint(text, begin, end, "dim");
+    if (value == Dim::inf)
+      raise(Errc::int_overflow, "[ge.shape] bad dim in " + quote_at(text, begin) + ": '" + std::string(tok) +
+                                    "' is int64's largest value, which ge reads as unbounded; a fixed dim must be below it "
+                                    "(write -1 or lo~inf for an unbounded dim)");
+    return Dim(value);
   }
   // lo~hi
   std::size_t lo_b = begin, lo_e = begin + tilde, hi_b = begin + tilde + 1, hi_e = end;
@@ -81,6 +86,10 @@ Dim parse_dim(std::string_view text, std::size_t begin, std::size_t end) {
   const std::int64_t lo = parse_uint(text, lo_b, lo_e, "range");
   const std::string_view hi_tok = text.substr(hi_b, hi_e - hi_b);
   const std::int64_t hi = hi_tok == "inf" ? Dim::inf : parse_uint(text, hi_b, hi_e, "range");
+  if (hi_tok != "inf" && hi == Dim::inf)
+    raise(Errc::int_overflow, "[ge.shape] bad range in " + quote_at(text, hi_b) + ": the high end '" +
+                                  std::string(hi_tok) + "' is int64's largest value, which ge reads as unbounded; "
+                                  "write 'inf' for an unbounded range");
   if (lo > hi)
     range_error(lo_b, "the low end " + std::to_string(lo) + " is above the high end " +
                           std::to_string(hi));

@@ -49,6 +49,13 @@ run_program("plain singleop_model" ${WORK}/plain_singleop_model op_models)
 foreach(program base attr op_exec)
   run_program("plain ${program}" ${WORK}/plain_${program})
 endforeach()
+# The runtime's contexts and events, and the media header with its own library name, as
+# AclLite programs link them (-lacl_dvpp).
+foreach(program rt_context media)
+  run("cc ${program}_test.c -lascendcl -lacl_dvpp" ${CC} ${cc_flags} -std=c11 -o ${WORK}/plain_${program}
+    ${ACL_DIR}/${program}_test.c ${stub} -lascendcl -lacl_dvpp -lpthread -lm)
+  run_program("plain ${program}" ${WORK}/plain_${program})
+endforeach()
 # As the C++ samples build (-std=c++11, linking ascendcl and stdc++).
 if(DEFINED CXX)
   separate_arguments(cxx_flags UNIX_COMMAND "${CXX_FLAGS} ${LINK_FLAGS}")

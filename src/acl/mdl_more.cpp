@@ -9,10 +9,9 @@
 #include "acl/acl_internal.hpp"
 
 namespace {
-// GE's code for an input without AIPP (ACL_ERROR_GE_AIPP_NOT_EXIST of GE's
-// acl/error_codes/ge_error_codes.h, which ge does not ship), what aclmdlGetFirstAippInfo
-// returns for it; GE's docs deprecate ACL_ERROR_NOT_STATIC_AIPP (100038) for it.
-constexpr aclError ge_aipp_not_exist = 145015;
+// What aclmdlGetFirstAippInfo returns for an input without AIPP, as GE does (GE's docs
+// deprecate ACL_ERROR_NOT_STATIC_AIPP, 100038, for it).
+constexpr auto ge_aipp_not_exist = static_cast<aclError>(ACL_ERROR_GE_AIPP_NOT_EXIST);
 }  // namespace
 
 /// The options of an execution configuration, their bytes by option.

@@ -6,8 +6,6 @@
 
 #include "check.h"
 
-/* GE's ACL_ERROR_GE_AIPP_NOT_EXIST (acl/error_codes/ge_error_codes.h). */
-#define GE_AIPP_NOT_EXIST 145015
 
 static const char *model_dir = ".";
 
@@ -17,7 +15,7 @@ static void test_model_extras(void) {
   uint32_t id = 0;
   CHECK_OK(aclmdlLoadFromFile(path, &id));
   aclAippInfo info;
-  CHECK_ACL(aclmdlGetFirstAippInfo(id, 0, &info), GE_AIPP_NOT_EXIST);
+  CHECK_ACL(aclmdlGetFirstAippInfo(id, 0, &info), (aclError)ACL_ERROR_GE_AIPP_NOT_EXIST);
   CHECK(strstr(aclGetRecentErrMsg(), "static AIPP") != NULL);
   CHECK_ACL(aclmdlGetFirstAippInfo(id, 5, &info), ACL_ERROR_INVALID_PARAM);
   CHECK_ACL(aclmdlGetFirstAippInfo(id + 1000, 0, &info), ACL_ERROR_INVALID_MODEL_ID);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error_codes/ge_error_codes.h"
 #include "error_codes/rt_error_codes.h"
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "acl/acl_dump.h"
@@ -20,6 +21,9 @@ struct DumpProfState {
   std::mutex mutex;
   bool dump_init = false;
   std::optional<std::string> args_path;  // aclopStartDumpArgs
+  // Every path acldumpGetPath handed out, kept for the life of the process: a caller may
+  // hold the pointer past aclopStopDumpArgs or the next aclopStartDumpArgs.
+  std::set<std::string> handed_out;
   bool prof_init = false;
   const aclprofConfig* prof_started = nullptr;
 };
@@ -99,7 +103,11 @@ aclError aclopStopDumpArgs(uint32_t dumpType) {
 const char* acldumpGetPath(acldumpType dumpType) {
   std::lock_guard lock(state().mutex);
   if (acl::raw(dumpType) != DATA_DUMP || !state().args_path) return nullptr;
-  return state().args_path->c_str();
+  try {
+    return state().handed_out.insert(*state().args_path).first->c_str();
+  } catch (...) {  // no memory: no path (a C caller gets no exception)
+    return nullptr;
+  }
 }
 
 aclError aclprofInit(const char* profilerResultPath, size_t length) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <string>
 
 #include "acl/acl_internal.hpp"
@@ -96,6 +97,9 @@ aclError exception_error(std::string_view api) noexcept {
   } catch (const std::bad_alloc&) {
     record_error(api, "out of memory");
     return ACL_ERROR_BAD_ALLOC;
+  } catch (const std::length_error& e) {  // a container asked for more than it can hold
+    record_error(api, std::string("out of memory: ") + e.what());
+    return ACL_ERROR_BAD_ALLOC;
   } catch (const std::exception& e) {
     record_error(api, e.what());
     return ACL_ERROR_FAILURE;
@@ -149,12 +153,14 @@ aclError aclFinalize(void) {
     std::lock_guard lock(acl::init_mutex);
     acl::require(!acl::finalized, "aclFinalize: finalized already; call aclInit first", ACL_ERROR_REPEAT_FINALIZE);
     acl::require_initialized("aclFinalize");
+    // Not initialised from here on: a call on another thread meanwhile is
+    // ACL_ERROR_UNINITIALIZE, and makes nothing that would outlive this finalize.
+    acl::init_done.store(false, std::memory_order_release);
     acl::release_models();
     acl::release_runtime();
     acl::op_compiler().clear();
     acl::restore_op_models();  // loaded op models outlive aclFinalize, as GE's
     acl::finalized = true;
-    acl::init_done.store(false, std::memory_order_release);
     return ACL_SUCCESS;
   });
 }

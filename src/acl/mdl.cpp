@@ -56,14 +56,34 @@ std::shared_ptr<LoadedModel> find_model(std::uint32_t id, const char* api) {
   return it->second;
 }
 
+namespace {
+void wait_unloaded(LoadedModel& m) {
+  std::lock_guard run(m.run);  // a run in progress ends first
+  m.unloaded = true;
+}
+}  // namespace
+
 bool remove_model(std::uint32_t id) {
-  std::lock_guard lock(models_mutex);
-  return models().erase(id) > 0;
+  std::shared_ptr<LoadedModel> m;
+  {
+    std::lock_guard lock(models_mutex);
+    const auto it = models().find(id);
+    if (it == models().end()) return false;
+    m = std::move(it->second);
+    models().erase(it);
+  }
+  wait_unloaded(*m);
+  return true;
 }
 
 void release_models() noexcept {
-  std::lock_guard lock(models_mutex);
-  models().clear();
+  std::vector<std::shared_ptr<LoadedModel>> all;
+  {
+    std::lock_guard lock(models_mutex);
+    for (auto& [id, m] : models()) all.push_back(std::move(m));
+    models().clear();
+  }
+  for (const auto& m : all) wait_unloaded(*m);
 }
 
 bool has_gear_input(const ge::CompiledModel& m) noexcept { return m.mode() == ge::ShapeMode::gears && !m.gears().empty(); }

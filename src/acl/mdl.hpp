@@ -25,6 +25,7 @@ struct LoadedModel {
   std::shared_ptr<const ge::CompiledModel> model;
   std::unique_ptr<ge::Session> session;    // over the caller's work memory when it gave one
   std::mutex run;                          // one aclmdlExecute at a time per model
+  bool unloaded = false;                   // under `run`: aclmdlUnload waited for the run in progress
   std::vector<std::vector<std::int64_t>> current_output_dims;  // of the last run (or the largest gear)
 };
 
@@ -34,7 +35,9 @@ struct LoadedModel {
 [[nodiscard]] std::shared_ptr<LoadedModel> described(std::shared_ptr<const ge::CompiledModel> model);
 // The model of `id`; ACL_ERROR_INVALID_MODEL_ID when there is none.
 [[nodiscard]] std::shared_ptr<LoadedModel> find_model(std::uint32_t id, const char* api);
-// Removes it; false when there was none.
+// Removes it, once the run in progress (if any) has ended: a run that found it before
+// and starts after sees `unloaded`, so the caller's work memory is free on return.
+// False when there was none.
 bool remove_model(std::uint32_t id);
 // Unloads every model (aclFinalize).
 void release_models() noexcept;

@@ -89,6 +89,12 @@ std::vector<std::vector<std::int64_t>> run_dims(std::uint32_t id, const ge::Comp
   for (std::size_t i = 0; i < m.inputs().size(); ++i) {
     const ge::ModelIO& io = m.inputs()[i];
     if (i < in.descs.size() && in.descs[i] != nullptr) {
+      const aclDataType want = acl::to_acl_type(io.dtype);
+      require(in.descs[i]->dtype == want || in.descs[i]->dtype == ACL_DT_UNDEFINED,
+              "aclmdlExecute: input " + std::to_string(i) + " ('" + io.name + "') is described as type " +
+                  std::to_string(static_cast<int>(in.descs[i]->dtype)) + "; the model takes " +
+                  std::to_string(static_cast<int>(want)),
+              ACL_ERROR_MODEL_INPUT_NOT_MATCH);
       dims.push_back(acl::static_dims(*in.descs[i], "input " + std::to_string(i) + " ('" + io.name + "')"));
     } else {
       require(io.shape.is_static(), "aclmdlExecute: input " + std::to_string(i) + " ('" + io.name + "') is " +
@@ -147,6 +153,8 @@ aclError execute(const std::string& api, uint32_t modelId, const aclmdlDataset* 
     views.push_back(acl::view_of(b, m.inputs()[i].dtype, dims[i], which));
   }
   std::lock_guard lock(loaded->run);
+  require(!loaded->unloaded, api + ": model " + std::to_string(modelId) + " was unloaded while this call began",
+          ACL_ERROR_INVALID_MODEL_ID);
   const ge::RunResult r = loaded->session->run(views);
   deliver(r, *output);
   loaded->current_output_dims.clear();

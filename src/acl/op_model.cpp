@@ -161,12 +161,18 @@ aclTensorDesc get_tensor(Reader& r) {
   std::memcpy(&d.dtype, &dtype, sizeof dtype);
   std::memcpy(&d.format, &format, sizeof format);
   for (std::uint32_t i = 0, n = r.count32(); i < n; ++i) d.dims.push_back(r.get<std::int64_t>());
-  for (std::uint32_t i = 0, n = r.count32(); i < n; ++i) {
+  const std::uint32_t ranges = r.count32();
+  // As aclSetTensorShapeRange: no ranges, or one per dim (readers index both together).
+  if (ranges != 0 && ranges != d.dims.size())
+    r.fail(std::to_string(ranges) + " ranges for " + std::to_string(d.dims.size()) + " dims (expected 0 or one per dim)");
+  for (std::uint32_t i = 0; i < ranges; ++i) {
     const auto lo = r.get<std::int64_t>();
     d.ranges.push_back({lo, r.get<std::int64_t>()});
   }
   if (r.get<std::uint8_t>() != 0) d.constant = r.get_bytes();
   const auto placement = r.get<std::int32_t>();
+  if (placement != ACL_MEMTYPE_DEVICE && placement != ACL_MEMTYPE_HOST && placement != ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT)
+    r.fail("a placement of " + std::to_string(placement) + " (expected an aclMemType)");
   std::memcpy(&d.placement, &placement, sizeof placement);
   return d;
 }

@@ -2,8 +2,10 @@
 // error, not a crash), copies and fills, synchronous and issued to a stream (done at once).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "acl/rt.hpp"
@@ -16,6 +18,8 @@ constexpr std::size_t alignment = 64;
 
 void* allocate(std::size_t size) {
   require(size > 0, "size 0; expected at least one byte");
+  require(size <= std::numeric_limits<std::size_t>::max() - alignment,
+          "no memory for " + std::to_string(size) + " bytes", ACL_ERROR_BAD_ALLOC);  // the rounding would wrap
   const std::size_t rounded = (size + alignment - 1) / alignment * alignment;
   void* p = std::aligned_alloc(alignment, rounded);
   require(p != nullptr, "no memory for " + std::to_string(size) + " bytes", ACL_ERROR_BAD_ALLOC);
@@ -83,6 +87,21 @@ void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t wi
   require(width <= dpitch && width <= spitch, "rows of " + std::to_string(width) + " bytes with pitches " +
                                                   std::to_string(spitch) + " (source) and " + std::to_string(dpitch) +
                                                   " (destination); a pitch must hold a row");
+  // GE's limit on the rows of a 2-D copy.
+  constexpr std::size_t max_height = 5u << 20;
+  require(height <= max_height, "height " + std::to_string(height) + "; GE copies at most " + std::to_string(max_height) +
+                                    " rows");
+  // The last row must end inside the address space for both buffers (a pitch beyond a
+  // buffer that stays inside it cannot be told from a real one).
+  const auto fits = [&](const void* base, std::size_t pitch) {
+    std::size_t span = 0;
+    return height == 0 || (!__builtin_mul_overflow(height - 1, pitch, &span) &&
+                           !__builtin_add_overflow(span, width, &span) &&
+                           reinterpret_cast<std::uintptr_t>(base) <= std::numeric_limits<std::uintptr_t>::max() - span);
+  };
+  require(fits(dst, dpitch) && fits(src, spitch), std::to_string(height) + " rows of pitch " +
+                                                      std::to_string(std::max(dpitch, spitch)) +
+                                                      " bytes run past the end of the address space");
   for (size_t r = 0; r < height; ++r)
     std::memmove(static_cast<std::byte*>(dst) + r * dpitch, static_cast<const std::byte*>(src) + r * spitch, width);
 }

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "acl/rt.hpp"
 
@@ -57,6 +59,22 @@ std::vector<rt::Callback> take_queued(rt::State& s, void* key) {
   return out;
 }
 
+// The streams of the blocking callbacks this thread is running (innermost last): such a
+// callback counts as unfinished work of its stream, and a synchronize of that stream from
+// inside it would otherwise wait for itself.
+thread_local std::vector<void*> running_here;
+
+struct Running {
+  explicit Running(void* key) { running_here.push_back(key); }
+  ~Running() { running_here.pop_back(); }
+  Running(const Running&) = delete;
+  Running& operator=(const Running&) = delete;
+};
+
+std::size_t running_on(void* key) {
+  return static_cast<std::size_t>(std::count(running_here.begin(), running_here.end(), key));
+}
+
 void finish(rt::State& s, void* key) {
   const auto it = s.streams.find(key);
   if (it != s.streams.end() && it->second.unfinished > 0) --it->second.unfinished;
@@ -66,7 +84,10 @@ void finish(rt::State& s, void* key) {
 void run_all(std::unique_lock<std::mutex>& lock, rt::State& s, const std::vector<rt::Callback>& callbacks) {
   for (const rt::Callback& c : callbacks) {
     lock.unlock();
-    c.fn(c.data);
+    {
+      const Running running(c.stream);
+      c.fn(c.data);
+    }
     lock.lock();
     finish(s, c.stream);
   }
@@ -106,7 +127,7 @@ bool wait_streams(std::unique_lock<std::mutex>& lock, State& s, const std::vecto
   run_all(lock, s, mine);
   const auto done = [&] {
     return std::none_of(s.streams.begin(), s.streams.end(),
-                        [&](const auto& e) { return watched(e.first) && e.second.unfinished > 0; });
+                        [&](const auto& e) { return watched(e.first) && e.second.unfinished > running_on(e.first); });
   };
   if (timeout_ms < 0) {
     s.changed.wait(lock, done);
@@ -206,7 +227,11 @@ aclError aclrtProcessReport(int32_t timeout) {
       s.queues[me].pop_front();
       if (!c.block) acl::finish(s, c.stream);  // the stream does not wait for it to end
       lock.unlock();
-      c.fn(c.data);
+      {
+        std::optional<acl::Running> running;
+        if (c.block) running.emplace(c.stream);
+        c.fn(c.data);
+      }
       lock.lock();
       if (c.block) acl::finish(s, c.stream);
     }

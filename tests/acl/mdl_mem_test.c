@@ -5,8 +5,12 @@
  * tests/acl/make_models.cpp writes), the memory shown to be the one used; the
  * description getters; aclmdlExecuteAsync; every bad call's code.
  * argv[1]: the folder of model files. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -552,6 +556,57 @@ static void test_errors(void) {
   free(bytes);
 }
 
+/* aclmdlUnload while another thread runs the model on the caller's work memory: unload
+ * returns only once that run has ended, so the memory is the caller's again (the samples
+ * free it right after); the runner's next call is ACL_ERROR_INVALID_MODEL_ID. */
+typedef struct {
+  uint32_t id;
+  aclmdlDataset *in, *out;
+  atomic_int runs;
+  aclError last;
+} Runner;
+
+static void *run_until_unloaded(void *arg) {
+  Runner *r = (Runner *)arg;
+  (void)aclrtSetDevice(0);
+  for (;;) {
+    const aclError e = aclmdlExecute(r->id, r->in, r->out);
+    if (e != ACL_SUCCESS) {
+      r->last = e;
+      break;
+    }
+    atomic_fetch_add(&r->runs, 1);
+  }
+  (void)aclrtResetDevice(0);
+  return NULL;
+}
+
+static void test_unload_while_running(void) {
+  for (int round = 0; round < 20; ++round) {
+    Model m;
+    CHECK(load_with_mem(&m, "conv"));
+    Runner r = {m.id, inputs_of(m.desc), outputs_of(m.desc), 0, ACL_SUCCESS};
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, run_until_unloaded, &r) == 0);
+    while (atomic_load(&r.runs) < 1 + round % 3) {
+      const struct timespec pause = {0, 100000};
+      nanosleep(&pause, NULL);
+    }
+    CHECK_OK(aclmdlUnload(m.id));
+    memset(m.work, 0x55, m.workSize); /* the caller's memory again */
+    CHECK(pthread_join(t, NULL) == 0);
+    size_t changed = 0;
+    for (size_t i = 0; i < m.workSize; ++i) changed += ((const unsigned char *)m.work)[i] != 0x55;
+    CHECK(changed == 0);
+    CHECK(r.last == ACL_ERROR_INVALID_MODEL_ID);
+    free_dataset(r.in);
+    free_dataset(r.out);
+    CHECK_OK(aclmdlDestroyDesc(m.desc));
+    CHECK_OK(aclrtFree(m.work));
+    CHECK_OK(aclrtFree(m.weight));
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: ge_acl_mdl_mem_test MODEL_DIR\n");
@@ -570,6 +625,7 @@ int main(int argc, char **argv) {
   test_shared_memory();
   test_aipp();
   test_errors();
+  test_unload_while_running();
   CHECK_OK(aclrtResetDevice(0));
   CHECK_OK(aclFinalize());
   return check_report("acl.mdl_mem");

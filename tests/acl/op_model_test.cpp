@@ -3,7 +3,9 @@
 // damaged file crashes the loader or loads as something else silently.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "acl/acl_internal.hpp"
@@ -81,4 +83,45 @@ TEST_CASE("acl op models: a file loads; every damaged form is refused or loads a
   reseal(v2);
   CHECK(aclopLoad(v2.data(), v2.size()) == ACL_ERROR_PARSE_MODEL);
   CHECK(std::string(aclGetRecentErrMsg()).find("format version 2") != std::string::npos);
+}
+
+TEST_CASE("acl op models: ranges must be none or one per dim, placements an aclMemType (checksum resealed)") {
+  // Relu over f32[2,-1] with ranges {2,2},{1,8}: then the file's range count is made 1
+  // (one pair dropped), which once let the loader read past the ranges it kept.
+  const int64_t d[] = {2, -1};
+  int64_t range[2][ACL_TENSOR_SHAPE_RANGE_NUM] = {{2, 2}, {1, 8}};
+  aclTensorDesc* in[] = {aclCreateTensorDesc(ACL_FLOAT, 2, d, ACL_FORMAT_ND)};
+  aclTensorDesc* out[] = {aclCreateTensorDesc(ACL_FLOAT, 2, d, ACL_FORMAT_ND)};
+  REQUIRE(aclSetTensorShapeRange(in[0], 2, range) == ACL_SUCCESS);
+  REQUIRE(aclSetTensorShapeRange(out[0], 2, range) == ACL_SUCCESS);
+  const auto good = acl::make_op_model("Relu", 1, in, 1, out, nullptr, false);
+  aclDestroyTensorDesc(in[0]);
+  aclDestroyTensorDesc(out[0]);
+  REQUIRE(aclopLoad(good.data(), good.size()) == ACL_SUCCESS);
+
+  // u32 2, then i64 2, 2, 1, 8: the input's ranges.
+  std::vector<std::byte> pattern;
+  const auto put = [&](std::uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) pattern.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xffu));
+  };
+  put(2, 4);
+  for (const std::uint64_t v : {2, 2, 1, 8}) put(v, 8);
+  const auto at = std::search(good.begin(), good.end(), pattern.begin(), pattern.end());
+  REQUIRE(at != good.end());
+  auto bad = good;
+  const auto off = static_cast<std::ptrdiff_t>(at - good.begin());
+  bad[static_cast<std::size_t>(off)] = std::byte{1};
+  bad.erase(bad.begin() + off + 4 + 16, bad.begin() + off + 4 + 32);
+  reseal(bad);
+  CHECK(aclopLoad(bad.data(), bad.size()) == ACL_ERROR_PARSE_MODEL);
+  CHECK(std::string(aclGetRecentErrMsg()).find("1 ranges for 2 dims") != std::string::npos);
+
+  // The input's placement (the i32 after its constant flag) made 77.
+  auto placed = good;
+  const std::size_t flag = static_cast<std::size_t>(off) + 4 + 32;
+  REQUIRE(placed[flag] == std::byte{0});  // no constant data
+  placed[flag + 1] = std::byte{77};
+  reseal(placed);
+  CHECK(aclopLoad(placed.data(), placed.size()) == ACL_ERROR_PARSE_MODEL);
+  CHECK(std::string(aclGetRecentErrMsg()).find("placement of 77") != std::string::npos);
 }

@@ -158,6 +158,9 @@ aclTensorDesc get_tensor(Reader& r) {
   aclTensorDesc d;
   const auto dtype = r.get<std::int32_t>();
   const auto format = r.get<std::int32_t>();
+  // As aclCreateTensorDesc: enumerators only (no other value may be loaded as the enum).
+  if (!is_acl_type(dtype)) r.fail("a data type of " + std::to_string(dtype) + " (expected an aclDataType)");
+  if (!is_acl_format(format)) r.fail("a format of " + std::to_string(format) + " (expected an aclFormat)");
   std::memcpy(&d.dtype, &dtype, sizeof dtype);
   std::memcpy(&d.format, &format, sizeof format);
   for (std::uint32_t i = 0, n = r.count32(); i < n; ++i) d.dims.push_back(r.get<std::int64_t>());

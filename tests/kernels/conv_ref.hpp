@@ -11,6 +11,28 @@
 
 namespace ge::test {
 
+/// [N, C, H, W] as [N, H, W, C].
+inline Buf<float> to_nhwc(const Buf<float>& t) {
+  const std::int64_t n = t.dims[0], c = t.dims[1], h = t.dims[2], w = t.dims[3];
+  Buf<float> o({n, h, w, c});
+  for (std::int64_t i = 0; i < n * c * h * w; ++i) {
+    const std::int64_t x = i % w, y = i / w % h, ch = i / (w * h) % c, b = i / (w * h * c);
+    o[((b * h + y) * w + x) * c + ch] = t[i];
+  }
+  return o;
+}
+
+/// [N, H, W, C] as [N, C, H, W] values.
+inline std::vector<float> to_nchw(const Buf<float>& t) {
+  const std::int64_t n = t.dims[0], h = t.dims[1], w = t.dims[2], c = t.dims[3];
+  std::vector<float> o(t.v.size());
+  for (std::int64_t i = 0; i < n * h * w * c; ++i) {
+    const std::int64_t ch = i % c, x = i / c % w, y = i / (c * w) % h, b = i / (c * w * h);
+    o[static_cast<std::size_t>(((b * c + ch) * h + y) * w + x)] = t[i];
+  }
+  return o;
+}
+
 /// The output extent of one spatial dim.
 inline std::int64_t out_dim(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t p0,
                      std::int64_t p1) {

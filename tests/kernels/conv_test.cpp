@@ -19,6 +19,8 @@ using ge::test::kernels_tag;
 using ge::test::out_dim;
 using ge::test::random_f32;
 using ge::test::ref_conv;
+using ge::test::to_nchw;
+using ge::test::to_nhwc;
 namespace cpu = ge::cpu;
 
 namespace {
@@ -256,25 +258,6 @@ TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches acr
   CHECK_FALSE(cpu::pack_conv_weights({.group = 2}, random_f32({8, 4, 3, 3}, 3).view(), {.winograd = true}).winograd);
 }
 
-// [N, C, H, W] <-> [N, H, W, C].
-Buf<float> to_nhwc(const Buf<float>& t) {
-  const std::int64_t n = t.dims[0], c = t.dims[1], h = t.dims[2], w = t.dims[3];
-  Buf<float> o({n, h, w, c});
-  for (std::int64_t i = 0; i < n * c * h * w; ++i) {
-    const std::int64_t x = i % w, y = i / w % h, ch = i / (w * h) % c, b = i / (w * h * c);
-    o[((b * h + y) * w + x) * c + ch] = t[i];
-  }
-  return o;
-}
-std::vector<float> nchw_of(const Buf<float>& t) {
-  const std::int64_t n = t.dims[0], h = t.dims[1], w = t.dims[2], c = t.dims[3];
-  std::vector<float> o(t.v.size());
-  for (std::int64_t i = 0; i < n * h * w * c; ++i) {
-    const std::int64_t ch = i % c, x = i / c % w, y = i / (c * w) % h, b = i / (c * w * h);
-    o[static_cast<std::size_t>(((b * c + ch) * h + y) * w + x)] = t[i];
-  }
-  return o;
-}
 
 // A dense conv on NHWC images: batch, channels, size, outputs, kernel, params, operands.
 struct DenseNhwcCase {
@@ -329,7 +312,7 @@ TEST_CASE("conv2d depthwise on NHWC images: kernels, strides, dilations, pads, c
       arena.execute([&] {
         cpu::depthwise_nhwc(k.p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr);
       });
-      check_close(nchw_of(y), ref_conv(k.p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow),
+      check_close(to_nchw(y), ref_conv(k.p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow),
                   1e-4f, 1e-4f);
     }
   }
@@ -407,7 +390,7 @@ TEST_CASE("pointwise then depthwise on NHWC images in one pass: the two convs' r
         cpu::pointwise_depthwise_nhwc(k.p, xn.view(), pw, b1.v.data(), pw_post, dw, k.bias ? &bv : nullptr, y.view(),
                                       k.residual ? &rv : nullptr);
       });
-      check_close(nchw_of(y), want, 1e-4f, 1e-4f);
+      check_close(to_nchw(y), want, 1e-4f, 1e-4f);
     }
   }
   // Bad input: a clear error, not a crash.
@@ -448,7 +431,7 @@ void check_nhwc_dense(const std::vector<DenseNhwcCase>& cases, std::uint32_t see
       Buf<float> y({k.n, oh, ow, k.m});
       const ge::TensorView bv = bias.view(), rv = rn.view();
       arena.execute([&] { run(k.p, xn.view(), w.view(), k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr); });
-      check_close(nchw_of(y), ref_conv(k.p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), tol,
+      check_close(to_nchw(y), ref_conv(k.p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), tol,
                   tol);
     }
   }

@@ -15,29 +15,12 @@ using ge::test::check_close;
 using ge::test::out_dim;
 using ge::test::random_f32;
 using ge::test::ref_conv;
+using ge::test::to_nchw;
+using ge::test::to_nhwc;
 namespace cpu = ge::cpu;
 
 namespace {
 
-// [N, C, H, W] <-> [N, H, W, C].
-Buf<float> nhwc_of(const Buf<float>& t) {
-  const std::int64_t n = t.dims[0], c = t.dims[1], h = t.dims[2], w = t.dims[3];
-  Buf<float> o({n, h, w, c});
-  for (std::int64_t i = 0; i < n * c * h * w; ++i) {
-    const std::int64_t x = i % w, y = i / w % h, ch = i / (w * h) % c, b = i / (w * h * c);
-    o[((b * h + y) * w + x) * c + ch] = t[i];
-  }
-  return o;
-}
-std::vector<float> back_to_nchw(const Buf<float>& t) {
-  const std::int64_t n = t.dims[0], h = t.dims[1], w = t.dims[2], c = t.dims[3];
-  std::vector<float> o(t.v.size());
-  for (std::int64_t i = 0; i < n * h * w * c; ++i) {
-    const std::int64_t ch = i % c, x = i / c % w, y = i / (c * w) % h, b = i / (c * w * h);
-    o[static_cast<std::size_t>(((b * c + ch) * h + y) * w + x)] = t[i];
-  }
-  return o;
-}
 
 struct DwCase {
   std::int64_t n, c, h, w, kh, kw;
@@ -56,12 +39,12 @@ void run_dw_case(const DwCase& k, std::uint32_t seed) {
   auto w = random_f32({k.c, 1, k.kh, k.kw}, seed + 1);
   auto bias = random_f32({k.c}, seed + 2);
   auto res = random_f32({k.n, k.c, oh, ow}, seed + 3);
-  const Buf<float> xn = nhwc_of(x), rn = nhwc_of(res);
+  const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
   Buf<float> y({k.n, oh, ow, k.c});
   const cpu::PackedDepthwiseNhwc packed = cpu::pack_depthwise_nhwc(w.view());
   const ge::TensorView bv = bias.view(), rv = rn.view();
   cpu::depthwise_nhwc(p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr);
-  check_close(back_to_nchw(y), ref_conv(p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), 1e-4f,
+  check_close(to_nchw(y), ref_conv(p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), 1e-4f,
               1e-4f);
 }
 

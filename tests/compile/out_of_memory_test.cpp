@@ -29,21 +29,10 @@ ge::Graph big_dense() {
 // `f` under the limit: an out_of_memory ge::Error whose message has `part`.
 template <class F>
 void expect_out_of_memory(F&& f, const char* part) {
-  std::string what = "no exception";
-  Errc code = Errc::internal;
-  AddressSpaceLimit::run(8u << 20, [&] {
-    try {
-      f();
-    } catch (const ge::Error& e) {
-      code = e.code();
-      what = e.what();
-    } catch (const std::bad_alloc&) {
-      what = "std::bad_alloc escaped";
-    }
-  });
-  CAPTURE(what);
-  CHECK(code == Errc::out_of_memory);
-  CHECK(what.find(part) != std::string::npos);
+  const auto r = AddressSpaceLimit::outcome(8u << 20, f);
+  CAPTURE(r.what);
+  CHECK(r.code == Errc::out_of_memory);
+  CHECK(r.what.find(part) != std::string::npos);
 }
 
 }  // namespace

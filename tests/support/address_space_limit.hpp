@@ -15,8 +15,11 @@
 #include <cstddef>
 #include <cstdlib>
 #include <fstream>
+#include <new>
 #include <string>
 #include <vector>
+
+#include "ge/core/error.hpp"
 
 extern char** environ;
 
@@ -84,6 +87,28 @@ struct AddressSpaceLimit {
       throw;
     }
     ::setrlimit(RLIMIT_AS, &saved);
+  }
+
+  // What `f` ends in under the limit: the code and message of the ge::Error it throws
+  // (Errc::internal and "no exception", or "std::bad_alloc escaped", otherwise).
+  struct Outcome {
+    Errc code = Errc::internal;
+    std::string what = "no exception";
+  };
+  template <class F>
+  static Outcome outcome(std::size_t extra, F&& f) {
+    Outcome o;
+    run(extra, [&] {
+      try {
+        f();
+      } catch (const Error& e) {
+        o.code = e.code();
+        o.what = e.what();
+      } catch (const std::bad_alloc&) {
+        o.what = "std::bad_alloc escaped";
+      }
+    });
+    return o;
   }
 };
 

@@ -43,7 +43,9 @@ void through_f32(Views in, const TensorView& out, Body f32_body) {
 }  // namespace
 
 void register_cpu_half(KernelRegistry& r) {
-  for (const auto& [op, kind] : {std::pair{"Min", cpu::Variadic::min}, std::pair{"Max", cpu::Variadic::max}}) {
+  for (const auto& entry : {std::pair{"Min", cpu::Variadic::min}, std::pair{"Max", cpu::Variadic::max}}) {
+    const char* const op = entry.first;
+    const cpu::Variadic kind = entry.second;  // (a structured binding: clang 14 cannot capture it)
     const std::string name = std::string("cpu.") + op + ".half";
     r.add({.op = op,
            .name = name,

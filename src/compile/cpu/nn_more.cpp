@@ -58,9 +58,11 @@ void register_cpu_nn_more(KernelRegistry& r) {
              cpu::mean_variance_normalization(a, in[0], out[0]);
            });
          }});
-  for (const auto& [op, kind] : {std::pair{"BlackmanWindow", cpu::WindowFn::blackman},
-                                 std::pair{"HammingWindow", cpu::WindowFn::hamming},
-                                 std::pair{"HannWindow", cpu::WindowFn::hann}}) {
+  for (const auto& entry : {std::pair{"BlackmanWindow", cpu::WindowFn::blackman},
+                            std::pair{"HammingWindow", cpu::WindowFn::hamming},
+                            std::pair{"HannWindow", cpu::WindowFn::hann}}) {
+    const char* const op = entry.first;
+    const cpu::WindowFn kind = entry.second;  // (a structured binding: clang 14 cannot capture it)
     const std::string name = std::string("cpu.") + op;
     r.add({.op = op,
            .name = name,

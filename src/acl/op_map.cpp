@@ -275,22 +275,29 @@ void batch_matmul(GeCall& c) {
   c.op_type = "MatMul";
 }
 
-void conv2d(GeCall& c, std::span<const int> formats) {
-  const Layout layout = image_layout(c, formats, Layout::nhwc);
+// The window of Ascend's convs (Conv2D, DepthwiseConv2D) as ge's Conv attributes: no
+// quantisation (offset_w unused, offset_x 0), strides and dilations in the images' order,
+// explicit pads (top, bottom, left, right) or SAME/VALID padding.
+void conv_window(GeCall& c, Layout layout) {
   drop_unused_input(c, 3, "offset_w");
   if (take_int(c, "offset_x", 0) != 0) bad(c, ge::Errc::bad_attribute, "attribute 'offset_x' must be 0 (no quantisation)");
   const auto strides = take_ints(c, "strides", {}, 4);
   const auto pads = take_ints(c, "pads", {0, 0, 0, 0}, 4);  // top, bottom, left, right
   const auto dilations = take_ints(c, "dilations", {1, 1, 1, 1}, 4);
   const std::string padding = take_string(c, "padding", "");
-  c.attrs["group"] = take_int(c, "groups", 1);
   c.attrs["strides"] = hw_of(c, strides, "strides", layout);
   c.attrs["dilations"] = hw_of(c, dilations, "dilations", layout);
-  images_in(c, layout);
-  filter_in(c, formats, layout);
-  (void)take(c, "auto_pad");
   if (padding.empty() || padding == "CALCULATED") c.attrs["pads"] = std::vector<std::int64_t>{pads[0], pads[2], pads[1], pads[3]};
   else c.attrs["auto_pad"] = auto_pad_of(c, padding);
+}
+
+void conv2d(GeCall& c, std::span<const int> formats) {
+  const Layout layout = image_layout(c, formats, Layout::nhwc);
+  (void)take(c, "auto_pad");  // Ascend's `padding` says it (conv_window)
+  conv_window(c, layout);
+  c.attrs["group"] = take_int(c, "groups", 1);
+  images_in(c, layout);
+  filter_in(c, formats, layout);
   c.op_type = "Conv";
 }
 
@@ -299,12 +306,7 @@ void conv2d(GeCall& c, std::span<const int> formats) {
 // [C*K, 1, h, w]; x's channels must be known (they are the groups).
 void depthwise_conv2d(GeCall& c, std::span<const int> formats) {
   const Layout layout = image_layout(c, formats, Layout::nhwc);
-  drop_unused_input(c, 3, "offset_w");
-  if (take_int(c, "offset_x", 0) != 0) bad(c, ge::Errc::bad_attribute, "attribute 'offset_x' must be 0 (no quantisation)");
-  const auto strides = take_ints(c, "strides", {}, 4);
-  const auto pads = take_ints(c, "pads", {0, 0, 0, 0}, 4);  // top, bottom, left, right
-  const auto dilations = take_ints(c, "dilations", {1, 1, 1, 1}, 4);
-  const std::string padding = take_string(c, "padding", "");
+  conv_window(c, layout);
   if (c.inputs.empty() || !c.inputs[0].shape.rank_known() || c.inputs[0].shape.rank() != 4)
     bad(c, ge::Errc::bad_op_inputs, "input 0 (x) needs 4 dims, known at compile time");
   const ge::Dim& ch = c.inputs[0].shape[layout == Layout::nhwc ? 3 : 1];
@@ -315,10 +317,6 @@ void depthwise_conv2d(GeCall& c, std::span<const int> formats) {
                                     "; expected HWCN ([h, w, in_channels, channel_multiplier])",
           ACL_ERROR_FORMAT_NOT_MATCH);
   c.attrs["group"] = ch.value();
-  c.attrs["strides"] = hw_of(c, strides, "strides", layout);
-  c.attrs["dilations"] = hw_of(c, dilations, "dilations", layout);
-  if (padding.empty() || padding == "CALCULATED") c.attrs["pads"] = std::vector<std::int64_t>{pads[0], pads[2], pads[1], pads[3]};
-  else c.attrs["auto_pad"] = auto_pad_of(c, padding);
   images_in(c, layout);
   permute_input(c, 1, {2, 3, 0, 1});             // [C, K, h, w]
   regroup_input(c, 1, {0b11, 0, 0b100, 0b1000});  // [C*K, 1, h, w]

@@ -175,8 +175,14 @@ struct Base {
 };
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// GCC takes the ISA for the whole region from the pragma; clang ignores it, and needs the
+// attribute pushed onto every function of the region (the lambdas inside included).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,fma")
+#endif
 // AVX-512: a segment's row of windows is two masked loads of 32 consecutive floats (the
 // lanes outside the segment or the image read nothing and are zero) split into their even
 // and odd columns; outputs are interleaved back and stored with the same masks.
@@ -243,13 +249,19 @@ struct Avx512 {
           lo += reinterpret_cast<vf16>(_mm512_maskz_loadu_ps(mlo, k.residual + at));
           hi += reinterpret_cast<vf16>(_mm512_maskz_loadu_ps(mhi, k.residual + at + 16));
         }
-        _mm512_mask_storeu_ps(k.y + at, mlo, reinterpret_cast<__m512>(apply_post_v(lo, k.p->post)));
-        _mm512_mask_storeu_ps(k.y + at + 16, mhi, reinterpret_cast<__m512>(apply_post_v(hi, k.p->post)));
+        apply_post_inplace(lo, k.p->post);
+        apply_post_inplace(hi, k.p->post);
+        _mm512_mask_storeu_ps(k.y + at, mlo, reinterpret_cast<__m512>(lo));
+        _mm512_mask_storeu_ps(k.y + at + 16, mhi, reinterpret_cast<__m512>(hi));
       }
     });
   }
 };
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 #endif
 
 using InputsFn = void (*)(const Ctx&, std::int64_t, std::int64_t, float*, std::int64_t);

@@ -357,11 +357,15 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"), always_inline))
       __m512 a = acc[j][v];
       if (n == 16) {  // (masked stores are slow on some CPUs)
         if (res != nullptr) a = _mm512_add_ps(a, _mm512_loadu_ps(res + ox0));
-        _mm512_storeu_ps(out + ox0, reinterpret_cast<__m512>(apply_post_v(reinterpret_cast<vf16>(a), p.post)));
+        vf16 o = reinterpret_cast<vf16>(a);
+        apply_post_inplace(o, p.post);
+        _mm512_storeu_ps(out + ox0, reinterpret_cast<__m512>(o));
         continue;
       }
       if (res != nullptr) a = _mm512_add_ps(a, _mm512_maskz_loadu_ps(lanes, res + ox0));
-      _mm512_mask_storeu_ps(out + ox0, lanes, reinterpret_cast<__m512>(apply_post_v(reinterpret_cast<vf16>(a), p.post)));
+      vf16 o = reinterpret_cast<vf16>(a);
+      apply_post_inplace(o, p.post);
+      _mm512_mask_storeu_ps(out + ox0, lanes, reinterpret_cast<__m512>(o));
     }
   }
 }

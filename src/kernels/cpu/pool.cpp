@@ -331,7 +331,8 @@ std::pair<std::int64_t, std::int64_t> global_pool_planes(std::string_view op, co
 
 void global_average_pool(const TensorView& x, const TensorView& y) {
   constexpr std::string_view op = "GlobalAveragePool";
-  const auto [planes, n] = global_pool_planes(op, x, y);
+  const auto [planes, plane_size] = global_pool_planes(op, x, y);
+  const std::int64_t n = plane_size;  // (a lambda may not capture a structured binding in clang 14)
   const float* px = x.as<const float>();
   float* py = y.as<float>();
   parallel_for(planes, grain_for(n), [&](std::int64_t b, std::int64_t e) {
@@ -352,7 +353,8 @@ void global_average_pool(const TensorView& x, const TensorView& y) {
 
 void global_max_pool(const TensorView& x, const TensorView& y) {
   constexpr std::string_view op = "GlobalMaxPool";
-  const auto [planes, n] = global_pool_planes(op, x, y);
+  const auto [planes, plane_size] = global_pool_planes(op, x, y);
+  const std::int64_t n = plane_size;  // (a lambda may not capture a structured binding in clang 14)
   const float* px = x.as<const float>();
   float* py = y.as<float>();
   parallel_for(planes, grain_for(n), [&](std::int64_t b, std::int64_t e) {

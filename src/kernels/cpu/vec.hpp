@@ -82,15 +82,22 @@ inline __attribute__((always_inline)) void store_lanes(float* dst, Vec v, std::i
 }
 
 // `p` on every lane of `v`, as `apply_post` on one value (ReLU maps NaN to 0, Clip keeps it).
+// The in-place form is the one to call from a function with its own target attribute: clang
+// refuses a by-value 64-byte vector between functions of different ISAs, even inlined ones.
 template <class Vec>
-inline __attribute__((always_inline)) Vec apply_post_v(Vec v, const PostOp& p) {
+inline __attribute__((always_inline)) void apply_post_inplace(Vec& v, const PostOp& p) {
   const Vec zero = Vec{} + 0.0f;
-  if (p.kind == Activation::relu) return v > zero ? v : zero;
-  if (p.kind == Activation::clip) {
+  if (p.kind == Activation::relu) {
+    v = v > zero ? v : zero;
+  } else if (p.kind == Activation::clip) {
     const Vec lo = Vec{} + p.lo, hi = Vec{} + p.hi;
     v = v < lo ? lo : v;
-    return v > hi ? hi : v;
+    v = v > hi ? hi : v;
   }
+}
+template <class Vec>
+inline __attribute__((always_inline)) Vec apply_post_v(Vec v, const PostOp& p) {
+  apply_post_inplace(v, p);
   return v;
 }
 

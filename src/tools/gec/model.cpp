@@ -134,7 +134,8 @@ ge::CompileSettings compile_settings(const Args& a, bool progress) {
 
 // A compiled model file: its build options and settings are in it.
 Loaded load_model_file(const Args& a, const std::string& path, const ge::CompileSettings& settings) {
-  for (const auto& [name, value] : a.values) {
+  for (const auto& entry : a.values) {
+    const std::string& name = entry.first;
     const bool build_flag = name == "target" || name == "streams" || name == "precision" || name == "portable" ||
                             name == "cache_dir" ||
                             std::any_of(ge::options_table().begin(), ge::options_table().end(),

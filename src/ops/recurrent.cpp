@@ -36,6 +36,11 @@ std::string activations_check(const Attribute& a) {
 // The outputs of a layer with `gates` gates and `per_dir` activations per direction.
 std::vector<TensorDesc> infer_recurrent(const InferContext& c, std::int64_t gates, std::size_t per_dir, bool lstm) {
   for (std::size_t i = 0; i < 3; ++i) require_rank(c, i, 3, 3);
+  // The optional inputs by ONNX's ranks: B [dirs, 2 * gates * hidden], sequence_lens
+  // [batch], initial_h (initial_c) [dirs, batch, hidden], P [dirs, 3 * hidden].
+  constexpr std::size_t optional_ranks[] = {2, 1, 3, 3, 2};
+  for (std::size_t i = 3; i < c.input_count() && i < 8; ++i)
+    if (c.has_input(i)) require_rank(c, i, optional_ranks[i - 3], optional_ranks[i - 3]);
   const std::int64_t dirs = c.s("direction") == "bidirectional" ? 2 : 1;
   const bool batch_first = c.i("layout") == 1;
   const std::size_t names = c.has("activations") ? c.attr("activations").as_strings().size() : per_dir;

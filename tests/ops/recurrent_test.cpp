@@ -39,4 +39,13 @@ TEST_CASE("RNN, GRU and LSTM: each bad attribute is a clear error") {
                     Errc::bad_attribute, "'input_forget'");
   check_infer_error("LSTM", {t("f32", "5,2"), t("f32", "1,12,4"), t("f32", "1,12,3")}, {}, Errc::bad_op_inputs,
                     "rank");
+  // Optional inputs of the wrong rank (a scalar B was read past its dims: found by fuzz_compile_op).
+  check_infer_error("RNN", {t("f32", "5,2,4"), t("f32", "1,3,4"), t("f32", "1,3,3"), t("f32", "")}, {},
+                    Errc::bad_op_inputs, "rank");
+  check_infer_error("GRU", {t("f32", "5,2,4"), t("f32", "1,9,4"), t("f32", "1,9,3"), t("f32", "1,18"), t("i32", "2,1")},
+                    {}, Errc::bad_op_inputs, "rank");
+  check_infer_error("LSTM",
+                    {t("f32", "5,2,4"), t("f32", "1,12,4"), t("f32", "1,12,3"), t("f32", "1,24"), t("i32", "2"),
+                     t("f32", "1,2,3"), t("f32", "1,2,3"), t("f32", "1,9,1")},
+                    {}, Errc::bad_op_inputs, "rank");
 }

@@ -82,6 +82,10 @@ void write_shape(JsonWriter& j, const ge::Shape& s) {
 }  // namespace
 
 int run_gears(std::span<const std::string> args) {
+  for (const std::string& arg : args)  // the other form: gears chosen from traffic
+    if (arg == "--") break;
+    else if (const std::string f = flag_spelling(arg); f == "--from_histogram" || f.starts_with("--from_histogram="))
+      return run_gears_from_histogram(args);
   const std::vector<Flag> flags = gears_flags();
   const Args a = parse_args(args, flags);
   if (a.has("help")) {

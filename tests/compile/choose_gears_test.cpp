@@ -304,3 +304,47 @@ TEST_CASE("choose_gears: bad histograms, budgets and models are clear ge::Errors
   expect_error([&] { (void)ge::choose_gears(*two, ge::parse_shape_histogram("a:3,8 1"), {}); },
                Errc::bad_input_shape, "input 'b'", "not written");
 }
+
+TEST_CASE("choose_gears: several dims with an arena budget, and many points (greedy with swaps)") {
+  ge::GraphBuilder b;
+  const auto w = b.random_weights("w", {8, 8}, 1);
+  for (const char* name : {"a", "b"}) {  // y y^T of y = x W per input: y lives in the arena
+    const auto y = b.op("MatMul", {b.input(name, DataType::f32, "-1,8"), w});
+    b.output(b.op("MatMul", {y, b.op("Transpose", {y}, {{"perm", Sizes{1, 0}}})}, {}, std::string("z") + name));
+  }
+  const auto model = ranged(b.build(), "a:1~64,8;b:1~64,8");
+  const auto seen = ge::parse_shape_histogram("a:10,8;b:1,8 5\na:1,8;b:10,8 5");
+  // Two gears: each point on its own; their arenas are below the one gear that holds both.
+  const ge::GearChoice two = ge::choose_gears(*model, seen, {.max_gears = 2, .max_arena = {}});
+  REQUIRE(two.gears.size() == 2);
+  const std::int64_t fits = std::max(two.gears[0].arena_bytes, two.gears[1].arena_bytes);
+  const ge::GearChoice one = ge::choose_gears(*model, seen, {.max_gears = 1, .max_arena = {}});
+  REQUIRE(one.gears.size() == 1);
+  CHECK(one.gears[0].values == Sizes{10, 10});
+  REQUIRE(one.gears[0].arena_bytes > fits);
+  // Within that arena only the two small gears fit: one gear cannot hold both points.
+  ge::test::expect_error([&] { (void)ge::choose_gears(*model, seen, {.max_gears = 1, .max_arena = fits}); },
+                         Errc::invalid_argument, "no set of at most 1 gears within max_arena");
+  CHECK(ge::choose_gears(*model, seen, {.max_gears = 2, .max_arena = fits}).gears.size() == 2);
+
+  // 40 scattered points: too many candidate sets to try, so greedy with swaps. Every point
+  // is held, and the result is no worse than the one gear that holds everything.
+  std::mt19937 rng(7);
+  std::string text;
+  for (int i = 0; i < 40; ++i)
+    text += "a:" + std::to_string(rng() % 64 + 1) + ",8;b:" + std::to_string(rng() % 64 + 1) + ",8 " +
+            std::to_string(rng() % 50 + 1) + "\n";
+  const auto many = ge::parse_shape_histogram(text);
+  const ge::GearChoice g = ge::choose_gears(*model, many, {.max_gears = 5, .max_arena = {}});
+  CHECK_FALSE(g.optimal);
+  CHECK(g.gears.size() <= 5);
+  CHECK(g.varying_dims == 2);
+  std::int64_t served = 0;
+  for (const ge::ChosenGear& gear : g.gears) served += gear.served;
+  std::int64_t count = 0;
+  for (const ge::ObservedShapes& o : many) count += o.count;
+  CHECK(served == count);
+  const ge::GearChoice single = ge::choose_gears(*model, many, {.max_gears = 1, .max_arena = {}});
+  CHECK(g.expected_work < single.expected_work);
+  CHECK(g.expected_work >= g.own_size_work);
+}

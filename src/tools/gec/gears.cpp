@@ -48,6 +48,9 @@ std::string gears_usage(const std::vector<Flag>& flags) {
       "\"shapes\" gives each input's shape in the option text form.\n"
       "Flags take --flag VALUE or --flag=VALUE.\n"
       "\n"
+      "gec gears --model M.onnx --from_histogram FILE --max_gears K ... chooses the gears from\n"
+      "the shapes a service saw instead ('gec gears --from_histogram FILE --help').\n"
+      "\n"
       "flags:\n" +
       describe_flags(flags) +
       "\ntargets:\n";

@@ -110,9 +110,9 @@ int main(int argc, char** argv) {
   const double choose_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t).count();
   std::printf("BERT encoder layer (hidden 256, 4 heads), batch 1, lengths 1..128 (bump at 18, flat tail), %zu gears,\n"
               "%d runs per gear, %d thread(s). choose_gears took %.0f ms (%zu plans built); chosen: %s %s, "
-              "expected %.2f MFLOP per request, waste %.1f%% against own sizes\n\n",
+              "expected %.2f MFLOP per request (%.2f at length 128), waste %.1f%% against own sizes\n\n",
               k, runs, threads, choose_ms, static_cast<std::size_t>(max_len), c.input_shape.c_str(),
-              c.option_text.c_str(), c.expected_work / 1e6, c.waste_percent);
+              c.option_text.c_str(), c.expected_work / 1e6, c.gears.back().flops / 1e6, c.waste_percent);
   std::vector<std::int64_t> chosen;
   for (const ge::ChosenGear& gear : c.gears) chosen.push_back(gear.values.front());
   std::vector<std::int64_t> pow2;

@@ -85,7 +85,7 @@ std::string work_text(double w, bool flops) {
   return buf;
 }
 
-void print_choice(const ge::GearChoice& c, std::size_t max_gears) {
+void print_choice(const ge::CompiledModel& model, const ge::GearChoice& c, std::size_t max_gears) {
   std::printf("gears   %zu of at most %zu, over %zu varying dim%s (%s)\n", c.gears.size(), max_gears, c.varying_dims,
               c.varying_dims == 1 ? "" : "s", c.optimal ? "optimal" : "greedy with swaps, not proved optimal");
   std::printf("work    %s per run expected, %s at each shape's own size: waste %.2f%%\n",
@@ -94,7 +94,8 @@ void print_choice(const ge::GearChoice& c, std::size_t max_gears) {
   for (std::size_t i = 0; i < c.gears.size(); ++i) {
     const ge::ChosenGear& g = c.gears[i];
     std::string shapes;
-    for (const ge::Shape& s : g.shapes) shapes += (shapes.empty() ? "" : ";") + s.to_string();
+    for (std::size_t k = 0; k < g.shapes.size(); ++k)
+      shapes += (k == 0 ? "" : ";") + model.inputs()[k].name + ":" + g.shapes[k].to_string();
     std::printf("gear %zu  %s  served %lld  %s  arena %lld bytes\n", i, shapes.c_str(),
                 static_cast<long long>(g.served), work_text(g.flops, c.work_is_flops).c_str(),
                 static_cast<long long>(g.arena_bytes));
@@ -134,7 +135,7 @@ int run_gears_from_histogram(std::span<const std::string> args) {
   if (const auto f = a.get("input_format")) options.set(ge::Option::input_format, *f);
   const ge::Target& target = ge::find_target(a.get("target").value_or("cpu"));
   const auto model = ge::compile(ge::onnx::load(*model_path), options, target);
-  print_choice(ge::choose_gears(*model, seen, budget), budget.max_gears);
+  print_choice(*model, ge::choose_gears(*model, seen, budget), budget.max_gears);
   return 0;
 #endif
 }

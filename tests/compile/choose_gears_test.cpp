@@ -190,6 +190,14 @@ TEST_CASE("choose_gears: the batch gives DYNAMIC_BATCH_SIZE; equal dims of two i
   CHECK(one.input_shape == "x:7,8");
   CHECK(one.gears.size() == 1);
   CHECK(one.gears[0].served == 6);
+  // One shape seen, whatever K: nothing varies, one gear of that shape.
+  const ge::GearChoice same = ge::choose_gears(*model, ge::parse_shape_histogram("x:5,8 3\nx:5,8 4"), {.max_gears = 4, .max_arena = {}});
+  CHECK(same.varying_dims == 0);
+  CHECK_FALSE(same.option.has_value());
+  CHECK(same.input_shape == "x:5,8");
+  REQUIRE(same.gears.size() == 1);
+  CHECK(same.gears[0].served == 7);
+  CHECK(same.waste_percent == 0);
 }
 
 TEST_CASE("choose_gears: H and W of an image give DYNAMIC_IMAGE_SIZE") {

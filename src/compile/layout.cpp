@@ -550,7 +550,8 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
     Attributes attrs = dw.attrs;
     attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{d2[2], d2[3]});
     for (const auto& [from, to] : {std::pair{"activation", "pointwise_activation"}, std::pair{"clip_min", "pointwise_clip_min"},
-                                   std::pair{"clip_max", "pointwise_clip_max"}})
+                                   std::pair{"clip_max", "pointwise_clip_max"}, std::pair{"alpha", "pointwise_alpha"},
+                                   std::pair{"beta", "pointwise_beta"}})
       if (const auto a = pw.attrs.find(from); a != pw.attrs.end()) attrs.insert_or_assign(to, a->second);
     dw.op = "FusedPointwiseDepthwise";
     dw.inputs = std::move(ins);

@@ -124,11 +124,23 @@ bool same_shape_for_sure(const Work& w, const DimOrigins& origins, ValueId va, V
   return true;
 }
 
-// The activation of node `n` reading `v` as FusedConv attributes, when it is a Relu or a
-// Clip with constant f32 one-element bounds (or none).
+// HardSigmoid's slope and offset on node `n` (ONNX's defaults where absent).
+std::pair<double, double> hard_sigmoid_params(const WNode& n) {
+  const auto alpha = n.attrs.find("alpha");
+  const auto beta = n.attrs.find("beta");
+  return {alpha != n.attrs.end() ? alpha->second.as_float() : 0.2, beta != n.attrs.end() ? beta->second.as_float() : 0.5};
+}
+
+// The activation of node `n` reading `v` as FusedConv attributes, when it is a Relu, a
+// Sigmoid, a HardSwish, a HardSigmoid or a Clip with constant f32 one-element bounds (or none).
 std::optional<Attributes> activation_of(const Work& w, const WNode& n, ValueId v) {
   if (n.outputs.size() != 1 || n.inputs.empty() || n.inputs[0] != v) return std::nullopt;
-  if (n.op == "Relu" && n.inputs.size() == 1) return Attributes{{"activation", "Relu"}};
+  if (n.inputs.size() == 1 && (n.op == "Relu" || n.op == "Sigmoid" || n.op == "HardSwish"))
+    return Attributes{{"activation", n.op}};
+  if (n.op == "HardSigmoid" && n.inputs.size() == 1) {
+    const auto [alpha, beta] = hard_sigmoid_params(n);
+    return Attributes{{"activation", "HardSigmoid"}, {"alpha", alpha}, {"beta", beta}};
+  }
   if (n.op != "Clip") return std::nullopt;
   Attributes a{{"activation", "Clip"}};
   for (std::size_t i = 1; i < n.inputs.size(); ++i) {
@@ -138,6 +150,33 @@ std::optional<Attributes> activation_of(const Work& w, const WNode& n, ValueId v
     a.emplace(i == 1 ? "clip_min" : "clip_max", t->to_doubles()[0]);
   }
   return a;
+}
+
+// A gated activation of `v`: its only two readers a Sigmoid (or a HardSigmoid of slope 1/6
+// and offset 1/2) g and a Mul of v by g's output, which nothing else reads: Silu (HardSwish)
+// as FusedConv attributes, with the two nodes. `first` holds each value's first reader.
+struct Gate {
+  Attributes attrs;
+  WNode* gate = nullptr;
+  WNode* mul = nullptr;
+};
+std::optional<Gate> gate_of(Work& w, const Work::Readers& readers, const std::vector<std::size_t>& first, ValueId v) {
+  if (readers.count[v] != 2 || w.is_output(v) || first[v] == readers.node[v]) return std::nullopt;
+  WNode* a = &w.nodes[first[v]];
+  WNode* b = &w.nodes[readers.node[v]];
+  if (a->op == "Mul") std::swap(a, b);
+  if (!a->alive || !b->alive || b->op != "Mul" || a->inputs.size() != 1 || a->outputs.size() != 1 ||
+      b->inputs.size() != 2 || b->outputs.size() != 1)
+    return std::nullopt;
+  const ValueId g = a->outputs[0];
+  if (readers.count[g] != 1 || w.is_output(g) ||
+      !((b->inputs[0] == v && b->inputs[1] == g) || (b->inputs[0] == g && b->inputs[1] == v)))
+    return std::nullopt;
+  if (a->op == "Sigmoid") return Gate{{{"activation", "Silu"}}, a, b};
+  if (a->op != "HardSigmoid") return std::nullopt;
+  const auto [alpha, beta] = hard_sigmoid_params(*a);
+  if (std::abs(alpha - 1.0 / 6.0) > 1e-6 || beta != 0.5) return std::nullopt;
+  return Gate{{{"activation", "HardSwish"}}, a, b};
 }
 
 }  // namespace
@@ -297,6 +336,11 @@ namespace detail {
 void fuse_activations(Work& w, PassStats& s) {
   const Work::Readers readers = w.readers();
   const DimOrigins origins = dim_origins(w);
+  std::vector<std::size_t> first(w.values.size(), 0);  // each value's first alive reader
+  for (std::size_t i = w.nodes.size(); i-- > 0;)
+    if (w.nodes[i].alive)
+      for (const ValueId v : w.nodes[i].inputs)
+        if (v != no_value) first[v] = i;
   // The one alive reader of `v` when nothing else reads it and it is no graph output.
   const auto sole_reader = [&](ValueId v) -> WNode* {
     if (readers.count[v] != 1 || w.is_output(v)) return nullptr;
@@ -310,12 +354,12 @@ void fuse_activations(Work& w, PassStats& s) {
     if (x.dtype != DataType::f32 || !x.shape.rank_known() || (x.shape.rank() != 3 && x.shape.rank() != 4)) continue;
     const ValueId y = conv.outputs[0];
     WNode* next = sole_reader(y);
-    if (next == nullptr) continue;
+    if (next == nullptr && !gate_of(w, readers, first, y)) continue;
 
     std::vector<WNode*> fused;
     ValueId residual = no_value;
     ValueId last = y;
-    if (next->op == "Add" && next->inputs.size() == 2 && next->outputs.size() == 1) {
+    if (next != nullptr && next->op == "Add" && next->inputs.size() == 2 && next->outputs.size() == 1) {
       const bool first = next->inputs[0] == y;
       const ValueId z = first ? next->inputs[1] : next->inputs[0];
       const ValueId sum = next->outputs[0];
@@ -336,6 +380,11 @@ void fuse_activations(Work& w, PassStats& s) {
         fused.push_back(next);
         last = next->outputs[0];
       }
+    } else if (auto gate = gate_of(w, readers, first, last)) {
+      for (const auto& [k, v] : gate->attrs) attrs.insert_or_assign(k, v);
+      fused.push_back(gate->gate);
+      fused.push_back(gate->mul);
+      last = gate->mul->outputs[0];
     }
     if (fused.empty()) continue;
 

@@ -51,7 +51,8 @@ OpSchema fused_attention() {
 // The attributes of the pointwise conv of a FusedPointwiseDepthwise, by the names
 // FusedConv gives them.
 constexpr std::pair<const char*, const char*> kPointwiseAttrs[] = {
-    {"pointwise_activation", "activation"}, {"pointwise_clip_min", "clip_min"}, {"pointwise_clip_max", "clip_max"}};
+    {"pointwise_activation", "activation"}, {"pointwise_clip_min", "clip_min"}, {"pointwise_clip_max", "clip_max"},
+    {"pointwise_alpha", "alpha"},           {"pointwise_beta", "beta"}};
 
 // Two NHWC FusedConvs in one node (made by `ge::layout_nhwc` on an inverted-residual
 // block): a pointwise conv Y1 = act1(conv1x1(X, W1) + B1), then a depthwise one

@@ -425,6 +425,10 @@ TEST_CASE("layout_nhwc pass: SiLU, HardSwish, squeeze-excitation gates, residual
     CHECK(count(o, "GlobalAveragePool") == 0);
     CHECK(count(o, "ReduceMean") == 3);  // two gates and the head
     CHECK(node(o, "join").attrs.at("axis").as_int() == 3);
+    // SiLU, HardSwish and the gates' Sigmoid are the convs' epilogues; the gates' Muls stay.
+    CHECK(count(o, "Sigmoid") == 0);
+    CHECK(count(o, "HardSwish") == 0);
+    CHECK(count(o, "Mul") == 2);
     for (const ge::Node& n : o.nodes()) {
       if (n.op != "FusedConv") continue;
       CAPTURE(n.name);

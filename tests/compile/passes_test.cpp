@@ -535,6 +535,61 @@ TEST_CASE("fuse_activations pass fuses residuals over equal ranges that exclude 
   check_same(g, f);  // at the upper end, batch 4
 }
 
+TEST_CASE("fuse_activations pass: Sigmoid, HardSigmoid, HardSwish, and the SiLU and HardSwish gates of either spelling") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "2,4,6,6");
+  const auto conv = [&](Value in, const char* name, std::uint64_t seed) {
+    const auto c = conv_weights(b, name, 4, 4, 3, seed);
+    return in.conv2d(c.w, c.b, {.pad = 1, .name = name});
+  };
+  const Value c1 = conv(x, "c1", 1);
+  const Value r1 = c1 * c1.sigmoid();                                           // SiLU
+  const Value c2 = conv(r1, "c2", 2);
+  const Value r2 = b.op("HardSigmoid", {c2}, {{"alpha", 1.0 / 6.0}, {"beta", 0.5}}) * c2;  // HardSwish, gate first
+  const Value r3 = conv(r2, "c3", 3).hard_swish();                              // HardSwish op
+  const Value s4 = conv(r3, "c4", 4) + r1;                                      // residual, then SiLU
+  const Value r4 = s4.sigmoid() * s4;
+  const Value r5 = b.op("HardSigmoid", {conv(r4, "c5", 5)}, {{"alpha", 0.25}, {"beta", 0.4}});
+  b.output(conv(r5, "c6", 6).sigmoid("out"));
+  const Graph g = b.build();
+  ge::PassStats st;
+  const Graph f = ge::fuse_activations(g, &st);
+  CHECK(f.nodes().size() == 6);
+  CHECK(count(f, "FusedConv") == 6);
+  CHECK(node(f, "c1").attrs.at("activation").as_string() == "Silu");
+  CHECK(node(f, "c2").attrs.at("activation").as_string() == "HardSwish");
+  CHECK(node(f, "c3").attrs.at("activation").as_string() == "HardSwish");
+  CHECK(node(f, "c4").attrs.at("activation").as_string() == "Silu");
+  REQUIRE(node(f, "c4").inputs.size() == 4);
+  CHECK(node(f, "c5").attrs.at("activation").as_string() == "HardSigmoid");
+  CHECK(node(f, "c5").attrs.at("alpha").as_float() == 0.25);
+  CHECK(node(f, "c6").attrs.at("activation").as_string() == "Sigmoid");
+  CHECK(f.value(f.outputs()[0]).name == "out");
+  check_same(g, f, 1e-5);
+  // The same net through every pass: the NHWC kernels apply the activations too.
+  check_same(g, ge::optimize(g), 1e-4);
+}
+
+TEST_CASE("fuse_activations pass leaves gates alone that are not SiLU or HardSwish, or are read elsewhere") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "1,2,5,5");
+  const auto conv = [&](const char* name, std::uint64_t seed) {
+    return x.conv2d(b.random_weights(std::string(name) + ".w", {2, 2, 3, 3}, seed), {.pad = 1, .name = name});
+  };
+  const Value a = conv("a", 1);
+  b.output(b.op("HardSigmoid", {a}, {{"alpha", 0.2}, {"beta", 0.5}}) * a);  // not HardSwish's slope
+  const Value c = conv("c", 2);
+  const Value g = c.sigmoid("gate");
+  b.output(c * g);
+  b.output(g);  // the gate is read elsewhere
+  const Value d = conv("d", 3);
+  b.output(d * d.tanh());  // Mish-like: no fused kind
+  const Value e = conv("e", 4);
+  b.output(e * e);  // one node reads the Conv twice
+  const Graph graph = b.build();
+  check_unchanged(graph, ge::fuse_activations(graph));
+}
+
 // ---- optimize and bad input ---------------------------------------------------------------------
 
 TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization and Relu, same outputs") {

@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 
 #include <chrono>
 #include <ctime>
@@ -63,7 +66,23 @@ TEST_CASE("sgemm matches a naive product on sizes that do not divide the tiles")
   }
 }
 
-TEST_CASE("sgemm epilogue: biases, residual, accumulate, relu, clip and gelu, in narrow and wide tiles") {
+namespace {
+
+// The activations with exp or a gate, in double: what the epilogue and `activate` must give.
+double want_map(cpu::Activation a, double v) {
+  switch (a) {
+    case cpu::Activation::gelu: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case cpu::Activation::sigmoid: return 1.0 / (1.0 + std::exp(-v));
+    case cpu::Activation::silu: return v / (1.0 + std::exp(-v));
+    case cpu::Activation::hard_sigmoid: return std::clamp(0.25 * v + 0.4, 0.0, 1.0);
+    case cpu::Activation::hard_swish: return v * std::clamp(v / 6.0 + 0.5, 0.0, 1.0);
+    default: return v;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sgemm epilogue: biases, residual, accumulate, relu, clip and the map activations, in narrow and wide tiles") {
   // 25 x 70 x 300: AVX-512's 12 x 32 tiles with row and column edges, two K blocks.
   for (const auto [m, n, k] : {std::array<std::int64_t, 3>{11, 37, 9}, std::array<std::int64_t, 3>{25, 70, 300}}) {
     auto a = random_f32({m, k}, 3);
@@ -73,9 +92,12 @@ TEST_CASE("sgemm epilogue: biases, residual, accumulate, relu, clip and gelu, in
     auto res = random_f32({m, n + 3}, 7);
     auto prev = random_f32({m, n}, 8);
     const auto base = ref_gemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false);
-    for (int mode = 0; mode < 4; ++mode) {
+    constexpr cpu::Activation maps[] = {cpu::Activation::gelu, cpu::Activation::sigmoid, cpu::Activation::silu,
+                                        cpu::Activation::hard_sigmoid, cpu::Activation::hard_swish};
+    for (int mode = 0; mode < 8; ++mode) {
       CAPTURE(m);
       CAPTURE(mode);
+      const cpu::Activation map = mode >= 3 ? maps[mode - 3] : cpu::Activation::none;
       cpu::GemmEpilogue ep;
       ep.bias_m = bm.v.data();
       ep.bias_n = bn.v.data();
@@ -84,7 +106,11 @@ TEST_CASE("sgemm epilogue: biases, residual, accumulate, relu, clip and gelu, in
       ep.accumulate = true;
       if (mode == 1) ep.post = {cpu::Activation::relu};
       if (mode == 2) ep.post = {cpu::Activation::clip, -0.5f, 0.75f};
-      if (mode == 3) ep.post = {cpu::Activation::gelu};
+      if (mode >= 3) {
+        ep.post.kind = map;
+        ep.post.alpha = 0.25f;
+        ep.post.beta = 0.4f;
+      }
       Buf<float> c = prev;
       cpu::sgemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false, c.v.data(), n, ep);
       std::vector<float> want(base.size());
@@ -93,13 +119,50 @@ TEST_CASE("sgemm epilogue: biases, residual, accumulate, relu, clip and gelu, in
           float v = prev[i * n + j] + base[static_cast<std::size_t>(i * n + j)] + bm[i] + bn[j] + res[i * (n + 3) + j];
           if (mode == 1) v = std::max(v, 0.0f);
           if (mode == 2) v = std::min(std::max(v, -0.5f), 0.75f);
-          if (mode == 3) v = static_cast<float>(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))));
+          if (mode >= 3) v = static_cast<float>(want_map(map, v));
           want[static_cast<std::size_t>(i * n + j)] = v;
         }
       }
       check_close(c.v, want);
     }
   }
+}
+
+TEST_CASE("activate: every map activation on 0 to 40 floats and a long run, far tails and NaN as the scalar rule") {
+  constexpr cpu::Activation maps[] = {cpu::Activation::gelu, cpu::Activation::gelu_tanh, cpu::Activation::sigmoid,
+                                      cpu::Activation::silu, cpu::Activation::hard_sigmoid, cpu::Activation::hard_swish};
+  for (const cpu::Activation a : maps) {
+    CAPTURE(static_cast<int>(a));
+    cpu::PostOp post{a};
+    post.alpha = 0.25f;
+    post.beta = 0.4f;
+    for (const std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{15}, std::int64_t{17}, std::int64_t{40},
+                                 std::int64_t{70001}}) {
+      CAPTURE(n);
+      std::vector<float> x(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = -30.0f + 60.0f * static_cast<float>(i % 997) / 996.0f;
+      std::vector<float> y = x;
+      cpu::activate(post, y.data(), n);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const float got = y[static_cast<std::size_t>(i)], want = cpu::apply_post(x[static_cast<std::size_t>(i)], post);
+        if (a != cpu::Activation::gelu_tanh) {
+          CHECK(static_cast<double>(want) ==
+                doctest::Approx(want_map(a, x[static_cast<std::size_t>(i)])).epsilon(1e-5).scale(1e-6));
+        }
+        if (!(got == doctest::Approx(want).epsilon(2e-5).scale(1.0))) {
+          CHECK(got == doctest::Approx(want).epsilon(2e-5).scale(1.0));
+          break;
+        }
+      }
+    }
+    float nan = std::numeric_limits<float>::quiet_NaN();
+    cpu::activate(post, &nan, 1);
+    CHECK(std::isnan(nan));
+  }
+  // The kinds applied as each value is stored are not maps: activate leaves them alone.
+  std::vector<float> y{-1.0f, 2.0f};
+  cpu::activate(cpu::PostOp{cpu::Activation::relu}, y.data(), 2);
+  CHECK(y[0] == -1.0f);
 }
 
 TEST_CASE("matmul: exact 2x2 by hand") {

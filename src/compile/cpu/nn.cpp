@@ -101,8 +101,25 @@ cpu::PostOp post_op(const InferContext& c, bool fused, const std::string& prefix
     post.kind = cpu::Activation::clip;
     post.lo = static_cast<float>(c.f(prefix + "clip_min"));
     post.hi = static_cast<float>(c.f(prefix + "clip_max"));
+  } else if (act == "Sigmoid") {
+    post.kind = cpu::Activation::sigmoid;
+  } else if (act == "Silu") {
+    post.kind = cpu::Activation::silu;
+  } else if (act == "HardSwish") {
+    post.kind = cpu::Activation::hard_swish;
+  } else if (act == "HardSigmoid") {
+    post.kind = cpu::Activation::hard_sigmoid;
+    post.alpha = static_cast<float>(c.f(prefix + "alpha"));
+    post.beta = static_cast<float>(c.f(prefix + "beta"));
   }
   return post;
+}
+
+// What a conv kernel applies to each value as it stores it: the activation, or none for
+// the kinds applied as a pass over the output (`cpu::is_map`), which `finish` applies.
+cpu::PostOp on_store(const cpu::PostOp& post) { return cpu::is_map(post.kind) ? cpu::PostOp{} : post; }
+void finish(const cpu::PostOp& post, const TensorView& y) {
+  if (cpu::is_map(post.kind)) cpu::activate(post, y.as<float>(), y.elements());
 }
 
 // The residual of a FusedConv (input 3) as a rank-4 view, or null.
@@ -162,8 +179,9 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
       TensorView zv;
       const TensorView* z = residual_2d(in, fused, zv, zd);
       cpu::Conv2dParams p = resolve(a, x.dims, kh, kw);
-      p.post = post;
+      p.post = on_store(post);
       cpu::conv2d(p, x, *packed, optional_input(in, 2), y, z);
+      finish(post, y);
     }, {1}, packed);
   }
   return make_kernel(name, [a, post, fused](Views in, Views out) {
@@ -172,8 +190,9 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     TensorView zv;
     const TensorView* z = residual_2d(in, fused, zv, zd);
     cpu::Conv2dParams p = resolve(a, x.dims, w.dims[2], w.dims[3]);
-    p.post = post;
+    p.post = on_store(post);
     cpu::conv2d(p, x, w, optional_input(in, 2), y, z);
+    finish(post, y);
   });
 }
 
@@ -267,8 +286,9 @@ std::shared_ptr<const Kernel> nhwc_conv(const KernelRequest& r, const char* name
   const cpu::PostOp post = post_op(r.context, true);
   return packed_nhwc(r, name, pack, [a, post, conv](Views in, Views out, const Packed& w) {
     cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
-    p.post = post;
+    p.post = on_store(post);
     conv(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
+    finish(post, out[0]);
   });
 }
 
@@ -326,13 +346,14 @@ std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
       name,
       [a, pw_post, post, pw, dw](Views in, Views out) {
         cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), dw->kh, dw->kw);
-        p.post = post;
+        p.post = on_store(post);  // (the pointwise activation is the GEMM's epilogue: any kind)
         const TensorView* b1 = optional_input(in, 2);
         if (b1 != nullptr && (b1->dtype != DataType::f32 || b1->elements() != pw->n))
           cpu::fail(Errc::bad_op_inputs, "FusedPointwiseDepthwise",
                     "B1 must hold one f32 per pointwise output (" + std::to_string(pw->n) + ")");
         cpu::pointwise_depthwise_nhwc(p, in[0], *pw, b1 != nullptr ? b1->as<const float>() : nullptr, pw_post, *dw,
                                       optional_input(in, 4), out[0], optional_input(in, 5));
+        finish(post, out[0]);
       },
       {1, 3}, pw, dw);
 }

@@ -227,13 +227,7 @@ __attribute__((target(GE_AMX_ISA))) void gemm_bf16_block_amx(std::int64_t m, std
     }
   }
   _tile_release();
-  if (ep.post.kind == Activation::gelu || ep.post.kind == Activation::gelu_tanh) {
-    const vm::Map f = ep.post.kind == Activation::gelu ? vm::Map::gelu : vm::Map::gelu_tanh;
-    for (std::int64_t r = 0; r < m; ++r) {
-      float* crow = c + (row0 + r) * ldc + col0;
-      vm::map(f, crow, crow, n);
-    }
-  }
+  map_rows(ep.post, c + row0 * ldc + col0, ldc, m, n);
 }
 
 __attribute__((target(GE_AMX_ISA))) void convert_rows_amx(std::int64_t m, std::int64_t k, const float* a,

@@ -61,6 +61,10 @@ void broadcast_loop(const Collapsed& c, Row&& row) {
   const std::int64_t chunks = (inner + kChunk - 1) / kChunk;
   const std::int64_t per_task = std::min(inner, kChunk);
   parallel_for(rows * chunks, grain_for(per_task + 16), [&](std::int64_t tb, std::int64_t te) {
+    if (chunks == 1) {  // whole rows: one walk over the task's rows (a per-row start divides per dim)
+      for_rows(c, tb, te, [&](const std::int64_t* off, std::int64_t n) { row(off, 0, n); });
+      return;
+    }
     for (std::int64_t t = tb; t < te;) {
       const std::int64_t r = t / chunks;
       const std::int64_t ci0 = t % chunks;

@@ -16,6 +16,8 @@
 /// ge::cpu::matmul(a, pb, y);
 /// ```
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -44,21 +46,52 @@ enum class Activation : std::uint8_t {
   clip,  ///< min(max(x, lo), hi), e.g. ReLU6 with lo = 0, hi = 6
   gelu,       ///< x * Phi(x) (exact, through erfc); GEMM epilogues only
   gelu_tanh,  ///< the tanh approximation of gelu; GEMM epilogues only
+  sigmoid,       ///< 1 / (1 + e^-x); GEMM epilogues and `activate` only
+  silu,          ///< x * sigmoid(x) (Swish); GEMM epilogues and `activate` only
+  hard_sigmoid,  ///< min(max(alpha x + beta, 0), 1); GEMM epilogues and `activate` only
+  hard_swish,    ///< x * min(max(x / 6 + 1/2, 0), 1); GEMM epilogues and `activate` only
 };
+
+/// Whether `a` is applied by a pass over a finished block of the output (the maps with
+/// exp, erfc or a gate) rather than on each value before it is stored: GEMM epilogues run
+/// it per block while the block is in cache; other kernels leave it to `activate`.
+[[nodiscard]] constexpr bool is_map(Activation a) noexcept {
+  return a == Activation::gelu || a == Activation::gelu_tanh || a == Activation::sigmoid || a == Activation::silu ||
+         a == Activation::hard_sigmoid || a == Activation::hard_swish;
+}
 
 /// An activation with its bounds (only `clip` reads them).
 struct PostOp {
   Activation kind = Activation::none;                          ///< which activation
   float lo = -std::numeric_limits<float>::infinity();          ///< clip's lower bound
   float hi = std::numeric_limits<float>::infinity();           ///< clip's upper bound
+  float alpha = 0.2f;                                          ///< hard_sigmoid's slope
+  float beta = 0.5f;                                           ///< hard_sigmoid's offset
 };
+
+/// `p`'s map kind (`is_map`) on `rows` rows of `cols` floats at `c` (row stride `ldc`), in
+/// place, vectorised; nothing for the other kinds.
+void map_rows(const PostOp& p, float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols) noexcept;
+
+/// `p`'s map kind on every element of `y` (f32, contiguous), in place, over the thread
+/// pool: the activation of a conv whose kernel does not apply it on the fly.
+void activate(const PostOp& p, float* y, std::int64_t n);
 
 /// `p` applied to one value, as the vector epilogues do: ReLU maps NaN to 0, Clip keeps it.
 [[nodiscard]] inline float apply_post(float v, const PostOp& p) noexcept {
-  if (p.kind == Activation::relu) return v > 0.0f ? v : 0.0f;
-  if (p.kind == Activation::clip) {
-    v = v < p.lo ? p.lo : v;
-    return v > p.hi ? p.hi : v;
+  switch (p.kind) {
+    case Activation::none: return v;
+    case Activation::relu: return v > 0.0f ? v : 0.0f;
+    case Activation::clip:
+      v = v < p.lo ? p.lo : v;
+      return v > p.hi ? p.hi : v;
+    case Activation::gelu: return 0.5f * v * std::erfc(-v * 0.70710678118654752f);
+    case Activation::gelu_tanh:
+      return 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+    case Activation::sigmoid: return 1.0f / (1.0f + std::exp(-v));
+    case Activation::silu: return v / (1.0f + std::exp(-v));
+    case Activation::hard_sigmoid: return std::min(std::max(p.alpha * v + p.beta, 0.0f), 1.0f);
+    case Activation::hard_swish: return v * std::min(std::max(v / 6.0f + 0.5f, 0.0f), 1.0f);
   }
   return v;
 }

@@ -127,7 +127,7 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
     }
     k0 += kc;
   } while (k0 < k);
-  gelu_rows(ep.post.kind, c + m0 * ldc + n0, ldc, m1 - m0, n1 - n0);
+  map_rows(ep.post, c + m0 * ldc + n0, ldc, m1 - m0, n1 - n0);
 }
 
 // One K block [k0, k0 + kc) of rows [m0, m1) x the `n` columns of a B block packed by the
@@ -185,7 +185,7 @@ inline __attribute__((always_inline)) void gemm_kblock_impl(std::int64_t m, std:
     }
     i += tall ? 2 * kGemmMR : kGemmMR;
   }
-  if (last) gelu_rows(ep.post.kind, c + m0 * ldc + col0, ldc, m1 - m0, n);
+  if (last) map_rows(ep.post, c + m0 * ldc + col0, ldc, m1 - m0, n);
 }
 
 using KBlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,

@@ -142,14 +142,6 @@ inline __attribute__((always_inline)) void rows_kernel_n(std::int64_t kc, const 
   }
 }
 
-// Gelu on `rows` rows of `cols` floats at `c` (row stride `ldc`), once a block of the
-// output is final and still in L2: the map's vector code (vmath) runs per block row (a
-// call per tile row cost more than the map).
-inline void gelu_rows(Activation kind, float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols) {
-  if (kind != Activation::gelu && kind != Activation::gelu_tanh) return;
-  const vm::Map f = kind == Activation::gelu ? vm::Map::gelu : vm::Map::gelu_tanh;
-  for (std::int64_t r = 0; r < rows; ++r) vm::map(f, c + r * ldc, c + r * ldc, cols);
-}
 
 // Weights the next tile will stream, fetched into L2 while this one computes: `panels`
 // (at most 2) panels `stride` floats apart, `step` floats of each per K step (a packed

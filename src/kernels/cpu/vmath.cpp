@@ -109,6 +109,13 @@ GE_VM_INLINE F apply(Map f, F v) {
   switch (f) {
     case Map::exp: return exp_v<F, U>(v);
     case Map::sigmoid: return 1.0f / (1.0f + exp_v<F, U>(-v));
+    case Map::silu: return v / (1.0f + exp_v<F, U>(-v));
+    case Map::hard_swish: {
+      F g = v * (1.0f / 6.0f) + 0.5f;
+      g = g < 0.0f ? F{} : g;
+      g = g > 1.0f ? F{} + 1.0f : g;
+      return v * g;
+    }
     case Map::tanh: return tanh_v<F, U>(v);
     case Map::gelu: return v * (1.0f - 0.5f * erfc_v<F, U>(v * 0.70710678118654752f));
     case Map::gelu_tanh:
@@ -134,6 +141,8 @@ GE_VM_INLINE void map_impl(Map f, const float* x, float* y, std::int64_t n) {
   switch (f) {
     case Map::exp: return map_loop<W, Map::exp>(x, y, n);
     case Map::sigmoid: return map_loop<W, Map::sigmoid>(x, y, n);
+    case Map::silu: return map_loop<W, Map::silu>(x, y, n);
+    case Map::hard_swish: return map_loop<W, Map::hard_swish>(x, y, n);
     case Map::tanh: return map_loop<W, Map::tanh>(x, y, n);
     case Map::gelu: return map_loop<W, Map::gelu>(x, y, n);
     case Map::gelu_tanh: return map_loop<W, Map::gelu_tanh>(x, y, n);

@@ -9,7 +9,8 @@
 namespace ge::cpu::vm {
 
 /// The float maps of `map`.
-enum class Map : std::uint8_t { exp, sigmoid, tanh, gelu, gelu_tanh };
+/// silu: x * sigmoid(x); hard_swish: x * min(max(x / 6 + 1/2, 0), 1).
+enum class Map : std::uint8_t { exp, sigmoid, silu, hard_swish, tanh, gelu, gelu_tanh };
 
 /// y[i] = f(x[i]) for i in [0, n); x == y (in place) is fine.
 void map(Map f, const float* x, float* y, std::int64_t n) noexcept;

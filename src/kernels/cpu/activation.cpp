@@ -1,0 +1,35 @@
+// The activations applied as a pass over a finished block of output (`is_map` kinds):
+// per block in the GEMM epilogues, over a whole output for the other conv kernels.
+#include <algorithm>
+
+#include "kernels/cpu/common.hpp"
+#include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/vmath.hpp"
+
+namespace ge::cpu {
+
+void map_rows(const PostOp& p, float* c, std::int64_t ldc, std::int64_t rows, std::int64_t cols) noexcept {
+  vm::Map f{};
+  switch (p.kind) {
+    case Activation::gelu: f = vm::Map::gelu; break;
+    case Activation::gelu_tanh: f = vm::Map::gelu_tanh; break;
+    case Activation::sigmoid: f = vm::Map::sigmoid; break;
+    case Activation::silu: f = vm::Map::silu; break;
+    case Activation::hard_swish: f = vm::Map::hard_swish; break;
+    case Activation::hard_sigmoid:
+      for (std::int64_t r = 0; r < rows; ++r) {
+        float* row = c + r * ldc;
+        for (std::int64_t j = 0; j < cols; ++j) row[j] = std::min(std::max(p.alpha * row[j] + p.beta, 0.0f), 1.0f);
+      }
+      return;
+    default: return;
+  }
+  for (std::int64_t r = 0; r < rows; ++r) vm::map(f, c + r * ldc, c + r * ldc, cols);
+}
+
+void activate(const PostOp& p, float* y, std::int64_t n) {
+  if (!is_map(p.kind) || n <= 0) return;
+  parallel_for(n, 16384, [&](std::int64_t b, std::int64_t e) { map_rows(p, y + b, 0, 1, e - b); });
+}
+
+}  // namespace ge::cpu

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Export the wide model suite of `ge_bench_models --suite` to ONNX, once, into a cache folder.
 
-Every classification, segmentation and video model of torchvision 0.14 (random weights;
-nothing is downloaded) plus models of our own for what torchvision lacks (transformer
+Every classification, segmentation and video model of torchvision 0.14 (random weights,
+nothing is downloaded; weight matrices torchvision initialises to 0, as ViT's head, drawn
+from N(0, 0.02) so that the outputs are not all 0) plus models of our own for what torchvision lacks (transformer
 encoders and causal decoders at two widths, bidirectional 2-layer LSTM and GRU stacks, a
 small U-Net, an Instance/GroupNorm generator, a k-NN point-cloud block). Each file has a
 dynamic batch axis ("batch", dim 0) on its one input and its one output; opset 13, or 17
@@ -272,13 +273,18 @@ def export(name, make, dims, dtype, high, path):
     """The opset the file was written with; raises what the exporter raised at 17."""
     torch.manual_seed(0)
     model = make().eval()
+    with torch.no_grad():  # weights initialised to 0 (ViT's head) would make every output 0
+        for p in model.parameters():
+            if p.dim() >= 2 and not p.any():
+                p.normal_(0, 0.02)
     x = torch.randint(0, high, [1] + dims) if dtype == "i64" else torch.randn([1] + dims)
     last = None
     for opset in (13, 17):
         try:
-            with torch.no_grad():
-                torch.onnx.export(model, x, path + ".part", opset_version=opset, input_names=["input"],
-                                  output_names=["output"], dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+            # With gradients on: under no_grad torch 1.13 runs nn.MultiheadAttention (ViT) as one
+            # fused op the exporter does not know.
+            torch.onnx.export(model, x, path + ".part", opset_version=opset, input_names=["input"],
+                              output_names=["output"], dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
             os.replace(path + ".part", path)
             return opset
         except Exception as e:  # noqa: BLE001  (any exporter failure is the model's row)
@@ -327,10 +333,10 @@ def main():
         sys.exit(f"export_suite: unknown model(s) {', '.join(unknown)}; --list prints the names")
     os.makedirs(out, exist_ok=True)
     manifest = os.path.join(out, "manifest.tsv")
-    rows = read_manifest(manifest)
     for name in names:
         make, dims, kind, dtype, high = models[name]
         file = f"{name}.onnx"
+        rows = read_manifest(manifest)  # afresh: another run may have written rows meanwhile
         old = rows.get(name)
         if old and old["status"] == "ok" and os.path.exists(os.path.join(out, file)):
             continue
@@ -345,6 +351,7 @@ def main():
                 row["opset"] = export(name, make, dims, dtype, high, os.path.join(out, file))
             except Exception as e:  # noqa: BLE001
                 row.update(status="failed", note=first_line(e))
+        rows = read_manifest(manifest)
         rows[name] = row
         write_manifest(manifest, rows, list(models))
         print(f"{name}: {row['status']}" + (f" ({row['note']})" if row["status"] != "ok" else f", opset {row['opset']}"),

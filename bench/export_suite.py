@@ -240,9 +240,13 @@ def suite():
     sizes = {"inception_v3": 299, "efficientnet_b1": 240, "efficientnet_b2": 260, "efficientnet_b3": 300,
              "efficientnet_b4": 300, "efficientnet_b5": 300, "efficientnet_b6": 300, "efficientnet_b7": 300,
              "efficientnet_v2_s": 300, "efficientnet_v2_m": 300, "efficientnet_v2_l": 300}
+    # GoogLeNet's and Inception's own init (truncated normal, std 0.01 / 0.1) shrinks the
+    # activations to nothing: their output is the last bias whatever the input. torch's
+    # default init keeps the outputs input-dependent, so that the error column means something.
+    options = {"googlenet": {"init_weights": False}, "inception_v3": {"init_weights": False}}
     for name in classify:
-        m[name] = (lambda n=name: OneOutput(getattr(TV, n)(weights=None)), image(sizes.get(name, 224)),
-                   "classification", "f32", 0)
+        m[name] = (lambda n=name: OneOutput(getattr(TV, n)(weights=None, **options.get(n, {}))),
+                   image(sizes.get(name, 224)), "classification", "f32", 0)
     # Segmenters at 224x224 (their reference 520 is 4-5x the work).
     for name in ("fcn_resnet50", "fcn_resnet101", "deeplabv3_resnet50", "deeplabv3_resnet101",
                  "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"):

@@ -7,6 +7,7 @@
 //
 //   ge_bench_models [--quick] [--models resnet50,...,bert_export] [--seconds S]
 //                   [--dir DIR] [--exports DIR] [--no-ort] [--no-rss]
+//   ge_bench_models --suite [--quick] [--suite-models a,b,...] ...   (bench/suite.cpp)
 //
 // The `_export` rows run torch's exports of the same three models (dynamic batch, opset
 // 13: Shape/Gather/Concat before Reshape, LayerNorm and GELU decomposed), made on the fly
@@ -49,16 +50,16 @@ int main() {
 }
 #else
 #include "ge/onnx.hpp"
+#include "model_runs.hpp"
 #include "ort_peer.hpp"
 #include "processes.hpp"
+#include "suite.hpp"
 
 namespace {
 
 using namespace ge_bench;
 
 namespace fs = std::filesystem;
-using clock_type = std::chrono::steady_clock;
-
 constexpr int threads = 2;
 
 #ifndef GE_SOURCE_DIR
@@ -70,12 +71,6 @@ constexpr int threads = 2;
 
 // ---------------------------------------------------------------------------------------
 // The models.
-
-struct InputData {
-  ge::DataType dtype;
-  std::vector<std::int64_t> dims;
-  std::vector<std::byte> bytes;
-};
 
 struct ModelSpec {
   std::string key;    // for --models
@@ -90,16 +85,6 @@ struct ModelSpec {
   std::string exported{};
   std::string gears{};
 };
-
-InputData random_f32(std::vector<std::int64_t> dims, std::uint64_t seed) {
-  const ge::Tensor t = ge::Tensor::random(ge::DataType::f32, dims, seed);
-  return {ge::DataType::f32, std::move(dims), std::vector<std::byte>(t.bytes().begin(), t.bytes().end())};
-}
-
-InputData ones_i64(std::vector<std::int64_t> dims) {
-  const ge::Tensor t = ge::Tensor::full(ge::DataType::i64, dims, 1.0);
-  return {ge::DataType::i64, std::move(dims), std::vector<std::byte>(t.bytes().begin(), t.bytes().end())};
-}
 
 constexpr std::int64_t image = 224, seq = 128, hidden = 256;
 
@@ -167,61 +152,6 @@ std::pair<fs::path, std::string> find_exports(const std::string& dir, const fs::
 // ---------------------------------------------------------------------------------------
 // Our side.
 
-struct Timing {
-  double p50 = 0, p90 = 0, mean = 0;
-  int runs = 0;
-};
-
-double nearest_rank(const std::vector<double>& sorted, double p) {
-  const auto rank = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size()))));
-  return sorted[rank - 1];
-}
-
-Timing time_ours(ge::Session& s, std::vector<InputData>& inputs, int warmup, int min_runs, double seconds) {
-  std::vector<ge::TensorView> views;
-  for (auto& in : inputs) views.push_back({in.bytes.data(), in.dtype, in.dims});
-  for (int i = 0; i < warmup; ++i) (void)s.run(views);
-  std::vector<double> ms;
-  const auto start = clock_type::now();
-  while (static_cast<int>(ms.size()) < min_runs ||
-         std::chrono::duration<double>(clock_type::now() - start).count() < seconds) {
-    const auto t0 = clock_type::now();
-    (void)s.run(views);
-    ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
-  }
-  Timing t;
-  t.runs = static_cast<int>(ms.size());
-  for (const double x : ms) t.mean += x;
-  t.mean /= static_cast<double>(ms.size());
-  std::sort(ms.begin(), ms.end());
-  t.p50 = nearest_rank(ms, 0.5);
-  t.p90 = nearest_rank(ms, 0.9);
-  return t;
-}
-
-// The outputs of one run, as f32 (every output of these models is f32).
-std::vector<std::vector<float>> outputs_of(ge::Session& s, std::vector<InputData>& inputs) {
-  std::vector<ge::TensorView> views;
-  for (auto& in : inputs) views.push_back({in.bytes.data(), in.dtype, in.dims});
-  std::vector<std::vector<float>> out;
-  for (const ge::Output& o : s.run(views).outputs) {
-    const auto v = o.values<float>();
-    out.emplace_back(v.begin(), v.end());
-  }
-  return out;
-}
-
-// max |got - want| over max |want|, over all outputs.
-double relative_error(const std::vector<std::vector<float>>& got, const std::vector<std::vector<float>>& want) {
-  double err = 0, top = 0;
-  for (std::size_t k = 0; k < want.size(); ++k)
-    for (std::size_t i = 0; i < want[k].size(); ++i) {
-      err = std::max(err, static_cast<double>(std::fabs(got[k][i] - want[k][i])));
-      top = std::max(top, static_cast<double>(std::fabs(want[k][i])));
-    }
-  return top > 0 ? err / top : err;
-}
-
 // The model's own sensitivity to bf16: f32 inputs rounded to bf16 (to nearest even).
 std::vector<InputData> rounded_to_bf16(std::vector<InputData> inputs) {
   for (InputData& in : inputs) {
@@ -268,12 +198,6 @@ struct Row {
   bool from_file = false;  // ge compiled the graph loaded back from the file
   std::optional<Bf16Result> bf16{};
 };
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 void print_latency_table(const std::vector<Row>& rows, const Peak& peak, bool ort_available) {
   std::printf("\n%-19s %5s | %10s %10s | %10s %10s | %8s %4s | %10s %10s | %8s %7s | %s\n", "model", "batch", "ours p50",
@@ -523,6 +447,7 @@ void print_rss_table(const Bench& b, const std::vector<std::pair<std::string, fs
 
 int main(int argc, char** argv) {
   if (argc > 2 && std::strcmp(argv[1], "--reap") == 0) return reap(argv + 2);
+  if (suite_requested(argc, argv)) return suite_main(argc, argv);  // --suite: bench/suite.cpp
   const Args args = parse_args(argc, argv);
   try {
     const Peak peak = machine_peak(threads);

@@ -45,8 +45,10 @@ struct OrtResult {
 
 // One measurement of `file` at `batch` (with `shapes` for its dynamic inputs) on
 // `threads` intra-op threads; `ok` false, with the reason on stderr, when it failed.
+// `extra`: more arguments for the script (--input name:FILE, --save-outputs FILE).
 inline OrtResult run_ort(OrtPeer& peer, const std::filesystem::path& file, std::int64_t batch, int threads,
-                         const std::vector<std::string>& shapes, int warmup, int runs, double seconds) {
+                         const std::vector<std::string>& shapes, int warmup, int runs, double seconds,
+                         const std::vector<std::string>& extra = {}) {
   std::vector<std::string> argv{peer.node,    peer.script,       "--model",   file.string(),
                                 "--batch",    std::to_string(batch), "--threads", std::to_string(threads),
                                 "--warmup",   std::to_string(warmup), "--runs",   std::to_string(runs),
@@ -55,6 +57,7 @@ inline OrtResult run_ort(OrtPeer& peer, const std::filesystem::path& file, std::
     argv.emplace_back("--shape");
     argv.push_back(s);
   }
+  argv.insert(argv.end(), extra.begin(), extra.end());
   const Child c = spawn_measured(argv);
   OrtResult r;
   if (!c.ok()) {

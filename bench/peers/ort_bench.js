@@ -4,12 +4,17 @@
 // put ONNX Runtime next to ge on the same file.
 //
 //   node ort_bench.js --model M.onnx [--batch B] [--threads T] [--warmup W] [--runs N]
-//                     [--seconds S] [--shape name:d0,d1,...]...
+//                     [--seconds S] [--shape name:d0,d1,...]... [--input name:FILE]...
+//                     [--save-outputs FILE]
 //
 // Inputs are seeded random: f32 uniform in [-1, 1), integer inputs all ones (an
 // attention mask that attends everywhere). A symbolic (dim_param) dim takes --batch when
 // it is the first dim, else the dims come from --shape. The session: intra-op threads
 // T, one inter-op thread, sequential execution, every graph optimization.
+// --input name:FILE feeds that input the raw bytes of FILE instead (little-endian, of the
+// input's type; its dims as above). --save-outputs FILE writes the outputs of the last
+// run to FILE, each converted to float32, concatenated in the session's output order
+// (bench/suite.cpp compares them with ge's).
 //
 // Output: {"p50_ms", "p90_ms", "mean_ms", "min_ms", "runs", "load_ms", "ort_version",
 // "peak_rss_mib", "baseline_rss_mib"}: peak_rss_mib is the process's peak resident
@@ -22,12 +27,14 @@ const fs = require('fs');
 function usage(message) {
   process.stderr.write(`ort_bench: ${message}\n` +
                        'usage: node ort_bench.js --model M.onnx [--batch B] [--threads T] [--warmup W] [--runs N] ' +
-                       '[--seconds S] [--shape name:d0,d1,...]...\n');
+                       '[--seconds S] [--shape name:d0,d1,...]... [--input name:FILE]... ' +
+                       '[--save-outputs FILE]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = {model: '', batch: 1, threads: 2, warmup: 3, runs: 10, seconds: 0, shapes: {}};
+  const args = {model: '', batch: 1, threads: 2, warmup: 3, runs: 10, seconds: 0, shapes: {}, inputs: {},
+                save: ''};
   const int = (flag, text, min) => {
     const v = Number(text);
     if (!Number.isInteger(v) || v < min) usage(`${flag} '${text}': expected an integer >= ${min}`);
@@ -56,6 +63,13 @@ function parseArgs(argv) {
         args.shapes[m[1]] = m[2].split(',').map(Number);
         break;
       }
+      case '--input': {
+        const m = /^([^:]+):(.+)$/.exec(value);
+        if (!m) usage(`--input '${value}': expected name:FILE`);
+        args.inputs[m[1]] = m[2];
+        break;
+      }
+      case '--save-outputs': args.save = value; break;
       default: usage(`unknown option '${flag}'`);
     }
   }
@@ -81,6 +95,30 @@ function percentile(sorted, p) {
   // Nearest rank, as bench/models.cpp computes ours.
   const rank = Math.max(1, Math.ceil(p * sorted.length));
   return sorted[rank - 1];
+}
+
+// A tensor of `type` and `dims` over the raw bytes of `file`.
+function fileTensor(ort, file, type, dims, count) {
+  const arrays = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array};
+  if (!arrays[type]) throw new Error(`--input ${file}: the script reads float32, int64 and int32, not ${type}`);
+  const bytes = fs.readFileSync(file);
+  const Array = arrays[type];
+  if (bytes.length !== count * Array.BYTES_PER_ELEMENT) {
+    throw new Error(`--input ${file}: ${bytes.length} bytes, the dims [${dims}] of ${type} need ` +
+                    `${count * Array.BYTES_PER_ELEMENT}`);
+  }
+  const data = new Array(count);
+  new Uint8Array(data.buffer).set(bytes);
+  return new ort.Tensor(type, data, dims);
+}
+
+// Every output as float32, one after the other, into `file`.
+function saveOutputs(file, tensors) {
+  const parts = tensors.map((t) => {
+    const f = t.data instanceof Float32Array ? t.data : Float32Array.from(t.data, Number);
+    return Buffer.from(f.buffer, f.byteOffset, f.byteLength);
+  });
+  fs.writeFileSync(file, Buffer.concat(parts));
 }
 
 async function main() {
@@ -115,7 +153,9 @@ async function main() {
     }
     const count = dims.reduce((a, b) => a * b, 1);
     const type = meta && meta.type ? meta.type : 'float32';
-    if (type === 'float32') {
+    if (args.inputs[name]) {
+      feeds[name] = fileTensor(ort, args.inputs[name], type, dims, count);
+    } else if (type === 'float32') {
       const data = new Float32Array(count);
       for (let i = 0; i < count; ++i) data[i] = next() * 2 - 1;
       feeds[name] = new ort.Tensor('float32', data, dims);
@@ -128,13 +168,14 @@ async function main() {
     }
   }
 
-  for (let i = 0; i < args.warmup; ++i) await session.run(feeds);
+  let last;
+  for (let i = 0; i < args.warmup; ++i) last = await session.run(feeds);
   const times = [];
   const start = process.hrtime.bigint();
   const deadline = start + BigInt(Math.round(args.seconds * 1e9));
   while (times.length < args.runs || process.hrtime.bigint() < deadline) {
     const t = process.hrtime.bigint();
-    await session.run(feeds);
+    last = await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   const sorted = [...times].sort((a, b) => a - b);
@@ -150,6 +191,7 @@ async function main() {
     peak_rss_mib: mib(process.resourceUsage().maxRSS),
     baseline_rss_mib: mib(baseline),
   };
+  if (args.save) saveOutputs(args.save, session.outputNames.map((n) => last[n]));
   process.stdout.write(JSON.stringify(result) + '\n');
   await session.release();
 }

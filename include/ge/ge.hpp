@@ -2,6 +2,7 @@
 /// \file
 /// Everything of ge in one include. Library code includes what it uses instead.
 
+#include "ge/compile/choose_gears.hpp"
 #include "ge/compile/compile.hpp"
 #include "ge/compile/cpu_isa.hpp"
 #include "ge/compile/flops.hpp"

@@ -15,6 +15,10 @@ namespace gec {
 /// `gec gears`: checks build options against a target and prints the gears as JSON.
 int run_gears(std::span<const std::string> args);
 
+/// `gec gears --from_histogram FILE`: chooses gears from observed shapes (run_gears hands
+/// over to it when the flag is given).
+int run_gears_from_histogram(std::span<const std::string> args);
+
 /// `gec ops`: lists every registered op (text, or JSON with --json).
 int run_ops(std::span<const std::string> args);
 

@@ -48,6 +48,9 @@ std::string gears_usage(const std::vector<Flag>& flags) {
       "\"shapes\" gives each input's shape in the option text form.\n"
       "Flags take --flag VALUE or --flag=VALUE.\n"
       "\n"
+      "gec gears --model M.onnx --from_histogram FILE --max_gears K ... chooses the gears from\n"
+      "the shapes a service saw instead ('gec gears --from_histogram FILE --help').\n"
+      "\n"
       "flags:\n" +
       describe_flags(flags) +
       "\ntargets:\n";
@@ -82,6 +85,10 @@ void write_shape(JsonWriter& j, const ge::Shape& s) {
 }  // namespace
 
 int run_gears(std::span<const std::string> args) {
+  for (const std::string& arg : args)  // the other form: gears chosen from traffic
+    if (arg == "--") break;
+    else if (const std::string f = flag_spelling(arg); f == "--from_histogram" || f.starts_with("--from_histogram="))
+      return run_gears_from_histogram(args);
   const std::vector<Flag> flags = gears_flags();
   const Args a = parse_args(args, flags);
   if (a.has("help")) {

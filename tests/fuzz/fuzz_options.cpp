@@ -73,7 +73,7 @@ void fuzz_one(std::string_view text) {
   if (lines.size() > 7) {
     try {
       const ge::OptionInfo& o = ge::find_option(lines[7]);
-      check(o.key == lines[7] || o.name == lines[7]);
+      check(o.key == lines[7] || o.name == lines[7] || o.flag == lines[7]);  // the flag: ge::ir_option's spelling
     } catch (const ge::Error& e) {
       check(e.code() == ge::Errc::unknown_option);
     }

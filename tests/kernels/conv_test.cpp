@@ -586,6 +586,29 @@ TEST_CASE("conv2d direct for few input channels: first convs, strides, pads, par
                Errc::bad_attribute, kernels_tag);
 }
 
+TEST_CASE("conv2d direct for few output channels: a generator's last conv to 3 channels, and its limits") {
+  using A = cpu::Activation;
+  if (cpu::isa() == cpu::Isa::baseline) {
+    MESSAGE("skipped: the direct conv needs AVX2 or AVX-512");
+    return;
+  }
+  const auto conv = [](std::int64_t s, std::int64_t pad, cpu::PostOp post = {}) {
+    return cpu::Conv2dParams{.stride_h = s, .stride_w = s, .pad_top = pad, .pad_left = pad, .pad_bottom = pad,
+                             .pad_right = pad, .post = post};
+  };
+  const std::vector<ConvCase> cases = {
+      {1, 32, 21, 37, 3, 9, 9, conv(1, 4), true, false},                  // a style network's last conv
+      {2, 64, 12, 17, 3, 7, 7, conv(1, 3, {A::relu}), true, true},        // residual, two images
+      {1, 40, 9, 33, 4, 3, 3, conv(2, 1, {A::clip, -0.5f, 0.5f}), false, false},  // stride 2, 4 outputs
+      {1, 128, 6, 6, 1, 1, 1, conv(1, 0), true, false},                  // 1x1 to one channel
+  };
+  run_packed_cases(cases, {.direct = true}, [](const cpu::PackedConvWeights& w) { return w.direct; }, 1900, 1e-4f);
+  // More outputs, or more taps than 8192, keep the GEMM.
+  CHECK_FALSE(cpu::pack_conv_weights({}, random_f32({5, 32, 3, 3}, 4).view(), {.direct = true}).direct);
+  CHECK_FALSE(cpu::pack_conv_weights({}, random_f32({3, 1025, 3, 3}, 5).view(), {.direct = true}).direct);
+  CHECK(cpu::pack_conv_weights({}, random_f32({3, 1024, 2, 4}, 6).view(), {.direct = true}).direct);
+}
+
 TEST_CASE("conv2d without input channels: the bias, residual and activation (a fuzzer's finding)") {
   const cpu::Conv2dParams p{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {cpu::Activation::relu}};
   Buf<float> x({2, 0, 3, 3}), w({4, 0, 3, 3});

@@ -352,7 +352,7 @@ PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, 
       convert_rows_bf16(cout_g, k, src + g * cout_g * k, k, d + g * rows * ld, ld, rows);
     return pw;
   }
-  if (packing.direct && direct_fits(pw.cin_per_group, pw.kh, pw.kw, p)) {
+  if (packing.direct && direct_fits(pw.cin_per_group, pw.cout, pw.kh, pw.kw, p)) {
     pw.direct = true;
     pw.data = Scratch(direct_weights_size(pw.cout, k));
     pack_direct_weights(pw.cout, k, src, pw.data.data());
@@ -417,7 +417,7 @@ void conv2d(const Conv2dParams& p, const TensorView& x, const PackedConvWeights&
     return;
   }
   if (w.direct) {
-    if (!direct_fits(w.cin_per_group, w.kh, w.kw, p))
+    if (!direct_fits(w.cin_per_group, w.cout, w.kh, w.kw, p))
       fail(Errc::bad_attribute, kConv, "the weights were packed for the direct conv (group 1, no dilation, horizontal "
                                        "stride 1 or 2); this conv has group " + std::to_string(p.group) + ", dilations (" +
                                            std::to_string(p.dilation_h) + ", " + std::to_string(p.dilation_w) +

@@ -1,6 +1,8 @@
 // Direct convolution for few input channels (the first conv of image nets: 3 channels,
 // 3x3 or 7x7, stride 2): K = Cin*KH*KW is too small for a GEMM over patches to pay for
-// packing them, so each output row is computed straight from the input rows.
+// packing them, so each output row is computed straight from the input rows; and for few
+// output channels (the last conv of a generator, to 3 channels), where the GEMM's patches
+// cost more than its few rows of products.
 //
 // Per (image, output row) the Cin*KH input rows it reads are copied zero-padded (so that
 // no read needs a bounds test). Then per block of 16 output channels and V output
@@ -126,9 +128,14 @@ RowsFn pick_rows() {
 
 }  // namespace
 
-bool direct_fits(std::int64_t cin_per_group, std::int64_t kh, std::int64_t kw, const Conv2dParams& p) {
-  return pick_rows() != nullptr && p.group == 1 && cin_per_group * kh * kw <= 160 && cin_per_group <= 4 &&
-         p.dilation_h == 1 && p.dilation_w == 1 && p.stride_w <= 2;
+// Few input channels (K small: patches do not pay for their packing), or few output
+// channels (a conv to an image's 3 channels: a GEMM with M = 3 over patches spends its time
+// writing K x pixels patches for 6 flops each, 6 GFLOP/s on a 9x9 conv from 32 channels;
+// here each tap is one load for 16 FMAs of which cout are used, K up to 8192 taps).
+bool direct_fits(std::int64_t cin_per_group, std::int64_t cout, std::int64_t kh, std::int64_t kw, const Conv2dParams& p) {
+  const std::int64_t k = cin_per_group * kh * kw;
+  const bool shape = (k <= 160 && cin_per_group <= 4) || (cout <= 4 && k <= 8192);
+  return pick_rows() != nullptr && p.group == 1 && shape && p.dilation_h == 1 && p.dilation_w == 1 && p.stride_w <= 2;
 }
 
 std::int64_t direct_weights_size(std::int64_t cout, std::int64_t k) { return (cout + kBlock - 1) / kBlock * k * kBlock; }

@@ -73,7 +73,7 @@ Scratch winograd_u(std::int64_t cout, std::int64_t cin, const float* w, bool by_
 // AVX-512 CPU, group 1, at most 4 input channels, no dilation, horizontal stride 1 or 2),
 // the packed size and the
 // packing of OIHW weights (blocks of 16 output channels, [block][tap][16]), the conv.
-bool direct_fits(std::int64_t cin_per_group, std::int64_t kh, std::int64_t kw, const Conv2dParams& p);
+bool direct_fits(std::int64_t cin_per_group, std::int64_t cout, std::int64_t kh, std::int64_t kw, const Conv2dParams& p);
 std::int64_t direct_weights_size(std::int64_t cout, std::int64_t k);
 void pack_direct_weights(std::int64_t cout, std::int64_t k, const float* w, float* dst);
 void conv_direct(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,

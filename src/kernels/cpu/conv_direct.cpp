@@ -94,6 +94,10 @@ inline __attribute__((always_inline)) void rows_s(const Direct& d, std::int64_t 
   for (std::int64_t t = b; t < e; ++t) {
     const std::int64_t n = t / s.oh, oy = t % s.oh;
     fill_rows(d, n, oy, buf);
+    if (s.cout <= 4) {  // few outputs: 4 accumulators per tap, not a block of 16 mostly zero
+      row_block<V, 4, S>(d, n, oy, 0, 0, buf);
+      continue;
+    }
     for (std::int64_t co0 = 0; co0 < s.cout; co0 += kBlock) {
       if constexpr (V == 16) {
         row_block<16, 16, S>(d, n, oy, co0, 0, buf);

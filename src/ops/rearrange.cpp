@@ -38,7 +38,10 @@ OpSchema tile() {
 // The [N, C, H, W] input of DepthToSpace and SpaceToDepth, and its blocksize.
 std::int64_t nchw_block(const InferContext& c) {
   require_rank(c, 0, 4, 4);
-  return c.i("blocksize");
+  const std::int64_t b = c.i("blocksize");
+  if (b > (std::int64_t{1} << 30))  // (its square is a channel count: it must fit int64)
+    c.fail(Errc::bad_attribute, "blocksize " + std::to_string(b) + " is larger than 2^30");
+  return b;
 }
 
 // d / k when d is a multiple of k (checked when static), else an error naming `what`.
@@ -46,6 +49,15 @@ Dim divided(const InferContext& c, const Dim& d, std::int64_t k, const std::stri
   if (d.is_static() && d.value() % k != 0)
     c.fail(Errc::bad_op_inputs, what + " " + std::to_string(d.value()) + " is not a multiple of " + std::to_string(k));
   return map_dim(d, [k](std::int64_t v) { return v / k; });
+}
+
+// d * k, an error naming the node and `what` where an end overflows int64.
+Dim times(const InferContext& c, const Dim& d, std::int64_t k, const std::string& what) {
+  try {
+    return d * Dim(k);
+  } catch (const Error&) {
+    c.fail(Errc::int_overflow, what + " " + d.to_string() + " times " + std::to_string(k) + " overflows int64");
+  }
 }
 
 // DepthToSpace or SpaceToDepth over an [N, C, H, W] input: `attrs` beside blocksize.
@@ -60,8 +72,7 @@ std::vector<TensorDesc> infer_depth_to_space(const InferContext& c) {
   const Shape& x = c.shape(0);
   const DataType t = c.input(0).dtype;
   if (!x.rank_known()) return {{t, unknown_dims(4)}};
-  const auto times = [b](std::int64_t v) { return v * b; };
-  return {{t, Shape({x[0], divided(c, x[1], b * b, "channels"), map_dim(x[2], times), map_dim(x[3], times)})}};
+  return {{t, Shape({x[0], divided(c, x[1], b * b, "channels"), times(c, x[2], b, "height"), times(c, x[3], b, "width")})}};
 }
 
 std::vector<TensorDesc> infer_space_to_depth(const InferContext& c) {
@@ -69,7 +80,7 @@ std::vector<TensorDesc> infer_space_to_depth(const InferContext& c) {
   const Shape& x = c.shape(0);
   const DataType t = c.input(0).dtype;
   if (!x.rank_known()) return {{t, unknown_dims(4)}};
-  return {{t, Shape({x[0], map_dim(x[1], [b](std::int64_t v) { return v * b * b; }), divided(c, x[2], b, "height"),
+  return {{t, Shape({x[0], times(c, x[1], b * b, "channels"), divided(c, x[2], b, "height"),
                      divided(c, x[3], b, "width")})}};
 }
 

@@ -22,4 +22,13 @@ TEST_CASE("DepthToSpace and SpaceToDepth: dims, blocksize and mode checks") {
   check_infer_error("SpaceToDepth", {t("f32", "1,3,4,6")}, {{"blocksize", -1}}, Errc::bad_attribute, "'blocksize'");
   check_infer_error("SpaceToDepth", {t("f32", "1,3,5,6")}, {{"blocksize", 2}}, Errc::bad_op_inputs, "height 5");
   check_infer_error("SpaceToDepth", {t("f32", "3,5,6")}, {{"blocksize", 2}}, Errc::bad_op_inputs, "rank");
+  // Sizes past int64 (fuzz_compile_op: a blocksize whose square wrapped to 0 divided by zero).
+  check_infer_error("DepthToSpace", {t("f32", "1,8,2,3")}, {{"blocksize", std::int64_t{4093640704}}},
+                    Errc::bad_attribute, "blocksize");
+  check_infer_error("SpaceToDepth", {t("f32", "1,4096,1073741824,1073741824")}, {{"blocksize", std::int64_t{1} << 30}},
+                    Errc::int_overflow, "4096");
+  check_infer_error("DepthToSpace", {t("f32", "1,4,4611686018427387,3")}, {{"blocksize", 2048}}, Errc::bad_op_inputs,
+                    "channels 4");
+  check_infer_error("DepthToSpace", {t("f32", "1,4194304,4611686018427387,3")}, {{"blocksize", 2048}},
+                    Errc::int_overflow, "4611686018427387");
 }

@@ -54,7 +54,8 @@ void store(std::string_view op, const std::vector<double>& v, const TensorView& 
   range_of(op, y.dtype, lo, hi);
   const auto n = static_cast<std::int64_t>(v.size());
   for (std::int64_t i = 0; i < n; ++i) {
-    const double q = std::clamp(v[static_cast<std::size_t>(i)], lo, hi);
+    const double x = v[static_cast<std::size_t>(i)];
+    const double q = x != x ? 0.0 : std::clamp(x, lo, hi);  // NaN: 0 (a cast of NaN to an integer is undefined)
     if (y.dtype == DataType::u8) y.as<std::uint8_t>()[i] = static_cast<std::uint8_t>(q);
     else if (y.dtype == DataType::i8) y.as<std::int8_t>()[i] = static_cast<std::int8_t>(q);
     else y.as<std::int32_t>()[i] = static_cast<std::int32_t>(q);

@@ -336,11 +336,11 @@ namespace detail {
 void fuse_activations(Work& w, PassStats& s) {
   const Work::Readers readers = w.readers();
   const DimOrigins origins = dim_origins(w);
-  std::vector<std::size_t> first(w.values.size(), 0);  // each value's first alive reader
+  std::vector<std::size_t> first_reader(w.values.size(), 0);  // each value's first alive reader
   for (std::size_t i = w.nodes.size(); i-- > 0;)
     if (w.nodes[i].alive)
       for (const ValueId v : w.nodes[i].inputs)
-        if (v != no_value) first[v] = i;
+        if (v != no_value) first_reader[v] = i;
   // The one alive reader of `v` when nothing else reads it and it is no graph output.
   const auto sole_reader = [&](ValueId v) -> WNode* {
     if (readers.count[v] != 1 || w.is_output(v)) return nullptr;
@@ -353,8 +353,7 @@ void fuse_activations(Work& w, PassStats& s) {
     const TensorDesc& x = w.desc(conv.inputs[0]);
     if (x.dtype != DataType::f32 || !x.shape.rank_known() || (x.shape.rank() != 3 && x.shape.rank() != 4)) continue;
     const ValueId y = conv.outputs[0];
-    WNode* next = sole_reader(y);
-    if (next == nullptr && !gate_of(w, readers, first, y)) continue;
+    WNode* next = sole_reader(y);  // null: no single reader (a gate's two are looked for below)
 
     std::vector<WNode*> fused;
     ValueId residual = no_value;
@@ -380,7 +379,7 @@ void fuse_activations(Work& w, PassStats& s) {
         fused.push_back(next);
         last = next->outputs[0];
       }
-    } else if (auto gate = gate_of(w, readers, first, last)) {
+    } else if (auto gate = gate_of(w, readers, first_reader, last)) {
       for (const auto& [k, v] : gate->attrs) attrs.insert_or_assign(k, v);
       fused.push_back(gate->gate);
       fused.push_back(gate->mul);

@@ -36,6 +36,15 @@ ge::Graph attention_like(bool batch) {
 
 double attention_flops(std::int64_t s) { return 128.0 * static_cast<double>(s) + 16.0 * static_cast<double>(s * s); }
 
+// Two inputs, each multiplied by one shared [8, 8] weight: input `a` (dims `as`) and `b` (`bs`).
+ge::Graph two_matmuls(const char* a, const char* as, const char* b, const char* bs) {
+  ge::GraphBuilder gb;
+  const auto w = gb.random_weights("w", {8, 8}, 1);
+  gb.output(gb.op("MatMul", {gb.input(a, DataType::f32, as), w}, {}, std::string("y_") + a));
+  gb.output(gb.op("MatMul", {gb.input(b, DataType::f32, bs), w}, {}, std::string("y_") + b));
+  return gb.build();
+}
+
 std::shared_ptr<const ge::CompiledModel> ranged(const ge::Graph& g, const std::string& shape) {
   return ge::compile(g, {{"ge.inputShape", shape}});
 }
@@ -169,11 +178,7 @@ TEST_CASE("choose_gears: the batch gives DYNAMIC_BATCH_SIZE; equal dims of two i
   CHECK(geared->plans().size() == 3);
 
   // Two inputs whose lengths are always equal: one varying dim, DYNAMIC_DIMS with both.
-  ge::GraphBuilder b;
-  const auto w = b.random_weights("w", {8, 8}, 1);
-  b.output(b.op("MatMul", {b.input("ids", DataType::f32, "1,-1,8"), w}, {}, "a"));
-  b.output(b.op("MatMul", {b.input("mask", DataType::f32, "1,-1,8"), w}, {}, "m"));
-  const ge::Graph two = b.build();
+  const ge::Graph two = two_matmuls("ids", "1,-1,8", "mask", "1,-1,8");
   const auto m2 = ranged(two, "ids:1,1~32,8;mask:1,1~32,8");
   const ge::GearChoice d = ge::choose_gears(
       *m2, ge::parse_shape_histogram("ids:1,4,8;mask:1,4,8 10\nids:1,9,8;mask:1,9,8 3\nids:1,32,8;mask:1,32,8 1"),
@@ -218,11 +223,7 @@ TEST_CASE("choose_gears: H and W of an image give DYNAMIC_IMAGE_SIZE") {
 }
 
 TEST_CASE("choose_gears: two independent dims are optimal against brute force over every pair of gears") {
-  ge::GraphBuilder b;
-  const auto w = b.random_weights("w", {8, 8}, 1);
-  b.output(b.op("MatMul", {b.input("a", DataType::f32, "-1,8"), w}, {}, "ya"));
-  b.output(b.op("MatMul", {b.input("b", DataType::f32, "-1,8"), w}, {}, "yb"));
-  const ge::Graph g = b.build();
+  const ge::Graph g = two_matmuls("a", "-1,8", "b", "-1,8");
   const auto model = ranged(g, "a:1~12,8;b:1~12,8");
   // Work 128 * (a + b): no chain among these.
   const std::vector<std::pair<Sizes, std::int64_t>> seen{{{1, 10}, 4}, {{10, 1}, 4}, {{3, 3}, 20}, {{6, 2}, 7}, {{2, 7}, 3}};

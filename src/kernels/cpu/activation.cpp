@@ -1,7 +1,5 @@
 // The activations applied as a pass over a finished block of output (`is_map` kinds):
 // per block in the GEMM epilogues, over a whole output for the other conv kernels.
-#include <algorithm>
-
 #include "kernels/cpu/common.hpp"
 #include "kernels/cpu/gemm.hpp"
 #include "kernels/cpu/vmath.hpp"
@@ -16,10 +14,10 @@ void map_rows(const PostOp& p, float* c, std::int64_t ldc, std::int64_t rows, st
     case Activation::sigmoid: f = vm::Map::sigmoid; break;
     case Activation::silu: f = vm::Map::silu; break;
     case Activation::hard_swish: f = vm::Map::hard_swish; break;
-    case Activation::hard_sigmoid:
+    case Activation::hard_sigmoid:  // (a slope and offset of its own: no vmath map, the scalar rule)
       for (std::int64_t r = 0; r < rows; ++r) {
         float* row = c + r * ldc;
-        for (std::int64_t j = 0; j < cols; ++j) row[j] = std::min(std::max(p.alpha * row[j] + p.beta, 0.0f), 1.0f);
+        for (std::int64_t j = 0; j < cols; ++j) row[j] = apply_post(row[j], p);
       }
       return;
     default: return;

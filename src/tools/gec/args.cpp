@@ -1,6 +1,9 @@
 #include "args.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <string>
 
 #include "ge/options/option.hpp"
 
@@ -81,6 +84,19 @@ Args parse_args(std::span<const std::string> args, std::span<const Flag> flags) 
     out.values.emplace_back(name, *value);
   }
   return out;
+}
+
+std::int64_t parse_int(const std::string& flag, const std::string& text, std::int64_t lo) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || v < lo)
+    throw UsageError("--" + flag + " '" + text + "' is not an integer >= " + std::to_string(lo));
+  return v;
 }
 
 std::string describe_flags(std::span<const Flag> flags) {

@@ -51,6 +51,9 @@ struct Args {
 /// twice, a missing value, or a value given to a switch.
 [[nodiscard]] Args parse_args(std::span<const std::string> args, std::span<const Flag> flags);
 
+/// The integer value of --`flag` (`text`, whole, >= `lo`); `UsageError` naming the flag otherwise.
+[[nodiscard]] std::int64_t parse_int(const std::string& flag, const std::string& text, std::int64_t lo);
+
 /// The usage lines of `flags`: `  --name VALUE   help`, one per flag.
 [[nodiscard]] std::string describe_flags(std::span<const Flag> flags);
 

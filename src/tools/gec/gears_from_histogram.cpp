@@ -50,19 +50,6 @@ std::string histogram_usage(const std::vector<Flag>& flags) {
          describe_flags(flags) + "\nexit status: 0 success, 2 bad flags, a bad model, histogram or budget\n";
 }
 
-std::int64_t positive(const std::string& flag, const std::string& text) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || v < 1)
-    throw UsageError("--" + flag + " '" + text + "' is not an integer >= 1");
-  return v;
-}
-
 std::vector<ge::ObservedShapes> read_histogram(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("--from_histogram: cannot read '" + path + "'");
@@ -124,8 +111,8 @@ int run_gears_from_histogram(std::span<const std::string> args) {
   if (!model_path) throw UsageError("--model is required with --from_histogram");
   const auto max_gears = a.get("max_gears");
   if (!max_gears) throw UsageError("--max_gears is required with --from_histogram");
-  ge::GearBudget budget{static_cast<std::size_t>(positive("max_gears", *max_gears)), {}};
-  if (const auto arena = a.get("max_arena")) budget.max_arena = positive("max_arena", *arena);
+  ge::GearBudget budget{static_cast<std::size_t>(parse_int("max_gears", *max_gears, 1)), {}};
+  if (const auto arena = a.get("max_arena")) budget.max_arena = parse_int("max_arena", *arena, 1);
   const std::vector<ge::ObservedShapes> seen = read_histogram(*a.get("from_histogram"));
 #if !defined(GE_WITH_ONNX)
   throw UsageError("this gec was built without the ONNX importer (GE_WITH_ONNX=OFF); --model cannot be read");

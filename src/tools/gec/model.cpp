@@ -177,19 +177,6 @@ std::vector<std::string> input_names(const ge::CompiledModel& m) {
   return names;
 }
 
-std::int64_t parse_int(const std::string& flag, const std::string& text, std::int64_t lo) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || v < lo)
-    throw UsageError("--" + flag + " '" + text + "' is not an integer >= " + std::to_string(lo));
-  return v;
-}
-
 // The plan --dot and --plan_svg show: --gear N, else the first; null when no plan was
 // made at compile time.
 const ge::Plan* shown_plan(const ge::CompiledModel& m, const std::optional<std::string>& gear) {

@@ -1,5 +1,7 @@
 // Resize: nearest as a copy through per-axis index maps (pad_resize.cpp's mapped_copy);
-// linear and cubic as one pass per axis that changes (the interpolation is separable), each
+// linear and cubic over the last two axes of f32 (an image resize) in f32, each output row
+// a weighted sum of input rows interpolated along W once per thread (`resize_planes`);
+// other linear and cubic resizes as one pass per axis that changes (the interpolation is separable), each
 // output element a weighted sum of 2 or 4 taps of the previous pass, in double. ONNX's
 // rules: a coordinate that lands on an input index takes it whole (ratio 1 from the index
 // below), taps beyond the ends repeat the edge (or, with exclude_outside, weigh 0 and the
@@ -126,6 +128,120 @@ void pass(const ResizeParams& p, const Axis& a, std::size_t axis, const std::vec
   });
 }
 
+// The taps of every output index of one axis in f32, zero weights dropped (an axis the
+// resize leaves alone: one tap of weight 1).
+struct AxisTaps {
+  std::vector<std::int64_t> idx;  // 4 per output index
+  std::vector<float> w;
+  std::vector<std::uint8_t> count;
+  std::vector<std::uint8_t> outside;
+};
+
+AxisTaps axis_taps(const ResizeParams& p, const Axis& a, bool identity) {
+  AxisTaps t;
+  const auto out = static_cast<std::size_t>(a.out);
+  t.idx.assign(4 * out, 0), t.w.assign(4 * out, 0.0f), t.count.assign(out, 0), t.outside.assign(out, 0);
+  const int n = p.mode == ResizeMode::cubic ? 4 : 2;
+  for (std::size_t o = 0; o < out; ++o) {
+    if (identity) {
+      t.idx[4 * o] = static_cast<std::int64_t>(o), t.w[4 * o] = 1.0f, t.count[o] = 1;
+      continue;
+    }
+    const Taps taps = taps_of(p, a, static_cast<std::int64_t>(o));
+    t.outside[o] = taps.outside ? 1 : 0;
+    for (int k = 0; k < n && !taps.outside; ++k) {
+      if (taps.w[k] == 0.0) continue;
+      t.idx[4 * o + t.count[o]] = taps.idx[k];
+      t.w[4 * o + t.count[o]] = static_cast<float>(taps.w[k]);
+      ++t.count[o];
+    }
+  }
+  return t;
+}
+
+// The interpolated rows of one thread: the last few input rows interpolated along W, by
+// (plane, row), so that the output rows of an upsampling reuse them.
+class RowCache {
+ public:
+  explicit RowCache(std::int64_t width) {
+    for (Slot& s : slots_) s.row.resize(static_cast<std::size_t>(width));
+  }
+  const float* get(std::int64_t plane, std::int64_t row, const float* x_plane, std::int64_t in_w, const AxisTaps& wt) {
+    Slot* victim = &slots_[0];
+    for (Slot& s : slots_) {
+      if (s.plane == plane && s.index == row) {
+        s.used = ++clock_;
+        return s.row.data();
+      }
+      if (s.used < victim->used) victim = &s;
+    }
+    const float* in = x_plane + row * in_w;
+    float* r = victim->row.data();
+    for (std::size_t o = 0; o < victim->row.size(); ++o) {
+      const std::int64_t* i = &wt.idx[4 * o];
+      const float* w = &wt.w[4 * o];
+      float v = 0.0f;
+      for (int k = 0; k < wt.count[o]; ++k) v += w[k] * in[i[k]];
+      r[o] = v;
+    }
+    victim->plane = plane, victim->index = row, victim->used = ++clock_;
+    return r;
+  }
+
+ private:
+  struct Slot {
+    std::int64_t plane = -1, index = -1;
+    std::uint64_t used = 0;
+    std::vector<float> row;
+  };
+  Slot slots_[8];
+  std::uint64_t clock_ = 0;
+};
+
+// Linear and cubic f32 over the last two axes only (the leading ones unchanged: an image
+// resize of NCHW): per output row, the weighted sum of 2 or 4 input rows already
+// interpolated along W (`RowCache`), in f32. False when the resize is not of that form.
+bool resize_planes(const ResizeParams& p, const std::vector<Axis>& axes, bool moves, const TensorView& x,
+                   const TensorView& y) {
+  const std::size_t rank = x.rank();
+  if (rank < 2 || x.dtype != DataType::f32) return false;
+  const auto identity = [&](std::size_t i) { return axes[i].in == axes[i].out && axes[i].scale == 1.0 && !moves; };
+  for (std::size_t i = 0; i + 2 < rank; ++i)
+    if (!identity(i)) return false;
+  const Axis& ah = axes[rank - 2];
+  const Axis& aw = axes[rank - 1];
+  if (ah.in == 0 || aw.in == 0) return false;
+  const AxisTaps th = axis_taps(p, ah, identity(rank - 2)), tw = axis_taps(p, aw, identity(rank - 1));
+  const std::int64_t planes = product(x.dims, 0, rank - 2);
+  const float* xs = x.as<const float>();
+  float* ys = y.as<float>();
+  const float fill = p.extrapolation;
+  parallel_for(planes * ah.out, grain_for(aw.out * 4), [&](std::int64_t b, std::int64_t e) {
+    RowCache cache(aw.out);
+    for (std::int64_t q = b; q < e; ++q) {
+      const std::int64_t plane = q / ah.out;
+      const auto oh = static_cast<std::size_t>(q % ah.out);
+      float* out = ys + q * aw.out;
+      if (th.outside[oh] != 0) {
+        std::fill(out, out + aw.out, fill);
+        continue;
+      }
+      const float* x_plane = xs + plane * ah.in * aw.in;
+      const float* r0 = cache.get(plane, th.idx[4 * oh], x_plane, aw.in, tw);
+      const float w0 = th.w[4 * oh];
+      for (std::int64_t j = 0; j < aw.out; ++j) out[j] = w0 * r0[j];
+      for (int k = 1; k < th.count[oh]; ++k) {
+        const float* r = cache.get(plane, th.idx[4 * oh + static_cast<std::size_t>(k)], x_plane, aw.in, tw);
+        const float w = th.w[4 * oh + static_cast<std::size_t>(k)];
+        for (std::int64_t j = 0; j < aw.out; ++j) out[j] += w * r[j];
+      }
+      for (std::int64_t j = 0; j < aw.out; ++j)
+        if (tw.outside[static_cast<std::size_t>(j)] != 0) out[j] = fill;
+    }
+  });
+  return true;
+}
+
 }  // namespace
 
 void resize(const ResizeParams& p, const TensorView& x, const TensorView& y) {
@@ -165,10 +281,11 @@ void resize(const ResizeParams& p, const TensorView& x, const TensorView& y) {
   }
   if (x.dtype != DataType::f32)
     fail(Errc::unsupported, op, "linear and cubic modes need 'f32'; X is " + type_text(x.dtype));
+  const bool moves = p.coord == ResizeCoord::tf_crop_and_resize || p.coord == ResizeCoord::tf_half_pixel_for_nn;
+  if (resize_planes(p, axes, moves, x, y)) return;
   std::vector<std::int64_t> dims(x.dims.begin(), x.dims.end());
   std::vector<double> cur(static_cast<std::size_t>(x.elements())), next;
   std::copy(x.as<const float>(), x.as<const float>() + x.elements(), cur.begin());
-  const bool moves = p.coord == ResizeCoord::tf_crop_and_resize || p.coord == ResizeCoord::tf_half_pixel_for_nn;
   for (std::size_t i = 0; i < rank; ++i) {
     if (axes[i].in == axes[i].out && axes[i].scale == 1.0 && !moves) continue;  // the identity
     pass(p, axes[i], i, dims, cur, next);

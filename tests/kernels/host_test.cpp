@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -78,6 +79,31 @@ TEST_CASE("top_k on random data matches a stable sort, along a middle axis") {
         REQUIRE(idx[(o * 10 + r) * 4 + in] == order[static_cast<std::size_t>(r)]);
         REQUIRE(v[(o * 10 + r) * 4 + in] == x[(o * 50 + order[static_cast<std::size_t>(r)]) * 4 + in]);
       }
+    }
+  }
+}
+
+TEST_CASE("top_k on long rows with ties and NaNs matches a stable sort, largest and smallest") {
+  auto x = random_f32({6, 300}, 9);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::int64_t j = 0; j < x.size(); j += 11) x[j] = 0.5f;  // ties
+  for (std::int64_t j = 5; j < x.size(); j += 97) x[j] = nan;
+  for (std::int64_t j = 3; j < x.size(); j += 29) x[j] = j % 2 == 0 ? 0.0f : -0.0f;  // -0 ties with +0
+  for (std::int64_t j = 7; j < x.size(); j += 31) x[j] = j % 2 == 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+  for (const bool largest : {true, false}) {
+    Buf<float> v({6, 17});
+    Buf<std::int64_t> idx({6, 17});
+    cpu::top_k({.axis = 1, .k = 17, .largest = largest}, x.view(), v.view(), idx.view());
+    for (std::int64_t o = 0; o < 6; ++o) {
+      std::vector<std::int64_t> order(300);
+      std::iota(order.begin(), order.end(), 0);
+      const auto key = [&](std::int64_t a) { return x[o * 300 + a]; };
+      std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        const float p = key(a), q = key(b);
+        if (std::isnan(p) || std::isnan(q)) return largest ? (std::isnan(p) && !std::isnan(q)) : (!std::isnan(p) && std::isnan(q));
+        return largest ? p > q : p < q;
+      });
+      for (std::int64_t r = 0; r < 17; ++r) REQUIRE(idx[o * 17 + r] == order[static_cast<std::size_t>(r)]);
     }
   }
 }

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace ge::cpu {
 namespace {
@@ -87,6 +90,8 @@ bool better(T a, std::int64_t ia, T b, std::int64_t ib, bool largest) {
   return ia < ib;
 }
 
+// One heap of the k best per row, its worst at the front: most elements are turned away by
+// one comparison with that worst (a NaN or a better number goes on to the full order).
 template <class T>
 void top_k_typed(const TopKParams& p, const TensorView& x, const TensorView& values, const TensorView& indices) {
   const auto axis = static_cast<std::size_t>(p.axis);
@@ -97,20 +102,112 @@ void top_k_typed(const TopKParams& p, const TensorView& x, const TensorView& val
   T* pv = values.as<T>();
   std::int64_t* pi = indices.as<std::int64_t>();
   const std::int64_t k = p.k;
+  const bool largest = p.largest;
   parallel_for(outer * inner, grain_for(len * 8), [&](std::int64_t b, std::int64_t e) {
-    std::vector<std::int64_t> order(static_cast<std::size_t>(len));
+    using Entry = std::pair<T, std::int64_t>;
+    std::vector<Entry> heap;
+    heap.reserve(static_cast<std::size_t>(k));
+    std::vector<T> column(inner > 1 ? static_cast<std::size_t>(len) : 0);
+    const auto worse_first = [&](const Entry& a, const Entry& c) {
+      return better(a.first, a.second, c.first, c.second, largest);
+    };
     for (std::int64_t t = b; t < e; ++t) {
       const std::int64_t o = t / inner, in = t % inner;
-      const T* base = px + o * len * inner + in;
-      std::iota(order.begin(), order.end(), std::int64_t{0});
-      const auto cmp = [&](std::int64_t i, std::int64_t j) {
-        return better(base[i * inner], i, base[j * inner], j, p.largest);
-      };
-      std::partial_sort(order.begin(), order.begin() + k, order.end(), cmp);
+      const T* row = px + o * len * inner + in;
+      if (inner > 1) {
+        for (std::int64_t i = 0; i < len; ++i) column[static_cast<std::size_t>(i)] = row[i * inner];
+        row = column.data();
+      }
+      heap.clear();
+      for (std::int64_t i = 0; i < k; ++i) heap.emplace_back(row[i], i);
+      std::make_heap(heap.begin(), heap.end(), worse_first);
+      for (std::int64_t i = k; i < len; ++i) {
+        const T v = row[i];
+        const T w = heap.front().first;
+        bool maybe = largest ? v > w : v < w;
+        if constexpr (std::is_floating_point_v<T>) maybe = maybe || (largest ? v != v : w != w);
+        if (!maybe || !better(v, i, w, heap.front().second, largest)) continue;
+        std::pop_heap(heap.begin(), heap.end(), worse_first);
+        heap.back() = Entry{v, i};
+        std::push_heap(heap.begin(), heap.end(), worse_first);
+      }
+      std::sort_heap(heap.begin(), heap.end(), worse_first);
       for (std::int64_t r = 0; r < k; ++r) {
         const std::int64_t at = (o * k + r) * inner + in;
-        pv[at] = base[order[static_cast<std::size_t>(r)] * inner];
-        pi[at] = order[static_cast<std::size_t>(r)];
+        pv[at] = heap[static_cast<std::size_t>(r)].first;
+        pi[at] = heap[static_cast<std::size_t>(r)].second;
+      }
+    }
+  });
+}
+
+// The key of an f32 in the high half of a 64-bit one that orders as `better` does: the
+// bits made monotonic in the value (-0 as +0), NaN at the good end; `largest` false
+// reverses it.
+inline std::uint32_t f32_key(float v, bool largest) {
+  std::uint32_t u = 0;
+  std::memcpy(&u, &v, sizeof u);
+  u = v == 0.0f ? 0x80000000u : ((u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u));
+  u = largest ? u : ~u;
+  return v != v ? (largest ? 0xffffffffu : 0u) : u;
+}
+
+// f32 rows: each value's key with its index reversed in the low half (the lower index wins
+// a tie), so that the k best are the k largest 64-bit keys. The row is cut into at least k
+// blocks (16 values, fewer on short rows): the k-th largest block maximum is a bar that
+// the k best all reach (k distinct values reach it), so only the blocks whose maximum
+// reaches it are read again, and only their values that reach it are sorted.
+void top_k_f32(const TopKParams& p, const TensorView& x, const TensorView& values, const TensorView& indices) {
+  const auto axis = static_cast<std::size_t>(p.axis);
+  const std::int64_t outer = product(x.dims, 0, axis), len = x.dims[axis];
+  const std::int64_t inner = product(x.dims, axis + 1, x.rank());
+  const float* px = x.as<const float>();
+  float* pv = values.as<float>();
+  std::int64_t* pi = indices.as<std::int64_t>();
+  const std::int64_t k = p.k;
+  const bool largest = p.largest;
+  const std::int64_t block = std::clamp<std::int64_t>(len / k, 1, 16), blocks = (len + block - 1) / block;
+  parallel_for(outer * inner, grain_for(len * 4), [&](std::int64_t b, std::int64_t e) {
+    std::vector<std::uint32_t> keys(static_cast<std::size_t>(len)), maxima(static_cast<std::size_t>(blocks)),
+        order(static_cast<std::size_t>(blocks));
+    std::vector<std::uint64_t> found(static_cast<std::size_t>(len));
+    for (std::int64_t t = b; t < e; ++t) {
+      const std::int64_t o = t / inner, in = t % inner;
+      const float* row = px + o * len * inner + in;
+      std::uint32_t* key = keys.data();
+      if (inner == 1) {
+        for (std::int64_t i = 0; i < len; ++i) key[i] = f32_key(row[i], largest);
+      } else {
+        for (std::int64_t i = 0; i < len; ++i) key[i] = f32_key(row[i * inner], largest);
+      }
+      for (std::int64_t c = 0; c < blocks; ++c) {
+        const std::uint32_t* kb = key + c * block;
+        std::uint32_t m = 0;
+        if (block == 16 && c * 16 + 16 <= len) {
+          for (int i = 0; i < 16; ++i) m = std::max(m, kb[i]);
+        } else {
+          for (std::int64_t i = 0; i < std::min(block, len - c * block); ++i) m = std::max(m, kb[i]);
+        }
+        maxima[static_cast<std::size_t>(c)] = m;
+      }
+      order = maxima;
+      std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), std::greater<>());
+      const std::uint32_t bar = order[static_cast<std::size_t>(k - 1)];
+      std::size_t n = 0;
+      for (std::int64_t c = 0; c < blocks; ++c) {
+        if (maxima[static_cast<std::size_t>(c)] < bar) continue;
+        for (std::int64_t i = c * block; i < std::min(len, c * block + block); ++i) {
+          found[n] = (std::uint64_t{key[i]} << 32) | (0xffffffffu - static_cast<std::uint32_t>(i));
+          n += key[i] >= bar ? 1 : 0;
+        }
+      }
+      std::partial_sort(found.begin(), found.begin() + k, found.begin() + static_cast<std::ptrdiff_t>(n),
+                        std::greater<>());  // best first
+      for (std::int64_t r = 0; r < k; ++r) {
+        const std::int64_t at = (o * k + r) * inner + in;
+        const std::int64_t i = 0xffffffffu - static_cast<std::uint32_t>(found[static_cast<std::size_t>(r)]);
+        pv[at] = row[i * inner];
+        pi[at] = i;
       }
     }
   });
@@ -138,7 +235,9 @@ void top_k(const TopKParams& p, const TensorView& x, const TensorView& values, c
   check_dims(op, "Indices", indices, out);
   if (values.elements() == 0) return;
   switch (x.dtype) {
-    case DataType::f32: return top_k_typed<float>(p, x, values, indices);
+    case DataType::f32:
+      if (x.dims[axis] <= std::int64_t{0xffffffff}) return top_k_f32(p, x, values, indices);
+      return top_k_typed<float>(p, x, values, indices);
     case DataType::i32: return top_k_typed<std::int32_t>(p, x, values, indices);
     case DataType::i64: return top_k_typed<std::int64_t>(p, x, values, indices);
     default:

@@ -1,5 +1,6 @@
 // GatherElements and ScatterElements: one pass over the indices, each index's position in
-// data found from its own coordinates (O(rank) per index).
+// data found from its own coordinates (O(rank) per index); GatherElements of indices shaped
+// as data off the axis by rows, over the thread pool.
 #include "kernels/cpu/indexing.hpp"
 
 #include <cstring>
@@ -65,6 +66,45 @@ std::vector<std::int64_t> positions_of(std::string_view op, std::int64_t axis, c
                                         : positions<std::int32_t>(op, axis, data, indices);
 }
 
+// GatherElements where indices match data off the axis (the common case: a gather of k
+// neighbours along one axis): rows of `inner` elements, the index checks first, then the
+// copies over the pool, without a table of positions. False for other shapes and sizes.
+template <class I>
+bool gather_rows(std::string_view op, std::int64_t axis, const TensorView& data, const TensorView& indices,
+                 const TensorView& y) {
+  const auto ax = static_cast<std::size_t>(axis);
+  for (std::size_t d = 0; d < data.rank(); ++d)
+    if (d != ax && indices.dims[d] != data.dims[d]) return false;
+  const std::int64_t es = size_of(data.dtype);
+  if (es != 4 && es != 8) return false;
+  const I* pi = indices.as<const I>();
+  const std::int64_t n = indices.elements(), dim = data.dims[ax];
+  for (std::int64_t t = 0; t < n; ++t) {
+    const auto v = static_cast<std::int64_t>(pi[t]);
+    if (v < -dim || v >= dim) (void)positions<I>(op, axis, data, indices);  // throws the error naming it
+  }
+  const std::int64_t inner = product(indices.dims, ax + 1, indices.rank()), a = indices.dims[ax];
+  const auto copy = [&]<class T>(const T* src, T* dst) {
+    parallel_for(n, 16384, [&](std::int64_t b, std::int64_t e) {
+      // Element t of indices at (o, i, j) over [outer, a, inner]: stepped, not divided, per element.
+      std::int64_t i = (b / inner) % a, j = b % inner;
+      const T* base = src + b / (a * inner) * dim * inner;
+      for (std::int64_t t = b; t < e; ++t) {
+        const auto v = static_cast<std::int64_t>(pi[t]);
+        dst[t] = base[(v < 0 ? v + dim : v) * inner + j];
+        if (++j < inner) continue;
+        j = 0;
+        if (++i < a) continue;
+        i = 0;
+        base += dim * inner;
+      }
+    });
+  };
+  if (es == 4) copy(data.as<const std::uint32_t>(), y.as<std::uint32_t>());
+  else copy(data.as<const std::uint64_t>(), y.as<std::uint64_t>());
+  return true;
+}
+
 template <class T>
 void scatter_reduce(ScatterReduction r, const std::vector<std::int64_t>& pos, const TensorView& updates,
                     const TensorView& y) {
@@ -80,6 +120,10 @@ void gather_elements(std::int64_t axis, const TensorView& data, const TensorView
   same_type(op, "data", data, "output", y);
   check_indexing(op, axis, data, indices);
   check_dims(op, "output", y, indices.dims);
+  if (indices.elements() == 0) return;
+  if (indices.dtype == DataType::i64 ? gather_rows<std::int64_t>(op, axis, data, indices, y)
+                                     : gather_rows<std::int32_t>(op, axis, data, indices, y))
+    return;
   const std::vector<std::int64_t> pos = positions_of(op, axis, data, indices);
   const auto es = static_cast<std::size_t>(size_of(data.dtype));
   const auto* src = static_cast<const std::byte*>(data.data);

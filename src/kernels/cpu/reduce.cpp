@@ -154,6 +154,19 @@ inline std::int64_t run_offset(std::int64_t idx, const std::vector<std::int64_t>
 // `inner` elements, in kLanes partial results.
 template <class T, template <class> class R>
 void reduce_inner(const ReduceLayout& l, const T* px, T* py, bool mean) {
+  if (l.red_count == 1 && l.inner < 2 * kLanes && (l.kept_strides.empty() || l.kept_strides.back() == l.inner) &&
+      l.kept_sizes.size() <= 1) {
+    // Short contiguous rows (a max over k neighbours): one plain fold per row, no lanes.
+    parallel_for(l.outer_count, grain_for(l.inner * 4), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t o = b; o < e; ++o) {
+        const T* __restrict row = px + o * l.inner;
+        T v = row[0];
+        for (std::int64_t i = 1; i < l.inner; ++i) v = combine<T, R>(v, row[i]);
+        py[o] = finish(v, mean, l.count);
+      }
+    });
+    return;
+  }
   parallel_for(l.outer_count, grain_for(l.red_count * l.inner), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t o = b; o < e; ++o) {
       const std::int64_t base = run_offset(o, l.kept_sizes, l.kept_strides);

@@ -152,6 +152,7 @@ struct WorkPass {
 // The passes on the working form (`ge::fold_constants` ... are `run_pass` over them).
 void fold_constants(Work& w, PassStats& s);
 void remove_dead_code(Work& w, PassStats& s);
+void trim_conv_taps(Work& w, PassStats& s);
 void fold_batch_norm(Work& w, PassStats& s, bool release);
 void fuse_activations(Work& w, PassStats& s);
 void fuse_layer_norm(Work& w, PassStats& s);

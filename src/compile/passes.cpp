@@ -132,11 +132,15 @@ std::pair<double, double> hard_sigmoid_params(const WNode& n) {
 }
 
 // The activation of node `n` reading `v` as FusedConv attributes, when it is a Relu, a
-// Sigmoid, a HardSwish, a HardSigmoid or a Clip with constant f32 one-element bounds (or none).
+// Sigmoid, a HardSwish, a HardSigmoid, a LeakyRelu or a Clip with constant f32 one-element bounds (or none).
 std::optional<Attributes> activation_of(const Work& w, const WNode& n, ValueId v) {
   if (n.outputs.size() != 1 || n.inputs.empty() || n.inputs[0] != v) return std::nullopt;
   if (n.inputs.size() == 1 && (n.op == "Relu" || n.op == "Sigmoid" || n.op == "HardSwish"))
     return Attributes{{"activation", n.op}};
+  if (n.op == "LeakyRelu" && n.inputs.size() == 1) {
+    const auto alpha = n.attrs.find("alpha");
+    return Attributes{{"activation", "LeakyRelu"}, {"alpha", alpha != n.attrs.end() ? alpha->second.as_float() : 0.01}};
+  }
   if (n.op == "HardSigmoid" && n.inputs.size() == 1) {
     const auto [alpha, beta] = hard_sigmoid_params(n);
     return Attributes{{"activation", "HardSigmoid"}, {"alpha", alpha}, {"beta", beta}};
@@ -403,6 +407,10 @@ void fuse_activations(Work& w, PassStats& s) {
 }
 }  // namespace detail
 
+Graph trim_conv_taps(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "trim_conv_taps", detail::trim_conv_taps);
+}
+
 Graph fuse_activations(const Graph& g, PassStats* stats) {
   return detail::run_pass(g, stats, "fuse_activations", detail::fuse_activations);
 }
@@ -413,6 +421,7 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool d
   using detail::WorkPass;
   const WorkPass passes[] = {
       {"fold_constants", detail::fold_constants},
+      {"trim_conv_taps", detail::trim_conv_taps},
       {"fold_batch_norm", [release](Work& w, PassStats& s) { detail::fold_batch_norm(w, s, release); }},
       {"fuse_layer_norm", detail::fuse_layer_norm},
       {"fuse_gelu", detail::fuse_gelu},

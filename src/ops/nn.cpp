@@ -127,7 +127,7 @@ Shape nhwc_of_nchw(const Shape& s) {
 // Conv with a residual add and an activation fused in (made by `ge::fuse_activations`):
 // Y = act(conv(X, W) + B + Z). Inputs and attributes are Conv's plus the optional
 // residual Z (the output's shape) and the activation with its clip bounds (Clip) or slope
-// and offset (HardSigmoid; Silu is x * sigmoid(x), HardSwish x * HardSigmoid_{1/6, 1/2}(x)). With layout
+// and offset (HardSigmoid), slope (LeakyRelu, in alpha; Silu is x * sigmoid(x), HardSwish x * HardSigmoid_{1/6, 1/2}(x)). With layout
 // NHWC (made by `ge::layout_nhwc`) X, Z and Y are 2-D images [N, H, W, C]; W stays OIHW.
 OpSchema fused_conv() {
   OpSchema s = conv();
@@ -136,8 +136,8 @@ OpSchema fused_conv() {
   s.inputs.push_back(opt("Z", "T"));
   const double inf = std::numeric_limits<double>::infinity();
   s.attrs.push_back(
-      attr("activation", "", one_of({"", "Relu", "Clip", "Sigmoid", "Silu", "HardSigmoid", "HardSwish"})));
-  s.attrs.push_back(attr("alpha", 0.2));  // HardSigmoid's, as ONNX's HardSigmoid
+      attr("activation", "", one_of({"", "Relu", "Clip", "Sigmoid", "Silu", "HardSigmoid", "HardSwish", "LeakyRelu"})));
+  s.attrs.push_back(attr("alpha", 0.2));  // HardSigmoid's, as ONNX's HardSigmoid (the fusion sets it for LeakyRelu)
   s.attrs.push_back(attr("beta", 0.5));
   s.attrs.push_back(attr("clip_min", -inf));
   s.attrs.push_back(attr("clip_max", inf));

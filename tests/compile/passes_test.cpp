@@ -535,7 +535,7 @@ TEST_CASE("fuse_activations pass fuses residuals over equal ranges that exclude 
   check_same(g, f);  // at the upper end, batch 4
 }
 
-TEST_CASE("fuse_activations pass: Sigmoid, HardSigmoid, HardSwish, and the SiLU and HardSwish gates of either spelling") {
+TEST_CASE("fuse_activations pass: Sigmoid, HardSigmoid, HardSwish, LeakyRelu, and the SiLU and HardSwish gates of either spelling") {
   GraphBuilder b;
   const Value x = b.input("x", DataType::f32, "2,4,6,6");
   const auto conv = [&](Value in, const char* name, std::uint64_t seed) {
@@ -550,12 +550,14 @@ TEST_CASE("fuse_activations pass: Sigmoid, HardSigmoid, HardSwish, and the SiLU 
   const Value s4 = conv(r3, "c4", 4) + r1;                                      // residual, then SiLU
   const Value r4 = s4.sigmoid() * s4;
   const Value r5 = b.op("HardSigmoid", {conv(r4, "c5", 5)}, {{"alpha", 0.25}, {"beta", 0.4}});
-  b.output(conv(r5, "c6", 6).sigmoid("out"));
+  const Value r6 = b.op("LeakyRelu", {conv(r5, "c6", 6)}, {{"alpha", 0.1}});
+  const Value r7 = b.op("LeakyRelu", {conv(r6, "c7", 7)});  // ONNX's default slope, 0.01
+  b.output(conv(r7, "c8", 8).sigmoid("out"));
   const Graph g = b.build();
   ge::PassStats st;
   const Graph f = ge::fuse_activations(g, &st);
-  CHECK(f.nodes().size() == 6);
-  CHECK(count(f, "FusedConv") == 6);
+  CHECK(f.nodes().size() == 8);
+  CHECK(count(f, "FusedConv") == 8);
   CHECK(node(f, "c1").attrs.at("activation").as_string() == "Silu");
   CHECK(node(f, "c2").attrs.at("activation").as_string() == "HardSwish");
   CHECK(node(f, "c3").attrs.at("activation").as_string() == "HardSwish");
@@ -563,7 +565,10 @@ TEST_CASE("fuse_activations pass: Sigmoid, HardSigmoid, HardSwish, and the SiLU 
   REQUIRE(node(f, "c4").inputs.size() == 4);
   CHECK(node(f, "c5").attrs.at("activation").as_string() == "HardSigmoid");
   CHECK(node(f, "c5").attrs.at("alpha").as_float() == 0.25);
-  CHECK(node(f, "c6").attrs.at("activation").as_string() == "Sigmoid");
+  CHECK(node(f, "c6").attrs.at("activation").as_string() == "LeakyRelu");
+  CHECK(node(f, "c6").attrs.at("alpha").as_float() == doctest::Approx(0.1));
+  CHECK(node(f, "c7").attrs.at("alpha").as_float() == doctest::Approx(0.01));
+  CHECK(node(f, "c8").attrs.at("activation").as_string() == "Sigmoid");
   CHECK(f.value(f.outputs()[0]).name == "out");
   check_same(g, f, 1e-5);
   // The same net through every pass: the NHWC kernels apply the activations too.
@@ -596,21 +601,23 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   const Graph g = ge::models::resnet50("1,3,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 10);
+  REQUIRE(stats.size() == 11);
   CHECK(stats[0].pass == "fold_constants");
-  CHECK(stats[1].pass == "fold_batch_norm");
-  CHECK(stats[1].nodes_removed == 53);
-  CHECK(stats[2].pass == "fuse_layer_norm");
-  CHECK(stats[3].pass == "fuse_gelu");
-  CHECK(stats[4].pass == "fuse_attention");
-  CHECK(stats[5].pass == "fuse_activations");
-  CHECK(stats[5].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
-  CHECK(stats[6].pass == "fuse_matmul_epilogue");
-  CHECK(stats[7].pass == "layout_nhwc");
-  CHECK(stats[7].nodes_added == 2);  // NHWC from the stem on: a Transpose of the input, the pool's mean
-  CHECK(stats[8].pass == "fuse_pointwise_depthwise");
-  CHECK(stats[8].nodes_added == 0);  // no depthwise convs
-  CHECK(stats[9].pass == "remove_dead_code");
+  CHECK(stats[1].pass == "trim_conv_taps");
+  CHECK(stats[1].constants_added == 3);  // the last stage's three 3x3 convs see 1x1 images: centre taps only
+  CHECK(stats[2].pass == "fold_batch_norm");
+  CHECK(stats[2].nodes_removed == 53);
+  CHECK(stats[3].pass == "fuse_layer_norm");
+  CHECK(stats[4].pass == "fuse_gelu");
+  CHECK(stats[5].pass == "fuse_attention");
+  CHECK(stats[6].pass == "fuse_activations");
+  CHECK(stats[6].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
+  CHECK(stats[7].pass == "fuse_matmul_epilogue");
+  CHECK(stats[8].pass == "layout_nhwc");
+  CHECK(stats[8].nodes_added == 2);  // NHWC from the stem on: a Transpose of the input, the pool's mean
+  CHECK(stats[9].pass == "fuse_pointwise_depthwise");
+  CHECK(stats[9].nodes_added == 0);  // no depthwise convs
+  CHECK(stats[10].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);
@@ -712,17 +719,18 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     std::vector<ge::PassStats> stats;
     const Graph once = ge::optimize(g, &stats);
     Graph step = g;
-    std::vector<ge::PassStats> step_stats(10);
+    std::vector<ge::PassStats> step_stats(11);
     step = ge::fold_constants(step, &step_stats[0]);
-    step = ge::fold_batch_norm(step, &step_stats[1]);
-    step = ge::fuse_layer_norm(step, &step_stats[2]);
-    step = ge::fuse_gelu(step, &step_stats[3]);
-    step = ge::fuse_attention(step, &step_stats[4]);
-    step = ge::fuse_activations(step, &step_stats[5]);
-    step = ge::fuse_matmul_epilogue(step, &step_stats[6]);
-    step = ge::layout_nhwc(step, &step_stats[7]);
-    step = ge::fuse_pointwise_depthwise(step, &step_stats[8]);
-    step = ge::remove_dead_code(step, &step_stats[9]);
+    step = ge::trim_conv_taps(step, &step_stats[1]);
+    step = ge::fold_batch_norm(step, &step_stats[2]);
+    step = ge::fuse_layer_norm(step, &step_stats[3]);
+    step = ge::fuse_gelu(step, &step_stats[4]);
+    step = ge::fuse_attention(step, &step_stats[5]);
+    step = ge::fuse_activations(step, &step_stats[6]);
+    step = ge::fuse_matmul_epilogue(step, &step_stats[7]);
+    step = ge::layout_nhwc(step, &step_stats[8]);
+    step = ge::fuse_pointwise_depthwise(step, &step_stats[9]);
+    step = ge::remove_dead_code(step, &step_stats[10]);
     REQUIRE(stats.size() == step_stats.size());
     for (std::size_t i = 0; i < stats.size(); ++i) {
       CHECK(stats[i].pass == step_stats[i].pass);

@@ -43,6 +43,15 @@ struct PassStats {
 /// read or not.
 [[nodiscard]] Graph remove_dead_code(const Graph& g, PassStats* stats = nullptr);
 
+/// Drops the outer taps of a Conv that only ever read its zero padding: a Conv with
+/// constant weights, explicit pads (auto_pad NOTSET) and bounded spatial input dims whose
+/// first or last taps along an axis land outside the image for every output index (a
+/// dilated conv over a small map: DeepLab's rate-36 3x3 conv on 14x14 is a 1x1 conv)
+/// reads a new constant `<conv>.weight.trimmed` holding the live taps, with the kernel
+/// shape, pads (never below 0) and, where one tap is left, the dilation (1) to match.
+/// The outputs are the same: the dropped taps only multiplied zeros.
+[[nodiscard]] Graph trim_conv_taps(const Graph& g, PassStats* stats = nullptr);
+
 /// Folds an inference BatchNormalization into the Conv before it: Conv (f32, constant
 /// W, optional constant B) whose output only the BatchNormalization reads (and is no
 /// graph output), BatchNormalization (training_mode 0) with constant f32 scale, B, mean
@@ -53,7 +62,8 @@ struct PassStats {
 [[nodiscard]] Graph fold_batch_norm(const Graph& g, PassStats* stats = nullptr);
 
 /// Fuses into one `FusedConv` node (named as the Conv): Conv [+ Add of a residual of the
-/// same shape] [+ Relu or Clip with constant bounds], with at least one of the Add and
+/// same shape] [+ Relu, Clip with constant bounds, Sigmoid, HardSigmoid, HardSwish,
+/// LeakyRelu, or the SiLU / HardSwish gates `Mul(v, Sigmoid(v))`], with at least one of the Add and
 /// the activation. Each intermediate value must have that one reader and be no graph
 /// output; the Conv must be f32 with a 1-D or 2-D window (a CPU kernel fits it); the
 /// residual must have the Conv output's shape for sure (equal static dims, or equal
@@ -131,7 +141,7 @@ struct PassStats {
 /// does not validate (an op whose types the rules above do not reach).
 [[nodiscard]] Graph widen_half_floats(const Graph& g, PassStats* stats = nullptr);
 
-/// Every pass in order: `fold_constants`, `fold_batch_norm`, `fuse_layer_norm`,
+/// Every pass in order: `fold_constants`, `trim_conv_taps`, `fold_batch_norm`, `fuse_layer_norm`,
 /// `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,
 /// `layout_nhwc`, `fuse_pointwise_depthwise` (not when `compile` runs convs in bf16 on
 /// AMX), `remove_dead_code`.

@@ -107,6 +107,9 @@ cpu::PostOp post_op(const InferContext& c, bool fused, const std::string& prefix
     post.kind = cpu::Activation::silu;
   } else if (act == "HardSwish") {
     post.kind = cpu::Activation::hard_swish;
+  } else if (act == "LeakyRelu") {
+    post.kind = cpu::Activation::leaky_relu;
+    post.alpha = static_cast<float>(c.f(prefix + "alpha"));
   } else if (act == "HardSigmoid") {
     post.kind = cpu::Activation::hard_sigmoid;
     post.alpha = static_cast<float>(c.f(prefix + "alpha"));

@@ -20,6 +20,13 @@ void map_rows(const PostOp& p, float* c, std::int64_t ldc, std::int64_t rows, st
         for (std::int64_t j = 0; j < cols; ++j) row[j] = apply_post(row[j], p);
       }
       return;
+    case Activation::leaky_relu:  // a select of its own slope: a plain loop the compiler vectorises
+      for (std::int64_t r = 0; r < rows; ++r) {
+        float* row = c + r * ldc;
+        const float a = p.alpha;
+        for (std::int64_t j = 0; j < cols; ++j) row[j] = row[j] < 0.0f ? a * row[j] : row[j];
+      }
+      return;
     default: return;
   }
   for (std::int64_t r = 0; r < rows; ++r) vm::map(f, c + r * ldc, c + r * ldc, cols);

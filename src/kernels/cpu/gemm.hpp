@@ -50,6 +50,7 @@ enum class Activation : std::uint8_t {
   silu,          ///< x * sigmoid(x) (Swish); GEMM epilogues and `activate` only
   hard_sigmoid,  ///< min(max(alpha x + beta, 0), 1); GEMM epilogues and `activate` only
   hard_swish,    ///< x * min(max(x / 6 + 1/2, 0), 1); GEMM epilogues and `activate` only
+  leaky_relu,    ///< x >= 0 ? x : alpha x; GEMM epilogues and `activate` only
 };
 
 /// Whether `a` is applied by a pass over a finished block of the output (the maps with
@@ -57,7 +58,7 @@ enum class Activation : std::uint8_t {
 /// it per block while the block is in cache; other kernels leave it to `activate`.
 [[nodiscard]] constexpr bool is_map(Activation a) noexcept {
   return a == Activation::gelu || a == Activation::gelu_tanh || a == Activation::sigmoid || a == Activation::silu ||
-         a == Activation::hard_sigmoid || a == Activation::hard_swish;
+         a == Activation::hard_sigmoid || a == Activation::hard_swish || a == Activation::leaky_relu;
 }
 
 /// An activation with its bounds (only `clip` reads them).
@@ -65,7 +66,7 @@ struct PostOp {
   Activation kind = Activation::none;                          ///< which activation
   float lo = -std::numeric_limits<float>::infinity();          ///< clip's lower bound
   float hi = std::numeric_limits<float>::infinity();           ///< clip's upper bound
-  float alpha = 0.2f;                                          ///< hard_sigmoid's slope
+  float alpha = 0.2f;                                          ///< hard_sigmoid's slope, leaky_relu's
   float beta = 0.5f;                                           ///< hard_sigmoid's offset
 };
 
@@ -92,6 +93,7 @@ void activate(const PostOp& p, float* y, std::int64_t n);
     case Activation::silu: return v / (1.0f + std::exp(-v));
     case Activation::hard_sigmoid: return std::min(std::max(p.alpha * v + p.beta, 0.0f), 1.0f);
     case Activation::hard_swish: return v * std::min(std::max(v / 6.0f + 0.5f, 0.0f), 1.0f);
+    case Activation::leaky_relu: return v < 0.0f ? p.alpha * v : v;
   }
   return v;
 }

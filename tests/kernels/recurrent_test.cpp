@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <tbb/task_arena.h>
+
 #include "kernel_test.hpp"
 #include "kernels/cpu/recurrent.hpp"
 #include "kernels/cpu/recurrent_internal.hpp"
@@ -166,6 +168,27 @@ TEST_CASE("recurrent: the GEMM path matches the reference on random layers, odd 
         CHECK(yh2.v == yh.v);
         if (lstm) CHECK(yc2.v == yc.v);
       }
+}
+
+TEST_CASE("recurrent: a bidirectional layer whose R only fits L2 split over two threads matches the reference") {
+  // R per direction between 3/4 and 3/2 of this machine's L2: the directions run one after
+  // another, each step's columns split over the arena's two threads.
+  const auto fits = static_cast<double>(cpu::l2_bytes()) * 0.75;
+  for (const cpu::RnnCell cell : {cpu::RnnCell::gru, cpu::RnnCell::lstm}) {
+    const double g = cell == cpu::RnnCell::gru ? 3.0 : 4.0;
+    const auto H = static_cast<std::int64_t>(std::sqrt(1.2 * fits / (g * 4.0)));
+    RandomLayer l(cell, 2, 3, 1, 8, H, 77);  // k 2: two directions, no lengths
+    REQUIRE(l.p.directions == 2);
+    const std::vector<std::int64_t> yd{3, 2, 1, H}, sd{2, 1, H};
+    Buf<float> y(yd), yh(sd), yc(sd), ry(yd), ryh(sd), ryc(sd);
+    std::vector<ge::TensorView> out{y.view(), yh.view()}, ref{ry.view(), ryh.view()};
+    if (cell == cpu::RnnCell::lstm) out.push_back(yc.view()), ref.push_back(ryc.view());
+    INFO(cell_name(cell) << " H " << H);
+    cpu::recurrent_reference(l.p, l.in, ref);
+    tbb::task_arena(2).execute([&] { cpu::recurrent(l.p, l.in, out); });
+    ge::test::check_close(y.v, ry.v, 2e-5f, 1e-4f);
+    ge::test::check_close(yh.v, ryh.v, 2e-5f, 1e-4f);
+  }
 }
 
 TEST_CASE("recurrent: packed weights that do not fit the input are errors") {

@@ -11,6 +11,7 @@
 #include <new>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -255,6 +256,29 @@ void parallel_for_raw(std::int64_t n, std::int64_t grain, void (*fn)(void*, std:
   }
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, static_cast<std::size_t>(grain)),
                     [&](const tbb::blocked_range<std::int64_t>& r) { fn(ctx, r.begin(), r.end()); });
+#endif
+}
+
+std::int64_t l2_bytes() noexcept {
+  static const std::int64_t bytes = [] {
+    const long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? static_cast<std::int64_t>(v) : std::int64_t{1} << 20;
+  }();
+  return bytes;
+}
+
+void parallel_for_static_raw(std::int64_t n, void (*fn)(void*, std::int64_t, std::int64_t), void* ctx) {
+  if (n <= 0) return;
+#ifdef GE_TSAN
+  fn(ctx, 0, n);  // as parallel_for_raw
+#else
+  if (n == 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, 1),
+                    [&](const tbb::blocked_range<std::int64_t>& r) { fn(ctx, r.begin(), r.end()); },
+                    tbb::static_partitioner());
 #endif
 }
 

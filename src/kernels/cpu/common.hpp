@@ -108,6 +108,22 @@ inline void parallel_for(std::int64_t n, std::int64_t grain, F&& f) {
       const_cast<void*>(static_cast<const void*>(&f)));
 }
 
+/// One core's L2 cache in bytes (the OS's figure; 1 MiB when it gives none).
+[[nodiscard]] std::int64_t l2_bytes() noexcept;
+
+/// `parallel_for` split evenly over the arena's threads, each thread's share the same on
+/// every call with the same `n` (oneTBB's static partitioner, with its affinity): a loop
+/// run many times over the same data (a recurrent layer's steps over its weights) finds
+/// its share still in that thread's cache.
+void parallel_for_static_raw(std::int64_t n, void (*fn)(void*, std::int64_t, std::int64_t), void* ctx);
+template <class F>
+inline void parallel_for_static(std::int64_t n, F&& f) {
+  using Fn = std::remove_reference_t<F>;
+  parallel_for_static_raw(
+      n, [](void* ctx, std::int64_t b, std::int64_t e) { (*static_cast<Fn*>(ctx))(b, e); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
+
 /// A grain (items per task) that gives each task about `work_per_task` units of work when
 /// one item costs `work_per_item`.
 [[nodiscard]] inline std::int64_t grain_for(std::int64_t work_per_item, std::int64_t work_per_task = 32768) noexcept {

@@ -65,8 +65,7 @@ inline std::vector<float> ref_conv(const ge::cpu::Conv2dParams& p, const Buf<flo
           }
           const std::int64_t yi = ((b * co + o) * oh + oy) * ow + ox;
           float v = static_cast<float>(s) + (res != nullptr ? (*res)[yi] : 0.0f);
-          if (p.post.kind == ge::cpu::Activation::relu) v = std::max(v, 0.0f);
-          if (p.post.kind == ge::cpu::Activation::clip) v = std::min(std::max(v, p.post.lo), p.post.hi);
+          v = ge::cpu::apply_post(v, p.post);  // every kind, as the kernels' scalar rule
           y[static_cast<std::size_t>(yi)] = v;
         }
       }

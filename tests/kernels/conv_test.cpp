@@ -506,6 +506,44 @@ TEST_CASE("dense conv on NHWC images as a GEMM over gathered patches: kernels, s
   expect_error([&] { (void)cpu::pack_conv_nhwc(random_f32({8, 4, 3}, 4).view()); }, Errc::rank_mismatch, kernels_tag);
 }
 
+TEST_CASE("dense conv on NHWC images as a sum over taps: atrous convs whose taps land in the padding, strides, epilogue") {
+  using A = cpu::Activation;
+  const auto atrous = [](std::int64_t d, std::int64_t s = 1, cpu::PostOp post = {}) {
+    return cpu::Conv2dParams{.stride_h = s, .stride_w = s, .pad_top = d, .pad_left = d, .pad_bottom = d,
+                             .pad_right = d, .dilation_h = d, .dilation_w = d, .post = post};
+  };
+  const std::vector<DenseNhwcCase> cases = {
+      {2, 16, 14, 14, 24, 3, atrous(12, 1, {A::relu}), true, true},  // DeepLab's rate 12 over 14x14
+      {1, 20, 9, 11, 8, 3, atrous(6), true, false},                   // rows and columns partly live
+      {1, 8, 5, 5, 12, 3, atrous(6), false, true},                    // the centre tap only
+      {2, 6, 10, 7, 5, 3, atrous(4, 2, {A::sigmoid}), true, true},    // stride 2, gathered rows, odd channels
+      {1, 12, 6, 6, 40, 5, {.pad_top = 8, .pad_left = 3, .pad_bottom = 6, .pad_right = 5, .dilation_h = 4,
+                            .dilation_w = 2, .post = {A::clip, -0.3f, 0.4f}},
+       true, true},                                                   // asymmetric pads and dilations
+  };
+  for (const DenseNhwcCase& k : cases) CHECK(cpu::conv_taps_live_share(k.p, k.h, k.w, k.k, k.k) < 1.0);
+  check_nhwc_dense(cases, 5200, 1e-4f,
+                   [](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,
+                      const ge::TensorView* b, const ge::TensorView& y, const ge::TensorView* z) {
+                     cpu::PostOp post = p.post;  // the map kinds are the caller's pass, as the compiled kernel's
+                     cpu::Conv2dParams q = p;
+                     if (cpu::is_map(post.kind)) q.post = {};
+                     cpu::conv_taps_nhwc(q, x, cpu::pack_conv_taps_nhwc(w), b, y, z);
+                     if (cpu::is_map(post.kind)) cpu::activate(post, y.as<float>(), y.elements());
+                   });
+  // Every tap live: a share of 1; a rate-36 conv over 14x14: the centre's ninth.
+  CHECK(cpu::conv_taps_live_share(atrous(1), 8, 8, 3, 3) < 1.0);  // the border pixels' outer taps
+  CHECK(cpu::conv_taps_live_share({}, 8, 8, 3, 3) == 1.0);
+  CHECK(cpu::conv_taps_live_share(atrous(36), 14, 14, 3, 3) == doctest::Approx(1.0 / 9.0));
+  const cpu::PackedConvTaps packed = cpu::pack_conv_taps_nhwc(random_f32({8, 4, 3, 3}, 1).view());
+  auto x5 = random_f32({1, 6, 6, 5}, 3);
+  Buf<float> y({1, 6, 6, 8});
+  expect_error([&] { cpu::conv_taps_nhwc(atrous(1), x5.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  expect_error([&] { (void)cpu::pack_conv_taps_nhwc(random_f32({8, 4, 3}, 4).view()); }, Errc::rank_mismatch,
+               kernels_tag);
+}
+
 TEST_CASE("Winograd 3x3 on NHWC images: partial tiles, pads, both schedules, epilogue; where it does not fit") {
   using A = cpu::Activation;
   if (cpu::isa() == cpu::Isa::baseline) {

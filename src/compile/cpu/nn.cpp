@@ -204,7 +204,7 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
 // over at most `cpu::kFewChannels` input channels, a 3x3 one Winograd takes, any other
 // one-group conv (the GEMM over patches), or a grouped one (1 < group; the direct kernel
 // over blocks of a group's outputs, also a depthwise conv of more than 49 taps).
-enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels, winograd, dense, grouped };
+enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels, winograd, dense, taps, grouped };
 
 bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   const InferContext& c = r.context;
@@ -215,6 +215,15 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   const ConvAttrs a = conv_attrs(c);
   if (kind == NhwcKind::few_channels) return a.group == 1 && w[1].value() <= cpu::kFewChannels;
   if (kind == NhwcKind::dense) return a.group == 1;
+  if (kind == NhwcKind::taps) {
+    // Most of the patches' taps in the padding (an atrous conv over a small map), for
+    // sure: static H and W, at most 60% of (tap, pixel) pairs inside the image.
+    const Shape& x = c.shape(0);
+    if (a.group != 1 || !x[1].is_static() || !x[2].is_static() || w[2].value() * w[3].value() < 2) return false;
+    const std::array<std::int64_t, 4> nchw{1, x[3].is_static() ? x[3].value() : 1, x[1].value(), x[2].value()};
+    const cpu::Conv2dParams p = resolve(a, nchw, w[2].value(), w[3].value());
+    return cpu::conv_taps_live_share(p, x[1].value(), x[2].value(), w[2].value(), w[3].value()) <= 0.6;
+  }
   if (kind == NhwcKind::grouped) {
     const Dim& ch = c.shape(0)[3];
     return a.group > 1 && w[0].value() % a.group == 0 && ch.is_static() && ch.value() == w[1].value() * a.group;
@@ -305,6 +314,10 @@ std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
 
 std::shared_ptr<const Kernel> make_nhwc_dense(const KernelRequest& r) {
   return nhwc_conv(r, "cpu.fused_conv2d.nhwc_gemm", &cpu::pack_conv_nhwc, &cpu::conv_gemm_nhwc);
+}
+
+std::shared_ptr<const Kernel> make_nhwc_taps(const KernelRequest& r) {
+  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_taps", &cpu::pack_conv_taps_nhwc, &cpu::conv_taps_nhwc);
 }
 
 std::shared_ptr<const Kernel> make_nhwc_grouped(const KernelRequest& r) {
@@ -457,6 +470,7 @@ void register_cpu_nn(KernelRegistry& r) {
       {"cpu.fused_conv2d.nhwc_depthwise", 2, NhwcKind::depthwise, make_nhwc_depthwise},
       {"cpu.fused_conv2d.nhwc_direct", 2, NhwcKind::few_channels, make_nhwc_few_channels},
       {"cpu.fused_conv2d.nhwc_gemm", 1, NhwcKind::dense, make_nhwc_dense},
+      {"cpu.fused_conv2d.nhwc_taps", 2, NhwcKind::taps, make_nhwc_taps},
       {"cpu.fused_conv2d.nhwc_winograd", 3, NhwcKind::winograd, make_nhwc_winograd},
       {"cpu.fused_conv2d.nhwc_grouped", 1, NhwcKind::grouped, make_nhwc_grouped},
   };

@@ -39,6 +39,10 @@ std::int64_t expected_floats(const cpu::PackedConvNhwc& p) {
   const std::int64_t k = product({p.kh, p.kw, p.c});
   return k < 0 ? -2 : b_panels(k, p.m);
 }
+std::int64_t expected_floats(const cpu::PackedConvTaps& p) {
+  const std::int64_t per = b_panels(p.c, p.m);
+  return per < 0 || p.kh < 1 || p.kw < 1 ? -2 : product({p.kh, p.kw, per});
+}
 std::int64_t expected_floats(const cpu::PackedGroupedNhwc& p) {
   if ((p.v != 8 && p.v != 16) || p.group < 1 || p.m % p.group != 0) return -2;
   return product({p.group, (p.m / p.group + p.v - 1) / p.v, p.kh, p.kw, p.c, p.v});

@@ -33,6 +33,7 @@ template <class V> void packed_fields(cpu::PackedFewChannelsNhwc& p, V&& v) {
   v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.m_pad), v(p.w);
 }
 template <class V> void packed_fields(cpu::PackedConvNhwc& p, V&& v) { v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.panels); }
+template <class V> void packed_fields(cpu::PackedConvTaps& p, V&& v) { v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.panels); }
 template <class V> void packed_fields(cpu::PackedWinogradNhwc& p, V&& v) { v(p.m), v(p.c), v(p.u); }
 template <class V> void packed_fields(cpu::PackedGroupedNhwc& p, V&& v) {
   v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.group), v(p.v), v(p.w);
@@ -45,6 +46,7 @@ template <class V> void packed_fields(cpu::PackedGroupedNhwc& p, V&& v) {
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedDepthwiseNhwc& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedFewChannelsNhwc& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedConvNhwc& p);
+[[nodiscard]] std::int64_t expected_floats(const cpu::PackedConvTaps& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedWinogradNhwc& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedGroupedNhwc& p);
 

@@ -177,6 +177,28 @@ struct PackedConvNhwc {
 void conv_gemm_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConvNhwc& w, const TensorView* bias,
                     const TensorView& y, const TensorView* residual = nullptr);
 
+/// Dense (group 1) OIHW weights [M, C, KH, KW] as `conv_taps_nhwc` reads them: per tap
+/// (ky, kx) its [C, M] GEMM B, in panels, tap after tap.
+struct PackedConvTaps {
+  std::int64_t m = 0, c = 0, kh = 0, kw = 0;  ///< outputs, inputs, kernel
+  Scratch panels;                             ///< kh * kw x `packed_b_size(c, m)` floats
+};
+
+/// Packs f32 dense weights per tap. Raises `Errc::type_mismatch`, `Errc::rank_mismatch`.
+[[nodiscard]] PackedConvTaps pack_conv_taps_nhwc(const TensorView& w);
+
+/// The share of (tap, output pixel) pairs whose tap reads inside an h x w image: below 1
+/// where taps land in the padding (an atrous conv over a small map).
+[[nodiscard]] double conv_taps_live_share(const Conv2dParams& p, std::int64_t h, std::int64_t w, std::int64_t kh,
+                                          std::int64_t kw);
+
+/// A dense conv (group 1) on f32 NHWC images as a sum over taps: each tap's product only
+/// over the rectangle of output pixels for which it reads the image (their input pixels
+/// times the tap's [C, M]), so the work is the live share of `conv_gemm_nhwc`'s. Same
+/// operands and errors as `conv_gemm_nhwc`.
+void conv_taps_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConvTaps& w, const TensorView* bias,
+                    const TensorView& y, const TensorView* residual = nullptr);
+
 /// 3x3 OIHW weights as `conv_winograd_nhwc` reads them: Winograd's 16 transformed
 /// matrices U_xi [C][M], each packed as a GEMM B.
 struct PackedWinogradNhwc {

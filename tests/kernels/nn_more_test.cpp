@@ -44,6 +44,10 @@ TEST_CASE("lrn, mean_variance_normalization, window_function, det, max_unpool: v
   CHECK(y.v[0] == doctest::Approx(1.0 / (1 + 5)));
   CHECK(y.v[1] == doctest::Approx(2.0 / (1 + 4)));
   expect_error([&] { cpu::lrn({.size = 0}, x.view(), y.view()); }, Errc::bad_attribute, kernels_tag);
+  // No channels (found by fuzz_compile_op): nothing to do, and no offset from a null X.
+  const std::vector<std::int64_t> empty_dims{2, 0, 3};
+  const ge::TensorView empty{nullptr, ge::DataType::f32, empty_dims};
+  cpu::lrn({.size = 3}, empty, empty);
   // MVN over axis 1: (1, 3) -> (-1, 1).
   Buf<float> m({1, 2}, {1, 3}), my({1, 2});
   const std::int64_t axes[1] = {1};

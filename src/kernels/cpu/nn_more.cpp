@@ -61,6 +61,7 @@ void lrn(const LrnParams& p, const TensorView& x, const TensorView& y) {
   if (x.rank() < 2) fail(Errc::bad_op_inputs, op, "X " + dims_text(x.dims) + " must have rank >= 2");
   check_dims(op, "Y", y, x.dims);
   if (p.size < 1) fail(Errc::bad_attribute, op, "size is " + std::to_string(p.size) + "; expected >= 1");
+  if (x.elements() == 0) return;  // (no channels: nothing to read, and X's data may be null)
   const std::int64_t n = x.dims[0], c = x.dims[1], inner = product(x.dims, 2, x.rank());
   const std::int64_t before = (p.size - 1) / 2, after = p.size / 2;
   const float* xs = x.as<const float>();

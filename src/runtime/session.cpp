@@ -118,9 +118,9 @@ class PlanRun {
  public:
   PlanRun(const Plan& plan, Bound& b, Device& dev, const std::vector<Stream>& streams, const std::vector<Event>& events,
           std::span<const TensorView> outputs, bool caller_outputs, RunResult& result,
-          const std::shared_ptr<RunTrace>& trace)
+          const std::shared_ptr<RunTrace>& trace, std::int64_t limit = 0, std::int64_t arena = 0)
       : plan_(plan), b_(b), dev_(dev), streams_(streams), events_(events), outputs_(outputs),
-        caller_outputs_(caller_outputs), result_(result), trace_(trace) {}
+        caller_outputs_(caller_outputs), result_(result), trace_(trace), limit_(limit), used_(arena) {}
 
   // Binds the run's inputs and (static plans) outputs.
   void bind(std::span<const TensorView> inputs, const std::vector<std::vector<std::int64_t>>& in_dims) {
@@ -209,7 +209,7 @@ class PlanRun {
     const auto memory = [&](std::size_t o, DataType dtype, std::span<const std::int64_t> dims) -> void* {
       const auto v = static_cast<std::size_t>(step.outputs[o]);
       b_.dims[v].assign(dims.begin(), dims.end());
-      return b_.data[v] = storage_for(v, count(dims) * size_of(dtype));
+      return b_.data[v] = storage_for(v, checked_bytes(dims, dtype));  // (a size past int64: int_overflow)
     };
     const auto launch = [&](std::span<const TensorView> ins, std::span<const TensorView> outs) {
       StepLaunch l{step.kernel.get(), ins, outs};
@@ -230,6 +230,7 @@ class PlanRun {
         return b_.data[v];
       case Storage::dynamic:
         if (b_.dynamic_bytes[v] < bytes || !b_.dynamic[v]) {
+          charge(bytes, "value " + q(pv.name));
           b_.dynamic[v] = allocate_host(bytes, "value " + q(pv.name));
           b_.dynamic_bytes[v] = bytes;
         }
@@ -243,6 +244,7 @@ class PlanRun {
                                         std::to_string(outputs_[o].data ? outputs_[o].bytes() : 0));
           return outputs_[o].data;
         }
+        charge(bytes, "output " + q(pv.name));
         result_.outputs[o].storage = allocate_host(bytes, "output " + q(pv.name));
         return result_.outputs[o].storage.get();
       }
@@ -250,6 +252,20 @@ class PlanRun {
       case Storage::constant: break;
     }
     raise(Errc::internal, "[ge.runtime] value " + q(pv.name) + " is written but is an input or constant");
+  }
+
+  // Counts `bytes` the run allocates beyond its arena against the session's memory_limit:
+  // a value whose size only the run knows (or an output ge allocates) past it is refused
+  // before it is allocated (a hostile model's Expand to 2^34 elements).
+  void charge(std::int64_t bytes, const std::string& what) {
+    if (limit_ <= 0) return;
+    const std::int64_t before = used_.fetch_add(bytes);  // steps on several streams allocate at once
+    if (bytes > limit_ - before) {
+      used_.fetch_sub(bytes);
+      raise(Errc::out_of_memory, "[ge.runtime] " + what + " needs " + std::to_string(bytes) + " bytes; with the " +
+                                     std::to_string(before) + " this run holds, more than the session's memory_limit of " +
+                                     std::to_string(limit_));
+    }
   }
 
   const Plan& plan_;
@@ -261,6 +277,8 @@ class PlanRun {
   bool caller_outputs_;
   RunResult& result_;
   const std::shared_ptr<RunTrace>& trace_;  // set once the steps start, when tracing
+  std::int64_t limit_ = 0;                  // the session's memory_limit (0: none)
+  std::atomic<std::int64_t> used_{0};       // the arena, then what the run allocated
 };
 
 // Everything one run owns: its arena, streams, events, bound plans.
@@ -493,7 +511,8 @@ RunResult Session::Impl::run_unguarded(std::span<const TensorView> inputs, std::
     result.outputs[o].format = m.outputs()[o].format;
   }
   std::shared_ptr<RunTrace> trace;
-  PlanRun run(plan, b, ctx->device, ctx->streams, ctx->events, outputs, caller_outputs, result, trace);
+  PlanRun run(plan, b, ctx->device, ctx->streams, ctx->events, outputs, caller_outputs, result, trace, memory_limit,
+              arena);
   run.bind(inputs, in_dims);
   for (const Event e : ctx->events) ctx->device.reset(e);
   if (tracing) {

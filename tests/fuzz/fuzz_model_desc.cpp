@@ -75,7 +75,9 @@ std::vector<Base>& bases() {
 
 // Runs every plan the model made at compile time once, on zeros of its input shapes.
 void run_all(const std::shared_ptr<const ge::CompiledModel>& model) {
-  ge::Session session(model, {.threads = 1});
+  // A lie can make a valid graph that needs gigabytes (an Expand to 2^32 elements): the
+  // session's memory limit refuses it, as a server's should.
+  ge::Session session(model, {.threads = 1, .memory_limit = 256 << 20});
   for (const auto& plan : model->plans()) {
     std::vector<std::vector<std::byte>> data;
     std::vector<std::vector<std::int64_t>> dims;

@@ -409,3 +409,24 @@ TEST_CASE("session: threads above the cores are clamped with a notice; a memory 
                "memory_limit is 4096");
   check_small(limited.run({small.view()}).outputs[0], small);  // still usable
 }
+
+TEST_CASE("session: a memory limit also refuses what a run allocates past its arena (sizes only the data gives)") {
+  // Expand to a shape read from an input: the output's size is known only when the step runs.
+  ge::GraphBuilder b;
+  const auto x = b.input("x", DataType::f32, "1");
+  const auto shape = b.input("shape", DataType::i64, "2");
+  b.output(b.op("Expand", {x, shape}, {}, "big"));
+  const auto model = ge::compile(b.build());
+  ge::Session limited(model, {.memory_limit = 64 * 1024});
+  std::vector<float> one{2.0f};
+  const auto run = [&](std::int64_t rows, std::int64_t cols) {
+    std::vector<std::int64_t> dims{rows, cols};
+    return limited.run({TensorView(std::span(one), {1}), TensorView(std::span(dims), {2})});
+  };
+  const auto r = run(16, 16);
+  REQUIRE(r.outputs[0].dims == std::vector<std::int64_t>{16, 16});
+  CHECK(static_cast<const float*>(r.outputs[0].data)[255] == 2.0f);
+  expect_error([&] { (void)run(1 << 17, 1 << 17); }, ge::Errc::out_of_memory, "'big'", "68719476736 bytes",
+               "memory_limit of 65536");
+  CHECK(run(8, 8).outputs[0].dims == std::vector<std::int64_t>{8, 8});  // still usable
+}

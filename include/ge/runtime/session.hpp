@@ -58,9 +58,11 @@ struct SessionOptions {
   /// Record every run's step timings in `RunResult::trace` (see `ge/runtime/trace.hpp`).
   /// Off: the runtime does no work for it.
   bool trace = false;
-  /// The most bytes a run's arena may take (0: no limit). A run whose plan needs more is
-  /// refused before it starts, `Errc::out_of_memory` naming the plan's and the limit's
-  /// sizes; the session stays usable for smaller inputs.
+  /// The most bytes a run may hold (0: no limit): its arena, plus what it allocates past
+  /// it (values whose size only the data gives, outputs ge allocates). A run whose plan's
+  /// arena needs more is refused before it starts, an allocation that would pass the
+  /// limit before it is made, `Errc::out_of_memory` naming the sizes (and the value); the
+  /// session stays usable for smaller inputs.
   std::int64_t memory_limit = 0;
   /// The caller's memory for the arena (empty: each run context allocates its own). It
   /// must start at a multiple of the model's `settings().alignment` (64 at least) and

@@ -267,6 +267,31 @@ TEST_CASE("matmul with pre-packed B: every count of last rows (1 to 5 past the t
       }
 }
 
+TEST_CASE("matmul with pre-packed B: a classifier at batch 1 and 3 (columns over two threads), every activation kind") {
+  using A = cpu::Activation;
+  std::uint32_t seed = 300;
+  tbb::task_arena arena(2);
+  for (const std::int64_t m : {1, 3})
+    for (const cpu::PostOp post : {cpu::PostOp{}, cpu::PostOp{A::relu}, cpu::PostOp{A::clip, -0.2f, 0.3f},
+                                   cpu::PostOp{A::sigmoid}, cpu::PostOp{A::gelu}, cpu::PostOp{A::leaky_relu, 0, 0, 0.1f}}) {
+      const std::int64_t k = 640, n = 1000;
+      auto a = random_f32({m, k}, ++seed);
+      auto b = random_f32({k, n}, ++seed);
+      auto bias = random_f32({n}, ++seed);
+      const auto packed = cpu::pack_matmul_b(b.view());
+      Buf<float> y({m, n});
+      cpu::GemmEpilogue ep;
+      ep.bias_n = bias.v.data();
+      ep.post = post;
+      arena.execute([&] { cpu::matmul(a.view(), packed, y.view(), ep); });
+      auto want = ref_gemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false);
+      for (std::size_t i = 0; i < want.size(); ++i)
+        want[i] = cpu::apply_post(want[i] + bias.v[i % static_cast<std::size_t>(n)], post);
+      INFO("m " << m << " activation " << static_cast<int>(post.kind));
+      check_close(y.v, want, 1e-4f, 1e-4f);
+    }
+}
+
 TEST_CASE("matmul with pre-packed B: 17 to 31 columns past the wide tiles (NHWC 1x1 convs to 24 channels)") {
   std::uint32_t seed = 400;
   for (const std::int64_t m : {12, 13, 25, 40})

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/recurrent_internal.hpp"
 
 namespace ge::cpu {
 
@@ -203,6 +204,26 @@ void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, co
   if (b.bf16) {
     matmul_bf16(m, b.n, b.k, a.as<const float>(), b.k, reinterpret_cast<const std::uint16_t*>(b.panels.data()),
                 y.as<float>(), b.n, ep);
+    return;
+  }
+  if (gemm_small_m_fits(m) && ep.residual == nullptr && ep.bias_m == nullptr && !ep.accumulate) {
+    // Few rows (a classifier at batch 1): B streams past once, the rows' accumulators
+    // side by side (the 12-row tiles would multiply 11 rows of padding), the columns
+    // split over the threads; the activation after, over the finished rows.
+    float* py = y.as<float>();
+    constexpr std::int64_t kBlock = 4 * kGemmNR;
+    const std::int64_t blocks = (b.n + kBlock - 1) / kBlock;
+    const auto run = [&](std::int64_t lo, std::int64_t hi) {
+      gemm_small_m(m, lo * kBlock, std::min(b.n, hi * kBlock), b.k, a.as<const float>(), b.k, b.panels.data(), py, b.n,
+                   ep.bias_n);
+    };
+    if (blocks < 2 || m * b.n * b.k < (std::int64_t{1} << 17)) run(0, blocks);
+    else parallel_for_static(blocks, run);
+    if (is_map(ep.post.kind)) {
+      map_rows(ep.post, py, b.n, m, b.n);
+    } else if (ep.post.kind != Activation::none) {
+      for (std::int64_t i = 0; i < m * b.n; ++i) py[i] = apply_post(py[i], ep.post);
+    }
     return;
   }
   gemm_rowmajor_a(m, b.n, b.k, a.as<const float>(), b.k, b.panels.data(), y.as<float>(), b.n, ep);

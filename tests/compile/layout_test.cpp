@@ -336,6 +336,12 @@ TEST_CASE("fuse_pointwise_depthwise pass leaves alone small images, shared or re
     const Graph g = ge::layout_nhwc(ge::fuse_activations(expand_depthwise_graph("1,16,16,16")));
     check_unchanged(g, ge::fuse_pointwise_depthwise(g));
   }
+  SUBCASE("rows narrower than 32 pixels stay two convs, however large the image") {
+    // 128 x 16 x 256 floats: 2 MiB expanded, but the fused kernel's per-row products of 16
+    // pixels would not pay (EfficientNet's late stages at 300 x 300).
+    const Graph g = ge::layout_nhwc(ge::fuse_activations(expand_depthwise_graph("1,16,128,16")));
+    check_unchanged(g, ge::fuse_pointwise_depthwise(g));
+  }
   SUBCASE("the expansion read twice, or a graph output") {
     GraphBuilder b;
     const Value x = b.input("x", DataType::f32, "1,16,32,32");

@@ -125,7 +125,8 @@ struct PassStats {
 /// depthwise NHWC FusedConv with a bias reads, both with constant weights, becomes one
 /// `FusedPointwiseDepthwise` node (an inverted-residual block's first two convs), whose
 /// kernel never stores the expanded image: where that image is at least 1 MiB per image
-/// (smaller ones stay in cache between the two convs anyway).
+/// (smaller ones stay in cache between the two convs anyway) and its rows at least 32
+/// pixels wide (narrower ones make the kernel's per-row products too small to pay).
 [[nodiscard]] Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats = nullptr);
 
 /// f16 and bf16 as storage types at the graph's edges: when a node other than a `Cast`

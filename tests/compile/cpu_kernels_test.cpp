@@ -289,6 +289,19 @@ TEST_CASE("Conv with auto_pad SAME_UPPER resolves pads per run (fuzzy: two shape
   }
 }
 
+TEST_CASE("Conv 3x3 stride 1 runs Winograd from 16 channels in and out and 7x7 outputs; narrower ones the GEMM") {
+  const auto kernel = [](std::int64_t c, std::int64_t m, std::int64_t hw) {
+    const std::string x = "1," + std::to_string(c) + "," + std::to_string(hw) + "," + std::to_string(hw);
+    const auto w = ge::Tensor::random(ge::DataType::f32, {m, c, 3, 3}, 3);
+    return std::string(ge::compile_op("Conv", {f32(x.c_str()), ge::OpTensor::constant_of(w)}, {}, {{"pads", Ints{1, 1, 1, 1}}})
+                           ->kernel->name());
+  };
+  CHECK(kernel(128, 32, 14) == "cpu.conv2d.packed_gemm.winograd");  // DenseNet's growth convs
+  CHECK(kernel(16, 16, 56) == "cpu.conv2d.packed_gemm.winograd");
+  CHECK(kernel(8, 16, 56) == "cpu.conv2d.packed_gemm");
+  CHECK(kernel(64, 64, 6).find("winograd") == std::string::npos);  // 36 outputs
+}
+
 TEST_CASE("Conv 1-D with pads, stride, dilation and bias runs as 2-D") {
   auto x = iota({1, 2, 7}, -1.f, 0.3f), w = iota({3, 2, 2}, 0.5f, -0.2f), b = of<float>({3}, {1.f, 0.f, -1.f});
   // Padded width 7 + 1 + 2 = 10, span 3 (kernel 2, dilation 2), stride 2: (10 - 3) / 2 + 1 = 4.

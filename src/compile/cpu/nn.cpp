@@ -165,11 +165,14 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     std::array<std::int64_t, 4> wd{};
     const TensorView wv = as_2d(view_of(*w), wd);
     const cpu::Conv2dParams pack_params = params_of(a);
-    // Winograd (3x3, stride 1; conv_winograd.cpp) from 64 channels in and out and 7x7
+    // Winograd (3x3, stride 1; conv_winograd.cpp) from 16 channels in and out and 7x7
     // output pixels: on every such conv of ResNet-50 at batch 1 and 8 it beat the direct
     // GEMM conv (AMD Zen 5, 2 threads, ms at batch 8: 56x56x64 6.1 -> 4.7, 28x28x128
-    // 6.0 -> 3.1, 14x14x256 3.5 (whole batch) -> 2.6, 7x7x512 6.4 -> 3.4).
-    const bool winograd = wv.dims[0] >= 64 && wv.dims[1] >= 64 && output_pixels(r) >= 49;
+    // 6.0 -> 3.1, 14x14x256 3.5 (whole batch) -> 2.6, 7x7x512 6.4 -> 3.4), and on the
+    // narrow ones too (Sapphire Rapids, 2 threads, batch 1, us: DenseNet's 128 -> 32 at
+    // 56x56 2002 -> 1059, 14x14 212 -> 92; 192 -> 48 at 28x28 1037 -> 690; 32 -> 32 at
+    // 56x56 572 -> 243; 16 -> 16 at 56x56 183 -> 137).
+    const bool winograd = wv.dims[0] >= 16 && wv.dims[1] >= 16 && output_pixels(r) >= 49;
     auto packed = packed_part<cpu::PackedConvWeights>(r, 0, name, [&] {
       return cpu::pack_conv_weights(
           pack_params, wv,

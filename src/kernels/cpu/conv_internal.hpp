@@ -63,6 +63,10 @@ struct NhwcIo {
 };
 NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, std::int64_t kw, std::int64_t m,
                   const TensorView* bias, const TensorView& y, const TensorView* residual);
+// `check_nhwc` for a dense (group 1) conv whose weights have `c` input channels: X is
+// rank 4 with `c` channels last (conv_nhwc.cpp).
+NhwcIo check_dense_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t c, std::int64_t kh, std::int64_t kw,
+                        std::int64_t m, const TensorView* bias, const TensorView& y, const TensorView* residual);
 
 // Winograd's U = G g G^T of OIHW 3x3 weights, in f64 then rounded: element xi (0..15) of
 // (o, i) at [(xi * cout + o) * cin + i], or with `by_input` at [(xi * cin + i) * cout + o]

@@ -232,6 +232,16 @@ void winograd_run(const Wino& k, const PackedWinogradNhwc& w) {
 
 }  // namespace
 
+NhwcIo check_dense_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t c, std::int64_t kh, std::int64_t kw,
+                        std::int64_t m, const TensorView* bias, const TensorView& y, const TensorView* residual) {
+  check_rank(kOp, "X", x, 4);
+  if (p.group != 1 || x.dims[3] != c)
+    fail(Errc::bad_op_inputs, kOp,
+         "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the weights have " +
+             std::to_string(c) + " input channels; expected X's last dim equal to them and group 1");
+  return check_nhwc(p, x, kh, kw, m, bias, y, residual);
+}
+
 PackedConvNhwc pack_conv_nhwc(const TensorView& w) {
   check_dtype(kOp, "W", w, DataType::f32);
   check_rank(kOp, "W", w, 4);
@@ -258,12 +268,7 @@ PackedConvNhwc pack_conv_nhwc(const TensorView& w) {
 
 void conv_gemm_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConvNhwc& w, const TensorView* bias,
                     const TensorView& y, const TensorView* residual) {
-  check_rank(kOp, "X", x, 4);
-  if (p.group != 1 || x.dims[3] != w.c)
-    fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the weights have " +
-             std::to_string(w.c) + " input channels; expected X's last dim equal to them and group 1");
-  const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
+  const NhwcIo io = check_dense_nhwc(p, x, w.c, w.kh, w.kw, w.m, bias, y, residual);
   if (y.elements() == 0) return;
   const Gather g{&p, x.as<const float>(), x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw};
   const std::int64_t rows = x.dims[0] * io.oh * io.ow, k = w.kh * w.kw * w.c;

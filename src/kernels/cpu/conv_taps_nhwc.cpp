@@ -71,12 +71,7 @@ double conv_taps_live_share(const Conv2dParams& p, std::int64_t h, std::int64_t 
 
 void conv_taps_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConvTaps& w, const TensorView* bias,
                     const TensorView& y, const TensorView* residual) {
-  check_rank(kOp, "X", x, 4);
-  if (p.group != 1 || x.dims[3] != w.c)
-    fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the weights have " +
-             std::to_string(w.c) + " input channels; expected X's last dim equal to them and group 1");
-  const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
+  const NhwcIo io = check_dense_nhwc(p, x, w.c, w.kh, w.kw, w.m, bias, y, residual);
   if (y.elements() == 0) return;
   const std::int64_t n_img = x.dims[0], H = x.dims[1], W = x.dims[2], C = w.c, M = w.m, OH = io.oh, OW = io.ow;
   const std::int64_t pixels = n_img * OH * OW, per = packed_b_size(C, M);

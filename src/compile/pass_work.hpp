@@ -161,6 +161,7 @@ void fuse_matmul_epilogue(Work& w, PassStats& s);
 void fuse_attention(Work& w, PassStats& s);
 void layout_nhwc(Work& w, PassStats& s, bool dense_chains);
 void fuse_pointwise_depthwise(Work& w, PassStats& s);
+void fold_transposes(Work& w, PassStats& s);
 
 inline void report(PassStats* stats, PassStats s) {
   if (stats != nullptr) *stats = std::move(s);

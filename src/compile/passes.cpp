@@ -407,6 +407,10 @@ void fuse_activations(Work& w, PassStats& s) {
 }
 }  // namespace detail
 
+Graph fold_transposes(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "fold_transposes", detail::fold_transposes);
+}
+
 Graph trim_conv_taps(const Graph& g, PassStats* stats) {
   return detail::run_pass(g, stats, "trim_conv_taps", detail::trim_conv_taps);
 }
@@ -434,6 +438,7 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool d
        [dense_chains](Work& w, PassStats& s) {
          if (dense_chains) detail::fuse_pointwise_depthwise(w, s);
        }},
+      {"fold_transposes", detail::fold_transposes},
       {"remove_dead_code", detail::remove_dead_code},
   };
   return detail::run_passes(std::move(g), passes, stats, release);

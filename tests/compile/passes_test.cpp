@@ -601,7 +601,7 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   const Graph g = ge::models::resnet50("1,3,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 11);
+  REQUIRE(stats.size() == 12);
   CHECK(stats[0].pass == "fold_constants");
   CHECK(stats[1].pass == "trim_conv_taps");
   CHECK(stats[1].constants_added == 3);  // the last stage's three 3x3 convs see 1x1 images: centre taps only
@@ -617,7 +617,8 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   CHECK(stats[8].nodes_added == 2);  // NHWC from the stem on: a Transpose of the input, the pool's mean
   CHECK(stats[9].pass == "fuse_pointwise_depthwise");
   CHECK(stats[9].nodes_added == 0);  // no depthwise convs
-  CHECK(stats[10].pass == "remove_dead_code");
+  CHECK(stats[10].pass == "fold_transposes");
+  CHECK(stats[11].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);
@@ -719,7 +720,7 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     std::vector<ge::PassStats> stats;
     const Graph once = ge::optimize(g, &stats);
     Graph step = g;
-    std::vector<ge::PassStats> step_stats(11);
+    std::vector<ge::PassStats> step_stats(12);
     step = ge::fold_constants(step, &step_stats[0]);
     step = ge::trim_conv_taps(step, &step_stats[1]);
     step = ge::fold_batch_norm(step, &step_stats[2]);
@@ -730,7 +731,8 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     step = ge::fuse_matmul_epilogue(step, &step_stats[7]);
     step = ge::layout_nhwc(step, &step_stats[8]);
     step = ge::fuse_pointwise_depthwise(step, &step_stats[9]);
-    step = ge::remove_dead_code(step, &step_stats[10]);
+    step = ge::fold_transposes(step, &step_stats[10]);
+    step = ge::remove_dead_code(step, &step_stats[11]);
     REQUIRE(stats.size() == step_stats.size());
     for (std::size_t i = 0; i < stats.size(); ++i) {
       CHECK(stats[i].pass == step_stats[i].pass);

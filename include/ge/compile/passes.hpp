@@ -129,6 +129,14 @@ struct PassStats {
 /// pixels wide (narrower ones make the kernel's per-row products too small to pay).
 [[nodiscard]] Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats = nullptr);
 
+/// A Transpose whose input another Transpose makes reads that one's input with the two
+/// permutations composed; where they undo each other it goes, its readers reading the
+/// first one's input (unless its output is a graph output). The layout pass leaves such
+/// pairs where a model permutes its own tensors next to an NHWC chain (ConvNeXt's NCHW ->
+/// NHWC Permute after a depthwise conv the pass ran on NHWC). The first Transpose stays
+/// for its other readers (see `remove_dead_code`).
+[[nodiscard]] Graph fold_transposes(const Graph& g, PassStats* stats = nullptr);
+
 /// f16 and bf16 as storage types at the graph's edges: when a node other than a `Cast`
 /// reads or produces an f16/bf16 value (ge's CPU kernels compute in f32), every value
 /// between the graph's inputs and outputs becomes f32. A half-float graph input keeps its
@@ -145,7 +153,7 @@ struct PassStats {
 /// Every pass in order: `fold_constants`, `trim_conv_taps`, `fold_batch_norm`, `fuse_layer_norm`,
 /// `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,
 /// `layout_nhwc`, `fuse_pointwise_depthwise` (not when `compile` runs convs in bf16 on
-/// AMX), `remove_dead_code`.
+/// AMX), `fold_transposes`, `remove_dead_code`.
 /// `stats`, when given, gets one entry per pass (appended).
 [[nodiscard]] Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
 

@@ -1,0 +1,66 @@
+// Tests of fold_transposes (ge/compile/passes.hpp): a Transpose of a Transpose becomes
+// one, or none where the two undo each other; graph outputs and other readers keep what
+// they read; the outputs stay.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "support/graph_eval.hpp"
+
+#include "ge/compile/passes.hpp"
+#include "ge/graph/builder.hpp"
+
+using ge::DataType;
+using ge::Graph;
+using ge::GraphBuilder;
+using ge::Value;
+using ge::test::check_same;
+using ge::test::count;
+using ge::test::node;
+
+namespace {
+
+Value transpose(GraphBuilder& b, Value x, std::vector<std::int64_t> perm, const char* name) {
+  return b.op("Transpose", {x}, {{"perm", perm}}, name);
+}
+
+}  // namespace
+
+TEST_CASE("fold_transposes: NHWC and back cancels, a chain composes into one, the default perm counts") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "2,3,4,5");
+  const Value to_nhwc = transpose(b, x, {0, 2, 3, 1}, "to_nhwc");
+  const Value back = transpose(b, to_nhwc, {0, 3, 1, 2}, "back");  // undoes it
+  const Value y = back.relu("relu");
+  const Value a = transpose(b, y, {1, 0, 2, 3}, "a");
+  const Value c = transpose(b, a, {0, 1, 3, 2}, "c");     // composes with a
+  const Value d = b.op("Transpose", {c}, {}, "reversed");  // no perm: reversed
+  const Value e = transpose(b, d, {3, 2, 1, 0}, "e");     // undoes the reversal
+  b.output(e.sigmoid("out"));
+  const Graph g = b.build();
+  ge::PassStats st;
+  const Graph f = ge::remove_dead_code(ge::fold_transposes(g, &st));
+  CHECK(st.pass == "fold_transposes");
+  CHECK(st.nodes_removed == 1);  // `back`
+  CHECK(node(f, "relu").inputs[0] == f.inputs()[0].value);
+  // a, c, the reversal and e fold one into the next, in order: one Transpose of y is left.
+  CHECK(count(f, "Transpose") == 1);
+  CHECK(node(f, "e").attrs.at("perm").as_ints() == std::vector<std::int64_t>{1, 0, 3, 2});
+  CHECK(node(f, "e").inputs[0] == node(f, "relu").outputs[0]);
+  check_same(g, f, 0);
+}
+
+TEST_CASE("fold_transposes keeps a graph output's name, and the first Transpose for its other readers") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "2,3,4");
+  const Value t = transpose(b, x, {0, 2, 1}, "t");
+  b.output(transpose(b, t, {0, 2, 1}, "undo"));  // a graph output: stays, as an identity Transpose of x
+  b.output(t.relu("other"));
+  const Graph g = b.build();
+  const Graph f = ge::remove_dead_code(ge::fold_transposes(g));
+  CHECK(node(f, "undo").inputs[0] == f.inputs()[0].value);
+  CHECK(node(f, "undo").attrs.at("perm").as_ints() == std::vector<std::int64_t>{0, 1, 2});
+  CHECK(node(f, "other").inputs[0] == node(f, "t").outputs[0]);
+  CHECK(f.value(f.outputs()[0]).name == g.value(g.outputs()[0]).name);
+  check_same(g, f, 0);
+}

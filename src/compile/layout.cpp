@@ -40,11 +40,12 @@ ops::WindowAttrs window_of(const WNode& n, std::size_t spatial) {
 // constant static weights and explicit pads that is a 1x1 (stride 1, no pads, one group),
 // a depthwise conv (group == channels == outputs, at most 49 taps), a dense conv over at
 // most 4 input channels, another dense (one group) conv, or a grouped conv of 8k
-// outputs per group; or a 2-D f32 MaxPool.
+// outputs per group; or a 2-D f32 MaxPool or AveragePool.
 Kind kind_of(const Work& w, const WNode& n) {
-  if (n.alive && n.op == "MaxPool" && n.outputs.size() == 1 && n.inputs.size() == 1) {
-    // A 2-D f32 MaxPool without Indices, explicit pads, row-major storage: it joins a
-    // chain (ResNet's between its stem and its bottlenecks).
+  if (n.alive && (n.op == "MaxPool" || n.op == "AveragePool") && n.outputs.size() == 1 && n.inputs.size() == 1) {
+    // A 2-D f32 MaxPool without Indices (row-major storage) or AveragePool, explicit pads:
+    // it joins a chain (ResNet's MaxPool between its stem and its bottlenecks, Inception's
+    // AveragePools in its branches).
     const TensorDesc& x = w.desc(n.inputs[0]);
     const auto order = attr_of(n, "storage_order");
     if (x.dtype != DataType::f32 || !x.shape.rank_known() || x.shape.rank() != 4 || ints_attr(n, "kernel_shape").size() != 2)

@@ -384,16 +384,16 @@ OpSchema pool(std::string name, std::string doc, bool is_max) {
   std::vector<AttrSpec> more{attr("ceil_mode", 0, int_in(0, 1))};
   if (is_max) {
     more.push_back(attr("storage_order", 0, int_in(0, 1)));
-    // NHWC (made by `ge::layout_nhwc` inside a conv chain): X and Y are [N, H, W, C].
-    more.push_back(attr("layout", "NCHW", one_of({"NCHW", "NHWC"})));
   } else {
     more.push_back(attr("count_include_pad", 0, int_in(0, 1)));
   }
+  // NHWC (made by `ge::layout_nhwc` inside a conv chain): X and Y are [N, H, W, C].
+  more.push_back(attr("layout", "NCHW", one_of({"NCHW", "NHWC"})));
   s.attrs = window_attr_specs(true, std::move(more));
   s.infer = [is_max](const InferContext& c) {
     const std::vector<std::int64_t> kernel = c.ints("kernel_shape");
     const std::size_t n = kernel.size();
-    const bool nhwc = is_max && c.s("layout") == "NHWC";
+    const bool nhwc = c.s("layout") == "NHWC";
     if (nhwc && n != 2)
       c.fail(Errc::bad_attribute, "layout NHWC needs a 2-D pool; kernel_shape is " + ints_text(kernel));
     if (nhwc && c.num_outputs() > 1)

@@ -484,6 +484,27 @@ TEST_CASE("layout_nhwc pass: an op that needs NCHW keeps its Transposes; per-cha
   check_same(g, o, 1e-5);
 }
 
+TEST_CASE("layout_nhwc pass: an AveragePool between depthwise convs joins their chain (Inception's branch pools)") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "2,8,9,9");
+  const Value d = x.conv2d(weights(b, "dw", 8, 1, 3, 1), bias(b, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+  const Value p = b.op("AveragePool", {d},
+                       {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"count_include_pad", 1}},
+                       "avg");
+  b.output(p.conv2d(weights(b, "dw2", 8, 1, 3, 3), bias(b, "dw2", 8, 4), {.pad = 1, .group = 8, .name = "dw2"}));
+  const Graph g = b.build();
+  const Graph o = ge::layout_nhwc(g);
+  CHECK(count(o, "Transpose") == 2);  // x in, the result out
+  CHECK(node(o, "avg").attrs.at("layout").as_string() == "NHWC");
+  check_same(g, o, 1e-5);
+  // Compiled, the pool runs the NHWC kernel.
+  const auto model = ge::compile(g);
+  bool nhwc_pool = false;
+  for (const auto& plan : model->plans())
+    for (const auto& step : plan->steps) nhwc_pool = nhwc_pool || step.kernel->name() == "cpu.average_pool2d.nhwc";
+  CHECK(nhwc_pool);
+}
+
 TEST_CASE("layout_nhwc pass: an op between convs joins a chain only where that saves Transposes") {
   // A Concat of a chain's image and an outside one, read by an NCHW op: NHWC would take
   // three Transposes (x in, z in, the concat out), NCHW two (x in, a out).

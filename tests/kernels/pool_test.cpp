@@ -105,6 +105,14 @@ TEST_CASE("max and average pool, floor and ceil_mode windows, pads, dilations") 
       cpu::max_pool2d(c.p, xc.view(), yc.view());
       cpu::max_pool2d_nhwc(c.p, nhwc(xc).view(), yn.view());
       check_close(yn.v, nhwc(yc).v, 0.0f, 0.0f);
+      // AveragePool on NHWC against the NCHW kernel: the same counts, with and without pads.
+      for (const bool include_pad : {false, true}) {
+        cpu::Pool2dParams q = c.p;
+        q.count_include_pad = include_pad;
+        cpu::average_pool2d(q, xc.view(), yc.view());
+        cpu::average_pool2d_nhwc(q, nhwc(xc).view(), yn.view());
+        check_close(yn.v, nhwc(yc).v, 1e-6f, 1e-5f);
+      }
     }
     if (c.p.dilation_h == 1 && c.p.dilation_w == 1) {
       cpu::average_pool2d(c.p, x.view(), y.view());
@@ -123,7 +131,7 @@ TEST_CASE("pool by hand: ceil_mode window past the end averages the real element
   CHECK(y.v == std::vector<float>{5, 6, 8, 9});
 }
 
-TEST_CASE("max pool on NHWC: bad dims and windows are clear errors") {
+TEST_CASE("max and average pool on NHWC: bad dims and windows are clear errors") {
   auto x = random_f32({1, 6, 6, 4}, 1);
   Buf<float> y({1, 3, 3, 4}), y_bad({1, 3, 3, 5});
   const cpu::Pool2dParams p{.kernel_h = 2, .kernel_w = 2, .stride_h = 2, .stride_w = 2};
@@ -132,6 +140,9 @@ TEST_CASE("max pool on NHWC: bad dims and windows are clear errors") {
   expect_error([&] { cpu::max_pool2d_nhwc({.kernel_h = 0}, x.view(), y.view()); }, Errc::bad_attribute, kernels_tag);
   auto x3 = random_f32({6, 6, 4}, 2);
   expect_error([&] { cpu::max_pool2d_nhwc(p, x3.view(), y.view()); }, Errc::rank_mismatch, kernels_tag);
+  expect_error([&] { cpu::average_pool2d_nhwc(p, x.view(), y_bad.view()); }, Errc::bad_op_inputs, kernels_tag,
+               "AveragePool");
+  expect_error([&] { cpu::average_pool2d_nhwc(p, x3.view(), y.view()); }, Errc::rank_mismatch, kernels_tag);
 }
 
 TEST_CASE("pool errors and global average pool") {

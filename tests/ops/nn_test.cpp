@@ -165,8 +165,9 @@ TEST_CASE("MaxPool and AveragePool: kernel, stride, pads, ceil_mode, ranges") {
                     "2-D");
   check_infer_error("MaxPool", {t("f32", "1,6,6,2")}, {{"kernel_shape", {2, 2}}, {"layout", "NCWH"}},
                     Errc::bad_attribute, "'layout'");
-  check_infer_error("AveragePool", {t("f32", "1,6,6,2")}, {{"kernel_shape", {2, 2}}, {"layout", "NHWC"}},
-                    Errc::bad_attribute, "layout");
+  CHECK(shape0("AveragePool", {t("f32", "1,6,6,2")}, {{"kernel_shape", {2, 2}}, {"layout", "NHWC"}}) == "1,5,5,2");
+  check_infer_error("AveragePool", {t("f32", "1,1,6")}, {{"kernel_shape", {2}}, {"layout", "NHWC"}},
+                    Errc::bad_attribute, "2-D");
   CHECK(shape0("AveragePool", {t("f32", "-2")}, {{"kernel_shape", {3, 3}}}) == "-1,-1,1~inf,1~inf");
   CHECK(shape0("MaxPool", {t("f32", "1,2,9,9")}, {{"kernel_shape", {3, 3}}, {"auto_pad", "SAME_UPPER"}, {"strides", {2, 2}}}) ==
         "1,2,5,5");

@@ -116,7 +116,7 @@ struct PassStats {
 /// (`<value>.to_nhwc`) and gives each chain value that another node or the graph's outputs
 /// read back as the NCHW value (`<value>.to_nchw`); one read only by GlobalAveragePools
 /// is pooled on NHWC instead (ReduceMean over H and W, Reshape to [N, C, 1, 1]). A 2-D
-/// f32 MaxPool without Indices joins a chain too (`layout` NHWC).
+/// f32 MaxPool without Indices, or AveragePool, joins a chain too (`layout` NHWC).
 /// `compile` turns `dense_chains` off where convs run in bf16 on AMX (the NCHW convs have
 /// AMX kernels, the NHWC dense ones not).
 [[nodiscard]] Graph layout_nhwc(const Graph& g, PassStats* stats = nullptr, bool dense_chains = true);

@@ -83,22 +83,26 @@ void add_pool(KernelRegistry& r, const char* op, bool is_max) {
 void register_cpu_pool(KernelRegistry& r) {
   add_pool(r, "MaxPool", true);
   add_pool(r, "AveragePool", false);
-  r.add({.op = "MaxPool",
-         .name = "cpu.max_pool2d.nhwc",
-         .engines = engines(Engine::vector, Engine::host),
-         .fits =
-             [](const KernelRequest& req) {
-               return nhwc_pool(req) && input_type_in(req, 0, {DataType::f32}) && req.outputs.size() == 1 &&
-                      req.context.ints("kernel_shape").size() == 2;
-             },
-         .make = [](const KernelRequest& req) {
-           const PoolAttrs a = pool_attrs(req.context, true);
-           return make_kernel("cpu.max_pool2d.nhwc", [a](Views in, Views out) {
-             const TensorView& x = in[0];
-             const std::array<std::int64_t, 2> spatial{x.dims[1], x.dims[2]};
-             cpu::max_pool2d_nhwc(resolve(a, spatial), x, out[0]);
-           });
-         }});
+  for (const bool is_max : {true, false}) {
+    const char* name = is_max ? "cpu.max_pool2d.nhwc" : "cpu.average_pool2d.nhwc";
+    r.add({.op = is_max ? "MaxPool" : "AveragePool",
+           .name = name,
+           .engines = engines(Engine::vector, Engine::host),
+           .fits =
+               [](const KernelRequest& req) {
+                 return nhwc_pool(req) && input_type_in(req, 0, {DataType::f32}) && req.outputs.size() == 1 &&
+                        req.context.ints("kernel_shape").size() == 2;
+               },
+           .make = [is_max, name](const KernelRequest& req) {
+             const PoolAttrs a = pool_attrs(req.context, is_max);
+             return make_kernel(name, [a, is_max](Views in, Views out) {
+               const TensorView& x = in[0];
+               const std::array<std::int64_t, 2> spatial{x.dims[1], x.dims[2]};
+               if (is_max) cpu::max_pool2d_nhwc(resolve(a, spatial), x, out[0]);
+               else cpu::average_pool2d_nhwc(resolve(a, spatial), x, out[0]);
+             });
+           }});
+  }
   r.add({.op = "GlobalAveragePool",
          .name = "cpu.global_average_pool",
          .engines = engines(Engine::vector, Engine::host),

@@ -229,22 +229,30 @@ void pool2d(std::string_view op, const Pool2dParams& p, const TensorView& x, con
 
 namespace {
 
-// MaxPool on NHWC images: per output pixel and vector of channels, the max over the
-// window's taps inside the image (a NaN never replaces the running max, as the NCHW
-// kernels). Output rows [r0, r1) of the batch.
-template <int V>
-inline __attribute__((always_inline)) void max_nhwc_rows(const Pool2dParams& p, const PoolShape& s, std::int64_t c,
-                                                         const float* x, float* y, std::int64_t r0, std::int64_t r1) {
+// MaxPool and AveragePool on NHWC images: per output pixel and vector of channels, the
+// max (a NaN never replaces the running max, as the NCHW kernels) or the mean over the
+// window's taps inside the image (divided by the taps inside the padded image with
+// count_include_pad, as the NCHW kernel). Output rows [r0, r1) of the batch.
+template <int V, bool kMax>
+inline __attribute__((always_inline)) void pool_nhwc_rows(const Pool2dParams& p, const PoolShape& s, std::int64_t c,
+                                                          const float* x, float* y, std::int64_t r0, std::int64_t r1) {
   using vf = VecOf<V>;
   const float inf = -std::numeric_limits<float>::infinity();
   for (std::int64_t r = r0; r < r1; ++r) {
     const std::int64_t img = r / s.oh, iy0 = r % s.oh * p.stride_h - p.pad_top;
+    const Taps ty = taps_of(r % s.oh, p.stride_h, p.pad_top, p.pad_bottom, p.dilation_h, p.kernel_h, s.h);
     for (std::int64_t ox = 0; ox < s.ow; ++ox) {
       const std::int64_t ix0 = ox * p.stride_w - p.pad_left;
       float* out = y + (r * s.ow + ox) * c;
+      float scale = 1.0f;
+      if constexpr (!kMax) {
+        const Taps tx = taps_of(ox, p.stride_w, p.pad_left, p.pad_right, p.dilation_w, p.kernel_w, s.w);
+        const std::int64_t count = p.count_include_pad ? ty.padded * tx.padded : (ty.t1 - ty.t0) * (tx.t1 - tx.t0);
+        scale = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+      }
       for (std::int64_t ch = 0; ch < c; ch += V) {
         const std::int64_t n = std::min<std::int64_t>(V, c - ch);
-        vf m = vf{} + inf;
+        vf m = vf{} + (kMax ? inf : 0.0f);
         for (std::int64_t ky = 0; ky < p.kernel_h; ++ky) {
           const std::int64_t iy = iy0 + ky * p.dilation_h;
           if (iy < 0 || iy >= s.h) continue;
@@ -252,58 +260,73 @@ inline __attribute__((always_inline)) void max_nhwc_rows(const Pool2dParams& p, 
             const std::int64_t ix = ix0 + kx * p.dilation_w;
             if (ix < 0 || ix >= s.w) continue;
             const vf v = load_lanes<vf>(x + ((img * s.h + iy) * s.w + ix) * c + ch, n);
-            m = v > m ? v : m;
+            if constexpr (kMax) m = v > m ? v : m;
+            else m += v;
           }
         }
+        if constexpr (!kMax) m *= scale;
         store_lanes(out + ch, m, n);
       }
     }
   }
 }
 
-using MaxNhwcFn = void (*)(const Pool2dParams&, const PoolShape&, std::int64_t, const float*, float*, std::int64_t,
-                           std::int64_t);
+using PoolNhwcFn = void (*)(const Pool2dParams&, const PoolShape&, std::int64_t, const float*, float*, std::int64_t,
+                            std::int64_t);
 
-void max_nhwc_base(const Pool2dParams& p, const PoolShape& s, std::int64_t c, const float* x, float* y, std::int64_t b,
-                   std::int64_t e) {
-  max_nhwc_rows<8>(p, s, c, x, y, b, e);
+template <bool kMax>
+void pool_nhwc_base(const Pool2dParams& p, const PoolShape& s, std::int64_t c, const float* x, float* y, std::int64_t b,
+                    std::int64_t e) {
+  pool_nhwc_rows<8, kMax>(p, s, c, x, y, b, e);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) void max_nhwc_avx512(
+template <bool kMax>
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) void pool_nhwc_avx512(
     const Pool2dParams& p, const PoolShape& s, std::int64_t c, const float* x, float* y, std::int64_t b,
     std::int64_t e) {
-  max_nhwc_rows<16>(p, s, c, x, y, b, e);
+  pool_nhwc_rows<16, kMax>(p, s, c, x, y, b, e);
 }
-__attribute__((target("avx2"))) void max_nhwc_avx2(const Pool2dParams& p, const PoolShape& s, std::int64_t c,
-                                                   const float* x, float* y, std::int64_t b, std::int64_t e) {
-  max_nhwc_rows<8>(p, s, c, x, y, b, e);
+template <bool kMax>
+__attribute__((target("avx2"))) void pool_nhwc_avx2(const Pool2dParams& p, const PoolShape& s, std::int64_t c,
+                                                    const float* x, float* y, std::int64_t b, std::int64_t e) {
+  pool_nhwc_rows<8, kMax>(p, s, c, x, y, b, e);
 }
 #endif
 
-MaxNhwcFn pick_max_nhwc() {
+template <bool kMax>
+PoolNhwcFn pick_pool_nhwc() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (isa() == Isa::avx512) return max_nhwc_avx512;
-  if (isa() == Isa::avx2) return max_nhwc_avx2;
+  if (isa() == Isa::avx512) return pool_nhwc_avx512<kMax>;
+  if (isa() == Isa::avx2) return pool_nhwc_avx2<kMax>;
 #endif
-  return max_nhwc_base;
+  return pool_nhwc_base<kMax>;
 }
 
-const MaxNhwcFn max_nhwc_fn = pick_max_nhwc();
+const PoolNhwcFn max_nhwc_fn = pick_pool_nhwc<true>();
+const PoolNhwcFn avg_nhwc_fn = pick_pool_nhwc<false>();
+
+void pool2d_nhwc(std::string_view op, PoolNhwcFn fn, const Pool2dParams& p, const TensorView& x, const TensorView& y) {
+  check_rank(op, "X", x, 4);
+  check_rank(op, "Y", y, 4);
+  // The NCHW checks on the dims seen as NCHW (the data is not read through them).
+  const std::int64_t xd[4] = {x.dims[0], x.dims[3], x.dims[1], x.dims[2]};
+  const std::int64_t yd[4] = {y.dims[0], y.dims[3], y.dims[1], y.dims[2]};
+  const PoolShape s = check_pool(op, p, TensorView{x.data, x.dtype, xd}, TensorView{y.data, y.dtype, yd});
+  if (y.elements() == 0) return;
+  const std::int64_t c = x.dims[3];
+  parallel_for(x.dims[0] * s.oh, grain_for(s.ow * c * p.kernel_h * p.kernel_w), [&](std::int64_t b, std::int64_t e) {
+    fn(p, s, c, x.as<const float>(), y.as<float>(), b, e);
+  });
+}
 
 }  // namespace
 
 void max_pool2d_nhwc(const Pool2dParams& p, const TensorView& x, const TensorView& y) {
-  check_rank("MaxPool", "X", x, 4);
-  check_rank("MaxPool", "Y", y, 4);
-  // The NCHW checks on the dims seen as NCHW (the data is not read through them).
-  const std::int64_t xd[4] = {x.dims[0], x.dims[3], x.dims[1], x.dims[2]};
-  const std::int64_t yd[4] = {y.dims[0], y.dims[3], y.dims[1], y.dims[2]};
-  const PoolShape s = check_pool("MaxPool", p, TensorView{x.data, x.dtype, xd}, TensorView{y.data, y.dtype, yd});
-  if (y.elements() == 0) return;
-  const std::int64_t c = x.dims[3];
-  parallel_for(x.dims[0] * s.oh, grain_for(s.ow * c * p.kernel_h * p.kernel_w), [&](std::int64_t b, std::int64_t e) {
-    max_nhwc_fn(p, s, c, x.as<const float>(), y.as<float>(), b, e);
-  });
+  pool2d_nhwc("MaxPool", max_nhwc_fn, p, x, y);
+}
+
+void average_pool2d_nhwc(const Pool2dParams& p, const TensorView& x, const TensorView& y) {
+  pool2d_nhwc("AveragePool", avg_nhwc_fn, p, x, y);
 }
 
 void max_pool2d(const Pool2dParams& p, const TensorView& x, const TensorView& y) { pool2d<true>("MaxPool", p, x, y); }

@@ -43,6 +43,10 @@ void max_pool2d(const Pool2dParams& p, const TensorView& x, const TensorView& y)
 /// windows and errors as `max_pool2d`. Vectorised over channels.
 void max_pool2d_nhwc(const Pool2dParams& p, const TensorView& x, const TensorView& y);
 
+/// AveragePool on f32 NHWC images: the same windows, counts and errors as
+/// `average_pool2d`. Vectorised over channels.
+void average_pool2d_nhwc(const Pool2dParams& p, const TensorView& x, const TensorView& y);
+
 /// AveragePool, as `max_pool2d` but the mean.
 void average_pool2d(const Pool2dParams& p, const TensorView& x, const TensorView& y);
 

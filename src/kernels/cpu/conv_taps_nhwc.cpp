@@ -86,7 +86,9 @@ void conv_taps_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConv
   });
   GemmEpilogue add;
   add.accumulate = true;
-  std::vector<float> a_buf, t_buf;
+  // Scratch for one tap's gathered input rows and its product when the rectangle is not
+  // whole output rows: at most one image's output pixels each, taken once per call.
+  PooledBuffer a_buf(OH * OW * C), t_buf(OH * OW * M);
   for (std::int64_t n = 0; n < n_img; ++n)
     for (std::int64_t ky = 0; ky < w.kh; ++ky)
       for (std::int64_t kx = 0; kx < w.kw; ++kx) {
@@ -103,7 +105,6 @@ void conv_taps_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConv
         if (p.stride_h == 1 && p.stride_w == 1 && cols == W && off_w + w0 == 0) {
           a = x_img + ((h0 + off_h) * W) * C;
         } else {
-          a_buf.resize(static_cast<std::size_t>(count * C));
           for (std::int64_t r = 0; r < rows; ++r) {
             const std::int64_t ih = (h0 + r) * p.stride_h + off_h;
             for (std::int64_t q = 0; q < cols; ++q) {
@@ -119,7 +120,6 @@ void conv_taps_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConv
           gemm_rowmajor_a(count, M, C, a, C, b, y_img + h0 * OW * M, M, add, true);
           continue;
         }
-        t_buf.resize(static_cast<std::size_t>(count * M));
         gemm_rowmajor_a(count, M, C, a, C, b, t_buf.data(), M, GemmEpilogue{}, true);
         parallel_for(rows, grain_for(cols * M), [&](std::int64_t rb, std::int64_t re) {
           for (std::int64_t r = rb; r < re; ++r) {

@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "kernels/cpu/amx.hpp"
-#include "kernels/cpu/recurrent_internal.hpp"
 
 namespace ge::cpu {
 

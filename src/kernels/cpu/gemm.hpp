@@ -128,6 +128,16 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* pa
 void gemm_rowmajor_a(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                      const float* packed_b, float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel = true);
 
+/// Products of few rows by a packed B (gemm_small_m.cpp): columns [n0, n1) (n0 a
+/// multiple of kGemmNR) of C[m x n] (row stride ldc) = A (m x k, row-major, row stride
+/// lda) times B packed by `pack_b` (all of its columns' panels from column 0) plus
+/// bias_n[j] (or null). Serial; the recurrent layers' steps and `matmul` with few rows
+/// use it. `gemm_small_m_fits`: m < 12 on AVX2 or AVX-512 (where
+/// the general GEMM's 6- and 12-row tiles leave accumulators idle).
+[[nodiscard]] bool gemm_small_m_fits(std::int64_t m) noexcept;
+void gemm_small_m(std::int64_t m, std::int64_t n0, std::int64_t n1, std::int64_t k, const float* a, std::int64_t lda,
+                  const float* packed_b, float* c, std::int64_t ldc, const float* bias_n);
+
 /// One K block of a product whose B the caller packs block by block (conv packs its
 /// image patches straight into B blocks): for rows `[m0, m1)` of C (`m0` a multiple of
 /// MR; `m`: all rows of A) and the `n` columns of `b_block`,

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/cpu/recurrent_internal.hpp"
+#include "kernels/cpu/gemm.hpp"
 #include "kernels/cpu/vec.hpp"
 
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors stay inside each entry point

@@ -45,15 +45,6 @@ RnnSizes rnn_check(const RnnParams& p, std::span<const TensorView> in, std::span
 // sequence_lens as int64 (empty when omitted), each checked to lie in [0, S].
 std::vector<std::int64_t> rnn_lengths(std::string_view op, const TensorView* t, std::int64_t S);
 
-// Products of few rows by a packed B (gemm_small_m.cpp): columns [n0, n1) (n0 a
-// multiple of kGemmNR) of C[m x n] (row stride ldc) = A (m x k, row-major, row stride
-// lda) times B packed by `pack_b` (all of its columns' panels from column 0) plus
-// bias_n[j] (or null). Serial. `gemm_small_m_fits`: m < 12 on AVX2 or AVX-512 (where
-// the general GEMM's 6- and 12-row tiles leave accumulators idle).
-[[nodiscard]] bool gemm_small_m_fits(std::int64_t m) noexcept;
-void gemm_small_m(std::int64_t m, std::int64_t n0, std::int64_t n1, std::int64_t k, const float* a, std::int64_t lda,
-                  const float* packed_b, float* c, std::int64_t ldc, const float* bias_n);
-
 // The f32 layer on the GEMM, operands checked: W and R packed for `p`.
 void recurrent_f32(const RnnParams& p, const RnnSizes& s, std::span<const TensorView> in,
                    std::span<const TensorView> out, const PackedMatMulB& w, const PackedMatMulB& r);

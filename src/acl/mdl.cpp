@@ -96,7 +96,9 @@ std::int32_t largest_gear(const ge::CompiledModel& m) noexcept {
   std::int32_t best = 0;
   std::int64_t most = -1;
   for (const auto& plan : m.plans())
-    if (const std::int64_t n = elements(plan->input_shapes); plan->gear >= 0 && n > most) {
+    if (plan->gear < 0) {
+      continue;  // hybrid mode's range plan
+    } else if (const std::int64_t n = elements(plan->input_shapes); n > most) {
       most = n;
       best = plan->gear;
     }

@@ -35,6 +35,55 @@ std::vector<std::int64_t> joined_dims(const ge::CompiledModel& m, std::size_t g)
   return out;
 }
 
+std::string inputs_text(const ge::CompiledModel& m) {
+  std::string out;
+  for (const ge::ModelIO& io : m.inputs()) out += (out.empty() ? "" : "; ") + io.name + ":" + io.shape.to_string();
+  return out;
+}
+
+// Hybrid mode: every input's dims with `values` in the dims the gears fill, or none when
+// the model's range (its inputs' shapes: the hull of the gears and the range plan) does
+// not hold them.
+std::vector<std::vector<std::int64_t>> hybrid_dims(const ge::CompiledModel& m, const std::vector<std::int64_t>& values) {
+  ge::DynamicConfig one = m.config();
+  one.gears = {values};
+  const std::vector<ge::Gear> gear = ge::enumerate_gears(one);
+  std::vector<std::vector<std::int64_t>> dims;
+  for (std::size_t i = 0; i < m.inputs().size(); ++i) {
+    ge::Shape s = m.inputs()[i].shape;
+    const auto& entries = one.input_shape.entries();
+    for (std::size_t e = 0; e < entries.size(); ++e)
+      if (entries[e].name == m.inputs()[i].name) s = gear.front().shapes[e];
+    if (!s.is_static() || !ge::relaxes(m.inputs()[i].shape, s)) return {};
+    dims.push_back(s.values());
+  }
+  return dims;
+}
+
+// Hybrid mode: the values of the dims the gears fill, read from every input's dims joined
+// (in INPUT_SHAPE's order), or none when `joined` does not fit the inputs (their ranks,
+// their fixed dims).
+std::vector<std::int64_t> slot_values(const ge::CompiledModel& m, const std::vector<std::int64_t>& joined) {
+  std::vector<std::size_t> offset;
+  std::size_t total = 0;
+  for (const ge::ModelIO& io : m.inputs()) {
+    offset.push_back(total);
+    total += io.shape.rank();
+  }
+  if (joined.size() != total) return {};
+  for (std::size_t i = 0; i < m.inputs().size(); ++i)
+    for (std::size_t d = 0; d < m.inputs()[i].shape.rank(); ++d)
+      if (const ge::Dim& dim = m.inputs()[i].shape.dims()[d]; dim.is_static() && dim.value() != joined[offset[i] + d])
+        return {};
+  std::vector<std::int64_t> values;
+  for (const ge::InputShapeEntry& e : m.config().input_shape.entries())
+    for (std::size_t i = 0; i < m.inputs().size(); ++i)
+      if (m.inputs()[i].name == e.name)
+        for (std::size_t d = 0; d < e.shape.dims().size(); ++d)
+          if (m.config().gear_slot(e.shape.dims()[d])) values.push_back(joined[offset[i] + d]);
+  return values;
+}
+
 // Chooses the gear with `values` for the next aclmdlExecute with `dataset`, writing the
 // values into the buffer of the gear input as int64s.
 aclError choose_gear(const char* api, std::uint32_t id, aclmdlDataset* dataset, size_t index, ge::Option kind,
@@ -52,7 +101,15 @@ aclError choose_gear(const char* api, std::uint32_t id, aclmdlDataset* dataset, 
   require(std::none_of(dataset->descs.begin(), dataset->descs.end(), [](const auto& d) { return d != nullptr; }),
           std::string(api) + ": the dataset has real descriptions set (aclmdlSetDatasetTensorDesc, for range models); gears and ranges exclude one another");
   const auto it = std::find_if(m.gears().begin(), m.gears().end(), [&](const ge::Gear& g) { return g.values == values; });
-  if (it == m.gears().end()) {
+  if (it == m.gears().end() && m.hybrid()) {
+    // Hybrid mode: values between the gears run on the range plan, where it holds them.
+    require(values.size() == m.gears().front().values.size(),
+            std::string(api) + ": " + std::to_string(values.size()) + " values; the gears of model " + std::to_string(id) +
+                " have " + std::to_string(m.gears().front().values.size()));
+    const auto dims = hybrid_dims(m, values);
+    require(!dims.empty(), std::string(api) + ": the values match no gear of model " + std::to_string(id) +
+                               " and lie outside its hybrid range " + inputs_text(m));
+  } else if (it == m.gears().end()) {
     std::string all;
     for (const ge::Gear& g : m.gears()) {
       all += all.empty() ? "" : "; ";
@@ -76,9 +133,14 @@ std::vector<std::vector<std::int64_t>> run_dims(std::uint32_t id, const ge::Comp
     require(!in.gear || in.gear_model == id, "aclmdlExecute: the input dataset's gear was chosen for model " +
                                                  std::to_string(in.gear_model.value_or(0)) + ", not " + std::to_string(id));
     std::int32_t g = acl::largest_gear(m);  // no gear chosen: the largest
+    bool found = !in.gear;
     if (in.gear)
       for (const ge::Gear& gear : m.gears())
-        if (gear.values == *in.gear) g = static_cast<std::int32_t>(gear.index);
+        if (gear.values == *in.gear) {
+          g = static_cast<std::int32_t>(gear.index);
+          found = true;
+        }
+    if (!found && m.hybrid()) return hybrid_dims(m, *in.gear);  // checked when it was chosen
     for (const auto& plan : m.plans())
       if (plan->gear == g)
         for (const ge::Shape& s : plan->input_shapes) dims.push_back(s.values());
@@ -194,6 +256,12 @@ aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset* dataset, siz
     std::vector<std::int64_t> values{-1};
     for (const ge::Gear& g : m.gears())
       if (joined_dims(m, g.index) == joined) values = g.values;
+    if (values.size() == 1 && values[0] == -1 && m.hybrid()) {
+      values = slot_values(m, joined);
+      require(!values.empty(), "aclmdlSetInputDynamicDims: the dims do not fit the inputs of model " +
+                                   std::to_string(modelId) + " (" + inputs_text(m) +
+                                   "): expected every input's dims joined, its fixed dims as they are");
+    }
     return choose_gear("aclmdlSetInputDynamicDims", modelId, dataset, index, ge::Option::dynamic_dims, values);
   });
 }

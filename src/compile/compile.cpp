@@ -186,6 +186,21 @@ std::vector<std::vector<Shape>> plan_shapes(const DynamicConfig& cfg, const std:
     for (std::size_t e = 0; e < gear.shapes.size(); ++e) shapes[base.entry_input[e]] = gear.shapes[e];
     out.push_back(std::move(shapes));
   }
+  if (cfg.hybrid) {
+    // Hybrid mode: one more plan, over the gears' hull in every dim they fill, or over the
+    // range INPUT_SHAPE gives there.
+    std::vector<Shape> range = out.front();
+    for (const auto& shapes : out)
+      for (std::size_t i = 0; i < shapes.size(); ++i) range[i] = hull(range[i], shapes[i]);
+    for (std::size_t e = 0; e < cfg.input_shape.entries().size(); ++e) {
+      const auto& given = cfg.input_shape.entries()[e].shape.dims();
+      std::vector<Dim> dims = range[base.entry_input[e]].dims();
+      for (std::size_t d = 0; d < given.size() && d < dims.size(); ++d)
+        if (given[d].is_range()) dims[d] = given[d];
+      range[base.entry_input[e]] = Shape(std::move(dims));
+    }
+    out.push_back(std::move(range));
+  }
   return out;
 }
 
@@ -275,7 +290,7 @@ struct detail::ModelMaker {
     for (std::size_t i = 0; i < gin.size(); ++i)
       m.inputs_.push_back({gin[i].name, gin[i].dtype, gin[i].format, hull_shapes[i]});
     m.outputs_ = model_outputs(g, hull_desc);
-    m.per_signature_ = m.config_.mode == ShapeMode::ranges &&
+    m.per_signature_ = (m.config_.mode == ShapeMode::ranges || m.config_.hybrid) &&
                        std::any_of(hull_shapes.begin(), hull_shapes.end(), [](const Shape& s) { return !s.is_bounded(); });
     if (m.per_signature_)
       log_message(LogLevel::info, "[ge.compile] an input dim is unbounded: no plan made now; the session makes one "
@@ -283,7 +298,14 @@ struct detail::ModelMaker {
     m.graph_ = std::move(g);
     m.order_ = order;
     m.settings_.compiler = nullptr;  // the caller's cache may not outlive the model
-    if (!m.per_signature_) {
+    // Every plan whose shapes are bounded is made now (hybrid mode with an unbounded range:
+    // the gears' plans; the rest per input signature).
+    std::vector<std::vector<Shape>> made;
+    for (const auto& s : shapes)
+      if (std::all_of(s.begin(), s.end(), [](const Shape& x) { return x.is_bounded(); })) made.push_back(s);
+    if (!made.empty()) {
+      const std::vector<std::vector<Shape>>& shapes = made;
+      const std::size_t gear_count = m.gears_.size();
       const detail::PlanInputs in{m.graph_, m.order_, m.kernels_, settings, compiler, m.config_.ac_parallel_enable,
                                   settings.optimize};
       // The gears' plans are independent: made on every thread (a load or a compile of
@@ -292,7 +314,7 @@ struct detail::ModelMaker {
       std::mutex progress_mu;
       std::size_t done = 0;
       const auto one = [&](std::size_t p) {
-        const std::int32_t gear = m.config_.mode == ShapeMode::gears ? static_cast<std::int32_t>(p) : -1;
+        const std::int32_t gear = p < gear_count ? static_cast<std::int32_t>(p) : -1;
         m.plans_[p] = detail::build_plan(in, shapes[p], gear);
         if (settings.progress) {
           const std::lock_guard<std::mutex> lock(progress_mu);

@@ -60,6 +60,8 @@ std::string_view to_string(Errc code) noexcept {
     GE_ERRC_NAME(bad_model)
     GE_ERRC_NAME(unsupported_op)
     GE_ERRC_NAME(cancelled)
+    GE_ERRC_NAME(missing_gears)
+    GE_ERRC_NAME(padding_unsafe)
 #undef GE_ERRC_NAME
   }
   return "unknown";

@@ -33,6 +33,16 @@ bool parse_parallel_flag(std::string_view text) {
                                      std::string(text) + "'; expected 0 or 1");
 }
 
+// A 0-or-1 option other than AC_PARALLEL_ENABLE.
+bool parse_switch(Option o, std::string_view text) {
+  const std::string_view t = trimmed(text);
+  if (t == "1") return true;
+  if (t == "0") return false;
+  const OptionInfo& info = option_info(o);
+  raise(Errc::bad_option_value, "[ge.options] bad " + std::string(info.key) + " (" + std::string(info.name) + "): '" +
+                                    std::string(text) + "'; expected 0 or 1");
+}
+
 }  // namespace
 
 BuildOptions::BuildOptions(std::initializer_list<std::pair<std::string_view, std::string_view>> items) {
@@ -70,6 +80,8 @@ BuildOptions& BuildOptions::set(Option option, std::string_view value) {
     }
     case Option::input_format: format_ = parse_input_format(value); break;
     case Option::ac_parallel_enable: ac_parallel_ = parse_parallel_flag(value); break;
+    case Option::compile_hybrid_mode: hybrid_ = parse_switch(option, value); break;
+    case Option::dynamic_node_type: node_type_ = parse_switch(option, value) ? 1 : 0; break;
   }
   texts_[static_cast<std::size_t>(option)] = std::move(text);
   return *this;
@@ -86,6 +98,8 @@ bool BuildOptions::unset(Option option) noexcept {
     case Option::dynamic_dims: dims_.reset(); break;
     case Option::input_format: format_.reset(); break;
     case Option::ac_parallel_enable: ac_parallel_.reset(); break;
+    case Option::compile_hybrid_mode: hybrid_.reset(); break;
+    case Option::dynamic_node_type: node_type_.reset(); break;
   }
   return true;
 }

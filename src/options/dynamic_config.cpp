@@ -36,6 +36,7 @@ class Checker {
     cfg_.target = t;
     if (o.input_shape()) cfg_.input_shape = *o.input_shape();
     cfg_.ac_parallel_enable = o.ac_parallel_enable().value_or(false);
+    cfg_.hybrid = o.compile_hybrid_mode().value_or(false);
   }
 
   DynamicConfig run(const std::span<const ModelInput>* model) {
@@ -47,6 +48,7 @@ class Checker {
     }
     if (model) check_model(*model);
     check_parallel(model);
+    check_hybrid();
     return std::move(cfg_);
   }
 
@@ -92,16 +94,17 @@ class Checker {
                                       " gears on target " + q(t.name) + "; expected 2 to " +
                                       std::to_string(t.max_gears) + " gears");
     const InputShape& s = cfg_.input_shape;
-    for (std::size_t i = 0; i < s.entries().size(); ++i) {
+    for (std::size_t i = 0; i < s.entries().size() && !cfg_.hybrid; ++i) {
       const auto& dims = s.entries()[i].shape.dims();
       for (std::size_t d = 0; d < dims.size(); ++d)
         if (dims[d].is_range())
           raise(Errc::bad_input_shape, "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() + ": " +
                                            input_label(s, i) + " has the range " + q(dims[d].to_string()) +
                                            " at dim " + std::to_string(d) + ", but " + gl +
-                                           " gives gears; expected fixed dims and -1s with gears");
+                                           " gives gears; expected fixed dims and -1s with gears (a range "
+                                           "bounds the range plan of ge.compileHybridMode=1)");
     }
-    if (s.unknown_dim_count() == 0)
+    if (slot_count() == 0)
       raise(Errc::gear_shape_mismatch, "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() +
                                            " has no -1 for the gears of " + gl +
                                            "; expected -1 where the gears go");
@@ -139,7 +142,7 @@ class Checker {
     for (std::size_t i = 0; i < s.entries().size(); ++i) {
       const auto& dims = s.entries()[i].shape.dims();
       for (std::size_t d = 1; d < dims.size(); ++d)
-        if (dims[d].is_unknown())
+        if (cfg_.gear_slot(dims[d]))
           raise(Errc::bad_batch_dim, "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() + ": " +
                                          input_label(s, i) + " has -1 at dim " + std::to_string(d) +
                                          ", but DYNAMIC_BATCH_SIZE fills only a -1 first dim (the batch); "
@@ -167,7 +170,7 @@ class Checker {
                               " and W at dim " + std::to_string(hw->w);
     for (std::size_t i = 0; i < s.entries().size(); ++i) {
       const auto& dims = s.entries()[i].shape.dims();
-      const bool any = std::any_of(dims.begin(), dims.end(), [](const Dim& d) { return d.is_unknown(); });
+      const bool any = std::any_of(dims.begin(), dims.end(), [&](const Dim& d) { return cfg_.gear_slot(d); });
       if (!any) continue;
       const auto fail = [&](const std::string& why) {
         raise(Errc::bad_image_dims, "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() + ": " +
@@ -177,9 +180,9 @@ class Checker {
       if (dims.size() != 4) fail("has rank " + std::to_string(dims.size()) + " with a -1");
       for (std::size_t d = 0; d < 4; ++d) {
         const bool is_hw = static_cast<int>(d) == hw->h || static_cast<int>(d) == hw->w;
-        if (is_hw && !dims[d].is_unknown()) fail("has the fixed dim " + q(dims[d].to_string()) + " at dim " +
-                                                 std::to_string(d) + ", which is H or W");
-        if (!is_hw && dims[d].is_unknown()) fail("has -1 at dim " + std::to_string(d) + ", which is not H or W");
+        if (is_hw && !cfg_.gear_slot(dims[d])) fail("has the fixed dim " + q(dims[d].to_string()) + " at dim " +
+                                                    std::to_string(d) + ", which is H or W");
+        if (!is_hw && cfg_.gear_slot(dims[d])) fail("has -1 at dim " + std::to_string(d) + ", which is not H or W");
       }
     }
     cfg_.input_format = f;
@@ -193,7 +196,7 @@ class Checker {
                                         q(o_.text(Option::input_format).value_or("")) +
                                         " with DYNAMIC_DIMS; expected ND (or no INPUT_FORMAT)");
     cfg_.input_format = f;
-    const std::size_t unknowns = cfg_.input_shape.unknown_dim_count();
+    const std::size_t unknowns = slot_count();
     const auto& gears = *o_.dynamic_dims();
     if (gears.front().size() != unknowns)
       raise(Errc::gear_shape_mismatch, "[ge.options] ge.dynamicDims (DYNAMIC_DIMS) " + gear_text() + " has " +
@@ -205,6 +208,53 @@ class Checker {
     if (gears.size() < 3 || gears.size() > 4)
       cfg_.warnings.push_back("DYNAMIC_DIMS has " + std::to_string(gears.size()) +
                               " gears; 3 to 4 gears are recommended");
+  }
+
+  // The dims the gears fill: the -1s (and, in hybrid mode, the lo~hi ranges).
+  [[nodiscard]] std::size_t slot_count() const {
+    std::size_t n = 0;
+    for (const InputShapeEntry& e : cfg_.input_shape.entries())
+      for (const Dim& d : e.shape.dims()) n += cfg_.gear_slot(d) ? 1 : 0;
+    return n;
+  }
+
+  // COMPILE_HYBRID_MODE=1: gears, and a target with ranges for the plan that serves the rest.
+  void check_hybrid() {
+    if (o_.dynamic_node_type() == 0 && cfg_.hybrid)
+      cfg_.warnings.push_back("ge.dynamicNodeType (DYNAMIC_NODE_TYPE) 0 asks for dataset inputs, which ge does not have: "
+                              "its inputs are placeholders (1), as GE's hybrid mode needs");
+    if (!cfg_.hybrid) return;
+    const std::string hl = "ge.compileHybridMode (COMPILE_HYBRID_MODE) " + q(o_.text(Option::compile_hybrid_mode).value_or(""));
+    if (!cfg_.gear_option)
+      raise(Errc::missing_gears, "[ge.options] " + hl +
+                                     " without gears: hybrid mode adds a range plan beside the gears' plans; expected "
+                                     "one of ge.dynamicBatchSize, ge.dynamicImageSize, ge.dynamicDims (or no hybrid mode)");
+    if (!cfg_.target.supports_ranges)
+      raise(Errc::ranges_unsupported, "[ge.options] " + hl + " on target " + q(cfg_.target.name) + " (" +
+                                          std::string(cfg_.target.product) +
+                                          "), which has no shape ranges for the plan that serves inputs between the gears; "
+                                          "expected ge.compileHybridMode=0 on this target");
+    // Every gear value lies in the range given for its dim.
+    const InputShape& s = cfg_.input_shape;
+    for (std::size_t k = 0; k < cfg_.gears.size(); ++k) {
+      std::size_t next = 0;
+      for (std::size_t i = 0; i < s.entries().size(); ++i) {
+        const auto& dims = s.entries()[i].shape.dims();
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+          if (!cfg_.gear_slot(dims[d])) continue;
+          const auto hw = hw_index(cfg_.input_format);
+          const std::vector<std::int64_t>& g = cfg_.gears[k];
+          std::int64_t v = g.at(0);
+          if (*cfg_.gear_option == Option::dynamic_image_size) v = hw && static_cast<int>(d) == hw->w ? g.at(1) : g.at(0);
+          if (*cfg_.gear_option == Option::dynamic_dims) v = g.at(next++);
+          if (dims[d].is_range() && (v < dims[d].lo() || v > dims[d].hi()))
+            raise(Errc::gear_shape_mismatch, "[ge.options] gear " + std::to_string(k + 1) + " puts " + std::to_string(v) +
+                                                 " at dim " + std::to_string(d) + " of " + input_label(s, i) +
+                                                 ", outside its range " + q(dims[d].to_string()) + " in ge.inputShape " +
+                                                 shape_text() + "; expected every gear inside the ranges");
+        }
+      }
+    }
   }
 
   void check_no_gears() {

@@ -17,7 +17,7 @@ std::vector<Gear> enumerate_gears(const DynamicConfig& config) {
     for (const InputShapeEntry& e : config.input_shape.entries()) {
       std::vector<Dim> dims = e.shape.dims();
       for (std::size_t d = 0; d < dims.size(); ++d) {
-        if (!dims[d].is_unknown()) continue;
+        if (!config.gear_slot(dims[d])) continue;
         std::int64_t v = 0;
         if (kind == Option::dynamic_batch_size) {
           v = values.at(0);

@@ -24,6 +24,10 @@ constexpr std::array<OptionInfo, option_count> table{{
      "NCHW, NHWC or ND: says which dims are H and W"},
     {Option::ac_parallel_enable, "ac_parallel_enable", "AC_PARALLEL_ENABLE", "ac_parallel_enable",
      "1: host-engine ops run in parallel with vector-engine ops; 0 (default): not"},
+    {Option::compile_hybrid_mode, "ge.compileHybridMode", "COMPILE_HYBRID_MODE", "compile_hybrid_mode",
+     "1: with a DYNAMIC_* option, also a range plan that serves inputs matching no gear; 0 (default): not"},
+    {Option::dynamic_node_type, "ge.dynamicNodeType", "DYNAMIC_NODE_TYPE", "dynamic_node_type",
+     "GE's input kind with gears: 1 placeholder (what ge has), 0 dataset; accepted for GE's option sets"},
 }};
 
 // Lower-case letters and digits only: `ge.inputShape` and `--input-shape` both fold to

@@ -59,6 +59,13 @@ std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std
                                   " (dims " + dims_text(dims[i]) + "); the model takes rank " + std::to_string(s.rank()) +
                                   " (" + s.to_string() + ")");
   }
+  const auto fits = [&](const Plan& p) {
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      if (!relaxes(p.input_shapes[i], shape_of(dims[i]))) return false;
+    return true;
+  };
+  for (const auto& p : m.plans())  // the gears first, then (hybrid mode) the range plan
+    if (fits(*p)) return p;
   if (m.plans_per_signature()) {
     for (std::size_t i = 0; i < dims.size(); ++i)
       if (!relaxes(inputs[i].shape, shape_of(dims[i])))
@@ -71,16 +78,11 @@ std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std
       return build_plan(m, std::move(shapes));
     });
   }
-  const auto fits = [&](const Plan& p) {
-    for (std::size_t i = 0; i < dims.size(); ++i)
-      if (!relaxes(p.input_shapes[i], shape_of(dims[i]))) return false;
-    return true;
-  };
-  for (const auto& p : m.plans())
-    if (fits(*p)) return p;
   if (m.mode() == ShapeMode::gears) {
     std::string list;
-    for (const auto& p : m.plans()) list += "\n  gear " + std::to_string(p->gear) + ": " + p->describe_inputs(names);
+    for (const auto& p : m.plans())
+      list += (p->gear >= 0 ? "\n  gear " + std::to_string(p->gear) : std::string("\n  range plan")) + ": " +
+              p->describe_inputs(names);
     raise(Errc::no_matching_gear, "[ge.runtime] the inputs " + given() + " match no gear; the gears are:" + list);
   }
   const std::string what = m.mode() == ShapeMode::ranges ? "the compiled ranges " : "the compiled shapes ";

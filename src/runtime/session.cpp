@@ -22,6 +22,16 @@
 
 namespace ge {
 
+std::string_view to_string(PlanKind kind) noexcept {
+  switch (kind) {
+    case PlanKind::gear: return "gear";
+    case PlanKind::range: return "range";
+    case PlanKind::signature: return "signature";
+    case PlanKind::fixed: break;
+  }
+  return "fixed";
+}
+
 namespace {
 
 std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
@@ -503,6 +513,10 @@ RunResult Session::Impl::run_unguarded(std::span<const TensorView> inputs, std::
 
   RunResult result;
   result.gear = plan.gear;
+  result.plan = plan.gear >= 0 ? PlanKind::gear
+                : std::find(m.plans().begin(), m.plans().end(), plan_ptr) == m.plans().end() ? PlanKind::signature
+                : m.mode() == ShapeMode::fixed ? PlanKind::fixed
+                                               : PlanKind::range;
   result.arena_bytes = plan.arena_bytes();
   result.outputs.resize(m.outputs().size());
   for (std::size_t o = 0; o < m.outputs().size(); ++o) {

@@ -4,6 +4,7 @@
 //              (twice), z = 2x + 1; batch gears 1,2,4
 //   image.gem  img f32[1,2,-1,-1] NCHW; y = 2 img + 1; image gears 4x4, 8x6
 //   dims.gem   a f32[2,-1], b f32[-1]; y = a + b; dims gears 3,3 and 5,5
+//   hybrid_dims.gem  the same in hybrid mode: dims between the gears run on a range plan
 //   range.gem  x f32[1~8,4]; y = 2x + 1 (a range model)
 //   fixed.gem  x f32[2,3]; y = 2x + 1
 //   conv.gem   x f32[2,3,4,4] NCHW; y = Relu(1x1 conv, 5 outputs, seeded weights) * 2 + bias
@@ -92,11 +93,15 @@ int main(int argc, char** argv) {
     const ge::Graph g = b.build();
     const std::vector<std::vector<std::int64_t>> gears{{3, 3}, {5, 5}};
     save(*ge::compile(g, ge::dims_gears(g, gears)), dir, "dims");
+    // Hybrid mode (ge.compileHybridMode=1): dims between the gears run on a range plan.
+    ge::BuildOptions hybrid = ge::dims_gears(g, gears);
+    hybrid.set("ge.compileHybridMode", "1");
+    save(*ge::compile(g, hybrid), dir, "hybrid_dims");
   }
   save(*ge::compile(one_input("x", "1~8,4")), dir, "range");
   save(*ge::compile(one_input("x", "2,3")), dir, "fixed");
   conv_model(dir);
   save(*ge::compile(one_input("x", "-1,4")), dir, "open");
-  std::printf("ge_acl_make_models: 7 model files in %s\n", dir.string().c_str());
+  std::printf("ge_acl_make_models: 8 model files in %s\n", dir.string().c_str());
   return 0;
 }

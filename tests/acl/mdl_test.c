@@ -193,6 +193,57 @@ static void test_dims_gears(void) {
   CHECK_OK(aclmdlUnload(id));
 }
 
+/* hybrid_dims.gem: dims.gem in hybrid mode (ge.compileHybridMode=1): dims between the gears
+ * (4,4) run on the range plan; dims outside the gears' hull are refused when set. */
+static void test_hybrid_dims(void) {
+  const uint32_t id = load("hybrid_dims.gem");
+  aclmdlDesc *desc = aclmdlCreateDesc();
+  CHECK_OK(aclmdlGetDesc(desc, id));
+  size_t count = 0;
+  CHECK_OK(aclmdlGetInputDynamicGearCount(desc, (size_t)-1, &count));
+  CHECK(count == 2); /* the gears; the range plan is no gear */
+  aclmdlIODims gears[2];
+  CHECK_OK(aclmdlGetInputDynamicDims(desc, (size_t)-1, gears, 2));
+  const size_t in_sizes[] = {aclmdlGetInputSizeByIndex(desc, 0), aclmdlGetInputSizeByIndex(desc, 1),
+                             aclmdlGetInputSizeByIndex(desc, 2)};
+  const size_t out_sizes[] = {aclmdlGetOutputSizeByIndex(desc, 0)};
+  aclmdlDataset *in = dataset_of(3, in_sizes), *out = dataset_of(1, out_sizes);
+  float *a = data_of(in, 0), *b = data_of(in, 1);
+  for (int i = 0; i < 8; ++i) a[i] = (float)i;
+  for (int i = 0; i < 4; ++i) b[i] = 100.0f * (float)i;
+  aclmdlIODims between = gears[0];
+  between.dims[1] = 4;
+  between.dims[2] = 4;
+  CHECK_OK(aclmdlSetInputDynamicDims(id, in, 2, &between));
+  CHECK_OK(aclmdlExecute(id, in, out));
+  const float *y = data_of(out, 0);
+  for (int i = 0; i < 8; ++i) CHECK(y[i] == a[i] + b[i % 4]);
+  aclTensorDesc *yd = aclmdlGetDatasetTensorDesc(out, 0);
+  CHECK(yd != NULL && aclGetTensorDescNumDims(yd) == 2 && aclGetTensorDescDim(yd, 1) == 4);
+  /* A gear still runs its own plan. */
+  CHECK_OK(aclmdlSetInputDynamicDims(id, in, 2, &gears[1]));
+  CHECK_OK(aclmdlExecute(id, in, out));
+  /* Outside the hull of the gears (3~5): refused when set. */
+  aclmdlIODims outside = gears[0];
+  outside.dims[1] = 6;
+  outside.dims[2] = 6;
+  CHECK_ACL(aclmdlSetInputDynamicDims(id, in, 2, &outside), ACL_ERROR_INVALID_PARAM);
+  /* a's fixed dim is 2, not 3. */
+  aclmdlIODims wrong = between;
+  wrong.dims[0] = 3;
+  CHECK_ACL(aclmdlSetInputDynamicDims(id, in, 2, &wrong), ACL_ERROR_INVALID_PARAM);
+  /* Inside the hull, but a + b cannot broadcast [2,4] with [5]: the run says so. */
+  aclmdlIODims clash = gears[0];
+  clash.dims[1] = 4;
+  clash.dims[2] = 5;
+  CHECK_OK(aclmdlSetInputDynamicDims(id, in, 2, &clash));
+  CHECK(aclmdlExecute(id, in, out) != ACL_SUCCESS);
+  free_dataset(in);
+  free_dataset(out);
+  CHECK_OK(aclmdlDestroyDesc(desc));
+  CHECK_OK(aclmdlUnload(id));
+}
+
 /* range.gem: x f32[1~8,4], y = 2x + 1: the real input description per run. */
 static void test_range(void) {
   const uint32_t id = load("range.gem");
@@ -284,6 +335,7 @@ int main(int argc, char **argv) {
   test_batch_gears();
   test_image_gears();
   test_dims_gears();
+  test_hybrid_dims();
   test_range();
   test_files();
   /* aclFinalize unloads what is still loaded. */

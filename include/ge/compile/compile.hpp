@@ -135,7 +135,12 @@ class CompiledModel {
   [[nodiscard]] ShapeMode mode() const noexcept { return config_.mode; }
   /// The gears (empty unless `mode()` is `gears`), in option order.
   [[nodiscard]] const std::vector<Gear>& gears() const noexcept { return gears_; }
-  /// The plans made at compile time: one per gear, or one.
+  /// True in hybrid mode (`ge.compileHybridMode=1`): besides the gears' plans, a range
+  /// plan (the last of `plans()`, `gear` -1; or plans per input signature where its range
+  /// is unbounded) serves inputs that match no gear.
+  [[nodiscard]] bool hybrid() const noexcept { return config_.hybrid; }
+  /// The plans made at compile time: one per gear (in hybrid mode then the range plan),
+  /// or one.
   [[nodiscard]] const std::vector<std::shared_ptr<const Plan>>& plans() const noexcept { return plans_; }
   /// The graph inputs and outputs.
   [[nodiscard]] const std::vector<ModelIO>& inputs() const noexcept { return inputs_; }

@@ -80,6 +80,8 @@ enum class Errc : std::uint16_t {
   unsupported_op,       ///< a model op with no schema here
   // runtime, later
   cancelled,            ///< a run cancelled before it finished (`AsyncRun::cancel`)
+  missing_gears,        ///< an option that needs gears (hybrid mode, padding) without them
+  padding_unsafe,       ///< padding to a gear where it would change the results
 };
 
 /// The name of a code, e.g. `"bad_range"`.

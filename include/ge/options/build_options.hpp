@@ -81,6 +81,10 @@ class BuildOptions {
   [[nodiscard]] std::optional<Format> input_format() const noexcept { return format_; }
   /// AC_PARALLEL_ENABLE, parsed.
   [[nodiscard]] std::optional<bool> ac_parallel_enable() const noexcept { return ac_parallel_; }
+  /// COMPILE_HYBRID_MODE, parsed (`ge.compileHybridMode`: 0 or 1).
+  [[nodiscard]] std::optional<bool> compile_hybrid_mode() const noexcept { return hybrid_; }
+  /// DYNAMIC_NODE_TYPE, parsed (`ge.dynamicNodeType`: 0 or 1).
+  [[nodiscard]] std::optional<int> dynamic_node_type() const noexcept { return node_type_; }
 
   /// Checks the rules that involve several options and the target, as
   /// `parse_dynamic_config` does, and throws as it does. Never changes the options.
@@ -99,6 +103,8 @@ class BuildOptions {
   std::optional<std::vector<std::vector<std::int64_t>>> dims_;
   std::optional<Format> format_;
   std::optional<bool> ac_parallel_;
+  std::optional<bool> hybrid_;
+  std::optional<int> node_type_;
 };
 
 }  // namespace ge

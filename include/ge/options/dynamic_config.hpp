@@ -24,6 +24,8 @@
 /// | dims gears: INPUT_FORMAT is ND (default ND); each gear has one value per `-1` | `bad_input_format`, `gear_shape_mismatch` |
 /// | without gears, `-1` or `lo~hi` (a range) needs a target with ranges   | `ranges_unsupported`    |
 /// | AC_PARALLEL_ENABLE=1 needs a target that has it                       | `ac_parallel_unsupported` |
+/// | COMPILE_HYBRID_MODE=1 needs a gear option and a target with ranges    | `missing_gears`, `ranges_unsupported` |
+/// | hybrid mode: a `lo~hi` in INPUT_SHAPE takes gears like a `-1`, each gear value inside it | `gear_shape_mismatch` |
 ///
 /// With the model's inputs (`ModelInput`, in data-node `index` order) also:
 /// named inputs exist and positions are in range (`unknown_input`); each entry has the
@@ -34,7 +36,7 @@
 ///
 /// Warnings (never thrown, never printed: collected in `warnings`): a batch gear above
 /// 2048; DYNAMIC_DIMS with other than 3 to 4 gears; AC_PARALLEL_ENABLE=1 where the
-/// shapes are not dynamic.
+/// shapes are not dynamic; DYNAMIC_NODE_TYPE 0 in hybrid mode.
 
 #include <cstdint>
 #include <optional>
@@ -76,10 +78,16 @@ struct DynamicConfig {
   InputShape input_shape;                ///< INPUT_SHAPE (no entries when not given)
   Format input_format = Format::nchw;    ///< as given, else ND for DYNAMIC_DIMS, else NCHW
   bool ac_parallel_enable = false;       ///< AC_PARALLEL_ENABLE
+  /// COMPILE_HYBRID_MODE=1: besides a static plan per gear, one range plan over the
+  /// gears' hull (a `lo~hi` in INPUT_SHAPE, allowed only here, bounds its dim instead)
+  /// serves inputs that match no gear.
+  bool hybrid = false;
   /// One entry per gear: the values that fill the `-1`s. Batch: `{b}` (fills every
   /// `-1`); image: `{h, w}`; dims: one value per `-1`, in order over all inputs.
   std::vector<std::vector<std::int64_t>> gears;
   std::vector<std::string> warnings;     ///< advice that is not an error, one sentence each
+  /// True for an INPUT_SHAPE dim the gears fill: a `-1`, or in hybrid mode a `lo~hi`.
+  [[nodiscard]] bool gear_slot(const Dim& d) const noexcept { return d.is_unknown() || (hybrid && d.is_range()); }
 };
 
 /// Checks `options` against `target` (the rules of the file comment) and returns the

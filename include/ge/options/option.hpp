@@ -14,6 +14,8 @@
 /// | `dynamic_dims`       | `ge.dynamicDims`          | `DYNAMIC_DIMS`        | `--dynamic_dims`         |
 /// | `input_format`       | `ge.inputFormat`          | `INPUT_FORMAT`        | `--input_format`         |
 /// | `ac_parallel_enable` | `ac_parallel_enable`      | `AC_PARALLEL_ENABLE`  | `--ac_parallel_enable`   |
+/// | `compile_hybrid_mode`| `ge.compileHybridMode`    | `COMPILE_HYBRID_MODE` | `--compile_hybrid_mode`  |
+/// | `dynamic_node_type`  | `ge.dynamicNodeType`      | `DYNAMIC_NODE_TYPE`   | `--dynamic_node_type`    |
 ///
 /// ```
 /// const ge::OptionInfo& o = ge::find_option("INPUT_SHAPE");   // o.key == "ge.inputShape"
@@ -36,10 +38,12 @@ enum class Option : std::uint8_t {
   dynamic_dims,        ///< DYNAMIC_DIMS: gears for arbitrary dims (ND)
   input_format,        ///< INPUT_FORMAT: NCHW, NHWC or ND
   ac_parallel_enable,  ///< AC_PARALLEL_ENABLE: host-engine ops in parallel (0 or 1)
+  compile_hybrid_mode, ///< COMPILE_HYBRID_MODE: gears plus a range plan for the rest (0 or 1)
+  dynamic_node_type,   ///< DYNAMIC_NODE_TYPE: GE's gear input kind (0 dataset, 1 placeholder)
 };
 
 /// The number of `Option` values.
-inline constexpr std::size_t option_count = 6;
+inline constexpr std::size_t option_count = 8;
 
 /// The spellings and a one-line summary of one option (see the table in the file comment).
 struct OptionInfo {

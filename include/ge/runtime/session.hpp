@@ -107,10 +107,22 @@ struct Output {
   [[noreturn]] void mismatched_values(DataType asked) const;
 };
 
+/// Which kind of plan ran.
+enum class PlanKind : std::uint8_t {
+  fixed,      ///< the one plan of a model compiled for fixed shapes
+  gear,       ///< a gear's static plan (`RunResult::gear` says which)
+  range,      ///< the range plan made at compile time (ranges, or hybrid mode between gears)
+  signature,  ///< a plan made at run time for this input signature (an unbounded range)
+};
+
+/// The name of a plan kind, e.g. `"range"`.
+[[nodiscard]] std::string_view to_string(PlanKind kind) noexcept;
+
 /// What a run gives back.
 struct RunResult {
   std::vector<Output> outputs;   ///< one per graph output, in order
   std::int32_t gear = -1;        ///< the gear that ran; -1 for a range or fixed plan
+  PlanKind plan = PlanKind::fixed;  ///< which kind of plan ran (hybrid mode: `gear` or `range`)
   std::int64_t arena_bytes = 0;  ///< the arena the plan used
   /// What the run did step by step, when the session traces (`SessionOptions::trace`).
   std::shared_ptr<const RunTrace> trace{};

@@ -193,7 +193,7 @@ const ge::Plan* shown_plan(const ge::CompiledModel& m, const std::optional<std::
   if (geared) {
     const auto it = std::find_if(plans.begin(), plans.end(), [&](const auto& p) { return p->gear == gear_index; });
     if (it == plans.end())
-      throw UsageError("--gear " + *gear + ": the model has gears 0 to " + std::to_string(plans.back()->gear) +
+      throw UsageError("--gear " + *gear + ": the model has gears 0 to " + std::to_string(m.gears().size() - 1) +
                        "; expected one of them");
     shown = it->get();
   }
@@ -266,6 +266,7 @@ void print_compile_json(const Loaded& l, const std::vector<std::string>& names) 
           .end_object();
     j.end_array();
   }
+  j.key("hybrid").value(m.hybrid());
   j.key("plans_per_signature").value(m.plans_per_signature());
   j.key("plans").begin_array();
   for (const auto& p : m.plans()) {
@@ -303,6 +304,7 @@ void print_compile_summary(const Loaded& l, const std::vector<std::string>& name
   for (const ge::ModelIO& io : m.inputs()) std::printf("input   %s\n", io_text(io).c_str());
   for (const ge::ModelIO& io : m.outputs()) std::printf("output  %s\n", io_text(io).c_str());
   std::printf("mode    %s", std::string(ge::to_string(m.mode())).c_str());
+  if (m.hybrid()) std::printf(", hybrid (inputs matching no gear run on the range plan)");
   if (m.plans_per_signature()) std::printf(" (an unbounded dim: a plan per input signature, made at run time)");
   std::printf("\n");
   for (const auto& p : m.plans()) {
@@ -311,7 +313,8 @@ void print_compile_summary(const Loaded& l, const std::vector<std::string>& name
                                                               " values allocated per run";
     std::printf("%s %s: %zu nodes (%s; %zu folded for its shapes), %d streams, arena %lld bytes, no reuse %lld, "
                 "lower bound %lld\n",
-                p->gear >= 0 ? ("gear " + std::to_string(p->gear)).c_str() : "plan", p->describe_inputs(names).c_str(),
+                p->gear >= 0 ? ("gear " + std::to_string(p->gear)).c_str() : m.hybrid() ? "range plan" : "plan",
+                p->describe_inputs(names).c_str(),
                 p->steps.size(), kind.c_str(), p->folded_nodes, p->streams.stream_count,
                 static_cast<long long>(p->memory.arena_bytes), static_cast<long long>(p->memory.no_reuse_bytes),
                 static_cast<long long>(p->memory.lower_bound));
@@ -421,7 +424,10 @@ void print_run(const Loaded& l, const std::vector<std::string>& names,
   };
   const ge::RunResult& r = t.last;
   std::printf("model %s, %s%s, %d threads\n", l.path.c_str(),
-              r.gear >= 0 ? ("gear " + std::to_string(r.gear) + ", ").c_str() : "", [&] {
+              r.gear >= 0                     ? ("gear " + std::to_string(r.gear) + ", ").c_str()
+              : r.plan == ge::PlanKind::fixed ? ""
+                                              : (std::string(ge::to_string(r.plan)) + " plan, ").c_str(),
+              [&] {
                 std::string s;
                 for (std::size_t i = 0; i < names.size(); ++i) {
                   s += (i ? "; " : "") + names[i] + ":";

@@ -20,6 +20,7 @@
 
 #include "core/tsan.hpp"
 
+#include "compile/padding_analysis.hpp"
 #include "compile/plan_build.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/core/detail/out_of_memory.hpp"
@@ -344,6 +345,10 @@ struct detail::ModelMaker {
       tbb::parallel_for(std::size_t{0}, shapes.size(), one);
 #endif
       for (const auto& plan : m.plans_) m.arena_bytes_ = std::max(m.arena_bytes_, plan->arena_bytes());
+    }
+    if (!m.gears_.empty()) {
+      const std::vector<std::vector<Shape>> gear_shapes(shapes.begin(), shapes.begin() + static_cast<std::ptrdiff_t>(m.gears_.size()));
+      m.padding_ = detail::analyse_padding(m.graph_, m.order_, m.config_, m.gears_, gear_shapes);
     }
 #if defined(__GLIBC__)
     // The weights the passes and the kernels replaced are freed, but glibc keeps freed

@@ -415,7 +415,12 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
   device_ = options.device ? std::move(options.device) : std::make_shared<CpuDevice>();
   trace_ = options.trace;
   memory_limit_ = options.memory_limit;
+  if (options.pad_to_gear && model_->gears().empty())
+    raise(Errc::missing_gears, "[ge.runtime] Session: pad_to_gear on a model without gears (mode " +
+                                   std::string(to_string(model_->mode())) + "); expected a model compiled with "
+                                   "DYNAMIC_BATCH_SIZE, DYNAMIC_IMAGE_SIZE or DYNAMIC_DIMS");
   impl_ = std::make_unique<Impl>(options.threads, model_, device_, trace_, memory_limit_);
+  impl_->pad_to_gear = options.pad_to_gear;
   if (!options.arena.empty()) {
     const std::int64_t align = std::max<std::int64_t>(model_->settings().alignment, 64);
     if (reinterpret_cast<std::uintptr_t>(options.arena.data()) % static_cast<std::uintptr_t>(align) != 0)
@@ -463,6 +468,8 @@ RunResult Session::Impl::run_unguarded(std::span<const TensorView> inputs, std::
                                        bool caller_outputs, const std::atomic<bool>* cancel) {
   const CompiledModel& m = *model;
   const auto in_dims = detail::checked_inputs(inputs, m.inputs());
+  if (pad_to_gear)
+    if (auto padded = run_padded(inputs, in_dims, outputs, caller_outputs, cancel)) return std::move(*padded);
   if (caller_outputs) detail::check_output_buffers(outputs, inputs, m.inputs(), m.outputs());
   const std::shared_ptr<const Plan> plan_ptr = plans.select(in_dims);
   const Plan& plan = *plan_ptr;

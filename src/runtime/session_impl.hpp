@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <thread>
 #include <vector>
@@ -24,6 +25,7 @@ struct Session::Impl {
   std::shared_ptr<const CompiledModel> model;
   std::shared_ptr<Device> device;  // before the contexts, which free their memory through it
   bool tracing = false;
+  bool pad_to_gear = false;
   std::int64_t memory_limit = 0;
   HostScheduler scheduler;
   PlanSelector plans;
@@ -49,6 +51,11 @@ struct Session::Impl {
                 const std::atomic<bool>* cancel);
   RunResult run_unguarded(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs,
                           const std::atomic<bool>* cancel);
+  // With pad_to_gear: the run padded to a larger gear, when the inputs need it and may be
+  // padded (src/runtime/padding.cpp); none when they match a gear or fit none.
+  std::optional<RunResult> run_padded(std::span<const TensorView> inputs, const std::vector<std::vector<std::int64_t>>& dims,
+                                      std::span<const TensorView> outputs, bool caller_outputs,
+                                      const std::atomic<bool>* cancel);
 };
 
 namespace detail {

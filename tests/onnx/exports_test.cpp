@@ -4,9 +4,8 @@
 // static (no data-dependent step, no value allocated per run), the arenas stay within an
 // independent liveness bound, and the outputs equal torch's reference at batch 2.
 //
-// The exports come from GE_EXPORTS_DIR when set, else the script runs once into a
-// temporary folder (Debian's python3-torch and python3-torchvision; about 10 s). Without
-// them the test says why and checks nothing.
+// The exports: tests/support/exports.hpp (GE_EXPORTS_DIR, else the script runs once).
+// Without them the test says why and checks nothing.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -24,36 +23,13 @@
 #include "ge/onnx.hpp"
 #include "ge/runtime/session.hpp"
 #include "ge/runtime/trace.hpp"
-#include "support/temp_dir.hpp"
+#include "support/exports.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// The folder holding the exports, or nullopt with the reason printed once.
-std::optional<fs::path> exports() {
-  static const std::optional<fs::path> dir = []() -> std::optional<fs::path> {
-    if (const char* env = std::getenv("GE_EXPORTS_DIR")) return fs::path(env);
-    const char* data = std::getenv("GE_TEST_DATA");  // tests/
-    const fs::path script = fs::path(data ? data : "tests") / ".." / ".." / "shared" / "models" / "export_models.py";
-    if (!fs::exists(script)) {
-      MESSAGE("torch exports skipped: no " << script.string());
-      return std::nullopt;
-    }
-    static const ge::test::TempDir dir("ge_exports");  // removed at exit
-    const fs::path out = dir.path;
-    const std::string cmd = "/usr/bin/python3 '" + script.string() + "' '" + out.string() + "' > '" +
-                            (out / "log.txt").string() + "' 2>&1";
-    if (std::system(cmd.c_str()) != 0) {
-      std::ifstream log(out / "log.txt");
-      const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-      MESSAGE("torch exports skipped: the export script failed (python3-torch, python3-torchvision?):\n" << text);
-      return std::nullopt;
-    }
-    return out;
-  }();
-  return dir;
-}
+std::optional<fs::path> exports() { return ge::test::torch_exports(); }
 
 std::vector<std::byte> read_file(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "ge/compile/op_compile.hpp"
+#include "ge/compile/padding.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/compile/plan.hpp"
 #include "ge/graph/graph.hpp"
@@ -139,6 +140,10 @@ class CompiledModel {
   /// plan (the last of `plans()`, `gear` -1; or plans per input signature where its range
   /// is unbounded) serves inputs that match no gear.
   [[nodiscard]] bool hybrid() const noexcept { return config_.hybrid; }
+  /// With gears: for each value of the gears (an entry of `Gear::values`), whether inputs
+  /// may be padded along it to a larger gear without changing the outputs, and where the
+  /// outputs carry it (see ge/compile/padding.hpp). Empty without gears.
+  [[nodiscard]] const std::vector<GearPadding>& padding() const noexcept { return padding_; }
   /// The plans made at compile time: one per gear (in hybrid mode then the range plan),
   /// or one.
   [[nodiscard]] const std::vector<std::shared_ptr<const Plan>>& plans() const noexcept { return plans_; }
@@ -179,6 +184,7 @@ class CompiledModel {
   std::vector<std::shared_ptr<const Plan>> plans_;
   std::vector<ModelIO> inputs_, outputs_;
   std::vector<PassStats> pass_stats_;
+  std::vector<GearPadding> padding_;
   std::vector<std::shared_ptr<const Kernel>> kernels_;  // per node of graph_; null: chosen per plan
   std::vector<std::size_t> order_;                      // a topological order of graph_'s nodes
   std::int64_t arena_bytes_ = 0;

@@ -77,6 +77,14 @@ struct SessionOptions {
   /// ge::Session s(model, {.arena = {work, n}});   // the steps' values live in `work`
   /// ```
   std::span<std::byte> arena{};
+  /// Pad inputs that match no gear to the smallest gear that holds them, run that gear's
+  /// static plan, and give the outputs sliced back to the real dims (equal, bit for bit,
+  /// to an unpadded run's): only along the gear values the compiler proved independent
+  /// (`CompiledModel::padding()`); inputs needing padding along another are
+  /// `Errc::padding_unsafe` naming the op, or, in hybrid mode, run on the range plan.
+  /// `RunResult::padding_waste` says what share of the gear's input was padding. A model
+  /// without gears is `Errc::missing_gears` when the session is made.
+  bool pad_to_gear = false;
 };
 
 /// One output of a run: its real description and its data.
@@ -123,6 +131,9 @@ struct RunResult {
   std::vector<Output> outputs;   ///< one per graph output, in order
   std::int32_t gear = -1;        ///< the gear that ran; -1 for a range or fixed plan
   PlanKind plan = PlanKind::fixed;  ///< which kind of plan ran (hybrid mode: `gear` or `range`)
+  /// With `SessionOptions::pad_to_gear`: the share of the gear's input elements that were
+  /// padding (0 when the inputs matched a gear or were not padded).
+  double padding_waste = 0;
   std::int64_t arena_bytes = 0;  ///< the arena the plan used
   /// What the run did step by step, when the session traces (`SessionOptions::trace`).
   std::shared_ptr<const RunTrace> trace{};

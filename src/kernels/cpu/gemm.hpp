@@ -27,6 +27,10 @@ namespace ge::cpu {
 
 /// Rows of a packed A panel (the micro-kernel's M tile).
 inline constexpr std::int64_t kGemmMR = 6;
+/// The K block of every f32 product: a row's sum is taken block by block (each block's
+/// products in K order from zero, then added to the sum so far), so that a row's result
+/// does not depend on which kernel computed it or how many rows came with it.
+inline constexpr std::int64_t kGemmKc = 256;
 /// Columns of a packed B panel (the micro-kernel's N tile).
 inline constexpr std::int64_t kGemmNR = 16;
 

@@ -23,7 +23,7 @@ using namespace gemm_tile;
 
 bool avx512_usable() { return isa() == Isa::avx512; }
 
-constexpr std::int64_t kKc = 256;  // K block: a 16-column B panel slice (16 KiB) stays in L1
+constexpr std::int64_t kKc = kGemmKc;  // K block: a 16-column B panel slice (16 KiB) stays in L1
 constexpr std::int64_t kMc = 192;  // rows per output block: the A block (192 KiB) stays in L2
 constexpr std::int64_t kNc = 256;  // columns per output block
 

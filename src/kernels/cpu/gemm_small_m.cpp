@@ -24,35 +24,45 @@ inline __attribute__((always_inline)) void tile(std::int64_t k, const float* a, 
                                                 float* c, std::int64_t ldc, const float* bias, std::int64_t cols) {
   using F = VecOf<V>;
   constexpr int P = kGemmNR / V;  // vectors per panel row
-  F acc[R][NP * P];
-  for (int r = 0; r < R; ++r)
-    for (int q = 0; q < NP * P; ++q) acc[r][q] = F{};
   const std::int64_t bstride = k * kGemmNR;
+  // K in blocks of kGemmKc, summed as the general GEMM sums them (each block from zero,
+  // then the sum so far added, kept in C between blocks): the same bits as a row of a
+  // larger product, so a result does not depend on the batch it came in.
+  for (std::int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
+    const std::int64_t k1 = std::min(k, k0 + kGemmKc);
+    F acc[R][NP * P];
+    for (int r = 0; r < R; ++r)
+      for (int q = 0; q < NP * P; ++q) acc[r][q] = F{};
 #pragma GCC unroll 2
-  for (std::int64_t p = 0; p < k; ++p) {
-    F bv[NP * P];
+    for (std::int64_t p = k0; p < k1; ++p) {
+      F bv[NP * P];
 #pragma GCC unroll 8
-    for (int q = 0; q < NP * P; ++q) std::memcpy(&bv[q], b + (q / P) * bstride + p * kGemmNR + (q % P) * V, sizeof(F));
+      for (int q = 0; q < NP * P; ++q) std::memcpy(&bv[q], b + (q / P) * bstride + p * kGemmNR + (q % P) * V, sizeof(F));
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      const float av = a[r * lda + p];  // a scalar times a vector: one broadcast load
+      for (int r = 0; r < R; ++r) {
+        const float av = a[r * lda + p];  // a scalar times a vector: one broadcast load
 #pragma GCC unroll 8
-      for (int q = 0; q < NP * P; ++q) acc[r][q] += av * bv[q];
+        for (int q = 0; q < NP * P; ++q) acc[r][q] += av * bv[q];
+      }
     }
-  }
-  for (int q = 0; q < NP * P; ++q) {
-    const std::int64_t col = q * V;  // within the tile
-    const std::int64_t valid = q / P == NP - 1 ? cols - (q % P) * V : V;
-    if (valid <= 0) continue;
-    F bias_v{};
-    if (bias != nullptr) {
-      if (valid >= V) std::memcpy(&bias_v, bias + col, sizeof(F));
-      else std::memcpy(&bias_v, bias + col, static_cast<std::size_t>(valid) * sizeof(float));
-    }
-    for (int r = 0; r < R; ++r) {
-      const F v = acc[r][q] + bias_v;
-      if (valid >= V) std::memcpy(c + r * ldc + col, &v, sizeof(F));
-      else std::memcpy(c + r * ldc + col, &v, static_cast<std::size_t>(valid) * sizeof(float));
+    const bool last = k1 == k;
+    for (int q = 0; q < NP * P; ++q) {
+      const std::int64_t col = q * V;  // within the tile
+      const std::int64_t valid = q / P == NP - 1 ? cols - (q % P) * V : V;
+      if (valid <= 0) continue;
+      const auto bytes = static_cast<std::size_t>(std::min<std::int64_t>(valid, V)) * sizeof(float);
+      F bias_v{};
+      if (last && bias != nullptr) std::memcpy(&bias_v, bias + col, bytes);
+      for (int r = 0; r < R; ++r) {
+        F v = acc[r][q];
+        if (k0 > 0) {
+          F so_far{};
+          std::memcpy(&so_far, c + r * ldc + col, bytes);
+          v += so_far;
+        }
+        if (last && bias != nullptr) v += bias_v;
+        std::memcpy(c + r * ldc + col, &v, bytes);
+      }
     }
   }
 }

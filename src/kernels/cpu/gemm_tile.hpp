@@ -77,14 +77,16 @@ inline __attribute__((always_inline)) void micro_kernel_edge(std::int64_t kc, co
 }
 
 // The last few rows (fewer than MR) of a row-major A against one B panel, read from A's
-// rows in place: a GEMV for one row. `R` rows of 16 / V vectors; with one or two rows, K
-// is split over 4 / R partial sums so that the FMAs do not wait on each other.
+// rows in place: a GEMV for one row. `R` rows of 16 / V vectors, each element's products
+// summed in K order as the full tiles sum them (no split partial sums: a row's result
+// must not depend on whether it fell in a full tile or at the edge, so that it is the
+// same at every batch size).
 template <int V, int R>
 inline __attribute__((always_inline)) void rows_kernel(std::int64_t kc, const float* a, std::int64_t lda, const float* b,
                                                        float* tile) {
   using vf = VecOf<V>;
   constexpr int nv = static_cast<int>(kGemmNR) / V;
-  constexpr int U = R >= 4 ? 1 : 4 / R;
+  constexpr int U = 1;
   vf acc[U][R][nv];
 #pragma GCC unroll 4
   for (int u = 0; u < U; ++u)

@@ -59,6 +59,7 @@ std::vector<Flag> model_flags(bool run) {
     flags.push_back({"output_dir", true, "write each output of the last run as <dir>/<name>.npy"});
     flags.push_back({"trace", true, "write the timed runs as a Chrome trace (Perfetto, chrome://tracing) to FILE"});
     flags.push_back({"profile", false, "print kernel time per op type and for the top 20 nodes (calls, ms, share, GFLOP/s)"});
+    flags.push_back({"pad_to_gear", false, "pad inputs matching no gear to the smallest gear holding them, where the compiler proved it safe"});
   } else {
     flags.push_back({"dot", true, "write the compiled graph as Graphviz text to FILE (streams as colours, fusions marked)"});
     flags.push_back({"plan_svg", true, "write a plan's memory plan (values over steps and arena offsets) as SVG to FILE"});
@@ -74,7 +75,7 @@ std::vector<Flag> model_flags(bool run) {
 std::string usage(bool run, const std::vector<Flag>& flags) {
   std::string out = run ? "usage: gec run --model M.onnx [build options] [--shape name:dims;...] [--input name=f.npy,...]\n"
                           "               [--iterations N] [--threads T] [--seed S] [--output_dir DIR]\n"
-                          "               [--trace FILE.json] [--profile]\n"
+                          "               [--trace FILE.json] [--profile] [--pad_to_gear]\n"
                           "\n"
                           "Compiles the model as 'gec compile' does, fills the inputs with seeded random data (or\n"
                           "reads .npy files), runs it once to warm up and N times timed, and prints the latency\n"
@@ -267,6 +268,11 @@ void print_compile_json(const Loaded& l, const std::vector<std::string>& names) 
     j.end_array();
   }
   j.key("hybrid").value(m.hybrid());
+  j.key("padding").begin_array();
+  for (const ge::GearPadding& p : m.padding())
+    j.begin_object().key("value").value(static_cast<std::uint64_t>(p.value)).key("independent").value(p.independent)
+        .key("reason").value(p.reason).end_object();
+  j.end_array();
   j.key("plans_per_signature").value(m.plans_per_signature());
   j.key("plans").begin_array();
   for (const auto& p : m.plans()) {
@@ -320,6 +326,13 @@ void print_compile_summary(const Loaded& l, const std::vector<std::string>& name
                 static_cast<long long>(p->memory.lower_bound));
   }
   if (!m.plans().empty()) std::printf("arena   %lld bytes for every plan\n", static_cast<long long>(m.arena_bytes()));
+  for (const ge::GearPadding& p : m.padding()) {
+    std::string dims;
+    for (const auto& [input, axis] : p.dims)
+      dims += (dims.empty() ? "" : ", ") + names[input] + " dim " + std::to_string(axis);
+    std::printf("padding gear value %zu (%s): %s\n", p.value, dims.c_str(),
+                p.independent ? "independent, --pad_to_gear pads it" : ("not independent: " + p.reason).c_str());
+  }
 }
 
 // The real input dims of `gec run`: --shape, else the model's (static) or the first plan's.
@@ -423,8 +436,10 @@ void print_run(const Loaded& l, const std::vector<std::string>& names,
     return t.ms[idx];
   };
   const ge::RunResult& r = t.last;
+  const std::string padded =
+      r.padding_waste > 0 ? " (padded: " + std::to_string(static_cast<int>(r.padding_waste * 100 + 0.5)) + "% waste)" : "";
   std::printf("model %s, %s%s, %d threads\n", l.path.c_str(),
-              r.gear >= 0                     ? ("gear " + std::to_string(r.gear) + ", ").c_str()
+              r.gear >= 0                     ? ("gear " + std::to_string(r.gear) + padded + ", ").c_str()
               : r.plan == ge::PlanKind::fixed ? ""
                                               : (std::string(ge::to_string(r.plan)) + " plan, ").c_str(),
               [&] {
@@ -519,7 +534,8 @@ int run_run(std::span<const std::string> args) {
   std::vector<ge::TensorView> views;
   for (NpyArray& d : data) views.push_back(d.view());
 
-  ge::Session session(l.model, {.threads = threads, .trace = trace_file.has_value() || profile});
+  ge::Session session(l.model,
+                      {.threads = threads, .trace = trace_file.has_value() || profile, .pad_to_gear = a.has("pad_to_gear")});
   for (const std::string& n : session.notices()) std::fprintf(stderr, "gec: notice: %s\n", n.c_str());
   const Timed t = timed_runs(session, views, iterations, profile, trace_file.has_value());
   print_run(l, names, dims, t, session.threads());

@@ -4,11 +4,13 @@
 
 #include "ge/compile/choose_gears.hpp"
 #include "ge/compile/compile.hpp"
+#include "ge/compile/cost.hpp"
 #include "ge/compile/cpu_isa.hpp"
 #include "ge/compile/flops.hpp"
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/memory_plan.hpp"
 #include "ge/compile/op_compile.hpp"
+#include "ge/compile/padding.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/compile/plan.hpp"
 #include "ge/compile/streams.hpp"
@@ -26,6 +28,7 @@
 #if defined(GE_WITH_ONNX)
 #include "ge/onnx.hpp"
 #endif
+#include "ge/runtime/calibrate.hpp"
 #include "ge/runtime/host_scheduler.hpp"
 #include "ge/runtime/plan_select.hpp"
 #include "ge/runtime/session.hpp"

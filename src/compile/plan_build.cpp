@@ -316,6 +316,16 @@ std::string_view to_string(Storage s) noexcept {
   return "?";
 }
 
+std::string_view to_string(PlanKind kind) noexcept {
+  switch (kind) {
+    case PlanKind::gear: return "gear";
+    case PlanKind::range: return "range";
+    case PlanKind::signature: return "signature";
+    case PlanKind::fixed: break;
+  }
+  return "fixed";
+}
+
 std::string Plan::describe_inputs(const std::vector<std::string>& names) const {
   std::string s;
   for (std::size_t i = 0; i < input_shapes.size(); ++i)

@@ -22,16 +22,6 @@
 
 namespace ge {
 
-std::string_view to_string(PlanKind kind) noexcept {
-  switch (kind) {
-    case PlanKind::gear: return "gear";
-    case PlanKind::range: return "range";
-    case PlanKind::signature: return "signature";
-    case PlanKind::fixed: break;
-  }
-  return "fixed";
-}
-
 namespace {
 
 std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }

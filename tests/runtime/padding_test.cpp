@@ -10,6 +10,7 @@
 
 #include "ge/compile/compile.hpp"
 #include "ge/graph/builder.hpp"
+#include "ge/runtime/calibrate.hpp"
 #include "ge/runtime/session.hpp"
 #include "support/expect_error.hpp"
 
@@ -236,4 +237,13 @@ TEST_CASE("batch invariance: a row of a matrix product has the same bits whateve
       CHECK(at(m) == std::vector<float>(all.begin(), all.begin() + m * 40));
     }
   }
+}
+
+TEST_CASE("calibrate: this machine's speeds, positive, with the threads asked") {
+  const ge::MachineSpeed s = ge::calibrate(1);
+  CHECK(s.gemm_gflops > 0.1);
+  CHECK(s.stream_gbs > 0.01);
+  CHECK(s.step_us > 0);
+  CHECK(s.threads == 1);
+  ge::test::expect_error([] { (void)ge::calibrate(-1); }, Errc::invalid_argument, "threads -1");
 }

@@ -43,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "ge/compile/cost.hpp"
 #include "ge/compile/op_compile.hpp"
 #include "ge/compile/padding.hpp"
 #include "ge/compile/passes.hpp"
@@ -167,6 +168,14 @@ class CompiledModel {
   [[nodiscard]] std::optional<std::int32_t> gear_for(std::span<const std::vector<std::int64_t>> dims,
                                                      bool round_up = false) const;
 
+  /// What running these input dims (one list per graph input) would cost, with a
+  /// session's `options`, on a machine of `speed` (see ge/compile/cost.hpp). Nothing is
+  /// run; a plan the dims would need made at run time is made here to read it, and
+  /// dropped. Throws as a run would before it starts: `bad_tensor` (count, rank),
+  /// `no_matching_gear` or `out_of_range` (outside every gear and range),
+  /// `padding_unsafe`; `invalid_argument` for a `speed` that is not calibrated.
+  [[nodiscard]] ShapeCost cost(std::span<const std::vector<std::int64_t>> dims, const MachineSpeed& speed,
+                               const CostOptions& options = {}) const;
   /// The kernel chosen for each node of `graph()` at compile time (null where a node's
   /// rank was unknown then: chosen per plan), shared by every plan.
   [[nodiscard]] const std::vector<std::shared_ptr<const Kernel>>& kernels() const noexcept { return kernels_; }

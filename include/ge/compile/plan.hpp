@@ -51,6 +51,17 @@ enum class Storage : std::uint8_t {
 /// The name of a storage kind, e.g. `"arena"`.
 [[nodiscard]] std::string_view to_string(Storage s) noexcept;
 
+/// Which kind of plan serves (or served) a run.
+enum class PlanKind : std::uint8_t {
+  fixed,      ///< the one plan of a model compiled for fixed shapes
+  gear,       ///< a gear's static plan
+  range,      ///< the range plan made at compile time (ranges, or hybrid mode between gears)
+  signature,  ///< a plan made at run time for one input signature (an unbounded range)
+};
+
+/// The name of a plan kind, e.g. `"range"`.
+[[nodiscard]] std::string_view to_string(PlanKind kind) noexcept;
+
 /// One value of a plan. Plan values are numbered in the plan (graph inputs first); a
 /// graph value that no step of the plan touches has none.
 struct PlanValue {

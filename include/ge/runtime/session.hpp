@@ -115,17 +115,6 @@ struct Output {
   [[noreturn]] void mismatched_values(DataType asked) const;
 };
 
-/// Which kind of plan ran.
-enum class PlanKind : std::uint8_t {
-  fixed,      ///< the one plan of a model compiled for fixed shapes
-  gear,       ///< a gear's static plan (`RunResult::gear` says which)
-  range,      ///< the range plan made at compile time (ranges, or hybrid mode between gears)
-  signature,  ///< a plan made at run time for this input signature (an unbounded range)
-};
-
-/// The name of a plan kind, e.g. `"range"`.
-[[nodiscard]] std::string_view to_string(PlanKind kind) noexcept;
-
 /// What a run gives back.
 struct RunResult {
   std::vector<Output> outputs;   ///< one per graph output, in order

@@ -27,10 +27,32 @@ constexpr std::int64_t kKc = kGemmKc;  // K block: a 16-column B panel slice (16
 constexpr std::int64_t kMc = 192;  // rows per output block: the A block (192 KiB) stays in L2
 constexpr std::int64_t kNc = 256;  // columns per output block
 
+// Rows [row0, row0 + rows) (fewer than MR, A's row-major rows at `a`) against the B
+// panels of columns [from, to) of one K block (`pb`: the first panel at this block's
+// first K step; panels k * NR apart), four panels at a time, finished into C.
+template <int V>
+inline __attribute__((always_inline)) void edge_rows(std::int64_t kc, const float* a, std::int64_t lda, const float* pb,
+                                                     std::int64_t k, std::int64_t from, std::int64_t to, std::int64_t n1,
+                                                     float* c, std::int64_t ldc, std::int64_t row0, std::int64_t rows,
+                                                     bool load_c, bool last, const GemmEpilogue& ep) {
+  alignas(64) float edge[(kGemmMR - 1) * 4 * kGemmNR];
+  for (std::int64_t j = from; j < to;) {
+    const std::int64_t left = (to - j + kGemmNR - 1) / kGemmNR;
+    const int np = left >= 4 ? 4 : left >= 2 ? 2 : 1;
+    rows_panels_n<V>(kc, a, lda, pb + (j / kGemmNR) * k * kGemmNR, k * kGemmNR, edge, rows, np);
+    for (int q = 0; q < np; ++q) {
+      const std::int64_t jq = j + q * kGemmNR, nr = std::min(kGemmNR, n1 - jq);
+      for (std::int64_t r = 0; r < rows; ++r)
+        finish_row(edge + r * 4 * kGemmNR + q * kGemmNR, c + (row0 + r) * ldc + jq, nr, load_c, last, ep, row0 + r, jq);
+    }
+    j += np * kGemmNR;
+  }
+}
+
 // One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K. A
 // is packed (`a` holds MR-row panels) or, with `kRowA`, row-major with row stride `lda`,
-// read in place: then an edge tile (fewer than MR rows or NR columns) packs its MR x kc
-// slice of A first for the edge kernel.
+// read in place: then an edge tile (fewer than NR columns) packs its MR x kc slice of A
+// first for the edge kernel, and the last rows (fewer than MR) go four panels at a time.
 template <int V, bool kRowA>
 inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::int64_t n, std::int64_t k,
                                                            std::int64_t m0, std::int64_t m1, std::int64_t n0,
@@ -40,6 +62,9 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
   alignas(64) float tile[kGemmMR * kGemmNR];
   alignas(64) float ragged_tile[V == 16 ? 4 * kGemmMR * kGemmNR : 1];
   alignas(64) float slice[kRowA ? kGemmMR * kKc : 1];
+  // With A in place, the tiles cover whole MR-row groups; the rows after them go four
+  // panels at a time below. Packed A pads its last panel: every row is in a tile.
+  const std::int64_t m_tiles = kRowA ? m0 + (m1 - m0) / kGemmMR * kGemmMR : m1;
   std::int64_t k0 = 0;
   do {
     const std::int64_t kc = std::min(kKc, k - k0);
@@ -62,13 +87,9 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
       }
       const float* ap = a_at(i);
       if constexpr (kRowA) {
-        if (mr < kGemmMR) {
-          rows_kernel_n<V>(kc, ap, lda, bp, tile, mr);  // A's last rows in place (M = 1: a GEMV)
-        } else {
-          for (std::int64_t p = 0; p < kc; ++p)
-            for (std::int64_t r = 0; r < kGemmMR; ++r) slice[p * kGemmMR + r] = ap[r * lda + p];
-          micro_kernel_edge<V>(kc, slice, bp, tile, nr);
-        }
+        for (std::int64_t p = 0; p < kc; ++p)  // whole MR rows here: the rows after them go apart
+          for (std::int64_t r = 0; r < kGemmMR; ++r) slice[p * kGemmMR + r] = ap[r * lda + p];
+        micro_kernel_edge<V>(kc, slice, bp, tile, nr);
       } else {
         micro_kernel_edge<V>(kc, ap, bp, tile, nr);
       }
@@ -82,6 +103,7 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
         }
       }
     };
+    std::int64_t edge_from = n0;
     for (std::int64_t j = n0; j < n1;) {
       const bool wide = V == 16 && j + 2 * kGemmNR <= n1;
       // 17 to 31 columns left (N = 24: MobileNet's projections): 12 x 32 tiles too, into
@@ -97,7 +119,7 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
         next_b = {pb + (jj / kGemmNR) * k * kGemmNR + kk * kGemmNR, k * kGemmNR, kGemmNR,
                   n1 - jj > kGemmNR ? 2 : 1};
       }
-      for (std::int64_t i = m0; i < m1;) {
+      for (std::int64_t i = m0; i < m_tiles;) {
         const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
         const Ahead ahead = i == m0 ? next_b : Ahead{};
         if (wide && i + 2 * kGemmMR <= m1) {
@@ -124,6 +146,13 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
         i += kGemmMR;
       }
       j += wide || ragged ? 2 * kGemmNR : kGemmNR;
+      // The last rows (fewer than MR) of the panels just done, four panels at a time while
+      // those are still in cache.
+      if (kRowA && m_tiles < m1 && (j - edge_from >= 4 * kGemmNR || j >= n1)) {
+        edge_rows<V>(kc, a_at(m_tiles), lda, pb + k0 * kGemmNR, k, edge_from, std::min(j, n1), n1, c, ldc, m_tiles,
+                     m1 - m_tiles, load_c, last, ep);
+        edge_from = j;
+      }
     }
     k0 += kc;
   } while (k0 < k);

@@ -76,73 +76,63 @@ inline __attribute__((always_inline)) void micro_kernel_edge(std::int64_t kc, co
   micro_kernel<V>(kc, a, b, tile);
 }
 
-// The last few rows (fewer than MR) of a row-major A against one B panel, read from A's
-// rows in place: a GEMV for one row. `R` rows of 16 / V vectors, each element's products
-// summed in K order as the full tiles sum them (no split partial sums: a row's result
-// must not depend on whether it fell in a full tile or at the edge, so that it is the
-// same at every batch size).
-template <int V, int R>
-inline __attribute__((always_inline)) void rows_kernel(std::int64_t kc, const float* a, std::int64_t lda, const float* b,
-                                                       float* tile) {
+// The last few rows (`R` < MR) of a row-major A against `NP` B panels (`bstride` apart) at
+// once, into `tile` (rows of 4 * NR floats): each element's products summed in K order as
+// the full tiles sum them, the R * NP * 16 / V independent sums keeping the FMA units busy
+// (one row against one panel alone would wait on its own latency).
+template <int V, int R, int NP>
+inline __attribute__((always_inline)) void rows_panels(std::int64_t kc, const float* a, std::int64_t lda,
+                                                       const float* b, std::int64_t bstride, float* tile) {
   using vf = VecOf<V>;
-  constexpr int nv = static_cast<int>(kGemmNR) / V;
-  constexpr int U = 1;
-  vf acc[U][R][nv];
-#pragma GCC unroll 4
-  for (int u = 0; u < U; ++u)
+  constexpr int pv = static_cast<int>(kGemmNR) / V;
+  constexpr int nv = NP * pv;
+  vf acc[R][nv];
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int v = 0; v < nv; ++v) acc[u][r][v] = vf{};
-  std::int64_t p = 0;
-  for (; p + U <= kc; p += U) {
-#pragma GCC unroll 4
-    for (int u = 0; u < U; ++u) {
-      vf bv[nv];
-#pragma GCC unroll 4
-      for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + (p + u) * kGemmNR + v * V, sizeof(vf));
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) {
-        const float av = a[r * lda + p + u];
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; ++v) acc[u][r][v] += av * bv[v];
-      }
-    }
-  }
-  for (; p < kc; ++p) {
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+    for (int v = 0; v < nv; ++v) acc[r][v] = vf{};
+#pragma GCC unroll 2
+  for (std::int64_t p = 0; p < kc; ++p) {
     vf bv[nv];
-#pragma GCC unroll 4
-    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + p * kGemmNR + v * V, sizeof(vf));
+#pragma GCC unroll 16
+    for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + (v / pv) * bstride + p * kGemmNR + (v % pv) * V, sizeof(vf));
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const float av = a[r * lda + p];
-#pragma GCC unroll 4
-      for (int v = 0; v < nv; ++v) acc[0][r][v] += av * bv[v];
+#pragma GCC unroll 16
+      for (int v = 0; v < nv; ++v) acc[r][v] += av * bv[v];
     }
   }
 #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-    for (int v = 0; v < nv; ++v) {
-      vf sum = acc[0][r][v];
-#pragma GCC unroll 4
-      for (int u = 1; u < U; ++u) sum += acc[u][r][v];
-      std::memcpy(tile + r * kGemmNR + v * V, &sum, sizeof(vf));
-    }
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+    for (int v = 0; v < nv; ++v) std::memcpy(tile + r * 4 * kGemmNR + v * V, &acc[r][v], sizeof(vf));
+}
+
+template <int V, int R>
+inline __attribute__((always_inline)) void rows_panels_np(std::int64_t kc, const float* a, std::int64_t lda,
+                                                          const float* b, std::int64_t bstride, float* tile, int np) {
+  switch (np) {
+    case 1: return rows_panels<V, R, 1>(kc, a, lda, b, bstride, tile);
+    case 2: return rows_panels<V, R, 2>(kc, a, lda, b, bstride, tile);
+    default: return rows_panels<V, R, 4>(kc, a, lda, b, bstride, tile);
   }
 }
 
+// `rows` (< MR) rows against `np` (1, 2 or 4) panels.
 template <int V>
-inline __attribute__((always_inline)) void rows_kernel_n(std::int64_t kc, const float* a, std::int64_t lda,
-                                                         const float* b, float* tile, std::int64_t rows) {
+inline __attribute__((always_inline)) void rows_panels_n(std::int64_t kc, const float* a, std::int64_t lda,
+                                                         const float* b, std::int64_t bstride, float* tile,
+                                                         std::int64_t rows, int np) {
   switch (rows) {
-    case 1: return rows_kernel<V, 1>(kc, a, lda, b, tile);
-    case 2: return rows_kernel<V, 2>(kc, a, lda, b, tile);
-    case 3: return rows_kernel<V, 3>(kc, a, lda, b, tile);
-    case 4: return rows_kernel<V, 4>(kc, a, lda, b, tile);
-    default: return rows_kernel<V, 5>(kc, a, lda, b, tile);
+    case 1: return rows_panels_np<V, 1>(kc, a, lda, b, bstride, tile, np);
+    case 2: return rows_panels_np<V, 2>(kc, a, lda, b, bstride, tile, np);
+    case 3: return rows_panels_np<V, 3>(kc, a, lda, b, bstride, tile, np);
+    case 4: return rows_panels_np<V, 4>(kc, a, lda, b, bstride, tile, np);
+    default: return rows_panels_np<V, 5>(kc, a, lda, b, bstride, tile, np);
   }
 }
+
 
 
 // Weights the next tile will stream, fetched into L2 while this one computes: `panels`

@@ -28,6 +28,10 @@ int run_compile(std::span<const std::string> args);
 /// `gec run`: compiles an ONNX model and runs it: latency percentiles, throughput, .npy outputs.
 int run_run(std::span<const std::string> args);
 
+/// `gec calibrate`: measures this machine's speeds for the cost model.
+int run_calibrate(std::span<const std::string> args);
+/// `gec cost`: what a shape will cost on a compiled model before it runs.
+int run_cost(std::span<const std::string> args);
 /// `gec --singleop FILE.json --output DIR` (or `gec singleop ...`): GE's atc --singleop,
 /// one offline single-op model per op of FILE.json for aclopSetModelDir / aclopLoad.
 int run_singleop(std::span<const std::string> args);

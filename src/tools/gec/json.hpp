@@ -9,6 +9,8 @@
 // that are not valid UTF-8 become U+FFFD, so the output is always valid JSON.
 
 #include <cstdint>
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +56,14 @@ class JsonWriter {
   JsonWriter& value(std::uint64_t v) {
     separate();
     out_ += std::to_string(v);
+    return *this;
+  }
+  /// A number (`null` when not finite).
+  JsonWriter& value(double v) {
+    separate();
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    out_ += std::isfinite(v) ? buf : "null";
     return *this;
   }
   /// `true` or `false`.

@@ -40,6 +40,10 @@ constexpr std::array commands{
             gec::run_compile},
     Command{"run", "compile and run an ONNX model: latency percentiles, throughput, outputs as .npy",
             gec::run_run},
+    Command{"cost", "what input dims will cost on a compiled model before it runs: plan, memory, padding, FLOPs, latency",
+            gec::run_cost},
+    Command{"calibrate", "measure this machine's speeds for the cost model (gec cost --calibration)",
+            gec::run_calibrate},
     Command{"singleop", "compile a JSON list of single ops into op model files (also: gec --singleop F --output D)",
             gec::run_singleop},
 };

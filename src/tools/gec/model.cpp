@@ -30,6 +30,7 @@
 #include "ge/runtime/session.hpp"
 #include "ge/runtime/trace.hpp"
 #include "json.hpp"
+#include "model.hpp"
 #include <cstdlib>
 
 #include "npy.hpp"
@@ -39,17 +40,22 @@
 
 namespace gec {
 
-namespace {
-
-// The flags both commands share: the model, every build option, the target.
-std::vector<Flag> model_flags(bool run) {
-  std::vector<Flag> flags{{"model", true, run ? "the ONNX model file, or a compiled model file (gec compile -o) (required)"
-                                               : "the ONNX model file (required)"}};
+std::vector<Flag> shared_model_flags() {
+  std::vector<Flag> flags{{"model", true, "the ONNX model file, or a compiled model file (gec compile -o) (required)"}};
   for (const ge::OptionInfo& o : ge::options_table()) flags.push_back({o.flag, true, o.summary});
   flags.push_back({"target", true, "the target product (default: cpu); see 'gec gears --help'"});
   flags.push_back({"streams", true, "vector-engine streams per plan, >= 1 (default 4): 1 runs the steps in order, each kernel on every thread"});
   flags.push_back({"precision", true, "f32 (default) or bf16: convs and constant-weight matmuls in bf16 with f32 accumulation on AMX-BF16 CPUs"});
   flags.push_back({"cache_dir", true, "a folder of compiled models: load the one made from the same model and flags, else compile and store it there"});
+  return flags;
+}
+
+namespace {
+
+// The flags both commands share: the model, every build option, the target.
+std::vector<Flag> model_flags(bool run) {
+  std::vector<Flag> flags = shared_model_flags();
+  if (!run) flags.front().help = "the ONNX model file (required)";
   if (run) {
     flags.push_back({"shape", true, "the real input shapes, INPUT_SHAPE style: name:dims;name:dims (default: the model's or the first gear's)"});
     flags.push_back({"input", true, "inputs from .npy files: name=file.npy,name=file.npy (others: seeded random data)"});
@@ -551,6 +557,12 @@ int run_run(std::span<const std::string> args) {
   if (profile) std::printf("\nprofile of the %d timed runs\n%s", iterations, t.profile.table(20).c_str());
   if (const auto dir = a.get("output_dir")) write_outputs(*dir, t.last);
   return 0;
+}
+
+std::shared_ptr<const ge::CompiledModel> load_model(const Args& a) { return load_and_compile(a, true).model; }
+
+std::vector<std::vector<std::int64_t>> model_run_dims(const Args& a, const ge::CompiledModel& m) {
+  return run_dims(a, m, input_names(m));
 }
 
 }  // namespace gec

@@ -29,6 +29,18 @@ std::string dims_key(std::span<const std::vector<std::int64_t>> dims) {
 
 Shape shape_of(const std::vector<std::int64_t>& d) { return Shape(std::vector<Dim>(d.begin(), d.end())); }
 
+// True when every dim of `d` lies in the dim of `s` at its place (no Shape made: a run's
+// plan is found without allocating).
+bool holds(const Shape& s, const std::vector<std::int64_t>& d) {
+  if (!s.rank_known()) return true;
+  if (s.rank() != d.size()) return false;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const Dim& x = s.dims()[i];
+    if (!x.is_unknown() && (d[i] < x.lo() || d[i] > x.hi())) return false;
+  }
+  return true;
+}
+
 std::shared_ptr<const CompiledModel> checked(std::shared_ptr<const CompiledModel> m) {
   if (!m) raise(Errc::invalid_argument, "[ge.runtime] PlanSelector: null model");
   return m;
@@ -42,6 +54,14 @@ PlanSelector::PlanSelector(std::shared_ptr<const CompiledModel> model, std::size
 std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std::int64_t>> dims) {
   const CompiledModel& m = *model_;
   const auto& inputs = m.inputs();
+  const auto fits = [&](const Plan& p) {
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      if (!holds(p.input_shapes[i], dims[i])) return false;
+    return true;
+  };
+  if (dims.size() == inputs.size())
+    for (const auto& p : m.plans())  // the gears first, then (hybrid mode) the range plan
+      if (fits(*p)) return p;
   std::vector<std::string> names;
   for (const ModelIO& io : inputs) names.push_back(io.name);
   const auto given = [&] {
@@ -59,13 +79,6 @@ std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std
                                   " (dims " + dims_text(dims[i]) + "); the model takes rank " + std::to_string(s.rank()) +
                                   " (" + s.to_string() + ")");
   }
-  const auto fits = [&](const Plan& p) {
-    for (std::size_t i = 0; i < dims.size(); ++i)
-      if (!relaxes(p.input_shapes[i], shape_of(dims[i]))) return false;
-    return true;
-  };
-  for (const auto& p : m.plans())  // the gears first, then (hybrid mode) the range plan
-    if (fits(*p)) return p;
   if (m.plans_per_signature()) {
     for (std::size_t i = 0; i < dims.size(); ++i)
       if (!relaxes(inputs[i].shape, shape_of(dims[i])))

@@ -41,6 +41,11 @@ bool holds(const Shape& s, const std::vector<std::int64_t>& d) {
   return true;
 }
 
+// A range plan whose steps work out shapes as it runs (see the constructor).
+bool works_out_shapes(const Plan& p) noexcept {
+  return p.gear < 0 && !p.static_shapes && (p.data_dependent_steps > 0 || p.per_run_values > 0);
+}
+
 std::shared_ptr<const CompiledModel> checked(std::shared_ptr<const CompiledModel> m) {
   if (!m) raise(Errc::invalid_argument, "[ge.runtime] PlanSelector: null model");
   return m;
@@ -48,8 +53,11 @@ std::shared_ptr<const CompiledModel> checked(std::shared_ptr<const CompiledModel
 
 }  // namespace
 
-PlanSelector::PlanSelector(std::shared_ptr<const CompiledModel> model, std::size_t cache)
-    : model_(checked(std::move(model))), signature_plans_(cache ? cache : model_->settings().plan_cache) {}
+PlanSelector::PlanSelector(std::shared_ptr<const CompiledModel> model, std::size_t cache, bool specialize_ranges)
+    : model_(checked(std::move(model))),
+      signature_plans_(cache ? cache : model_->settings().plan_cache),
+      specialize_ranges_(specialize_ranges) {}
+
 
 std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std::int64_t>> dims) {
   const CompiledModel& m = *model_;
@@ -60,8 +68,25 @@ std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std
     return true;
   };
   if (dims.size() == inputs.size())
-    for (const auto& p : m.plans())  // the gears first, then (hybrid mode) the range plan
-      if (fits(*p)) return p;
+    for (const auto& p : m.plans()) {  // the gears first, then (hybrid mode) the range plan
+      if (!fits(*p)) continue;
+      if (!specialize_ranges_ || !works_out_shapes(*p)) return p;
+      // A static plan for these dims instead, made at their first run while there is room.
+      const std::string key = dims_key(dims);
+      if (auto made = signature_plans_.find(key)) return made;
+      const CacheStats stats = signature_plans_.stats();
+      if (stats.size >= stats.capacity) return p;
+      return signature_plans_.get_or_create(key, [&] {
+        std::vector<Shape> shapes;
+        for (const auto& d : dims) shapes.push_back(shape_of(d));
+        log_message(LogLevel::info, [&] {
+          std::string s;
+          for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "; " : "") + inputs[i].name + ":" + dims_text(dims[i]);
+          return "[ge.runtime] making a static plan for the input dims " + s + " (the range plan works out shapes as it runs)";
+        });
+        return build_plan(m, std::move(shapes));
+      });
+    }
   std::vector<std::string> names;
   for (const ModelIO& io : inputs) names.push_back(io.name);
   const auto given = [&] {

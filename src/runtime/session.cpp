@@ -384,8 +384,13 @@ struct Session::Context {
 };
 
 Session::Impl::Impl(int threads, std::shared_ptr<const CompiledModel> m, std::shared_ptr<Device> d, bool tr,
-                    std::int64_t limit)
-    : model(m), device(std::move(d)), tracing(tr), memory_limit(limit), scheduler(threads), plans(std::move(m)) {}
+                    std::int64_t limit, bool specialize_ranges)
+    : model(m),
+      device(std::move(d)),
+      tracing(tr),
+      memory_limit(limit),
+      scheduler(threads),
+      plans(std::move(m), 0, specialize_ranges) {}
 
 Session::Impl::~Impl() = default;
 
@@ -409,7 +414,7 @@ Session::Session(std::shared_ptr<const CompiledModel> model, SessionOptions opti
     raise(Errc::missing_gears, "[ge.runtime] Session: pad_to_gear on a model without gears (mode " +
                                    std::string(to_string(model_->mode())) + "); expected a model compiled with "
                                    "DYNAMIC_BATCH_SIZE, DYNAMIC_IMAGE_SIZE or DYNAMIC_DIMS");
-  impl_ = std::make_unique<Impl>(options.threads, model_, device_, trace_, memory_limit_);
+  impl_ = std::make_unique<Impl>(options.threads, model_, device_, trace_, memory_limit_, options.specialize_ranges);
   impl_->pad_to_gear = options.pad_to_gear;
   if (!options.arena.empty()) {
     const std::int64_t align = std::max<std::int64_t>(model_->settings().alignment, 64);

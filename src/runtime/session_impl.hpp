@@ -43,7 +43,7 @@ struct Session::Impl {
   bool orphaned = false;  // the Session is gone: the last job in flight deletes this
 
   Impl(int threads, std::shared_ptr<const CompiledModel> model, std::shared_ptr<Device> device, bool trace,
-       std::int64_t memory_limit);  // in session.cpp, where Context is complete
+       std::int64_t memory_limit, bool specialize_ranges);  // in session.cpp, where Context is complete
   ~Impl();
 
   // A run; allocation failure is Errc::out_of_memory.

@@ -19,6 +19,10 @@
 #include "ge/graph/builder.hpp"
 #include "ge/runtime/session.hpp"
 
+// The replacements below pair operator new with malloc and operator delete with free,
+// which GCC's check of new/delete pairs cannot see through.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
 namespace {
 std::atomic<std::uint64_t> allocations{0};
 

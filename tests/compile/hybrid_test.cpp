@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -189,4 +190,54 @@ TEST_CASE("hybrid mode: a model file keeps the gears and the range plan") {
   ge::PlanKind kind{};
   CHECK(run(loaded, 3, &kind) == run(model, 3, nullptr));
   CHECK(kind == ge::PlanKind::range);
+}
+
+TEST_CASE("hybrid mode: a range plan that works out shapes as it runs gives way to static plans per batch") {
+  // x [-1, 8, 8] through a reshape whose shape comes from Shape(x), as exporters write it.
+  ge::GraphBuilder b;
+  const auto x = b.input("x", DataType::f32, "-1,8,8");
+  const auto flat = b.op("Reshape", {x, b.constant("flat", ge::Tensor::from<std::int64_t>({2}, {-1, 8}))});
+  const auto y = b.op("MatMul", {flat, b.random_weights("w", {8, 8}, 2)});
+  b.output(b.op("Reshape", {y, b.op("Shape", {x})}, {}, "y"));
+  const ge::Graph g = b.build();
+  const ge::BuildOptions opts{{"ge.inputShape", "x:-1,8,8"}, {"ge.dynamicBatchSize", "2,4,8"}, {"ge.compileHybridMode", "1"}};
+  const auto model = ge::compile(g, opts, ge::default_target(), {.plan_cache = 2});
+  REQUIRE(model->plans().size() == 4);
+  CHECK(model->plans().back()->data_dependent_steps > 0);
+  const auto at = [&](ge::Session& s, std::int64_t batch) {
+    std::vector<float> in = ramp(batch * 64);
+    const ge::RunResult r = s.run({ge::TensorView{in.data(), DataType::f32, {batch, 8, 8}}});
+    const auto v = r.outputs[0].values<float>();
+    return std::pair{r.plan, std::vector<float>(v.begin(), v.end())};
+  };
+  ge::Session s(model, {.threads = 1});
+  const auto fixed = [&](std::int64_t batch) {
+    ge::Session f(ge::compile(g, {{"ge.inputShape", "x:" + std::to_string(batch) + ",8,8"}}), {.threads = 1});
+    return at(f, batch).second;
+  };
+  // Batch 3: a static plan made at its first run, the same numbers as a compile for it.
+  auto [kind3, y3] = at(s, 3);
+  CHECK(kind3 == ge::PlanKind::signature);
+  CHECK(y3 == fixed(3));
+  CHECK(at(s, 3).first == ge::PlanKind::signature);
+  CHECK(s.plan_cache_stats().misses == 1);  // made once
+  CHECK(at(s, 5).first == ge::PlanKind::signature);
+  // plan_cache 2 is full: batch 6 runs on the range plan, nothing is evicted or made again.
+  auto [kind6, y6] = at(s, 6);
+  CHECK(kind6 == ge::PlanKind::range);
+  CHECK(y6 == fixed(6));
+  CHECK(at(s, 3).first == ge::PlanKind::signature);
+  CHECK(s.plan_cache_stats().misses == 2);
+  CHECK(s.plan_cache_stats().evictions == 0);
+  // Off: the range plan always runs.
+  ge::Session off(model, {.threads = 1, .specialize_ranges = false});
+  CHECK(at(off, 3).first == ge::PlanKind::range);
+  CHECK(off.plan_cache_stats().misses == 0);
+  // cost says the same.
+  const ge::MachineSpeed speed{100, 10, 1, 1};
+  const std::vector<std::vector<std::int64_t>> dims3{{3, 8, 8}};
+  const ge::ShapeCost c = model->cost(dims3, speed);
+  CHECK(c.plan == ge::PlanKind::signature);
+  CHECK_FALSE(c.plan_made);
+  CHECK(model->cost(dims3, speed, {.specialize_ranges = false}).plan == ge::PlanKind::range);
 }

@@ -46,7 +46,8 @@ struct MachineSpeed {
 
 /// How `CompiledModel::cost` picks the plan, as a session with these options would.
 struct CostOptions {
-  bool pad_to_gear = false;  ///< as `SessionOptions::pad_to_gear`
+  bool pad_to_gear = false;        ///< as `SessionOptions::pad_to_gear`
+  bool specialize_ranges = true;   ///< as `SessionOptions::specialize_ranges` (with room in its cache)
 };
 
 /// What one set of input dims will cost.

@@ -30,8 +30,14 @@ namespace ge {
 class PlanSelector {
  public:
   /// A selector over `model` keeping up to `cache` per-signature plans (0: the model's
-  /// `CompileSettings::plan_cache`). Throws `Errc::invalid_argument` for a null model.
-  explicit PlanSelector(std::shared_ptr<const CompiledModel> model, std::size_t cache = 0);
+  /// `CompileSettings::plan_cache`). With `specialize_ranges`, a range plan that works
+  /// out shapes while it runs (data-dependent steps, values allocated per run: an
+  /// exporter's Shape -> Gather -> Concat before a Reshape) gives way to a static plan
+  /// made for the real dims at their first run, while the cache has room; past `cache`
+  /// signatures the range plan runs (no plan is evicted for it, nothing is made again).
+  /// Throws `Errc::invalid_argument` for a null model.
+  explicit PlanSelector(std::shared_ptr<const CompiledModel> model, std::size_t cache = 0,
+                        bool specialize_ranges = true);
 
   /// The plan for these real input dims (one list per graph input): the gear whose
   /// shapes equal them (`no_matching_gear`, listing the gears, when none does), the
@@ -46,6 +52,7 @@ class PlanSelector {
  private:
   std::shared_ptr<const CompiledModel> model_;
   LruCache<Plan> signature_plans_;
+  bool specialize_ranges_ = true;
 };
 
 }  // namespace ge

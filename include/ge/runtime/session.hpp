@@ -85,6 +85,13 @@ struct SessionOptions {
   /// `RunResult::padding_waste` says what share of the gear's input was padding. A model
   /// without gears is `Errc::missing_gears` when the session is made.
   bool pad_to_gear = false;
+  /// A range plan that works out shapes as it runs (an exporter's Shape -> Gather ->
+  /// Concat before each Reshape, kept as steps because the dims are not known when it is
+  /// made) gives way to a static plan made for the real dims at their first run, with the
+  /// gears' fusions and folding and no per-run allocation of values, for up to the
+  /// model's `plan_cache` signatures; past them the range plan runs. `RunResult::plan` is
+  /// `signature` for such a run. Off: the range plan always runs.
+  bool specialize_ranges = true;
 };
 
 /// One output of a run: its real description and its data.

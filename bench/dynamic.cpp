@@ -5,7 +5,11 @@
 //   - the plan that serves the batch, and CompiledModel::cost's expected latency against
 //     the measured p50 (the estimate's error), over ge::calibrate's speeds;
 //   - at batch 3: the range plan (hybrid), the gear padded to 8 (pad_to_gear), and a
-//     fixed-shape compile for batch 3, side by side (the dynamic tax of each way).
+//     fixed-shape compile for batch 3, side by side (the dynamic tax of each way);
+//   - the peak resident memory of a process (a fresh one per way, `--reap`) that compiles
+//     the model and runs 100 random batches in 1..8: gears 1,2,8 in hybrid mode, a range
+//     1~8 (its plans made per batch, and the range plan alone), eight gears 1..8, and a
+//     fixed compile at batch 8 running batch 8 only (the floor).
 //
 //   ge_bench_dynamic [--exports DIR] [--threads T] [--seconds S]
 #include <cmath>
@@ -18,6 +22,7 @@
 #include "ge/ge.hpp"
 #include "ge/onnx.hpp"
 #include "model_runs.hpp"
+#include "processes.hpp"
 #include "models/mobilenet_v2.hpp"
 #include "models/resnet50.hpp"
 
@@ -53,9 +58,56 @@ double p50(const std::shared_ptr<const ge::CompiledModel>& model, const Model& m
   return ge_bench::time_ours(s, in, 2, 5, seconds).p50;
 }
 
+std::vector<Model> main_set(const std::string& exports) {
+  std::vector<Model> models;
+  models.push_back({"ResNet-50", ge::models::resnet50("-1,3,224,224"), "data", {3, 224, 224}, ge::DataType::f32});
+  models.push_back({"MobileNetV2", ge::models::mobilenet_v2("-1,3,224,224"), "data", {3, 224, 224}, ge::DataType::f32});
+  if (!exports.empty()) {
+    const std::filesystem::path dir(exports);
+    models.push_back({"ResNet-50 (torch)", ge::onnx::load(dir / "resnet50_dyn.onnx"), "input", {3, 224, 224}, ge::DataType::f32});
+    models.push_back({"MobileNetV2 (torch)", ge::onnx::load(dir / "mobilenet_v2_dyn.onnx"), "input", {3, 224, 224},
+                      ge::DataType::f32});
+    models.push_back({"BERT (torch)", ge::onnx::load(dir / "bert_tiny_dyn.onnx"), "input_ids", {128}, ge::DataType::i64});
+  }
+  return models;
+}
+
+const char* const ways[] = {"hybrid 1,2,8", "range, plans per batch", "range plan alone", "gears 1..8", "fixed 8 (floor)"};
+
+// One way of the memory table, in a process of its own: compile, then 100 random batches.
+int rss_child(const std::string& exports, int index, int way, int threads) {
+  const std::vector<Model> models = main_set(exports);
+  const Model& m = models.at(static_cast<std::size_t>(index));
+  ge::BuildOptions o;
+  bool specialize = true;
+  std::int64_t lo = 1;
+  switch (way) {
+    case 0: o = {{"ge.inputShape", shape(m, "-1")}, {"ge.dynamicBatchSize", "1,2,8"}, {"ge.compileHybridMode", "1"}}; break;
+    case 1: o = {{"ge.inputShape", shape(m, "1~8")}}; break;
+    case 2: o = {{"ge.inputShape", shape(m, "1~8")}}; specialize = false; break;
+    case 3: o = {{"ge.inputShape", shape(m, "-1")}, {"ge.dynamicBatchSize", "1,2,3,4,5,6,7,8"}}; break;
+    default: o = {{"ge.inputShape", shape(m, "8")}}; lo = 8; break;
+  }
+  const auto model = ge::compile(m.graph, o);
+  ge::Session s(model, {.threads = threads, .specialize_ranges = specialize});
+  std::vector<InputData> inputs;
+  for (std::int64_t b = 1; b <= 8; ++b) inputs.push_back(input(m, b));
+  std::uint64_t x = 3;
+  for (int i = 0; i < 100; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const std::int64_t b = lo + static_cast<std::int64_t>((x >> 33) % static_cast<std::uint64_t>(9 - lo));
+    InputData& in = inputs[static_cast<std::size_t>(b - 1)];
+    (void)s.run({ge::TensorView{in.bytes.data(), in.dtype, in.dims}});
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--reap") return ge_bench::reap(argv + 2);
+  if (argc > 5 && std::string(argv[1]) == "--rss-child")
+    return rss_child(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]));
   std::string exports;
   int threads = 0;
   double seconds = 1.0;
@@ -69,22 +121,13 @@ int main(int argc, char** argv) {
   const ge::MachineSpeed speed = ge::calibrate(threads);
   std::printf("speeds (ge::calibrate): %s\n\n", speed.to_text().c_str());
 
-  std::vector<Model> models;
-  models.push_back({"ResNet-50", ge::models::resnet50("-1,3,224,224"), "data", {3, 224, 224}, ge::DataType::f32});
-  models.push_back({"MobileNetV2", ge::models::mobilenet_v2("-1,3,224,224"), "data", {3, 224, 224}, ge::DataType::f32});
-  if (!exports.empty()) {
-    const std::filesystem::path dir(exports);
-    models.push_back({"ResNet-50 (torch)", ge::onnx::load(dir / "resnet50_dyn.onnx"), "input", {3, 224, 224}, ge::DataType::f32});
-    models.push_back({"MobileNetV2 (torch)", ge::onnx::load(dir / "mobilenet_v2_dyn.onnx"), "input", {3, 224, 224},
-                      ge::DataType::f32});
-    models.push_back({"BERT (torch)", ge::onnx::load(dir / "bert_tiny_dyn.onnx"), "input_ids", {128}, ge::DataType::i64});
-  }
+  const std::vector<Model> models = main_set(exports);
 
   std::printf("%-20s %5s | %-22s | %10s %10s %7s\n", "model", "batch", "plan", "cost ms", "p50 ms", "error");
   std::printf("%s\n", std::string(86, '-').c_str());
   double abs_error = 0;
   int rows = 0;
-  std::vector<std::string> tax;
+  std::vector<std::string> tax, ranges;
   for (const Model& m : models) {
     const auto model = ge::compile(m.graph, {{"ge.inputShape", shape(m, "-1")}, {"ge.dynamicBatchSize", "1,2,8"},
                                              {"ge.compileHybridMode", "1"}});
@@ -111,13 +154,48 @@ int main(int argc, char** argv) {
     const double padded_ms = row(3, true);
     row(8, false);
     const double fixed_ms = p50(ge::compile(m.graph, {{"ge.inputShape", shape(m, "3")}}), m, 3, threads, false, seconds);
-    char line[200];
-    std::snprintf(line, sizeof line, "%-20s | range plan %8.2f ms (%.2fx) | padded to 8 %8.2f ms (%.2fx) | fixed %8.2f ms",
+    char line[300];
+    std::snprintf(line, sizeof line, "%-20s | hybrid %8.2f ms (%.2fx) | padded to 8 %8.2f ms (%.2fx) | fixed %8.2f ms",
                   m.name.c_str(), range_ms, range_ms / fixed_ms, padded_ms, padded_ms / fixed_ms, fixed_ms);
     tax.emplace_back(line);
+    // A range 1~8 (no gears) at three batches against fixed compiles: the default
+    // session (plans per batch where the range plan works out shapes) and the range plan.
+    const auto ranged = ge::compile(m.graph, {{"ge.inputShape", shape(m, "1~8")}});
+    std::string r = m.name;
+    r.resize(20, ' ');
+    for (const std::int64_t b : {2, 5, 7}) {
+      const double f = p50(ge::compile(m.graph, {{"ge.inputShape", shape(m, std::to_string(b))}}), m, b, threads, false, seconds);
+      ge::Session plain(ranged, {.threads = threads, .specialize_ranges = false});
+      std::vector<InputData> in{input(m, b)};
+      const double alone = ge_bench::time_ours(plain, in, 2, 5, seconds).p50;
+      const double made = p50(ranged, m, b, threads, false, seconds);
+      std::snprintf(line, sizeof line, " | %lld: %.2fx %.2fx", static_cast<long long>(b), made / f, alone / f);
+      r += line;
+    }
+    ranges.push_back(r);
   }
   std::printf("\nmean |error| of the expected latency: %.0f%% over %d rows\n", 100 * abs_error / rows, rows);
   std::printf("\nbatch 3, gears 1,2,8: the ways to run it against a compile for exactly batch 3 (p50, ratio)\n");
   for (const std::string& l : tax) std::printf("%s\n", l.c_str());
+  std::printf("\na range 1~8 against fixed compiles (p50 ratio) at batch 2, 5, 7: the default session, then the range "
+              "plan alone (specialize_ranges off)\n");
+  for (const std::string& l : ranges) std::printf("%s\n", l.c_str());
+
+  std::printf("\npeak RSS (MiB) of a process compiling the model and running 100 random batches in 1..8, %d threads\n",
+              threads);
+  std::printf("%-20s", "model");
+  for (const char* w : ways) std::printf(" | %22s", w);
+  std::printf("\n");
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    std::printf("%-20s", models[i].name.c_str());
+    for (int w = 0; w < 5; ++w) {
+      const ge_bench::Child c = ge_bench::spawn_measured(
+          {self, "--rss-child", exports, std::to_string(i), std::to_string(w), std::to_string(threads)});
+      std::printf(" | %22s", c.ok() ? (std::to_string(static_cast<int>(c.max_rss_mib + 0.5)) + " MiB").c_str() : "failed");
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
   return 0;
 }

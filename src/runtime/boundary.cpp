@@ -13,15 +13,28 @@
 
 namespace ge {
 
-namespace {
-
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
+namespace detail {
 
 std::string dims_text(std::span<const std::int64_t> d) {
   std::string s;
   for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
   return s;
 }
+
+std::int64_t element_count(std::span<const std::int64_t> d) {
+  std::int64_t n = 1;
+  for (const std::int64_t x : d) n *= x;
+  return n;
+}
+
+}  // namespace detail
+
+using detail::dims_text;
+
+namespace {
+
+std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
+
 
 // True when [a, a + na) and [b, b + nb) share a byte.
 bool overlap(const void* a, std::int64_t na, const void* b, std::int64_t nb) noexcept {

@@ -12,25 +12,19 @@ namespace ge {
 
 namespace {
 
-std::string dims_text(const std::vector<std::int64_t>& d) {
-  std::string s;
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-  return s;
-}
+using detail::dims_text;
 
-std::int64_t count(const std::vector<std::int64_t>& d) {
-  std::int64_t n = 1;
-  for (const std::int64_t x : d) n *= x;
-  return n;
-}
+std::int64_t count(const std::vector<std::int64_t>& d) { return detail::element_count(d); }
 
 // Copies the box `box` (dims, from index 0 in every dim) from `src` (dims `sd`) to `dst`
-// (dims `dd`), `size` bytes per element: row by row of the last dim.
+// (dims `dd`), `size` bytes per element: row by row of the last dim, in ascending order,
+// so that `dst` may be `src` itself when `dd` is no larger than `sd` in any dim (each row
+// moves down, never past a row not yet read).
 void copy_box(const std::byte* src, const std::vector<std::int64_t>& sd, std::byte* dst,
               const std::vector<std::int64_t>& dd, const std::vector<std::int64_t>& box, std::size_t size) {
   const std::size_t r = box.size();
   if (r == 0) {
-    std::memcpy(dst, src, size);
+    std::memmove(dst, src, size);
     return;
   }
   if (count(box) == 0) return;
@@ -42,8 +36,8 @@ void copy_box(const std::byte* src, const std::vector<std::int64_t>& sd, std::by
       so = so * sd[k] + at[k];
       d_o = d_o * dd[k] + at[k];
     }
-    std::memcpy(dst + static_cast<std::size_t>(d_o * dd[r - 1]) * size, src + static_cast<std::size_t>(so * sd[r - 1]) * size,
-                row);
+    std::memmove(dst + static_cast<std::size_t>(d_o * dd[r - 1]) * size, src + static_cast<std::size_t>(so * sd[r - 1]) * size,
+                 row);
     std::size_t k = r - 1;
     while (k > 0) {
       --k;
@@ -146,12 +140,14 @@ std::optional<RunResult> Session::Impl::run_padded(std::span<const TensorView> i
                                     "] for these inputs; its buffer is not that");
       out.data = v.data;
       out.storage = nullptr;
-    } else if (d != y.dims) {
+    } else if (d != y.dims && y.storage == nullptr) {
+      // Not a buffer this run allocated (an output that is an input or a constant): a copy.
       auto storage = std::shared_ptr<std::byte[]>(new std::byte[static_cast<std::size_t>(std::max<std::int64_t>(out.bytes, 1))]);
       out.data = storage.get();
       out.storage = std::shared_ptr<void>(storage, storage.get());
-    }
-    if (out.data != y.data) copy_box(static_cast<const std::byte*>(y.data), y.dims, static_cast<std::byte*>(out.data), d, d, size);
+    }  // else sliced in place: the real part moves to the front of the run's own buffer
+    if (out.data != y.data || d != y.dims)
+      copy_box(static_cast<const std::byte*>(y.data), y.dims, static_cast<std::byte*>(out.data), d, d, size);
     r.outputs.push_back(std::move(out));
   }
   return r;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ge/core/log.hpp"
+#include "runtime/session_impl.hpp"
 
 namespace ge {
 
@@ -11,11 +12,7 @@ namespace {
 
 std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
-std::string dims_text(const std::vector<std::int64_t>& d) {
-  std::string s;
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-  return s;
-}
+using detail::dims_text;
 
 std::string dims_key(std::span<const std::vector<std::int64_t>> dims) {
   std::string key;

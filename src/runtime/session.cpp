@@ -26,18 +26,7 @@ namespace {
 
 std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
-std::string dims_text(std::span<const std::int64_t> d) {
-  std::string s;
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-  return s;
-}
-
-std::int64_t count(std::span<const std::int64_t> d) {
-  std::int64_t n = 1;
-  for (const std::int64_t x : d) n *= x;
-  return n;
-}
-
+using detail::dims_text;
 // Host memory for results, aligned for vector loads; `what` names it in the
 // out_of_memory error.
 std::shared_ptr<void> allocate_host(std::int64_t bytes, const std::string& what = "a result") {
@@ -169,7 +158,7 @@ class PlanRun {
       const PlanValue& pv = plan_.values[v];
       Output& out = result_.outputs[o];
       out.dims = b_.dims[v];
-      out.bytes = count(out.dims) * size_of(pv.desc.dtype);
+      out.bytes = detail::element_count(out.dims) * size_of(pv.desc.dtype);
       if (pv.storage == Storage::output) {
         out.data = b_.data[v];
         continue;

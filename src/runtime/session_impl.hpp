@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -59,6 +60,9 @@ struct Session::Impl {
 };
 
 namespace detail {
+// `1,3,224,224`, and the product of dims (boundary.cpp).
+std::string dims_text(std::span<const std::int64_t> d);
+std::int64_t element_count(std::span<const std::int64_t> d);
 // Checks a run's inputs against the model's: count, type, dims, buffers. Returns their dims.
 std::vector<std::vector<std::int64_t>> checked_inputs(std::span<const TensorView> inputs, const std::vector<ModelIO>& mi);
 // Checks the caller's output buffers against the model's outputs: count, types, sizes,

@@ -9,7 +9,8 @@
 # In: PREFIX (ge installed there), WORK (a scratch folder), ACL_DIR (tests/acl),
 # SAMPLE_DIR (acl_sample/), CC, GENERATOR; C_FLAGS and LINK_FLAGS, the build's own (a
 # sanitizer build's library needs its programs built with the sanitizer too); optionally
-# CXX and CXX_FLAGS (the same program built as the C++ samples are).
+# CXX and CXX_FLAGS (the same program built as the C++ samples are); MAKE_MODELS, the
+# program that writes the model files mdl_test.c loads.
 foreach(v PREFIX WORK ACL_DIR SAMPLE_DIR CC GENERATOR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "ascendcl.cmake: -D${v}=... is required")
@@ -49,6 +50,13 @@ run_program("plain singleop_model" ${WORK}/plain_singleop_model op_models)
 foreach(program base attr op_exec)
   run_program("plain ${program}" ${WORK}/plain_${program})
 endforeach()
+# Offline models (gears, hybrid mode's dims between gears, ranges) through aclmdl*, on
+# model files ge writes (MAKE_MODELS: tests/acl/make_models.cpp, built with ge).
+if(DEFINED MAKE_MODELS AND EXISTS "${MAKE_MODELS}")
+  run("make the model files" ${MAKE_MODELS} ${WORK}/models)
+  run("cc mdl_test.c -lascendcl" ${CC} ${cc_flags} -std=c11 -o ${WORK}/plain_mdl ${ACL_DIR}/mdl_test.c ${stub} -lascendcl -lm)
+  run_program("plain mdl" ${WORK}/plain_mdl ${WORK}/models)
+endif()
 # The runtime's contexts and events, and the media header with its own library name, as
 # AclLite programs link them (-lacl_dvpp).
 foreach(program rt_context media)

@@ -83,6 +83,8 @@ void put_attr(Writer& w, const ge::Attribute& a) {
           w.put<std::uint32_t>(static_cast<std::uint32_t>(v.dims().size()));
           for (const std::int64_t d : v.dims()) w.put<std::int64_t>(d);
           w.put_bytes(v.bytes());
+        } else if constexpr (std::is_same_v<T, ge::GraphRef>) {
+          ge::raise(ge::Errc::internal, "[ge.acl] an op attribute holds a graph");  // aclopAttr cannot make one
         } else {  // the lists
           w.put<std::uint64_t>(v.size());
           for (const auto& e : v) {
@@ -224,6 +226,7 @@ ge::Attribute get_attr(Reader& r) {
         r.fail(std::string("a tensor attribute: ") + e.what());
       }
     }
+    case ge::AttrKind::graph: break;  // single ops take no subgraphs: refused below
   }
   r.fail("an attribute of kind " + std::to_string(kind));
 }

@@ -101,6 +101,8 @@ void put_list(ModelWriter& w, const std::vector<T>& items, Put put) {
   for (const auto& item : items) put(item);
 }
 
+void put_graph(ModelWriter& w, BlobTable& blobs, const Graph& g, const std::vector<bool>& omit);
+
 void put_attribute(ModelWriter& w, BlobTable& blobs, const Attribute& a) {
   w.put(static_cast<std::uint8_t>(a.kind()));
   switch (a.kind()) {
@@ -115,6 +117,9 @@ void put_attribute(ModelWriter& w, BlobTable& blobs, const Attribute& a) {
       put_list(w, a.as_bools(), [&](bool v) { w.put<std::uint8_t>(v ? 1 : 0); });
       break;
     case AttrKind::tensor: put_tensor(w, blobs, a.as_tensor()); break;
+    case AttrKind::graph:  // a subgraph keeps its weights' data: its kernels pack at load
+      put_graph(w, blobs, a.as_graph(), std::vector<bool>(a.as_graph().values().size(), false));
+      break;
   }
 }
 

@@ -195,6 +195,8 @@ class DescriptionReader {
   ModelReader r_;
   std::span<const std::byte> blobs_;
   std::shared_ptr<const detail::MappedBytes> owner_;
+  static constexpr int max_subgraph_depth = 64;
+  int depth_ = 0;  // graphs being read inside graph attributes
 };
 
 Attribute DescriptionReader::attribute() {
@@ -225,6 +227,13 @@ Attribute DescriptionReader::attribute() {
       return v;
     }
     case AttrKind::tensor: return tensor();
+    case AttrKind::graph: {
+      if (depth_ >= max_subgraph_depth) r_.fail("subgraphs nest deeper than " + std::to_string(max_subgraph_depth));
+      ++depth_;
+      GraphRef sub = std::make_shared<const Graph>(graph());
+      --depth_;
+      return sub;
+    }
   }
   r_.fail("attribute kind " + std::to_string(kind) + " does not exist");
 }

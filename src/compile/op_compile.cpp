@@ -281,7 +281,7 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
     for (OpTensor& t : outputs) t = generalise(t);
 
   const std::string key = cache_key(r.op_type, engine, r.flag, r.precision, inputs, outputs, r.attrs);
-  return cache_.get_or_create(key, [&]() -> std::shared_ptr<const CompiledOp> {
+  const auto make = [&]() -> std::shared_ptr<const CompiledOp> {
     std::vector<TensorDesc> descs;
     std::vector<const Tensor*> constants;
     for (const OpTensor& t : inputs) {
@@ -335,7 +335,11 @@ std::shared_ptr<const CompiledOp> OpCompiler::compile(const OpCompileRequest& r)
     op->kernel = impl ? impl->make(request) : std::move(widened);
     op->precision = r.precision;
     return op;
-  });
+  };
+  // A subgraph's text names no graph (`graph`): such ops are compiled outside the cache.
+  if (std::any_of(r.attrs.begin(), r.attrs.end(), [](const auto& a) { return a.second.kind() == AttrKind::graph; }))
+    return make();
+  return cache_.get_or_create(key, make);
 }
 
 namespace {

@@ -111,8 +111,13 @@ std::shared_ptr<const Kernel> plan_kernel(const detail::PlanInputs& in, const de
   for (const ValueId v : node.inputs) {
     const Tensor* t = v == no_value ? nullptr : sp.folded[v] ? &*sp.folded[v] : in.graph.constant_of(v);
     if (t == nullptr) continue;
-    if (!t->has_data())
+    if (!t->has_data()) {
+      // A weight the compiled kernels hold packed (every reader's kernel took it) while
+      // the plan made another input of this node constant: the compiled graph's kernel
+      // serves, the new constant read at run time like any input.
+      if (in.kernels[n]) return in.kernels[n];
       raise(Errc::internal, "[ge.compile] node " + q(node.name) + " needs the data of a weight its kernel dropped");
+    }
     constant_bytes += static_cast<std::int64_t>(t->bytes().size());
   }
   OpCompiler alone(1);

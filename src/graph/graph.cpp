@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ge/ops/registry.hpp"
+#include "ops/subgraph.hpp"
 
 namespace ge {
 
@@ -78,6 +79,8 @@ std::size_t Graph::add_node(std::string name, std::string op, std::vector<ValueI
       fail(Errc::bad_graph, "node " + q(name) + " names value " + q(values_[o].name) +
                                 " as two of its outputs; expected distinct outputs");
   }
+  if (std::any_of(attrs.begin(), attrs.end(), [](const auto& a) { return a.second.kind() == AttrKind::graph; }))
+    detail::install_subgraph_inference();
   const std::size_t index = nodes_.size();
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     values_[outputs[k]].source = ValueSource::node;

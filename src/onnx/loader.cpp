@@ -16,6 +16,7 @@
 #include "ge/ops/registry.hpp"
 #include "onnx/convert.hpp"
 #include "onnx/nodes.hpp"
+#include "onnx/subgraph.hpp"
 #include "onnx/upgrade.hpp"
 
 #if defined(__GLIBC__)
@@ -33,21 +34,32 @@ class Importer {
   // `m` loses its tensors' data as they are converted (so that the weights are not held
   // twice): a model is imported once.
   Importer(::onnx::ModelProto& m, const std::filesystem::path& base_dir, const LoadOptions& options)
-      : m_(m), base_dir_(base_dir), options_(options) {}
+      : m_(m), gp_(*m.mutable_graph()), base_dir_(base_dir), options_(options) {}
 
   Graph run() {
     if (!m_.has_graph()) fail(Errc::bad_model, "the model has no graph; expected an ONNX ModelProto");
     const std::optional<std::int64_t> opset = default_opset();
     opset_ = opset.value_or(max_opset);
+    return build(opset);
+  }
+
+ private:
+  // A subgraph's importer (subgraph.cpp's Scope says what it reads from outside).
+  Importer(::onnx::ModelProto& m, ::onnx::GraphProto& gp, const Importer& outer, Scope scope)
+      : m_(m), gp_(gp), base_dir_(outer.base_dir_), options_(outer.options_), opset_(outer.opset_),
+        scope_(std::move(scope)), depth_(outer.depth_ + 1) {}
+
+  Graph build(std::optional<std::int64_t> opset) {
     // Data types of inputs and initializers, and every node, before anything is built.
     Unsupported unsupported;
     const std::unordered_set<std::string> initializer_names = check_types(unsupported);
     std::vector<std::optional<NodePlan>> plans = convert_nodes(unsupported);
     unsupported.raise_if_any(opset);
-    if (!opset && !training_only())
+    if (!opset && depth_ == 0 && !training_only())
       fail(Errc::bad_model, "the model imports no opset of the default ONNX domain");
 
     add_inputs(initializer_names);
+    add_scope();
     add_initializers();
     const std::vector<std::size_t> compute = add_constant_nodes(plans);
     check_reads(compute, plans);
@@ -57,11 +69,10 @@ class Importer {
     return std::move(g_);
   }
 
- private:
   // Records the data types of the inputs and initializers this build lacks; returns the
   // initializers' names (an input listed among them is no graph input).
   std::unordered_set<std::string> check_types(Unsupported& unsupported) const {
-    const ::onnx::GraphProto& gp = m_.graph();
+    const ::onnx::GraphProto& gp = gp_;
     std::unordered_set<std::string> initializer_names;
     for (const auto& t : gp.initializer()) {
       initializer_names.insert(t.name());
@@ -82,7 +93,7 @@ class Importer {
 
   // Every node as a plan; nullopt where something is unsupported (recorded).
   std::vector<std::optional<NodePlan>> convert_nodes(Unsupported& unsupported) {
-    const ::onnx::GraphProto& gp = m_.graph();
+    const ::onnx::GraphProto& gp = gp_;
     NodeConverter converter(opset_, base_dir_, options_, unsupported);
     std::vector<std::optional<NodePlan>> plans;
     plans.reserve(static_cast<std::size_t>(gp.node_size()));
@@ -95,9 +106,14 @@ class Importer {
         continue;
       }
       plans.push_back(converter.convert(n, static_cast<std::size_t>(i)));
+      if (plans.back())
+        for (const auto& [name, k] : plans.back()->graphs)
+          for (auto& r : outer_reads(n.attribute(k).g()))
+            if (std::find(plans.back()->implicit.begin(), plans.back()->implicit.end(), r) == plans.back()->implicit.end())
+              plans.back()->implicit.push_back(std::move(r));
       // A converted tensor attribute (Constant's value) is a ge::Tensor now.
       if (plans.back())
-        for (auto& a : *m_.mutable_graph()->mutable_node(i)->mutable_attribute())
+        for (auto& a : *gp_.mutable_node(i)->mutable_attribute())
           if (a.has_t()) release(*a.mutable_t());
     }
     return plans;
@@ -106,7 +122,7 @@ class Importer {
   // The graph inputs, in order, initializers excluded.
   void add_inputs(const std::unordered_set<std::string>& initializer_names) {
     std::unordered_set<std::string> input_names;
-    for (const auto& in : m_.graph().input()) {
+    for (const auto& in : gp_.input()) {
       if (initializer_names.contains(in.name())) continue;
       if (in.name().empty()) fail(Errc::bad_model, "a graph input has an empty name");
       if (!input_names.insert(in.name()).second)
@@ -132,9 +148,52 @@ class Importer {
     }
   }
 
+  // A subgraph's reads from outside: the captured values as its last inputs, the outer
+  // constants as its own.
+  void add_scope() {
+    for (const auto& [name, desc] : scope_.captured) {
+      produce(name, "graph around it");
+      (void)g_.add_input(name, desc.dtype, desc.shape);
+    }
+    for (const auto& [name, tensor] : scope_.constants) {
+      produce(name, "graph around it");
+      (void)g_.add_constant(name, tensor);
+    }
+  }
+
+  // If, Loop, Scan: each graph attribute imported with what it reads from this graph's
+  // scope (the same for all of a node's graphs, so that If's branches take the same
+  // inputs); the outer values among those follow the node's own inputs.
+  void add_control_flow(const NodePlan& p, std::vector<ValueId> inputs) {
+    Scope scope;
+    for (const std::string& name : p.implicit) {
+      const ValueId v = *g_.find_value(name);
+      if (const Tensor* t = g_.constant_of(v); t != nullptr && t->has_data())
+        scope.constants.emplace_back(name, *t);
+      else
+        scope.captured.emplace_back(name, g_.value(v).desc);
+    }
+    Attributes attrs = p.attrs;
+    for (const auto& [name, k] : p.graphs) {
+      ::onnx::GraphProto& sub = *gp_.mutable_node(static_cast<int>(p.index))->mutable_attribute(k)->mutable_g();
+      try {
+        Importer inner(m_, sub, *this, scope);
+        attrs.insert_or_assign(name, Attribute(std::make_shared<const Graph>(inner.build(opset_))));
+      } catch (const Error& e) {
+        raise(e.code(), "node " + quote(p.name) + " (" + p.op + ") attribute " + quote(name) + ": " + e.what());
+      }
+    }
+    if (p.op == "If" && inputs.size() != 1)
+      fail(Errc::bad_model, "node " + quote(p.name) + " (If) has " + std::to_string(inputs.size()) +
+                                " inputs; expected one (cond)");
+    for (const auto& [name, desc] : scope.captured) inputs.push_back(*g_.find_value(name));
+    if (p.op != "If") attrs.insert_or_assign("captured", static_cast<std::int64_t>(scope.captured.size()));
+    (void)emit(p.name, p.op, inputs, p.outputs, attrs);
+  }
+
   // The initializers as constants, each message's data freed once converted.
   void add_initializers() {
-    for (auto& t : *m_.mutable_graph()->mutable_initializer()) {
+    for (auto& t : *gp_.mutable_initializer()) {
       const std::string what = "initializer " + quote(t.name());
       if (t.name().empty()) fail(Errc::bad_model, "an initializer has an empty name");
       produce(t.name(), what);
@@ -146,7 +205,7 @@ class Importer {
   // Names the nodes (made unique) and records what they produce; Constant nodes become
   // constants. Returns the indices of the other nodes.
   std::vector<std::size_t> add_constant_nodes(std::vector<std::optional<NodePlan>>& plans) {
-    const ::onnx::GraphProto& gp = m_.graph();
+    const ::onnx::GraphProto& gp = gp_;
     std::vector<std::size_t> compute;
     for (std::size_t i = 0; i < plans.size(); ++i) {
       NodePlan& p = *plans[i];
@@ -171,7 +230,7 @@ class Importer {
 
   // Every name a node or the graph's outputs read is produced.
   void check_reads(const std::vector<std::size_t>& compute, const std::vector<std::optional<NodePlan>>& plans) const {
-    const ::onnx::GraphProto& gp = m_.graph();
+    const ::onnx::GraphProto& gp = gp_;
     for (std::size_t i : compute)
       for (std::size_t k = 0; k < plans[i]->inputs.size(); ++k) {
         const std::string& name = plans[i]->inputs[k];
@@ -180,6 +239,12 @@ class Importer {
                                     std::to_string(k) + " reads " + quote(name) +
                                     ", which no graph input, initializer or node produces");
       }
+    for (std::size_t i : compute)
+      for (const std::string& name : plans[i]->implicit)
+        if (!producers_.contains(name))
+          fail(Errc::bad_model, node_label(gp.node(static_cast<int>(i)), i) + " (" + plans[i]->op +
+                                    ") has a subgraph that reads " + quote(name) +
+                                    ", which no input, initializer or node of it or of a graph around it produces");
     for (const auto& o : gp.output())
       if (!producers_.contains(o.name()))
         fail(Errc::bad_model, "graph output " + quote(o.name()) + " is produced by no input, initializer or node");
@@ -187,7 +252,7 @@ class Importer {
 
   // Marks the graph outputs, each listed once.
   void add_outputs() {
-    const ::onnx::GraphProto& gp = m_.graph();
+    const ::onnx::GraphProto& gp = gp_;
     if (gp.output_size() == 0) fail(Errc::bad_model, "the graph has no outputs");
     std::unordered_set<std::string> outs;
     for (const auto& o : gp.output()) {
@@ -233,7 +298,7 @@ class Importer {
   bool training_only() const {
     const auto& ops = m_.opset_import();
     if (std::none_of(ops.begin(), ops.end(), [](const auto& o) { return o.domain() == training_domain; })) return false;
-    const auto& nodes = m_.graph().node();
+    const auto& nodes = gp_.node();
     return std::all_of(nodes.begin(), nodes.end(), [](const auto& n) { return n.domain() == training_domain; });
   }
 
@@ -254,7 +319,9 @@ class Importer {
     std::unordered_map<std::size_t, std::vector<std::size_t>> readers;
     for (std::size_t i : compute) {
       waiting[i] = 0;
-      for (const auto& in : plans[i]->inputs)
+      std::vector<std::string> ins = plans[i]->inputs;
+      ins.insert(ins.end(), plans[i]->implicit.begin(), plans[i]->implicit.end());
+      for (const auto& in : ins)
         if (const auto it = producer.find(in); !in.empty() && it != producer.end()) {
           ++waiting[i];
           readers[it->second].push_back(i);
@@ -375,6 +442,7 @@ class Importer {
       const ValueId c = g_.add_constant(fresh(p.name + "/" + e.name), e.data);
       inputs.insert(inputs.begin() + static_cast<std::ptrdiff_t>(e.position), c);
     }
+    if (!p.graphs.empty()) return add_control_flow(p, std::move(inputs));
     if (p.op == "Pad" && inputs.size() > 3) pad_axes(p, inputs);
     if (p.legacy_softmax && !inputs.empty() && inputs[0] != no_value) {
       // Before opset 13, Softmax flattens the input to 2-D at `axis` and normalizes each
@@ -399,9 +467,12 @@ class Importer {
   }
 
   ::onnx::ModelProto& m_;
+  ::onnx::GraphProto& gp_;  // the graph this importer reads: the model's or a subgraph
   const std::filesystem::path& base_dir_;
   const LoadOptions& options_;
   std::int64_t opset_ = max_opset;
+  Scope scope_;     // a subgraph's reads from outside
+  int depth_ = 0;   // 0: the model's graph
   Graph g_;
   std::unordered_map<std::string, std::string> producers_;  // value name -> what produces it
   std::unordered_set<std::string> node_names_;              // every node name, the model's and ours

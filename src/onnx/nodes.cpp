@@ -64,7 +64,22 @@ std::optional<NodePlan> NodeConverter::convert(const ::onnx::NodeProto& n, std::
   p.inputs.assign(n.input().begin(), n.input().end());
   p.outputs.assign(n.output().begin(), n.output().end());
   bool ok = true;
-  for (const auto& a : n.attribute()) {
+  for (int k = 0; k < n.attribute_size(); ++k) {
+    const auto& a = n.attribute(k);
+    if (attr_type(a) == ::onnx::AttributeProto::GRAPH && a.ref_attr_name().empty()) {
+      const bool known = schema != nullptr && std::any_of(schema->attrs.begin(), schema->attrs.end(), [&](const AttrSpec& s) {
+                           return s.name == a.name() && s.kind == AttrKind::graph;
+                         });
+      if (!known) {
+        unsupported_.add(op + " attribute " + quote(a.name()) + " of type GRAPH", where);
+        ok = false;
+      } else if (std::any_of(p.graphs.begin(), p.graphs.end(), [&](const auto& g) { return g.first == a.name(); })) {
+        fail(Errc::bad_model, where + " (" + op + ") sets attribute " + quote(a.name()) + " twice");
+      } else {
+        p.graphs.emplace_back(a.name(), k);
+      }
+      continue;
+    }
     auto v = attribute(op, a, where);
     if (!v) {
       ok = false;

@@ -33,6 +33,10 @@ struct NodePlan {
   Attributes attrs;
   std::vector<std::string> outputs;
   bool legacy_softmax = false;  // Softmax/LogSoftmax before opset 13: flattens at `axis`
+  // Graph attributes (If's branches, Loop's and Scan's body): name and index among the
+  // node's attributes; the importer makes them graphs once the outer values exist.
+  std::vector<std::pair<std::string, int>> graphs;
+  std::vector<std::string> implicit;  // what those graphs read from this graph's scope
 };
 
 // What the model needs that this build lacks: a key and the first user of each.

@@ -57,6 +57,7 @@ constexpr OnnxOp onnx_ops[] = {
     {"Softplus", 13},    {"Softsign", 13},     {"SpaceToDepth", 13},   {"Sum", 13},            {"Tan", 13},
     {"ThresholdedRelu", 13},                   {"Tile", 13},           {"Trilu", 14},          {"Xor", 13},
     // issue #17's losses, one-hot, tuple-indexing and selection ops
+    {"If", 13},          {"Loop", 13},         {"Scan", 13},
     {"CastLike", 15},    {"Compress", 13},     {"Dropout", 13},        {"EyeLike", 13},        {"GatherND", 13},
     {"GlobalMaxPool", 13},                     {"Hardmax", 13},        {"NegativeLogLikelihoodLoss", 13},
     {"OneHot", 13},      {"ReverseSequence", 13},                      {"ScatterND", 13},
@@ -153,10 +154,11 @@ std::int64_t node_opset(const Graph& g, const Node& n, std::int64_t since) {
 }
 
 // The opset written for `g`; throws listing the op types ONNX lacks (with a first user).
-std::int64_t graph_opset(const Graph& g) {
-  std::map<std::string, std::string> missing;
-  std::int64_t need = written_opsets[0];
+// What `g` and its subgraphs need: the opset, and the ops ONNX lacks (with a first user).
+void graph_needs(const Graph& g, std::int64_t& need, std::map<std::string, std::string>& missing) {
   for (const Node& n : g.nodes()) {
+    for (const auto& [name, a] : n.attrs)
+      if (a.kind() == AttrKind::graph) graph_needs(a.as_graph(), need, missing);
     const auto since = op_since(n.op);
     if (!since) {
       missing.emplace(n.op, n.name);
@@ -164,6 +166,12 @@ std::int64_t graph_opset(const Graph& g) {
     }
     need = std::max(need, node_opset(g, n, *since));
   }
+}
+
+std::int64_t graph_opset(const Graph& g) {
+  std::map<std::string, std::string> missing;
+  std::int64_t need = written_opsets[0];
+  graph_needs(g, need, missing);
   if (!missing.empty()) {
     std::string text;
     for (const auto& [op, node] : missing) {
@@ -250,6 +258,8 @@ void set_attribute(::onnx::AttributeProto& a, const std::string& name, const Att
       a.set_type(A::TENSOR);
       set_tensor(*a.mutable_t(), "", v.as_tensor());
       break;
+    case AttrKind::graph:  // the exporter writes subgraphs itself (Exporter::add_node)
+      fail(Errc::internal, "graph attribute " + quote(name) + " reached set_attribute");
   }
 }
 
@@ -257,6 +267,25 @@ class Exporter {
  public:
   explicit Exporter(const Graph& g) : g_(g) {
     for (const ValueInfo& v : g.values()) names_.insert(v.name);
+  }
+
+  // A subgraph's exporter: its last `captured` inputs, and its constants that the graphs
+  // around it hold under the same name, are read from there by name, as ONNX does.
+  Exporter(const Graph& g, const Exporter& outer, std::size_t captured)
+      : g_(g), names_(outer.names_), outer_(&outer), captured_(captured) {
+    for (const ValueInfo& v : g.values()) names_.insert(v.name);
+  }
+
+  void write_subgraph(::onnx::GraphProto& gp, std::int64_t opset) {
+    gp_ = &gp;
+    gp.set_name("ge_subgraph");
+    const std::size_t own = g_.inputs().size() - std::min(captured_, g_.inputs().size());
+    for (const GraphInput& in : g_.inputs())
+      if (in.index < own) set_type(*gp.add_input(), in.name, g_.value(in.value).desc);
+    for (const Constant& c : g_.constants())
+      if (!outer_->holds_constant(c.name, c.tensor)) set_tensor(*gp.add_initializer(), c.name, c.tensor);
+    for (const std::size_t i : g_.topological_order()) add_node(g_.nodes()[i], opset);
+    for (const ValueId id : g_.outputs()) set_type(*gp.add_output(), g_.value(id).name, g_.value(id).desc);
   }
 
   ::onnx::ModelProto run() {
@@ -283,6 +312,13 @@ class Exporter {
   }
 
  private:
+  // True when this graph or one around it has constant `name` with `t`'s data.
+  bool holds_constant(const std::string& name, const Tensor& t) const {
+    if (const auto v = g_.find_value(name))
+      if (const Tensor* c = g_.constant_of(*v)) return c->dtype() == t.dtype() && c->dims() == t.dims() && (c->bytes().data() == t.bytes().data() || std::equal(c->bytes().begin(), c->bytes().end(), t.bytes().begin(), t.bytes().end()));
+    return outer_ != nullptr && outer_->holds_constant(name, t);
+  }
+
   // A value name no value or initializer has yet, based on `base`.
   std::string fresh(const std::string& base) {
     std::string name = base;
@@ -320,6 +356,15 @@ class Exporter {
         inputs.resize(1);
       }
     }
+    // Control flow: the outer values the subgraphs read are named inside them, not inputs.
+    std::size_t captured = 0;
+    if (n.op == "If") {
+      captured = inputs.size() - std::min<std::size_t>(inputs.size(), 1);
+    } else if (const auto it = attrs.find("captured"); it != attrs.end()) {
+      captured = static_cast<std::size_t>(std::max<std::int64_t>(it->second.as_int(), 0));
+      attrs.erase(it);
+    }
+    if (captured > 0) inputs.resize(inputs.size() - std::min(captured, inputs.size()));
     if (n.op == "Split" && opset >= 18 && !has_input(n, 1) && !attrs.contains("num_outputs"))
       attrs.emplace("num_outputs", static_cast<std::int64_t>(n.outputs.size()));  // opset 18 wants one of them
     while (!inputs.empty() && inputs.back().empty()) inputs.pop_back();
@@ -329,13 +374,25 @@ class Exporter {
     p->set_op_type(n.op);
     for (const auto& in : inputs) p->add_input(in);
     for (const ValueId v : n.outputs) p->add_output(g_.value(v).name);
-    for (const auto& [name, value] : attrs) set_attribute(*p->add_attribute(), name, value);
+    for (const auto& [name, value] : attrs) {
+      auto* a = p->add_attribute();
+      if (value.kind() != AttrKind::graph) {
+        set_attribute(*a, name, value);
+        continue;
+      }
+      a->set_name(name);
+      a->set_type(::onnx::AttributeProto::GRAPH);
+      Exporter inner(value.as_graph(), *this, captured);
+      inner.write_subgraph(*a->mutable_g(), opset);
+    }
     if (training_op_name(n.op)) p->set_domain(std::string(training_domain));
   }
 
   const Graph& g_;
   ::onnx::GraphProto* gp_ = nullptr;
   std::unordered_set<std::string> names_;  // value and initializer names
+  const Exporter* outer_ = nullptr;        // the graph around a subgraph
+  std::size_t captured_ = 0;               // a subgraph's inputs that are outer values
 };
 
 }  // namespace

@@ -38,6 +38,7 @@ void add_fused_ops(OpRegistry& r);   // src/ops/fused_ops.cpp (after add_nn_ops:
 void add_nn_more_ops(OpRegistry& r);  // src/ops/nn_more.cpp
 void add_quantize_ops(OpRegistry& r);  // src/ops/quantize.cpp (after add_nn_ops: reuses MatMul and Conv)
 void add_detection_ops(OpRegistry& r);  // src/ops/detection.cpp
+void add_control_flow_ops(OpRegistry& r);  // src/ops/control_flow.cpp
 
 // ---- schema helpers ---------------------------------------------------------------
 

@@ -44,6 +44,7 @@ std::unique_ptr<OpRegistry> OpRegistry::with_builtin_ops() {
   ops::add_spectral_ops(*r);
   ops::add_quantize_ops(*r);
   ops::add_detection_ops(*r);
+  ops::add_control_flow_ops(*r);
   return r;
 }
 

@@ -183,6 +183,7 @@ void check_input_types(const OpSchema& schema, std::span<const TensorDesc> input
     if (!c->allowed.contains(t))
       pre.fail(Errc::type_mismatch, pre.input_name(i) + " is " + std::string(to_string(t)) + "; expected one of " +
                                         c->allowed.to_string());
+    if (spec.heterogeneous) continue;
     const auto [it, fresh] = bound.emplace(spec.type, i);
     if (!fresh && inputs[it->second].dtype != t)
       pre.fail(Errc::type_mismatch, pre.input_name(i) + " is " + std::string(to_string(t)) + " but " +

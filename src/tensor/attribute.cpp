@@ -15,6 +15,7 @@ std::string_view to_string(AttrKind k) noexcept {
     case AttrKind::strings: return "strings";
     case AttrKind::booleans: return "bools";
     case AttrKind::tensor: return "tensor";
+    case AttrKind::graph: return "graph";
   }
   return "unknown";
 }
@@ -59,6 +60,12 @@ const std::vector<std::string>& Attribute::as_strings() const {
 }
 const std::vector<bool>& Attribute::as_bools() const { return get<std::vector<bool>>(v_, AttrKind::booleans); }
 const Tensor& Attribute::as_tensor() const { return get<Tensor>(v_, AttrKind::tensor); }
+const GraphRef& Attribute::graph_ref() const { return get<GraphRef>(v_, AttrKind::graph); }
+const Graph& Attribute::as_graph() const { return *graph_ref(); }
+
+Attribute::Attribute(GraphRef v) : v_(std::move(v)) {
+  if (!std::get<GraphRef>(v_)) raise(Errc::invalid_argument, "[ge.graph] a graph attribute needs a graph; got null");
+}
 
 std::string Attribute::to_string() const {
   switch (kind()) {
@@ -76,6 +83,7 @@ std::string Attribute::to_string() const {
       return s + "]";
     }
     case AttrKind::tensor: return "tensor " + ge::to_string(as_tensor().desc());
+    case AttrKind::graph: return "graph";
   }
   return "?";
 }

@@ -93,6 +93,9 @@ struct ArgSpec {
   std::string type{};        ///< a `TypeConstraint` name (`T`) or a data type name (`i64`)
   bool optional = false;     ///< may be omitted (`no_value`), only after the required ones
   bool variadic = false;     ///< the last one only: repeats (Concat's inputs, Split's outputs)
+  /// A variadic one only: each repeat may have its own type of the constraint (ONNX's
+  /// heterogeneous arguments: If's and Loop's values); else all repeats share one.
+  bool heterogeneous = false;
 };
 
 /// One attribute of an op.

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// `ge::Attribute`: a typed node attribute (int, float, string, bool, lists of them, or
-/// a tensor), and `ge::Attributes`, a node's attributes by name.
+/// `ge::Attribute`: a typed node attribute (int, float, string, bool, lists of them, a
+/// tensor, or a graph: the branches of If, the bodies of Loop and Scan), and
+/// `ge::Attributes`, a node's attributes by name.
 ///
 /// Integers convert to int, floating values to float, `{1, 2}` to a list of ints:
 ///
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -24,11 +26,18 @@
 
 namespace ge {
 
+class Graph;  // ge/graph/graph.hpp: a graph-valued attribute holds one, shared and immutable
+
+/// A graph held by an attribute (If's `then_branch`, Loop's `body`).
+using GraphRef = std::shared_ptr<const Graph>;
+
 /// The kind of an attribute's value.
-enum class AttrKind : std::uint8_t { integer, floating, string, boolean, integers, floats, strings, booleans, tensor };
+enum class AttrKind : std::uint8_t {
+  integer, floating, string, boolean, integers, floats, strings, booleans, tensor, graph
+};
 
 /// The name of a kind: `int`, `float`, `string`, `bool`, `ints`, `floats`, `strings`,
-/// `bools`, `tensor`.
+/// `bools`, `tensor`, `graph`.
 [[nodiscard]] std::string_view to_string(AttrKind k) noexcept;
 
 /// One attribute value.
@@ -36,7 +45,7 @@ class Attribute {
  public:
   /// The stored alternatives, in `AttrKind` order.
   using Variant = std::variant<std::int64_t, double, std::string, bool, std::vector<std::int64_t>,
-                               std::vector<double>, std::vector<std::string>, std::vector<bool>, Tensor>;
+                               std::vector<double>, std::vector<std::string>, std::vector<bool>, Tensor, GraphRef>;
 
   /// The int 0.
   Attribute() = default;
@@ -66,6 +75,8 @@ class Attribute {
   Attribute(std::vector<bool> v) : v_(std::move(v)) {}  // NOLINT
   /// A tensor.
   Attribute(Tensor v) : v_(std::move(v)) {}  // NOLINT
+  /// A graph (a subgraph of a control-flow node). Throws `Errc::invalid_argument` when null.
+  Attribute(GraphRef v);  // NOLINT
 
   /// The kind of the value held.
   [[nodiscard]] AttrKind kind() const noexcept { return static_cast<AttrKind>(v_.index()); }
@@ -83,10 +94,14 @@ class Attribute {
   [[nodiscard]] const std::vector<std::string>& as_strings() const;
   [[nodiscard]] const std::vector<bool>& as_bools() const;
   [[nodiscard]] const Tensor& as_tensor() const;
+  [[nodiscard]] const Graph& as_graph() const;
+  /// The graph, shared.
+  [[nodiscard]] const GraphRef& graph_ref() const;
 
-  /// The text form: `3`, `0.5`, `"SAME_UPPER"`, `true`, `[1,2]`, `tensor f32[2,3]`.
+  /// The text form: `3`, `0.5`, `"SAME_UPPER"`, `true`, `[1,2]`, `tensor f32[2,3]`, `graph`.
   [[nodiscard]] std::string to_string() const;
 
+  /// Same kind and value; graphs are equal when they are the same graph object.
   friend bool operator==(const Attribute& a, const Attribute& b) noexcept { return a.v_ == b.v_; }
 
  private:

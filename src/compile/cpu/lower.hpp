@@ -137,6 +137,7 @@ void register_cpu_one_hot(KernelRegistry& r);    // one_hot.cpp (and Dropout, Ca
 void register_cpu_selection(KernelRegistry& r);  // selection.cpp (and GatherND, ScatterND)
 void register_cpu_quantize(KernelRegistry& r);   // quantize.cpp
 void register_cpu_detection(KernelRegistry& r);  // detection.cpp
+void register_cpu_control_flow(KernelRegistry& r);  // control_flow.cpp, loops.cpp (If, Loop, Scan)
 void register_cpu_shape_ops(KernelRegistry& r);
 void register_cpu_host(KernelRegistry& r);
 void register_cpu_math(KernelRegistry& r);

@@ -17,6 +17,7 @@ void register_cpu_kernels(KernelRegistry& registry) {
   cpu_lower::register_cpu_selection(registry);
   cpu_lower::register_cpu_quantize(registry);
   cpu_lower::register_cpu_detection(registry);
+  cpu_lower::register_cpu_control_flow(registry);
   cpu_lower::register_cpu_shape_ops(registry);
   cpu_lower::register_cpu_host(registry);
   cpu_lower::register_cpu_math(registry);

@@ -1,0 +1,210 @@
+// Control flow from ONNX files: If, Loop and Scan with subgraphs that read outer values,
+// run at fixed shapes and with gears, written back by the saver and by model files; and
+// bad subgraphs refused with errors that name the node.
+#include <doctest/doctest.h>
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+#include "ge/compile/compile.hpp"
+#include "ge/compile/model_file.hpp"
+#include "ge/core/error.hpp"
+#include "ge/onnx.hpp"
+#include "ge/runtime/session.hpp"
+#include "support/expect_error.hpp"
+#include "support/onnx_model.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+using ge::test::expect_error;
+using ge::test::Model;
+constexpr int f32 = ::onnx::TensorProto_DataType_FLOAT;
+constexpr int i64 = ::onnx::TensorProto_DataType_INT64;
+constexpr int boolean = ::onnx::TensorProto_DataType_BOOL;
+
+void set_graph(::onnx::NodeProto* n, const std::string& name, const Model& sub) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto_AttributeType_GRAPH);
+  *a->mutable_g() = sub.m.graph();
+}
+void set_int(::onnx::NodeProto* n, const std::string& name, std::int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto_AttributeType_INT);
+  a->set_i(v);
+}
+
+// y = sum(x) > 0 ? x * two : x + bias, where bias = x + x is made outside the branches.
+Model if_model(int else_outputs = 1) {
+  Model then_b, else_b;
+  then_b.node("Mul", {"x", "two"}, {"t"});
+  then_b.output("t");
+  else_b.node("Add", {"x", "bias"}, {"e"});
+  else_b.output("e");
+  for (int k = 1; k < else_outputs; ++k) else_b.output("bias");
+  Model m;
+  m.input("x", f32, std::optional<std::vector<std::int64_t>>(std::vector<std::int64_t>{-1, 3}));
+  m.f32("two", {}, {2.f});
+  m.f32("zero", {}, {0.f});
+  set_int(m.node("ReduceSum", {"x"}, {"s"}), "keepdims", 0);
+  m.node("Greater", {"s", "zero"}, {"c"});
+  m.node("Add", {"x", "x"}, {"bias"});
+  auto* n = m.node("If", {"c"}, {"y"}, "branch");
+  set_graph(n, "then_branch", then_b);
+  set_graph(n, "else_branch", else_b);
+  m.output("y");
+  return m;
+}
+
+std::vector<float> run1(const std::shared_ptr<const ge::CompiledModel>& model, std::vector<float> x,
+                        std::vector<std::int64_t> dims) {
+  ge::Session s(model, {.threads = 1});
+  const auto r = s.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});
+  REQUIRE(r.outputs.size() == 1);
+  CHECK(r.outputs[0].dims == dims);
+  return r.outputs[0].values<float>();
+}
+
+// acc = acc0 + M * x; scans[i] = (acc0 + (i + 1) * x) * i, while i < M.
+Model loop_model() {
+  Model body;
+  body.input("i", i64, {});
+  body.input("cond_in", boolean, {});
+  body.input("acc_in", f32, std::nullopt);
+  body.node("Add", {"acc_in", "x"}, {"acc_out"});
+  body.node("Identity", {"cond_in"}, {"cond_out"});
+  auto* cast = body.node("Cast", {"i"}, {"i_f"});
+  set_int(cast, "to", f32);
+  body.node("Mul", {"acc_out", "i_f"}, {"scan"});
+  body.output("cond_out");
+  body.output("acc_out");
+  body.output("scan");
+  Model m;
+  m.input("M", i64, {});
+  m.input("acc0", f32, {3});
+  m.input("x", f32, {3});
+  set_graph(m.node("Loop", {"M", "", "acc0"}, {"acc", "scans"}, "loop"), "body", body);
+  m.output("acc");
+  m.output("scans");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("onnx control flow: If runs the branch cond picks, reading outer values") {
+  const ge::Graph g = if_model().load();
+  REQUIRE(g.nodes().back().op == "If");
+  // The branches read x and bias from outside: both become inputs of the node and of each branch.
+  CHECK(g.nodes().back().inputs.size() == 3);
+  CHECK(g.nodes().back().attrs.at("then_branch").as_graph().inputs().size() == 2);
+  const auto model = ge::compile(g, ge::BuildOptions().set("INPUT_SHAPE", "x:2,3"));
+  CHECK(run1(model, {1, 2, 3, 4, 5, 6}, {2, 3}) == std::vector<float>{2, 4, 6, 8, 10, 12});
+  CHECK(run1(model, {1, 2, 3, -4, -5, -6}, {2, 3}) == std::vector<float>{3, 6, 9, -12, -15, -18});
+  // With batch gears and with a range.
+  const auto gears = ge::compile(g, ge::BuildOptions().set("INPUT_SHAPE", "x:-1,3").set("DYNAMIC_BATCH_SIZE", "1,2"));
+  CHECK(run1(gears, {-1, 0, 0}, {1, 3}) == std::vector<float>{-3, 0, 0});
+  CHECK(run1(gears, {1, 2, 3, 4, 5, 6}, {2, 3}) == std::vector<float>{2, 4, 6, 8, 10, 12});
+  const auto range = ge::compile(g, ge::BuildOptions().set("INPUT_SHAPE", "x:1~4,3"));
+  CHECK(run1(range, {1, 1, 1, -1, -1, -1, -1, -1, -1}, {3, 3}) ==
+        std::vector<float>{3, 3, 3, -3, -3, -3, -3, -3, -3});
+}
+
+TEST_CASE("onnx control flow: Loop carries values and stacks scan outputs") {
+  const auto model = ge::compile(loop_model().load());
+  ge::Session s(model, {.threads = 1});
+  std::int64_t m = 3;
+  std::vector<float> acc0{0, 0, 0}, x{1, 2, 3};
+  const std::int64_t three[] = {3};
+  const auto r = s.run({ge::TensorView{&m, ge::DataType::i64, {}}, ge::TensorView{acc0.data(), ge::DataType::f32, three},
+                        ge::TensorView{x.data(), ge::DataType::f32, three}});
+  REQUIRE(r.outputs.size() == 2);
+  CHECK(r.outputs[0].values<float>() == std::vector<float>{3, 6, 9});
+  CHECK(r.outputs[1].dims == std::vector<std::int64_t>{3, 3});
+  CHECK(r.outputs[1].values<float>() == std::vector<float>{0, 0, 0, 2, 4, 6, 6, 12, 18});
+  // No iterations: the carried values come back as given, the scan output is empty.
+  m = 0;
+  const auto none = s.run({ge::TensorView{&m, ge::DataType::i64, {}},
+                           ge::TensorView{acc0.data(), ge::DataType::f32, three},
+                           ge::TensorView{x.data(), ge::DataType::f32, three}});
+  CHECK(none.outputs[0].values<float>() == std::vector<float>{0, 0, 0});
+  CHECK(none.outputs[1].dims == std::vector<std::int64_t>{0, 3});
+}
+
+TEST_CASE("onnx control flow: the saver and model files keep the subgraphs") {
+  const ge::Graph g = if_model().load();
+  const auto bytes = ge::onnx::save_bytes(g);
+  const ge::Graph back = ge::onnx::load_bytes(bytes);
+  const auto model = ge::compile(back, ge::BuildOptions().set("INPUT_SHAPE", "x:2,3"));
+  CHECK(run1(model, {1, 2, 3, 4, 5, 6}, {2, 3}) == std::vector<float>{2, 4, 6, 8, 10, 12});
+  CHECK(run1(model, {-1, -2, -3, 4, 5, -6}, {2, 3}) == std::vector<float>{-3, -6, -9, 12, 15, -18});
+
+  const auto loop = ge::compile(ge::onnx::load_bytes(ge::onnx::save_bytes(loop_model().load())));
+  ge::test::TempDir dir("ge_control_flow");
+  ge::save(*loop, dir.path / "loop.gem");
+  const auto loaded = ge::load_compiled(dir.path / "loop.gem");
+  ge::Session s(loaded, {.threads = 1});
+  std::int64_t m = 2;
+  std::vector<float> acc0{1, 1, 1}, x{1, 2, 3};
+  const std::int64_t three[] = {3};
+  const auto r = s.run({ge::TensorView{&m, ge::DataType::i64, {}}, ge::TensorView{acc0.data(), ge::DataType::f32, three},
+                        ge::TensorView{x.data(), ge::DataType::f32, three}});
+  CHECK(r.outputs[0].values<float>() == std::vector<float>{3, 5, 7});
+  CHECK(r.outputs[1].values<float>() == std::vector<float>{0, 0, 0, 3, 5, 7});
+}
+
+TEST_CASE("onnx control flow: bad subgraphs are errors naming the node") {
+  // Branches that give different numbers of outputs.
+  expect_error([&] { (void)if_model(2).load(); }, ge::Errc::bad_model, "branch", "then_branch gives 1",
+               "else_branch 2");
+  // A loop body whose carried value changes type.
+  {
+    Model body;
+    body.input("i", i64, {});
+    body.input("c", boolean, {});
+    body.input("v", f32, std::nullopt);
+    auto* cast = body.node("Cast", {"v"}, {"w"});
+    set_int(cast, "to", i64);
+    body.node("Identity", {"c"}, {"c_out"});
+    body.output("c_out");
+    body.output("w");
+    Model m;
+    m.input("M", i64, {});
+    m.input("v0", f32, {2});
+    set_graph(m.node("Loop", {"M", "", "v0"}, {"v"}, "typed_loop"), "body", body);
+    m.output("v");
+    expect_error([&] { (void)m.load(); }, ge::Errc::type_mismatch, "typed_loop", "carried value 0", "i64");
+  }
+  // A branch that reads a value nothing makes.
+  {
+    Model then_b, else_b;
+    then_b.node("Neg", {"nowhere"}, {"t"});
+    then_b.output("t");
+    else_b.node("Neg", {"x"}, {"e"});
+    else_b.output("e");
+    Model m;
+    m.input("x", f32, {2});
+    m.input("c", boolean, {});
+    auto* n = m.node("If", {"c"}, {"y"}, "lost");
+    set_graph(n, "then_branch", then_b);
+    set_graph(n, "else_branch", else_b);
+    m.output("y");
+    expect_error([&] { (void)m.load(); }, ge::Errc::bad_model, "lost", "'nowhere'");
+  }
+  // A Loop that could never end.
+  {
+    Model body;
+    body.input("i", i64, {});
+    body.input("c", boolean, {});
+    body.node("Identity", {"c"}, {"c_out"});
+    body.output("c_out");
+    Model m;
+    m.input("x", f32, {2});
+    set_graph(m.node("Loop", {"", ""}, {}, "forever"), "body", body);
+    m.node("Neg", {"x"}, {"y"});
+    m.output("y");
+    expect_error([&] { (void)ge::compile(m.load()); }, ge::Errc::bad_model, "forever");
+  }
+}

@@ -125,7 +125,18 @@ std::string cache_key(std::string_view op, Engine engine, CompileFlag flag, Prec
   if (precision != Precision::f32) key += "|p:" + std::string(to_string(precision));
   for (const OpTensor& t : inputs) key += "|i:" + describe(t);
   for (const OpTensor& t : outputs) key += "|o:" + describe(t);
-  for (const auto& [name, value] : attrs) key += "|a:" + name + "=" + value.to_string();
+  for (const auto& [name, value] : attrs) {
+    key += "|a:" + name + "=" + value.to_string();
+    // A tensor's text names its type and dims only: its bytes key it too (ConstantOfShape's
+    // value 1 and value 2 are two kernels).
+    if (value.kind() == AttrKind::tensor) {
+      static constexpr char hex[] = "0123456789abcdef";
+      for (const std::byte b : value.as_tensor().bytes()) {
+        key += hex[static_cast<unsigned>(b) >> 4];
+        key += hex[static_cast<unsigned>(b) & 15];
+      }
+    }
+  }
   return key;
 }
 

@@ -21,10 +21,21 @@ double scalar_or(Views in, std::size_t i, double none) {
   return v[0];
 }
 
+// max_output_boxes_per_class, read as an integer: exporters write INT64_MAX for "no
+// limit", which a double rounds past the int64 range.
+std::int64_t max_per_class(Views in) {
+  const TensorView* t = optional_input(in, 2);
+  if (t == nullptr) return 0;
+  const std::vector<std::int64_t> v = read_ints("NonMaxSuppression", *t);
+  if (v.size() != 1)
+    fail(Errc::bad_op_inputs, "NonMaxSuppression", "input 2 has " + std::to_string(v.size()) + " elements; expected one");
+  return v[0];
+}
+
 std::shared_ptr<const Kernel> make_nms(const KernelRequest& req) {
   const bool center = req.context.i("center_point_box") != 0;
   return make_dynamic_kernel("cpu.non_max_suppression", [center](Views in, Allocate allocate) {
-    cpu::NmsParams p{.max_per_class = static_cast<std::int64_t>(scalar_or(in, 2, 0)),
+    cpu::NmsParams p{.max_per_class = max_per_class(in),
                      .iou_threshold = static_cast<float>(scalar_or(in, 3, 0)),
                      .has_score_threshold = optional_input(in, 4) != nullptr,
                      .score_threshold = static_cast<float>(scalar_or(in, 4, 0)),

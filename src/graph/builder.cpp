@@ -73,14 +73,14 @@ Value GraphBuilder::random_uniform(std::string_view name, std::vector<std::int64
 
 std::string GraphBuilder::const_name() {
   for (;;) {
-    std::string n = "const_" + std::to_string(const_counter_++);
+    std::string n = scope_ + "const_" + std::to_string(const_counter_++);
     if (!graph_.find_value(n)) return n;
   }
 }
 
 std::string GraphBuilder::node_name(std::string_view type, std::string_view given) {
   if (!given.empty()) return std::string(given);
-  const std::string prefix = snake(type);
+  const std::string prefix = scope_ + snake(type);
   std::size_t& k = counters_[prefix];
   for (;;) {
     std::string n = prefix + "_" + std::to_string(k++);

@@ -34,19 +34,20 @@ class Importer {
   // `m` loses its tensors' data as they are converted (so that the weights are not held
   // twice): a model is imported once.
   Importer(::onnx::ModelProto& m, const std::filesystem::path& base_dir, const LoadOptions& options)
-      : m_(m), gp_(*m.mutable_graph()), base_dir_(base_dir), options_(options) {}
+      : m_(m), base_dir_(base_dir), options_(options) {}
 
   Graph run() {
     if (!m_.has_graph()) fail(Errc::bad_model, "the model has no graph; expected an ONNX ModelProto");
-    const std::optional<std::int64_t> opset = default_opset();
+    const std::optional<std::int64_t> opset = default_opset();  // may convert the model to a newer opset
     opset_ = opset.value_or(max_opset);
+    gp_ = m_.mutable_graph();
     return build(opset);
   }
 
  private:
   // A subgraph's importer (subgraph.cpp's Scope says what it reads from outside).
   Importer(::onnx::ModelProto& m, ::onnx::GraphProto& gp, const Importer& outer, Scope scope)
-      : m_(m), gp_(gp), base_dir_(outer.base_dir_), options_(outer.options_), opset_(outer.opset_),
+      : m_(m), gp_(&gp), base_dir_(outer.base_dir_), options_(outer.options_), opset_(outer.opset_),
         scope_(std::move(scope)), depth_(outer.depth_ + 1) {}
 
   Graph build(std::optional<std::int64_t> opset) {
@@ -72,7 +73,7 @@ class Importer {
   // Records the data types of the inputs and initializers this build lacks; returns the
   // initializers' names (an input listed among them is no graph input).
   std::unordered_set<std::string> check_types(Unsupported& unsupported) const {
-    const ::onnx::GraphProto& gp = gp_;
+    const ::onnx::GraphProto& gp = *gp_;
     std::unordered_set<std::string> initializer_names;
     for (const auto& t : gp.initializer()) {
       initializer_names.insert(t.name());
@@ -93,7 +94,7 @@ class Importer {
 
   // Every node as a plan; nullopt where something is unsupported (recorded).
   std::vector<std::optional<NodePlan>> convert_nodes(Unsupported& unsupported) {
-    const ::onnx::GraphProto& gp = gp_;
+    const ::onnx::GraphProto& gp = *gp_;
     NodeConverter converter(opset_, base_dir_, options_, unsupported);
     std::vector<std::optional<NodePlan>> plans;
     plans.reserve(static_cast<std::size_t>(gp.node_size()));
@@ -113,7 +114,7 @@ class Importer {
               plans.back()->implicit.push_back(std::move(r));
       // A converted tensor attribute (Constant's value) is a ge::Tensor now.
       if (plans.back())
-        for (auto& a : *gp_.mutable_node(i)->mutable_attribute())
+        for (auto& a : *gp_->mutable_node(i)->mutable_attribute())
           if (a.has_t()) release(*a.mutable_t());
     }
     return plans;
@@ -122,7 +123,7 @@ class Importer {
   // The graph inputs, in order, initializers excluded.
   void add_inputs(const std::unordered_set<std::string>& initializer_names) {
     std::unordered_set<std::string> input_names;
-    for (const auto& in : gp_.input()) {
+    for (const auto& in : gp_->input()) {
       if (initializer_names.contains(in.name())) continue;
       if (in.name().empty()) fail(Errc::bad_model, "a graph input has an empty name");
       if (!input_names.insert(in.name()).second)
@@ -175,7 +176,7 @@ class Importer {
     }
     Attributes attrs = p.attrs;
     for (const auto& [name, k] : p.graphs) {
-      ::onnx::GraphProto& sub = *gp_.mutable_node(static_cast<int>(p.index))->mutable_attribute(k)->mutable_g();
+      ::onnx::GraphProto& sub = *gp_->mutable_node(static_cast<int>(p.index))->mutable_attribute(k)->mutable_g();
       try {
         Importer inner(m_, sub, *this, scope);
         attrs.insert_or_assign(name, Attribute(std::make_shared<const Graph>(inner.build(opset_))));
@@ -193,7 +194,7 @@ class Importer {
 
   // The initializers as constants, each message's data freed once converted.
   void add_initializers() {
-    for (auto& t : *gp_.mutable_initializer()) {
+    for (auto& t : *gp_->mutable_initializer()) {
       const std::string what = "initializer " + quote(t.name());
       if (t.name().empty()) fail(Errc::bad_model, "an initializer has an empty name");
       produce(t.name(), what);
@@ -205,7 +206,7 @@ class Importer {
   // Names the nodes (made unique) and records what they produce; Constant nodes become
   // constants. Returns the indices of the other nodes.
   std::vector<std::size_t> add_constant_nodes(std::vector<std::optional<NodePlan>>& plans) {
-    const ::onnx::GraphProto& gp = gp_;
+    const ::onnx::GraphProto& gp = *gp_;
     std::vector<std::size_t> compute;
     for (std::size_t i = 0; i < plans.size(); ++i) {
       NodePlan& p = *plans[i];
@@ -230,7 +231,7 @@ class Importer {
 
   // Every name a node or the graph's outputs read is produced.
   void check_reads(const std::vector<std::size_t>& compute, const std::vector<std::optional<NodePlan>>& plans) const {
-    const ::onnx::GraphProto& gp = gp_;
+    const ::onnx::GraphProto& gp = *gp_;
     for (std::size_t i : compute)
       for (std::size_t k = 0; k < plans[i]->inputs.size(); ++k) {
         const std::string& name = plans[i]->inputs[k];
@@ -252,7 +253,7 @@ class Importer {
 
   // Marks the graph outputs, each listed once.
   void add_outputs() {
-    const ::onnx::GraphProto& gp = gp_;
+    const ::onnx::GraphProto& gp = *gp_;
     if (gp.output_size() == 0) fail(Errc::bad_model, "the graph has no outputs");
     std::unordered_set<std::string> outs;
     for (const auto& o : gp.output()) {
@@ -298,7 +299,7 @@ class Importer {
   bool training_only() const {
     const auto& ops = m_.opset_import();
     if (std::none_of(ops.begin(), ops.end(), [](const auto& o) { return o.domain() == training_domain; })) return false;
-    const auto& nodes = gp_.node();
+    const auto& nodes = gp_->node();
     return std::all_of(nodes.begin(), nodes.end(), [](const auto& n) { return n.domain() == training_domain; });
   }
 
@@ -467,7 +468,7 @@ class Importer {
   }
 
   ::onnx::ModelProto& m_;
-  ::onnx::GraphProto& gp_;  // the graph this importer reads: the model's or a subgraph
+  ::onnx::GraphProto* gp_ = nullptr;  // the graph this importer reads: the model's or a subgraph
   const std::filesystem::path& base_dir_;
   const LoadOptions& options_;
   std::int64_t opset_ = max_opset;

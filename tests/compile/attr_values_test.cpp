@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "ge/compile/compile.hpp"
@@ -16,6 +17,13 @@
 using ge::DataType;
 using ge::Tensor;
 using ge::Value;
+
+namespace {
+template <class T>
+std::vector<T> vec(std::span<const T> s) {
+  return {s.begin(), s.end()};
+}
+}  // namespace
 
 TEST_CASE("kernel cache: ConstantOfShape nodes with different values stay different") {
   ge::GraphBuilder b;
@@ -29,8 +37,8 @@ TEST_CASE("kernel cache: ConstantOfShape nodes with different values stay differ
   const std::int64_t dims[] = {3};
   const auto r = s.run({ge::TensorView{data.data(), DataType::f32, dims}});
   REQUIRE(r.outputs.size() == 2);
-  CHECK(r.outputs[0].values<std::int64_t>() == std::vector<std::int64_t>{1, 1, 1});
-  CHECK(r.outputs[1].values<std::int64_t>() == std::vector<std::int64_t>{2, 2, 2});
+  CHECK(vec(r.outputs[0].values<std::int64_t>()) == std::vector<std::int64_t>{1, 1, 1});
+  CHECK(vec(r.outputs[1].values<std::int64_t>()) == std::vector<std::int64_t>{2, 2, 2});
 }
 
 TEST_CASE("NonMaxSuppression: INT64_MAX boxes per class means no limit") {
@@ -48,5 +56,5 @@ TEST_CASE("NonMaxSuppression: INT64_MAX boxes per class means no limit") {
   const std::int64_t bd[] = {1, 4, 4}, sd[] = {1, 1, 4};
   const auto r = s.run({ge::TensorView{bx.data(), DataType::f32, bd}, ge::TensorView{sc.data(), DataType::f32, sd}});
   CHECK(r.outputs.at(0).dims == std::vector<std::int64_t>{3, 3});
-  CHECK(r.outputs.at(0).values<std::int64_t>() == std::vector<std::int64_t>{0, 0, 0, 0, 0, 2, 0, 0, 3});
+  CHECK(vec(r.outputs.at(0).values<std::int64_t>()) == std::vector<std::int64_t>{0, 0, 0, 0, 0, 2, 0, 0, 3});
 }

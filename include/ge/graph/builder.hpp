@@ -31,6 +31,7 @@
 
 #include "ge/core/data_type.hpp"
 #include "ge/core/format.hpp"
+#include "ge/core/function_ref.hpp"
 #include "ge/tensor/attribute.hpp"
 #include "ge/graph/graph.hpp"
 #include "ge/tensor/tensor.hpp"
@@ -270,6 +271,28 @@ class GraphBuilder {
   std::vector<Value> op_n(std::string_view type, const std::vector<Value>& inputs, Attributes attrs,
                           std::size_t num_outputs, std::string_view name = {});
 
+  /// A subgraph's body (If's branches, Loop's body): given a builder of its own and its
+  /// inputs there, builds and returns its outputs (values of that builder).
+  using Body = FunctionRef<std::vector<Value>(GraphBuilder& sub, const std::vector<Value>& inputs)>;
+
+  /// `If`: the outputs of `then_branch` where the one-element bool `cond` is true, else
+  /// those of `else_branch`. Each branch gets `inputs` (values of this builder) as its
+  /// inputs, in order, and must give the same number of outputs of the same types:
+  /// ```
+  /// auto y = b.if_(flag, {x}, [](ge::GraphBuilder&, const auto& in) { return std::vector{in[0] * 2.0}; },
+  ///                [](ge::GraphBuilder&, const auto& in) { return std::vector{in[0].relu()}; })[0];
+  /// ```
+  std::vector<Value> if_(Value cond, const std::vector<Value>& inputs, Body then_branch, Body else_branch,
+                         std::string_view name = {});
+  /// `Loop`: runs `body` while the iteration is below `trip_count` (an i64 scalar; `Value{}`
+  /// for none) and `cond` holds (a bool scalar; `Value{}` for none: a for loop). The body
+  /// gets (iteration i64, cond bool, the carried values, then `inputs`) and returns (cond,
+  /// the carried values, then scan outputs); the node gives the last carried values, then
+  /// each scan output stacked over the iterations. A carried value keeps its type; its
+  /// dims may change.
+  std::vector<Value> loop(Value trip_count, Value cond, const std::vector<Value>& carried,
+                          const std::vector<Value>& inputs, Body body, std::string_view name = {});
+
   /// Marks `v` as a graph output. Throws `Errc::bad_graph` when it already is one.
   void output(Value v);
 
@@ -285,10 +308,14 @@ class GraphBuilder {
   [[nodiscard]] std::string const_name();
   void check_handle(const Value& v, std::string_view what) const;
 
+  [[nodiscard]] Graph subgraph(std::string scope, const std::vector<TensorDesc>& inputs,
+                               const std::vector<std::string>& names, Body body) const;
+
   const OpRegistry* registry_;
   Graph graph_;
   std::unordered_map<std::string, std::size_t> counters_;
   std::size_t const_counter_ = 0;
+  std::string scope_;  // a subgraph's builder: what generated names start with
 };
 
 }  // namespace ge

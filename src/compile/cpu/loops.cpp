@@ -16,12 +16,13 @@ namespace {
 // `empty`: the output's dims when there were no iterations.
 void stack(std::string_view op, const std::vector<Tensor>& parts, std::int64_t axis, bool reversed,
            const Shape& empty, std::size_t output, Allocate allocate) {
-  if (parts.empty()) {
+  if (parts.empty()) {  // `empty`: one iteration's shape; the stack has 0 of them at `axis`
     std::vector<std::int64_t> dims;
     if (empty.rank_known())
       for (const Dim& d : empty.dims()) dims.push_back(d.is_static() ? d.lo() : 0);
-    if (dims.empty()) dims.push_back(0);
-    dims[0] = 0;
+    const auto rank = static_cast<std::int64_t>(dims.size());
+    const std::int64_t a = std::clamp<std::int64_t>(axis < 0 ? axis + rank + 1 : axis, 0, rank);
+    dims.insert(dims.begin() + a, 0);
     (void)allocate(output, dims);
     return;
   }
@@ -59,8 +60,12 @@ std::shared_ptr<const Kernel> make_loop(const KernelRequest& r) {
   for (std::size_t k = 0; k < n; ++k) ins.push_back(r.outputs[k]);  // the carried values' fixed point
   for (const TensorDesc& d : input_descs(r, 2 + n, c.input_count())) ins.push_back(d);
   auto body = std::make_shared<const Program>(c.attr("body").graph_ref(), ins, r.precision, where(r, "body"));
-  std::vector<Shape> scan_shapes;
-  for (std::size_t k = n; k < r.outputs.size(); ++k) scan_shapes.push_back(r.outputs[k].shape);
+  std::vector<Shape> scan_shapes;  // one iteration's (the outputs' dims after the first)
+  for (std::size_t k = n; k < r.outputs.size(); ++k) {
+    const Shape& s = r.outputs[k].shape;
+    scan_shapes.push_back(s.rank_known() && s.rank() > 0 ? Shape(std::vector<Dim>(s.dims().begin() + 1, s.dims().end()))
+                                                         : Shape::unknown_rank());
+  }
   return make_dynamic_kernel("cpu.loop", [body, n, scan_shapes](Views in, Allocate allocate) {
     const TensorView* m = optional_input(in, 0);
     const TensorView* cond = optional_input(in, 1);
@@ -90,7 +95,16 @@ std::shared_ptr<const Kernel> make_loop(const KernelRequest& r) {
       const auto bytes = static_cast<std::size_t>(count_of(v.dims) * size_of(v.dtype));
       if (bytes > 0) std::memcpy(p, v.data, bytes);
     }
-    for (std::size_t k = 0; k < scans.size(); ++k) stack("Loop", scans[k], 0, false, scan_shapes[k], n + k, allocate);
+    std::vector<TensorDesc> each;  // no iterations: the scan outputs' dims from the body's inference
+    if (!scans.empty() && scans[0].empty()) {
+      const Tensor iteration = Tensor::scalar<std::int64_t>(0);
+      const Tensor keep = Tensor::scalar<bool>(false);
+      args[0] = view_of(iteration);
+      args[1] = view_of(keep);
+      each = body->output_descs(args);
+    }
+    for (std::size_t k = 0; k < scans.size(); ++k)
+      stack("Loop", scans[k], 0, false, each.empty() ? scan_shapes[k] : each[1 + n + k].shape, n + k, allocate);
   });
 }
 
@@ -188,7 +202,18 @@ std::shared_ptr<const Kernel> make_scan(const KernelRequest& r) {
     ins.push_back({x.dtype, Shape(std::move(dims))});
   }
   for (const TensorDesc& d : input_descs(r, s->states + s->scans, c.input_count())) ins.push_back(d);
-  for (std::size_t k = s->states; k < r.outputs.size(); ++k) s->empty.push_back(r.outputs[k].shape);
+  for (std::size_t k = s->states; k < r.outputs.size(); ++k) {  // one iteration's shape: the output's less its axis
+    const Shape& o = r.outputs[k].shape;
+    if (!o.rank_known() || o.rank() == 0) {
+      s->empty.push_back(Shape::unknown_rank());
+      continue;
+    }
+    std::vector<Dim> dims = o.dims();
+    const std::int64_t axis = s->out_axes[k - s->states];
+    const auto rank = static_cast<std::int64_t>(dims.size());
+    dims.erase(dims.begin() + std::clamp<std::int64_t>(axis < 0 ? axis + rank : axis, 0, rank - 1));
+    s->empty.push_back(Shape(std::move(dims)));
+  }
   auto body = std::make_shared<const Program>(c.attr("body").graph_ref(), ins, r.precision, where(r, "body"));
   return make_dynamic_kernel("cpu.scan", [body, s](Views in, Allocate allocate) { run_scan(*body, *s, in, allocate); });
 }

@@ -58,6 +58,17 @@ std::vector<Tensor> Program::run(std::span<const TensorView> inputs) const {
   return out;
 }
 
+std::vector<TensorDesc> Program::output_descs(std::span<const TensorView> inputs) const {
+  std::vector<TensorDesc> given;
+  for (const TensorView& v : inputs)
+    given.push_back({v.dtype, Shape(std::vector<Dim>(v.dims.begin(), v.dims.end()))});
+  const std::vector<const Tensor*> none;
+  const std::vector<TensorDesc> desc = detail::value_descs(*graph_, given, none, where_);
+  std::vector<TensorDesc> out;
+  for (const ValueId v : graph_->outputs()) out.push_back(desc[v]);
+  return out;
+}
+
 std::shared_ptr<const Kernel> Program::make(const Node& node, const std::vector<TensorDesc>& desc) const {
   const Graph& g = *graph_;
   const bool reads_constant = std::any_of(node.inputs.begin(), node.inputs.end(),

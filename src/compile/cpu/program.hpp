@@ -22,6 +22,9 @@ class Program {
 
   // The outputs of one run on `inputs` (views valid for the call).
   [[nodiscard]] std::vector<Tensor> run(std::span<const TensorView> inputs) const;
+  // What a run on inputs of these dims would give, inferred without running (a loop of
+  // no iterations still has its scan outputs' dims).
+  [[nodiscard]] std::vector<TensorDesc> output_descs(std::span<const TensorView> inputs) const;
 
  private:
   [[nodiscard]] std::shared_ptr<const Kernel> make(const Node& node, const std::vector<TensorDesc>& desc) const;

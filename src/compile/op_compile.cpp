@@ -48,7 +48,7 @@ std::string describe(const OpTensor& t) {
 std::size_t required_inputs(const OpSchema& s) {
   return static_cast<std::size_t>(std::count_if(s.inputs.begin(), s.inputs.end(),
                                                 [](const ArgSpec& a) { return !a.optional && !a.variadic; })) +
-         (!s.inputs.empty() && s.inputs.back().variadic ? 1 : 0);
+         (!s.inputs.empty() && s.inputs.back().variadic && !s.inputs.back().optional ? 1 : 0);
 }
 
 bool is_optional_slot(const OpSchema& s, std::size_t i) {

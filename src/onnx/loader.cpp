@@ -48,7 +48,7 @@ class Importer {
   // A subgraph's importer (subgraph.cpp's Scope says what it reads from outside).
   Importer(::onnx::ModelProto& m, ::onnx::GraphProto& gp, const Importer& outer, Scope scope)
       : m_(m), gp_(&gp), base_dir_(outer.base_dir_), options_(outer.options_), opset_(outer.opset_),
-        scope_(std::move(scope)), depth_(outer.depth_ + 1) {}
+        scope_(std::move(scope)), depth_(outer.depth_ + 1), source_opset_(outer.source_opset_) {}
 
   Graph build(std::optional<std::int64_t> opset) {
     // Data types of inputs and initializers, and every node, before anything is built.
@@ -80,8 +80,10 @@ class Importer {
       if (!map_type(t.data_type())) unsupported.add("data type " + type_name(t.data_type()), "initializer " + quote(t.name()));
     }
     if (gp.sparse_initializer_size() > 0) unsupported.add("sparse initializers", "graph");
-    for (const auto& in : gp.input()) {
+    for (int k = 0; k < gp.input_size(); ++k) {
+      const auto& in = gp.input(k);
       if (initializer_names.contains(in.name())) continue;
+      if (!in.type().has_tensor_type() && static_cast<std::size_t>(k) < scope_.formal.size()) continue;  // the node's
       if (!in.type().has_tensor_type()) {
         unsupported.add("graph inputs that are not tensors", "input " + quote(in.name()));
         continue;
@@ -106,6 +108,11 @@ class Importer {
         plans.emplace_back();
         continue;
       }
+      if (n.op_type() == "Scan" && source_opset_ < 9) {  // Scan-8: a batch axis and sequence_lens first
+        unsupported.add("Scan of opset 8 (batched, with sequence_lens)", where);
+        plans.emplace_back();
+        continue;
+      }
       plans.push_back(converter.convert(n, static_cast<std::size_t>(i)));
       if (plans.back())
         for (const auto& [name, k] : plans.back()->graphs)
@@ -123,11 +130,18 @@ class Importer {
   // The graph inputs, in order, initializers excluded.
   void add_inputs(const std::unordered_set<std::string>& initializer_names) {
     std::unordered_set<std::string> input_names;
-    for (const auto& in : gp_->input()) {
+    for (int k = 0; k < gp_->input_size(); ++k) {
+      const auto& in = gp_->input(k);
       if (initializer_names.contains(in.name())) continue;
       if (in.name().empty()) fail(Errc::bad_model, "a graph input has an empty name");
       if (!input_names.insert(in.name()).second)
         fail(Errc::bad_model, "graph input " + quote(in.name()) + " is listed twice; expected unique input names");
+      if (!in.type().has_tensor_type()) {  // a subgraph input without a type: what the node gives it
+        const TensorDesc& d = scope_.formal.at(static_cast<std::size_t>(k));
+        produce(in.name(), "graph input");
+        (void)g_.add_input(in.name(), d.dtype, d.shape);
+        continue;
+      }
       const auto& tt = in.type().tensor_type();
       Shape shape = Shape::unknown_rank();
       if (tt.has_shape()) {
@@ -174,6 +188,7 @@ class Importer {
       else
         scope.captured.emplace_back(name, g_.value(v).desc);
     }
+    scope.formal = formal_inputs(p, inputs);
     Attributes attrs = p.attrs;
     for (const auto& [name, k] : p.graphs) {
       ::onnx::GraphProto& sub = *gp_->mutable_node(static_cast<int>(p.index))->mutable_attribute(k)->mutable_g();
@@ -190,6 +205,30 @@ class Importer {
     for (const auto& [name, desc] : scope.captured) inputs.push_back(*g_.find_value(name));
     if (p.op != "If") attrs.insert_or_assign("captured", static_cast<std::int64_t>(scope.captured.size()));
     (void)emit(p.name, p.op, inputs, p.outputs, attrs);
+  }
+
+  // What a Loop or Scan node gives its body's own inputs (any dims where they may change).
+  std::vector<TensorDesc> formal_inputs(const NodePlan& p, const std::vector<ValueId>& inputs) const {
+    const auto loose = [&](ValueId v, bool drop_first) {
+      const Shape& s = g_.value(v).desc.shape;
+      const std::size_t rank = s.rank_known() ? s.rank() - (drop_first && s.rank() > 0 ? 1 : 0) : 0;
+      return TensorDesc{g_.value(v).desc.dtype, s.rank_known() ? Shape(std::vector<Dim>(rank, Dim::unknown()))
+                                                                : Shape::unknown_rank()};
+    };
+    std::vector<TensorDesc> out;
+    if (p.op == "Loop") {
+      out = {{DataType::i64, Shape{}}, {DataType::boolean, Shape{}}};
+      for (std::size_t k = 2; k < inputs.size(); ++k)
+        if (inputs[k] != no_value) out.push_back(loose(inputs[k], false));
+    } else if (p.op == "Scan") {
+      const auto it = p.attrs.find("num_scan_inputs");
+      const std::size_t m = it != p.attrs.end() && it->second.kind() == AttrKind::integer
+                                ? static_cast<std::size_t>(std::max<std::int64_t>(it->second.as_int(), 0))
+                                : 0;
+      for (std::size_t k = 0; k < inputs.size(); ++k)
+        if (inputs[k] != no_value) out.push_back(loose(inputs[k], k + m >= inputs.size()));
+    }
+    return out;
   }
 
   // The initializers as constants, each message's data freed once converted.
@@ -284,6 +323,7 @@ class Importer {
       }
     if (!version) return std::nullopt;
     if (*version < min_opset) {
+      source_opset_ = *version;
       upgrade_opset(m_, *version);
       return min_opset;
     }
@@ -474,6 +514,7 @@ class Importer {
   std::int64_t opset_ = max_opset;
   Scope scope_;     // a subgraph's reads from outside
   int depth_ = 0;   // 0: the model's graph
+  std::int64_t source_opset_ = max_opset;  // the file's opset, before any conversion
   Graph g_;
   std::unordered_map<std::string, std::string> producers_;  // value name -> what produces it
   std::unordered_set<std::string> node_names_;              // every node name, the model's and ours

@@ -15,6 +15,9 @@ namespace ge::onnx::detail {
 
 // What a subgraph reads from outside, as its importer adds it.
 struct Scope {
+  // What the node gives the subgraph's own inputs (Loop's body: iteration, cond, the
+  // carried values), for inputs the file declares without a type (ONNX allows that).
+  std::vector<TensorDesc> formal;
   std::vector<std::pair<std::string, TensorDesc>> captured;  // its last inputs, in this order
   std::vector<std::pair<std::string, Tensor>> constants;     // its own constants
 };

@@ -37,10 +37,10 @@ namespace fs = std::filesystem;
 
 // The passes measured when this bar was set (Debian libonnx-testdata 1.12.0, all four
 // suites). The test fails when fewer cases pass: a regression.
-constexpr int min_passes = 999;
+constexpr int min_passes = 1004;
 
 // What the report says about the figures, as measured when the bar was set.
-constexpr const char* notes = R"(Notes, as measured when the bar was set (999 passed, 9 failed, 64 skipped; ONNX Runtime 1.30 passes 959):
+constexpr const char* notes = R"(Notes, as measured when the bar was set (1004 passed, 9 failed, 59 skipped; ONNX Runtime 1.30 passes 959):
 
 - models of opsets below 11 (239 cases: 127 of opset 6, 36 of 7, 33 of 9, 30 of 10, 11 of 1
   and 2 of 8) are converted to opset 11 at import by onnx's version converter
@@ -68,15 +68,17 @@ constexpr const char* notes = R"(Notes, as measured when the bar was set (999 pa
   Resize cubic, tf_half_pixel_for_nn and tf_crop_and_resize (and linear align_corners
   downsampling fixed), QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
   ConvInteger, QLinearMatMul, QLinearConv, NonMaxSuppression, RoiAlign and GridSample 48 more
-  (999);
+  (999); If, Loop and Scan with subgraphs (issue #37) 5 more (1004: test_if, test_loop11,
+  test_scan9_sum and the two expanded Range graphs, which loop);
 - the 9 failures are not ge's to fix: Dropout in training mode with a ratio above 0 (random
   masks: 4 cases), four cases whose test data contradicts the model (CastLike to and from
   bf16, plain and expanded: input 'like' declared [3,4], data [1]), and test_adam_multiple,
   whose expected output was made with epsilon 1e-2 while the node leaves epsilon at its
   default 1e-6 (ge gives 0.755959 as the definition does; 1e-2 gives the expected 0.759136);
-- the 64 skips: sequences and optionals (30, some of them inside Loop),
-  strings (18: StringNormalizer, casts to and from STRING), subgraphs (If, Loop, Scan: 8 more),
-  random numbers (Bernoulli, RandomUniformLike: 6) and the training domain's Gradient (2).
+- the 59 skips: sequences and optionals (32, among them If and Loop over sequences: 4),
+  strings (18: StringNormalizer, casts to and from STRING), random numbers (Bernoulli,
+  RandomUniformLike: 6), the training domain's Gradient (2) and Scan of opset 8 (1: a batch
+  axis and sequence_lens, which onnx's version converter does not carry to Scan-9).
 )";
 
 const char* const suites[] = {"node", "simple", "pytorch-converted", "pytorch-operator"};

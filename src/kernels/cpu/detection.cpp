@@ -1,6 +1,7 @@
 // NonMaxSuppression (detection.hpp): per (batch, class), the candidates above the score
 // threshold sorted once by score, then the greedy pass; each candidate is compared only
-// with the boxes kept so far (at most max_per_class of them).
+// with the boxes kept so far (at most max_per_class of them), a block of them at a time.
+// Boxes of no area never overlap.
 #include "kernels/cpu/detection.hpp"
 
 #include <algorithm>
@@ -23,16 +24,40 @@ Box box_at(const float* b, bool center) {
   return {std::min(b[0], b[2]), std::min(b[1], b[3]), std::max(b[0], b[2]), std::max(b[1], b[3])};
 }
 
-// IoU(a, b) > threshold; boxes of no area never overlap.
-bool overlaps(const Box& a, const Box& b, float threshold) {
-  const float area_a = (a.y2 - a.y1) * (a.x2 - a.x1), area_b = (b.y2 - b.y1) * (b.x2 - b.x1);
-  if (area_a <= 0 || area_b <= 0) return false;
-  const float ih = std::max(0.0f, std::min(a.y2, b.y2) - std::max(a.y1, b.y1));
-  const float iw = std::max(0.0f, std::min(a.x2, b.x2) - std::max(a.x1, b.x1));
-  const float inter = ih * iw;
-  const float uni = area_a + area_b - inter;
-  return uni > 0 && inter / uni > threshold;
-}
+// The boxes kept so far, a column per corner (so that one candidate is compared with
+// many at once), with their areas.
+struct Kept {
+  std::vector<float> y1, x1, y2, x2, area;
+  void clear() {
+    for (auto* v : {&y1, &x1, &y2, &x2, &area}) v->clear();
+  }
+  void push(const Box& b) {
+    y1.push_back(b.y1);
+    x1.push_back(b.x1);
+    y2.push_back(b.y2);
+    x2.push_back(b.x2);
+    area.push_back((b.y2 - b.y1) * (b.x2 - b.x1));
+  }
+  // overlaps(kept box, c, threshold) for any kept box, the same arithmetic, in blocks.
+  [[nodiscard]] bool any_overlaps(const Box& c, float threshold) const {
+    const float area_c = (c.y2 - c.y1) * (c.x2 - c.x1);
+    if (area_c <= 0) return false;
+    constexpr std::size_t block = 64;
+    for (std::size_t i0 = 0; i0 < area.size(); i0 += block) {
+      const std::size_t i1 = std::min(area.size(), i0 + block);
+      int hit = 0;
+      for (std::size_t i = i0; i < i1; ++i) {
+        const float ih = std::max(0.0f, std::min(y2[i], c.y2) - std::max(y1[i], c.y1));
+        const float iw = std::max(0.0f, std::min(x2[i], c.x2) - std::max(x1[i], c.x1));
+        const float inter = ih * iw;
+        const float uni = area[i] + area_c - inter;
+        hit |= static_cast<int>(area[i] > 0) & static_cast<int>(uni > 0) & static_cast<int>(inter / uni > threshold);
+      }
+      if (hit != 0) return true;
+    }
+    return false;
+  }
+};
 
 }  // namespace
 
@@ -48,7 +73,8 @@ std::vector<std::int64_t> non_max_suppression(const NmsParams& p, const TensorVi
   std::vector<std::int64_t> out;
   if (p.max_per_class <= 0) return out;
   std::vector<Box> bx(static_cast<std::size_t>(n));
-  std::vector<std::int64_t> order, kept;
+  std::vector<std::int64_t> order;
+  Kept kept;
   for (std::int64_t b = 0; b < nb; ++b) {
     for (std::int64_t i = 0; i < n; ++i)
       bx[static_cast<std::size_t>(i)] = box_at(boxes.as<const float>() + (b * n + i) * 4, p.center_point_box);
@@ -60,13 +86,10 @@ std::vector<std::int64_t> non_max_suppression(const NmsParams& p, const TensorVi
       std::stable_sort(order.begin(), order.end(), [s](std::int64_t l, std::int64_t r) { return s[l] > s[r]; });
       kept.clear();
       for (const std::int64_t i : order) {
-        if (static_cast<std::int64_t>(kept.size()) >= p.max_per_class) break;
+        if (static_cast<std::int64_t>(kept.area.size()) >= p.max_per_class) break;
         const Box& cand = bx[static_cast<std::size_t>(i)];
-        const bool drop = std::any_of(kept.begin(), kept.end(), [&](std::int64_t k) {
-          return overlaps(bx[static_cast<std::size_t>(k)], cand, p.iou_threshold);
-        });
-        if (drop) continue;
-        kept.push_back(i);
+        if (kept.any_overlaps(cand, p.iou_threshold)) continue;
+        kept.push(cand);
         out.insert(out.end(), {b, c, i});
       }
     }

@@ -216,3 +216,13 @@ TEST_CASE("onnx control flow: bad subgraphs are errors naming the node") {
     expect_error([&] { (void)ge::compile(m.load()); }, ge::Errc::bad_model, "forever");
   }
 }
+
+// Two more things the held-back detection and optical-flow exports showed.
+TEST_CASE("onnx: an op's type constraint is checked at load, naming the node") {
+  // torch's exporter once fed Sqrt an int64 tensor; ONNX's Sqrt takes floats only.
+  Model m(17);
+  m.input("x", i64, {2});
+  m.node("Sqrt", {"x"}, {"y"}, "coords_sqrt");
+  m.output("y");
+  expect_error([&] { (void)m.load(); }, ge::Errc::type_mismatch, "coords_sqrt", "Sqrt", "i64", "f32");
+}

@@ -139,6 +139,44 @@ TEST_CASE("onnx control flow: Loop carries values and stacks scan outputs") {
   CHECK(none.outputs[1].dims == std::vector<std::int64_t>{0, 3});
 }
 
+TEST_CASE("onnx control flow: Scan along an axis, reversed, stacking at another axis") {
+  Model body;
+  body.input("s", f32, std::nullopt);
+  body.input("col", f32, std::nullopt);
+  body.node("Add", {"s", "col"}, {"s_out"});
+  body.node("Identity", {"s_out"}, {"seen"});
+  body.output("s_out");
+  body.output("seen");
+  Model m;
+  m.input("s0", f32, {2});
+  m.input("x", f32, {2, 3});
+  auto* n = m.node("Scan", {"s0", "x"}, {"s", "all"}, "scan");
+  set_graph(n, "body", body);
+  set_int(n, "num_scan_inputs", 1);
+  const auto ints = [&](const char* name, std::int64_t v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto_AttributeType_INTS);
+    a->add_ints(v);
+  };
+  ints("scan_input_axes", 1);
+  ints("scan_input_directions", 1);
+  ints("scan_output_axes", 1);
+  ints("scan_output_directions", 1);
+  m.output("s");
+  m.output("all");
+  const ge::Graph g = m.load();
+  CHECK(g.value(g.outputs()[1]).desc.shape == ge::Shape{2, 3});
+  ge::Session s(ge::compile(g), {.threads = 1});
+  std::vector<float> s0{0, 0}, x{1, 2, 3, 4, 5, 6};
+  const std::int64_t d2[] = {2}, d23[] = {2, 3};
+  const auto r = s.run({ge::TensorView{s0.data(), ge::DataType::f32, d2}, ge::TensorView{x.data(), ge::DataType::f32, d23}});
+  CHECK(vec(r.outputs[0].values<float>()) == std::vector<float>{6, 15});
+  // Columns 2, 1, 0 summed in turn (3,6 then 5,11 then 6,15), stacked along axis 1 last first.
+  CHECK(r.outputs[1].dims == std::vector<std::int64_t>{2, 3});
+  CHECK(vec(r.outputs[1].values<float>()) == std::vector<float>{6, 5, 3, 15, 11, 6});
+}
+
 TEST_CASE("onnx control flow: the saver and model files keep the subgraphs") {
   const ge::Graph g = if_model().load();
   const auto bytes = ge::onnx::save_bytes(g);

@@ -136,10 +136,14 @@ class Importer {
       if (in.name().empty()) fail(Errc::bad_model, "a graph input has an empty name");
       if (!input_names.insert(in.name()).second)
         fail(Errc::bad_model, "graph input " + quote(in.name()) + " is listed twice; expected unique input names");
-      if (!in.type().has_tensor_type()) {  // a subgraph input without a type: what the node gives it
-        const TensorDesc& d = scope_.formal.at(static_cast<std::size_t>(k));
+      if (static_cast<std::size_t>(k) < scope_.formal.size()) {
+        // A Loop's or Scan's body input: what the node gives it. The file's dims are not
+        // taken (exporters write the first iteration's, [0,...] for a value that grows).
+        const TensorDesc& d = scope_.formal[static_cast<std::size_t>(k)];
+        const DataType t = in.type().has_tensor_type() ? map_type(in.type().tensor_type().elem_type()).value_or(d.dtype)
+                                                       : d.dtype;
         produce(in.name(), "graph input");
-        (void)g_.add_input(in.name(), d.dtype, d.shape);
+        (void)g_.add_input(in.name(), t, d.shape);
         continue;
       }
       const auto& tt = in.type().tensor_type();

@@ -139,6 +139,41 @@ TEST_CASE("onnx control flow: Loop carries values and stacks scan outputs") {
   CHECK(none.outputs[1].dims == std::vector<std::int64_t>{0, 3});
 }
 
+TEST_CASE("onnx control flow: a carried value grows though the file declares the first iteration's dims") {
+  // As torchvision's Mask R-CNN export pastes masks: the body's input declared [0, 2].
+  Model body;
+  body.input("i", i64, {});
+  body.input("c", boolean, {});
+  body.input("acc", f32, {0, 2});
+  body.i64("axes", {1}, {0});
+  body.node("Unsqueeze", {"piece", "axes"}, {"row"});
+  body.node("Concat", {"acc", "row"}, {"acc_out"})->add_attribute()->CopyFrom([] {
+    ::onnx::AttributeProto a;
+    a.set_name("axis");
+    a.set_type(::onnx::AttributeProto_AttributeType_INT);
+    a.set_i(0);
+    return a;
+  }());
+  body.node("Identity", {"c"}, {"c_out"});
+  body.output("c_out");
+  body.output("acc_out");
+  Model m;
+  m.input("M", i64, {});
+  m.input("piece", f32, {2});
+  m.f32("acc0", {0, 2}, {});
+  set_graph(m.node("Loop", {"M", "", "acc0"}, {"acc"}, "paste"), "body", body);
+  m.output("acc");
+  const ge::Graph g = m.load();
+  CHECK(g.value(g.outputs()[0]).desc.shape.to_string() == "-1,2");
+  ge::Session s(ge::compile(g), {.threads = 1});
+  std::int64_t n = 3;
+  std::vector<float> piece{1, 2};
+  const std::int64_t d2[] = {2};
+  const auto r = s.run({ge::TensorView{&n, ge::DataType::i64, {}}, ge::TensorView{piece.data(), ge::DataType::f32, d2}});
+  CHECK(r.outputs[0].dims == std::vector<std::int64_t>{3, 2});
+  CHECK(vec(r.outputs[0].values<float>()) == std::vector<float>{1, 2, 1, 2, 1, 2});
+}
+
 TEST_CASE("onnx control flow: Scan along an axis, reversed, stacking at another axis") {
   Model body;
   body.input("s", f32, std::nullopt);

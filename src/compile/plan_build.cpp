@@ -105,8 +105,13 @@ std::int32_t extended_last(const detail::StepOrder& order, const PlanValue& v, s
 // Requests whose constants are small go through the shared cache; an entry there holds
 // its request's constants, so weights go alone.
 std::shared_ptr<const Kernel> plan_kernel(const detail::PlanInputs& in, const detail::Specialized& sp, std::size_t n) {
-  if (in.kernels[n] && !sp.new_constants[n]) return in.kernels[n];
   const Node& node = in.graph.nodes()[n];
+  // An If whose outputs this plan fixes (both branches give the same dims for its
+  // shapes) is made again, as an ordinary step.
+  const bool fixes_if = node.op == "If" && in.kernels[n] && in.kernels[n]->data_dependent() &&
+                        std::all_of(node.outputs.begin(), node.outputs.end(),
+                                    [&](ValueId v) { return sp.desc[v].shape.is_static(); });
+  if (in.kernels[n] && !sp.new_constants[n] && !fixes_if) return in.kernels[n];
   std::int64_t constant_bytes = 0;
   for (const ValueId v : node.inputs) {
     const Tensor* t = v == no_value ? nullptr : sp.folded[v] ? &*sp.folded[v] : in.graph.constant_of(v);
@@ -122,7 +127,7 @@ std::shared_ptr<const Kernel> plan_kernel(const detail::PlanInputs& in, const de
   }
   OpCompiler alone(1);
   return detail::select_kernel(constant_bytes <= small_constant_bytes ? in.compiler : alone, in.graph, node, sp.desc,
-                       CompileFlag::fuzzy, in.settings.precision, &sp.folded);
+                               fixes_if ? CompileFlag::exact : CompileFlag::fuzzy, in.settings.precision, &sp.folded);
 }
 
 // Shape work: a step the host engine can run whose outputs are all small integer

@@ -81,7 +81,11 @@ TEST_CASE("builder control flow: If and Loop run with gears and with a range") {
       o.set("INPUT_SHAPE", "x:-1,3;n:").set("DYNAMIC_BATCH_SIZE", "1,2,4");
     else
       o.set("INPUT_SHAPE", "x:1~4,3;n:");
-    ge::Session s(ge::compile(g, o), {.threads = 1});
+    const auto model = ge::compile(g, o);
+    // A gear fixes the If's outputs (both branches give [batch, 3]): an ordinary step;
+    // the Loop's count comes at run time, so it stays data-dependent.
+    for (const auto& plan : model->plans()) CHECK(plan->data_dependent_steps == (gears ? 1U : 2U));
+    ge::Session s(model, {.threads = 1});
     for (const std::int64_t batch : {1, 2, 4}) {
       for (const std::int64_t n : {0, 3}) {
         std::vector<float> x;

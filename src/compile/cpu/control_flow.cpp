@@ -50,13 +50,31 @@ std::shared_ptr<const Kernel> make_if(const KernelRequest& r) {
   if (known != true)
     else_p = std::make_shared<Program>(c.attr("else_branch").graph_ref(), captured, r.precision, where(r, "else_branch"));
   const std::size_t outputs = r.outputs.size();
-  return make_dynamic_kernel(known ? "cpu.if.constant" : "cpu.if", [then_p, else_p, outputs](Views in, Allocate allocate) {
-    // A constant cond: the one branch held.
+  // The branch to run (a constant cond: the one held) and what it gives.
+  const auto branch = [then_p, else_p, outputs](Views in) {
     const Program* p = then_p && else_p ? (truth(in[0], "If") ? then_p.get() : else_p.get())
                                         : (then_p ? then_p.get() : else_p.get());
-    const std::vector<Tensor> got = p->run(in.subspan(1));
-    if (got.size() < outputs) fail(Errc::bad_model, "If", "the branch gave " + std::to_string(got.size()) + " outputs; expected " + std::to_string(outputs));
-    hand_out(std::span(got).first(outputs), 0, allocate);
+    std::vector<Tensor> got = p->run(in.subspan(1));
+    if (got.size() < outputs)
+      fail(Errc::bad_model, "If", "the branch gave " + std::to_string(got.size()) + " outputs; expected " +
+                                      std::to_string(outputs));
+    got.resize(outputs);
+    return got;
+  };
+  // Outputs of fixed dims (both branches give the same for these inputs, as a gear's plan
+  // finds out): an ordinary step, its outputs in the plan's memory.
+  if (std::all_of(r.outputs.begin(), r.outputs.end(), [](const TensorDesc& d) { return d.shape.is_static(); }))
+    return make_kernel(known ? "cpu.if.constant.static" : "cpu.if.static", [branch](Views in, Views out) {
+      const std::vector<Tensor> got = branch(in);
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        if (!std::equal(got[k].dims().begin(), got[k].dims().end(), out[k].dims.begin(), out[k].dims.end()))
+          fail(Errc::internal, "If", "the branch gave output " + std::to_string(k) + " dims other than inferred");
+        if (!got[k].bytes().empty()) std::memcpy(out[k].data, got[k].bytes().data(), got[k].bytes().size());
+      }
+    });
+  return make_dynamic_kernel(known ? "cpu.if.constant" : "cpu.if", [branch](Views in, Allocate allocate) {
+    const std::vector<Tensor> got = branch(in);
+    hand_out(got, 0, allocate);
   });
 }
 

@@ -6,13 +6,14 @@
 #include "compile/cpu/lower.hpp"
 #include "compile/plan_build.hpp"
 #include "compile/run_step.hpp"
+#include "ge/compile/passes.hpp"
 #include "ge/ops/registry.hpp"
 #include "graph/subgraph.hpp"
 
 namespace ge::cpu_lower {
 
 Program::Program(GraphRef graph, std::span<const TensorDesc> inputs, Precision precision, std::string where)
-    : graph_(std::move(graph)), precision_(precision), where_(std::move(where)) {
+    : graph_(std::make_shared<const Graph>(optimize(*graph))), precision_(precision), where_(std::move(where)) {
   const Graph& g = *graph_;
   const std::vector<const Tensor*> none;
   desc_ = detail::value_descs(g, inputs, none, where_);

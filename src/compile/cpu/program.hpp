@@ -1,7 +1,7 @@
 #pragma once
 // Private to src/compile/cpu: a subgraph of a control-flow node (If's branches, Loop's
-// and Scan's body) made ready to run: its values described from what the node's inputs
-// can be, a kernel per node made then (or at run time for a node whose input rank is
+// and Scan's body) made ready to run: the graph passes run on it (ge::optimize), its
+// values described from what the node's inputs can be, a kernel per node made then (or at run time for a node whose input rank is
 // unknown until then). A run goes through the nodes in order on tensors of their real
 // dims (`detail::run_step`), each value let go after its last reader.
 

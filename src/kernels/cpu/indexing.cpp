@@ -105,6 +105,44 @@ bool gather_rows(std::string_view op, std::int64_t axis, const TensorView& data,
   return true;
 }
 
+// ScatterElements without a reduction where indices match data off the axis: the
+// updates written in order (a later write to the same place wins), stepped as
+// gather_rows steps, without a table of positions. False for other shapes and sizes.
+template <class I>
+bool scatter_rows(std::string_view op, std::int64_t axis, const TensorView& data, const TensorView& indices,
+                  const TensorView& updates, const TensorView& y) {
+  const auto ax = static_cast<std::size_t>(axis);
+  for (std::size_t d = 0; d < data.rank(); ++d)
+    if (d != ax && indices.dims[d] != data.dims[d]) return false;
+  const std::int64_t es = size_of(data.dtype);
+  if (es != 4 && es != 8) return false;
+  const I* pi = indices.as<const I>();
+  const std::int64_t n = indices.elements(), dim = data.dims[ax];
+  for (std::int64_t t = 0; t < n; ++t) {
+    const auto v = static_cast<std::int64_t>(pi[t]);
+    if (v < -dim || v >= dim) (void)positions<I>(op, axis, data, indices);  // throws the error naming it
+  }
+  if (y.data != data.data && data.elements() > 0)
+    std::memcpy(y.data, data.data, static_cast<std::size_t>(data.elements() * es));
+  const std::int64_t inner = product(indices.dims, ax + 1, indices.rank()), a = indices.dims[ax];
+  const auto write = [&]<class T>(const T* src, T* dst) {
+    std::int64_t i = 0, j = 0;
+    T* base = dst;
+    for (std::int64_t t = 0; t < n; ++t) {
+      const auto v = static_cast<std::int64_t>(pi[t]);
+      base[(v < 0 ? v + dim : v) * inner + j] = src[t];
+      if (++j < inner) continue;
+      j = 0;
+      if (++i < a) continue;
+      i = 0;
+      base += dim * inner;
+    }
+  };
+  if (es == 4) write(updates.as<const std::uint32_t>(), y.as<std::uint32_t>());
+  else write(updates.as<const std::uint64_t>(), y.as<std::uint64_t>());
+  return true;
+}
+
 template <class T>
 void scatter_reduce(ScatterReduction r, const std::vector<std::int64_t>& pos, const TensorView& updates,
                     const TensorView& y) {
@@ -140,8 +178,12 @@ void scatter_elements(const ScatterParams& p, const TensorView& data, const Tens
   check_indexing(op, p.axis, data, indices);
   check_dims(op, "updates", updates, indices.dims);
   check_dims(op, "output", y, data.dims);
-  const std::vector<std::int64_t> pos = positions_of(op, p.axis, data, indices);
   const auto es = static_cast<std::size_t>(size_of(data.dtype));
+  if (p.reduction == ScatterReduction::none && indices.elements() > 0 &&
+      (indices.dtype == DataType::i64 ? scatter_rows<std::int64_t>(op, p.axis, data, indices, updates, y)
+                                      : scatter_rows<std::int32_t>(op, p.axis, data, indices, updates, y)))
+    return;
+  const std::vector<std::int64_t> pos = positions_of(op, p.axis, data, indices);
   if (y.data != data.data && data.elements() > 0)
     std::memcpy(y.data, data.data, static_cast<std::size_t>(data.elements()) * es);
   if (p.reduction == ScatterReduction::none) {

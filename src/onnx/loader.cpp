@@ -192,7 +192,9 @@ class Importer {
       else
         scope.captured.emplace_back(name, g_.value(v).desc);
     }
-    scope.formal = formal_inputs(p, inputs);
+    std::vector<TensorDesc> given;
+    for (const ValueId v : inputs) given.push_back(v == no_value ? TensorDesc{} : g_.value(v).desc);
+    scope.formal = formal_inputs(p.op, p.attrs, given);
     Attributes attrs = p.attrs;
     for (const auto& [name, k] : p.graphs) {
       ::onnx::GraphProto& sub = *gp_->mutable_node(static_cast<int>(p.index))->mutable_attribute(k)->mutable_g();
@@ -209,30 +211,6 @@ class Importer {
     for (const auto& [name, desc] : scope.captured) inputs.push_back(*g_.find_value(name));
     if (p.op != "If") attrs.insert_or_assign("captured", static_cast<std::int64_t>(scope.captured.size()));
     (void)emit(p.name, p.op, inputs, p.outputs, attrs);
-  }
-
-  // What a Loop or Scan node gives its body's own inputs (any dims where they may change).
-  std::vector<TensorDesc> formal_inputs(const NodePlan& p, const std::vector<ValueId>& inputs) const {
-    const auto loose = [&](ValueId v, bool drop_first) {
-      const Shape& s = g_.value(v).desc.shape;
-      const std::size_t rank = s.rank_known() ? s.rank() - (drop_first && s.rank() > 0 ? 1 : 0) : 0;
-      return TensorDesc{g_.value(v).desc.dtype, s.rank_known() ? Shape(std::vector<Dim>(rank, Dim::unknown()))
-                                                                : Shape::unknown_rank()};
-    };
-    std::vector<TensorDesc> out;
-    if (p.op == "Loop") {
-      out = {{DataType::i64, Shape{}}, {DataType::boolean, Shape{}}};
-      for (std::size_t k = 2; k < inputs.size(); ++k)
-        if (inputs[k] != no_value) out.push_back(loose(inputs[k], false));
-    } else if (p.op == "Scan") {
-      const auto it = p.attrs.find("num_scan_inputs");
-      const std::size_t m = it != p.attrs.end() && it->second.kind() == AttrKind::integer
-                                ? static_cast<std::size_t>(std::max<std::int64_t>(it->second.as_int(), 0))
-                                : 0;
-      for (std::size_t k = 0; k < inputs.size(); ++k)
-        if (inputs[k] != no_value) out.push_back(loose(inputs[k], k + m >= inputs.size()));
-    }
-    return out;
   }
 
   // The initializers as constants, each message's data freed once converted.

@@ -1,6 +1,7 @@
 // The outer reads of ONNX subgraphs (subgraph.hpp).
 #include "onnx/subgraph.hpp"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace ge::onnx::detail {
@@ -39,6 +40,30 @@ std::vector<std::string> outer_reads(const ::onnx::GraphProto& g) {
   std::vector<std::string> out;
   std::unordered_set<std::string> seen;
   reads(g, 1, out, seen);
+  return out;
+}
+
+std::vector<TensorDesc> formal_inputs(const std::string& op, const Attributes& attrs,
+                                      const std::vector<TensorDesc>& inputs) {
+  const auto loose = [](const TensorDesc& d, bool drop_first) {
+    const Shape& s = d.shape;
+    if (!s.rank_known()) return TensorDesc{d.dtype, Shape::unknown_rank()};
+    const std::size_t rank = s.rank() - (drop_first && s.rank() > 0 ? 1 : 0);
+    return TensorDesc{d.dtype, Shape(std::vector<Dim>(rank, Dim::unknown()))};
+  };
+  std::vector<TensorDesc> out;
+  if (op == "Loop") {
+    out = {{DataType::i64, Shape{}}, {DataType::boolean, Shape{}}};
+    for (std::size_t k = 2; k < inputs.size(); ++k)
+      if (inputs[k].dtype != DataType::undefined) out.push_back(loose(inputs[k], false));
+  } else if (op == "Scan") {
+    const auto it = attrs.find("num_scan_inputs");
+    const std::size_t m = it != attrs.end() && it->second.kind() == AttrKind::integer
+                              ? static_cast<std::size_t>(std::max<std::int64_t>(it->second.as_int(), 0))
+                              : 0;
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+      if (inputs[k].dtype != DataType::undefined) out.push_back(loose(inputs[k], k + m >= inputs.size()));
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "ge/tensor/attribute.hpp"
 #include "ge/tensor/tensor.hpp"
 #include "onnx/convert.hpp"
 
@@ -26,5 +27,12 @@ struct Scope {
 // read, its outputs), each once, in the order first read. Subgraphs nested deeper than
 // 64 are a bad_model.
 std::vector<std::string> outer_reads(const ::onnx::GraphProto& g);
+
+// What a Loop or Scan node gives its body's own inputs (Loop: iteration, cond, the
+// carried values; Scan: the states and one slice of each scan input), any dims where
+// they may change; `inputs` the node's own inputs (undefined where omitted). Empty for
+// other ops.
+std::vector<TensorDesc> formal_inputs(const std::string& op, const Attributes& attrs,
+                                      const std::vector<TensorDesc>& inputs);
 
 }  // namespace ge::onnx::detail

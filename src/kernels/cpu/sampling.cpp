@@ -51,39 +51,46 @@ void roi_align(const RoiAlignParams& p, const TensorView& x, const TensorView& r
     if (n < 0 || n >= x.dims[0])
       fail(Errc::bad_op_inputs, op, "batch index " + std::to_string(n) + " is outside X's batch of " +
                                         std::to_string(x.dims[0]));
-    const float* b = rois.as<const float>() + r * 4;
-    const double x1 = b[0] * p.spatial_scale - off, y1 = b[1] * p.spatial_scale - off;
-    double rw = b[2] * p.spatial_scale - off - x1, rh = b[3] * p.spatial_scale - off - y1;
-    if (!p.half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
-    const double bh = rh / static_cast<double>(oh), bw = rw / static_cast<double>(ow);
-    const std::int64_t gh = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<std::int64_t>(std::ceil(rh / static_cast<double>(oh)));
-    const std::int64_t gw = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<std::int64_t>(std::ceil(rw / static_cast<double>(ow)));
-    const double count = static_cast<double>(std::max<std::int64_t>(gh * gw, 1));
-    for (std::int64_t ph = 0; ph < oh; ++ph)
-      for (std::int64_t pw = 0; pw < ow; ++pw) {
-        std::vector<Sample> samples;
-        for (std::int64_t iy = 0; iy < gh; ++iy)
-          for (std::int64_t ix = 0; ix < gw; ++ix)
-            samples.push_back(roi_sample(y1 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh),
-                                         x1 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw), h, w));
-        for (std::int64_t ch = 0; ch < c; ++ch) {
-          const float* plane = x.as<const float>() + (n * c + ch) * h * w;
-          double acc = 0;
-          bool first = true;
-          for (const Sample& s : samples) {
-            if (p.max) {
-              float m = s.w[0] * plane[s.at[0]];
-              for (int k = 1; k < 4; ++k) m = std::max(m, s.w[k] * plane[s.at[k]]);
-              acc = first ? m : std::max(acc, static_cast<double>(m));
-              first = false;
-            } else {
-              for (int k = 0; k < 4; ++k) acc += static_cast<double>(s.w[k]) * plane[s.at[k]];
-            }
-          }
-          y.as<float>()[((r * c + ch) * oh + ph) * ow + pw] = static_cast<float>(p.max ? acc : acc / count);
-        }
-      }
   }
+  // The boxes over the threads: each writes its own outputs, with the same arithmetic.
+  parallel_for(rois.dims[0], 1, [&](std::int64_t r0, std::int64_t r1) {
+    std::vector<Sample> samples;
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const std::int64_t n = batch_indices.as<const std::int64_t>()[r];
+      const float* b = rois.as<const float>() + r * 4;
+      const double x1 = b[0] * p.spatial_scale - off, y1 = b[1] * p.spatial_scale - off;
+      double rw = b[2] * p.spatial_scale - off - x1, rh = b[3] * p.spatial_scale - off - y1;
+      if (!p.half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+      const double bh = rh / static_cast<double>(oh), bw = rw / static_cast<double>(ow);
+      const std::int64_t gh = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<std::int64_t>(std::ceil(rh / static_cast<double>(oh)));
+      const std::int64_t gw = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<std::int64_t>(std::ceil(rw / static_cast<double>(ow)));
+      const double count = static_cast<double>(std::max<std::int64_t>(gh * gw, 1));
+      for (std::int64_t ph = 0; ph < oh; ++ph)
+        for (std::int64_t pw = 0; pw < ow; ++pw) {
+          samples.clear();
+          for (std::int64_t iy = 0; iy < gh; ++iy)
+            for (std::int64_t ix = 0; ix < gw; ++ix)
+              samples.push_back(roi_sample(y1 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh),
+                                           x1 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw), h, w));
+          for (std::int64_t ch = 0; ch < c; ++ch) {
+            const float* plane = x.as<const float>() + (n * c + ch) * h * w;
+            double acc = 0;
+            bool first = true;
+            for (const Sample& s : samples) {
+              if (p.max) {
+                float m = s.w[0] * plane[s.at[0]];
+                for (int k = 1; k < 4; ++k) m = std::max(m, s.w[k] * plane[s.at[k]]);
+                acc = first ? m : std::max(acc, static_cast<double>(m));
+                first = false;
+              } else {
+                for (int k = 0; k < 4; ++k) acc += static_cast<double>(s.w[k]) * plane[s.at[k]];
+              }
+            }
+            y.as<float>()[((r * c + ch) * oh + ph) * ow + pw] = static_cast<float>(p.max ? acc : acc / count);
+          }
+        }
+    }
+  });
 }
 
 namespace {

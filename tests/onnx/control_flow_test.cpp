@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <string>
+#include <tuple>
 #include <span>
 #include <vector>
 
@@ -287,6 +288,41 @@ TEST_CASE("onnx control flow: bad subgraphs are errors naming the node") {
     set_graph(m.node("Loop", {"", "", "x"}, {"y"}, "forever"), "body", body);
     m.output("y");
     expect_error([&] { (void)ge::compile(m.load()); }, ge::Errc::bad_model, "forever");
+  }
+}
+
+TEST_CASE("onnx control flow: a cond of several elements and Scan's bad axes are errors naming the node") {
+  {
+    Model m = if_model();
+    m.input("flags", boolean, {2});
+    m.g->mutable_node(3)->set_input(0, "flags");  // the If reads a two-element cond
+    expect_error([&] { (void)m.load(); }, ge::Errc::bad_op_inputs, "branch", "cond", "one element");
+  }
+  for (const auto& [attr, value, code] : {std::tuple{"scan_input_axes", std::int64_t{2}, ge::Errc::bad_attribute},
+                                          std::tuple{"scan_output_axes", std::int64_t{-3}, ge::Errc::bad_attribute}}) {
+    CAPTURE(attr);
+    Model body;
+    body.input("s", f32, std::nullopt);
+    body.input("col", f32, std::nullopt);
+    body.node("Add", {"s", "col"}, {"s_out"});
+    body.node("Identity", {"s_out"}, {"seen"});
+    body.output("s_out");
+    body.output("seen");
+    Model m;
+    m.input("s0", f32, {2});
+    m.input("x", f32, {2, 3});
+    auto* n = m.node("Scan", {"s0", "x"}, {"s", "all"}, "bad_scan");
+    set_graph(n, "body", body);
+    set_int(n, "num_scan_inputs", 1);
+    const auto ints = [&](const std::string& name, std::int64_t v) {
+      auto* a = n->add_attribute();
+      a->set_name(name);
+      a->set_type(::onnx::AttributeProto_AttributeType_INTS);
+      a->add_ints(v);
+    };
+    ints(attr, value);
+    if (std::string(attr) != "scan_input_axes") ints("scan_input_axes", 1);  // columns, as the body adds them
+    expect_error([&] { (void)m.load(); }, code, "bad_scan");
   }
 }
 

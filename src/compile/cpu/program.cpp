@@ -24,6 +24,10 @@ Program::Program(GraphRef graph, std::span<const TensorDesc> inputs, Precision p
       if (v != no_value) last_use_[v] = static_cast<std::ptrdiff_t>(i);
   for (const ValueId v : g.outputs()) last_use_[v] = static_cast<std::ptrdiff_t>(order_.size());
   kernels_.resize(g.nodes().size());
+  for (const Node& node : g.nodes()) {  // once, not per run: a loop body runs many times
+    schemas_.push_back(&OpRegistry::global().find(node.op));
+    attrs_.push_back(schemas_.back()->with_defaults(node.attrs));
+  }
   for (const std::size_t n : order_) {
     const Node& node = g.nodes()[n];
     const bool ranked = std::all_of(node.inputs.begin(), node.inputs.end(),
@@ -101,8 +105,8 @@ void Program::run_node(std::size_t n, std::vector<Tensor>& values) const {
       if (node.inputs[k] != no_value) real[node.inputs[k]] = values[node.inputs[k]].desc();
     kernel = make(node, real);
   }
-  const OpSchema& schema = OpRegistry::global().find(node.op);
-  const Attributes attrs = schema.with_defaults(node.attrs);
+  const OpSchema& schema = *schemas_[n];
+  const Attributes& attrs = attrs_[n];
   std::vector<DataType> types;
   for (const ValueId v : node.outputs) types.push_back(desc_[v].dtype);
   std::vector<std::vector<std::byte>> buffers(node.outputs.size());

@@ -37,6 +37,8 @@ class Program {
   std::vector<std::size_t> order_;
   std::vector<std::ptrdiff_t> last_use_;  // per value: the last step reading it
   std::vector<std::shared_ptr<const Kernel>> kernels_;
+  std::vector<const OpSchema*> schemas_;  // per node
+  std::vector<Attributes> attrs_;         // per node, with the schema's defaults
 };
 
 // Shared by the control-flow kernels (control_flow.cpp, loops.cpp).

@@ -66,12 +66,11 @@ std::vector<std::int64_t> positions_of(std::string_view op, std::int64_t axis, c
                                         : positions<std::int32_t>(op, axis, data, indices);
 }
 
-// GatherElements where indices match data off the axis (the common case: a gather of k
-// neighbours along one axis): rows of `inner` elements, the index checks first, then the
-// copies over the pool, without a table of positions. False for other shapes and sizes.
+// Whether GatherElements or ScatterElements can step along rows: indices match data off
+// the axis and the elements are 4 or 8 bytes. Checks every index first (throwing the
+// error that names a bad one), so that nothing is written before a bad index is found.
 template <class I>
-bool gather_rows(std::string_view op, std::int64_t axis, const TensorView& data, const TensorView& indices,
-                 const TensorView& y) {
+bool rows_fit(std::string_view op, std::int64_t axis, const TensorView& data, const TensorView& indices) {
   const auto ax = static_cast<std::size_t>(axis);
   for (std::size_t d = 0; d < data.rank(); ++d)
     if (d != ax && indices.dims[d] != data.dims[d]) return false;
@@ -83,6 +82,20 @@ bool gather_rows(std::string_view op, std::int64_t axis, const TensorView& data,
     const auto v = static_cast<std::int64_t>(pi[t]);
     if (v < -dim || v >= dim) (void)positions<I>(op, axis, data, indices);  // throws the error naming it
   }
+  return true;
+}
+
+// GatherElements where indices match data off the axis (the common case: a gather of k
+// neighbours along one axis): rows of `inner` elements, the index checks first, then the
+// copies over the pool, without a table of positions. False for other shapes and sizes.
+template <class I>
+bool gather_rows(std::string_view op, std::int64_t axis, const TensorView& data, const TensorView& indices,
+                 const TensorView& y) {
+  if (!rows_fit<I>(op, axis, data, indices)) return false;
+  const auto ax = static_cast<std::size_t>(axis);
+  const std::int64_t es = size_of(data.dtype);
+  const I* pi = indices.as<const I>();
+  const std::int64_t n = indices.elements(), dim = data.dims[ax];
   const std::int64_t inner = product(indices.dims, ax + 1, indices.rank()), a = indices.dims[ax];
   const auto copy = [&]<class T>(const T* src, T* dst) {
     parallel_for(n, 16384, [&](std::int64_t b, std::int64_t e) {
@@ -111,17 +124,11 @@ bool gather_rows(std::string_view op, std::int64_t axis, const TensorView& data,
 template <class I>
 bool scatter_rows(std::string_view op, std::int64_t axis, const TensorView& data, const TensorView& indices,
                   const TensorView& updates, const TensorView& y) {
+  if (!rows_fit<I>(op, axis, data, indices)) return false;
   const auto ax = static_cast<std::size_t>(axis);
-  for (std::size_t d = 0; d < data.rank(); ++d)
-    if (d != ax && indices.dims[d] != data.dims[d]) return false;
   const std::int64_t es = size_of(data.dtype);
-  if (es != 4 && es != 8) return false;
   const I* pi = indices.as<const I>();
   const std::int64_t n = indices.elements(), dim = data.dims[ax];
-  for (std::int64_t t = 0; t < n; ++t) {
-    const auto v = static_cast<std::int64_t>(pi[t]);
-    if (v < -dim || v >= dim) (void)positions<I>(op, axis, data, indices);  // throws the error naming it
-  }
   if (y.data != data.data && data.elements() > 0)
     std::memcpy(y.data, data.data, static_cast<std::size_t>(data.elements() * es));
   const std::int64_t inner = product(indices.dims, ax + 1, indices.rank()), a = indices.dims[ax];

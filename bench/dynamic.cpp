@@ -9,7 +9,9 @@
 //   - the peak resident memory of a process (a fresh one per way, `--reap`) that compiles
 //     the model and runs 100 random batches in 1..8: gears 1,2,8 in hybrid mode, a range
 //     1~8 (its plans made per batch, and the range plan alone), eight gears 1..8, and a
-//     fixed compile at batch 8 running batch 8 only (the floor).
+//     fixed compile at batch 8 running batch 8 only (the floor); and for the torch
+//     exports, ONNX Runtime over the same 100 batches in a process of its own
+//     (bench/peers/ort_bench.js --random-batches), when node and its package are there.
 //
 //   ge_bench_dynamic [--exports DIR] [--threads T] [--seconds S]
 #include <cmath>
@@ -17,14 +19,20 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ge/ge.hpp"
 #include "ge/onnx.hpp"
 #include "model_runs.hpp"
+#include "ort_peer.hpp"
 #include "processes.hpp"
 #include "models/mobilenet_v2.hpp"
 #include "models/resnet50.hpp"
+
+#ifndef GE_SOURCE_DIR
+#define GE_SOURCE_DIR ""
+#endif
 
 namespace {
 
@@ -36,6 +44,7 @@ struct Model {
   std::string input;
   std::vector<std::int64_t> dims;  // without the batch
   ge::DataType dtype;
+  std::filesystem::path file{};    // the ONNX file, for ONNX Runtime (exports only)
 };
 
 std::string shape(const Model& m, const std::string& batch) {
@@ -64,10 +73,14 @@ std::vector<Model> main_set(const std::string& exports) {
   models.push_back({"MobileNetV2", ge::models::mobilenet_v2("-1,3,224,224"), "data", {3, 224, 224}, ge::DataType::f32});
   if (!exports.empty()) {
     const std::filesystem::path dir(exports);
-    models.push_back({"ResNet-50 (torch)", ge::onnx::load(dir / "resnet50_dyn.onnx"), "input", {3, 224, 224}, ge::DataType::f32});
-    models.push_back({"MobileNetV2 (torch)", ge::onnx::load(dir / "mobilenet_v2_dyn.onnx"), "input", {3, 224, 224},
-                      ge::DataType::f32});
-    models.push_back({"BERT (torch)", ge::onnx::load(dir / "bert_tiny_dyn.onnx"), "input_ids", {128}, ge::DataType::i64});
+    for (const auto& [name, file, input] : {std::tuple{"ResNet-50 (torch)", "resnet50_dyn.onnx", "input"},
+                                            std::tuple{"MobileNetV2 (torch)", "mobilenet_v2_dyn.onnx", "input"},
+                                            std::tuple{"BERT (torch)", "bert_tiny_dyn.onnx", "input_ids"}}) {
+      const bool bert = std::string(input) == "input_ids";
+      models.push_back({name, ge::onnx::load(dir / file), input,
+                        bert ? std::vector<std::int64_t>{128} : std::vector<std::int64_t>{3, 224, 224},
+                        bert ? ge::DataType::i64 : ge::DataType::f32, dir / file});
+    }
   }
   return models;
 }
@@ -101,6 +114,8 @@ int rss_child(const std::string& exports, int index, int way, int threads) {
   }
   return 0;
 }
+
+void print_rss_table(const std::vector<Model>& models, const std::string& exports, int threads);
 
 }  // namespace
 
@@ -181,11 +196,21 @@ int main(int argc, char** argv) {
               "plan alone (specialize_ranges off)\n");
   for (const std::string& l : ranges) std::printf("%s\n", l.c_str());
 
+  print_rss_table(models, exports, threads);
+  return 0;
+}
+
+namespace {
+
+// The memory table: a fresh process per model and way (this program with --rss-child),
+// and ONNX Runtime over the same batches for the exports.
+void print_rss_table(const std::vector<Model>& models, const std::string& exports, int threads) {
   std::printf("\npeak RSS (MiB) of a process compiling the model and running 100 random batches in 1..8, %d threads\n",
               threads);
+  ge_bench::OrtPeer ort = ge_bench::OrtPeer::find(GE_SOURCE_DIR);
   std::printf("%-20s", "model");
   for (const char* w : ways) std::printf(" | %22s", w);
-  std::printf("\n");
+  std::printf(" | %22s\n", "ONNX Runtime, same runs");
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   for (std::size_t i = 0; i < models.size(); ++i) {
     std::printf("%-20s", models[i].name.c_str());
@@ -195,7 +220,15 @@ int main(int argc, char** argv) {
       std::printf(" | %22s", c.ok() ? (std::to_string(static_cast<int>(c.max_rss_mib + 0.5)) + " MiB").c_str() : "failed");
       std::fflush(stdout);
     }
-    std::printf("\n");
+    std::string peer = "-";
+    if (!models[i].file.empty() && ort.available()) {
+      const ge_bench::OrtResult o =
+          ge_bench::run_ort(ort, models[i].file, 1, threads > 0 ? threads : 2, {}, 0, 1, 0, {"--random-batches", "100:1:8"});
+      peer = o.ok ? std::to_string(static_cast<int>(o.wait4_rss_mib + 0.5)) + " MiB" : "failed";
+    }
+    std::printf(" | %22s\n", peer.c_str());
   }
-  return 0;
+  if (!ort.available()) std::printf("(ONNX Runtime: %s)\n", ort.why_not.c_str());
 }
+
+}  // namespace

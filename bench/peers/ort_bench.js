@@ -5,7 +5,7 @@
 //
 //   node ort_bench.js --model M.onnx [--batch B] [--threads T] [--warmup W] [--runs N]
 //                     [--seconds S] [--shape name:d0,d1,...]... [--input name:FILE]...
-//                     [--save-outputs FILE]
+//                     [--save-outputs FILE] [--random-batches N:LO:HI]
 //
 // Inputs are seeded random: f32 uniform in [-1, 1), integer inputs all ones (an
 // attention mask that attends everywhere). A symbolic (dim_param) dim takes --batch when
@@ -14,7 +14,11 @@
 // --input name:FILE feeds that input the raw bytes of FILE instead (little-endian, of the
 // input's type; its dims as above). --save-outputs FILE writes the outputs of the last
 // run to FILE, each converted to float32, concatenated in the session's output order
-// (bench/suite.cpp compares them with ge's).
+// (bench/suite.cpp compares them with ge's). --random-batches N:LO:HI runs N times after
+// the warm-up, each at a batch drawn from [LO, HI] by the generator bench/dynamic.cpp
+// uses (x = x * 6364136223846793005 + 1442695040888963407 mod 2^64 from x = 3, batch
+// LO + (x >> 33) mod (HI - LO + 1)), one input per batch made first: the peak RSS of a
+// process serving a random sequence of batches, next to ge's over the same sequence.
 //
 // Output: {"p50_ms", "p90_ms", "mean_ms", "min_ms", "runs", "load_ms", "ort_version",
 // "peak_rss_mib", "baseline_rss_mib"}: peak_rss_mib is the process's peak resident
@@ -34,7 +38,7 @@ function usage(message) {
 
 function parseArgs(argv) {
   const args = {model: '', batch: 1, threads: 2, warmup: 3, runs: 10, seconds: 0, shapes: {}, inputs: {},
-                save: ''};
+                save: '', random: null};
   const int = (flag, text, min) => {
     const v = Number(text);
     if (!Number.isInteger(v) || v < min) usage(`${flag} '${text}': expected an integer >= ${min}`);
@@ -70,6 +74,12 @@ function parseArgs(argv) {
         break;
       }
       case '--save-outputs': args.save = value; break;
+      case '--random-batches': {
+        const m = /^(\d+):(\d+):(\d+)$/.exec(value);
+        if (!m || Number(m[2]) < 1 || Number(m[3]) < Number(m[2])) usage(`--random-batches '${value}': expected N:LO:HI`);
+        args.random = {n: Number(m[1]), lo: Number(m[2]), hi: Number(m[3])};
+        break;
+      }
       default: usage(`unknown option '${flag}'`);
     }
   }
@@ -121,22 +131,8 @@ function saveOutputs(file, tensors) {
   fs.writeFileSync(file, Buffer.concat(parts));
 }
 
-async function main() {
-  const args = parseArgs(process.argv.slice(2));
-  if (!fs.existsSync(args.model)) throw new Error(`no model file '${args.model}'`);
-  const baseline = process.resourceUsage().maxRSS;
-  const ort = require('onnxruntime-node');
-
-  const t0 = process.hrtime.bigint();
-  const session = await ort.InferenceSession.create(args.model, {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: args.threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-  });
-  const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
-
+// The session's inputs at `batch` (a symbolic first dim), seeded as the file comment says.
+function makeFeeds(ort, session, args, batch) {
   const next = random(42);
   const feeds = {};
   for (let k = 0; k < session.inputNames.length; ++k) {
@@ -147,7 +143,7 @@ async function main() {
       if (!meta || !meta.shape) throw new Error(`input '${name}': no --shape and no shape in the model`);
       dims = meta.shape.map((d, i) => {
         if (typeof d === 'number' && d >= 0) return d;
-        if (i === 0) return args.batch;
+        if (i === 0) return batch;
         throw new Error(`input '${name}' dim ${i} is '${d}'; give it with --shape ${name}:...`);
       });
     }
@@ -167,6 +163,67 @@ async function main() {
       throw new Error(`input '${name}' has type ${type}; the script feeds float32, int64 and int32`);
     }
   }
+  return feeds;
+}
+
+// --random-batches: N runs at batches drawn as bench/dynamic.cpp draws them.
+async function randomBatches(session, args, feedsFor, baseline, loadMs, ort) {
+  const byBatch = {};
+  for (let b = args.random.lo; b <= args.random.hi; ++b) byBatch[b] = feedsFor(b);
+  for (let i = 0; i < args.warmup; ++i) await session.run(byBatch[args.random.lo]);
+  let x = 3n;
+  const span = BigInt(args.random.hi - args.random.lo + 1);
+  const times = [];
+  for (let i = 0; i < args.random.n; ++i) {
+    x = (x * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn;
+    const b = args.random.lo + Number((x >> 33n) % span);
+    const t = process.hrtime.bigint();
+    await session.run(byBatch[b]);
+    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return summary(times, loadMs, ort, baseline);
+}
+
+// The JSON line's fields (see the file comment) for these run times.
+function summary(times, loadMs, ort, baseline) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const round = (v) => Math.round(v * 1000) / 1000;
+  return {
+    p50_ms: round(percentile(sorted, 0.5)),
+    p90_ms: round(percentile(sorted, 0.9)),
+    mean_ms: round(times.reduce((a, b) => a + b, 0) / times.length),
+    min_ms: round(sorted[0]),
+    runs: times.length,
+    load_ms: round(loadMs),
+    ort_version: ort.env.versions ? ort.env.versions.node || ort.env.versions.common : 'unknown',
+    peak_rss_mib: mib(process.resourceUsage().maxRSS),
+    baseline_rss_mib: mib(baseline),
+  };
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  if (!fs.existsSync(args.model)) throw new Error(`no model file '${args.model}'`);
+  const baseline = process.resourceUsage().maxRSS;
+  const ort = require('onnxruntime-node');
+
+  const t0 = process.hrtime.bigint();
+  const session = await ort.InferenceSession.create(args.model, {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: args.threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+  const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
+
+  const feedsFor = (batch) => makeFeeds(ort, session, args, batch);
+  if (args.random) {
+    process.stdout.write(JSON.stringify(await randomBatches(session, args, feedsFor, baseline, loadMs, ort)) + '\n');
+    await session.release();
+    return;
+  }
+  const feeds = feedsFor(args.batch);
 
   let last;
   for (let i = 0; i < args.warmup; ++i) last = await session.run(feeds);
@@ -178,19 +235,8 @@ async function main() {
     last = await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
-  const sorted = [...times].sort((a, b) => a - b);
-  const round = (x) => Math.round(x * 1000) / 1000;
-  const result = {
-    p50_ms: round(percentile(sorted, 0.5)),
-    p90_ms: round(percentile(sorted, 0.9)),
-    mean_ms: round(times.reduce((a, b) => a + b, 0) / times.length),
-    min_ms: round(sorted[0]),
-    runs: times.length,
-    load_ms: round(loadMs),
-    ort_version: ort.env.versions ? ort.env.versions.node || ort.env.versions.common : 'unknown',
-    peak_rss_mib: mib(process.resourceUsage().maxRSS),
-    baseline_rss_mib: mib(baseline),
-  };
+  const result = summary(times, loadMs, ort, baseline);
+
   if (args.save) saveOutputs(args.save, session.outputNames.map((n) => last[n]));
   process.stdout.write(JSON.stringify(result) + '\n');
   await session.release();

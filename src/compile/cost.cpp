@@ -76,7 +76,7 @@ const Plan* pick(const CompiledModel& m, std::span<const std::vector<std::int64_
   }
   for (const auto& p : m.plans())
     if (p->gear < 0 && fits(p->input_shapes)) {
-      if (options.specialize_ranges && !p->static_shapes && (p->data_dependent_steps > 0 || p->per_run_values > 0)) {
+      if (options.specialize_ranges && p->works_out_dims()) {
         c.plan = PlanKind::signature;  // a static plan made at the first run of these dims
         c.plan_made = false;
         return nullptr;

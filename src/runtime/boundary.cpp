@@ -46,17 +46,19 @@ bool overlap(const void* a, std::int64_t na, const void* b, std::int64_t nb) noe
 // The bytes a caller's view describes: its dims non-negative, their product and byte
 // size within int64 (`int_overflow`, quoting the dims), and no more than its buffer
 // holds when the view knows that (a span, or a capacity given).
-std::int64_t view_bytes(const TensorView& t, const std::string& which) {
+// `which()` names the view (made only for a bad one).
+template <class Which>
+std::int64_t view_bytes(const TensorView& t, const Which& which) {
   for (const std::int64_t d : t.dims)
-    if (d < 0) raise(Errc::bad_tensor, "[ge.runtime] " + which + " has a negative dim in " + dims_text(t.dims));
+    if (d < 0) raise(Errc::bad_tensor, "[ge.runtime] " + which() + " has a negative dim in " + dims_text(t.dims));
   std::int64_t bytes = 0;
   try {
     bytes = checked_bytes(t.dims, t.dtype);
   } catch (const Error& e) {
-    raise(e.code(), "[ge.runtime] " + which + ": " + e.what());
+    raise(e.code(), "[ge.runtime] " + which() + ": " + e.what());
   }
   if (t.capacity >= 0 && t.capacity < bytes)
-    raise(Errc::bad_tensor, "[ge.runtime] " + which + " with dims " + dims_text(t.dims) + " needs " +
+    raise(Errc::bad_tensor, "[ge.runtime] " + which() + " with dims " + dims_text(t.dims) + " needs " +
                                 std::to_string(bytes) + " bytes; its buffer holds " + std::to_string(t.capacity));
   return bytes;
 }
@@ -65,27 +67,22 @@ std::int64_t view_bytes(const TensorView& t, const std::string& which) {
 
 namespace detail {
 
-// Checks the run's inputs against the model's: count, type, dims, buffers. Returns their dims.
-std::vector<std::vector<std::int64_t>> checked_inputs(std::span<const TensorView> inputs,
-                                                      const std::vector<ModelIO>& mi) {
+// Checks the run's inputs against the model's: count, type, dims, buffers. The words
+// naming an input are made only for a bad one: a good run allocates nothing here.
+void check_inputs(std::span<const TensorView> inputs, const std::vector<ModelIO>& mi) {
   if (inputs.size() != mi.size())
     raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(inputs.size()) + " inputs given; the model takes " +
                                 std::to_string(mi.size()));
-  std::vector<std::vector<std::int64_t>> in_dims(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const TensorView& t = inputs[i];
-    const std::string which = "input " + std::to_string(i) + " " + q(mi[i].name);
+    const auto which = [&] { return "input " + std::to_string(i) + " " + q(mi[i].name); };
     if (t.dtype != mi[i].dtype)
-      raise(Errc::bad_tensor, "[ge.runtime] " + which + " is " + std::string(to_string(t.dtype)) + "; the model takes " +
-                                  std::string(to_string(mi[i].dtype)));
-    for (const std::int64_t d : t.dims)
-      if (d < 0) raise(Errc::bad_tensor, "[ge.runtime] " + which + " has a negative dim in " + dims_text(t.dims));
+      raise(Errc::bad_tensor, "[ge.runtime] " + which() + " is " + std::string(to_string(t.dtype)) +
+                                  "; the model takes " + std::string(to_string(mi[i].dtype)));
     const std::int64_t bytes = view_bytes(t, which);
     if (t.data == nullptr && bytes > 0)
-      raise(Errc::bad_tensor, "[ge.runtime] " + which + " has no data (null buffer) for dims " + dims_text(t.dims));
-    in_dims[i].assign(t.dims.begin(), t.dims.end());
+      raise(Errc::bad_tensor, "[ge.runtime] " + which() + " has no data (null buffer) for dims " + dims_text(t.dims));
   }
-  return in_dims;
 }
 
 // Checks the caller's output buffers: count, types, sizes, and no bytes shared with an
@@ -100,7 +97,7 @@ void check_output_buffers(std::span<const TensorView> outputs, std::span<const T
       raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(mo[o].name) + " buffer is " +
                                   std::string(to_string(outputs[o].dtype)) + "; the output is " +
                                   std::string(to_string(mo[o].dtype)));
-    (void)view_bytes(outputs[o], "output " + std::to_string(o) + " " + q(mo[o].name));
+    (void)view_bytes(outputs[o], [&] { return "output " + std::to_string(o) + " " + q(mo[o].name); });
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (overlap(outputs[o].data, outputs[o].bytes(), inputs[i].data, inputs[i].bytes()))
         raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(mo[o].name) +

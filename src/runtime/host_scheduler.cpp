@@ -130,7 +130,7 @@ namespace {
 struct Run {
   const StepGraph& graph;
   FunctionRef<void(std::int32_t)> body;
-  std::unique_ptr<std::atomic<std::int32_t>[]> waiting;
+  std::span<std::atomic<std::int32_t>> waiting;
   std::atomic<bool> failed{false};
   std::exception_ptr error;
   std::mutex error_mutex;
@@ -216,6 +216,17 @@ void Run::spawn(std::int32_t step) {
 
 void HostScheduler::run(const StepGraph& graph, FunctionRef<void(std::int32_t)> body) {
   const std::size_t n = graph.size();
+  if (n == 0 || graph.chain || impl_->threads == 1) {
+    run(graph, body, {});
+    return;
+  }
+  const auto waiting = std::make_unique<std::atomic<std::int32_t>[]>(n);
+  run(graph, body, std::span<std::atomic<std::int32_t>>(waiting.get(), n));
+}
+
+void HostScheduler::run(const StepGraph& graph, FunctionRef<void(std::int32_t)> body,
+                        std::span<std::atomic<std::int32_t>> waiting) {
+  const std::size_t n = graph.size();
   if (n == 0) return;
   if (graph.chain || impl_->threads == 1) {
     // Step order is an execution order: no scheduler needed. Still inside the arena, so
@@ -226,7 +237,10 @@ void HostScheduler::run(const StepGraph& graph, FunctionRef<void(std::int32_t)> 
     });
     return;
   }
-  Run run{graph, body, std::make_unique<std::atomic<std::int32_t>[]>(n), {}, {}, {}, {}};
+  if (waiting.size() < n)
+    raise(Errc::internal, "[ge.runtime] the scheduler was given " + std::to_string(waiting.size()) +
+                              " counters for " + std::to_string(n) + " steps");
+  Run run{graph, body, waiting, {}, {}, {}, {}};
   for (std::size_t i = 0; i < n; ++i) run.waiting[i].store(graph.pred_count[i], std::memory_order_relaxed);
   // The arena may run this on one of its own threads when its slots are taken (another
   // caller is running): a hand-off through libtbb, annotated like the tasks'.

@@ -49,14 +49,40 @@ void copy_box(const std::byte* src, const std::vector<std::int64_t>& sd, std::by
   }
 }
 
+// True when the inputs' dims are a gear's (found without allocating).
+bool matches_gear(const CompiledModel& m, std::span<const TensorView> inputs) {
+  for (const auto& p : m.plans()) {
+    if (p->gear < 0) continue;
+    bool same = true;
+    for (std::size_t i = 0; same && i < inputs.size(); ++i) {
+      const Shape& s = p->input_shapes[i];
+      same = s.rank_known() && s.rank() == inputs[i].rank();
+      for (std::size_t k = 0; same && k < inputs[i].rank(); ++k)
+        same = s.dims()[k].is_static() && s.dims()[k].lo() == inputs[i].dims[k];
+    }
+    if (same) return true;
+  }
+  return false;
+}
+
+// Each output carries at most one padded value per axis.
+void check_one_padded_axis(const CompiledModel& m, const std::vector<const GearPadding*>& padded) {
+  for (std::size_t o = 0; o < m.outputs().size(); ++o)
+    for (std::size_t a = 0; a < padded.size(); ++a)
+      for (std::size_t b = a + 1; b < padded.size(); ++b)
+        if (padded[a]->output_axis[o] >= 0 && padded[a]->output_axis[o] == padded[b]->output_axis[o])
+          raise(Errc::padding_unsafe, "[ge.runtime] pad_to_gear: the output '" + m.outputs()[o].name +
+                                          "' holds two padded dims on one axis; its real part cannot be sliced out");
+}
+
 }  // namespace
 
-std::optional<RunResult> Session::Impl::run_padded(std::span<const TensorView> inputs,
-                                                   const std::vector<std::vector<std::int64_t>>& dims,
-                                                   std::span<const TensorView> outputs, bool caller_outputs,
-                                                   const std::atomic<bool>* cancel) {
+std::optional<RunResult> Session::Impl::run_padded(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+                                                   bool caller_outputs, const std::atomic<bool>* cancel) {
   const CompiledModel& m = *model;
-  if (m.gear_for(dims)) return std::nullopt;  // a gear of these dims
+  if (matches_gear(m, inputs)) return std::nullopt;  // a gear of these dims runs as it is
+  std::vector<std::vector<std::int64_t>> dims;
+  for (const TensorView& t : inputs) dims.emplace_back(t.dims.begin(), t.dims.end());
   const auto gear = m.gear_for(dims, true);
   if (!gear) return std::nullopt;  // none holds them: the plan selector says so (or the range plan runs)
   const Plan* plan = nullptr;
@@ -88,13 +114,7 @@ std::optional<RunResult> Session::Impl::run_padded(std::span<const TensorView> i
     real.push_back(dims[input][axis]);
     full.push_back(gear_dims[input][axis]);
   }
-  // Each output carries at most one padded value per axis.
-  for (std::size_t o = 0; o < m.outputs().size(); ++o)
-    for (std::size_t a = 0; a < padded.size(); ++a)
-      for (std::size_t b = a + 1; b < padded.size(); ++b)
-        if (padded[a]->output_axis[o] >= 0 && padded[a]->output_axis[o] == padded[b]->output_axis[o])
-          raise(Errc::padding_unsafe, "[ge.runtime] pad_to_gear: the output '" + m.outputs()[o].name +
-                                          "' holds two padded dims on one axis; its real part cannot be sliced out");
+  check_one_padded_axis(m, padded);
 
   // The padded inputs: zeros, the caller's data in the leading corner.
   std::vector<std::vector<std::byte>> buffers(inputs.size());
@@ -109,7 +129,12 @@ std::optional<RunResult> Session::Impl::run_padded(std::span<const TensorView> i
     copy_box(static_cast<const std::byte*>(inputs[i].data), dims[i], buffers[i].data(), gear_dims[i], dims[i], size);
     views[i] = TensorView{buffers[i].data(), inputs[i].dtype, gear_dims[i]};
   }
-  RunResult full_run = run_unguarded(views, {}, false, cancel);
+  RunResult full_run;
+  const RunInfo ran = run_unguarded(views, {}, false, cancel, {&full_run, {}});
+  full_run.gear = ran.gear;
+  full_run.plan = ran.plan;
+  full_run.arena_bytes = ran.arena_bytes;
+  full_run.trace = ran.trace;
 
   // The outputs sliced back.
   RunResult r;

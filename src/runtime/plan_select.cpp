@@ -1,6 +1,7 @@
 // PlanSelector: the plan for real input dims. See include/ge/runtime/plan_select.hpp.
 #include "ge/runtime/plan_select.hpp"
 
+#include <charconv>
 #include <string>
 
 #include "ge/core/log.hpp"
@@ -14,21 +15,30 @@ std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 using detail::dims_text;
 
-std::string dims_key(std::span<const std::vector<std::int64_t>> dims) {
-  std::string key;
-  for (const auto& d : dims) {
+std::span<const std::int64_t> dims_of(const std::vector<std::int64_t>& d) noexcept { return d; }
+std::span<const std::int64_t> dims_of(const TensorView& t) noexcept { return t.dims.span(); }
+
+// The cache key of a signature, written into `key` (whose memory is reused).
+template <class D>
+void dims_key(std::span<const D> dims, std::string& key) {
+  key.clear();
+  char digits[24];
+  for (const D& x : dims) {
     key += '[';
-    for (const std::int64_t x : d) key += std::to_string(x) + ',';
+    for (const std::int64_t v : dims_of(x)) {
+      const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+      key.append(digits, end);
+      key += ',';
+    }
     key += ']';
   }
-  return key;
 }
 
-Shape shape_of(const std::vector<std::int64_t>& d) { return Shape(std::vector<Dim>(d.begin(), d.end())); }
+Shape shape_of(std::span<const std::int64_t> d) { return Shape(std::vector<Dim>(d.begin(), d.end())); }
 
 // True when every dim of `d` lies in the dim of `s` at its place (no Shape made: a run's
 // plan is found without allocating).
-bool holds(const Shape& s, const std::vector<std::int64_t>& d) {
+bool holds(const Shape& s, std::span<const std::int64_t> d) {
   if (!s.rank_known()) return true;
   if (s.rank() != d.size()) return false;
   for (std::size_t i = 0; i < d.size(); ++i) {
@@ -36,11 +46,6 @@ bool holds(const Shape& s, const std::vector<std::int64_t>& d) {
     if (!x.is_unknown() && (d[i] < x.lo() || d[i] > x.hi())) return false;
   }
   return true;
-}
-
-// A range plan whose steps work out shapes as it runs (see the constructor).
-bool works_out_shapes(const Plan& p) noexcept {
-  return p.gear < 0 && !p.static_shapes && (p.data_dependent_steps > 0 || p.per_run_values > 0);
 }
 
 std::shared_ptr<const CompiledModel> checked(std::shared_ptr<const CompiledModel> m) {
@@ -57,28 +62,36 @@ PlanSelector::PlanSelector(std::shared_ptr<const CompiledModel> model, std::size
 
 
 std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std::int64_t>> dims) {
+  return select_dims(dims);
+}
+
+std::shared_ptr<const Plan> PlanSelector::select(std::span<const TensorView> inputs) { return select_dims(inputs); }
+
+template <class D>
+std::shared_ptr<const Plan> PlanSelector::select_dims(std::span<const D> dims) {
   const CompiledModel& m = *model_;
   const auto& inputs = m.inputs();
   const auto fits = [&](const Plan& p) {
     for (std::size_t i = 0; i < dims.size(); ++i)
-      if (!holds(p.input_shapes[i], dims[i])) return false;
+      if (!holds(p.input_shapes[i], dims_of(dims[i]))) return false;
     return true;
   };
   if (dims.size() == inputs.size())
     for (const auto& p : m.plans()) {  // the gears first, then (hybrid mode) the range plan
       if (!fits(*p)) continue;
-      if (!specialize_ranges_ || !works_out_shapes(*p)) return p;
+      if (!specialize_ranges_ || !p->works_out_dims()) return p;
       // A static plan for these dims instead, made at their first run while there is room.
-      const std::string key = dims_key(dims);
+      thread_local std::string key;  // its memory kept: a hit allocates nothing
+      dims_key(dims, key);
       if (auto made = signature_plans_.find(key)) return made;
       const CacheStats stats = signature_plans_.stats();
       if (stats.size >= stats.capacity) return p;
       return signature_plans_.get_or_create(key, [&] {
         std::vector<Shape> shapes;
-        for (const auto& d : dims) shapes.push_back(shape_of(d));
+        for (const auto& d : dims) shapes.push_back(shape_of(dims_of(d)));
         log_message(LogLevel::info, [&] {
           std::string s;
-          for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "; " : "") + inputs[i].name + ":" + dims_text(dims[i]);
+          for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "; " : "") + inputs[i].name + ":" + dims_text(dims_of(dims[i]));
           return "[ge.runtime] making a static plan for the input dims " + s + " (the range plan works out shapes as it runs)";
         });
         return build_plan(m, std::move(shapes));
@@ -88,7 +101,7 @@ std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std
   for (const ModelIO& io : inputs) names.push_back(io.name);
   const auto given = [&] {
     std::string s;
-    for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "; " : "") + names[i] + ":" + dims_text(dims[i]);
+    for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "; " : "") + names[i] + ":" + dims_text(dims_of(dims[i]));
     return s;
   };
   if (dims.size() != inputs.size())
@@ -96,19 +109,21 @@ std::shared_ptr<const Plan> PlanSelector::select(std::span<const std::vector<std
                                 std::to_string(inputs.size()));
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const Shape& s = inputs[i].shape;
-    if (s.rank_known() && s.rank() != dims[i].size())
-      raise(Errc::bad_tensor, "[ge.runtime] input " + q(names[i]) + " has rank " + std::to_string(dims[i].size()) +
-                                  " (dims " + dims_text(dims[i]) + "); the model takes rank " + std::to_string(s.rank()) +
+    if (s.rank_known() && s.rank() != dims_of(dims[i]).size())
+      raise(Errc::bad_tensor, "[ge.runtime] input " + q(names[i]) + " has rank " + std::to_string(dims_of(dims[i]).size()) +
+                                  " (dims " + dims_text(dims_of(dims[i])) + "); the model takes rank " + std::to_string(s.rank()) +
                                   " (" + s.to_string() + ")");
   }
   if (m.plans_per_signature()) {
     for (std::size_t i = 0; i < dims.size(); ++i)
-      if (!relaxes(inputs[i].shape, shape_of(dims[i])))
-        raise(Errc::out_of_range, "[ge.runtime] input " + q(names[i]) + " has dims " + dims_text(dims[i]) +
+      if (!relaxes(inputs[i].shape, shape_of(dims_of(dims[i]))))
+        raise(Errc::out_of_range, "[ge.runtime] input " + q(names[i]) + " has dims " + dims_text(dims_of(dims[i])) +
                                       ", outside the compiled range " + inputs[i].shape.to_string());
-    return signature_plans_.get_or_create(dims_key(dims), [&] {
+    thread_local std::string key;
+    dims_key(dims, key);
+    return signature_plans_.get_or_create(key, [&] {
       std::vector<Shape> shapes;
-      for (const auto& d : dims) shapes.push_back(shape_of(d));
+      for (const auto& d : dims) shapes.push_back(shape_of(dims_of(d)));
       log_message(LogLevel::info, [&] { return "[ge.runtime] making the plan for new input dims " + given(); });
       return build_plan(m, std::move(shapes));
     });

@@ -18,8 +18,6 @@ struct AsyncRun::State {
   bool ended = false;
   std::optional<RunResult> result;
   std::exception_ptr error;
-  // The inputs, their dims owned here.
-  std::vector<std::vector<std::int64_t>> dims;
   std::vector<TensorView> views;
   RunCallback done;
   bool observed = false;  // a callback or get() received the outcome
@@ -122,8 +120,8 @@ void AsyncRun::cancel() noexcept {
 AsyncRun Session::run_async(std::span<const TensorView> inputs, RunCallback done) {
   return detail::guard_memory("[ge.runtime] starting an async run", [&] {
     auto state = std::make_shared<AsyncRun::State>();
-    state->dims = detail::checked_inputs(inputs, model_->inputs());
-    for (std::size_t i = 0; i < inputs.size(); ++i) state->views.push_back({inputs[i].data, inputs[i].dtype, state->dims[i]});
+    detail::check_inputs(inputs, model_->inputs());
+    state->views.assign(inputs.begin(), inputs.end());  // a view holds its dims
     state->done = std::move(done);
     {
       const std::lock_guard lock(impl_->async_mutex);

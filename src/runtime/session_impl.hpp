@@ -19,6 +19,14 @@
 
 namespace ge {
 
+// Where a run's outputs go: into `result` (when given: descriptions, and memory the run
+// allocates unless the caller gave buffers), else into the caller's views `into`, whose
+// dims become the outputs' real dims (Session::run_into).
+struct OutputSink {
+  RunResult* result = nullptr;
+  std::span<TensorView> into{};
+};
+
 // Everything a run touches: a run (and an async run's job) reads only this, never the
 // Session object, so that a Session destroyed from one of its own run_async callbacks can
 // hand its Impl to the last job in flight, which frees it (see ~Session).
@@ -50,21 +58,26 @@ struct Session::Impl {
   // A run; allocation failure is Errc::out_of_memory.
   RunResult run(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs,
                 const std::atomic<bool>* cancel);
-  RunResult run_unguarded(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs,
-                          const std::atomic<bool>* cancel);
+  RunInfo run_into(std::span<const TensorView> inputs, std::span<TensorView> outputs);
+  // The run itself: its outputs into `sink`; `outputs` are the caller's buffers when
+  // `caller_outputs`.
+  RunInfo run_unguarded(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs,
+                        const std::atomic<bool>* cancel, OutputSink sink);
   // With pad_to_gear: the run padded to a larger gear, when the inputs need it and may be
   // padded (src/runtime/padding.cpp); none when they match a gear or fit none.
-  std::optional<RunResult> run_padded(std::span<const TensorView> inputs, const std::vector<std::vector<std::int64_t>>& dims,
-                                      std::span<const TensorView> outputs, bool caller_outputs,
-                                      const std::atomic<bool>* cancel);
+  std::optional<RunResult> run_padded(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+                                      bool caller_outputs, const std::atomic<bool>* cancel);
+  // A padded run's result into `sink`.
+  static RunInfo hand_padded(RunResult&& r, OutputSink sink);
 };
 
 namespace detail {
 // `1,3,224,224`, and the product of dims (boundary.cpp).
 std::string dims_text(std::span<const std::int64_t> d);
 std::int64_t element_count(std::span<const std::int64_t> d);
-// Checks a run's inputs against the model's: count, type, dims, buffers. Returns their dims.
-std::vector<std::vector<std::int64_t>> checked_inputs(std::span<const TensorView> inputs, const std::vector<ModelIO>& mi);
+// Checks a run's inputs against the model's: count, type, dims, buffers (allocating
+// nothing unless one is bad).
+void check_inputs(std::span<const TensorView> inputs, const std::vector<ModelIO>& mi);
 // Checks the caller's output buffers against the model's outputs: count, types, sizes,
 // and no bytes shared with an input or another output (boundary.cpp).
 void check_output_buffers(std::span<const TensorView> outputs, std::span<const TensorView> inputs,

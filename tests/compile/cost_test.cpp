@@ -64,8 +64,13 @@ TEST_CASE("cost: a gear, padded to a gear, the hybrid range plan, a plan per sig
   CHECK(g.steps == model->plans()[1]->steps.size());
   CHECK(g.expected_ms > 0);
 
-  // Batch 3: the range plan (hybrid), or gear 4 padded.
-  const ge::ShapeCost r = model->cost(Dims{{3, 64}}, speed);
+  // Batch 3: a static plan made for it (a default session), the range plan itself
+  // (hybrid, specialize_ranges off), or gear 4 padded.
+  const ge::ShapeCost made = model->cost(Dims{{3, 64}}, speed);
+  CHECK(made.plan == ge::PlanKind::signature);
+  CHECK(made.gear == -1);
+  CHECK(made.flops == doctest::Approx(2.0 * 3 * 64 * 64));
+  const ge::ShapeCost r = model->cost(Dims{{3, 64}}, speed, {.specialize_ranges = false});
   CHECK(r.plan == ge::PlanKind::range);
   CHECK(r.gear == -1);
   CHECK(r.flops == doctest::Approx(2.0 * 3 * 64 * 64));

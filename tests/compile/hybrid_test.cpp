@@ -37,10 +37,13 @@ std::vector<float> ramp(std::int64_t n) {
 }
 
 // The outputs of `model` at batch `batch`, with the kind of plan that ran.
+// A run at `batch`. By default the session runs the range plan itself where one serves
+// (specialize_ranges off: these tests are about it); `specialize` runs as a default
+// session does, on a static plan made for the batch.
 std::vector<float> run(const std::shared_ptr<const ge::CompiledModel>& model, std::int64_t batch, ge::PlanKind* kind,
-                       std::int32_t* gear = nullptr) {
+                       std::int32_t* gear = nullptr, bool specialize = false) {
   std::vector<float> x = ramp(batch * 16);
-  ge::Session s(model, {.threads = 1});
+  ge::Session s(model, {.threads = 1, .specialize_ranges = specialize});
   const auto r = s.run({ge::TensorView{x.data(), DataType::f32, {batch, 16}}});
   if (kind) *kind = r.plan;
   if (gear) *gear = r.gear;
@@ -118,6 +121,10 @@ TEST_CASE("hybrid mode: gears run their static plans, the shapes between them th
     const bool is_gear = batch == 1 || batch == 2 || batch == 8;
     CHECK(kind == (is_gear ? ge::PlanKind::gear : ge::PlanKind::range));
     CHECK((gear >= 0) == is_gear);
+    // A default session runs the batches between gears on static plans made for them.
+    ge::PlanKind made_kind{};
+    CHECK(run(model, batch, &made_kind, nullptr, true) == got);
+    CHECK(made_kind == (is_gear ? ge::PlanKind::gear : ge::PlanKind::signature));
     // The same numbers as a model compiled for exactly this batch.
     const std::string fixed = "x:" + std::to_string(batch) + ",16";
     ge::PlanKind fixed_kind{};
@@ -169,7 +176,7 @@ TEST_CASE("hybrid mode: with image gears and dims gears too") {
   REQUIRE(model->plans().size() == 3);
   CHECK(model->plans().back()->input_shapes[0].to_string() == "1,3,8~16,8~32");
   std::vector<float> in = ramp(3 * 10 * 12);
-  ge::Session s(model);
+  ge::Session s(model, {.specialize_ranges = false});
   const auto r = s.run({ge::TensorView{in.data(), DataType::f32, {1, 3, 10, 12}}});
   CHECK(r.plan == ge::PlanKind::range);
   CHECK(r.outputs[0].dims == std::vector<std::int64_t>{1, 3, 5, 6});

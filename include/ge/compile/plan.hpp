@@ -107,6 +107,10 @@ struct Plan {
 
   /// The arena's size in bytes.
   [[nodiscard]] std::int64_t arena_bytes() const noexcept { return memory.arena_bytes; }
+  /// A range plan that works out dims as it runs (each step's output dims inferred from
+  /// its inputs'): a session with `specialize_ranges` runs a static plan made for the
+  /// real dims instead, while its per-signature cache has room.
+  [[nodiscard]] bool works_out_dims() const noexcept { return gear < 0 && !static_shapes; }
   /// The input shapes as text: `data:8,3,224,224; mask:8,128`.
   [[nodiscard]] std::string describe_inputs(const std::vector<std::string>& names) const;
 };

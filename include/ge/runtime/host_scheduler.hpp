@@ -16,9 +16,11 @@
 /// scheduler.run(graph, [&](std::int32_t step) { launch(step); });
 /// ```
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "ge/compile/streams.hpp"
@@ -63,6 +65,10 @@ class HostScheduler {
   /// If a body throws, no further step starts; the first exception is rethrown once the
   /// steps already running have returned, and the scheduler stays usable.
   void run(const StepGraph& graph, FunctionRef<void(std::int32_t)> body);
+  /// The same, counting each step's unfinished predecessors in `waiting` (at least
+  /// `graph.size()` counters, not shared with another run at once): a run that allocates
+  /// nothing of its own.
+  void run(const StepGraph& graph, FunctionRef<void(std::int32_t)> body, std::span<std::atomic<std::int32_t>> waiting);
 
   /// Runs `f()` inside this scheduler's arena, so that kernels' own parallel loops use
   /// its threads and no more.

@@ -23,6 +23,7 @@
 
 #include "ge/compile/compile.hpp"
 #include "ge/core/lru_cache.hpp"
+#include "ge/core/tensor_view.hpp"
 
 namespace ge {
 
@@ -30,10 +31,10 @@ namespace ge {
 class PlanSelector {
  public:
   /// A selector over `model` keeping up to `cache` per-signature plans (0: the model's
-  /// `CompileSettings::plan_cache`). With `specialize_ranges`, a range plan that works
-  /// out shapes while it runs (data-dependent steps, values allocated per run: an
-  /// exporter's Shape -> Gather -> Concat before a Reshape) gives way to a static plan
-  /// made for the real dims at their first run, while the cache has room; past `cache`
+  /// `CompileSettings::plan_cache`). With `specialize_ranges`, a range plan (which works
+  /// out each step's dims as it runs, and an exporter's Shape -> Gather -> Concat before
+  /// a Reshape as steps) gives way to a static plan made for the real dims at their
+  /// first run (`Plan::works_out_dims`), while the cache has room; past `cache`
   /// signatures the range plan runs (no plan is evicted for it, nothing is made again).
   /// Throws `Errc::invalid_argument` for a null model.
   explicit PlanSelector(std::shared_ptr<const CompiledModel> model, std::size_t cache = 0,
@@ -45,11 +46,17 @@ class PlanSelector {
   /// per-signature plan (made now on a cache miss). Counts and ranks must match
   /// (`bad_tensor`).
   [[nodiscard]] std::shared_ptr<const Plan> select(std::span<const std::vector<std::int64_t>> dims);
+  /// The same for the dims of these views (one per graph input). Finding a gear's, the
+  /// range plan's or a per-signature plan already made allocates nothing.
+  [[nodiscard]] std::shared_ptr<const Plan> select(std::span<const TensorView> inputs);
 
   /// The per-signature plan cache's counters.
   [[nodiscard]] CacheStats cache_stats() const { return signature_plans_.stats(); }
 
  private:
+  template <class D>
+  std::shared_ptr<const Plan> select_dims(std::span<const D> dims);
+
   std::shared_ptr<const CompiledModel> model_;
   LruCache<Plan> signature_plans_;
   bool specialize_ranges_ = true;

@@ -85,10 +85,10 @@ struct SessionOptions {
   /// `RunResult::padding_waste` says what share of the gear's input was padding. A model
   /// without gears is `Errc::missing_gears` when the session is made.
   bool pad_to_gear = false;
-  /// A range plan that works out shapes as it runs (an exporter's Shape -> Gather ->
-  /// Concat before each Reshape, kept as steps because the dims are not known when it is
-  /// made) gives way to a static plan made for the real dims at their first run, with the
-  /// gears' fusions and folding and no per-run allocation of values, for up to the
+  /// A range plan works out each step's dims as it runs (and an exporter's Shape ->
+  /// Gather -> Concat before each Reshape as steps, the dims not known when it is made);
+  /// it gives way to a static plan made for the real dims at their first run, with the
+  /// gears' fusions and folding and no per-run allocation at all, for up to the
   /// model's `plan_cache` signatures; past them the range plan runs. `RunResult::plan` is
   /// `signature` for such a run. Off: the range plan always runs.
   bool specialize_ranges = true;
@@ -135,6 +135,15 @@ struct RunResult {
   std::shared_ptr<const RunTrace> trace{};
   /// The output of that name. Throws `Errc::invalid_argument` listing the names.
   [[nodiscard]] const Output& operator[](std::string_view name) const;
+};
+
+/// What `Session::run_into` did: `RunResult` without the outputs (they are the caller's).
+struct RunInfo {
+  std::int32_t gear = -1;           ///< the gear that ran; -1 for a range, fixed or per-signature plan
+  PlanKind plan = PlanKind::fixed;  ///< which kind of plan ran
+  double padding_waste = 0;         ///< as `RunResult::padding_waste`
+  std::int64_t arena_bytes = 0;     ///< the arena the plan used
+  std::shared_ptr<const RunTrace> trace{};  ///< when the session traces
 };
 
 /// A graph input or output by its name, for `Session::run` by name.
@@ -206,6 +215,15 @@ class Session {
     return run(std::span<const TensorView>(inputs.begin(), inputs.size()),
                std::span<const TensorView>(outputs.begin(), outputs.size()));
   }
+
+  /// Runs writing the outputs into the caller's buffers, allocating nothing: one view per
+  /// graph output, its data type the output's, its dims saying how much its buffer holds
+  /// (`elements() * size`, checked as `run(inputs, outputs)` does). On return each view's
+  /// dims are the output's real dims. After the first run of each plan on each of the
+  /// session's run contexts (warm-up), a run on a gear, a fixed shape or a per-signature
+  /// plan makes no heap allocation at all; the range plan itself (past `plan_cache`
+  /// signatures), tracing and `pad_to_gear` allocate what they need.
+  RunInfo run_into(std::span<const TensorView> inputs, std::span<TensorView> outputs);
 
   /// Runs on inputs given by name, in any order: `run({{"input_ids", ids}, {"mask", mask}})`.
   /// Every graph input exactly once: a name the model lacks (with the nearest one), an

@@ -37,6 +37,25 @@ std::vector<std::int64_t> read_ints(std::string_view op, const TensorView& t) {
   return v;
 }
 
+void read_ints(std::string_view op, const TensorView& t, cpu::SmallDims& out) {
+  const std::int64_t n = t.elements();
+  if (n > static_cast<std::int64_t>(cpu::SmallDims::kMax))
+    fail(Errc::unsupported, op, "an integer input of " + std::to_string(n) + " values; at most " +
+                                    std::to_string(cpu::SmallDims::kMax) + " are read here (one per axis)");
+  if (n > 0 && t.data == nullptr) fail(Errc::bad_tensor, op, "an integer input has no data (null buffer)");
+  out.clear();
+  switch (t.dtype) {
+    case DataType::i64:
+      for (std::int64_t i = 0; i < n; ++i) out.push_back(t.as<const std::int64_t>()[i]);
+      break;
+    case DataType::i32:
+      for (std::int64_t i = 0; i < n; ++i) out.push_back(t.as<const std::int32_t>()[i]);
+      break;
+    default:
+      fail(Errc::type_mismatch, op, "an integer input is '" + std::string(to_string(t.dtype)) + "'; expected i32 or i64");
+  }
+}
+
 std::vector<double> read_doubles(std::string_view op, const TensorView& t) {
   const std::int64_t n = t.elements();
   std::vector<double> v(static_cast<std::size_t>(n));

@@ -17,6 +17,7 @@
 
 #include "ge/compile/kernel.hpp"
 #include "ge/core/error.hpp"
+#include "kernels/cpu/common.hpp"
 
 namespace ge::cpu_lower {
 
@@ -108,6 +109,8 @@ using Body = std::function<void(std::span<const TensorView>, std::span<const Ten
 
 /// The elements of an i32 or i64 view as int64 (`type_mismatch` for other types).
 [[nodiscard]] std::vector<std::int64_t> read_ints(std::string_view op, const TensorView& t);
+/// The same into `out` (no heap): at most `cpu::SmallDims::kMax` values (`Errc::unsupported` past it).
+void read_ints(std::string_view op, const TensorView& t, cpu::SmallDims& out);
 
 /// The elements of a f32, f64, i32 or i64 view as double.
 [[nodiscard]] std::vector<double> read_doubles(std::string_view op, const TensorView& t);

@@ -53,6 +53,11 @@ void add_reduce(KernelRegistry& r, const char* op, cpu::ReduceOp kind, bool (*fi
            if (c.has("axes")) axes = c.ints("axes");
            else if (!c.has_input(1)) axes = std::vector<std::int64_t>{};
            else axes = constant_ints(c, 1);
+           if (axes && c.shape(0).rank_known()) {
+             // Known when the kernel is made: the axes resolved once, a run allocates nothing.
+             const cpu::ReduceParams p{.op = kind, .axes = resolve_axes(op, *axes, noop, c.shape(0).rank())};
+             return make_shaped_kernel(name, req, {1}, [p](Views in, Views out) { cpu::reduce(p, in[0], out[0]); });
+           }
            return make_shaped_kernel(name, req, {1}, [op, kind, noop, axes](Views in, Views out) {
              const std::vector<std::int64_t> given = axes ? *axes : read_ints(op, in[1]);
              const cpu::ReduceParams p{.op = kind, .axes = resolve_axes(op, given, noop, in[0].rank())};

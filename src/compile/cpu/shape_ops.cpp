@@ -50,23 +50,28 @@ struct IntsInput {
     if (!given) return {};
     return constant ? *constant : read_ints(op, in[slot]);
   }
+  // The same into `out`, allocating nothing.
+  void get(std::string_view op, Views in, cpu::SmallDims& out) const {
+    if (!given) out.clear();
+    else if (constant) out.assign(constant->begin(), constant->end());
+    else read_ints(op, in[slot], out);
+  }
 };
 
 // ONNX Slice over the real dims: per axis of x, the first index and the step.
-cpu::SliceParams resolve_slice(std::span<const std::int64_t> x, const std::vector<std::int64_t>& starts,
-                               const std::vector<std::int64_t>& ends, std::vector<std::int64_t> axes,
-                               std::vector<std::int64_t> steps) {
+cpu::SliceParams resolve_slice(std::span<const std::int64_t> x, const cpu::SmallDims& starts, const cpu::SmallDims& ends,
+                               cpu::SmallDims axes, cpu::SmallDims steps) {
   constexpr std::string_view op = "Slice";
   if (axes.empty())
     for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (steps.empty()) steps.resize(starts.size(), 1);
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     fail(Errc::bad_op_inputs, op, "starts, ends, axes and steps have " + std::to_string(starts.size()) + ", " +
                                       std::to_string(ends.size()) + ", " + std::to_string(axes.size()) + " and " +
                                       std::to_string(steps.size()) + " values; expected equal lengths");
   cpu::SliceParams p;
-  p.starts.assign(x.size(), 0);
-  p.steps.assign(x.size(), 1);
+  p.starts.resize(x.size(), 0);
+  p.steps.resize(x.size(), 1);
   for (std::size_t k = 0; k < starts.size(); ++k) {
     const auto a = static_cast<std::size_t>(resolve_axis(op, axes[k], x.size()));
     const std::int64_t d = x[a], step = steps[k];
@@ -155,10 +160,27 @@ void add_indexing(KernelRegistry& r) {
          .make = [](const KernelRequest& req) {
            const InferContext& c = req.context;
            const IntsInput starts(c, 1), ends(c, 2), axes(c, 3), steps(c, 4);
+           const auto known = [](const IntsInput& v) { return !v.given || v.constant.has_value(); };
+           if (known(starts) && known(ends) && known(axes) && known(steps) && c.shape(0).is_static()) {
+             // Everything known when the kernel is made: resolved once, a run allocates nothing.
+             cpu::SmallDims s, e, a, st;
+             starts.get("Slice", {}, s);
+             ends.get("Slice", {}, e);
+             axes.get("Slice", {}, a);
+             steps.get("Slice", {}, st);
+             const cpu::SliceParams p = resolve_slice(c.shape(0).values(), s, e, a, st);
+             return make_shaped_kernel("cpu.slice", req, {1, 2, 3, 4}, [p](Views in, Views out) {
+               cpu::slice(p, in[0], out[0]);
+             });
+           }
            return make_shaped_kernel("cpu.slice", req, {1, 2, 3, 4}, [starts, ends, axes, steps](Views in,
                                                                        Views out) {
-             const cpu::SliceParams p = resolve_slice(in[0].dims, starts.get("Slice", in), ends.get("Slice", in),
-                                                      axes.get("Slice", in), steps.get("Slice", in));
+             cpu::SmallDims s, e, a, st;
+             starts.get("Slice", in, s);
+             ends.get("Slice", in, e);
+             axes.get("Slice", in, a);
+             steps.get("Slice", in, st);
+             const cpu::SliceParams p = resolve_slice(in[0].dims, s, e, a, st);
              cpu::slice(p, in[0], out[0]);
            });
          }});

@@ -72,6 +72,8 @@ namespace {
 // the largest free one regrown, so the pool settles at one buffer per concurrent task.
 class BufferPool {
  public:
+  // Room for the buffers of many concurrent tasks: giving one back never allocates.
+  BufferPool() { free_.reserve(256); }
   Scratch take(std::int64_t n) {
     Scratch s;
     {
@@ -180,19 +182,23 @@ std::int64_t product(Dims dims, std::size_t begin, std::size_t end) noexcept {
   return n;
 }
 
-std::vector<std::int64_t> strides_of(Dims dims) {
-  std::vector<std::int64_t> s(dims.size(), 1);
+void SmallDims::too_many() {
+  fail(Errc::unsupported, "kernels", "more than " + std::to_string(kMax) + " dims or strides in one list");
+}
+
+SmallDims strides_of(Dims dims) {
+  SmallDims s(dims.size(), 1);
   for (std::size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
   return s;
 }
 
-std::vector<std::int64_t> broadcast_strides(std::string_view op, std::string_view name, Dims in, Dims out) {
+SmallDims broadcast_strides(std::string_view op, std::string_view name, Dims in, Dims out) {
   if (in.size() > out.size()) {
     fail(Errc::incompatible_shapes, op,
          std::string(name) + " dims " + dims_text(in) + " do not broadcast to " + dims_text(out));
   }
-  const std::vector<std::int64_t> dense = strides_of(in);
-  std::vector<std::int64_t> s(out.size(), 0);
+  const SmallDims dense = strides_of(in);
+  SmallDims s(out.size(), 0);
   const std::size_t lead = out.size() - in.size();
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::int64_t d = in[i];
@@ -209,14 +215,18 @@ std::vector<std::int64_t> broadcast_strides(std::string_view op, std::string_vie
   return s;
 }
 
-Collapsed collapse(Dims dims, const std::vector<std::vector<std::int64_t>>& strides) {
+Collapsed collapse(Dims dims, std::initializer_list<Dims> strides_list) {
+  if (strides_list.size() > Collapsed::kMaxOperands)
+    fail(Errc::internal, "kernels", "more than " + std::to_string(Collapsed::kMaxOperands) + " operands to collapse");
+  const Dims* strides = strides_list.begin();
+  const std::size_t ops = strides_list.size();
   Collapsed c;
-  c.strides.resize(strides.size());
+  c.operands = ops;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] == 1) continue;
     bool merge = !c.dims.empty();
     if (merge) {
-      for (std::size_t k = 0; k < strides.size(); ++k) {
+      for (std::size_t k = 0; k < ops; ++k) {
         if (c.strides[k].back() != strides[k][i] * dims[i]) {
           merge = false;
           break;
@@ -225,17 +235,16 @@ Collapsed collapse(Dims dims, const std::vector<std::vector<std::int64_t>>& stri
     }
     if (merge) {
       c.dims.back() *= dims[i];
-      for (std::size_t k = 0; k < strides.size(); ++k) c.strides[k].back() = strides[k][i];
+      for (std::size_t k = 0; k < ops; ++k) c.strides[k].back() = strides[k][i];
     } else {
       c.dims.push_back(dims[i]);
-      for (std::size_t k = 0; k < strides.size(); ++k) c.strides[k].push_back(strides[k][i]);
+      for (std::size_t k = 0; k < ops; ++k) c.strides[k].push_back(strides[k][i]);
     }
   }
   if (c.dims.empty()) {
     c.dims.push_back(1);
-    for (auto& s : c.strides) s.push_back(0);
+    for (std::size_t k = 0; k < ops; ++k) c.strides[k].push_back(0);
   }
-  if (c.dims.size() > 16) fail(Errc::unsupported, "kernels", "more than 16 non-mergeable dims: " + dims_text(dims));
   return c;
 }
 

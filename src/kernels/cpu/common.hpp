@@ -9,7 +9,9 @@
 /// ge::cpu::parallel_for(n, 4096, [&](std::int64_t b, std::int64_t e) { ... });
 /// ```
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <span>
@@ -26,6 +28,75 @@ namespace ge::cpu {
 
 /// A list of dims or strides, owned elsewhere.
 using Dims = std::span<const std::int64_t>;
+
+/// Dims or strides held in place, never on the heap (a kernel's run allocates nothing):
+/// at most `kMax` of them, more than a view's rank (`ViewDims::max_rank`). Going past it
+/// raises `Errc::unsupported`.
+class SmallDims {
+ public:
+  static constexpr std::size_t kMax = 16;
+
+  SmallDims() = default;
+  /// `n` copies of `v`.
+  SmallDims(std::size_t n, std::int64_t v) { resize(n, v); }
+  /// A copy of `d`.
+  SmallDims(Dims d) { assign(d.begin(), d.end()); }  // NOLINT(google-explicit-constructor)
+  SmallDims(std::initializer_list<std::int64_t> d) { assign(d.begin(), d.end()); }
+  /// A copy of a contiguous range of int64 (a vector, an array).
+  template <class R>
+    requires(std::is_convertible_v<const R&, Dims> && !std::is_same_v<std::remove_cvref_t<R>, SmallDims> &&
+             !std::is_same_v<std::remove_cvref_t<R>, Dims>)
+  SmallDims(const R& r) {  // NOLINT(google-explicit-constructor)
+    const Dims d(r);
+    assign(d.begin(), d.end());
+  }
+  /// A copy of `[first, last)`.
+  template <class It>
+  SmallDims(It first, It last) {
+    assign(first, last);
+  }
+
+  template <class It>
+  void assign(It first, It last) {
+    size_ = 0;
+    for (; first != last; ++first) push_back(static_cast<std::int64_t>(*first));
+  }
+  void push_back(std::int64_t v) {
+    if (size_ == kMax) too_many();
+    d_[size_++] = v;
+  }
+  void resize(std::size_t n, std::int64_t v = 0) {
+    if (n > kMax) too_many();
+    for (std::size_t i = size_; i < n; ++i) d_[i] = v;
+    size_ = n;
+  }
+  void clear() noexcept { size_ = 0; }
+  void pop_back() noexcept { --size_; }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::int64_t* data() noexcept { return d_; }
+  [[nodiscard]] const std::int64_t* data() const noexcept { return d_; }
+  [[nodiscard]] std::int64_t* begin() noexcept { return d_; }
+  [[nodiscard]] std::int64_t* end() noexcept { return d_ + size_; }
+  [[nodiscard]] const std::int64_t* begin() const noexcept { return d_; }
+  [[nodiscard]] const std::int64_t* end() const noexcept { return d_ + size_; }
+  [[nodiscard]] std::int64_t& operator[](std::size_t i) noexcept { return d_[i]; }
+  [[nodiscard]] std::int64_t operator[](std::size_t i) const noexcept { return d_[i]; }
+  [[nodiscard]] std::int64_t& front() noexcept { return d_[0]; }
+  [[nodiscard]] std::int64_t front() const noexcept { return d_[0]; }
+  [[nodiscard]] std::int64_t& back() noexcept { return d_[size_ - 1]; }
+  [[nodiscard]] std::int64_t back() const noexcept { return d_[size_ - 1]; }
+  operator Dims() const noexcept { return {d_, size_}; }  // NOLINT(google-explicit-constructor)
+  [[nodiscard]] friend bool operator==(const SmallDims& a, const SmallDims& b) noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  [[noreturn]] static void too_many();
+  std::int64_t d_[kMax] = {};
+  std::size_t size_ = 0;
+};
 
 /// Raises `Error(code, "[ge.kernels] [<op>] <what>")`.
 [[noreturn]] void fail(Errc code, std::string_view op, const std::string& what);
@@ -50,13 +121,12 @@ void check_rank(std::string_view op, std::string_view name, const TensorView& t,
 [[nodiscard]] std::int64_t product(Dims dims, std::size_t begin, std::size_t end) noexcept;
 
 /// Dense row-major strides (in elements) of `dims`.
-[[nodiscard]] std::vector<std::int64_t> strides_of(Dims dims);
+[[nodiscard]] SmallDims strides_of(Dims dims);
 
 /// The strides (in elements) that read a tensor of dims `in` as if broadcast to `out`
 /// (numpy rules, right-aligned; 0 along broadcast dims). Raises `Errc::incompatible_shapes`
 /// naming `op` and `name` when `in` does not broadcast to `out`.
-[[nodiscard]] std::vector<std::int64_t> broadcast_strides(std::string_view op, std::string_view name,
-                                                          Dims in, Dims out);
+[[nodiscard]] SmallDims broadcast_strides(std::string_view op, std::string_view name, Dims in, Dims out);
 
 /// The instruction sets the kernels are built for, narrowest first.
 enum class Isa : std::uint8_t {
@@ -207,12 +277,16 @@ class PooledBuffer {
 /// one run: `dims[i]` with one stride per operand in `strides[k][i]`. Used by the
 /// broadcasting and copying loops to make the innermost run as long as possible.
 struct Collapsed {
-  std::vector<std::int64_t> dims;                 ///< merged dims (at least one, maybe 1)
-  std::vector<std::vector<std::int64_t>> strides; ///< per operand, one stride per merged dim
+  /// The most operands `collapse` takes.
+  static constexpr std::size_t kMaxOperands = 8;
+  SmallDims dims;                          ///< merged dims (at least one, maybe 1)
+  SmallDims strides[kMaxOperands];         ///< per operand, one stride per merged dim
+  std::size_t operands = 0;                ///< how many of `strides` are used
 };
 
-/// Collapses `dims` with per-operand `strides` (each the same length as `dims`).
-[[nodiscard]] Collapsed collapse(Dims dims, const std::vector<std::vector<std::int64_t>>& strides);
+/// Collapses `dims` with per-operand `strides` (each the same length as `dims`; at most
+/// `Collapsed::kMaxOperands`).
+[[nodiscard]] Collapsed collapse(Dims dims, std::initializer_list<Dims> strides);
 
 /// Walks every index of `c.dims` except the last, calling `f(offsets, inner)` where
 /// `offsets[k]` is operand k's element offset of the row start, for the rows
@@ -220,7 +294,7 @@ struct Collapsed {
 template <class F>
 inline void for_rows(const Collapsed& c, std::int64_t row_begin, std::int64_t row_end, F&& f) {
   const std::size_t rank = c.dims.size();
-  const std::size_t ops = c.strides.size();
+  const std::size_t ops = c.operands;
   std::int64_t idx[16] = {};
   std::int64_t off[8] = {};
   // Decompose row_begin into an index over dims[0, rank-1).

@@ -506,7 +506,7 @@ void conv_transpose2d(const ConvTranspose2dParams& p, const TensorView& x, const
   if (y.elements() == 0) return;
   const std::int64_t m = cout_g * kh * kw;  // rows of the column matrix
   const std::int64_t hw = h * wd;
-  Scratch col(m * hw);
+  PooledBuffer col(m * hw);
   const float* px = x.as<const float>();
   const float* pw = w.as<const float>();
   float* py = y.as<float>();

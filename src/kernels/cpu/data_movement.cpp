@@ -102,7 +102,7 @@ void tiled_transpose(std::int64_t batch, std::int64_t m, std::int64_t n, const T
 
 // Copies a strided view of `src` (element strides `in`, which may be 0 or negative) into
 // dense `dst` of `dims`.
-void strided_copy(std::int64_t esize, Dims dims, const std::vector<std::int64_t>& in, const void* src, void* dst) {
+void strided_copy(std::int64_t esize, Dims dims, Dims in, const void* src, void* dst) {
   const std::int64_t total = product(dims, 0, dims.size());
   if (total == 0) return;
   const Collapsed c = collapse(dims, {strides_of(dims), in});
@@ -189,7 +189,7 @@ void transpose(std::span<const std::int64_t> perm, const TensorView& x, const Te
   constexpr std::string_view op = "Transpose";
   same_type(op, "X", x, "Y", y);
   check_data(op, "X", x);
-  std::vector<bool> seen(x.rank(), false);
+  bool seen[SmallDims::kMax] = {};
   bool ok = perm.size() == x.rank();
   for (std::size_t i = 0; ok && i < perm.size(); ++i) {
     const std::int64_t a = perm[i];
@@ -197,8 +197,8 @@ void transpose(std::span<const std::int64_t> perm, const TensorView& x, const Te
     if (ok) seen[static_cast<std::size_t>(a)] = true;
   }
   if (!ok) fail(Errc::bad_attribute, op, "perm " + dims_text(perm) + " is not a permutation of X " + dims_text(x.dims));
-  std::vector<std::int64_t> out(x.rank()), in(x.rank());
-  const std::vector<std::int64_t> xs = strides_of(x.dims);
+  SmallDims out(x.rank(), 0), in(x.rank(), 0);
+  const SmallDims xs = strides_of(x.dims);
   for (std::size_t i = 0; i < x.rank(); ++i) {
     out[i] = x.dims[static_cast<std::size_t>(perm[i])];
     in[i] = xs[static_cast<std::size_t>(perm[i])];
@@ -295,8 +295,8 @@ void slice(const SliceParams& p, const TensorView& x, const TensorView& y) {
              std::to_string(p.starts.size()) + " and " + std::to_string(p.steps.size()));
   }
   if (y.elements() == 0) return;
-  const std::vector<std::int64_t> xs = strides_of(x.dims);
-  std::vector<std::int64_t> in(x.rank());
+  const SmallDims xs = strides_of(x.dims);
+  SmallDims in(x.rank(), 0);
   std::int64_t base = 0;
   for (std::size_t i = 0; i < x.rank(); ++i) {
     const std::int64_t st = p.starts[i], step = p.steps[i], n = y.dims[i];
@@ -325,23 +325,25 @@ void gather_typed(std::int64_t axis, const TensorView& data, const TensorView& i
   const std::int64_t inner_bytes = product(data.dims, ax + 1, data.rank()) * es;
   const std::int64_t n = indices.elements();
   const I* pi = indices.as<const I>();
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
-  for (std::int64_t j = 0; j < n; ++j) {
-    std::int64_t v = static_cast<std::int64_t>(pi[j]);
+  for (std::int64_t j = 0; j < n; ++j) {  // every index checked before any is used
+    const auto v = static_cast<std::int64_t>(pi[j]);
     if (v < -dim || v >= dim) {
       fail(Errc::index_out_of_range, "Gather",
            "index " + std::to_string(v) + " is outside [-" + std::to_string(dim) + ", " + std::to_string(dim) +
                ") for axis " + std::to_string(axis) + " of " + dims_text(data.dims));
     }
-    idx[static_cast<std::size_t>(j)] = v < 0 ? v + dim : v;
   }
+  const auto index = [&](std::int64_t j) {
+    const auto v = static_cast<std::int64_t>(pi[j]);
+    return v < 0 ? v + dim : v;
+  };
   const auto* src = static_cast<const std::byte*>(data.data);
   auto* dst = static_cast<std::byte*>(y.data);
   if (inner_bytes == 0 || outer * n == 0) return;  // nothing to copy (and no null pointers into memcpy)
   parallel_for(outer * n, grain_for(inner_bytes / 4 + 8), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t t = b; t < e; ++t) {
       const std::int64_t o = t / n, j = t % n;
-      std::memcpy(dst + t * inner_bytes, src + (o * dim + idx[static_cast<std::size_t>(j)]) * inner_bytes,
+      std::memcpy(dst + t * inner_bytes, src + (o * dim + index(j)) * inner_bytes,
                   static_cast<std::size_t>(inner_bytes));
     }
   });
@@ -358,9 +360,9 @@ void gather(std::int64_t axis, const TensorView& data, const TensorView& indices
     fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside data " + dims_text(data.dims));
   }
   const auto ax = static_cast<std::size_t>(axis);
-  std::vector<std::int64_t> out(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(ax));
-  out.insert(out.end(), indices.dims.begin(), indices.dims.end());
-  out.insert(out.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(ax) + 1, data.dims.end());
+  SmallDims out(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(ax));
+  for (const std::int64_t d : indices.dims) out.push_back(d);
+  for (std::size_t i = ax + 1; i < data.rank(); ++i) out.push_back(data.dims[i]);
   check_dims(op, "output", y, out);
   if (indices.dtype == DataType::i64) return gather_typed<std::int64_t>(axis, data, indices, y);
   if (indices.dtype == DataType::i32) return gather_typed<std::int32_t>(axis, data, indices, y);
@@ -371,7 +373,7 @@ void expand(const TensorView& x, const TensorView& y) {
   same_type("Expand", "input", x, "output", y);
   check_data("Expand", "input", x);
   check_data("Expand", "output", y);
-  const std::vector<std::int64_t> s = broadcast_strides("Expand", "input", x.dims, y.dims);
+  const SmallDims s = broadcast_strides("Expand", "input", x.dims, y.dims);
   strided_copy(size_of(x.dtype), y.dims, s, x.data, y.data);
 }
 

@@ -47,8 +47,8 @@ void split(std::int64_t axis, const TensorView& x, std::span<const TensorView> o
 /// Resolved Slice: for every axis of x, the first index and the step (non-zero, maybe
 /// negative); `y.dims[i]` elements are taken along axis i.
 struct SliceParams {
-  std::vector<std::int64_t> starts{};  ///< per axis, 0 <= start < dim (when the output is not empty)
-  std::vector<std::int64_t> steps{};   ///< per axis, non-zero
+  SmallDims starts{};  ///< per axis, 0 <= start < dim (when the output is not empty)
+  SmallDims steps{};   ///< per axis, non-zero
 };
 
 /// Slice: `y[i...] = x[starts + i * steps ...]`. Raises `Errc::type_mismatch`,

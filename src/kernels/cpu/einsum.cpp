@@ -83,7 +83,7 @@ template <class T>
 Operand<T> make_operand(const TensorView& t, const std::vector<int>& labels) {
   Operand<T> o;
   o.data = t.as<const T>();
-  const std::vector<std::int64_t> strides = strides_of(t.dims);
+  const SmallDims strides = strides_of(t.dims);
   for (std::size_t d = 0; d < t.rank(); ++d) {
     if (t.dims[d] == 1) continue;
     const int l = labels[d];
@@ -218,7 +218,8 @@ Operand<T> contract(const Operand<T>& a, const Operand<T>& b, const std::vector<
   Operand<T> r;
   r.labels = concat({&batch, &m, &n});
   for (const int l : r.labels) r.dims.push_back(has(a.labels, l) ? a.dims[pos(a.labels, l)] : b.dims[pos(b.labels, l)]);
-  r.strides = strides_of(r.dims);
+  const SmallDims dense = strides_of(r.dims);
+  r.strides.assign(dense.begin(), dense.end());
   T* c = direct;
   if (c == nullptr || r.labels != direct_order) {
     r.owned = buffer<T>(nb * mm * nn);

@@ -33,7 +33,7 @@ bool is_logical(BinaryOp op) {
 void check_broadcast_out(std::string_view op, std::initializer_list<const TensorView*> ins, const TensorView& out) {
   std::size_t rank = 0;
   for (const TensorView* t : ins) rank = std::max(rank, t->rank());
-  std::vector<std::int64_t> dims(rank, 1);
+  SmallDims dims(rank, 1);
   for (const TensorView* t : ins) {
     const std::size_t lead = rank - t->rank();
     for (std::size_t i = 0; i < t->rank(); ++i) {

@@ -89,8 +89,8 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const fl
            const float* b, std::int64_t ldb, bool trans_b, float* c, std::int64_t ldc, const GemmEpilogue& ep,
            bool parallel) {
   if (m <= 0 || n <= 0) return;
-  Scratch pa(packed_a_size(m, k));
-  Scratch pb(packed_b_size(k, n));
+  const PooledBuffer pa(packed_a_size(m, k));  // pooled: a run allocates nothing
+  const PooledBuffer pb(packed_b_size(k, n));
   pack_a(m, k, a, lda, trans_a, alpha, pa.data());
   pack_b(k, n, b, ldb, trans_b, pb.data());
   gemm_packed(m, n, k, pa.data(), pb.data(), c, ldc, ep, parallel);
@@ -140,7 +140,7 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& y) {
   const Dims a_batch = a_vec ? Dims{} : a.dims.first(a.rank() - 2);
   const Dims b_batch = b_vec ? Dims{} : b.dims.first(b.rank() - 2);
   const std::size_t batch_rank = std::max(a_batch.size(), b_batch.size());
-  std::vector<std::int64_t> batch(batch_rank, 1);
+  SmallDims batch(batch_rank, 1);
   for (std::size_t i = 0; i < batch_rank; ++i) {
     const std::int64_t da = i + a_batch.size() >= batch_rank ? a_batch[i + a_batch.size() - batch_rank] : 1;
     const std::int64_t db = i + b_batch.size() >= batch_rank ? b_batch[i + b_batch.size() - batch_rank] : 1;
@@ -150,7 +150,7 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& y) {
     }
     batch[i] = da == 1 ? db : da;
   }
-  std::vector<std::int64_t> expect = batch;
+  SmallDims expect = batch;
   if (!a_vec) expect.push_back(m);
   if (!b_vec) expect.push_back(n);
   check_dims("MatMul", "Y", y, expect);
@@ -166,8 +166,8 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& y) {
     sgemm(product(a_batch, 0, a_batch.size()) * m, n, k, 1.0f, pa, k, false, pb, n, false, py, n, ep);
     return;
   }
-  const std::vector<std::int64_t> sa = broadcast_strides("MatMul", "A", a_batch, batch);
-  const std::vector<std::int64_t> sb = broadcast_strides("MatMul", "B", b_batch, batch);
+  const SmallDims sa = broadcast_strides("MatMul", "A", a_batch, batch);
+  const SmallDims sb = broadcast_strides("MatMul", "B", b_batch, batch);
   const auto run_one = [&](std::int64_t t, bool parallel) {
     std::int64_t oa = 0, ob = 0, r = t;
     for (std::size_t d = batch_rank; d-- > 0;) {
@@ -195,7 +195,7 @@ void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, co
     fail(Errc::bad_op_inputs, "MatMul",
          "A " + dims_text(a.dims) + " does not end in K = " + std::to_string(b.k) + " of the packed B");
   }
-  std::vector<std::int64_t> expect(a.dims.begin(), a.dims.end() - 1);
+  SmallDims expect(a.dims.begin(), a.dims.end() - 1);
   expect.push_back(b.n);
   check_dims("MatMul", "Y", y, expect);
   const std::int64_t m = product(a.dims, 0, a.rank() - 1);
@@ -248,7 +248,7 @@ void gemm(const GemmParams& p, const TensorView& a, const TensorView& b, const T
   if (c != nullptr && c->dtype != DataType::undefined && p.beta != 0.0f) {
     check_dtype("Gemm", "C", *c, DataType::f32);
     check_data("Gemm", "C", *c);
-    const std::vector<std::int64_t> sc = broadcast_strides("Gemm", "C", c->dims, out);
+    const SmallDims sc = broadcast_strides("Gemm", "C", c->dims, out);
     const float* pc = c->as<const float>();
     if (p.beta == 1.0f && sc[0] == 0 && sc[1] == 1) {
       ep.bias_n = pc;  // C is [N] or [1, N]: a column bias

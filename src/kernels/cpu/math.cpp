@@ -23,10 +23,10 @@ void broadcast_rows(std::string_view op, const TensorView& a, const TensorView& 
 }
 
 // The dims numpy broadcasting gives `views`; incompatible_shapes when they do not.
-std::vector<std::int64_t> broadcast_dims(std::string_view op, std::span<const TensorView> views) {
+SmallDims broadcast_dims(std::string_view op, std::span<const TensorView> views) {
   std::size_t rank = 0;
   for (const TensorView& t : views) rank = std::max(rank, t.rank());
-  std::vector<std::int64_t> dims(rank, 1);
+  SmallDims dims(rank, 1);
   for (std::size_t k = 0; k < views.size(); ++k) {
     const TensorView& t = views[k];
     for (std::size_t i = 0; i < t.rank(); ++i) {

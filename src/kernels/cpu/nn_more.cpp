@@ -103,7 +103,7 @@ void mean_variance_normalization(std::span<const std::int64_t> axes, const Tenso
     reduced[static_cast<std::size_t>(a)] = true;
   }
   // Each element's group: its index over the kept dims. Two passes over x, one over y.
-  const std::vector<std::int64_t> st = strides_of(x.dims);
+  const SmallDims st = strides_of(x.dims);
   std::int64_t groups = 1;
   std::vector<std::int64_t> gst(r, 0);
   for (std::size_t d = r; d-- > 0;)

@@ -16,7 +16,7 @@ template <class T>
 void mapped_copy_typed(const TensorView& x, const TensorView& y, const std::vector<std::vector<std::int64_t>>& maps,
                        T value) {
   const std::size_t rank = x.rank();
-  const std::vector<std::int64_t> xs = strides_of(x.dims);
+  const SmallDims xs = strides_of(x.dims);
   const std::int64_t inner = rank == 0 ? 1 : y.dims[rank - 1];
   const std::int64_t rows = rank == 0 ? 1 : product(y.dims, 0, rank - 1);
   const T* px = x.as<const T>();

@@ -344,7 +344,7 @@ std::pair<std::int64_t, std::int64_t> global_pool_planes(std::string_view op, co
   check_dtype(op, "Y", y, DataType::f32);
   if (x.rank() < 2) fail(Errc::rank_mismatch, op, "X " + dims_text(x.dims) + " must have rank >= 2 (N, C, ...)");
   check_data(op, "X", x);
-  std::vector<std::int64_t> out(x.dims.begin(), x.dims.end());
+  SmallDims out(x.dims.begin(), x.dims.end());
   std::fill(out.begin() + 2, out.end(), 1);
   check_dims(op, "Y", y, out);
   return {x.dims[0] * x.dims[1], product(x.dims, 2, x.rank())};

@@ -155,7 +155,7 @@ void matmul_integer(const TensorView& a, const TensorView& b, const TensorView* 
                                       " do not fit a matrix product");
   const std::vector<std::int64_t> batch(y.dims.begin(), y.dims.end() - 2);
   std::vector<std::int64_t> ab(a.dims.begin(), a.dims.end() - 2), bb(b.dims.begin(), b.dims.end() - 2);
-  const std::vector<std::int64_t> sa = broadcast_strides(op, "a", ab, batch), sb = broadcast_strides(op, "b", bb, batch);
+  const SmallDims sa = broadcast_strides(op, "a", ab, batch), sb = broadcast_strides(op, "b", bb, batch);
   const Param za = param(op, "a_zero_point", a_zero_point, m, 0), zb = param(op, "b_zero_point", b_zero_point, n, 0);
   const std::vector<double> va = values(a), vb = values(b);
   const std::int64_t batches = product(batch, 0, batch.size());

@@ -25,9 +25,9 @@ std::string_view reduce_name(ReduceOp op) {
 }
 
 // y dims must be x dims with each reduced axis either 1 or dropped (all one way).
-void check_reduced_dims(std::string_view op, const TensorView& x, const std::vector<bool>& reduced,
+void check_reduced_dims(std::string_view op, const TensorView& x, const detail::ReducedAxes& reduced,
                         const TensorView& y) {
-  std::vector<std::int64_t> keep, drop;
+  SmallDims keep, drop;
   for (std::size_t i = 0; i < x.rank(); ++i) {
     keep.push_back(reduced[i] ? 1 : x.dims[i]);
     if (!reduced[i]) drop.push_back(x.dims[i]);
@@ -99,33 +99,34 @@ struct ReduceLayout {
   std::int64_t count = 1;  // elements reduced into each output
   bool inner_reduced = false;
   std::int64_t inner = 1;
-  std::vector<std::int64_t> kept_sizes, kept_strides, red_sizes, red_strides;
+  SmallDims kept_sizes, kept_strides, red_sizes, red_strides;
   std::int64_t outer_count = 1, red_count = 1;
 };
 
-ReduceLayout reduce_layout(const TensorView& x, const std::vector<bool>& reduced) {
+ReduceLayout reduce_layout(const TensorView& x, const detail::ReducedAxes& reduced) {
   struct Run {
     std::int64_t size;
     bool reduced;
   };
-  std::vector<Run> runs;
+  Run run_list[SmallDims::kMax];
+  std::size_t n_runs = 0;
   for (std::size_t i = 0; i < x.rank(); ++i) {
     if (x.dims[i] == 1) continue;
-    if (!runs.empty() && runs.back().reduced == reduced[i]) {
-      runs.back().size *= x.dims[i];
+    if (n_runs > 0 && run_list[n_runs - 1].reduced == reduced[i]) {
+      run_list[n_runs - 1].size *= x.dims[i];
     } else {
-      runs.push_back({x.dims[i], reduced[i]});
+      run_list[n_runs++] = {x.dims[i], static_cast<bool>(reduced[i])};
     }
   }
   ReduceLayout l;
   for (std::size_t i = 0; i < x.rank(); ++i) {
     if (reduced[i]) l.count *= x.dims[i];
   }
-  l.inner_reduced = !runs.empty() && runs.back().reduced;
-  l.inner = runs.empty() ? 1 : runs.back().size;
-  const std::vector<Run> outer_runs(runs.begin(), runs.empty() ? runs.begin() : runs.end() - 1);
+  l.inner_reduced = n_runs > 0 && run_list[n_runs - 1].reduced;
+  l.inner = n_runs == 0 ? 1 : run_list[n_runs - 1].size;
+  const std::span<const Run> outer_runs(run_list, n_runs == 0 ? 0 : n_runs - 1);
   std::int64_t stride = l.inner;
-  std::vector<std::int64_t> strides(outer_runs.size());
+  SmallDims strides(outer_runs.size(), 0);
   for (std::size_t i = outer_runs.size(); i-- > 0;) {
     strides[i] = stride;
     stride *= outer_runs[i].size;
@@ -140,8 +141,7 @@ ReduceLayout reduce_layout(const TensorView& x, const std::vector<bool>& reduced
 }
 
 // Offset in x of index `idx` row-major over runs of `sizes` with `strides`.
-inline std::int64_t run_offset(std::int64_t idx, const std::vector<std::int64_t>& sizes,
-                               const std::vector<std::int64_t>& strides) {
+inline std::int64_t run_offset(std::int64_t idx, const SmallDims& sizes, const SmallDims& strides) {
   std::int64_t off = 0;
   for (std::size_t d = sizes.size(); d-- > 0;) {
     off += (idx % sizes[d]) * strides[d];
@@ -208,7 +208,7 @@ void reduce_outer(const ReduceLayout& l, const T* px, T* py, bool mean) {
 }
 
 template <class T, template <class> class R>
-void reduce_typed(const TensorView& x, const std::vector<bool>& reduced, const TensorView& y, bool mean) {
+void reduce_typed(const TensorView& x, const detail::ReducedAxes& reduced, const TensorView& y, bool mean) {
   const ReduceLayout l = reduce_layout(x, reduced);
   const T* px = x.as<const T>();
   T* py = y.as<T>();
@@ -223,8 +223,8 @@ void reduce_typed(const TensorView& x, const std::vector<bool>& reduced, const T
   }
 }
 
-std::vector<bool> reduced_axes(std::string_view op, const std::vector<std::int64_t>& axes, const TensorView& x) {
-  std::vector<bool> reduced(x.rank(), false);
+detail::ReducedAxes reduced_axes(std::string_view op, const std::vector<std::int64_t>& axes, const TensorView& x) {
+  detail::ReducedAxes reduced;
   for (const std::int64_t a : axes) {
     if (a < 0 || a >= static_cast<std::int64_t>(x.rank()) || reduced[static_cast<std::size_t>(a)]) {
       fail(Errc::bad_attribute, op,
@@ -241,7 +241,7 @@ void reduce(const ReduceParams& p, const TensorView& x, const TensorView& y) {
   const std::string_view op = reduce_name(p.op);
   check_dtype(op, "Y", y, x.dtype);
   check_data(op, "X", x);
-  const std::vector<bool> reduced = reduced_axes(op, p.axes, x);
+  const detail::ReducedAxes reduced = reduced_axes(op, p.axes, x);
   check_reduced_dims(op, x, reduced, y);
   if (p.op != ReduceOp::sum && p.op != ReduceOp::mean && p.op != ReduceOp::max) {
     return detail::reduce_math(op, p.op, x, reduced, y);
@@ -306,7 +306,7 @@ void arg_max(const ArgMaxParams& p, const TensorView& x, const TensorView& y) {
   if (p.axis < 0 || p.axis >= static_cast<std::int64_t>(x.rank())) {
     fail(Errc::bad_attribute, op, "axis " + std::to_string(p.axis) + " is outside X " + dims_text(x.dims));
   }
-  std::vector<bool> reduced(x.rank(), false);
+  detail::ReducedAxes reduced;
   reduced[static_cast<std::size_t>(p.axis)] = true;
   check_reduced_dims(op, x, reduced, y);
   if (x.dims[static_cast<std::size_t>(p.axis)] == 0) {

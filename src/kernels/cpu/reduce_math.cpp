@@ -14,9 +14,9 @@ namespace {
 // Calls f(i, o) for each element i of x in order, o being the output element it reduces
 // into: an odometer over x's dims, so the walk costs O(1) per element.
 template <class F>
-void walk(const TensorView& x, const std::vector<bool>& reduced, F&& f) {
+void walk(const TensorView& x, const ReducedAxes& reduced, F&& f) {
   const std::size_t r = x.rank();
-  std::vector<std::int64_t> out_stride(r, 0), idx(r, 0);
+  SmallDims out_stride(r, 0), idx(r, 0);
   std::int64_t s = 1;
   for (std::size_t d = r; d-- > 0;) {
     if (reduced[d]) continue;
@@ -49,7 +49,7 @@ T wrap_mul(T a, T b) {
 }
 
 template <class T>
-void reduce_int(ReduceOp op, const TensorView& x, const std::vector<bool>& reduced, const TensorView& y) {
+void reduce_int(ReduceOp op, const TensorView& x, const ReducedAxes& reduced, const TensorView& y) {
   const T* px = x.as<const T>();
   T* py = y.as<T>();
   const T init = op == ReduceOp::min ? std::numeric_limits<T>::max() : op == ReduceOp::prod ? T{1} : T{0};
@@ -77,7 +77,7 @@ double float_init(ReduceOp op) {
 
 // The float reductions, in double. LogSumExp subtracts each output's maximum first.
 template <class T>
-void reduce_float(ReduceOp op, const TensorView& x, const std::vector<bool>& reduced, const TensorView& y) {
+void reduce_float(ReduceOp op, const TensorView& x, const ReducedAxes& reduced, const TensorView& y) {
   const T* px = x.as<const T>();
   T* py = y.as<T>();
   const auto n_out = static_cast<std::size_t>(y.elements());
@@ -119,7 +119,7 @@ void reduce_float(ReduceOp op, const TensorView& x, const std::vector<bool>& red
 
 }  // namespace
 
-void reduce_math(std::string_view name, ReduceOp op, const TensorView& x, const std::vector<bool>& reduced, const TensorView& y) {
+void reduce_math(std::string_view name, ReduceOp op, const TensorView& x, const ReducedAxes& reduced, const TensorView& y) {
   const bool float_only = op == ReduceOp::l2 || op == ReduceOp::log_sum || op == ReduceOp::log_sum_exp;
   switch (x.dtype) {
     case DataType::f32: return reduce_float<float>(op, x, reduced, y);

@@ -13,7 +13,7 @@
 //     exports, ONNX Runtime over the same 100 batches in a process of its own
 //     (bench/peers/ort_bench.js --random-batches), when node and its package are there.
 //
-//   ge_bench_dynamic [--exports DIR] [--threads T] [--seconds S]
+//   ge_bench_dynamic [--exports DIR] [--threads T] [--seconds S] [--only rss|cost]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -67,17 +67,37 @@ double p50(const std::shared_ptr<const ge::CompiledModel>& model, const Model& m
   return ge_bench::time_ours(s, in, 2, 5, seconds).p50;
 }
 
-std::vector<Model> main_set(const std::string& exports) {
+// `speed` after ge::learn_speed on a session's first runs at the smallest and the largest
+// gear (batch 1 and 8): at each, two warm-up runs (the first touches of the arena and
+// the weights), then three traced runs.
+ge::MachineSpeed learned_speed(const std::shared_ptr<const ge::CompiledModel>& model, const Model& m, int threads,
+                               ge::MachineSpeed speed) {
+  ge::Session s(model, {.threads = threads, .trace = true});
+  for (const std::int64_t batch : {1, 8}) {
+    const InputData in = input(m, batch);
+    const ge::TensorView view{const_cast<std::byte*>(in.bytes.data()), in.dtype, in.dims};
+    for (int i = 0; i < 2; ++i) (void)s.run({view});
+    for (int i = 0; i < 3; ++i) ge::learn_speed(speed, *s.run({view}).trace);
+  }
+  return speed;
+}
+
+// The main set; with `only` >= 0, only that model's graph is made (the others are named
+// with empty graphs), so that a process measuring one model's memory holds no other.
+std::vector<Model> main_set(const std::string& exports, int only = -1) {
+  const auto wanted = [&](std::size_t i) { return only < 0 || static_cast<std::size_t>(only) == i; };
   std::vector<Model> models;
-  models.push_back({"ResNet-50", ge::models::resnet50("-1,3,224,224"), "data", {3, 224, 224}, ge::DataType::f32});
-  models.push_back({"MobileNetV2", ge::models::mobilenet_v2("-1,3,224,224"), "data", {3, 224, 224}, ge::DataType::f32});
+  models.push_back({"ResNet-50", wanted(0) ? ge::models::resnet50("-1,3,224,224") : ge::Graph{}, "data", {3, 224, 224},
+                    ge::DataType::f32});
+  models.push_back({"MobileNetV2", wanted(1) ? ge::models::mobilenet_v2("-1,3,224,224") : ge::Graph{}, "data",
+                    {3, 224, 224}, ge::DataType::f32});
   if (!exports.empty()) {
     const std::filesystem::path dir(exports);
     for (const auto& [name, file, input] : {std::tuple{"ResNet-50 (torch)", "resnet50_dyn.onnx", "input"},
                                             std::tuple{"MobileNetV2 (torch)", "mobilenet_v2_dyn.onnx", "input"},
                                             std::tuple{"BERT (torch)", "bert_tiny_dyn.onnx", "input_ids"}}) {
       const bool bert = std::string(input) == "input_ids";
-      models.push_back({name, ge::onnx::load(dir / file), input,
+      models.push_back({name, wanted(models.size()) ? ge::onnx::load(dir / file) : ge::Graph{}, input,
                         bert ? std::vector<std::int64_t>{128} : std::vector<std::int64_t>{3, 224, 224},
                         bert ? ge::DataType::i64 : ge::DataType::f32, dir / file});
     }
@@ -89,7 +109,7 @@ const char* const ways[] = {"hybrid 1,2,8", "range, plans per batch", "range pla
 
 // One way of the memory table, in a process of its own: compile, then 100 random batches.
 int rss_child(const std::string& exports, int index, int way, int threads) {
-  const std::vector<Model> models = main_set(exports);
+  const std::vector<Model> models = main_set(exports, index);  // only this one's graph in memory
   const Model& m = models.at(static_cast<std::size_t>(index));
   ge::BuildOptions o;
   bool specialize = true;
@@ -123,7 +143,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--reap") return ge_bench::reap(argv + 2);
   if (argc > 5 && std::string(argv[1]) == "--rss-child")
     return rss_child(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]));
-  std::string exports;
+  std::string exports, only;  // --only rss: the memory table alone
   int threads = 0;
   double seconds = 1.0;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -131,21 +151,30 @@ int main(int argc, char** argv) {
     if (flag == "--exports") exports = argv[i + 1];
     else if (flag == "--threads") threads = std::atoi(argv[i + 1]);
     else if (flag == "--seconds") seconds = std::atof(argv[i + 1]);
+    else if (flag == "--only") only = argv[i + 1];
   }
   std::printf("CPU ISA (ge::cpu_isa): %s\n", std::string(ge::cpu_isa()).c_str());
   const ge::MachineSpeed speed = ge::calibrate(threads);
   std::printf("speeds (ge::calibrate): %s\n\n", speed.to_text().c_str());
 
   const std::vector<Model> models = main_set(exports);
+  if (only == "rss") {
+    print_rss_table(models, exports, threads);
+    return 0;
+  }
 
-  std::printf("%-20s %5s | %-22s | %10s %10s %7s\n", "model", "batch", "plan", "cost ms", "p50 ms", "error");
-  std::printf("%s\n", std::string(86, '-').c_str());
-  double abs_error = 0;
+  std::printf("cost: the model over ge::calibrate's rates; learned: the same after ge::learn_speed on a session's first "
+              "runs at batches 1 and 8 (each kernel's steps scaled by how they ran there; batch 3 is out of sample)\n");
+  std::printf("%-20s %5s | %-22s | %10s %10s %7s | %10s %7s\n", "model", "batch", "plan", "cost ms", "p50 ms", "error",
+              "learned ms", "error");
+  std::printf("%s\n", std::string(106, '-').c_str());
+  double abs_error = 0, abs_learned = 0;
   int rows = 0;
   std::vector<std::string> tax, ranges;
   for (const Model& m : models) {
     const auto model = ge::compile(m.graph, {{"ge.inputShape", shape(m, "-1")}, {"ge.dynamicBatchSize", "1,2,8"},
                                              {"ge.compileHybridMode", "1"}});
+    const ge::MachineSpeed learned = learned_speed(model, m, threads, speed);
     const auto row = [&](std::int64_t batch, bool pad) {
       const std::vector<std::vector<std::int64_t>> dims{[&] {
         std::vector<std::int64_t> d{batch};
@@ -155,19 +184,23 @@ int main(int argc, char** argv) {
       const ge::ShapeCost c = model->cost(dims, speed, {.pad_to_gear = pad});
       const double ms = p50(model, m, batch, threads, pad, seconds);
       const double err = c.expected_ms / ms - 1.0;
+      const double lc = model->cost(dims, learned, {.pad_to_gear = pad}).expected_ms;
+      const double lerr = lc / ms - 1.0;
       abs_error += std::fabs(err);
+      abs_learned += std::fabs(lerr);
       ++rows;
       const std::string plan = c.plan == ge::PlanKind::gear
                                    ? "gear " + std::to_string(c.gear) + (pad ? " (padded " + std::to_string(static_cast<int>(c.padding_waste * 100 + 0.5)) + "%)" : "")
                                    : std::string(ge::to_string(c.plan)) + " plan";
-      std::printf("%-20s %5lld | %-22s | %10.2f %10.2f %+6.0f%%\n", m.name.c_str(), static_cast<long long>(batch),
-                  plan.c_str(), c.expected_ms, ms, err * 100);
+      std::printf("%-20s %5lld | %-22s | %10.2f %10.2f %+6.0f%% | %10.2f %+6.0f%%\n", m.name.c_str(),
+                  static_cast<long long>(batch), plan.c_str(), c.expected_ms, ms, err * 100, lc, lerr * 100);
       return ms;
     };
     row(1, false);
     const double range_ms = row(3, false);
     const double padded_ms = row(3, true);
     row(8, false);
+    if (only == "cost") continue;
     const double fixed_ms = p50(ge::compile(m.graph, {{"ge.inputShape", shape(m, "3")}}), m, 3, threads, false, seconds);
     char line[300];
     std::snprintf(line, sizeof line, "%-20s | hybrid %8.2f ms (%.2fx) | padded to 8 %8.2f ms (%.2fx) | fixed %8.2f ms",
@@ -189,7 +222,9 @@ int main(int argc, char** argv) {
     }
     ranges.push_back(r);
   }
-  std::printf("\nmean |error| of the expected latency: %.0f%% over %d rows\n", 100 * abs_error / rows, rows);
+  std::printf("\nmean |error| of the expected latency: %.0f%% over %d rows; learned from the first runs: %.0f%%\n",
+              100 * abs_error / rows, rows, 100 * abs_learned / rows);
+  if (only == "cost") return 0;
   std::printf("\nbatch 3, gears 1,2,8: the ways to run it against a compile for exactly batch 3 (p50, ratio)\n");
   for (const std::string& l : tax) std::printf("%s\n", l.c_str());
   std::printf("\na range 1~8 against fixed compiles (p50 ratio) at batch 2, 5, 7: the default session, then the range "

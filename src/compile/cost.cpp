@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <string>
 
 #include "ge/compile/compile.hpp"
@@ -103,9 +104,35 @@ const Plan* pick(const CompiledModel& m, std::span<const std::vector<std::int64_
 
 }  // namespace
 
+double step_seconds(const Plan& plan, std::size_t s, const MachineSpeed& speed, bool learned) {
+  if (!plan.static_shapes)
+    raise(Errc::invalid_argument, "[ge.compile] step_seconds: the plan's dims are known only when it runs");
+  const PlanStep& step = plan.steps.at(s);
+  std::int64_t bytes = 0;
+  for (const std::int32_t v : step.inputs)
+    if (v >= 0) bytes += value_bytes(plan.values[static_cast<std::size_t>(v)]);
+  for (const std::int32_t v : step.outputs)
+    if (v >= 0) bytes += value_bytes(plan.values[static_cast<std::size_t>(v)]);
+  const double flops = step_flops(plan, s).value_or(0);
+  const double model = std::max(flops / (speed.gemm_gflops * 1e9), static_cast<double>(bytes) / (speed.stream_gbs * 1e9));
+  return learned && step.kernel ? model * speed.scale(step.kernel->name()) : model;
+}
+
+double MachineSpeed::scale(std::string_view kernel) const {
+  const auto it = kernels.find(kernel);
+  if (it == kernels.end() || !(it->second.modelled_s > 0) || !(it->second.measured_s > 0)) return 1.0;
+  return it->second.measured_s / it->second.modelled_s;
+}
+
 std::string MachineSpeed::to_text() const {
-  return "gemm_gflops=" + std::to_string(gemm_gflops) + " stream_gbs=" + std::to_string(stream_gbs) +
-         " step_us=" + std::to_string(step_us) + " threads=" + std::to_string(threads);
+  std::string s = "gemm_gflops=" + std::to_string(gemm_gflops) + " stream_gbs=" + std::to_string(stream_gbs) +
+                  " step_us=" + std::to_string(step_us) + " threads=" + std::to_string(threads);
+  char buf[96];
+  for (const auto& [name, k] : kernels) {
+    std::snprintf(buf, sizeof buf, "=%.9g/%.9g/%lld", k.measured_s, k.modelled_s, static_cast<long long>(k.steps));
+    s += " kernel." + name + buf;
+  }
+  return s;
 }
 
 MachineSpeed MachineSpeed::parse(std::string_view text) {
@@ -135,6 +162,24 @@ MachineSpeed MachineSpeed::parse(std::string_view text) {
   s.stream_gbs = field("stream_gbs");
   s.step_us = field("step_us");
   s.threads = static_cast<int>(field("threads"));
+  // The learned kernels: ` kernel.<name>=<measured_s>/<modelled_s>/<steps>`.
+  for (std::size_t at = text.find("kernel."); at != std::string_view::npos; at = text.find("kernel.", at + 1)) {
+    if (at > 0 && text[at - 1] != ' ' && text[at - 1] != '\t') continue;
+    const std::string_view rest = text.substr(at + 7);
+    const std::string_view item = rest.substr(0, rest.find_first_of(" \t\r\n"));
+    const auto eq = item.rfind('=');
+    KernelTimes k;
+    char tail = 0;
+    long long steps = 0;
+    const std::string numbers(eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1));
+    if (eq == std::string_view::npos || eq == 0 ||
+        std::sscanf(numbers.c_str(), "%lf/%lf/%lld%c", &k.measured_s, &k.modelled_s, &steps, &tail) != 3 ||
+        !(k.measured_s >= 0) || !(k.modelled_s >= 0) || steps < 0)
+      raise(Errc::invalid_argument, "[ge.compile] machine speed: 'kernel." + std::string(item) +
+                                        "'; expected kernel.<name>=<measured_s>/<modelled_s>/<steps>");
+    k.steps = steps;
+    s.kernels[std::string(item.substr(0, eq))] = k;
+  }
   return s;
 }
 
@@ -170,15 +215,8 @@ ShapeCost CompiledModel::cost(std::span<const std::vector<std::int64_t>> dims, c
   c.total_bytes = c.arena_bytes + c.io_bytes;
   double seconds = 0;
   for (std::size_t s = 0; s < at->steps.size(); ++s) {
-    const PlanStep& step = at->steps[s];
-    std::int64_t bytes = 0;
-    for (const std::int32_t v : step.inputs)
-      if (v >= 0) bytes += value_bytes(at->values[static_cast<std::size_t>(v)]);
-    for (const std::int32_t v : step.outputs)
-      if (v >= 0) bytes += value_bytes(at->values[static_cast<std::size_t>(v)]);
-    const double flops = step_flops(*at, s).value_or(0);
-    c.flops += flops;
-    seconds += std::max(flops / (speed.gemm_gflops * 1e9), static_cast<double>(bytes) / (speed.stream_gbs * 1e9));
+    c.flops += step_flops(*at, s).value_or(0);
+    seconds += step_seconds(*at, s, speed);
   }
   seconds += static_cast<double>(std::max(c.steps, at->steps.size())) * speed.step_us * 1e-6;
   c.expected_ms = seconds * 1e3;

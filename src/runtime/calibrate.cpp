@@ -77,4 +77,35 @@ MachineSpeed calibrate(int threads) {
   return speed;
 }
 
+std::size_t learn_speed(MachineSpeed& speed, const RunTrace& trace) {
+  if (!(speed.gemm_gflops > 0) || !(speed.stream_gbs > 0) || !(speed.step_us >= 0))
+    raise(Errc::invalid_argument, "[ge.runtime] learn_speed: the machine speed is not calibrated (" + speed.to_text() +
+                                      "); expected ge::calibrate's figures first");
+  if (!trace.plan || trace.steps.size() != trace.plan->steps.size())
+    raise(Errc::invalid_argument, "[ge.runtime] learn_speed: the trace has no plan, or not a step per plan step");
+  const Plan& plan = *trace.plan;
+  if (!plan.static_shapes) return 0;
+  // Steps on parallel streams overlap (each then runs with fewer threads, and longer): their
+  // times are scaled down so that they add up to no more than the run's wall time, which
+  // is what the model, summing steps, stands for.
+  double busy = 0;
+  for (const StepTiming& t : trace.steps) busy += static_cast<double>(std::max<std::int64_t>(t.end - t.start, 0));
+  const double wall = static_cast<double>(trace.end - trace.start);
+  const double overlap = busy > wall && busy > 0 ? wall / busy : 1.0;
+  std::size_t learned = 0;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const PlanStep& step = plan.steps[s];
+    const StepTiming& t = trace.steps[s];
+    if (!step.kernel || t.end <= t.start) continue;
+    const double took =
+        std::max(static_cast<double>(t.end - t.start) * overlap * 1e-9 - speed.step_us * 1e-6, 0.0);
+    KernelTimes& k = speed.kernels[std::string(step.kernel->name())];
+    k.measured_s += took;
+    k.modelled_s += step_seconds(plan, s, speed, false);
+    ++k.steps;
+    ++learned;
+  }
+  return learned;
+}
+
 }  // namespace ge

@@ -11,7 +11,11 @@ namespace ge::onnx::detail {
 namespace {
 
 // Op types of our registry that are not ONNX ops (made by graph passes).
-bool internal_op(std::string_view op) { return op == "FusedConv" || op == "FusedPointwiseDepthwise"; }
+// ge's own ops (made by its passes) are no ONNX ops: a file naming one is refused.
+bool internal_op(std::string_view op) {
+  const OpSchema* s = OpRegistry::global().try_find(op);
+  return s != nullptr && s->internal;
+}
 
 // An attribute's kind: its declared type, or for old files without one, the field set.
 int attr_type(const ::onnx::AttributeProto& a) {

@@ -12,6 +12,7 @@
 
 #include "ge/core/detail/file_write.hpp"
 #include "ge/core/detail/out_of_memory.hpp"
+#include "ge/ops/registry.hpp"
 #include "onnx/convert.hpp"
 
 namespace ge::onnx {
@@ -176,7 +177,8 @@ std::int64_t graph_opset(const Graph& g) {
     std::string text;
     for (const auto& [op, node] : missing) {
       text += (text.empty() ? "" : ", ") + quote(op) + " (node " + quote(node);
-      if (op == "FusedConv" || op == "FusedPointwiseDepthwise") text += ", made by ge's fusion pass: save the graph before ge::compile";
+      const OpSchema* schema = OpRegistry::global().try_find(op);
+      if (schema != nullptr && schema->internal) text += ", made by ge's fusion pass: save the graph before ge::compile";
       text += ")";
     }
     fail(Errc::unsupported_op, "cannot save the graph: " + std::to_string(missing.size()) +

@@ -24,6 +24,7 @@ std::vector<Dim> logical(const InferContext& c, std::size_t i, const std::string
 OpSchema fused_attention() {
   OpSchema s;
   s.name = "FusedAttention";
+  s.internal = true;
   s.doc = "Y[b] = softmax(scale * Q[b] K[b]^T) V[b] per batch, each tensor [batch, seq, dim] (bsd) or [seq, batch, dim] (sbd)";
   s.inputs = {arg("Q", "T"), arg("K", "T"), arg("V", "T")};
   s.outputs = {arg("Y", "T")};
@@ -62,6 +63,7 @@ constexpr std::pair<const char*, const char*> kPointwiseAttrs[] = {
 OpSchema fused_pointwise_depthwise(const OpSchema& conv) {
   OpSchema s;
   s.name = "FusedPointwiseDepthwise";
+  s.internal = true;
   s.doc = "NHWC pointwise FusedConv then depthwise FusedConv on its output, in one pass (made by the layout pass)";
   s.inputs = {arg("X", "T"), arg("W1", "T"), arg("B1", "T"), arg("W2", "T"), arg("B2", "T"), opt("Z", "T")};
   s.outputs = {arg("Y", "T")};
@@ -107,6 +109,7 @@ OpSchema fused_pointwise_depthwise(const OpSchema& conv) {
 void add_fused_ops(OpRegistry& r) {
   OpSchema s;
   s.name = "FusedMatMul";
+  s.internal = true;
   s.doc = "Y = act(MatMul(A, B) + bias) + residual: a MatMul with its epilogue (activation none, Relu, Gelu or GeluTanh)";
   s.inputs = {arg("A", "T"), arg("B", "T"), opt("bias", "T"), opt("residual", "T")};
   s.outputs = {arg("Y", "T")};

@@ -132,6 +132,7 @@ Shape nhwc_of_nchw(const Shape& s) {
 OpSchema fused_conv() {
   OpSchema s = conv();
   s.name = "FusedConv";
+  s.internal = true;
   s.doc = "Conv + optional residual add + activation (made by the fusion pass), NCHW or NHWC";
   s.inputs.push_back(opt("Z", "T"));
   const double inf = std::numeric_limits<double>::infinity();

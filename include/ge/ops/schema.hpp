@@ -214,6 +214,10 @@ struct OpSchema {
   EngineSet engines;                   ///< default: the vector engine
   std::vector<InPlace> in_place;       ///< outputs that may reuse an input's memory
   InferFn infer;                       ///< the shape and type rule
+  /// ge's own op, made by its passes (FusedConv, FusedMatMul, FusedAttention,
+  /// FusedPointwiseDepthwise): not an ONNX op, so the importer refuses a node of that
+  /// type and the exporter cannot write one.
+  bool internal = false;
 
   /// `given` plus the default of every attribute it does not set: the attributes as the
   /// op's rule and its kernels read them (the one place defaults are filled in).

@@ -4,7 +4,9 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <string>
+#include <type_traits>
 
 #include "ge/compile/compile.hpp"
 #include "ge/compile/flops.hpp"
@@ -139,7 +141,9 @@ MachineSpeed MachineSpeed::parse(std::string_view text) {
   MachineSpeed s;
   const auto field = [&](std::string_view key) {
     const std::string k = std::string(key) + "=";
-    const auto at = text.find(k);
+    auto at = text.find(k);  // at the start of a token
+    while (at != std::string_view::npos && at > 0 && text[at - 1] != ' ' && text[at - 1] != '\t' && text[at - 1] != '\n')
+      at = text.find(k, at + 1);
     if (at == std::string_view::npos)
       raise(Errc::invalid_argument, "[ge.compile] machine speed '" + std::string(text) + "' has no " + std::string(key) +
                                         "; expected the text of MachineSpeed::to_text (gec calibrate)");
@@ -169,15 +173,23 @@ MachineSpeed MachineSpeed::parse(std::string_view text) {
     const std::string_view item = rest.substr(0, rest.find_first_of(" \t\r\n"));
     const auto eq = item.rfind('=');
     KernelTimes k;
-    char tail = 0;
-    long long steps = 0;
-    const std::string numbers(eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1));
-    if (eq == std::string_view::npos || eq == 0 ||
-        std::sscanf(numbers.c_str(), "%lf/%lf/%lld%c", &k.measured_s, &k.modelled_s, &steps, &tail) != 3 ||
-        !(k.measured_s >= 0) || !(k.modelled_s >= 0) || steps < 0)
+    const std::string_view numbers = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+    const char* p = numbers.data();
+    const char* const end = p + numbers.size();
+    const auto number = [&](auto& v, bool slash) {  // one finite, non-negative number, then '/' where one follows
+      const auto r = std::from_chars(p, end, v);
+      if (r.ec != std::errc() || !(v >= 0) || !(v <= std::numeric_limits<std::remove_reference_t<decltype(v)>>::max()))
+        return false;
+      p = r.ptr;
+      if (!slash) return p == end;
+      if (p == end || *p != '/') return false;
+      ++p;
+      return true;
+    };
+    if (eq == std::string_view::npos || eq == 0 || !number(k.measured_s, true) || !number(k.modelled_s, true) ||
+        !number(k.steps, false))
       raise(Errc::invalid_argument, "[ge.compile] machine speed: 'kernel." + std::string(item) +
                                         "'; expected kernel.<name>=<measured_s>/<modelled_s>/<steps>");
-    k.steps = steps;
     s.kernels[std::string(item.substr(0, eq))] = k;
   }
   return s;

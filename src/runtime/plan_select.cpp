@@ -81,11 +81,13 @@ std::shared_ptr<const Plan> PlanSelector::select_dims(std::span<const D> dims) {
       if (!fits(*p)) continue;
       if (!specialize_ranges_ || !p->works_out_dims()) return p;
       // A static plan for these dims instead, made at their first run while there is room.
-      thread_local std::string key;  // its memory kept: a hit allocates nothing
-      dims_key(dims, key);
-      if (auto made = signature_plans_.find(key)) return made;
+      thread_local std::string scratch;  // its memory kept: a hit allocates nothing
+      dims_key(dims, scratch);
+      if (auto made = signature_plans_.find(scratch)) return made;
       const CacheStats stats = signature_plans_.stats();
       if (stats.size >= stats.capacity) return p;
+      // A miss: the key copied first (making the plan may run anything on this thread).
+      const std::string key = scratch;
       return signature_plans_.get_or_create(key, [&] {
         std::vector<Shape> shapes;
         for (const auto& d : dims) shapes.push_back(shape_of(dims_of(d)));
@@ -97,11 +99,16 @@ std::shared_ptr<const Plan> PlanSelector::select_dims(std::span<const D> dims) {
         return build_plan(m, std::move(shapes));
       });
     }
-  std::vector<std::string> names;
-  for (const ModelIO& io : inputs) names.push_back(io.name);
+  // (The words of the errors below are made only for them: a run allocates nothing here.)
+  const auto names = [&] {
+    std::vector<std::string> n;
+    for (const ModelIO& io : inputs) n.push_back(io.name);
+    return n;
+  };
   const auto given = [&] {
     std::string s;
-    for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "; " : "") + names[i] + ":" + dims_text(dims_of(dims[i]));
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      s += (i ? "; " : "") + inputs[i].name + ":" + dims_text(dims_of(dims[i]));
     return s;
   };
   if (dims.size() != inputs.size())
@@ -110,34 +117,38 @@ std::shared_ptr<const Plan> PlanSelector::select_dims(std::span<const D> dims) {
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const Shape& s = inputs[i].shape;
     if (s.rank_known() && s.rank() != dims_of(dims[i]).size())
-      raise(Errc::bad_tensor, "[ge.runtime] input " + q(names[i]) + " has rank " + std::to_string(dims_of(dims[i]).size()) +
+      raise(Errc::bad_tensor, "[ge.runtime] input " + q(inputs[i].name) + " has rank " + std::to_string(dims_of(dims[i]).size()) +
                                   " (dims " + dims_text(dims_of(dims[i])) + "); the model takes rank " + std::to_string(s.rank()) +
                                   " (" + s.to_string() + ")");
   }
   if (m.plans_per_signature()) {
     for (std::size_t i = 0; i < dims.size(); ++i)
-      if (!relaxes(inputs[i].shape, shape_of(dims_of(dims[i]))))
-        raise(Errc::out_of_range, "[ge.runtime] input " + q(names[i]) + " has dims " + dims_text(dims_of(dims[i])) +
-                                      ", outside the compiled range " + inputs[i].shape.to_string());
-    thread_local std::string key;
-    dims_key(dims, key);
-    return signature_plans_.get_or_create(key, [&] {
+      if (!holds(inputs[i].shape, dims_of(dims[i])))
+        raise(Errc::out_of_range, "[ge.runtime] input " + q(inputs[i].name) + " has dims " +
+                                      dims_text(dims_of(dims[i])) + ", outside the compiled range " +
+                                      inputs[i].shape.to_string());
+    thread_local std::string scratch;  // as above: a hit allocates nothing
+    dims_key(dims, scratch);
+    return signature_plans_.get_or_create(scratch, [&] {
+      const std::string key = scratch;  // making the plan may run anything on this thread
       std::vector<Shape> shapes;
       for (const auto& d : dims) shapes.push_back(shape_of(dims_of(d)));
       log_message(LogLevel::info, [&] { return "[ge.runtime] making the plan for new input dims " + given(); });
-      return build_plan(m, std::move(shapes));
+      auto plan = build_plan(m, std::move(shapes));
+      scratch = key;  // the cache reads the key again when it stores the plan
+      return plan;
     });
   }
   if (m.mode() == ShapeMode::gears) {
     std::string list;
     for (const auto& p : m.plans())
       list += (p->gear >= 0 ? "\n  gear " + std::to_string(p->gear) : std::string("\n  range plan")) + ": " +
-              p->describe_inputs(names);
+              p->describe_inputs(names());
     raise(Errc::no_matching_gear, "[ge.runtime] the inputs " + given() + " match no gear; the gears are:" + list);
   }
   const std::string what = m.mode() == ShapeMode::ranges ? "the compiled ranges " : "the compiled shapes ";
   raise(Errc::out_of_range, "[ge.runtime] the inputs " + given() + " lie outside " + what +
-                                (m.plans().empty() ? std::string() : m.plans().front()->describe_inputs(names)));
+                                (m.plans().empty() ? std::string() : m.plans().front()->describe_inputs(names())));
 }
 
 }  // namespace ge

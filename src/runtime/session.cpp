@@ -225,11 +225,11 @@ RunInfo Session::Impl::run_unguarded(std::span<const TensorView> inputs, std::sp
                                      bool caller_outputs, const std::atomic<bool>* cancel, OutputSink sink) {
   const CompiledModel& m = *model;
   detail::check_inputs(inputs, m.inputs());
+  if (caller_outputs) detail::check_output_buffers(outputs, inputs, m.inputs(), m.outputs());
   if (pad_to_gear)
     if (auto padded = run_padded(inputs, sink.result ? outputs : std::span<const TensorView>{},
                                  caller_outputs && sink.result, cancel))
       return hand_padded(std::move(*padded), sink);
-  if (caller_outputs) detail::check_output_buffers(outputs, inputs, m.inputs(), m.outputs());
   const std::shared_ptr<const Plan> plan_ptr = plans.select(inputs);
   const Plan& plan = *plan_ptr;
   const std::int64_t arena = std::max(m.arena_bytes(), plan.arena_bytes());

@@ -303,6 +303,16 @@ TEST_CASE("no ratchet: padding to gears over 10,000 random batches makes no plan
   if (heap_figures) CHECK(q.heap_most <= q.heap_after_warmup + 64 * 1024);
 }
 
+TEST_CASE("no ratchet: an unbounded range whose signatures fit plan_cache allocates nothing after warm-up") {
+  const auto model = ge::compile(cnn(), {{"ge.inputShape", "x:1~inf,3,8,8"}});
+  ge::Session s(model, {.threads = 1});
+  Runner one = runner(s, 8);
+  const Sequence q = run_sequence(one, 1, 8, 10000);
+  CHECK(s.plan_cache_stats().misses == 8);
+  CHECK(s.plan_cache_stats().hits > 10000);
+  CHECK(q.allocations == 0);
+}
+
 TEST_CASE("no ratchet: an unbounded range keeps at most plan_cache plans, its heap bounded") {
   const auto model = ge::compile(cnn(), {{"ge.inputShape", "x:1~inf,3,8,8"}}, ge::default_target(), {.plan_cache = 4});
   ge::Session s(model, {.threads = 1});

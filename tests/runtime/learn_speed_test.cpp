@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ge/ge.hpp"
@@ -85,4 +86,15 @@ TEST_CASE("learn_speed: a range plan's run teaches nothing; bad input is a clear
                          Errc::invalid_argument, "kernel.x=abc", "expected kernel.<name>");
   ge::test::expect_error([] { (void)ge::MachineSpeed::parse("gemm_gflops=1 stream_gbs=2 step_us=1 threads=2 kernel.y=1/-2/3"); },
                          Errc::invalid_argument, "kernel.y=1/-2/3");
+  for (const char* bad : {"kernel.z=inf/1/1", "kernel.z=1e999/1/1", "kernel.z=1/nan/1", "kernel.z=1/1/99999999999999999999",
+                          "kernel.z=1/1/2x", "kernel.z=1/1", "kernel.=1/1/1"}) {
+    CAPTURE(bad);
+    ge::test::expect_error([&] { (void)ge::MachineSpeed::parse(std::string("gemm_gflops=1 stream_gbs=2 step_us=1 threads=2 ") + bad); },
+                           Errc::invalid_argument, "expected kernel.<name>");
+  }
+  // A name may hold '=' (split at the last one); kernel items before the base fields are fine.
+  const ge::MachineSpeed odd = ge::MachineSpeed::parse("kernel.a=b=1/2/3 gemm_gflops=1 stream_gbs=2 step_us=1 threads=2");
+  REQUIRE(odd.kernels.count("a=b") == 1);
+  CHECK(odd.scale("a=b") == doctest::Approx(0.5));
+  CHECK(odd.gemm_gflops == 1.0);
 }

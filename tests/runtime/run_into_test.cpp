@@ -89,3 +89,27 @@ TEST_CASE("run_into: bad buffers are clear errors, and the session stays usable"
   CHECK(out[0].dims == ge::ViewDims{3, 4});
   CHECK(y[0] == 1.0f);  // relu(-3) * 2 + 1
 }
+
+TEST_CASE("run_into: with pad_to_gear the caller's buffers are checked too, and the padded outputs land in them") {
+  const auto model = ge::compile(two_outputs("-1,4"), {{"ge.inputShape", "x:-1,4"}, {"ge.dynamicBatchSize", "1,4"}});
+  ge::Session s(model, {.threads = 1, .pad_to_gear = true});
+  const std::vector<float> x = ramp(12);
+  const TensorView in{const_cast<float*>(x.data()), DataType::f32, {3, 4}};
+  const std::span<const TensorView> ins(&in, 1);
+  std::vector<float> y(16, -1.0f), z(16, -1.0f), small(4);
+  std::vector<TensorView> one{{y.data(), DataType::f32, {16}}};
+  expect_error([&] { (void)s.run_into(ins, one); }, Errc::bad_tensor, "1 output buffers given", "2 outputs");
+  std::vector<TensorView> tight{{y.data(), DataType::f32, {16}, 8}, {z.data(), DataType::f32, {16}}};
+  expect_error([&] { (void)s.run_into(ins, tight); }, Errc::bad_tensor, "output 0", "its buffer holds 8");
+  std::vector<TensorView> short_one{{small.data(), DataType::f32, {4}}, {z.data(), DataType::f32, {16}}};
+  expect_error([&] { (void)s.run_into(ins, short_one); }, Errc::bad_tensor, "output 0", "needs 48 bytes");
+  std::vector<TensorView> out{{y.data(), DataType::f32, {16}}, {z.data(), DataType::f32, {16}}};
+  const ge::RunInfo info = s.run_into(ins, out);
+  CHECK(info.plan == ge::PlanKind::gear);
+  CHECK(info.padding_waste == doctest::Approx(0.25));
+  CHECK(out[0].dims == ge::ViewDims{3, 4});
+  CHECK(out[1].dims == ge::ViewDims{3, 4});
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(z[i] == x[i]);
+  CHECK(y[0] == 1.0f);
+  CHECK(y[12] == -1.0f);
+}

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <span>
@@ -51,12 +52,12 @@ class SmallDims {
     assign(d.begin(), d.end());
   }
   /// A copy of `[first, last)`.
-  template <class It>
+  template <std::input_iterator It>
   SmallDims(It first, It last) {
     assign(first, last);
   }
 
-  template <class It>
+  template <std::input_iterator It>
   void assign(It first, It last) {
     size_ = 0;
     for (; first != last; ++first) push_back(static_cast<std::int64_t>(*first));

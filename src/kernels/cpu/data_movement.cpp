@@ -360,6 +360,10 @@ void gather(std::int64_t axis, const TensorView& data, const TensorView& indices
     fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside data " + dims_text(data.dims));
   }
   const auto ax = static_cast<std::size_t>(axis);
+  if (data.rank() - 1 + indices.rank() != y.rank())
+    fail(Errc::bad_op_inputs, op, "output has rank " + std::to_string(y.rank()) + "; data " + dims_text(data.dims) +
+                                      " and indices " + dims_text(indices.dims) + " give rank " +
+                                      std::to_string(data.rank() - 1 + indices.rank()));
   SmallDims out(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(ax));
   for (const std::int64_t d : indices.dims) out.push_back(d);
   for (std::size_t i = ax + 1; i < data.rank(); ++i) out.push_back(data.dims[i]);

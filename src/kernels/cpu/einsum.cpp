@@ -218,8 +218,8 @@ Operand<T> contract(const Operand<T>& a, const Operand<T>& b, const std::vector<
   Operand<T> r;
   r.labels = concat({&batch, &m, &n});
   for (const int l : r.labels) r.dims.push_back(has(a.labels, l) ? a.dims[pos(a.labels, l)] : b.dims[pos(b.labels, l)]);
-  const SmallDims dense = strides_of(r.dims);
-  r.strides.assign(dense.begin(), dense.end());
+  r.strides.assign(r.dims.size(), 1);  // dense (an intermediate may have more labels than SmallDims holds)
+  for (std::size_t i = r.dims.size(); i-- > 1;) r.strides[i - 1] = r.strides[i] * r.dims[i];
   T* c = direct;
   if (c == nullptr || r.labels != direct_order) {
     r.owned = buffer<T>(nb * mm * nn);

@@ -153,6 +153,10 @@ int main(int argc, char** argv) {
     else if (flag == "--seconds") seconds = std::atof(argv[i + 1]);
     else if (flag == "--only") only = argv[i + 1];
   }
+  if (!only.empty() && only != "rss" && only != "cost") {
+    std::fprintf(stderr, "ge_bench_dynamic: --only '%s'; expected rss or cost\n", only.c_str());
+    return 2;
+  }
   std::printf("CPU ISA (ge::cpu_isa): %s\n", std::string(ge::cpu_isa()).c_str());
   const ge::MachineSpeed speed = ge::calibrate(threads);
   std::printf("speeds (ge::calibrate): %s\n\n", speed.to_text().c_str());

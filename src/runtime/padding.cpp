@@ -130,22 +130,9 @@ std::optional<RunResult> Session::Impl::run_padded(std::span<const TensorView> i
     views[i] = TensorView{buffers[i].data(), inputs[i].dtype, gear_dims[i]};
   }
   RunResult full_run;
-  const RunInfo ran = run_unguarded(views, {}, false, cancel, {&full_run, {}});
-  full_run.gear = ran.gear;
-  full_run.plan = ran.plan;
-  full_run.arena_bytes = ran.arena_bytes;
-  full_run.trace = ran.trace;
-
-  // The outputs sliced back.
-  RunResult r;
-  r.gear = full_run.gear;
-  r.plan = full_run.plan;
-  r.arena_bytes = full_run.arena_bytes;
-  r.trace = std::move(full_run.trace);
+  RunResult r;  // the outputs sliced back (the buffers' count and types were checked before padding)
+  set_info(r, run_unguarded(views, {}, false, cancel, {&full_run, {}}));
   r.padding_waste = gear_elements > 0 ? 1.0 - static_cast<double>(real_elements) / static_cast<double>(gear_elements) : 0;
-  if (caller_outputs && outputs.size() != full_run.outputs.size())
-    raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(outputs.size()) + " output buffers given; the model has " +
-                                std::to_string(full_run.outputs.size()) + " outputs");
   for (std::size_t o = 0; o < full_run.outputs.size(); ++o) {
     const Output& y = full_run.outputs[o];
     std::vector<std::int64_t> d = y.dims;

@@ -204,12 +204,7 @@ RunResult Session::Impl::run(std::span<const TensorView> inputs, std::span<const
                              bool caller_outputs, const std::atomic<bool>* cancel) {
   return detail::guard_memory("[ge.runtime] a run", [&] {
     RunResult r;
-    const RunInfo info = run_unguarded(inputs, outputs, caller_outputs, cancel, {&r, {}});
-    r.gear = info.gear;
-    r.plan = info.plan;
-    r.padding_waste = info.padding_waste;
-    r.arena_bytes = info.arena_bytes;
-    r.trace = info.trace;
+    set_info(r, run_unguarded(inputs, outputs, caller_outputs, cancel, {&r, {}}));
     return r;
   });
 }
@@ -313,7 +308,7 @@ RunInfo Session::Impl::run_unguarded(std::span<const TensorView> inputs, std::sp
 
 // A padded run's result handed to the sink: as it is, or copied into the caller's views.
 RunInfo Session::Impl::hand_padded(RunResult&& r, OutputSink sink) {
-  const RunInfo info{r.gear, r.plan, r.padding_waste, r.arena_bytes, r.trace};
+  const RunInfo info = info_of(r);
   if (sink.result != nullptr) {
     *sink.result = std::move(r);
     return info;

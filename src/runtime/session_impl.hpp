@@ -27,6 +27,16 @@ struct OutputSink {
   std::span<TensorView> into{};
 };
 
+// A RunResult's description of the run, from its RunInfo, and back.
+inline void set_info(RunResult& r, const RunInfo& info) {
+  r.gear = info.gear;
+  r.plan = info.plan;
+  r.padding_waste = info.padding_waste;
+  r.arena_bytes = info.arena_bytes;
+  r.trace = info.trace;
+}
+inline RunInfo info_of(const RunResult& r) { return {r.gear, r.plan, r.padding_waste, r.arena_bytes, r.trace}; }
+
 // Everything a run touches: a run (and an async run's job) reads only this, never the
 // Session object, so that a Session destroyed from one of its own run_async callbacks can
 // hand its Impl to the last job in flight, which frees it (see ~Session).

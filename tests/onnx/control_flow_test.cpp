@@ -99,6 +99,36 @@ Model loop_model() {
   return m;
 }
 
+// s0 [2], x [2, 3] -> Scan (one scan input; the body adds each slice to the state and
+// also emits it) -> s, all; the node named `name`, its INTS attributes set by `ints`.
+struct ScanModel {
+  Model m;
+  ::onnx::NodeProto* node = nullptr;
+  void ints(const std::string& name, std::int64_t v) {
+    auto* a = node->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto_AttributeType_INTS);
+    a->add_ints(v);
+  }
+};
+
+ScanModel scan_model(const char* name) {
+  Model body;
+  body.input("s", f32, std::nullopt);
+  body.input("col", f32, std::nullopt);
+  body.node("Add", {"s", "col"}, {"s_out"});
+  body.node("Identity", {"s_out"}, {"seen"});
+  body.output("s_out");
+  body.output("seen");
+  ScanModel sm;
+  sm.m.input("s0", f32, {2});
+  sm.m.input("x", f32, {2, 3});
+  sm.node = sm.m.node("Scan", {"s0", "x"}, {"s", "all"}, name);
+  set_graph(sm.node, "body", body);
+  set_int(sm.node, "num_scan_inputs", 1);
+  return sm;
+}
+
 }  // namespace
 
 TEST_CASE("onnx control flow: If runs the branch cond picks, reading outer values") {
@@ -176,29 +206,12 @@ TEST_CASE("onnx control flow: a carried value grows though the file declares the
 }
 
 TEST_CASE("onnx control flow: Scan along an axis, reversed, stacking at another axis") {
-  Model body;
-  body.input("s", f32, std::nullopt);
-  body.input("col", f32, std::nullopt);
-  body.node("Add", {"s", "col"}, {"s_out"});
-  body.node("Identity", {"s_out"}, {"seen"});
-  body.output("s_out");
-  body.output("seen");
-  Model m;
-  m.input("s0", f32, {2});
-  m.input("x", f32, {2, 3});
-  auto* n = m.node("Scan", {"s0", "x"}, {"s", "all"}, "scan");
-  set_graph(n, "body", body);
-  set_int(n, "num_scan_inputs", 1);
-  const auto ints = [&](const char* name, std::int64_t v) {
-    auto* a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(::onnx::AttributeProto_AttributeType_INTS);
-    a->add_ints(v);
-  };
-  ints("scan_input_axes", 1);
-  ints("scan_input_directions", 1);
-  ints("scan_output_axes", 1);
-  ints("scan_output_directions", 1);
+  ScanModel sm = scan_model("scan");
+  Model& m = sm.m;
+  sm.ints("scan_input_axes", 1);
+  sm.ints("scan_input_directions", 1);
+  sm.ints("scan_output_axes", 1);
+  sm.ints("scan_output_directions", 1);
   m.output("s");
   m.output("all");
   const ge::Graph g = m.load();
@@ -301,28 +314,10 @@ TEST_CASE("onnx control flow: a cond of several elements and Scan's bad axes are
   for (const auto& [attr, value, code] : {std::tuple{"scan_input_axes", std::int64_t{2}, ge::Errc::bad_attribute},
                                           std::tuple{"scan_output_axes", std::int64_t{-3}, ge::Errc::bad_attribute}}) {
     CAPTURE(attr);
-    Model body;
-    body.input("s", f32, std::nullopt);
-    body.input("col", f32, std::nullopt);
-    body.node("Add", {"s", "col"}, {"s_out"});
-    body.node("Identity", {"s_out"}, {"seen"});
-    body.output("s_out");
-    body.output("seen");
-    Model m;
-    m.input("s0", f32, {2});
-    m.input("x", f32, {2, 3});
-    auto* n = m.node("Scan", {"s0", "x"}, {"s", "all"}, "bad_scan");
-    set_graph(n, "body", body);
-    set_int(n, "num_scan_inputs", 1);
-    const auto ints = [&](const std::string& name, std::int64_t v) {
-      auto* a = n->add_attribute();
-      a->set_name(name);
-      a->set_type(::onnx::AttributeProto_AttributeType_INTS);
-      a->add_ints(v);
-    };
-    ints(attr, value);
-    if (std::string(attr) != "scan_input_axes") ints("scan_input_axes", 1);  // columns, as the body adds them
-    expect_error([&] { (void)m.load(); }, code, "bad_scan");
+    ScanModel sm = scan_model("bad_scan");
+    sm.ints(attr, value);
+    if (std::string(attr) != "scan_input_axes") sm.ints("scan_input_axes", 1);  // columns, as the body adds them
+    expect_error([&] { (void)sm.m.load(); }, code, "bad_scan");
   }
 }
 

@@ -4,10 +4,11 @@
 // the runtime runs it (`Kernel::run` on a oneTBB arena of T threads); then ResNet-50 and
 // MobileNetV2 end to end (`ge::compile` + `ge::Session`) at batch 1 and 8.
 //
-//   ge_bench_conv [layers|dw|models|all (default)] [threads (default 2)] [peak GFLOP/s per core]
+//   ge_bench_conv [layers|dw|dense|models|all (default)] [threads (default 2)] [peak GFLOP/s per core]
 //   GE_BENCH_LAYERS=256x14/3,512x7 ge_bench_conv layers   # only those layer shapes
 //   GE_BENCH_NHWC=1 ge_bench_conv layers   # the NHWC FusedConv kernels (ge::layout_nhwc's)
 //   GE_BENCH_COLD=1 ge_bench_conv layers   # caches flushed before each run (weights from memory)
+//   ge_bench_conv dense     # DenseNet-121's growth, bottleneck and transition convs
 //   ge_bench_conv dw        # depthwise 3x3/5x5/7x7, strides 1/2, dilation 2; grouped (RegNetX, ResNeXt)
 //
 // "cpu ms" is the calling thread's CPU time (minimum over the repetitions): with one
@@ -250,6 +251,24 @@ void table_header() {
               "|----------|----------|----------|--------|--------|--------|\n");
 }
 
+// DenseNet-121's convs at batch 1 and 8: its growth convs (3x3, 128 -> 32) at each
+// resolution, the bottlenecks (1x1 to 128) from the narrowest and widest inputs of each
+// dense block, and the transitions (1x1 halving the channels). `ge_bench_conv dense`.
+const Layer kDenseNet[] = {
+    {"dn121", 128, 56, 32, 3, 1, 1, 6},    {"dn121", 128, 28, 32, 3, 1, 1, 12},  {"dn121", 128, 14, 32, 3, 1, 1, 24},
+    {"dn121", 128, 7, 32, 3, 1, 1, 16},    {"dn121", 64, 56, 128, 1, 1, 1, 1},   {"dn121", 224, 56, 128, 1, 1, 1, 1},
+    {"dn121", 128, 28, 128, 1, 1, 1, 1},   {"dn121", 480, 28, 128, 1, 1, 1, 1},  {"dn121", 256, 14, 128, 1, 1, 1, 1},
+    {"dn121", 992, 14, 128, 1, 1, 1, 1},   {"dn121", 512, 7, 128, 1, 1, 1, 1},   {"dn121", 992, 7, 128, 1, 1, 1, 1},
+    {"dn121", 256, 56, 128, 1, 1, 1, 1},   {"dn121", 512, 28, 256, 1, 1, 1, 1},  {"dn121", 1024, 14, 512, 1, 1, 1, 1},
+};
+
+void bench_densenet(int threads, double peak) {
+  tbb::task_arena arena(threads);
+  table_header();
+  for (const std::int64_t n : {1, 8})
+    for (const Layer& l : kDenseNet) (void)bench_layer(l, n, arena, peak);
+}
+
 // The depthwise and grouped table (`ge_bench_conv dw`). On a shared machine compare the
 // p50 columns of runs made back to back.
 void bench_depthwise(int threads, double peak) {
@@ -324,6 +343,7 @@ int main(int argc, char** argv) {
     std::printf("CPU: %s; kernels' ISA: %d fp32 lanes\n\n", ge_bench::cpu_model().c_str(), lanes);
     if (what == "layers" || what == "all") bench_layers(threads, peak);
     if (what == "dw" || what == "all") bench_depthwise(threads, peak);
+    if (what == "dense" || what == "all") bench_densenet(threads, peak);
     if (what == "models" || what == "all") bench_models(threads);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench/conv: %s\n", e.what());

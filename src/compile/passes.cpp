@@ -258,6 +258,44 @@ Graph remove_dead_code(const Graph& g, PassStats* stats) {
 }
 
 namespace detail {
+// An inference BatchNormalization on an f32 image that no conv's weights took (DenseNet's
+// pre-activation: norm, ReLU, then the conv) becomes what it computes, a per-channel
+// scale and shift: a depthwise 1x1 Conv, which then takes the ReLU as its activation
+// (`fuse_activations`: one pass over the image, not two) and runs in an NHWC chain
+// (`layout_nhwc`) instead of ending one.
+void batch_norm_to_depthwise(Work& w, PassStats& s) {
+  for (const std::size_t i : w.order) {
+    WNode& bn = w.nodes[i];
+    if (!bn.alive || bn.op != "BatchNormalization" || bn.outputs.size() != 1 || bn.inputs.size() != 5) continue;
+    if (const auto mode = attr_of(bn, "training_mode"); mode && mode->as_int() != 0) continue;
+    const TensorDesc& x = w.desc(bn.inputs[0]);
+    if (x.dtype != DataType::f32 || !x.shape.rank_known() || x.shape.rank() != 4 || !x.shape[1].is_static() ||
+        x.shape[1].value() < 1)
+      continue;
+    const std::int64_t c = x.shape[1].value();
+    const auto scale = f32_values(w, bn.inputs[1], c);
+    const auto shift = f32_values(w, bn.inputs[2], c);
+    const auto mean = f32_values(w, bn.inputs[3], c);
+    const auto var = f32_values(w, bn.inputs[4], c);
+    if (!scale || !shift || !mean || !var) continue;
+    const auto eps_attr = attr_of(bn, "epsilon");
+    const double eps = eps_attr ? eps_attr->as_float() : 1e-5;
+    std::vector<float> wt(static_cast<std::size_t>(c)), b(static_cast<std::size_t>(c));
+    for (std::size_t o = 0; o < wt.size(); ++o) {
+      const double f = (*scale)[o] / std::sqrt((*var)[o] + eps);
+      wt[o] = static_cast<float>(f);
+      b[o] = static_cast<float>((*shift)[o] - (*mean)[o] * f);
+    }
+    const ValueId wid = w.add_constant(bn.name + ".weight.depthwise", Tensor::from<float>({c, 1, 1, 1}, wt));
+    const ValueId bid = w.add_constant(bn.name + ".bias.depthwise", Tensor::from<float>({c}, b));
+    WNode& n = w.nodes[i];  // (add_constant leaves the nodes where they are)
+    n.op = "Conv";
+    n.inputs = {n.inputs[0], wid, bid};
+    n.attrs = Attributes{{"group", c}, {"kernel_shape", std::vector<std::int64_t>{1, 1}}};
+    s.constants_added += 2;
+  }
+}
+
 // With `release`, the working form holds the only references to the weights, and each
 // folded Conv's old weights go as soon as the folded ones exist (when nothing else reads
 // them), so that the weights are not all in memory twice; `constants_removed` counts them.
@@ -328,6 +366,7 @@ void fold_batch_norm(Work& w, PassStats& s, bool release) {
     ++s.nodes_removed;
     s.constants_added += 2;
   }
+  batch_norm_to_depthwise(w, s);
 }
 }  // namespace detail
 

@@ -383,7 +383,23 @@ TEST_CASE("fold_batch_norm pass derives unique names when the derived one is tak
   check_same(g, f);
 }
 
-TEST_CASE("fold_batch_norm pass leaves the graph alone when a condition fails") {
+// The BN that stays after a conv that could not take it: its own depthwise 1x1 Conv
+// (scale and shift per channel), named as the BN, its output the BN's; the conv untouched.
+void check_bn_depthwise(const Graph& g, const Graph& f, std::int64_t channels) {
+  CHECK(count(f, "BatchNormalization") == 0);
+  CHECK(count(f, "Conv") == 2);
+  CHECK(node(f, "c").inputs == node(g, "c").inputs);
+  const ge::Node& dw = node(f, "bn");
+  CHECK(dw.op == "Conv");
+  CHECK(dw.attrs.at("group").as_int() == channels);
+  REQUIRE(dw.inputs.size() == 3);
+  CHECK(f.value(dw.inputs[1]).name == "bn.weight.depthwise");
+  CHECK(f.value(dw.inputs[2]).name == "bn.bias.depthwise");
+  CHECK(f.value(dw.outputs[0]).name == g.value(node(g, "bn").outputs[0]).name);
+  check_same(g, f);
+}
+
+TEST_CASE("fold_batch_norm pass: where a Conv cannot take the BN, the BN becomes a depthwise 1x1 Conv") {
   SUBCASE("the Conv's output is read twice") {
     GraphBuilder b;
     const Value x = b.input("x", DataType::f32, "1,2,5,5");
@@ -393,8 +409,9 @@ TEST_CASE("fold_batch_norm pass leaves the graph alone when a condition fails") 
     b.output(y.relu("other_reader"));
     const Graph g = b.build();
     ge::PassStats st;
-    check_unchanged(g, ge::fold_batch_norm(g, &st));
+    check_bn_depthwise(g, ge::fold_batch_norm(g, &st), 4);
     CHECK(st.nodes_removed == 0);
+    CHECK(st.constants_added == 2);
   }
   SUBCASE("the Conv's output is a graph output") {
     GraphBuilder b;
@@ -404,8 +421,38 @@ TEST_CASE("fold_batch_norm pass leaves the graph alone when a condition fails") 
     b.output(y);
     b.output(batch_norm(b, y, "bn", 4, 5));
     const Graph g = b.build();
-    check_unchanged(g, ge::fold_batch_norm(g));
+    check_bn_depthwise(g, ge::fold_batch_norm(g), 4);
   }
+  SUBCASE("the Conv's weights are not a constant") {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "1,2,5,5");
+    const Value w = b.input("w", DataType::f32, "4,2,3,3");
+    b.output(batch_norm(b, x.conv2d(w, {.name = "c"}), "bn", 4, 5));
+    const Graph g = b.build();
+    check_bn_depthwise(g, ge::fold_batch_norm(g), 4);
+  }
+  SUBCASE("pre-activation: BN and ReLU before a conv (DenseNet), over a Concat") {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "2,3,6,6");
+    const auto c = conv_weights(b, "c", 4, 3, 3, 1);
+    const Value y = x.conv2d(c.w, c.b, {.pad = 1, .name = "c"});
+    const Value cat = ge::concat({x, y}, 1, "cat");
+    const auto c2 = conv_weights(b, "c2", 5, 7, 1, 2);
+    b.output(batch_norm(b, cat, "bn", 7, 6).relu("r").conv2d(c2.w, c2.b, {.name = "c2"}));
+    const Graph g = b.build();
+    const Graph f = ge::fold_batch_norm(g);
+    CHECK(node(f, "bn").op == "Conv");
+    CHECK(node(f, "bn").attrs.at("group").as_int() == 7);
+    check_same(g, f);
+    // The whole: the ReLU goes into the depthwise conv, which runs in the NHWC chain.
+    const Graph o = ge::optimize(g);
+    CHECK(count(o, "Relu") == 0);
+    CHECK(count(o, "BatchNormalization") == 0);
+    check_same(g, o);
+  }
+}
+
+TEST_CASE("fold_batch_norm pass leaves the graph alone when a condition fails") {
   SUBCASE("the BN's mean is not a constant") {
     GraphBuilder b;
     const Value x = b.input("x", DataType::f32, "1,2,5,5");
@@ -416,11 +463,17 @@ TEST_CASE("fold_batch_norm pass leaves the graph alone when a condition fails") 
     const Graph g = b.build();
     check_unchanged(g, ge::fold_batch_norm(g));
   }
-  SUBCASE("the Conv's weights are not a constant") {
+  SUBCASE("a BN over rank-2 rows (BatchNorm1d), no image") {
     GraphBuilder b;
-    const Value x = b.input("x", DataType::f32, "1,2,5,5");
-    const Value w = b.input("w", DataType::f32, "4,2,3,3");
-    b.output(batch_norm(b, x.conv2d(w, {.name = "c"}), "bn", 4, 5));
+    const Value x = b.input("x", DataType::f32, "3,4");
+    b.output(batch_norm(b, x, "bn", 4, 5));
+    const Graph g = b.build();
+    check_unchanged(g, ge::fold_batch_norm(g));
+  }
+  SUBCASE("a BN over an image of unknown channels") {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "1,-1,5,5");
+    b.output(batch_norm(b, x, "bn", 4, 5));
     const Graph g = b.build();
     check_unchanged(g, ge::fold_batch_norm(g));
   }

@@ -5,6 +5,7 @@
 // Winograd's, on vectors of channels). Transposes sit only where a chain starts and ends.
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -162,12 +163,36 @@ LayoutRule layout_rule(std::string_view op) {
       m.emplace(e, LayoutRule::elementwise);
     m.emplace("GlobalAveragePool", LayoutRule::spatial_reduce);
     m.emplace("GlobalMaxPool", LayoutRule::spatial_reduce);
+    for (const std::string_view e : {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum"})
+      m.emplace(e, LayoutRule::spatial_reduce);
     m.emplace("Concat", LayoutRule::concat);
     m.emplace("Pad", LayoutRule::pad);
     return m;
   }();
   const auto it = rules.find(op);
   return it == rules.end() ? LayoutRule::fixed : it->second;
+}
+
+// The axes a Reduce* node reduces (its attribute, or from opset 18 its constant second
+// input), or nullopt where they are not known now.
+std::optional<std::vector<std::int64_t>> reduce_axes(const Work& w, const WNode& n) {
+  if (n.inputs.size() > 1 && n.inputs[1] != no_value) {
+    const Tensor* t = w.constant(n.inputs[1]);
+    if (t == nullptr || t->dtype() != DataType::i64) return std::nullopt;
+    return t->to_int64s();
+  }
+  return ints_attr(n, "axes");
+}
+
+// A mean (max, min, sum) over exactly H and W of an image (`x.mean([2, 3])` in MNASNet and
+// others' heads): a global pool, kept or not kept dims.
+bool reduces_h_and_w(const Work& w, const WNode& n) {
+  const auto axes = reduce_axes(w, n);
+  if (!axes || axes->size() != 2) return false;
+  std::vector<std::int64_t> a = *axes;
+  for (std::int64_t& x : a) x = x < 0 ? x + 4 : x;
+  std::sort(a.begin(), a.end());
+  return a == std::vector<std::int64_t>{2, 3};
 }
 
 // What a node is to the layout solve: a conv or pool that gains from NHWC (`Kind`), or
@@ -213,8 +238,8 @@ Role role_of(const Work& w, const WNode& n, bool dense_chains) {
       break;
     case LayoutRule::spatial_reduce:
       // (a [N, C, 1, 1] input too: a chain's last image may be one pixel)
-      if (n.inputs.size() != 1 || !w.desc(n.inputs[0]).shape.rank_known() || w.desc(n.inputs[0]).shape.rank() != 4)
-        return r;
+      if (!w.desc(n.inputs[0]).shape.rank_known() || w.desc(n.inputs[0]).shape.rank() != 4) return r;
+      if (n.op.starts_with("Global") ? n.inputs.size() != 1 : !reduces_h_and_w(w, n)) return r;
       r.images = {0};
       break;
     case LayoutRule::pad: {
@@ -402,9 +427,36 @@ void rewrite_elementwise(Work& w, Rewriter& rw, const Chains& c, std::size_t i,
   w.nodes[i].outputs[0] = nhwc.at(w.nodes[i].outputs[0]);
 }
 
+// A Reduce* member over H and W (`w.nodes[i]`, reading an NHWC image): over NHWC's axes 1
+// and 2; without kept dims its [N, C] output is the same, with them [N, 1, 1, C] then a
+// Reshape to the node's [N, C, 1, 1].
+void rewrite_spatial_reduce(Work& w, Rewriter& rw, std::size_t i) {
+  const std::string name = w.nodes[i].name;
+  if (w.nodes[i].inputs.size() > 1 && w.nodes[i].inputs[1] != no_value) {
+    const ValueId axes = w.add_constant(name + ".nhwc_axes", Tensor::from<std::int64_t>({2}, {1, 2}));
+    w.nodes[i].inputs[1] = axes;
+  }
+  WNode& n = w.nodes[i];
+  if (n.inputs.size() < 2 || n.inputs[1] == no_value) {
+    n.attrs.insert_or_assign("axes", std::vector<std::int64_t>{1, 2});
+  }
+  const auto keep = attr_of(n, "keepdims");
+  if (keep && keep->as_int() == 0) return;
+  TensorDesc d = w.desc(n.inputs[0]);
+  d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
+  const ValueId reduced = rw.new_value(name + ".nhwc", d);
+  const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
+  WNode& r = w.nodes[i];
+  const ValueId y = r.outputs[0];
+  r.outputs[0] = reduced;
+  w.nodes.push_back({rw.node_name(name + ".nchw"), "Reshape", {reduced, shape}, {y}, Attributes{}, true});
+  ++rw.s.nodes_added;
+}
+
 // A global pool member (`w.nodes[i]`, reading an NHWC image) as a reduction over H and W,
 // then a Reshape to the pool's [N, C, 1, 1] output.
 void rewrite_global_pool(Work& w, Rewriter& rw, std::size_t i) {
+  if (!w.nodes[i].op.starts_with("Global")) return rewrite_spatial_reduce(w, rw, i);
   const WNode& n = w.nodes[i];  // [N, H, W, C] -> [N, 1, 1, C]
   TensorDesc d = w.desc(n.inputs[0]);
   d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
@@ -507,67 +559,9 @@ void rewrite_members(Work& w, PassStats& s, const Chains& c, const std::vector<b
   }
 }
 
-// The expanded image of a pointwise conv, per image, from which fusing it with the
-// depthwise conv that reads it pays: smaller ones stay in cache between the two convs
-// anyway, and splitting their few rows over the threads would expand rows twice.
-constexpr std::int64_t kFuseExpandedBytes = 1 << 20;
-// Rows narrower than this make the fused kernel's per-row products too small to pay
-// (EfficientNet's 19- and 10-pixel rows of 960 to 2688 channels ran at 40 GFLOP/s fused).
-constexpr std::int64_t kFuseMinWidth = 32;
-
-// An NHWC FusedConv with constant weights of `taps` kernel extent, or null.
-const Tensor* nhwc_conv_weights(const Work& w, const WNode& n) {
-  if (!n.alive || n.op != "FusedConv" || n.outputs.size() != 1 || n.inputs.size() < 2) return nullptr;
-  const auto layout = attr_of(n, "layout");
-  if (!layout || layout->as_string() != "NHWC") return nullptr;
-  const Tensor* wt = w.constant(n.inputs[1]);
-  return wt != nullptr && wt->dtype() == DataType::f32 && wt->dims().size() == 4 ? wt : nullptr;
-}
-
 }  // namespace
 
 namespace detail {
-void fuse_pointwise_depthwise(Work& w, PassStats& s) {
-  const Work::Readers readers = w.readers();
-  for (const std::size_t i : w.order) {
-    WNode& pw = w.nodes[i];
-    const Tensor* w1 = nhwc_conv_weights(w, pw);
-    if (w1 == nullptr || w1->dims()[2] != 1 || w1->dims()[3] != 1) continue;
-    if (pw.inputs.size() != 3 || pw.inputs[2] == no_value) continue;  // a bias, and no residual
-    const auto group = attr_of(pw, "group");
-    if ((group && group->as_int() != 1) || !window_of(pw, 2).unit()) continue;
-    const ValueId mid = pw.outputs[0];
-    if (readers.count[mid] != 1 || w.is_output(mid)) continue;
-    WNode& dw = w.nodes[readers.node[mid]];
-    const Tensor* w2 = nhwc_conv_weights(w, dw);
-    if (w2 == nullptr || dw.inputs[0] != mid || dw.inputs.size() < 3 || dw.inputs[2] == no_value) continue;
-    const auto& d2 = w2->dims();
-    const auto dw_group = attr_of(dw, "group");
-    if (d2[1] != 1 || d2[0] != w1->dims()[0] || !dw_group || dw_group->as_int() != d2[0] || d2[2] * d2[3] > 49 ||
-        window_of(dw, 2).auto_pad != ops::AutoPad::notset)
-      continue;
-    const Shape& ms = w.desc(mid).shape;  // [N, H, W, E]
-    if (!ms.rank_known() || ms.rank() != 4 || !ms[1].is_static() || !ms[2].is_static() ||
-        ms[1].value() * ms[2].value() * d2[0] * 4 < kFuseExpandedBytes || ms[2].value() < kFuseMinWidth)
-      continue;
-    // X, W1, B1 of the pointwise conv; W2, B2, Z of the depthwise one.
-    std::vector<ValueId> ins{pw.inputs[0], pw.inputs[1], pw.inputs[2], dw.inputs[1], dw.inputs[2]};
-    if (dw.inputs.size() > 3 && dw.inputs[3] != no_value) ins.push_back(dw.inputs[3]);
-    Attributes attrs = dw.attrs;
-    attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{d2[2], d2[3]});
-    for (const auto& [from, to] : {std::pair{"activation", "pointwise_activation"}, std::pair{"clip_min", "pointwise_clip_min"},
-                                   std::pair{"clip_max", "pointwise_clip_max"}, std::pair{"alpha", "pointwise_alpha"},
-                                   std::pair{"beta", "pointwise_beta"}})
-      if (const auto a = pw.attrs.find(from); a != pw.attrs.end()) attrs.insert_or_assign(to, a->second);
-    dw.op = "FusedPointwiseDepthwise";
-    dw.inputs = std::move(ins);
-    dw.attrs = std::move(attrs);
-    pw.alive = false;
-    s.nodes_removed += 2;
-    ++s.nodes_added;
-  }
-}
-
 void layout_nhwc(Work& w, PassStats& s, bool dense_chains) {
   Chains chains = find_chains(w, dense_chains);
   std::vector<bool> member = chain_members(w, chains, dense_chains);
@@ -575,10 +569,6 @@ void layout_nhwc(Work& w, PassStats& s, bool dense_chains) {
   rewrite_members(w, s, chains, member);
 }
 }  // namespace detail
-
-Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_pointwise_depthwise", detail::fuse_pointwise_depthwise);
-}
 
 Graph layout_nhwc(const Graph& g, PassStats* stats, bool dense_chains) {
   return detail::run_pass(g, stats, "layout_nhwc",

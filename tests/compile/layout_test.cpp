@@ -540,6 +540,45 @@ TEST_CASE("layout_nhwc pass: a Pad between convs runs NHWC, its pads permuted") 
   }
 }
 
+TEST_CASE("layout_nhwc pass: a mean, max or sum over H and W ends a chain without a Transpose (MNASNet's head)") {
+  struct Case {
+    const char* what;
+    std::vector<std::int64_t> axes;
+    bool keepdims;
+    bool axes_input;  // opset 18: the axes as a constant second input
+    const char* op;
+    std::size_t transposes;
+  };
+  const Case cases[] = {
+      {"mean [2, 3] without kept dims", {2, 3}, false, false, "ReduceMean", 1},
+      {"mean [3, 2] with kept dims", {3, 2}, true, false, "ReduceMean", 1},
+      {"max [-1, -2], axes as an input", {-1, -2}, false, true, "ReduceMax", 1},
+      {"sum [2, 3] with kept dims, axes as an input", {2, 3}, true, true, "ReduceSum", 1},
+      {"mean over the channels: NCHW, the image goes back", {1}, true, false, "ReduceMean", 2},
+      {"mean over H alone: NCHW", {2}, false, false, "ReduceMean", 2},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.what);
+    GraphBuilder gb;
+    const Value x = gb.input("x", DataType::f32, "2,16,7,6");
+    const Value d = x.conv2d(weights(gb, "dw", 16, 1, 3, 1), bias(gb, "dw", 16, 2), {.pad = 1, .group = 16, .name = "dw"})
+                        .relu();
+    ge::Attributes attrs{{"keepdims", std::int64_t{k.keepdims ? 1 : 0}}};
+    std::vector<Value> ins{d};
+    if (k.axes_input) {
+      ins.push_back(gb.constant("axes", ge::Tensor::from<std::int64_t>({static_cast<std::int64_t>(k.axes.size())}, k.axes)));
+    } else {
+      attrs.emplace("axes", k.axes);
+    }
+    gb.output(gb.op(k.op, ins, attrs, "reduce"));
+    const Graph g = gb.build();
+    const Graph o = ge::layout_nhwc(g);
+    CHECK(nhwc_convs(o) == 1);
+    CHECK(count(o, "Transpose") == k.transposes);
+    check_same(g, o, 1e-5);
+  }
+}
+
 TEST_CASE("layout_nhwc pass: grouped convs of 4k outputs per group join a chain; 2 and 6 do not") {
   // A ResNeXt-style bottleneck: 1x1, grouped 3x3, 1x1, residual; the grouped conv's group
   // width decides whether the body is one NHWC chain (the NHWC grouped kernel beats the

@@ -452,6 +452,13 @@ TEST_CASE("dense conv over few input channels on NHWC images: first convs, strid
       {1, 3, 10, 48, 16, 9, pads(1, 4), true, false},              // 243 taps: the loops per tap
       {2, 4, 8, 30, 40, 3, {.stride_h = 1, .stride_w = 2, .pad_top = 0, .pad_left = 2, .pad_bottom = 1,
                             .pad_right = 0, .dilation_h = 2, .dilation_w = 1}, true, true},
+      // 16 outputs (one vector, 16-pixel blocks), a row of 27 columns: the padded first column,
+      // one block of 16, blocks of 4, single pixels inside and the padded last one.
+      {1, 3, 9, 53, 16, 3, pads(2, 1), true, true},
+      // 48 outputs (two vectors, then one), uneven pads and a horizontal dilation.
+      {1, 2, 7, 37, 48, 5, {.stride_h = 1, .stride_w = 1, .pad_top = 2, .pad_left = 1, .pad_bottom = 0,
+                            .pad_right = 3, .dilation_h = 1, .dilation_w = 2}, true, false},
+      {1, 3, 5, 2, 8, 5, pads(1, 2), true, true},  // narrower than the kernel: every column padded
   };
   check_nhwc_dense(cases, 4100, 1e-4f,
                    [](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,

@@ -23,8 +23,9 @@ namespace {
 
 // A dense conv with few input channels on NHWC images (an image net's first conv once
 // the layout pass takes it): per output pixel, K = KH*KW*C products into the output
-// channels, 8 pixels x 2 vectors of output channels side by side, each input float
-// broadcast once per pixel, each tap's weight vectors loaded once per 8 pixels.
+// channels, 8 pixels x 2 vectors of output channels side by side (16 pixels x 1 where
+// one vector holds the rest), each input float broadcast once per pixel, each tap's
+// weight vectors loaded once per block of pixels.
 constexpr int kMaxDenseTaps = 7 * 7 * 4;  // the largest first conv it serves: 7x7 over 4 channels
 
 struct Dense {
@@ -38,15 +39,86 @@ struct Dense {
   const float* residual;
 };
 
-template <int V>
-inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_t r) {
+// Output channels [m0, m0 + NV * V) of output row r, PX pixels at a time: 8 pixels x 2
+// vectors of channels, or where the channels fit one vector 16 pixels x 1 (a stem of 16
+// outputs: no FMAs on a padded second vector).
+template <int V, int NV, int PX>
+inline __attribute__((always_inline)) void dense_block(const Dense& d, std::int64_t r, std::int64_t m0, int taps,
+                                                       const std::int64_t* wrow_of, const std::int64_t* off_of,
+                                                       bool flat, std::int64_t ox_b, std::int64_t ox_e) {
   using vf = VecOf<V>;
   const Conv2dParams& p = *d.p;
   const std::int64_t img = r / d.oh, oy = r % d.oh;
   const float* in = d.x + img * d.h * d.w * d.c;
   float* out = d.y + r * d.ow * d.m;
   const float* res = d.residual != nullptr ? d.residual + r * d.ow * d.m : nullptr;
-  constexpr int kPx = 8;
+  const std::int64_t step = p.stride_w * d.c;
+  const int nv = d.m - m0 > V ? 2 : 1;
+  vf b[NV];
+  for (int v = 0; v < NV; ++v) b[v] = vf{} + 0.0f;
+  if (d.bias != nullptr)
+    for (int v = 0; v < nv; ++v) b[v] = load_lanes<vf>(d.bias + m0 + v * V, std::min<std::int64_t>(V, d.m - m0 - v * V));
+  for (std::int64_t ox0 = ox_b; ox0 < ox_e; ox0 += PX) {
+    const int px = static_cast<int>(std::min<std::int64_t>(PX, ox_e - ox0));
+    vf acc[PX][NV];
+#pragma GCC unroll 16
+    for (int i = 0; i < PX; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[i][v] = b[v];
+    // Every tap of the PX pixels inside the row: no test per pixel.
+    const std::int64_t first = ox0 * p.stride_w - p.pad_left;
+    const bool inside =
+        flat && px == PX && first >= 0 && first + (PX - 1) * p.stride_w + (d.kw - 1) * p.dilation_w < d.w;
+    if (inside) {
+      const float* base = in + first * d.c;
+      const float* wbase = d.wt + m0;
+      for (int t = 0; t < taps; ++t) {
+        vf w[NV];
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v) std::memcpy(&w[v], wbase + wrow_of[t] + v * V, sizeof(vf));
+        const float* src = base + off_of[t];
+#pragma GCC unroll 16
+        for (int i = 0; i < PX; ++i) {
+          const float x = src[i * step];
+#pragma GCC unroll 2
+          for (int v = 0; v < NV; ++v) acc[i][v] += x * w[v];
+        }
+      }
+    }
+    for (std::int64_t ky = 0; ky < d.kh && !inside; ++ky) {
+      const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+      if (iy < 0 || iy >= d.h) continue;
+      for (std::int64_t kx = 0; kx < d.kw; ++kx)
+        for (std::int64_t ci = 0; ci < d.c; ++ci) {
+          const float* wrow = d.wt + ((ky * d.kw + kx) * d.c + ci) * d.m_pad + m0;
+          vf w[NV];
+#pragma GCC unroll 2
+          for (int v = 0; v < NV; ++v) std::memcpy(&w[v], wrow + v * V, sizeof(vf));  // (m_pad: NV vectors past m0)
+#pragma GCC unroll 16
+          for (int i = 0; i < PX; ++i) {
+            const std::int64_t ix = (ox0 + i) * p.stride_w - p.pad_left + kx * p.dilation_w;
+            if (i >= px || ix < 0 || ix >= d.w) continue;
+            const float x = in[(iy * d.w + ix) * d.c + ci];
+#pragma GCC unroll 2
+            for (int v = 0; v < NV; ++v) acc[i][v] += x * w[v];
+          }
+        }
+    }
+    for (int i = 0; i < px; ++i)
+      for (int v = 0; v < std::min(nv, NV); ++v) {
+        const std::int64_t lanes = std::min<std::int64_t>(V, d.m - m0 - v * V);
+        const std::int64_t at = (ox0 + i) * d.m + m0 + v * V;
+        vf a = acc[i][v];
+        if (res != nullptr) a += load_lanes<vf>(res + at, lanes);
+        store_lanes(out + at, apply_post_v(a, p.post), lanes);
+      }
+  }
+}
+
+template <int V>
+inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_t r) {
+  const Conv2dParams& p = *d.p;
+  const std::int64_t oy = r % d.oh;
   // The taps of this row inside the image, as (weight row, input offset from the first
   // pixel's column): the interior blocks run one flat loop over them.
   std::int64_t wrow_of[kMaxDenseTaps], off_of[kMaxDenseTaps];
@@ -62,63 +134,24 @@ inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_
         ++taps;
       }
   }
-  const std::int64_t step = p.stride_w * d.c;
+  // The columns whose taps all lie inside the row, [lo, hi): there whole blocks of pixels
+  // take the fast loop, the last few as blocks of 4 and single pixels; only the columns
+  // the padding reaches go pixel by pixel through the tested loop.
+  const std::int64_t lo = std::min(d.ow, (p.pad_left + p.stride_w - 1) / p.stride_w);
+  const std::int64_t reach = d.w - 1 + p.pad_left - (d.kw - 1) * p.dilation_w;  // the last start inside
+  const std::int64_t hi = std::max(lo, std::min(d.ow, reach < 0 ? 0 : reach / p.stride_w + 1));
+  const auto columns = [&]<int NV, int PX>(std::int64_t m0) {
+    std::int64_t ox = lo;
+    dense_block<V, NV, 1>(d, r, m0, taps, wrow_of, off_of, flat, 0, lo);
+    for (; ox + PX <= hi; ox += PX) dense_block<V, NV, PX>(d, r, m0, taps, wrow_of, off_of, flat, ox, ox + PX);
+    for (; ox + 4 <= hi; ox += 4) dense_block<V, NV, 4>(d, r, m0, taps, wrow_of, off_of, flat, ox, ox + 4);
+    dense_block<V, NV, 1>(d, r, m0, taps, wrow_of, off_of, flat, ox, d.ow);
+  };
   for (std::int64_t m0 = 0; m0 < d.m; m0 += 2 * V) {
-    const int nv = d.m - m0 > V ? 2 : 1;
-    vf b[2] = {vf{}, vf{}};
-    if (d.bias != nullptr)
-      for (int v = 0; v < nv; ++v) b[v] = load_lanes<vf>(d.bias + m0 + v * V, std::min<std::int64_t>(V, d.m - m0 - v * V));
-    for (std::int64_t ox0 = 0; ox0 < d.ow; ox0 += kPx) {
-      const int px = static_cast<int>(std::min<std::int64_t>(kPx, d.ow - ox0));
-      vf acc[kPx][2];
-      for (int i = 0; i < kPx; ++i) acc[i][0] = b[0], acc[i][1] = b[1];
-      // Every tap of the 8 pixels inside the row: no test per pixel.
-      const std::int64_t first = ox0 * p.stride_w - p.pad_left;
-      const bool inside = flat && px == kPx && first >= 0 &&
-                          first + (kPx - 1) * p.stride_w + (d.kw - 1) * p.dilation_w < d.w;
-      if (inside) {
-        const float* base = in + first * d.c;
-        const float* wbase = d.wt + m0;
-        for (int t = 0; t < taps; ++t) {
-          vf w0, w1;
-          std::memcpy(&w0, wbase + wrow_of[t], sizeof w0);
-          std::memcpy(&w1, wbase + wrow_of[t] + V, sizeof w1);
-          const float* src = base + off_of[t];
-#pragma GCC unroll 8
-          for (int i = 0; i < kPx; ++i) {
-            const float v = src[i * step];
-            acc[i][0] += v * w0;
-            acc[i][1] += v * w1;
-          }
-        }
-      }
-      for (std::int64_t ky = 0; ky < d.kh && !inside; ++ky) {
-        const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-        if (iy < 0 || iy >= d.h) continue;
-        for (std::int64_t kx = 0; kx < d.kw; ++kx)
-          for (std::int64_t ci = 0; ci < d.c; ++ci) {
-            const float* wrow = d.wt + ((ky * d.kw + kx) * d.c + ci) * d.m_pad + m0;
-            vf w0, w1;
-            std::memcpy(&w0, wrow, sizeof w0);
-            std::memcpy(&w1, wrow + V, sizeof w1);  // (m_pad: two vectors past every m0)
-#pragma GCC unroll 8
-            for (int i = 0; i < kPx; ++i) {
-              const std::int64_t ix = (ox0 + i) * p.stride_w - p.pad_left + kx * p.dilation_w;
-              if (i >= px || ix < 0 || ix >= d.w) continue;
-              const float v = in[(iy * d.w + ix) * d.c + ci];
-              acc[i][0] += v * w0;
-              acc[i][1] += v * w1;
-            }
-          }
-      }
-      for (int i = 0; i < px; ++i)
-        for (int v = 0; v < nv; ++v) {
-          const std::int64_t lanes = std::min<std::int64_t>(V, d.m - m0 - v * V);
-          const std::int64_t at = (ox0 + i) * d.m + m0 + v * V;
-          vf a = acc[i][v];
-          if (res != nullptr) a += load_lanes<vf>(res + at, lanes);
-          store_lanes(out + at, apply_post_v(a, p.post), lanes);
-        }
+    if (d.m - m0 > V) {
+      columns.template operator()<2, 8>(m0);
+    } else {
+      columns.template operator()<1, 16>(m0);
     }
   }
 }

@@ -49,6 +49,48 @@ inline __attribute__((always_inline)) void edge_rows(std::int64_t kc, const floa
   }
 }
 
+// Two panels holding 17 to 31 columns (N = 24: MobileNet's projections), 12 rows: a
+// 12 x 32 tile into `ragged` (B's panels are zero-padded), finished column-exact.
+template <int V, bool kRowA>
+inline __attribute__((always_inline)) void ragged_pair(std::int64_t kc, const float* a, std::int64_t a_stride,
+                                                       const float* bp, std::int64_t b_stride, float* c,
+                                                       std::int64_t ldc, std::int64_t cols, bool load_c, bool last,
+                                                       const GemmEpilogue& ep, std::int64_t i, std::int64_t j,
+                                                       const Ahead& ahead, float* ragged) {
+  micro_kernel_store<V, 2, 2, kRowA>(kc, a, a_stride, bp, b_stride, ragged, 2 * kGemmNR, false, false, ep, i, j, ahead);
+  for (std::int64_t r = 0; r < 2 * kGemmMR; ++r) {
+    float* crow = c + r * ldc;
+    finish_row(ragged + r * 2 * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c, last, ep, i + r,
+               j);
+    finish_row(ragged + r * 2 * kGemmNR + kGemmNR, crow + kGemmNR, cols - kGemmNR, load_c, last, ep, i + r,
+               j + kGemmNR);
+  }
+}
+
+// One panel of at most 16 columns (a 1x1 conv to 8 or 16 channels), 12 rows from `a` (at
+// C[i][j], `c`): a 12 x 16 tile, whose 12 accumulators cover the FMA latency (a 6 x 16
+// tile's 6 do not), with A in place, not packed per tile; a panel of fewer columns goes
+// through `ragged` and is finished column-exact.
+template <int V, bool kRowA>
+inline __attribute__((always_inline)) void narrow_tile(std::int64_t kc, const float* a, std::int64_t a_stride,
+                                                       const float* bp, float* c, std::int64_t ldc, std::int64_t nr,
+                                                       bool load_c, bool last, const GemmEpilogue& ep, std::int64_t i,
+                                                       std::int64_t j, const Ahead& ahead, float* ragged) {
+  if (nr == kGemmNR) {
+    micro_kernel_store<V, 2, 1, kRowA>(kc, a, a_stride, bp, 0, c, ldc, load_c, last, ep, i, j, ahead);
+    return;
+  }
+  micro_kernel_store<V, 2, 1, kRowA>(kc, a, a_stride, bp, 0, ragged, kGemmNR, false, false, ep, i, j, ahead);
+  for (std::int64_t r = 0; r < 2 * kGemmMR; ++r) {
+    if (nr == 8) {  // (8 channels: one fixed-width pass, not a loop of run-time length)
+      finish_row(ragged + r * kGemmNR, c + r * ldc, std::integral_constant<std::int64_t, 8>{}, load_c, last, ep, i + r,
+                 j);
+    } else {
+      finish_row(ragged + r * kGemmNR, c + r * ldc, nr, load_c, last, ep, i + r, j);
+    }
+  }
+}
+
 // One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K. A
 // is packed (`a` holds MR-row panels) or, with `kRowA`, row-major with row stride `lda`,
 // read in place: then an edge tile (fewer than NR columns) packs its MR x kc slice of A
@@ -106,8 +148,7 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
     std::int64_t edge_from = n0;
     for (std::int64_t j = n0; j < n1;) {
       const bool wide = V == 16 && j + 2 * kGemmNR <= n1;
-      // 17 to 31 columns left (N = 24: MobileNet's projections): 12 x 32 tiles too, into
-      // `ragged` (B's panels are zero-padded), finished column-exact.
+      // 17 to 31 columns left: 12 x 32 tiles too (`ragged_pair`).
       const bool ragged = V == 16 && !wide && j + kGemmNR < n1;
       // With A in place, B holds the weights (a MatMul's or a pixel-major conv's): the
       // first tile of these columns fetches the next B panels (the next K block's first
@@ -129,15 +170,14 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
           continue;
         }
         if (ragged && i + 2 * kGemmMR <= m1) {
-          micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, ragged_tile, 2 * kGemmNR, false,
-                                             false, ep, i, j, ahead);
-          for (std::int64_t r = 0; r < 2 * kGemmMR; ++r) {
-            float* crow = c + (i + r) * ldc + j;
-            finish_row(ragged_tile + r * 2 * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c,
-                       last, ep, i + r, j);
-            finish_row(ragged_tile + r * 2 * kGemmNR + kGemmNR, crow + kGemmNR, n1 - j - kGemmNR, load_c, last, ep,
-                       i + r, j + kGemmNR);
-          }
+          ragged_pair<V, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, c + i * ldc + j, ldc, n1 - j, load_c, last, ep,
+                                i, j, ahead, ragged_tile);
+          i += 2 * kGemmMR;
+          continue;
+        }
+        if (V == 16 && !wide && !ragged && i + 2 * kGemmMR <= m1) {
+          narrow_tile<V, kRowA>(kc, a_at(i), a_stride, bp, c + i * ldc + j, ldc, std::min(kGemmNR, n1 - j), load_c,
+                                last, ep, i, j, ahead, ragged_tile);
           i += 2 * kGemmMR;
           continue;
         }

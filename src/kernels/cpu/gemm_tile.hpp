@@ -147,6 +147,62 @@ struct Ahead {
   int panels = 0;
 };
 
+// The epilogue on a tile's accumulators (the last K block): bias per row or per column,
+// the residual, then ReLU or Clip; the other activations run over the finished rows.
+template <int V, int MR, int NV>
+inline __attribute__((always_inline)) void tile_epilogue(VecOf<V> (&acc)[MR][NV], const GemmEpilogue& ep,
+                                                         std::int64_t row, std::int64_t col) {
+  using vf = VecOf<V>;
+  constexpr int mr = MR, nv = NV;
+  if (ep.bias_m != nullptr) {
+#pragma GCC unroll 16
+    for (int r = 0; r < mr; ++r) {
+      const float bm = ep.bias_m[row + r];
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; ++v) acc[r][v] += bm;
+    }
+  }
+  if (ep.bias_n != nullptr) {
+#pragma GCC unroll 8
+    for (int v = 0; v < nv; ++v) {
+      vf bn;
+      std::memcpy(&bn, ep.bias_n + col + v * V, sizeof(vf));
+#pragma GCC unroll 16
+      for (int r = 0; r < mr; ++r) acc[r][v] += bn;
+    }
+  }
+  if (ep.residual != nullptr) {
+#pragma GCC unroll 16
+    for (int r = 0; r < mr; ++r) {
+      const float* rs = ep.residual + (row + r) * ep.ld_residual + col;
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; ++v) {
+        vf o;
+        std::memcpy(&o, rs + v * V, sizeof(vf));
+        acc[r][v] += o;
+      }
+    }
+  }
+  if (ep.post.kind == Activation::relu) {
+    const vf zero{};
+#pragma GCC unroll 16
+    for (int r = 0; r < mr; ++r) {
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; ++v) acc[r][v] = acc[r][v] > zero ? acc[r][v] : zero;
+    }
+  } else if (ep.post.kind == Activation::clip) {
+    const vf lo = vf{} + ep.post.lo, hi = vf{} + ep.post.hi;
+#pragma GCC unroll 16
+    for (int r = 0; r < mr; ++r) {
+#pragma GCC unroll 8
+      for (int v = 0; v < nv; ++v) {
+        const vf t = acc[r][v] < lo ? lo : acc[r][v];  // min(max(v, lo), hi), as ONNX Clip
+        acc[r][v] = t > hi ? hi : t;
+      }
+    }
+  }
+}
+
 // The micro-kernel of a full tile of MP A panels x NP B panels (MP * MR rows, NP * NR
 // columns; 1 x 1 is the plain MR x NR tile) with the store fused: the accumulators get
 // C's old value (`load_c`), then on the last K block the epilogue, in registers, and go
@@ -171,6 +227,15 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
 #pragma GCC unroll 8
     for (int v = 0; v < nv; ++v) acc[r][v] = vf{};
   }
+  // A in place: row r read through the pointer of its group of three (rows 3q, 3q + 1,
+  // 3q + 2 at that pointer plus 0, 1 and 2 row strides, a scaled index), the pointers
+  // stepped along K. With a pointer per row, 12 rows' pointers do not fit the general
+  // registers: they were reloaded from the stack and from vector registers (a port the
+  // FMAs need) at every K step.
+  constexpr int groups = (mr + 2) / 3;
+  const float* arow[groups];
+#pragma GCC unroll 8
+  for (int q = 0; q < groups; ++q) arow[q] = a + (kRowA ? 3 * q * a_stride : 0);
 #pragma GCC unroll 2
   for (std::int64_t p = 0; p < kc; ++p) {
     vf bv[nv];
@@ -189,9 +254,13 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
     }
 #pragma GCC unroll 16
     for (int r = 0; r < mr; ++r) {
-      const float av = kRowA ? a[r * a_stride + p] : a[(r / kGemmMR) * a_stride + p * kGemmMR + r % kGemmMR];
+      const float av = kRowA ? arow[r / 3][(r % 3) * a_stride] : a[(r / kGemmMR) * a_stride + p * kGemmMR + r % kGemmMR];
 #pragma GCC unroll 8
       for (int v = 0; v < nv; ++v) acc[r][v] += av * bv[v];
+    }
+    if constexpr (kRowA) {
+#pragma GCC unroll 8
+      for (int q = 0; q < groups; ++q) ++arow[q];
     }
   }
   if (load_c) {
@@ -205,55 +274,7 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
       }
     }
   }
-  if (last) {
-    if (ep.bias_m != nullptr) {
-#pragma GCC unroll 16
-      for (int r = 0; r < mr; ++r) {
-        const float bm = ep.bias_m[row + r];
-#pragma GCC unroll 8
-        for (int v = 0; v < nv; ++v) acc[r][v] += bm;
-      }
-    }
-    if (ep.bias_n != nullptr) {
-#pragma GCC unroll 8
-      for (int v = 0; v < nv; ++v) {
-        vf bn;
-        std::memcpy(&bn, ep.bias_n + col + v * V, sizeof(vf));
-#pragma GCC unroll 16
-        for (int r = 0; r < mr; ++r) acc[r][v] += bn;
-      }
-    }
-    if (ep.residual != nullptr) {
-#pragma GCC unroll 16
-      for (int r = 0; r < mr; ++r) {
-        const float* rs = ep.residual + (row + r) * ep.ld_residual + col;
-#pragma GCC unroll 8
-        for (int v = 0; v < nv; ++v) {
-          vf o;
-          std::memcpy(&o, rs + v * V, sizeof(vf));
-          acc[r][v] += o;
-        }
-      }
-    }
-    if (ep.post.kind == Activation::relu) {
-      const vf zero{};
-#pragma GCC unroll 16
-      for (int r = 0; r < mr; ++r) {
-#pragma GCC unroll 8
-        for (int v = 0; v < nv; ++v) acc[r][v] = acc[r][v] > zero ? acc[r][v] : zero;
-      }
-    } else if (ep.post.kind == Activation::clip) {
-      const vf lo = vf{} + ep.post.lo, hi = vf{} + ep.post.hi;
-#pragma GCC unroll 16
-      for (int r = 0; r < mr; ++r) {
-#pragma GCC unroll 8
-        for (int v = 0; v < nv; ++v) {
-          const vf t = acc[r][v] < lo ? lo : acc[r][v];  // min(max(v, lo), hi), as ONNX Clip
-          acc[r][v] = t > hi ? hi : t;
-        }
-      }
-    }
-  }
+  if (last) tile_epilogue<V, mr, nv>(acc, ep, row, col);
 #pragma GCC unroll 16
   for (int r = 0; r < mr; ++r) {
 #pragma GCC unroll 8

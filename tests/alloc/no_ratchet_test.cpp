@@ -20,6 +20,7 @@
 #include "ge/compile/compile.hpp"
 #include "ge/graph/builder.hpp"
 #include "ge/runtime/session.hpp"
+#include "kernels/cpu/common.hpp"
 #if defined(GE_TEST_HAS_ONNX)
 #include "ge/onnx.hpp"
 #include "support/exports.hpp"
@@ -141,10 +142,20 @@ ge::Graph cnn() {
   return b.build();
 }
 
+// The most the kernels' scratch pool may grow by over a sequence after warm-up (a buffer
+// per kernel task holding one at once: at most 4 streams x 2 threads, x 2 for a thread
+// that runs another task while it waits in a nested parallel_for).
+constexpr std::uint64_t kPoolBound = 16;
+// With several threads on a loaded machine oneTBB's task pools may allocate too, when the
+// threads steal tasks in an order they had not before (seen: 2 over 40 runs of BERT with a
+// busy core beside). A fixed few, never per run: a per-run allocation exceeds this at once.
+constexpr std::uint64_t kStealBound = 4;
+
 struct Sequence {
   // The allocations of one run at each batch, right after the warm-up and after the sequence.
   std::vector<std::uint64_t> allocations_before, allocations_after;
-  std::uint64_t allocations = 0;  // over the whole random sequence
+  std::uint64_t allocations = 0;       // over the whole random sequence
+  std::uint64_t pool_allocations = 0;  // of those, the kernels' scratch pool growing
   std::size_t heap_after_warmup = 0, heap_most = 0, heap_after = 0;
 };
 
@@ -184,9 +195,11 @@ Sequence run_sequence(Runner& one, std::int64_t lo, std::int64_t hi, int runs) {
   const auto per_batch = [&] {
     std::vector<std::uint64_t> counts(static_cast<std::size_t>(hi - lo + 1));
     for (std::int64_t b = lo; b <= hi; ++b) {
-      const std::uint64_t before = allocated();
+      // (the scratch pool growing is counted apart: see kPoolBound)
+      const std::uint64_t before = allocated(), pool = ge::cpu::scratch_pool_allocations();
       one(b);
-      counts[static_cast<std::size_t>(b - lo)] = allocated() - before;
+      const std::uint64_t grown = ge::cpu::scratch_pool_allocations() - pool, made = allocated() - before;
+      counts[static_cast<std::size_t>(b - lo)] = made - std::min(made, grown);
     }
     return counts;
   };
@@ -196,11 +209,13 @@ Sequence run_sequence(Runner& one, std::int64_t lo, std::int64_t hi, int runs) {
   std::mt19937 rng(7);
   std::uniform_int_distribution<std::int64_t> batch(lo, hi);
   const std::uint64_t before = allocated();
+  const std::uint64_t pool_before = ge::cpu::scratch_pool_allocations();
   for (int i = 0; i < runs; ++i) {
     one(batch(rng));
     if (i % 64 == 0) q.heap_most = std::max(q.heap_most, heap_in_use());
   }
   q.allocations = allocated() - before;
+  q.pool_allocations = ge::cpu::scratch_pool_allocations() - pool_before;
   q.heap_after = heap_in_use();
   q.allocations_after = per_batch();
   return q;
@@ -239,9 +254,12 @@ TEST_CASE("no ratchet: 10,000 random batches over gears and a hybrid range alloc
     } else {
       // With two threads a kernel's pooled scratch grows to a buffer per task that ran at
       // once, which depends on when the second thread joins in (a loaded machine: late).
-      // Bounded by the threads, never per run: a few at most over the whole sequence.
-      CHECK(q.allocations <= 4);
-      CHECK(q.allocations_after == std::vector<std::uint64_t>(8, 0));
+      // Bounded by the streams and threads, never per run; nothing else allocates.
+      CHECK(q.allocations <= q.pool_allocations + kStealBound);
+      CHECK(q.pool_allocations <= kPoolBound);
+      std::uint64_t after = 0;
+      for (const std::uint64_t c : q.allocations_after) after += c;
+      CHECK(after <= kStealBound);
     }
     if (heap_figures) {
       MESSAGE("heap in use after warm-up " << q.heap_after_warmup << " bytes; most over the sequence " << q.heap_most
@@ -371,9 +389,16 @@ void check_export(const char* name, DataType dtype, std::vector<std::int64_t> re
   for (int i = 0; i < 8; ++i) (void)one(std::uniform_int_distribution<std::int64_t>(1, 4)(rng));  // (see run_sequence)
   std::uniform_int_distribution<std::int64_t> batch(1, 4);
   std::uint64_t total = 0;
+  const std::uint64_t pool_before = ge::cpu::scratch_pool_allocations();
   for (int i = 0; i < runs; ++i) total += one(batch(rng));
-  MESSAGE(std::string(name) << ": allocations over " << runs << " random batches in 1..4 after warm-up: " << total);
-  CHECK(total <= 4);  // zero on a quiet machine; pooled scratch may still grow once (see above)
+  const std::uint64_t pool = ge::cpu::scratch_pool_allocations() - pool_before;
+  MESSAGE(std::string(name) << ": allocations over " << runs << " random batches in 1..4 after warm-up: " << total
+                            << " (the kernels' scratch pool growing: " << pool << ")");
+  // Zero on a quiet machine. On a loaded one the pooled scratch may still grow (a buffer
+  // per kernel task that held one at once, more of them when the second thread joins in
+  // late; kPoolBound), and oneTBB's task pools (kStealBound); nothing per run.
+  CHECK(total <= pool + kStealBound);
+  CHECK(pool <= kPoolBound);
   CHECK(s.plan_cache_stats().misses == 1);  // batch 3's plan, made in the warm-up
 }
 

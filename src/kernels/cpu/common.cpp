@@ -4,6 +4,7 @@
 
 #include "core/tsan.hpp"
 
+#include <atomic>
 #include <algorithm>
 #include <cstdlib>
 #include <string_view>
@@ -95,6 +96,7 @@ class BufferPool {
       }
     }
     if (s.size() < n) {
+      allocations_.fetch_add(1, std::memory_order_relaxed);
       // From 64 KiB on, whole 2 MiB pages (see Scratch): the first run of a process faults
       // a large buffer in once per 2 MiB instead of once per 4 KiB.
       constexpr std::int64_t huge = std::int64_t{1} << 19, page = 1024;
@@ -106,8 +108,10 @@ class BufferPool {
     std::lock_guard<std::mutex> lock(mu_);
     free_.push_back(std::move(s));
   }
+  [[nodiscard]] std::uint64_t allocations() const noexcept { return allocations_.load(std::memory_order_relaxed); }
 
  private:
+  std::atomic<std::uint64_t> allocations_{0};
   std::mutex mu_;
   std::vector<Scratch> free_;
 };
@@ -118,6 +122,8 @@ BufferPool& buffer_pool() {
 }
 
 }  // namespace
+
+std::uint64_t scratch_pool_allocations() noexcept { return buffer_pool().allocations(); }
 
 PooledBuffer::PooledBuffer(std::int64_t n) : s_(buffer_pool().take(n)) {}
 PooledBuffer::~PooledBuffer() { buffer_pool().give(std::move(s_)); }

@@ -257,6 +257,12 @@ class Scratch {
   bool external_ = false;
 };
 
+/// How many times the pool of `PooledBuffer` allocated (a new buffer, or a free one
+/// regrown): it settles at one buffer per task that held one at once, so after the first
+/// runs this grows only when more such tasks run at once than ever before (the host
+/// scheduler's streams and threads bound them). For tests that count allocations.
+[[nodiscard]] std::uint64_t scratch_pool_allocations() noexcept;
+
 /// A scratch buffer of at least `n` floats from a process-wide pool, given back when it
 /// goes out of scope: after the first runs the kernels that take one (conv's B blocks,
 /// the bf16 operands) allocate nothing. Thread-safe; not thread_local, because a thread

@@ -60,13 +60,19 @@ TEST_CASE("grouped conv on NHWC images: RegNetX and ResNeXt group widths, 3x3 at
   const cpu::Conv2dParams s1{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {A::relu}};
   const cpu::Conv2dParams s2{.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
                              .pad_right = 1, .post = {A::clip, 0.0f, 6.0f}};
-  // Group widths 8 (blocks of 8), 16 and 32 (blocks of 16, pairs), 24 (three blocks of 8),
-  // 4 (ResNeXt's first stage: half a block), 48 (three blocks of 16: a pair and one).
+  // Group widths 8 (blocks of 8), 16 and 32 (blocks of 16), 24 (three blocks of 8), 4
+  // (ResNeXt's first stage: half a block), 48 (three blocks of 16: one chunk with AVX-512,
+  // a pair and one with AVX2).
   const std::vector<GroupedCase> cases = {
       {1, 7, 8, 8, 12, 12, 3, 3, s1, true, false},     {2, 4, 16, 16, 9, 13, 3, 3, s1, true, true},
       {1, 3, 32, 32, 7, 7, 3, 3, s1, true, true},      {1, 5, 24, 24, 10, 17, 3, 3, s2, true, false},
       {1, 8, 4, 4, 11, 19, 3, 3, s1, false, true},     {2, 2, 48, 48, 6, 9, 3, 3, s2, true, true},
       {1, 4, 8, 8, 16, 16, 3, 3, s2, true, false},     {1, 3, 16, 16, 14, 14, 3, 3, s2, false, false},
+      // AVX-512 cuts a group's blocks into chunks of up to three: 64 (4 blocks of 16: 2 + 2),
+      // 80 (5: 3 + 2), 96 (6: 3 + 3), 112 (7: 3 + 2 + 2), 40 and 56 (blocks of 8: 3 + 2, 3 + 2 + 2).
+      {1, 2, 64, 64, 6, 11, 3, 3, s1, true, true},     {1, 2, 80, 80, 5, 9, 3, 3, s2, true, false},
+      {2, 2, 96, 96, 4, 7, 3, 3, s1, false, true},     {1, 2, 112, 112, 5, 6, 3, 3, s1, true, true},
+      {1, 3, 40, 40, 6, 10, 3, 3, s1, true, false},    {1, 2, 56, 56, 7, 9, 3, 3, s2, true, true},
   };
   std::uint32_t seed = 8100;
   for (const int threads : {1, 2}) {

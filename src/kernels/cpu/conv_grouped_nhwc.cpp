@@ -1,15 +1,16 @@
 // Grouped convolution (1 < group, any group width: RegNetX's 8..64-wide groups,
 // ResNeXt's 32 groups) on NHWC images. A group's GEMM is too narrow for the GEMM tiles
 // (M / group outputs of K = KH * KW * C / group), so it runs direct: per output row (in
-// parallel over rows), group and pair of blocks of v output channels (v = 16 where the
-// group's outputs are a multiple of 16, else 8), 8 pixels accumulate side by side
-// (16 vector accumulators with two blocks); per tap and input channel of the group the
-// two weight vectors are loaded once for the 8 pixels and each pixel's input float is
-// broadcast once for both blocks. The image is first copied with its left and right
-// padding as zeros, its rows wide enough for whole blocks of 8 pixels, so that every block
-// runs without tests (a 14-pixel row is a block of 8 at a border and one of 6: with
-// tests, both ran at a third of the speed). The tasks take a pair of blocks over several
-// output rows, so that the pair's weights stay in cache from row to row (a stage's
+// parallel over rows), group and chunk of blocks of v output channels (v = 16 where the
+// group's outputs are a multiple of 16, else 8), 8 pixels accumulate side by side for up
+// to three blocks (24 vector accumulators with AVX-512: a 48-wide RegNetX group is one
+// chunk of three blocks, not a pair and a single one; two blocks, 16 accumulators, with
+// AVX2); per tap and input channel of the group the weight vectors are loaded once for
+// the 8 pixels and each pixel's input float is broadcast once for all blocks. The image
+// is first copied with its left and right padding as zeros, its rows wide enough for
+// whole blocks of 8 pixels, so that every block runs without tests (a 14-pixel row is a block of 8 at a border and one of 6: with
+// tests, both ran at a third of the speed). The tasks take a chunk of blocks over several
+// output rows, so that the chunk's weights stay in cache from row to row (a stage's
 // weights together outgrow L2: 4 MB at 896 channels in groups of 128).
 #include <algorithm>
 #include <cstring>
@@ -31,6 +32,7 @@ struct Grouped {
   const Conv2dParams* p;
   std::int64_t n, h, w, c, oh, ow, kh, kw, m;  // C and M: all channels
   std::int64_t cg, mg, blocks;                 // per group: inputs, outputs, blocks of V outputs
+  int widest;  // blocks per chunk at most: 3 (24 accumulators) with AVX-512's 32 vector registers, else 2
   const float* x;   // the image with its columns padded: [n][h][wp][c]
   std::int64_t wp;  // padded row width (`padded_width`)
   const float* wt;  // [group][blocks][kh][kw][cg][V]
@@ -47,9 +49,26 @@ std::int64_t padded_width(const Grouped& d) {
   return (blocks * kPx - 1) * d.p->stride_w + (d.kw - 1) * d.p->dilation_w + 1;
 }
 
-// Output row r (image r / oh) of one pair of blocks (`pair`: group, then pair within it).
+// How a group's blocks of V outputs are cut into chunks that run side by side (`widest`
+// blocks at most per chunk): with 3, all threes where they divide, else threes then a two
+// (or two twos: 4 = 2 + 2, 7 = 3 + 2 + 2); with 2, pairs then a single one.
+std::int64_t chunks_per_group(std::int64_t blocks, int widest) {
+  if (widest < 3 || blocks <= 3) return widest < 3 ? (blocks + 1) / 2 : 1;
+  return blocks % 3 == 0 ? blocks / 3 : blocks % 3 == 2 ? blocks / 3 + 1 : blocks / 3 + 1;
+}
+
+// Chunk k of a group: its first block and its blocks.
+std::pair<std::int64_t, int> chunk_at(std::int64_t blocks, int widest, std::int64_t k) {
+  if (widest < 3) return {2 * k, static_cast<int>(std::min<std::int64_t>(2, blocks - 2 * k))};
+  if (blocks <= 3) return {0, static_cast<int>(blocks)};
+  const std::int64_t threes = blocks % 3 == 1 ? blocks / 3 - 1 : blocks / 3;  // (4 -> 0 threes, 2 + 2)
+  if (k < threes) return {3 * k, 3};
+  return {3 * threes + 2 * (k - threes), 2};
+}
+
+// Output row r (image r / oh) of one chunk of blocks (`chunk`: group, then chunk within it).
 template <int V>
-inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::int64_t pair, std::int64_t r) {
+inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::int64_t chunk, std::int64_t r) {
   using vf = VecOf<V>;
   const Conv2dParams& p = *d.p;
   const std::int64_t img = r / d.oh, oy = r % d.oh;
@@ -98,14 +117,17 @@ inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::in
         store_lanes(out + at, apply_post_v(a, p.post), lanes[k]);
       }
   };
-  const std::int64_t pairs = (d.blocks + 1) / 2, g = pair / pairs, blk = pair % pairs * 2;
+  const std::int64_t per_group = chunks_per_group(d.blocks, d.widest), g = chunk / per_group;
+  const auto [blk, nb] = chunk_at(d.blocks, d.widest, chunk % per_group);
   const float* wb = d.wt + (g * d.blocks + blk) * wblock;
   const std::int64_t o0 = g * d.mg + blk * V;
-  const std::int64_t lanes[2] = {std::min<std::int64_t>(V, d.mg - blk * V),
-                                 std::min<std::int64_t>(V, d.mg - (blk + 1) * V)};
+  std::int64_t lanes[3];
+  for (int k = 0; k < 3; ++k) lanes[k] = std::clamp<std::int64_t>(d.mg - (blk + k) * V, 0, V);
   for (std::int64_t ox0 = 0; ox0 < d.ow; ox0 += kPx) {
     const std::int64_t px = std::min<std::int64_t>(kPx, d.ow - ox0);
-    if (blk + 1 < d.blocks) {
+    if (nb == 3) {
+      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 3>{});
+    } else if (nb == 2) {
       tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 2>{});
     } else {
       tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 1>{});
@@ -189,7 +211,8 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
   const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
   const std::int64_t mg = w.m / w.group;
   Grouped d{&p,     x.dims[0], x.dims[1], x.dims[2], x.dims[3], io.oh, io.ow, w.kh, w.kw, w.m, w.c, mg,
-            (mg + w.v - 1) / w.v, nullptr, 0, w.w.data(), io.bias, y.as<float>(), io.residual};
+            (mg + w.v - 1) / w.v, isa() == Isa::avx512 ? 3 : 2, nullptr, 0, w.w.data(), io.bias, y.as<float>(),
+            io.residual};
   if (y.elements() == 0) return;
   // The image with pad_left zeros before each row and zeros after it to the padded width.
   d.wp = padded_width(d);
@@ -206,9 +229,9 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
   });
   d.x = padded.data();
   const GroupedFn fn = w.v == 16 ? grouped16_fn : grouped8_fn;
-  // Tasks of (pair of blocks, output row), pair-major: a task's rows share the pair's weights.
-  const std::int64_t pairs = w.group * ((d.blocks + 1) / 2), rows = d.n * d.oh;
-  parallel_for(pairs * rows, grain_for(d.ow * 2 * w.v * d.kh * d.kw * d.cg), [&](std::int64_t b, std::int64_t e) {
+  // Tasks of (chunk of blocks, output row), chunk-major: a task's rows share the chunk's weights.
+  const std::int64_t chunks = w.group * chunks_per_group(d.blocks, d.widest), rows = d.n * d.oh;
+  parallel_for(chunks * rows, grain_for(d.ow * d.widest * w.v * d.kh * d.kw * d.cg), [&](std::int64_t b, std::int64_t e) {
     fn(d, b, e);
   });
 }

@@ -21,6 +21,7 @@
 
 #include "compile/fold.hpp"
 #include "compile/pass_work.hpp"
+#include "compile/shape_values.hpp"
 #include "ge/compile/kernel.hpp"
 #include "ge/ops/registry.hpp"
 
@@ -186,8 +187,30 @@ std::optional<Gate> gate_of(Work& w, const Work::Readers& readers, const std::ve
 }  // namespace
 
 namespace detail {
+// A node that stays: its outputs' dims inferred again from what is known now (inputs
+// folded to constants before it, dims refined by the nodes before it), kept where that is
+// more precise than the dims recorded at import. Without it a Reshape whose shape input
+// only now became a constant (torch's Shape -> Gather -> Concat of a dynamic export)
+// kept unknown dims, so the Shape of its output did not fold, and so on down the graph
+// (ShuffleNet's every block: the layout pass then saw no channel shuffle to run NHWC).
+void refine_outputs(Work& w, const OpSchema& schema, const WNode& n, std::span<const TensorDesc> descs,
+                    std::span<const Tensor* const> consts) {
+  std::vector<TensorDesc> out;
+  try {
+    out = infer_outputs(schema, n.name, descs, consts, n.attrs, n.outputs.size());
+  } catch (const Error&) {
+    return;  // (inference checked this node already; a refined input it rejects: keep what was recorded)
+  }
+  for (std::size_t k = 0; k < out.size() && k < n.outputs.size(); ++k) {
+    TensorDesc& d = w.values[n.outputs[k]].desc;
+    if (out[k].dtype != d.dtype || !compatible(out[k].shape, d.shape)) continue;
+    d.shape = merge(out[k].shape, d.shape);
+  }
+}
+
 void fold_constants(Work& w, PassStats& s) {
   const OpRegistry& registry = OpRegistry::global();
+  ShapeValues known;  // shape tensors that did not fold, element by element
   std::vector<TensorDesc> descs, recorded;
   std::vector<const Tensor*> consts;
   for (const std::size_t i : w.order) {
@@ -206,7 +229,16 @@ void fold_constants(Work& w, PassStats& s) {
     } else if (detail::all_inputs_constant(consts, descs)) {
       folded = detail::evaluate({registry.find(n.op), n.name, descs, consts, n.attrs, n.outputs.size(), recorded});
     }
-    if (!folded || folded->size() != n.outputs.size()) continue;
+    if (!folded)
+      if (auto t = shape_value(w, n, known)) folded = std::vector<Tensor>{std::move(*t)};
+    if (!folded || folded->size() != n.outputs.size()) {
+      refine_outputs(w, registry.find(n.op), n, descs, consts);
+      if (const auto dims = reshape_dims(w, n, known)) {
+        TensorDesc& d = w.values[n.outputs[0]].desc;
+        if (compatible(*dims, d.shape)) d.shape = merge(*dims, d.shape);
+      }
+      continue;
+    }
     for (std::size_t k = 0; k < n.outputs.size(); ++k) w.make_constant(n.outputs[k], std::move((*folded)[k]));
     n.alive = false;
     ++s.nodes_removed;

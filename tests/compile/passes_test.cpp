@@ -303,6 +303,40 @@ TEST_CASE("fold_constants pass folds a Shape whose start/end select static dims 
   f.validate();
 }
 
+TEST_CASE("fold_constants pass follows a dynamic export's shape arithmetic: static dims fold, Reshapes get their dims") {
+  // torch's x.view(n, 2, c // 2, h, w) then .view(n, -1, h * w), n the free batch.
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "1~8,6,4,5");
+  const Value s = x.shape_of("s");
+  const auto dim = [&](std::int64_t i) {
+    return s.gather(b.scalar(static_cast<double>(i), DataType::i64), 0, "g" + std::to_string(i));
+  };
+  const Value n = dim(0), c = dim(1), h = dim(2), w = dim(3);
+  const Value shape5 =
+      ge::concat({n.unsqueeze({0}), b.int64s({2}), (c / 2.0).unsqueeze({0}), h.unsqueeze({0}), w.unsqueeze({0})}, 0);
+  const Value r5 = b.op("Reshape", {x, shape5}, {}, "r5");
+  const Value shape3 = ge::concat({n.unsqueeze({0}), b.int64s({-1}), (h * w).unsqueeze({0})}, 0);
+  b.output(b.op("Reshape", {r5, shape3}, {}, "r3").relu("y"));
+  const Graph g = b.build();
+  CHECK(g.value(node(g, "r5").outputs[0]).desc.shape.rank_known());
+  const Graph f = ge::fold_constants(g);
+  f.validate();
+  CHECK(f.value(node(f, "r5").outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{ge::Dim::range(1, 8), 2, 3, 4, 5}));
+  CHECK(f.value(node(f, "r3").outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{ge::Dim::range(1, 8), 6, 20}));
+  CHECK(f.value(node(f, "y").outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{ge::Dim::range(1, 8), 6, 20}));
+  CHECK(count(f, "Div") == 0);  // c // 2 and h * w: c, h and w are static
+  CHECK(count(f, "Mul") == 0);
+  CHECK(count(f, "Gather") == 1);  // the batch's
+  // The folded graph runs (the original's unbounded Reshapes do not plan): y = relu(x).
+  const Tensor in = Tensor::random(DataType::f32, {3, 6, 4, 5}, 5);
+  const std::vector<Tensor> out = run(f, {{"x", in}});
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].dims() == std::vector<std::int64_t>{3, 6, 20});
+  const std::vector<double> xs = in.to_doubles(), ys = out[0].to_doubles();
+  REQUIRE(xs.size() == ys.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) CHECK(ys[i] == std::max(xs[i], 0.0));
+}
+
 // ---- remove_dead_code ------------------------------------------------------------------------
 
 TEST_CASE("remove_dead_code pass drops what no output needs and keeps every graph input") {

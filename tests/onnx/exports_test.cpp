@@ -126,7 +126,9 @@ TEST_CASE("torch export: BERT over a shape range with AC_PARALLEL_ENABLE puts th
     (on_host ? host : vector) += 1;
     if (p.steps[s].op == "Shape") CHECK(on_host);
   }
-  CHECK(host > 20);   // every layer's Shape/Gather/Concat arithmetic
+  // The run-time shape arithmetic left: what uses the batch (fold_constants follows
+  // Shape, Gather, Unsqueeze and Concat to the dims they give; the rest folded).
+  CHECK(host >= 2);
   CHECK(vector > 20);
   // Still torch's outputs, and the trace shows the host stream's work.
   std::vector<std::byte> in = read_file(*dir / "bert_tiny_ref_in.bin");

@@ -23,10 +23,14 @@ using ge::DataType;
 
 // One channel shuffle of `x` [N, C, H, W] into 2 groups, torch style:
 //   n, c, h, w = x.shape; x.view(n, 2, c // 2, h, w).transpose(1, 2).view(n, c // 2 * 2, h, w)
+// except that the batch goes through a Mul (n * 1): fold_constants follows Shape, Gather,
+// Unsqueeze and Concat to the dims a Reshape gets (torch's own export then has static
+// shapes but for the batch, and runs as a static plan), not arithmetic on the batch, so
+// here the shapes stay run-time values, computed by steps: what this test is about.
 ge::Value channel_shuffle(ge::GraphBuilder& b, ge::Value x) {
   const auto s = x.shape_of();
   const auto dim = [&](std::int64_t i) { return s.gather(b.scalar(static_cast<double>(i), DataType::i64), 0); };
-  const auto n = dim(0), c = dim(1), h = dim(2), w = dim(3);
+  const auto n = dim(0) * 1.0, c = dim(1), h = dim(2), w = dim(3);
   const auto per_group = c / 2.0;         // Div on i64
   const auto channels = per_group * 2.0;  // Mul on i64
   const auto shape5 = ge::concat(

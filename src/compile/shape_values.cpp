@@ -1,0 +1,159 @@
+// What is known of shape tensors that did not fold (see shape_values.hpp).
+#include "compile/shape_values.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace ge::detail {
+
+namespace {
+
+// The elements of a value: recorded, or an i64/i32 constant's (at most rank 1).
+std::optional<ShapeValue> elements_of(const Work& w, ValueId v, const ShapeValues& known) {
+  if (const auto it = known.find(v); it != known.end()) return it->second;
+  const Tensor* t = w.constant(v);
+  if (t == nullptr || (t->dtype() != DataType::i64 && t->dtype() != DataType::i32) || t->dims().size() > 1 ||
+      t->element_count() > 64)
+    return std::nullopt;
+  ShapeValue s;
+  s.scalar = t->dims().empty();
+  for (const std::int64_t e : t->to_int64s()) s.elements.push_back({e, Dim()});
+  return s;
+}
+
+std::optional<ShapeValue> evaluate_node(const Work& w, const WNode& n, const ShapeValues& known) {
+  if (n.outputs.size() != 1 || n.inputs.empty() || n.inputs[0] == no_value) return std::nullopt;
+  if (n.op == "Shape") {
+    const Shape& s = w.desc(n.inputs[0]).shape;
+    if (!s.rank_known()) return std::nullopt;
+    const auto r = static_cast<std::int64_t>(s.rank());
+    const auto at = [&](const char* name, std::int64_t fallback) {
+      const auto a = attr_of(n, name);
+      const std::int64_t v = a ? a->as_int() : fallback;
+      return std::clamp<std::int64_t>(v < 0 ? v + r : v, 0, r);
+    };
+    ShapeValue out;
+    for (std::int64_t i = at("start", 0); i < at("end", r); ++i) {
+      const Dim& d = s[static_cast<std::size_t>(i)];
+      out.elements.push_back({d.is_static() ? std::optional<std::int64_t>(d.value()) : std::nullopt, d});
+    }
+    return out;
+  }
+  if (n.op == "Cast") {
+    const auto to = attr_of(n, "to");
+    if (!to || w.desc(n.outputs[0]).dtype != DataType::i64) return std::nullopt;
+    return elements_of(w, n.inputs[0], known);
+  }
+  const auto data = elements_of(w, n.inputs[0], known);
+  if (!data) return std::nullopt;
+  if (n.op == "Gather") {
+    const auto axis = attr_of(n, "axis");
+    const Tensor* idx = n.inputs.size() == 2 ? w.constant(n.inputs[1]) : nullptr;
+    if ((axis && axis->as_int() != 0) || data->scalar || idx == nullptr || idx->dims().size() > 1) return std::nullopt;
+    ShapeValue out;
+    out.scalar = idx->dims().empty();
+    const auto size = static_cast<std::int64_t>(data->elements.size());
+    for (std::int64_t i : idx->to_int64s()) {
+      if (i < -size || i >= size) return std::nullopt;
+      out.elements.push_back(data->elements[static_cast<std::size_t>(i < 0 ? i + size : i)]);
+    }
+    return out;
+  }
+  if (n.op == "Unsqueeze") {
+    if (!data->scalar) return std::nullopt;  // a scalar to [1]: the axes can only be 0
+    ShapeValue out = *data;
+    out.scalar = false;
+    return out;
+  }
+  if (n.op == "Concat") {
+    const auto axis = attr_of(n, "axis");
+    if (!axis || (axis->as_int() != 0 && axis->as_int() != -1)) return std::nullopt;
+    ShapeValue out;
+    for (const ValueId v : n.inputs) {
+      const auto part = elements_of(w, v, known);
+      if (!part || part->scalar) return std::nullopt;
+      out.elements.insert(out.elements.end(), part->elements.begin(), part->elements.end());
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Tensor> shape_value(const Work& w, const WNode& n, ShapeValues& known) {
+  if (n.op != "Shape" && n.op != "Gather" && n.op != "Unsqueeze" && n.op != "Concat" && n.op != "Cast")
+    return std::nullopt;
+  if (n.op != "Shape" && w.desc(n.outputs.empty() ? no_value : n.outputs[0]).dtype != DataType::i64)
+    return std::nullopt;
+  const auto value = evaluate_node(w, n, known);
+  if (!value) return std::nullopt;
+  std::vector<std::int64_t> v;
+  for (const ShapeElement& e : value->elements) {
+    if (!e.value) {
+      known[n.outputs[0]] = *value;
+      return std::nullopt;
+    }
+    v.push_back(*e.value);
+  }
+  if (value->scalar) return Tensor::from<std::int64_t>({}, v);
+  return Tensor::from<std::int64_t>({static_cast<std::int64_t>(v.size())}, v);
+}
+
+std::optional<Shape> reshape_dims(const Work& w, const WNode& n, const ShapeValues& known) {
+  if (n.op != "Reshape" || n.inputs.size() != 2 || n.outputs.size() != 1) return std::nullopt;
+  const auto it = known.find(n.inputs[1]);
+  if (it == known.end() || it->second.scalar) return std::nullopt;
+  const Shape& x = w.desc(n.inputs[0]).shape;
+  const auto allow = attr_of(n, "allowzero");
+  const bool allowzero = allow && allow->as_int() != 0;
+  std::vector<Dim> dims;
+  std::int64_t minus = -1;
+  for (std::size_t k = 0; k < it->second.elements.size(); ++k) {
+    const ShapeElement& e = it->second.elements[k];
+    if (!e.value) {
+      dims.push_back(e.dim);
+    } else if (*e.value == 0 && !allowzero) {
+      if (!x.rank_known() || k >= x.rank()) return std::nullopt;
+      dims.push_back(x[k]);
+    } else if (*e.value == -1) {
+      if (minus >= 0) return std::nullopt;
+      minus = static_cast<std::int64_t>(k);
+      dims.emplace_back();
+    } else if (*e.value < 0) {
+      return std::nullopt;
+    } else {
+      dims.emplace_back(*e.value);
+    }
+  }
+  if (minus >= 0) {
+    // What is left: the input's elements over the others', where that is known: static
+    // dims multiply, and a dim that is not static cancels the same dim of the input (the
+    // batch carried through: [N, 2, 58, 28, 28] to [N, -1, 28, 28]).
+    if (!x.rank_known()) return std::nullopt;
+    std::vector<bool> used(x.rank(), false);
+    std::int64_t rest = 1;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      if (static_cast<std::int64_t>(k) == minus) continue;
+      if (dims[k].is_static()) {
+        rest *= dims[k].value();
+        continue;
+      }
+      std::size_t j = 0;
+      while (j < x.rank() && (used[j] || x[j].is_static() || !(x[j] == dims[k]))) ++j;
+      if (j == x.rank()) return std::nullopt;
+      used[j] = true;
+    }
+    std::int64_t total = 1;
+    for (std::size_t j = 0; j < x.rank(); ++j) {
+      if (used[j]) continue;
+      if (!x[j].is_static()) return std::nullopt;
+      total *= x[j].value();
+    }
+    if (rest == 0 || total % rest != 0) return std::nullopt;
+    dims[static_cast<std::size_t>(minus)] = Dim(total / rest);
+  }
+  return Shape(std::move(dims));
+}
+
+}  // namespace ge::detail

@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "compile/layout_rewrite.hpp"
 #include "compile/pass_work.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/ops/registry.hpp"
@@ -22,6 +23,9 @@ namespace ge {
 using detail::attr_of;
 using detail::WNode;
 using detail::Work;
+
+using detail::layout_ops::kNhwcAxis;
+using detail::layout_ops::Rewriter;
 
 namespace {
 
@@ -89,35 +93,6 @@ Kind kind_of(const Work& w, const WNode& n) {
 
 Shape to_nhwc(const Shape& s) { return Shape(std::vector<Dim>{s[0], s[2], s[3], s[1]}); }
 
-struct Rewriter {
-  Work& w;
-  PassStats& s;
-  std::unordered_set<std::string> node_names;
-
-  Rewriter(Work& work, PassStats& stats) : w(work), s(stats) {
-    for (const WNode& n : w.nodes) node_names.insert(n.name);
-  }
-
-  ValueId new_value(const std::string& base, TensorDesc desc) {
-    const std::string name = w.unique_name(base);
-    w.names.insert(name);
-    const auto id = static_cast<ValueId>(w.values.size());
-    w.values.push_back({name, std::move(desc)});
-    return id;
-  }
-
-  std::string node_name(const std::string& base) {
-    std::string name = base;
-    for (std::size_t i = 1; node_names.contains(name); ++i) name = base + "." + std::to_string(i);
-    node_names.insert(name);
-    return name;
-  }
-
-  void transpose(ValueId from, ValueId to, std::vector<std::int64_t> perm, const std::string& name) {
-    w.nodes.push_back({node_name(name), "Transpose", {from}, {to}, Attributes{{"perm", std::move(perm)}}, true});
-    ++s.nodes_added;
-  }
-};
 
 // A 4-D value with spatial extent (its H and W not both a static 1): an image whose
 // layout matters. [N, C, 1, 1] values hold the same floats in the same order in NCHW
@@ -139,8 +114,6 @@ bool per_channel(const TensorDesc& d) {
   return true;
 }
 
-// Where NCHW axis a of a 4-D value sits in NHWC.
-constexpr std::int64_t kNhwcAxis[4] = {0, 3, 1, 2};
 
 // How an op maps layouts (a table beside the pass rather than a field of `OpSchema`:
 // the schema header is included by nearly every file). Convs and MaxPool are the pass's
@@ -151,6 +124,8 @@ enum class LayoutRule : std::uint8_t {
   spatial_reduce,  // reduces every spatial axis to 1 (global pools): the axes remapped
   concat,          // joins along `axis`: the axis remapped
   pad,             // pads (constant ones) each axis: the pads permuted
+  slice,           // slices (constant starts, ends, axes): the axes remapped
+  shuffle,         // a channel shuffle (Reshape to groups, Transpose, Reshape back): in NHWC terms
 };
 
 LayoutRule layout_rule(std::string_view op) {
@@ -167,6 +142,7 @@ LayoutRule layout_rule(std::string_view op) {
       m.emplace(e, LayoutRule::spatial_reduce);
     m.emplace("Concat", LayoutRule::concat);
     m.emplace("Pad", LayoutRule::pad);
+    m.emplace("Slice", LayoutRule::slice);
     return m;
   }();
   const auto it = rules.find(op);
@@ -202,10 +178,58 @@ struct Role {
   LayoutRule rule = LayoutRule::fixed;
   std::vector<std::size_t> images;  // input slots that carry images (NHWC twins in a chain)
   bool makes_image = false;         // its output is an image (an NHWC twin in a chain)
+  std::size_t mid = SIZE_MAX, tail = SIZE_MAX;  // a shuffle's Transpose and last Reshape
+  std::int64_t groups = 0;                      // a shuffle's groups
   [[nodiscard]] bool candidate() const { return kind != Kind::none || rule != LayoutRule::fixed; }
 };
 
-Role role_of(const Work& w, const WNode& n, bool dense_chains) {
+// The image a candidate makes: its output, or a shuffle's last Reshape's.
+ValueId image_out(const Work& w, const Role& r, std::size_t i) {
+  return w.nodes[r.tail != SIZE_MAX ? r.tail : i].outputs[0];
+}
+
+// The only reader of value v (a node index), or SIZE_MAX.
+std::size_t only_reader(const Work& w, const Work::Readers& readers, ValueId v) {
+  return readers.count[v] == 1 && !w.is_output(v) ? readers.node[v] : SIZE_MAX;
+}
+
+// A channel shuffle from node i (ShuffleNet's x.view(N, g, C / g, H, W).transpose(1, 2)
+// .reshape(N, C, H, W)): a Reshape of an image [N, C, H, W] to [N, g, C / g, H, W] (static
+// g and C / g), read only by a Transpose (0, 2, 1, 3, 4), read only by a Reshape back to
+// [N, C, H, W]. In NHWC the same floats move as [N, H, W, g, C / g] -> (0, 1, 2, 4, 3).
+bool channel_shuffle(const Work& w, const Work::Readers& readers, std::size_t i, Role& r) {
+  const WNode& head = w.nodes[i];
+  if (head.inputs.size() != 2 || head.outputs.size() != 1 || !is_image(w.desc(head.inputs[0]))) return false;
+  const Shape& x = w.desc(head.inputs[0]).shape;
+  const Shape& g5 = w.desc(head.outputs[0]).shape;
+  if (!g5.rank_known() || g5.rank() != 5 || !x[1].is_static() || !g5[1].is_static() || !g5[2].is_static() ||
+      g5[1].value() * g5[2].value() != x[1].value() || !(g5[3] == x[2]) || !(g5[4] == x[3]))
+    return false;
+  const std::size_t mid = only_reader(w, readers, head.outputs[0]);
+  if (mid == SIZE_MAX || w.nodes[mid].op != "Transpose" || ints_attr(w.nodes[mid], "perm") !=
+      std::vector<std::int64_t>{0, 2, 1, 3, 4})
+    return false;
+  const std::size_t tail = only_reader(w, readers, w.nodes[mid].outputs[0]);
+  if (tail == SIZE_MAX || w.nodes[tail].op != "Reshape" || w.nodes[tail].inputs[0] != w.nodes[mid].outputs[0] ||
+      !(w.desc(w.nodes[tail].outputs[0]).shape == x))
+    return false;
+  r.mid = mid;
+  r.tail = tail;
+  r.groups = g5[1].value();
+  return true;
+}
+
+// A Slice of an image to an image by constant starts, ends and axes (and steps).
+bool slices_image(const Work& w, const WNode& n) {
+  if (n.inputs.size() < 3 || !is_image(w.desc(n.inputs[0]))) return false;
+  for (std::size_t k = 1; k < n.inputs.size(); ++k)
+    if (n.inputs[k] != no_value && w.constant(n.inputs[k]) == nullptr) return false;
+  return n.inputs.size() < 4 || n.inputs[3] == no_value || w.constant(n.inputs[3])->dtype() == DataType::i64 ||
+         w.constant(n.inputs[3])->dtype() == DataType::i32;
+}
+
+Role role_of(const Work& w, const Work::Readers& readers, std::size_t i, bool dense_chains) {
+  const WNode& n = w.nodes[i];
   Role r;
   r.kind = kind_of(w, n);
   if ((r.kind == Kind::dense || r.kind == Kind::grouped) && !dense_chains) r.kind = Kind::none;
@@ -216,6 +240,13 @@ Role role_of(const Work& w, const WNode& n, bool dense_chains) {
     return r;
   }
   if (!n.alive || n.outputs.size() != 1 || n.inputs.empty()) return r;
+  if (n.op == "Reshape") {
+    if (!channel_shuffle(w, readers, i, r)) return r;
+    r.rule = LayoutRule::shuffle;
+    r.images = {0};
+    r.makes_image = true;
+    return r;
+  }
   const LayoutRule rule = layout_rule(n.op);
   if (rule == LayoutRule::fixed) return r;
   const TensorDesc& y = w.desc(n.outputs[0]);
@@ -251,6 +282,12 @@ Role role_of(const Work& w, const WNode& n, bool dense_chains) {
       r.makes_image = true;
       break;
     }
+    case LayoutRule::slice:
+    case LayoutRule::shuffle:
+      if (!is_image(y) || !slices_image(w, n)) return r;
+      r.images = {0};
+      r.makes_image = true;
+      break;
     case LayoutRule::concat:
       if (!is_image(y)) return r;
       for (std::size_t k = 0; k < n.inputs.size(); ++k) {
@@ -284,9 +321,10 @@ Chains find_chains(const Work& w, bool dense_chains) {
   const std::size_t count = w.nodes.size();
   Chains c;
   c.role.resize(count);
+  const Work::Readers readers = w.readers();
   for (std::size_t i = 0; i < count; ++i) {
-    c.role[i] = role_of(w, w.nodes[i], dense_chains);
-    if (c.role[i].makes_image) c.producer[w.nodes[i].outputs[0]] = i;
+    c.role[i] = role_of(w, readers, i, dense_chains);
+    if (c.role[i].makes_image) c.producer[image_out(w, c.role[i], i)] = i;
   }
   c.parent.resize(count);
   std::iota(c.parent.begin(), c.parent.end(), std::size_t{0});
@@ -358,7 +396,7 @@ std::vector<bool> chain_members(const Work& w, Chains& c, bool dense_chains) {
 std::size_t transposes_for(const Work& w, const Chains& c, const std::vector<bool>& member) {
   std::unordered_set<ValueId> twinned, in, out;
   for (std::size_t i = 0; i < member.size(); ++i)
-    if (member[i] && c.role[i].makes_image) twinned.insert(w.nodes[i].outputs[0]);
+    if (member[i] && c.role[i].makes_image) twinned.insert(image_out(w, c.role[i], i));
   for (std::size_t i = 0; i < member.size(); ++i) {
     const WNode& n = w.nodes[i];
     if (!n.alive) continue;
@@ -397,83 +435,6 @@ void prune_free_members(const Work& w, const Chains& c, std::vector<bool>& membe
   }
 }
 
-// An elementwise member: its per-channel operands take their NHWC broadcast form (a
-// Reshape, one per operand however many members read it), its output the NHWC twin.
-void rewrite_elementwise(Work& w, Rewriter& rw, const Chains& c, std::size_t i,
-                         const std::unordered_map<ValueId, ValueId>& nhwc,
-                         std::unordered_map<ValueId, ValueId>& per_channel_nhwc) {
-  for (std::size_t k = 0; k < w.nodes[i].inputs.size(); ++k) {
-    const ValueId v = w.nodes[i].inputs[k];  // (a push_back below moves the nodes)
-    if (v == no_value || c.image_slot(i, k)) continue;
-    const Shape& sh = w.desc(v).shape;
-    const std::size_t rank = sh.rank();
-    if (rank < 3 || (sh[rank - 3].is_static() && sh[rank - 3].value() == 1)) continue;  // no channel axis
-    if (!per_channel_nhwc.contains(v)) {
-      // [a, C, 1, 1] -> [a, 1, 1, C]; [C, 1, 1] -> [1, 1, C]
-      const std::string name = w.values[v].name;
-      const ValueId shape =
-          rank == 4 ? w.add_constant(name + ".nhwc_shape", Tensor::from<std::int64_t>({4}, {0, 1, 1, -1}))
-                    : w.add_constant(name + ".nhwc_shape", Tensor::from<std::int64_t>({3}, {1, 1, -1}));
-      TensorDesc d = w.desc(v);
-      d.shape = rank == 4 ? Shape(std::vector<Dim>{sh[0], Dim(1), Dim(1), sh[1]})
-                          : Shape(std::vector<Dim>{Dim(1), Dim(1), sh[0]});
-      const ValueId t = rw.new_value(name + ".nhwc", d);
-      w.nodes.push_back({rw.node_name(name + ".nhwc"), "Reshape", {v, shape}, {t}, Attributes{}, true});
-      ++rw.s.nodes_added;
-      per_channel_nhwc[v] = t;
-    }
-    w.nodes[i].inputs[k] = per_channel_nhwc.at(v);
-  }
-  w.nodes[i].outputs[0] = nhwc.at(w.nodes[i].outputs[0]);
-}
-
-// A Reduce* member over H and W (`w.nodes[i]`, reading an NHWC image): over NHWC's axes 1
-// and 2; without kept dims its [N, C] output is the same, with them [N, 1, 1, C] then a
-// Reshape to the node's [N, C, 1, 1].
-void rewrite_spatial_reduce(Work& w, Rewriter& rw, std::size_t i) {
-  const std::string name = w.nodes[i].name;
-  if (w.nodes[i].inputs.size() > 1 && w.nodes[i].inputs[1] != no_value) {
-    const ValueId axes = w.add_constant(name + ".nhwc_axes", Tensor::from<std::int64_t>({2}, {1, 2}));
-    w.nodes[i].inputs[1] = axes;
-  }
-  WNode& n = w.nodes[i];
-  if (n.inputs.size() < 2 || n.inputs[1] == no_value) {
-    n.attrs.insert_or_assign("axes", std::vector<std::int64_t>{1, 2});
-  }
-  const auto keep = attr_of(n, "keepdims");
-  if (keep && keep->as_int() == 0) return;
-  TensorDesc d = w.desc(n.inputs[0]);
-  d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
-  const ValueId reduced = rw.new_value(name + ".nhwc", d);
-  const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
-  WNode& r = w.nodes[i];
-  const ValueId y = r.outputs[0];
-  r.outputs[0] = reduced;
-  w.nodes.push_back({rw.node_name(name + ".nchw"), "Reshape", {reduced, shape}, {y}, Attributes{}, true});
-  ++rw.s.nodes_added;
-}
-
-// A global pool member (`w.nodes[i]`, reading an NHWC image) as a reduction over H and W,
-// then a Reshape to the pool's [N, C, 1, 1] output.
-void rewrite_global_pool(Work& w, Rewriter& rw, std::size_t i) {
-  if (!w.nodes[i].op.starts_with("Global")) return rewrite_spatial_reduce(w, rw, i);
-  const WNode& n = w.nodes[i];  // [N, H, W, C] -> [N, 1, 1, C]
-  TensorDesc d = w.desc(n.inputs[0]);
-  d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
-  const std::string name = n.name;
-  const ValueId reduced = rw.new_value(name + ".nhwc", d);
-  const std::string reduce = n.op == "GlobalMaxPool" ? "ReduceMax" : "ReduceMean";
-  const ValueId x = n.inputs[0];
-  const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
-  w.nodes.push_back({rw.node_name(name + ".nhwc"), reduce, {x}, {reduced},
-                     Attributes{{"axes", std::vector<std::int64_t>{1, 2}}, {"keepdims", std::int64_t{1}}}, true});
-  WNode& pool = w.nodes[i];  // push_back may have moved it
-  pool.op = "Reshape";
-  pool.inputs = {reduced, shape};
-  pool.attrs = Attributes{};
-  ++rw.s.nodes_added;
-}
-
 // Runs the members on NHWC images: each member's output image gets an NHWC twin;
 // outside readers (and graph outputs) get the NCHW value back through a Transpose, and
 // images from outside a chain come in through one (one per value). Per-channel operands
@@ -486,7 +447,7 @@ void rewrite_members(Work& w, PassStats& s, const Chains& c, const std::vector<b
   std::unordered_map<ValueId, ValueId> nhwc;
   for (const std::size_t i : w.order) {
     if (!member[i] || !c.role[i].makes_image) continue;
-    const ValueId y = w.nodes[i].outputs[0];
+    const ValueId y = image_out(w, c.role[i], i);
     TensorDesc d = w.desc(y);
     d.shape = to_nhwc(d.shape);
     nhwc[y] = rw.new_value(w.values[y].name + ".nhwc", d);
@@ -501,7 +462,7 @@ void rewrite_members(Work& w, PassStats& s, const Chains& c, const std::vector<b
   }
   for (const std::size_t i : w.order) {
     if (!member[i] || !c.role[i].makes_image) continue;
-    const ValueId y = w.nodes[i].outputs[0];
+    const ValueId y = image_out(w, c.role[i], i);
     if (outside[y] > 0 || w.is_output(y)) rw.transpose(nhwc.at(y), y, {0, 3, 1, 2}, w.values[y].name + ".to_nchw");
   }
   for (const std::size_t i : w.order) {
@@ -533,7 +494,7 @@ void rewrite_members(Work& w, PassStats& s, const Chains& c, const std::vector<b
       case LayoutRule::fixed:
         break;
       case LayoutRule::elementwise:
-        rewrite_elementwise(w, rw, c, i, nhwc, per_channel_nhwc);
+        detail::layout_ops::rewrite_elementwise(w, rw, r.images, i, nhwc, per_channel_nhwc);
         break;
       case LayoutRule::concat: {
         const std::int64_t axis = attr_of(n, "axis")->as_int();
@@ -553,7 +514,13 @@ void rewrite_members(Work& w, PassStats& s, const Chains& c, const std::vector<b
         break;
       }
       case LayoutRule::spatial_reduce:
-        rewrite_global_pool(w, rw, i);
+        detail::layout_ops::rewrite_global_pool(w, rw, i);
+        break;
+      case LayoutRule::slice:
+        detail::layout_ops::rewrite_slice(w, i, nhwc);
+        break;
+      case LayoutRule::shuffle:
+        detail::layout_ops::rewrite_shuffle(w, rw, {r.mid, r.tail, r.groups}, i, nhwc);
         break;
     }
   }

@@ -579,6 +579,52 @@ TEST_CASE("layout_nhwc pass: a mean, max or sum over H and W ends a chain withou
   }
 }
 
+TEST_CASE("layout_nhwc pass: ShuffleNet's channel split and shuffle run NHWC, no Transpose between the blocks") {
+  // Two ShuffleNetV2 blocks: split the channels in halves (Slice), the second half through
+  // 1x1, depthwise 3x3, 1x1, Concat with the first, then the channel shuffle (Reshape to
+  // 2 groups, Transpose (0, 2, 1, 3, 4), Reshape back).
+  GraphBuilder gb;
+  const Value x = gb.input("x", DataType::f32, "2,16,6,5");
+  const auto i64 = [&](const std::string& name, std::vector<std::int64_t> v) {
+    const auto n = static_cast<std::int64_t>(v.size());
+    return gb.constant(name, ge::Tensor::from<std::int64_t>({n}, v));
+  };
+  Value y = x.conv2d(weights(gb, "stem", 16, 1, 3, 1), bias(gb, "stem", 16, 2), {.pad = 1, .group = 16, .name = "stem"});
+  for (int blk = 0; blk < 2; ++blk) {
+    const std::string p = "b" + std::to_string(blk);
+    const Value a = gb.op("Slice", {y, i64(p + ".s0", {0}), i64(p + ".e0", {8}), i64(p + ".ax", {1})}, {}, p + ".left");
+    const Value b = gb.op("Slice", {y, i64(p + ".s1", {8}), i64(p + ".e1", {16}), i64(p + ".ax1", {1})}, {}, p + ".right");
+    const Value c = b.conv2d(weights(gb, p + ".pw1", 8, 8, 1, 3), bias(gb, p + ".pw1", 8, 4), {.name = p + ".pw1"})
+                        .relu()
+                        .conv2d(weights(gb, p + ".dw", 8, 1, 3, 5), bias(gb, p + ".dw", 8, 6), {.pad = 1, .group = 8, .name = p + ".dw"})
+                        .conv2d(weights(gb, p + ".pw2", 8, 8, 1, 7), bias(gb, p + ".pw2", 8, 8), {.name = p + ".pw2"})
+                        .relu();
+    const Value cat = ge::concat({a, c}, 1, p + ".cat");
+    const Value g5 = gb.op("Reshape", {cat, i64(p + ".shape5", {2, 2, 8, 6, 5})}, {}, p + ".split");
+    const Value t = gb.op("Transpose", {g5}, {{"perm", std::vector<std::int64_t>{0, 2, 1, 3, 4}}}, p + ".shuffle");
+    y = gb.op("Reshape", {t, i64(p + ".shape4", {2, 16, 6, 5})}, {}, p + ".merge");
+  }
+  gb.output(y.conv2d(weights(gb, "head", 4, 16, 1, 9), bias(gb, "head", 4, 10), {.name = "head"}));
+  const Graph g = gb.build();
+  const Graph o = ge::layout_nhwc(g);
+  CHECK(nhwc_convs(o) == 8);
+  CHECK(count(o, "Transpose") == 2 + 2);  // x in and the output back; the two shuffles' own
+  CHECK(node(o, "b0.shuffle").attrs.at("perm").as_ints() == std::vector<std::int64_t>{0, 1, 2, 4, 3});
+  check_same(g, o, 1e-5);
+  // A shuffle whose middle Transpose has another reader, or another permutation, stays NCHW.
+  GraphBuilder hb;
+  const Value hx = hb.input("x", DataType::f32, "1,8,4,4");
+  const Value hd = hx.conv2d(weights(hb, "dw", 8, 1, 3, 1), bias(hb, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+  const Value h5 = hb.op("Reshape", {hd, hb.constant("s5", ge::Tensor::from<std::int64_t>({5}, {1, 2, 4, 4, 4}))}, {}, "split");
+  const Value ht = hb.op("Transpose", {h5}, {{"perm", std::vector<std::int64_t>{0, 1, 2, 4, 3}}}, "other_perm");
+  hb.output(hb.op("Reshape", {ht, hb.constant("s4", ge::Tensor::from<std::int64_t>({4}, {1, 8, 4, 4}))}, {}, "merge"));
+  const Graph h = hb.build();
+  const Graph ho = ge::layout_nhwc(h);
+  CHECK(node(ho, "other_perm").attrs.at("perm").as_ints() == std::vector<std::int64_t>{0, 1, 2, 4, 3});
+  CHECK(ho.value(node(ho, "split").inputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{1, 8, 4, 4}));
+  check_same(h, ho, 1e-5);
+}
+
 TEST_CASE("layout_nhwc pass: grouped convs of 4k outputs per group join a chain; 2 and 6 do not") {
   // A ResNeXt-style bottleneck: 1x1, grouped 3x3, 1x1, residual; the grouped conv's group
   // width decides whether the body is one NHWC chain (the NHWC grouped kernel beats the

@@ -1,0 +1,130 @@
+// The rewrites of the layout pass's members that are not convs (see layout_rewrite.hpp).
+#include "compile/layout_rewrite.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace ge::detail::layout_ops {
+
+// An elementwise member: its per-channel operands take their NHWC broadcast form (a
+// Reshape, one per operand however many members read it), its output the NHWC twin.
+void rewrite_elementwise(Work& w, Rewriter& rw, const std::vector<std::size_t>& images, std::size_t i,
+                         const std::unordered_map<ValueId, ValueId>& nhwc,
+                         std::unordered_map<ValueId, ValueId>& per_channel_nhwc) {
+  for (std::size_t k = 0; k < w.nodes[i].inputs.size(); ++k) {
+    const ValueId v = w.nodes[i].inputs[k];  // (a push_back below moves the nodes)
+    if (v == no_value || std::find(images.begin(), images.end(), k) != images.end()) continue;
+    const Shape& sh = w.desc(v).shape;
+    const std::size_t rank = sh.rank();
+    if (rank < 3 || (sh[rank - 3].is_static() && sh[rank - 3].value() == 1)) continue;  // no channel axis
+    if (!per_channel_nhwc.contains(v)) {
+      // [a, C, 1, 1] -> [a, 1, 1, C]; [C, 1, 1] -> [1, 1, C]
+      const std::string name = w.values[v].name;
+      const ValueId shape =
+          rank == 4 ? w.add_constant(name + ".nhwc_shape", Tensor::from<std::int64_t>({4}, {0, 1, 1, -1}))
+                    : w.add_constant(name + ".nhwc_shape", Tensor::from<std::int64_t>({3}, {1, 1, -1}));
+      TensorDesc d = w.desc(v);
+      d.shape = rank == 4 ? Shape(std::vector<Dim>{sh[0], Dim(1), Dim(1), sh[1]})
+                          : Shape(std::vector<Dim>{Dim(1), Dim(1), sh[0]});
+      const ValueId t = rw.new_value(name + ".nhwc", d);
+      w.nodes.push_back({rw.node_name(name + ".nhwc"), "Reshape", {v, shape}, {t}, Attributes{}, true});
+      ++rw.s.nodes_added;
+      per_channel_nhwc[v] = t;
+    }
+    w.nodes[i].inputs[k] = per_channel_nhwc.at(v);
+  }
+  w.nodes[i].outputs[0] = nhwc.at(w.nodes[i].outputs[0]);
+}
+
+// A Reduce* member over H and W (`w.nodes[i]`, reading an NHWC image): over NHWC's axes 1
+// and 2; without kept dims its [N, C] output is the same, with them [N, 1, 1, C] then a
+// Reshape to the node's [N, C, 1, 1].
+void rewrite_spatial_reduce(Work& w, Rewriter& rw, std::size_t i) {
+  const std::string name = w.nodes[i].name;
+  if (w.nodes[i].inputs.size() > 1 && w.nodes[i].inputs[1] != no_value) {
+    const ValueId axes = w.add_constant(name + ".nhwc_axes", Tensor::from<std::int64_t>({2}, {1, 2}));
+    w.nodes[i].inputs[1] = axes;
+  }
+  WNode& n = w.nodes[i];
+  if (n.inputs.size() < 2 || n.inputs[1] == no_value) {
+    n.attrs.insert_or_assign("axes", std::vector<std::int64_t>{1, 2});
+  }
+  const auto keep = attr_of(n, "keepdims");
+  if (keep && keep->as_int() == 0) return;
+  TensorDesc d = w.desc(n.inputs[0]);
+  d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
+  const ValueId reduced = rw.new_value(name + ".nhwc", d);
+  const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
+  WNode& r = w.nodes[i];
+  const ValueId y = r.outputs[0];
+  r.outputs[0] = reduced;
+  w.nodes.push_back({rw.node_name(name + ".nchw"), "Reshape", {reduced, shape}, {y}, Attributes{}, true});
+  ++rw.s.nodes_added;
+}
+
+// A global pool member (`w.nodes[i]`, reading an NHWC image) as a reduction over H and W,
+// then a Reshape to the pool's [N, C, 1, 1] output.
+void rewrite_global_pool(Work& w, Rewriter& rw, std::size_t i) {
+  if (!w.nodes[i].op.starts_with("Global")) return rewrite_spatial_reduce(w, rw, i);
+  const WNode& n = w.nodes[i];  // [N, H, W, C] -> [N, 1, 1, C]
+  TensorDesc d = w.desc(n.inputs[0]);
+  d.shape = Shape(std::vector<Dim>{d.shape[0], Dim(1), Dim(1), d.shape[3]});
+  const std::string name = n.name;
+  const ValueId reduced = rw.new_value(name + ".nhwc", d);
+  const std::string reduce = n.op == "GlobalMaxPool" ? "ReduceMax" : "ReduceMean";
+  const ValueId x = n.inputs[0];
+  const ValueId shape = w.add_constant(name + ".shape", Tensor::from<std::int64_t>({4}, {0, -1, 1, 1}));
+  w.nodes.push_back({rw.node_name(name + ".nhwc"), reduce, {x}, {reduced},
+                     Attributes{{"axes", std::vector<std::int64_t>{1, 2}}, {"keepdims", std::int64_t{1}}}, true});
+  WNode& pool = w.nodes[i];  // push_back may have moved it
+  pool.op = "Reshape";
+  pool.inputs = {reduced, shape};
+  pool.attrs = Attributes{};
+  ++rw.s.nodes_added;
+}
+
+// A Slice member: its axes (given, or 0, 1, ... by default) remapped to NHWC's.
+void rewrite_slice(Work& w, std::size_t i, const std::unordered_map<ValueId, ValueId>& nhwc) {
+  const WNode& n = w.nodes[i];
+  const std::int64_t count = w.constant(n.inputs[1])->element_count();
+  std::vector<std::int64_t> axes(static_cast<std::size_t>(count));
+  if (n.inputs.size() > 3 && n.inputs[3] != no_value) {
+    axes = w.constant(n.inputs[3])->to_int64s();
+  } else {
+    std::iota(axes.begin(), axes.end(), std::int64_t{0});
+  }
+  for (std::int64_t& a : axes) a = kNhwcAxis[a < 0 ? a + 4 : a];
+  const ValueId id = w.add_constant(n.name + ".nhwc_axes", Tensor::from<std::int64_t>({count}, axes));
+  WNode& m = w.nodes[i];
+  if (m.inputs.size() < 4) m.inputs.resize(4, no_value);
+  m.inputs[3] = id;
+  m.outputs[0] = nhwc.at(m.outputs[0]);
+}
+
+// A channel shuffle member (its three nodes) on NHWC: [N, H, W, C] -> [N, H, W, g, C / g]
+// -> (0, 1, 2, 4, 3) -> [N, H, W, C], the last Reshape's output the NHWC twin.
+void rewrite_shuffle(Work& w, Rewriter& rw, const Shuffle& r, std::size_t i,
+                     const std::unordered_map<ValueId, ValueId>& nhwc) {
+  const std::string name = w.nodes[i].name;
+  const ValueId y = w.nodes[r.tail].outputs[0];
+  const TensorDesc x = w.desc(w.nodes[i].inputs[0]);  // (already the NHWC twin: [N, H, W, C])
+  const std::int64_t per = x.shape[3].value() / r.groups;
+  const ValueId split = w.add_constant(name + ".nhwc_shape", Tensor::from<std::int64_t>({5}, {0, 0, 0, r.groups, per}));
+  const ValueId merge = w.add_constant(name + ".nhwc_merge", Tensor::from<std::int64_t>({4}, {0, 0, 0, -1}));
+  TensorDesc g = x, t = x;
+  g.shape = Shape(std::vector<Dim>{x.shape[0], x.shape[1], x.shape[2], Dim(r.groups), Dim(per)});
+  t.shape = Shape(std::vector<Dim>{x.shape[0], x.shape[1], x.shape[2], Dim(per), Dim(r.groups)});
+  const ValueId gv = rw.new_value(name + ".nhwc", g), tv = rw.new_value(w.nodes[r.mid].name + ".nhwc", t);
+  WNode& head = w.nodes[i];
+  head.inputs[1] = split;
+  head.outputs[0] = gv;
+  WNode& mid = w.nodes[r.mid];
+  mid.inputs[0] = gv;
+  mid.outputs[0] = tv;
+  mid.attrs.insert_or_assign("perm", std::vector<std::int64_t>{0, 1, 2, 4, 3});
+  WNode& tail = w.nodes[r.tail];
+  tail.inputs = {tv, merge};
+  tail.outputs[0] = nhwc.at(y);
+}
+
+}  // namespace ge::detail::layout_ops

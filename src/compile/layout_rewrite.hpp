@@ -1,0 +1,65 @@
+#pragma once
+// Private to the layout pass (src/compile/layout.cpp): the rewrites that put the ops
+// between a chain's convs on NHWC images (elementwise operands, global pools and
+// reductions, slices, channel shuffles), and the naming helper they share.
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "compile/pass_work.hpp"
+
+namespace ge::detail::layout_ops {
+
+// Where NCHW axis a of a 4-D value sits in NHWC.
+constexpr std::int64_t kNhwcAxis[4] = {0, 3, 1, 2};
+
+struct Rewriter {
+  Work& w;
+  PassStats& s;
+  std::unordered_set<std::string> node_names;
+
+  Rewriter(Work& work, PassStats& stats) : w(work), s(stats) {
+    for (const WNode& n : w.nodes) node_names.insert(n.name);
+  }
+
+  ValueId new_value(const std::string& base, TensorDesc desc) {
+    const std::string name = w.unique_name(base);
+    w.names.insert(name);
+    const auto id = static_cast<ValueId>(w.values.size());
+    w.values.push_back({name, std::move(desc)});
+    return id;
+  }
+
+  std::string node_name(const std::string& base) {
+    std::string name = base;
+    for (std::size_t i = 1; node_names.contains(name); ++i) name = base + "." + std::to_string(i);
+    node_names.insert(name);
+    return name;
+  }
+
+  void transpose(ValueId from, ValueId to, std::vector<std::int64_t> perm, const std::string& name) {
+    w.nodes.push_back({node_name(name), "Transpose", {from}, {to}, Attributes{{"perm", std::move(perm)}}, true});
+    ++s.nodes_added;
+  }
+};
+
+// A channel shuffle's three nodes: the Reshape to groups (the member), the Transpose, the
+// Reshape back; and the groups.
+struct Shuffle {
+  std::size_t mid = 0, tail = 0;
+  std::int64_t groups = 0;
+};
+
+using NhwcTwins = std::unordered_map<ValueId, ValueId>;
+
+void rewrite_elementwise(Work& w, Rewriter& rw, const std::vector<std::size_t>& images, std::size_t i,
+                         const NhwcTwins& nhwc, NhwcTwins& per_channel_nhwc);
+void rewrite_spatial_reduce(Work& w, Rewriter& rw, std::size_t i);
+void rewrite_global_pool(Work& w, Rewriter& rw, std::size_t i);
+void rewrite_slice(Work& w, std::size_t i, const NhwcTwins& nhwc);
+void rewrite_shuffle(Work& w, Rewriter& rw, const Shuffle& r, std::size_t i, const NhwcTwins& nhwc);
+
+}  // namespace ge::detail::layout_ops

@@ -202,16 +202,30 @@ bool channel_shuffle(const Work& w, const Work::Readers& readers, std::size_t i,
   if (head.inputs.size() != 2 || head.outputs.size() != 1 || !is_image(w.desc(head.inputs[0]))) return false;
   const Shape& x = w.desc(head.inputs[0]).shape;
   const Shape& g5 = w.desc(head.outputs[0]).shape;
-  if (!g5.rank_known() || g5.rank() != 5 || !x[1].is_static() || !g5[1].is_static() || !g5[2].is_static() ||
-      g5[1].value() * g5[2].value() != x[1].value() || !(g5[3] == x[2]) || !(g5[4] == x[3]))
+  // C, H and W static, and all of the groups' dims: a Reshape keeps the element count, so
+  // the batch is then the same and the split is of the channels (equal ranges alone would
+  // not say that two dims are one).
+  const auto fixed = [](const Dim& d, std::int64_t v) { return d.is_static() && d.value() == v; };
+  if (!g5.rank_known() || g5.rank() != 5 || !x[1].is_static() || !x[2].is_static() || !x[3].is_static() ||
+      !g5[1].is_static() || !g5[2].is_static() || g5[1].value() * g5[2].value() != x[1].value() ||
+      !fixed(g5[3], x[2].value()) || !fixed(g5[4], x[3].value()))
     return false;
+  const auto zero_allowed = [](const WNode& n) {
+    const auto a = attr_of(n, "allowzero");
+    return a && a->as_int() != 0;
+  };
+  if (zero_allowed(head)) return false;  // (the NHWC shapes written for it copy dims with 0)
   const std::size_t mid = only_reader(w, readers, head.outputs[0]);
   if (mid == SIZE_MAX || w.nodes[mid].op != "Transpose" || ints_attr(w.nodes[mid], "perm") !=
       std::vector<std::int64_t>{0, 2, 1, 3, 4})
     return false;
   const std::size_t tail = only_reader(w, readers, w.nodes[mid].outputs[0]);
   if (tail == SIZE_MAX || w.nodes[tail].op != "Reshape" || w.nodes[tail].inputs[0] != w.nodes[mid].outputs[0] ||
-      !(w.desc(w.nodes[tail].outputs[0]).shape == x))
+      zero_allowed(w.nodes[tail]))
+    return false;
+  const Shape& y = w.desc(w.nodes[tail].outputs[0]).shape;
+  if (!y.rank_known() || y.rank() != 4 || !fixed(y[1], x[1].value()) || !fixed(y[2], x[2].value()) ||
+      !fixed(y[3], x[3].value()))
     return false;
   r.mid = mid;
   r.tail = tail;

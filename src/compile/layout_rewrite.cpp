@@ -94,7 +94,11 @@ void rewrite_slice(Work& w, std::size_t i, const std::unordered_map<ValueId, Val
     std::iota(axes.begin(), axes.end(), std::int64_t{0});
   }
   for (std::int64_t& a : axes) a = kNhwcAxis[a < 0 ? a + 4 : a];
-  const ValueId id = w.add_constant(n.name + ".nhwc_axes", Tensor::from<std::int64_t>({count}, axes));
+  // (in the indices' type: starts, ends, axes and steps share one, i32 or i64)
+  const bool i32 = w.constant(n.inputs[1])->dtype() == DataType::i32;
+  std::vector<std::int32_t> narrow(axes.begin(), axes.end());
+  const ValueId id = w.add_constant(n.name + ".nhwc_axes", i32 ? Tensor::from<std::int32_t>({count}, narrow)
+                                                                : Tensor::from<std::int64_t>({count}, axes));
   WNode& m = w.nodes[i];
   if (m.inputs.size() < 4) m.inputs.resize(4, no_value);
   m.inputs[3] = id;

@@ -10,14 +10,14 @@ namespace {
 
 // The elements of a value: recorded, or an i64/i32 constant's (at most rank 1).
 std::optional<ShapeValue> elements_of(const Work& w, ValueId v, const ShapeValues& known) {
-  if (const auto it = known.find(v); it != known.end()) return it->second;
+  if (const auto it = known.tensors.find(v); it != known.tensors.end()) return it->second;
   const Tensor* t = w.constant(v);
   if (t == nullptr || (t->dtype() != DataType::i64 && t->dtype() != DataType::i32) || t->dims().size() > 1 ||
       t->element_count() > 64)
     return std::nullopt;
   ShapeValue s;
   s.scalar = t->dims().empty();
-  for (const std::int64_t e : t->to_int64s()) s.elements.push_back({e, Dim()});
+  for (const std::int64_t e : t->to_int64s()) s.elements.push_back({e, Dim(), {}});
   return s;
 }
 
@@ -35,7 +35,8 @@ std::optional<ShapeValue> evaluate_node(const Work& w, const WNode& n, const Sha
     ShapeValue out;
     for (std::int64_t i = at("start", 0); i < at("end", r); ++i) {
       const Dim& d = s[static_cast<std::size_t>(i)];
-      out.elements.push_back({d.is_static() ? std::optional<std::int64_t>(d.value()) : std::nullopt, d});
+      out.elements.push_back({d.is_static() ? std::optional<std::int64_t>(d.value()) : std::nullopt, d,
+                              known.origin_of(n.inputs[0], static_cast<std::size_t>(i))});
     }
     return out;
   }
@@ -60,7 +61,16 @@ std::optional<ShapeValue> evaluate_node(const Work& w, const WNode& n, const Sha
     return out;
   }
   if (n.op == "Unsqueeze") {
-    if (!data->scalar) return std::nullopt;  // a scalar to [1]: the axes can only be 0
+    if (!data->scalar) return std::nullopt;  // a scalar to [1]: axes [0] or [-1]
+    std::vector<std::int64_t> axes;
+    if (n.inputs.size() > 1 && n.inputs[1] != no_value) {
+      const Tensor* t = w.constant(n.inputs[1]);
+      if (t == nullptr) return std::nullopt;
+      axes = t->to_int64s();
+    } else if (const auto a = attr_of(n, "axes")) {
+      axes = a->as_ints();
+    }
+    if (axes.size() != 1 || (axes[0] != 0 && axes[0] != -1)) return std::nullopt;
     ShapeValue out = *data;
     out.scalar = false;
     return out;
@@ -81,7 +91,26 @@ std::optional<ShapeValue> evaluate_node(const Work& w, const WNode& n, const Sha
 
 }  // namespace
 
+DimOrigin ShapeValues::origin_of(ValueId v, std::size_t axis) const {
+  if (const auto it = origins.find(v); it != origins.end() && axis < it->second.size() && it->second[axis].known())
+    return it->second[axis];
+  return {static_cast<std::int64_t>(v), static_cast<std::int64_t>(axis)};
+}
+
 std::optional<Tensor> shape_value(const Work& w, const WNode& n, ShapeValues& known) {
+  if (n.op == "Transpose" && n.inputs.size() == 1 && n.outputs.size() == 1) {
+    // The dims move with the permutation, and so do their origins.
+    const auto it = known.origins.find(n.inputs[0]);
+    const auto perm = attr_of(n, "perm");
+    if (it == known.origins.end() || !perm) return std::nullopt;
+    std::vector<DimOrigin> out;
+    for (const std::int64_t p : perm->as_ints()) {
+      if (p < 0 || p >= static_cast<std::int64_t>(it->second.size())) return std::nullopt;
+      out.push_back(it->second[static_cast<std::size_t>(p)]);
+    }
+    known.origins[n.outputs[0]] = std::move(out);
+    return std::nullopt;
+  }
   if (n.op != "Shape" && n.op != "Gather" && n.op != "Unsqueeze" && n.op != "Concat" && n.op != "Cast")
     return std::nullopt;
   if (n.op != "Shape" && w.desc(n.outputs.empty() ? no_value : n.outputs[0]).dtype != DataType::i64)
@@ -91,7 +120,7 @@ std::optional<Tensor> shape_value(const Work& w, const WNode& n, ShapeValues& kn
   std::vector<std::int64_t> v;
   for (const ShapeElement& e : value->elements) {
     if (!e.value) {
-      known[n.outputs[0]] = *value;
+      known.tensors[n.outputs[0]] = *value;
       return std::nullopt;
     }
     v.push_back(*e.value);
@@ -100,36 +129,41 @@ std::optional<Tensor> shape_value(const Work& w, const WNode& n, ShapeValues& kn
   return Tensor::from<std::int64_t>({static_cast<std::int64_t>(v.size())}, v);
 }
 
-std::optional<Shape> reshape_dims(const Work& w, const WNode& n, const ShapeValues& known) {
+std::optional<Shape> reshape_dims(const Work& w, const WNode& n, ShapeValues& known) {
   if (n.op != "Reshape" || n.inputs.size() != 2 || n.outputs.size() != 1) return std::nullopt;
-  const auto it = known.find(n.inputs[1]);
-  if (it == known.end() || it->second.scalar) return std::nullopt;
+  const auto it = known.tensors.find(n.inputs[1]);
+  if (it == known.tensors.end() || it->second.scalar) return std::nullopt;
   const Shape& x = w.desc(n.inputs[0]).shape;
   const auto allow = attr_of(n, "allowzero");
   const bool allowzero = allow && allow->as_int() != 0;
   std::vector<Dim> dims;
+  std::vector<DimOrigin> origins;
   std::int64_t minus = -1;
   for (std::size_t k = 0; k < it->second.elements.size(); ++k) {
     const ShapeElement& e = it->second.elements[k];
     if (!e.value) {
       dims.push_back(e.dim);
+      origins.push_back(e.origin);
     } else if (*e.value == 0 && !allowzero) {
       if (!x.rank_known() || k >= x.rank()) return std::nullopt;
       dims.push_back(x[k]);
+      origins.push_back(known.origin_of(n.inputs[0], k));
     } else if (*e.value == -1) {
       if (minus >= 0) return std::nullopt;
       minus = static_cast<std::int64_t>(k);
       dims.emplace_back();
+      origins.emplace_back();
     } else if (*e.value < 0) {
       return std::nullopt;
     } else {
       dims.emplace_back(*e.value);
+      origins.emplace_back();
     }
   }
   if (minus >= 0) {
     // What is left: the input's elements over the others', where that is known: static
-    // dims multiply, and a dim that is not static cancels the same dim of the input (the
-    // batch carried through: [N, 2, 58, 28, 28] to [N, -1, 28, 28]).
+    // dims multiply, and a dim that is not static cancels the input's dim of the same
+    // origin (the batch carried through: [N, 2, 58, 28, 28] to [N, -1, 28, 28]).
     if (!x.rank_known()) return std::nullopt;
     std::vector<bool> used(x.rank(), false);
     std::int64_t rest = 1;
@@ -140,7 +174,9 @@ std::optional<Shape> reshape_dims(const Work& w, const WNode& n, const ShapeValu
         continue;
       }
       std::size_t j = 0;
-      while (j < x.rank() && (used[j] || x[j].is_static() || !(x[j] == dims[k]))) ++j;
+      while (j < x.rank() && (used[j] || x[j].is_static() || !origins[k].known() ||
+                              !(known.origin_of(n.inputs[0], j) == origins[k])))
+        ++j;
       if (j == x.rank()) return std::nullopt;
       used[j] = true;
     }
@@ -153,6 +189,7 @@ std::optional<Shape> reshape_dims(const Work& w, const WNode& n, const ShapeValu
     if (rest == 0 || total % rest != 0) return std::nullopt;
     dims[static_cast<std::size_t>(minus)] = Dim(total / rest);
   }
+  known.origins[n.outputs[0]] = origins;
   return Shape(std::move(dims));
 }
 

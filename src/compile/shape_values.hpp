@@ -12,11 +12,21 @@
 
 namespace ge::detail {
 
+/// Where a dim that is not static comes from: dim `axis` of value `value` (-1: nowhere
+/// known). Two such dims are the same quantity in every run only when their origins are
+/// equal: ranges alone say nothing (two inputs' free batches are both `1~8`).
+struct DimOrigin {
+  std::int64_t value = -1, axis = -1;
+  [[nodiscard]] bool known() const noexcept { return value >= 0; }
+  friend bool operator==(const DimOrigin&, const DimOrigin&) = default;
+};
+
 /// One element of a shape tensor: its value where known (any i64: -1 and 0 mean what
-/// Reshape says), else the dim it carries (ranged or unknown: a batch).
+/// Reshape says), else the dim it carries (ranged or unknown: a batch) and its origin.
 struct ShapeElement {
   std::optional<std::int64_t> value;
   Dim dim;
+  DimOrigin origin;
 };
 
 /// A shape tensor's elements, and whether it is a scalar (rank 0) rather than a vector.
@@ -24,17 +34,27 @@ struct ShapeValue {
   std::vector<ShapeElement> elements;
   bool scalar = false;
 };
-using ShapeValues = std::unordered_map<ValueId, ShapeValue>;
+
+/// What the pass knows: shape tensors element by element, and the origins of the dims
+/// of values whose dims it set (a Reshape's, carried through a Transpose).
+struct ShapeValues {
+  std::unordered_map<ValueId, ShapeValue> tensors;
+  std::unordered_map<ValueId, std::vector<DimOrigin>> origins;
+  /// Dim `axis` of value v: where it was recorded to come from, else itself.
+  [[nodiscard]] DimOrigin origin_of(ValueId v, std::size_t axis) const;
+};
 
 /// For a node that did not fold: a Shape, a Gather at constant indices of a known shape
 /// tensor, an Unsqueeze of a known scalar, a Cast to i64 or a Concat of known pieces and
-/// i64 constants records its output's elements in `known`. Returns the output as an i64
-/// constant where every element is static (the dims of `Shape(x)[1]` are, with x's batch
-/// free), nullopt otherwise.
+/// i64 constants records its output's elements in `known`; a Transpose carries its input's
+/// recorded dim origins. Returns the output as an i64 constant where every element is
+/// static (the dims of `Shape(x)[1]` are, with x's batch free), nullopt otherwise.
 std::optional<Tensor> shape_value(const Work& w, const WNode& n, ShapeValues& known);
 
 /// The dims a Reshape node's output has by its shape input's known elements (0 copies the
-/// input's dim unless `allowzero`, -1 takes what is left where that is static), or nullopt.
-std::optional<Shape> reshape_dims(const Work& w, const WNode& n, const ShapeValues& known);
+/// input's dim unless `allowzero`, -1 takes what is left where that is known: static dims
+/// multiply, a dim that is not static cancels the input's dim of the same origin), or
+/// nullopt; the output's dim origins are recorded in `known`.
+std::optional<Shape> reshape_dims(const Work& w, const WNode& n, ShapeValues& known);
 
 }  // namespace ge::detail

@@ -623,6 +623,28 @@ TEST_CASE("layout_nhwc pass: ShuffleNet's channel split and shuffle run NHWC, no
   CHECK(node(ho, "other_perm").attrs.at("perm").as_ints() == std::vector<std::int64_t>{0, 1, 2, 4, 3});
   CHECK(ho.value(node(ho, "split").inputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{1, 8, 4, 4}));
   check_same(h, ho, 1e-5);
+  // A shuffle whose Reshape allows zeros in its shape stays NCHW (the NHWC shapes copy
+  // dims with 0); a Slice with i32 indices gets i32 axes.
+  GraphBuilder kb;
+  const Value kx = kb.input("x", DataType::f32, "1,8,4,4");
+  const Value kd = kx.conv2d(weights(kb, "dw", 8, 1, 3, 1), bias(kb, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+  const auto i32 = [&](const std::string& name, std::vector<std::int32_t> v) {
+    return kb.constant(name, ge::Tensor::from<std::int32_t>({static_cast<std::int64_t>(v.size())}, v));
+  };
+  const Value ks = kb.op("Slice", {kd, i32("s", {0}), i32("e", {8}), i32("a", {1})}, {}, "slice32").relu();
+  const Value k5 = kb.op("Reshape", {ks, kb.constant("s5", ge::Tensor::from<std::int64_t>({5}, {1, 2, 4, 4, 4}))}, {}, "split");
+  const Value kt = kb.op("Transpose", {k5}, {{"perm", std::vector<std::int64_t>{0, 2, 1, 3, 4}}}, "shuffle");
+  const Value km = kb.op("Reshape", {kt, kb.constant("s4", ge::Tensor::from<std::int64_t>({4}, {1, 8, 4, 4}))},
+                         {{"allowzero", std::int64_t{1}}}, "merge");
+  kb.output(km.conv2d(weights(kb, "dw2", 8, 1, 3, 3), bias(kb, "dw2", 8, 4), {.pad = 1, .group = 8, .name = "dw2"}));
+  const Graph k = kb.build();
+  const Graph ko = ge::layout_nhwc(k);
+  ko.validate();
+  CHECK(node(ko, "shuffle").attrs.at("perm").as_ints() == std::vector<std::int64_t>{0, 2, 1, 3, 4});
+  const ge::Node& sl = node(ko, "slice32");
+  REQUIRE(sl.inputs.size() == 4);
+  CHECK(ko.value(sl.inputs[3]).desc.dtype == DataType::i32);
+  check_same(k, ko, 1e-5);
 }
 
 TEST_CASE("layout_nhwc pass: grouped convs of 4k outputs per group join a chain; 2 and 6 do not") {

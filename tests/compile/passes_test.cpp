@@ -337,6 +337,25 @@ TEST_CASE("fold_constants pass follows a dynamic export's shape arithmetic: stat
   for (std::size_t i = 0; i < xs.size(); ++i) CHECK(ys[i] == std::max(xs[i], 0.0));
 }
 
+TEST_CASE("fold_constants pass: a Reshape's -1 is not worked out from another input's free dim of the same range") {
+  // x [N, 6] reshaped by [M, -1] with M y's batch: both 1~8, but not the same quantity, so
+  // the -1 is not 6 (N = 4, M = 2 gives 12).
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "1~8,6");
+  const Value y = b.input("y", DataType::f32, "1~8,3");
+  const Value m = y.shape_of().gather(b.scalar(0, DataType::i64), 0, "m");
+  const Value r = b.op("Reshape", {x, ge::concat({m.unsqueeze({0}), b.int64s({-1})}, 0)}, {}, "r");
+  b.output(r.shape_of().gather(b.scalar(1, DataType::i64), 0, "width"));
+  b.output(y.relu());
+  const Graph g = b.build();
+  const Graph f = ge::fold_constants(g);
+  CHECK_FALSE(f.value(node(f, "r").outputs[0]).desc.shape[1].is_static());
+  const auto width = f.find_value("width");
+  REQUIRE(width.has_value());
+  CHECK(f.constant_of(*width) == nullptr);  // not folded to 6
+  CHECK(count(f, "Reshape") == 1);
+}
+
 // ---- remove_dead_code ------------------------------------------------------------------------
 
 TEST_CASE("remove_dead_code pass drops what no output needs and keeps every graph input") {

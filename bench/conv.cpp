@@ -8,6 +8,8 @@
 //   GE_BENCH_LAYERS=256x14/3,512x7 ge_bench_conv layers   # only those layer shapes
 //   GE_BENCH_NHWC=1 ge_bench_conv layers   # the NHWC FusedConv kernels (ge::layout_nhwc's)
 //   GE_BENCH_COLD=1 ge_bench_conv layers   # caches flushed before each run (weights from memory)
+//   GE_BENCH_BF16=1 ge_bench_conv layers   # the kernels of Precision::bf16 (%peak: of the f32 FMA peak)
+//   ge_bench_conv peaks     # this core's f32 FMA and bf16 dot-product peaks, side by side
 //   ge_bench_conv dense     # DenseNet-121's growth, bottleneck and transition convs
 //   ge_bench_conv dw        # depthwise 3x3/5x5/7x7, strides 1/2, dilation 2; grouped (RegNetX, ResNeXt)
 //
@@ -170,6 +172,12 @@ std::pair<double, double> time_it(const std::function<void()>& f, int min_reps, 
   return {t.front(), t[t.size() / 2]};
 }
 
+// GE_BENCH_BF16=1: the kernels of `Precision::bf16` (bf16 weights and patches, f32 sums).
+bool bf16_kernels() {
+  const char* env = std::getenv("GE_BENCH_BF16");
+  return env != nullptr && *env != 0 && *env != '0';
+}
+
 bool nhwc_images() {
   const char* env = std::getenv("GE_BENCH_NHWC");
   return env != nullptr && *env != 0 && *env != '0';
@@ -210,8 +218,12 @@ LayerResult bench_layer(const Layer& l, std::int64_t n, tbb::task_arena& arena, 
   if (nhwc) attrs.emplace("layout", "NHWC");
   std::shared_ptr<const ge::CompiledOp> op;
   try {
-    op = ge::compile_op(nhwc ? "FusedConv" : "Conv",
-                        {f32(xd), ge::OpTensor::constant_of(w), ge::OpTensor::constant_of(b)}, {f32(yd)}, attrs);
+    ge::OpCompileRequest r{.op_type = nhwc ? "FusedConv" : "Conv",
+                           .inputs = {f32(xd), ge::OpTensor::constant_of(w), ge::OpTensor::constant_of(b)},
+                           .outputs = {f32(yd)},
+                           .attrs = attrs};
+    if (bf16_kernels()) r.precision = ge::Precision::bf16;
+    op = ge::OpCompiler::global().compile(r);
   } catch (const ge::Error& e) {
     std::printf("| %-4s | %4lld | %4lld x%3lld | %4lld | %dx%d/%lld | no kernel: %s\n", l.model,
                 static_cast<long long>(n), static_cast<long long>(l.c), static_cast<long long>(l.h),
@@ -340,7 +352,17 @@ int main(int argc, char** argv) {
                 threads, peak, threads, per_core,
                 argc > 3 ? "given" : measured > 0.0 ? "measured by the FMA loop" : "from the clock", measured, lanes, mhz,
                 nominal);
-    std::printf("CPU: %s; kernels' ISA: %d fp32 lanes\n\n", ge_bench::cpu_model().c_str(), lanes);
+    std::printf("CPU: %s; kernels' ISA: %d fp32 lanes (ge::cpu_isa: %s)\n\n", ge_bench::cpu_model().c_str(), lanes,
+                std::string(ge::cpu_isa()).c_str());
+    if (what == "peaks") {
+      const double dot = ge_bench::bf16_dot_peak();
+      if (dot > 0.0)
+        std::printf("one core: f32 FMA %.1f GFLOP/s, bf16 dot product (vdpbf16ps) %.1f GFLOP/s: %.2fx\n", measured, dot,
+                    dot / measured);
+      else
+        std::printf("one core: f32 FMA %.1f GFLOP/s; no AVX512-BF16 dot product here (or GE_CPU_ISA caps it)\n",
+                    measured);
+    }
     if (what == "layers" || what == "all") bench_layers(threads, peak);
     if (what == "dw" || what == "all") bench_depthwise(threads, peak);
     if (what == "dense" || what == "all") bench_densenet(threads, peak);

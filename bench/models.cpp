@@ -235,7 +235,8 @@ void print_latency_table(const std::vector<Row>& rows, const Peak& peak, bool or
 
 void print_bf16_table(const std::vector<Row>& rows) {
   if (std::none_of(rows.begin(), rows.end(), [](const Row& r) { return r.bf16.has_value(); })) return;
-  std::printf("\nprecision bf16 (AMX-BF16: convs and constant-weight matmuls in bf16, f32 accumulation)\n");
+  std::printf("\nprecision bf16 (%s: convs and constant-weight matmuls in bf16, f32 accumulation)\n",
+              std::string(ge::cpu_isa()).c_str());
   std::printf("%-19s %5s | %10s %10s | %10s | %9s %9s | %9s %9s\n", "model", "batch", "bf16 p50", "f32 p50",
               "ORT p50", "bf16/f32", "bf16/ORT", "error", "floor");
   std::printf("%s\n", std::string(106, '-').c_str());
@@ -467,9 +468,17 @@ int main(int argc, char** argv) {
     std::printf("bench/models: ge vs ONNX Runtime, %d threads, on the same ONNX files (in %s)\n", threads,
                 b.dir.string().c_str());
     std::printf("%s\n", peak.derivation.c_str());
-    std::printf("precision bf16: %s\n", b.bf16 ? "AMX-BF16 present: bf16 rows after the f32 table"
-                                               : args.bf16 ? "skipped: this CPU has no usable AMX-BF16"
-                                                           : "skipped (--no-bf16)");
+    std::printf("precision bf16: %s (ge::cpu_isa: %s)\n",
+                b.bf16 ? "bf16 kernels present: bf16 rows after the f32 table"
+                : args.bf16 ? "skipped: this CPU has neither AVX512-BF16 nor AMX-BF16"
+                            : "skipped (--no-bf16)",
+                std::string(ge::cpu_isa()).c_str());
+    if (b.bf16) {
+      const double dot = ge_bench::bf16_dot_peak();
+      if (dot > 0.0)
+        std::printf("one core's bf16 dot-product peak (vdpbf16ps loop): %.1f GFLOP/s, %.2fx its f32 FMA peak\n", dot,
+                    dot * threads / peak.gflops);
+    }
     if (!ort.available()) std::printf("ORT: not available (run npm ci in bench/peers): %s\n", ort.why_not.c_str());
     std::fflush(stdout);  // before the progress lines on stderr
 

@@ -275,7 +275,7 @@ int main(int argc, char** argv) {
     const ge_bench::Peak peak = ge_bench::machine_peak(threads);
     std::printf("bench/recurrent: %d threads, median of %d runs; %s\n", threads, reps, peak.derivation.c_str());
     __builtin_cpu_init();
-    std::printf("CPU: %s, %u logical cores; AVX-512F %s, AVX2+FMA %s, AMX-BF16 usable %s; the kernels run %s\n\n",
+    std::printf("CPU: %s, %u logical cores; AVX-512F %s, AVX2+FMA %s, bf16 kernels (AVX512-BF16 or AMX-BF16) %s; the kernels run %s\n\n",
                 ge_bench::cpu_model().c_str(), std::thread::hardware_concurrency(),
                 __builtin_cpu_supports("avx512f") ? "yes" : "no",
                 __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? "yes" : "no",

@@ -22,6 +22,7 @@
 
 #include "compile/padding_analysis.hpp"
 #include "compile/plan_build.hpp"
+#include "kernels/cpu/amx.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/core/detail/out_of_memory.hpp"
 #include "ge/core/log.hpp"
@@ -140,7 +141,7 @@ DynamicConfig model_config(const BuildOptions& options, const Target& target, co
       shapes_given ? parse_dynamic_config(options, target, model_inputs) : parse_dynamic_config(options, target);
   if (settings.precision == Precision::bf16 && !bf16_supported())
     cfg.warnings.push_back(
-        "precision bf16 needs a CPU with AMX-BF16 (and AVX512-BF16), which this one is not: every kernel runs in f32");
+        "precision bf16 needs a CPU with AVX512-BF16 (or AMX-BF16), which this one is not: every kernel runs in f32");
   return cfg;
 }
 
@@ -382,7 +383,8 @@ struct detail::ModelMaker {
     Graph g = reshaped(graph, hull_shapes, propagate(graph, hull_shapes, order0), order0);
     graph = Graph();  // `g` holds the only references to the weights the caller gave up
     // bf16 on AMX: dense convs keep NCHW, whose kernels run on AMX tiles (layout_nhwc).
-    const bool amx_convs = settings.precision == Precision::bf16 && bf16_supported();
+    // With AVX512-BF16's dot products they run NHWC, as in f32 (the GEMM over patches).
+    const bool amx_convs = settings.precision == Precision::bf16 && cpu::amx_bf16_usable();
     if (settings.optimize) g = detail::optimize_owned(std::move(g), &m.pass_stats_, !amx_convs);
     back(m, std::move(g), gin, shapes, hull_shapes);
     return model;

@@ -18,7 +18,7 @@ Precision parse_precision(std::string_view text) {
   raise(Errc::invalid_argument, "[ge.compile] precision '" + std::string(text) + "' is neither 'f32' nor 'bf16'");
 }
 
-bool bf16_supported() noexcept { return cpu::amx_bf16_usable(); }
+bool bf16_supported() noexcept { return cpu::bf16_usable(); }
 
 void Kernel::run_dynamic(std::span<const TensorView>,
                          FunctionRef<void*(std::size_t, std::span<const std::int64_t>)>) const {

@@ -17,6 +17,7 @@ TEST_CASE("cpu_isa: one of the named instruction sets, the one the kernels dispa
   const std::string_view expected[] = {"baseline", "avx2", "avx512"};
   CHECK(base == expected[static_cast<int>(ge::cpu::isa())]);
   CHECK(isa.ends_with("+amx") == ge::cpu::amx_bf16_usable());
+  CHECK(isa.ends_with("+bf16") == (ge::cpu::bf16_kernels() == ge::cpu::Bf16Kernels::dot));
   CHECK(ge::cpu_isa() == isa);  // settled once per process
 }
 

@@ -97,16 +97,16 @@ TEST_CASE("precision bf16: convs and constant matmuls on AMX, close to f32; f32 
     CHECK(err <= 2e-2f * top);
     CHECK(got != want);  // it did run in bf16
   } else {
-    MESSAGE("skipped the bf16 comparison: this CPU has no usable AMX-BF16");
+    MESSAGE("skipped the bf16 comparison: this CPU has neither AVX512-BF16 nor AMX-BF16");
     CHECK(bf16_kernels(*bf16) == 0);
     CHECK(has_precision_notice(*bf16));
     CHECK(got == want);
   }
 
-  // AMX forbidden (as on a CPU without it): f32 kernels, the notice, f32's results.
-  ge::cpu::allow_amx(false);
+  // bf16 kernels forbidden (as on a CPU without them): f32 kernels, the notice, f32's results.
+  ge::cpu::cap_bf16_kernels(ge::cpu::Bf16Kernels::none);
   const auto fallback = ge::compile(g, {}, ge::default_target(), {.precision = ge::Precision::bf16});
-  ge::cpu::allow_amx(true);
+  ge::cpu::cap_bf16_kernels(ge::cpu::Bf16Kernels::amx);
   CHECK(bf16_kernels(*fallback) == 0);
   CHECK(has_precision_notice(*fallback));
   CHECK(run(fallback, x) == want);

@@ -1,13 +1,15 @@
-// The bf16 kernels on AMX (kernels/cpu/amx.hpp): rounding, the matrix product and the
-// conv against references on the same bf16-rounded operands (so that only the order of
-// the f32 sums differs), the error against f32, and the f32 fallback. The kernel tests
-// run where the CPU has AMX-BF16 and say they were skipped elsewhere.
+// The bf16 kernels (kernels/cpu/amx.hpp): rounding, the matrix product and the conv
+// against references on the same bf16-rounded operands (so that only the order of the
+// f32 sums differs), the error against f32, and the f32 fallback. The kernel tests run
+// once per kind of bf16 kernel the CPU has (AMX tiles, AVX512-BF16 dot products: capped
+// to each in turn) and say they were skipped where it has none.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <string>
 #include <limits>
+#include <vector>
 
 #include <tbb/task_arena.h>
 
@@ -26,10 +28,28 @@ namespace cpu = ge::cpu;
 
 namespace {
 
-bool have_amx() {
-  if (cpu::amx_bf16_usable()) return true;
-  MESSAGE("skipped: no usable AMX-BF16 (this CPU, or GE_CPU_ISA below avx512); the bf16 kernels did not run");
-  return false;
+// The kinds of bf16 kernels this CPU runs, best first.
+std::vector<cpu::Bf16Kernels> bf16_kinds() {
+  std::vector<cpu::Bf16Kernels> kinds;
+  if (cpu::bf16_kernels() == cpu::Bf16Kernels::amx) kinds.push_back(cpu::Bf16Kernels::amx);
+  if (cpu::bf16_usable()) kinds.push_back(cpu::Bf16Kernels::dot);
+  if (kinds.empty())
+    MESSAGE("skipped: no AVX512-BF16 or AMX-BF16 (this CPU, or GE_CPU_ISA below avx512); the bf16 kernels did not run");
+  return kinds;
+}
+
+// Runs `f` with the bf16 kernels capped at `kind`, the cap lifted after.
+template <class F>
+void with_kernels(cpu::Bf16Kernels kind, F&& f) {
+  cpu::cap_bf16_kernels(kind);
+  REQUIRE(cpu::bf16_kernels() == kind);
+  try {
+    f();
+  } catch (...) {
+    cpu::cap_bf16_kernels(cpu::Bf16Kernels::amx);
+    throw;
+  }
+  cpu::cap_bf16_kernels(cpu::Bf16Kernels::amx);
 }
 
 // `b` with every element rounded to bf16.
@@ -75,11 +95,14 @@ std::vector<float> ref_matmul(const Buf<float>& a, const Buf<float>& b, std::int
 TEST_CASE("the kernels' ISA: what the CPU has, capped by GE_CPU_ISA") {
   const char* cap = std::getenv("GE_CPU_ISA");
   const cpu::Isa isa = cpu::isa();
-  MESSAGE("kernels run " << (isa == cpu::Isa::avx512 ? "AVX-512" : isa == cpu::Isa::avx2 ? "AVX2+FMA" : "baseline x86-64")
-                         << (cpu::amx_bf16_usable() ? " with AMX-BF16" : "") << (cap ? " (GE_CPU_ISA set)" : ""));
+  const std::string what =
+      std::string(isa == cpu::Isa::avx512 ? "AVX-512" : isa == cpu::Isa::avx2 ? "AVX2+FMA" : "baseline x86-64") +
+      (cpu::amx_bf16_usable() ? " with AMX-BF16" : cpu::bf16_usable() ? " with AVX512-BF16" : "") +
+      (cap ? " (GE_CPU_ISA set)" : "");
+  MESSAGE("kernels run " << what);
   if (cap != nullptr && std::string(cap) == "baseline") CHECK(isa == cpu::Isa::baseline);
   if (cap != nullptr && std::string(cap) == "avx2") CHECK(isa <= cpu::Isa::avx2);
-  if (isa != cpu::Isa::avx512) CHECK_FALSE(cpu::amx_bf16_usable());
+  if (isa != cpu::Isa::avx512) CHECK_FALSE(cpu::bf16_usable());
 }
 
 TEST_CASE("to_bf16 rounds to nearest even and keeps NaN and infinities") {
@@ -97,106 +120,160 @@ TEST_CASE("to_bf16 rounds to nearest even and keeps NaN and infinities") {
   CHECK(cpu::from_bf16(0x4049) == doctest::Approx(3.140625));
 }
 
-TEST_CASE("bf16 MatMul on AMX: edges of every tile, K padding, epilogues, 1 and 2 threads") {
-  if (!have_amx()) return;
-  struct Case {
-    std::int64_t m, n, k;
-  };
-  const Case cases[] = {{1, 1, 1},    {1, 16, 32},   {16, 16, 32}, {17, 15, 31}, {33, 17, 33},
-                        {64, 64, 64}, {100, 70, 300}, {5, 130, 768}, {128, 96, 1000}};
-  std::uint32_t seed = 10;
-  for (const Case& c : cases) {
-    for (const int threads : {1, 2}) {
-      for (const auto act : {cpu::Activation::none, cpu::Activation::relu, cpu::Activation::clip,
-                             cpu::Activation::gelu}) {
-        CAPTURE(c.m);
-        CAPTURE(c.n);
-        CAPTURE(c.k);
-        CAPTURE(threads);
-        CAPTURE(static_cast<int>(act));
-        const Buf<float> a = random_f32({c.m, c.k}, seed++);
-        const Buf<float> b = random_f32({c.k, c.n}, seed++);
-        const Buf<float> bias = random_f32({c.n}, seed++);
-        const Buf<float> res = random_f32({c.m, c.n}, seed++);
-        const cpu::PackedMatMulB packed = cpu::pack_matmul_b(b.view(), true);
-        REQUIRE(packed.bf16);
-        cpu::GemmEpilogue ep;
-        ep.bias_n = bias.v.data();
-        ep.residual = act == cpu::Activation::gelu ? nullptr : res.v.data();
-        ep.ld_residual = c.n;
-        ep.post = {act, -0.25f, 0.5f};
-        Buf<float> y({c.m, c.n});
-        tbb::task_arena arena(threads);
-        arena.execute([&] { cpu::matmul(a.view(), packed, y.view(), ep); });
-        // Against the same bf16 operands: only the f32 summation order differs.
-        const std::vector<float> want = ref_matmul(rounded(a), rounded(b), c.m, c.n, c.k, ep);
-        check_close(y.v, want, 1e-4f * std::sqrt(static_cast<float>(c.k)), 1e-4f);
-        // Against f32: the error of bf16 operands, relative to the result's size (clip's
-        // result is not the product's size: skipped there).
-        const std::vector<float> f32 = ref_matmul(a, b, c.m, c.n, c.k, ep);
-        if (act != cpu::Activation::clip) CHECK(max_err(y.v, f32) <= 2e-2f * std::max(1.0f, max_abs(f32)));
+TEST_CASE("bf16 MatMul: edges of every tile, K padding, epilogues, 1 and 2 threads, each kind of kernel") {
+  for (const cpu::Bf16Kernels kind : bf16_kinds()) with_kernels(kind, [&] {
+    CAPTURE(static_cast<int>(kind));
+    struct Case {
+      std::int64_t m, n, k;
+    };
+    const Case cases[] = {{1, 1, 1},    {1, 16, 32},   {16, 16, 32}, {17, 15, 31}, {33, 17, 33},
+                          {64, 64, 64}, {100, 70, 300}, {5, 130, 768}, {128, 96, 1000}};
+    std::uint32_t seed = 10;
+    for (const Case& c : cases) {
+      for (const int threads : {1, 2}) {
+        for (const auto act : {cpu::Activation::none, cpu::Activation::relu, cpu::Activation::clip,
+                               cpu::Activation::gelu}) {
+          CAPTURE(c.m);
+          CAPTURE(c.n);
+          CAPTURE(c.k);
+          CAPTURE(threads);
+          CAPTURE(static_cast<int>(act));
+          const Buf<float> a = random_f32({c.m, c.k}, seed++);
+          const Buf<float> b = random_f32({c.k, c.n}, seed++);
+          const Buf<float> bias = random_f32({c.n}, seed++);
+          const Buf<float> res = random_f32({c.m, c.n}, seed++);
+          const cpu::PackedMatMulB packed = cpu::pack_matmul_b(b.view(), true);
+          REQUIRE(packed.bf16);
+          cpu::GemmEpilogue ep;
+          ep.bias_n = bias.v.data();
+          ep.residual = act == cpu::Activation::gelu ? nullptr : res.v.data();
+          ep.ld_residual = c.n;
+          ep.post = {act, -0.25f, 0.5f};
+          Buf<float> y({c.m, c.n});
+          tbb::task_arena arena(threads);
+          arena.execute([&] { cpu::matmul(a.view(), packed, y.view(), ep); });
+          // Against the same bf16 operands: only the f32 summation order differs.
+          const std::vector<float> want = ref_matmul(rounded(a), rounded(b), c.m, c.n, c.k, ep);
+          check_close(y.v, want, 1e-4f * std::sqrt(static_cast<float>(c.k)), 1e-4f);
+          // Against f32: the error of bf16 operands, relative to the result's size (clip's
+          // result is not the product's size: skipped there).
+          const std::vector<float> f32 = ref_matmul(a, b, c.m, c.n, c.k, ep);
+          if (act != cpu::Activation::clip) CHECK(max_err(y.v, f32) <= 2e-2f * std::max(1.0f, max_abs(f32)));
+        }
       }
     }
-  }
+  });
 }
 
-TEST_CASE("bf16 conv on AMX equals the reference on bf16 operands: 3x3, strides, 1x1, groups, K chunks, residual") {
-  if (!have_amx()) return;
+TEST_CASE("bf16 conv equals the reference on bf16 operands: 3x3, strides, 1x1, groups, K chunks, residual") {
+  for (const cpu::Bf16Kernels kind : bf16_kinds()) with_kernels(kind, [&] {
+    CAPTURE(static_cast<int>(kind));
+    struct Case {
+      std::int64_t n, c, h, w, co, kh, kw;
+      cpu::Conv2dParams p;
+    };
+    const cpu::PostOp relu{cpu::Activation::relu};
+    const cpu::PostOp relu6{cpu::Activation::clip, 0.0f, 6.0f};
+    const Case cases[] = {
+        {1, 3, 17, 19, 20, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = relu}},  // K = 27
+        {2, 64, 9, 9, 33, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1}},  // K = 576: 3 chunks
+        {1, 40, 12, 12, 48, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+                                   .pad_right = 1, .post = relu6}},
+        {2, 48, 14, 14, 70, 1, 1, {.post = relu}},                                                  // pointwise
+        {1, 32, 7, 7, 64, 1, 1, {}},                                                                // 49 columns
+        {1, 16, 10, 10, 24, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 2}},
+        {3, 8, 5, 6, 130, 2, 2, {.dilation_h = 2}},
+    };
+    std::uint32_t seed = 100;
+    for (const Case& k : cases) {
+      for (const int threads : {1, 2}) {
+        for (const bool residual : {false, true}) {
+          CAPTURE(k.c);
+          CAPTURE(k.co);
+          CAPTURE(k.kh);
+          CAPTURE(threads);
+          CAPTURE(residual);
+          const std::int64_t oh = out_dim(k.h, k.kh, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+          const std::int64_t ow = out_dim(k.w, k.kw, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+          const Buf<float> x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+          const Buf<float> w = random_f32({k.co, k.c / k.p.group, k.kh, k.kw}, seed++);
+          const Buf<float> bias = random_f32({k.co}, seed++);
+          const Buf<float> res = random_f32({k.n, k.co, oh, ow}, seed++);
+          const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), {.bf16 = true});
+          REQUIRE(packed.bf16);
+          Buf<float> y({k.n, k.co, oh, ow});
+          const ge::TensorView bv = bias.view(), rv = res.view();
+          tbb::task_arena arena(threads);
+          arena.execute([&] { cpu::conv2d(k.p, x.view(), packed, &bv, y.view(), residual ? &rv : nullptr); });
+          const std::int64_t kk = k.c / k.p.group * k.kh * k.kw;
+          const std::vector<float> want =
+              ref_conv(k.p, rounded(x), rounded(w), &bias, residual ? &res : nullptr, oh, ow);
+          check_close(y.v, want, 1e-4f * std::sqrt(static_cast<float>(kk)), 1e-4f);
+          const std::vector<float> f32 = ref_conv(k.p, x, w, &bias, residual ? &res : nullptr, oh, ow);
+          CHECK(max_err(y.v, f32) <= 2e-2f * std::max(1.0f, max_abs(f32)));
+        }
+      }
+    }
+  });
+}
+
+TEST_CASE("bf16 dense conv on NHWC images equals the reference on bf16 operands: blocks, column splits, tails") {
   struct Case {
-    std::int64_t n, c, h, w, co, kh, kw;
+    std::int64_t n, c, h, w, m, k;
     cpu::Conv2dParams p;
   };
   const cpu::PostOp relu{cpu::Activation::relu};
-  const cpu::PostOp relu6{cpu::Activation::clip, 0.0f, 6.0f};
   const Case cases[] = {
-      {1, 3, 17, 19, 20, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = relu}},  // K = 27
-      {2, 64, 9, 9, 33, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1}},  // K = 576: 3 chunks
-      {1, 40, 12, 12, 48, 3, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
-                                 .pad_right = 1, .post = relu6}},
-      {2, 48, 14, 14, 70, 1, 1, {.post = relu}},                                                  // pointwise
-      {1, 32, 7, 7, 64, 1, 1, {}},                                                                // 49 columns
-      {1, 16, 10, 10, 24, 3, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 2}},
-      {3, 8, 5, 6, 130, 2, 2, {.dilation_h = 2}},
+      {1, 64, 7, 7, 96, 3, {.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = relu}},  // 49 rows
+      {2, 19, 20, 17, 40, 3, {.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+                              .pad_right = 1}},  // runs of 19 channels, K = 171
+      {1, 24, 30, 30, 33, 1, {.stride_h = 2, .stride_w = 2}},                               // 225 rows, 33 columns
+      {3, 8, 16, 16, 16, 5, {.pad_top = 2, .pad_left = 2, .pad_bottom = 2, .pad_right = 2,
+                             .dilation_h = 2, .post = {cpu::Activation::clip, -0.5f, 0.5f}}},  // 768 rows
+      {1, 3, 5, 5, 130, 2, {}},                                                              // 16 rows, 130 columns
   };
-  std::uint32_t seed = 100;
-  for (const Case& k : cases) {
-    for (const int threads : {1, 2}) {
-      for (const bool residual : {false, true}) {
-        CAPTURE(k.c);
-        CAPTURE(k.co);
-        CAPTURE(k.kh);
-        CAPTURE(threads);
-        CAPTURE(residual);
-        const std::int64_t oh = out_dim(k.h, k.kh, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
-        const std::int64_t ow = out_dim(k.w, k.kw, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
-        const Buf<float> x = random_f32({k.n, k.c, k.h, k.w}, seed++);
-        const Buf<float> w = random_f32({k.co, k.c / k.p.group, k.kh, k.kw}, seed++);
-        const Buf<float> bias = random_f32({k.co}, seed++);
-        const Buf<float> res = random_f32({k.n, k.co, oh, ow}, seed++);
-        const cpu::PackedConvWeights packed = cpu::pack_conv_weights(k.p, w.view(), {.bf16 = true});
-        REQUIRE(packed.bf16);
-        Buf<float> y({k.n, k.co, oh, ow});
-        const ge::TensorView bv = bias.view(), rv = res.view();
-        tbb::task_arena arena(threads);
-        arena.execute([&] { cpu::conv2d(k.p, x.view(), packed, &bv, y.view(), residual ? &rv : nullptr); });
-        const std::int64_t kk = k.c / k.p.group * k.kh * k.kw;
-        const std::vector<float> want =
-            ref_conv(k.p, rounded(x), rounded(w), &bias, residual ? &res : nullptr, oh, ow);
-        check_close(y.v, want, 1e-4f * std::sqrt(static_cast<float>(kk)), 1e-4f);
-        const std::vector<float> f32 = ref_conv(k.p, x, w, &bias, residual ? &res : nullptr, oh, ow);
-        CHECK(max_err(y.v, f32) <= 2e-2f * std::max(1.0f, max_abs(f32)));
+  std::uint32_t seed = 300;
+  for (const cpu::Bf16Kernels kind : bf16_kinds()) with_kernels(kind, [&] {
+    for (const Case& k : cases) {
+      for (const int threads : {1, 2}) {
+        for (const bool residual : {false, true}) {
+          CAPTURE(static_cast<int>(kind));
+          CAPTURE(k.c);
+          CAPTURE(k.m);
+          CAPTURE(threads);
+          CAPTURE(residual);
+          const std::int64_t oh = out_dim(k.h, k.k, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+          const std::int64_t ow = out_dim(k.w, k.k, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+          const Buf<float> x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+          const Buf<float> w = random_f32({k.m, k.c, k.k, k.k}, seed++);
+          const Buf<float> bias = random_f32({k.m}, seed++);
+          const Buf<float> res = random_f32({k.n, k.m, oh, ow}, seed++);
+          const Buf<float> xn = ge::test::to_nhwc(x), rn = ge::test::to_nhwc(res);
+          const cpu::PackedConvNhwc packed = cpu::pack_conv_nhwc(w.view(), true);
+          REQUIRE(packed.bf16);
+          Buf<float> y({k.n, oh, ow, k.m});
+          const ge::TensorView bv = bias.view(), rv = rn.view();
+          tbb::task_arena arena(threads);
+          arena.execute([&] { cpu::conv_gemm_nhwc(k.p, xn.view(), packed, &bv, y.view(), residual ? &rv : nullptr); });
+          const std::vector<float> got = ge::test::to_nchw(y);
+          const std::vector<float> want =
+              ref_conv(k.p, rounded(x), rounded(w), &bias, residual ? &res : nullptr, oh, ow);
+          check_close(got, want, 1e-4f * std::sqrt(static_cast<float>(k.c * k.k * k.k)), 1e-4f);
+        }
       }
     }
-  }
+  });
 }
 
-TEST_CASE("bf16 packing falls back to f32 where AMX is not allowed; depthwise stays f32") {
+TEST_CASE("bf16 packing falls back to f32 where no bf16 kernels are allowed; depthwise stays f32") {
   const Buf<float> b = random_f32({40, 24}, 7);
   const Buf<float> a = random_f32({5, 40}, 8);
-  cpu::allow_amx(false);
-  CHECK_FALSE(cpu::amx_bf16_usable());
+  cpu::cap_bf16_kernels(cpu::Bf16Kernels::none);
+  CHECK_FALSE(cpu::bf16_usable());
   const cpu::PackedMatMulB packed = cpu::pack_matmul_b(b.view(), true);
-  cpu::allow_amx(true);
+  const cpu::PackedConvNhwc nhwc = cpu::pack_conv_nhwc(random_f32({8, 4, 3, 3}, 10).view(), true);
+  cpu::cap_bf16_kernels(cpu::Bf16Kernels::amx);
+  CHECK_FALSE(nhwc.bf16);
   CHECK_FALSE(packed.bf16);  // f32 panels: the run below is the f32 product, exact to 1e-5
   Buf<float> y({5, 24});
   cpu::matmul(a.view(), packed, y.view());

@@ -70,7 +70,7 @@ struct CompileSettings {
   /// bound (`PlanOptions::search_budget`, see ge/compile/memory_plan.hpp); 0: none, >= 0.
   std::int64_t plan_search_budget = PlanOptions::default_search_budget;
   /// `bf16`: convs and constant-weight matrix products in bf16 with f32 accumulation on
-  /// CPUs with AMX-BF16 (`bf16_supported()`); elsewhere f32, with a notice in
+  /// CPUs with AVX512-BF16 or AMX-BF16 (`bf16_supported()`); elsewhere f32, with a notice in
   /// `CompiledModel::config().warnings`. Values between ops and the graph's edges stay f32.
   Precision precision = Precision::f32;
   /// The kernel cache used during this compile; null: `OpCompiler::global()` for nodes

@@ -83,7 +83,7 @@ class Kernel {
 /// The arithmetic kernels may use (`CompileSettings::precision`, `gec --precision`).
 enum class Precision : std::uint8_t {
   f32,   ///< f32 throughout (the default)
-  bf16,  ///< where the CPU has AMX-BF16: convs and constant-weight matrix products take
+  bf16,  ///< where the CPU has AVX512-BF16 or AMX-BF16: convs and constant-weight matrix products take
          ///< bf16 operands and accumulate in f32; every value between ops stays f32, and
          ///< on other CPUs everything runs in f32
 };
@@ -92,7 +92,7 @@ enum class Precision : std::uint8_t {
 [[nodiscard]] std::string_view to_string(Precision p) noexcept;
 /// Parses `f32` or `bf16`; throws `Errc::invalid_argument` for anything else.
 [[nodiscard]] Precision parse_precision(std::string_view text);
-/// Whether this machine runs `Precision::bf16` in bf16 (AMX-BF16 present and usable).
+/// Whether this machine runs `Precision::bf16` in bf16 (AVX512-BF16 or AMX-BF16 present and usable).
 [[nodiscard]] bool bf16_supported() noexcept;
 
 /// What a kernel is made for: the node's inference context (schema, input descriptions

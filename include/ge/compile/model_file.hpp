@@ -24,7 +24,7 @@
 ///
 /// Weights (`ModelWeights`):
 /// - `packed` (the default): as the kernels packed them for this CPU's instruction set
-///   (AVX-512, AVX2 or baseline, and AMX for bf16): a load packs nothing, but only a CPU
+///   (AVX-512, AVX2 or baseline, and AMX or AVX512-BF16 for bf16): a load packs nothing, but only a CPU
 ///   whose kernels run the same instruction set loads it (`GE_CPU_ISA` caps a wider one);
 /// - `portable`: in the graph's layout (after BatchNormalization folding and the NHWC
 ///   layout pass), packed at load for whatever CPU loads it; needs the model compiled

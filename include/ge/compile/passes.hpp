@@ -117,8 +117,8 @@ struct PassStats {
 /// read back as the NCHW value (`<value>.to_nchw`); one read only by GlobalAveragePools
 /// is pooled on NHWC instead (ReduceMean over H and W, Reshape to [N, C, 1, 1]). A 2-D
 /// f32 MaxPool without Indices, or AveragePool, joins a chain too (`layout` NHWC).
-/// `compile` turns `dense_chains` off where convs run in bf16 on AMX (the NCHW convs have
-/// AMX kernels, the NHWC dense ones not).
+/// `compile` turns `dense_chains` off where convs run in bf16 on AMX (the NCHW convs run
+/// on AMX tiles; with AVX512-BF16 alone the NHWC dense kernels run bf16 and it stays on).
 [[nodiscard]] Graph layout_nhwc(const Graph& g, PassStats* stats = nullptr, bool dense_chains = true);
 
 /// An NHWC pointwise FusedConv (1x1, stride 1, no pads, a bias, no residual) whose output only a

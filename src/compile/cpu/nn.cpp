@@ -209,6 +209,9 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
 // over blocks of a group's outputs, also a depthwise conv of more than 49 taps).
 enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels, winograd, dense, taps, grouped };
 
+// In bf16 (`Precision::bf16` where the CPU runs it): the weights in bf16 panels.
+bool bf16_kernels(const KernelRequest& r) { return r.precision == Precision::bf16 && cpu::bf16_usable(); }
+
 bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   const InferContext& c = r.context;
   if (!is_nhwc(r) || c.input(0).dtype != DataType::f32 || !c.shape(0).rank_known() || c.shape(0).rank() != 4)
@@ -232,6 +235,7 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
     return a.group > 1 && w[0].value() % a.group == 0 && ch.is_static() && ch.value() == w[1].value() * a.group;
   }
   if (kind == NhwcKind::winograd) {
+    if (bf16_kernels(r)) return false;  // the bf16 GEMM over patches
     // Where the NCHW kernel takes Winograd too: 16 channels in and out (and the vector
     // width's multiples), 7x7 outputs. Below 64 channels it beat the GEMM over patches on
     // every shape measured (Sapphire Rapids, 2 threads, batch 1, us: DenseNet's 128 -> 32
@@ -291,7 +295,7 @@ std::shared_ptr<const Kernel> make_nhwc_pointwise(const KernelRequest& r) {
     const std::int64_t md[2] = {w.dims[0], w.dims[1]};
     return cpu::pack_matmul_b(TensorView{w.data, DataType::f32, md}, bf16, true);
   };
-  return packed_nhwc(r, bf16 && cpu::amx_bf16_usable() ? "cpu.fused_conv2d.nhwc_pointwise.bf16"
+  return packed_nhwc(r, bf16 && cpu::bf16_usable() ? "cpu.fused_conv2d.nhwc_pointwise.bf16"
                                                        : "cpu.fused_conv2d.nhwc_pointwise",
                      pack, run);
 }
@@ -320,7 +324,10 @@ std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
 }
 
 std::shared_ptr<const Kernel> make_nhwc_dense(const KernelRequest& r) {
-  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_gemm", &cpu::pack_conv_nhwc, &cpu::conv_gemm_nhwc);
+  const bool bf16 = bf16_kernels(r);
+  return nhwc_conv(
+      r, bf16 ? "cpu.fused_conv2d.nhwc_gemm.bf16" : "cpu.fused_conv2d.nhwc_gemm",
+      [bf16](const TensorView& w) { return cpu::pack_conv_nhwc(w, bf16); }, &cpu::conv_gemm_nhwc);
 }
 
 std::shared_ptr<const Kernel> make_nhwc_taps(const KernelRequest& r) {

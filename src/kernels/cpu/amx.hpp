@@ -1,8 +1,8 @@
 #pragma once
 /// \file
-/// bf16 matrix products on AMX (Intel Advanced Matrix Extensions, AMX-BF16) with f32
-/// accumulation: the kernels behind `Precision::bf16` for Conv and constant-weight
-/// MatMul/Gemm.
+/// bf16 matrix products with f32 accumulation, on AMX (Intel Advanced Matrix Extensions,
+/// AMX-BF16) or with AVX512-BF16's dot products where AMX is missing: the kernels behind
+/// `Precision::bf16` for Conv and constant-weight MatMul/Gemm.
 ///
 /// Operands: A (M x K) in bf16, row-major with its K padded to a multiple of 32 (the
 /// tile's depth) and zeros there; B (K x N) in "VNNI" panels of 16 columns, each panel
@@ -12,13 +12,15 @@
 /// f32 buffer, where the epilogue (C's old value, bias, residual, activation) of
 /// `GemmEpilogue` is applied on the way to C.
 ///
-/// f32 -> bf16 rounds to nearest even (NaN stays NaN). `amx_bf16_usable()` is false on
-/// CPUs without AMX-BF16 and AVX512-BF16 or where the OS refuses the tile state; the
-/// callers then keep f32.
+/// Without AMX, blocks of 12 rows x 32 columns accumulate in zmm registers, one K pair
+/// per `vdpbf16ps` (the VNNI panels are that instruction's operand order).
+///
+/// f32 -> bf16 rounds to nearest even (NaN stays NaN). `bf16_usable()` is false on CPUs
+/// without AVX512-BF16; the callers then keep f32.
 ///
 /// ```
-/// auto b = ge::cpu::pack_matmul_b(w, /*bf16=*/ge::cpu::amx_bf16_usable());  // once
-/// ge::cpu::matmul(a, b, y);                          // bf16 on AMX when b is bf16
+/// auto b = ge::cpu::pack_matmul_b(w, /*bf16=*/true);  // once; f32 panels without bf16 kernels
+/// ge::cpu::matmul(a, b, y);                      // bf16 products when b is bf16
 /// ```
 
 #include <cstdint>
@@ -28,13 +30,25 @@
 
 namespace ge::cpu {
 
-/// Whether this process can run the AMX-BF16 kernels (checked once: CPUID, XCR0 and the
-/// Linux tile-data permission, requested here) and they are allowed (`allow_amx`).
-[[nodiscard]] bool amx_bf16_usable() noexcept;
+/// The bf16 kernels of this process, best first: AMX tiles (AMX-BF16), AVX-512
+/// dot products (`vdpbf16ps`, AVX512-BF16: AMD Zen 4 and 5, Intel Cooper Lake and later),
+/// or none (the callers keep f32).
+enum class Bf16Kernels : std::uint8_t { none, dot, amx };
 
-/// Allows (the default) or forbids the AMX kernels in this process, e.g. to test the
-/// f32 fallback on an AMX machine. Affects kernels made afterwards.
-void allow_amx(bool allowed) noexcept;
+/// The best bf16 kernels this CPU has (checked once: CPUID, XCR0 and, for AMX, the Linux
+/// tile-data permission, requested here), capped by `cap_bf16_kernels` and GE_CPU_ISA.
+[[nodiscard]] Bf16Kernels bf16_kernels() noexcept;
+
+/// Caps the bf16 kernels of this process at `most` (no cap by default: `amx`), e.g. to
+/// test the dot-product kernels or the f32 fallback on an AMX machine. Affects kernels
+/// made afterwards.
+void cap_bf16_kernels(Bf16Kernels most) noexcept;
+
+/// Whether bf16 kernels run here (AMX or AVX512-BF16).
+[[nodiscard]] inline bool bf16_usable() noexcept { return bf16_kernels() != Bf16Kernels::none; }
+
+/// Whether the AMX tiles run them.
+[[nodiscard]] inline bool amx_bf16_usable() noexcept { return bf16_kernels() == Bf16Kernels::amx; }
 
 /// The tile depth: K of every bf16 operand is padded to a multiple of it.
 inline constexpr std::int64_t kBf16K = 32;
@@ -52,6 +66,9 @@ inline constexpr std::int64_t kBf16K = 32;
 /// bf16_k(k); rows [m, rows_pad) become zero rows.
 void convert_rows_bf16(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda, std::uint16_t* dst,
                        std::int64_t ld_dst, std::int64_t rows_pad);
+
+/// `n` floats at `src` to bf16 at `dst`, as `to_bf16` rounds them.
+void to_bf16_run(const float* src, std::int64_t n, std::uint16_t* dst) noexcept;
 
 /// Elements of one VNNI panel of 16 columns over `k` rows.
 [[nodiscard]] inline std::int64_t bf16_panel_size(std::int64_t k) noexcept { return bf16_k(k) * 16; }

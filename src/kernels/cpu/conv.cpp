@@ -343,7 +343,7 @@ PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, 
     return pw;
   }
   const std::int64_t cout_g = pw.cout / p.group;
-  if (packing.bf16 && amx_bf16_usable()) {
+  if (packing.bf16 && bf16_usable()) {
     pw.bf16 = true;
     const std::int64_t rows = (cout_g + 15) / 16 * 16, ld = bf16_k(k);
     pw.data = Scratch((rows * ld * p.group + 1) / 2);

@@ -53,7 +53,7 @@ struct PackedConvWeights {
   std::int64_t kw = 0;             ///< kernel width
   std::int64_t group = 1;          ///< groups
   bool depthwise = false;          ///< group == C == Cout: taps, not panels
-  bool bf16 = false;               ///< bf16 rows for the AMX kernels (kernels/cpu/amx.hpp)
+  bool bf16 = false;               ///< bf16 rows for the bf16 kernels (kernels/cpu/amx.hpp)
   bool pixel_major = false;        ///< per group W^T as GEMM B panels: the pixels are the rows
   bool winograd = false;           ///< Winograd F(2x2, 3x3): 16 A operands of Cout x Cin
   bool direct = false;             ///< few input channels: blocks of 16 output channels [tap][16]
@@ -63,7 +63,7 @@ struct PackedConvWeights {
 /// How `pack_conv_weights` may lay the weights out, most preferred first (each where it
 /// applies; else the channel-major GEMM's A panels).
 struct ConvPacking {
-  bool bf16 = false;         ///< bf16 rows for AMX (when `amx_bf16_usable()`; not depthwise)
+  bool bf16 = false;         ///< bf16 rows (when `bf16_usable()`; not depthwise)
   bool winograd = false;     ///< Winograd F(2x2, 3x3) (3x3, stride 1, no dilation, group 1)
   bool pixel_major = false;  ///< W^T as B panels: the output pixels are the GEMM's rows
                              ///< (small images: 7x7, 8x8)
@@ -163,11 +163,14 @@ void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const Pa
 /// B of K = (ky, kx, c) rows by M columns, in panels.
 struct PackedConvNhwc {
   std::int64_t m = 0, c = 0, kh = 0, kw = 0;  ///< outputs, inputs, kernel
-  Scratch panels;                             ///< `packed_b_size(kh * kw * c, m)` floats
+  bool bf16 = false;                          ///< bf16 VNNI panels (kernels/cpu/amx.hpp)
+  Scratch panels;  ///< `packed_b_size(kh * kw * c, m)` floats, or `bf16_packed_b_size` bf16
 };
 
-/// Packs f32 dense weights. Raises `Errc::type_mismatch`, `Errc::rank_mismatch`.
-[[nodiscard]] PackedConvNhwc pack_conv_nhwc(const TensorView& w);
+/// Packs f32 dense weights, in bf16 when `bf16` is asked and `bf16_usable()` (the patches
+/// are then converted as they are gathered; f32 sums). Raises `Errc::type_mismatch`,
+/// `Errc::rank_mismatch`.
+[[nodiscard]] PackedConvNhwc pack_conv_nhwc(const TensorView& w, bool bf16 = false);
 
 /// A dense conv (group 1) on f32 NHWC images as a GEMM of the output pixels (rows) by
 /// the packed weights, the rows' patches gathered block by block (a tap's input channels

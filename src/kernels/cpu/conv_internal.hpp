@@ -63,6 +63,9 @@ struct NhwcIo {
 };
 NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, std::int64_t kw, std::int64_t m,
                   const TensorView* bias, const TensorView& y, const TensorView* residual);
+// `conv_gemm_nhwc` with bf16 weights (conv_nhwc_bf16.cpp), its operands checked.
+void conv_gemm_nhwc_bf16(const Conv2dParams& p, const NhwcIo& io, const TensorView& x, const PackedConvNhwc& w,
+                         const TensorView& y);
 // `check_nhwc` for a dense (group 1) conv whose weights have `c` input channels: X is
 // rank 4 with `c` channels last (conv_nhwc.cpp).
 NhwcIo check_dense_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t c, std::int64_t kh, std::int64_t kw,

@@ -22,6 +22,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/conv.hpp"
 #include "kernels/cpu/conv_internal.hpp"
 #include "kernels/cpu/vec.hpp"
@@ -242,7 +243,7 @@ NhwcIo check_dense_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t
   return check_nhwc(p, x, kh, kw, m, bias, y, residual);
 }
 
-PackedConvNhwc pack_conv_nhwc(const TensorView& w) {
+PackedConvNhwc pack_conv_nhwc(const TensorView& w, bool bf16) {
   check_dtype(kOp, "W", w, DataType::f32);
   check_rank(kOp, "W", w, 4);
   PackedConvNhwc out;
@@ -251,10 +252,19 @@ PackedConvNhwc pack_conv_nhwc(const TensorView& w) {
   out.kh = w.dims[2];
   out.kw = w.dims[3];
   const std::int64_t taps = out.kh * out.kw, k = taps * out.c;
-  out.panels = Scratch(packed_b_size(k, out.m));
+  out.bf16 = bf16 && bf16_usable();
+  const auto pack = [&](const float* bt) {
+    if (out.bf16) {
+      out.panels = Scratch((bf16_packed_b_size(k, out.m) + 1) / 2);
+      pack_b_bf16(k, out.m, bt, k, true, reinterpret_cast<std::uint16_t*>(out.panels.data()));
+    } else {
+      out.panels = Scratch(packed_b_size(k, out.m));
+      pack_b(k, out.m, bt, k, true, out.panels.data());
+    }
+  };
   const float* src = w.as<const float>();
   if (taps == 1) {  // W [m][c] is B^T already
-    pack_b(k, out.m, src, k, true, out.panels.data());
+    pack(src);
     return out;
   }
   // B^T [m][(ky, kx, c)] from W [m][c][ky][kx], one row at a time, then packed transposed.
@@ -262,7 +272,7 @@ PackedConvNhwc pack_conv_nhwc(const TensorView& w) {
   for (std::int64_t o = 0; o < out.m; ++o)
     for (std::int64_t ci = 0; ci < out.c; ++ci)
       for (std::int64_t t = 0; t < taps; ++t) bt.data()[o * k + t * out.c + ci] = src[(o * out.c + ci) * taps + t];
-  pack_b(k, out.m, bt.data(), k, true, out.panels.data());
+  pack(bt.data());
   return out;
 }
 
@@ -270,6 +280,10 @@ void conv_gemm_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConv
                     const TensorView& y, const TensorView* residual) {
   const NhwcIo io = check_dense_nhwc(p, x, w.c, w.kh, w.kw, w.m, bias, y, residual);
   if (y.elements() == 0) return;
+  if (w.bf16) {
+    conv_gemm_nhwc_bf16(p, io, x, w, y);
+    return;
+  }
   const Gather g{&p, x.as<const float>(), x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw};
   const std::int64_t rows = x.dims[0] * io.oh * io.ow, k = w.kh * w.kw * w.c;
   float* py = y.as<float>();

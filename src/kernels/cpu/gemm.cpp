@@ -100,7 +100,7 @@ PackedMatMulB pack_matmul_b(const TensorView& b, bool bf16, bool trans) {
   check_dtype("MatMul", "B", b, DataType::f32);
   check_rank("MatMul", "B", b, 2);
   const std::int64_t k = trans ? b.dims[1] : b.dims[0], n = trans ? b.dims[0] : b.dims[1];
-  if (bf16 && amx_bf16_usable()) {
+  if (bf16 && bf16_usable()) {
     PackedMatMulB out{k, n, true, Scratch((bf16_packed_b_size(k, n) + 1) / 2)};
     pack_b_bf16(k, n, b.as<const float>(), b.dims[1], trans, reinterpret_cast<std::uint16_t*>(out.panels.data()));
     return out;

@@ -165,13 +165,13 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const fl
 struct PackedMatMulB {
   std::int64_t k = 0;  ///< rows of B
   std::int64_t n = 0;  ///< columns of B
-  bool bf16 = false;   ///< `panels` holds bf16 VNNI panels (kernels/cpu/amx.hpp), run on AMX
+  bool bf16 = false;   ///< `panels` holds bf16 VNNI panels (kernels/cpu/amx.hpp), run by the bf16 kernels
   Scratch panels;      ///< `packed_b_size(k, n)` floats, or `bf16_packed_b_size(k, n)` bf16
 };
 
 /// Packs a 2-D f32 `b` (K x N; with `trans`, N x K and packed as its transpose) for
-/// `matmul(a, packed, y)`; in bf16 for the AMX kernels when `bf16` is asked and
-/// `amx_bf16_usable()`. Raises `Errc::type_mismatch` for another type and
+/// `matmul(a, packed, y)`; in bf16 for the bf16 kernels when `bf16` is asked and
+/// `bf16_usable()`. Raises `Errc::type_mismatch` for another type and
 /// `Errc::rank_mismatch` unless rank 2.
 [[nodiscard]] PackedMatMulB pack_matmul_b(const TensorView& b, bool bf16 = false, bool trans = false);
 

@@ -45,7 +45,7 @@ std::vector<Flag> shared_model_flags() {
   for (const ge::OptionInfo& o : ge::options_table()) flags.push_back({o.flag, true, o.summary});
   flags.push_back({"target", true, "the target product (default: cpu); see 'gec gears --help'"});
   flags.push_back({"streams", true, "vector-engine streams per plan, >= 1 (default 4): 1 runs the steps in order, each kernel on every thread"});
-  flags.push_back({"precision", true, "f32 (default) or bf16: convs and constant-weight matmuls in bf16 with f32 accumulation on AMX-BF16 CPUs"});
+  flags.push_back({"precision", true, "f32 (default) or bf16: convs and constant-weight matmuls in bf16 with f32 accumulation on CPUs with AVX512-BF16 or AMX-BF16"});
   flags.push_back({"cache_dir", true, "a folder of compiled models: load the one made from the same model and flags, else compile and store it there"});
   return flags;
 }

@@ -20,7 +20,14 @@ namespace ge {
 
 namespace detail {
 
-std::string packing_isa() { return std::string(cpu_isa()); }
+// The instruction set the kernels packed for: AVX-512, AVX2 or baseline, with "+bf16" for
+// a bf16 model where bf16 kernels run (AMX's and the dot products' packing is the same).
+std::string packing_isa(Precision precision) {
+  const std::string_view isa = cpu_isa();
+  std::string base(isa.substr(0, isa.find('+')));
+  if (precision == Precision::bf16 && bf16_supported()) base += "+bf16";
+  return base;
+}
 
 
 std::string ModelReader::str() {
@@ -211,7 +218,7 @@ std::vector<bool> omitted_constants(const CompiledModel& model, const std::vecto
 
 void put_states(ModelWriter& w, BlobTable& blobs, const CompiledModel& model,
                 const std::vector<std::pair<std::size_t, PackedState>>& states) {
-  w.str(detail::packing_isa());
+  w.str(detail::packing_isa(model.settings().precision));
   w.put<std::uint32_t>(static_cast<std::uint32_t>(states.size()));
   for (const auto& [node, state] : states) {
     w.put<std::uint32_t>(static_cast<std::uint32_t>(node));
@@ -236,7 +243,7 @@ std::string compile_cache_key(const Graph& g, const BuildOptions& options, const
                               const CompileSettings& s) {
   ModelWriter w;
   w.put(model_file_version);
-  w.str(packing_isa());
+  w.str(packing_isa(s.precision));
   put_settings(w, s, target.name, options);
   BlobTable blobs;
   put_graph(w, blobs, g, std::vector<bool>(g.values().size(), false));

@@ -18,7 +18,7 @@
 namespace ge {
 
 namespace detail {
-std::string packing_isa();  // model_file.cpp
+std::string packing_isa(Precision precision = Precision::f32);  // model_file.cpp
 }  // namespace detail
 
 namespace {
@@ -358,9 +358,9 @@ std::shared_ptr<const CompiledModel> load(std::shared_ptr<const detail::MappedBy
     bad(where, e.what());
   }
   const bool packed = std::any_of(d.kernels.begin(), d.kernels.end(), [](const auto& k) { return k.has_value(); });
-  if (packed && d.isa != detail::packing_isa())
+  if (packed && d.isa != detail::packing_isa(d.settings.precision))
     raise(Errc::unsupported, "[ge.model_file] " + where + ": its weights are packed for instruction set " + d.isa +
-                                 ", and this CPU's kernels run " + detail::packing_isa() +
+                                 ", and this CPU's kernels run " + detail::packing_isa(d.settings.precision) +
                                  ": compile the model again here, or save it with portable weights (ge::ModelWeights::portable)");
   d.settings.compiler = given.compiler;
   d.settings.progress = given.progress;

@@ -27,7 +27,7 @@ using ge::Errc;
 using ge::TensorView;
 
 namespace ge::detail {
-std::string packing_isa();  // src/compile/model_file.cpp
+std::string packing_isa(Precision precision = Precision::f32);  // src/compile/model_file.cpp
 }  // namespace ge::detail
 
 namespace {

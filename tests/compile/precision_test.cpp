@@ -1,7 +1,8 @@
 // Tests of `CompileSettings::precision` (ge/compile/kernel.hpp's `Precision`): bf16 puts
-// the convs and constant-weight matrix products on the AMX kernels where the CPU has
-// them, close to f32; elsewhere (or with AMX forbidden) the model runs f32 exactly, with
-// a notice; the single-op cache keys on the precision.
+// the convs and constant-weight matrix products on the bf16 kernels (AMX or AVX512-BF16)
+// where the CPU has them, close to f32; elsewhere (or with them forbidden) the model runs
+// f32 exactly, with a notice; a bf16 model file keeps its bf16 packing; the single-op
+// cache keys on the precision.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "../../examples/models/resnet50.hpp"
 #include "ge/compile/compile.hpp"
+#include "ge/compile/model_file.hpp"
 #include "ge/compile/op_compile.hpp"
 #include "ge/graph/builder.hpp"
 #include "ge/runtime/session.hpp"
@@ -104,12 +107,36 @@ TEST_CASE("precision bf16: convs and constant matmuls on AMX, close to f32; f32 
   }
 
   // bf16 kernels forbidden (as on a CPU without them): f32 kernels, the notice, f32's results.
-  ge::cpu::cap_bf16_kernels(ge::cpu::Bf16Kernels::none);
-  const auto fallback = ge::compile(g, {}, ge::default_target(), {.precision = ge::Precision::bf16});
-  ge::cpu::cap_bf16_kernels(ge::cpu::Bf16Kernels::amx);
+  const auto fallback = [&] {
+    const ge::cpu::Bf16KernelsCap cap(ge::cpu::Bf16Kernels::none);
+    return ge::compile(g, {}, ge::default_target(), {.precision = ge::Precision::bf16});
+  }();
   CHECK(bf16_kernels(*fallback) == 0);
   CHECK(has_precision_notice(*fallback));
   CHECK(run(fallback, x) == want);
+}
+
+TEST_CASE("precision bf16: a model file keeps the bf16 packing and runs as the model it was saved from") {
+  // ResNet-50's convs: NHWC GEMMs over patches and 1x1 products with AVX512-BF16, NCHW
+  // convs on AMX; the classifier's MatMul.
+  const ge::Graph g = ge::models::resnet50("1,3,32,32");
+  const auto model = ge::compile(g, {}, ge::default_target(), {.precision = ge::Precision::bf16});
+  const auto back = ge::load_compiled(std::span<const std::byte>(ge::save_to_memory(*model)));
+  CHECK(bf16_kernels(*back) == bf16_kernels(*model));
+  // (at 32x32 a few convs read mostly padding, or few channels: f32 kernels take them)
+  if (ge::bf16_supported()) CHECK(bf16_kernels(*model) >= 45);
+  std::vector<float> x(3 * 32 * 32);
+  std::mt19937 gen(4);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  for (float& e : x) e = d(gen);
+  const auto run_one = [&](const std::shared_ptr<const ge::CompiledModel>& m) {
+    ge::Session s(m);
+    const std::int64_t dims[] = {1, 3, 32, 32};
+    const auto r = s.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});
+    const auto v = r.outputs.at(0).values<float>();
+    return std::vector<float>(v.begin(), v.end());
+  };
+  CHECK(run_one(back) == run_one(model));
 }
 
 TEST_CASE("precision: the single-op cache keys on it") {

@@ -38,18 +38,13 @@ std::vector<cpu::Bf16Kernels> bf16_kinds() {
   return kinds;
 }
 
-// Runs `f` with the bf16 kernels capped at `kind`, the cap lifted after.
+// Runs `f` with the bf16 kernels capped at `kind`, the cap lifted after (also when a
+// REQUIRE throws).
 template <class F>
 void with_kernels(cpu::Bf16Kernels kind, F&& f) {
-  cpu::cap_bf16_kernels(kind);
+  const cpu::Bf16KernelsCap cap(kind);
   REQUIRE(cpu::bf16_kernels() == kind);
-  try {
-    f();
-  } catch (...) {
-    cpu::cap_bf16_kernels(cpu::Bf16Kernels::amx);
-    throw;
-  }
-  cpu::cap_bf16_kernels(cpu::Bf16Kernels::amx);
+  f();
 }
 
 // `b` with every element rounded to bf16.
@@ -268,11 +263,14 @@ TEST_CASE("bf16 dense conv on NHWC images equals the reference on bf16 operands:
 TEST_CASE("bf16 packing falls back to f32 where no bf16 kernels are allowed; depthwise stays f32") {
   const Buf<float> b = random_f32({40, 24}, 7);
   const Buf<float> a = random_f32({5, 40}, 8);
-  cpu::cap_bf16_kernels(cpu::Bf16Kernels::none);
-  CHECK_FALSE(cpu::bf16_usable());
-  const cpu::PackedMatMulB packed = cpu::pack_matmul_b(b.view(), true);
-  const cpu::PackedConvNhwc nhwc = cpu::pack_conv_nhwc(random_f32({8, 4, 3, 3}, 10).view(), true);
-  cpu::cap_bf16_kernels(cpu::Bf16Kernels::amx);
+  cpu::PackedMatMulB packed;
+  cpu::PackedConvNhwc nhwc;
+  {
+    const cpu::Bf16KernelsCap cap(cpu::Bf16Kernels::none);
+    CHECK_FALSE(cpu::bf16_usable());
+    packed = cpu::pack_matmul_b(b.view(), true);
+    nhwc = cpu::pack_conv_nhwc(random_f32({8, 4, 3, 3}, 10).view(), true);
+  }
   CHECK_FALSE(nhwc.bf16);
   CHECK_FALSE(packed.bf16);  // f32 panels: the run below is the f32 product, exact to 1e-5
   Buf<float> y({5, 24});

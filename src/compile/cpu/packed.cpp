@@ -22,12 +22,20 @@ std::int64_t b_panels(std::int64_t k, std::int64_t n) {
   return product({(n + cpu::kGemmNR - 1) / cpu::kGemmNR, cpu::kGemmNR, k});
 }
 
+// The floats of bf16 VNNI panels of a K x N B (two bf16 a float), or -2 where no buffer
+// has that many or this CPU runs no bf16 kernels (a file's bf16 part is refused here
+// rather than failing at its first run).
+std::int64_t bf16_panels(std::int64_t k, std::int64_t n) {
+  if (n > (std::int64_t{1} << 40) || k > (std::int64_t{1} << 40) || !cpu::bf16_usable()) return -2;
+  const std::int64_t halves = product({(n + 15) / 16, cpu::bf16_k(k), 16});
+  return halves < 0 ? -2 : (halves + 1) / 2;
+}
+
 }  // namespace
 
 std::int64_t expected_floats(const cpu::PackedMatMulB& p) {
   if (!p.bf16) return b_panels(p.k, p.n);
-  if (p.n > (std::int64_t{1} << 40) || p.k > (std::int64_t{1} << 40)) return -2;
-  return (cpu::bf16_packed_b_size(p.k, p.n) + 1) / 2;
+  return bf16_panels(p.k, p.n);
 }
 std::int64_t expected_floats(const cpu::PackedConvWeights&) { return -1; }  // layouts by variant: the packer's
 std::int64_t expected_floats(const cpu::PackedDepthwiseNhwc& p) { return product({p.kh, p.kw, p.c}); }
@@ -37,7 +45,9 @@ std::int64_t expected_floats(const cpu::PackedFewChannelsNhwc& p) {
 }
 std::int64_t expected_floats(const cpu::PackedConvNhwc& p) {
   const std::int64_t k = product({p.kh, p.kw, p.c});
-  return k < 0 ? -2 : b_panels(k, p.m);
+  if (k < 0) return -2;
+  if (!p.bf16) return b_panels(k, p.m);
+  return bf16_panels(k, p.m);
 }
 std::int64_t expected_floats(const cpu::PackedConvTaps& p) {
   const std::int64_t per = b_panels(p.c, p.m);

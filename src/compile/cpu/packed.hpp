@@ -32,7 +32,9 @@ template <class V> void packed_fields(cpu::PackedDepthwiseNhwc& p, V&& v) { v(p.
 template <class V> void packed_fields(cpu::PackedFewChannelsNhwc& p, V&& v) {
   v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.m_pad), v(p.w);
 }
-template <class V> void packed_fields(cpu::PackedConvNhwc& p, V&& v) { v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.panels); }
+template <class V> void packed_fields(cpu::PackedConvNhwc& p, V&& v) {
+  v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.bf16), v(p.panels);
+}
 template <class V> void packed_fields(cpu::PackedConvTaps& p, V&& v) { v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.panels); }
 template <class V> void packed_fields(cpu::PackedWinogradNhwc& p, V&& v) { v(p.m), v(p.c), v(p.u); }
 template <class V> void packed_fields(cpu::PackedGroupedNhwc& p, V&& v) {

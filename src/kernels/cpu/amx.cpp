@@ -86,6 +86,10 @@ Bf16Kernels bf16_kernels() noexcept {
 
 void cap_bf16_kernels(Bf16Kernels most) noexcept { bf16_cap.store(most, std::memory_order_relaxed); }
 
+Bf16KernelsCap::Bf16KernelsCap(Bf16Kernels most) noexcept : before_(bf16_cap.exchange(most, std::memory_order_relaxed)) {}
+
+Bf16KernelsCap::~Bf16KernelsCap() { bf16_cap.store(before_, std::memory_order_relaxed); }
+
 std::uint16_t to_bf16(float v) noexcept {
   std::uint32_t u = 0;
   std::memcpy(&u, &v, sizeof u);

@@ -40,9 +40,24 @@ enum class Bf16Kernels : std::uint8_t { none, dot, amx };
 [[nodiscard]] Bf16Kernels bf16_kernels() noexcept;
 
 /// Caps the bf16 kernels of this process at `most` (no cap by default: `amx`), e.g. to
-/// test the dot-product kernels or the f32 fallback on an AMX machine. Affects kernels
-/// made afterwards.
+/// test the dot-product kernels or the f32 fallback on an AMX machine. Packing reads it
+/// (f32 panels under `none`), and so does every bf16 product when it runs: weights packed
+/// in bf16 fail with `Errc::internal` under `none`, and run on the other kernel kind when
+/// the cap moves between `amx` and `dot` (the packing is the same). For tests: pack and
+/// run under one cap.
 void cap_bf16_kernels(Bf16Kernels most) noexcept;
+
+/// Caps the bf16 kernels for its lifetime, then restores the cap it found (tests).
+class Bf16KernelsCap {
+ public:
+  explicit Bf16KernelsCap(Bf16Kernels most) noexcept;
+  ~Bf16KernelsCap();
+  Bf16KernelsCap(const Bf16KernelsCap&) = delete;
+  Bf16KernelsCap& operator=(const Bf16KernelsCap&) = delete;
+
+ private:
+  Bf16Kernels before_;
+};
 
 /// Whether bf16 kernels run here (AMX or AVX512-BF16).
 [[nodiscard]] inline bool bf16_usable() noexcept { return bf16_kernels() != Bf16Kernels::none; }
@@ -67,7 +82,8 @@ inline constexpr std::int64_t kBf16K = 32;
 void convert_rows_bf16(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda, std::uint16_t* dst,
                        std::int64_t ld_dst, std::int64_t rows_pad);
 
-/// `n` floats at `src` to bf16 at `dst`, as `to_bf16` rounds them.
+/// `n` floats at `src` to bf16 at `dst`, as `to_bf16` rounds them, except that with the
+/// bf16 kernels (`vcvtneps2bf16`) f32 denormals become zeros of their sign.
 void to_bf16_run(const float* src, std::int64_t n, std::uint16_t* dst) noexcept;
 
 /// Elements of one VNNI panel of 16 columns over `k` rows.

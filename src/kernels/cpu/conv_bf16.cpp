@@ -1,7 +1,8 @@
-// Conv as a bf16 GEMM on AMX: C[cout_g, oh*ow] = W_g[cout_g, K] * patches[K, oh*ow], W in
+// Conv as a bf16 GEMM (`gemm_bf16_block`: AMX tiles, or AVX512-BF16 dot products; the NCHW
+// convs of bf16 models on AMX, NHWC ones elsewhere): C[cout_g, oh*ow] = W_g[cout_g, K] * patches[K, oh*ow], W in
 // bf16 rows packed once, the patches packed per task: a Kc-row slice at a time in f32
 // panels (the f32 path's packing), then converted to VNNI panels over all of K, so that
-// the tiles accumulate over the whole K and each result leaves them once, through the
+// the block accumulates over the whole K and each result leaves them once, through the
 // epilogue. Tasks are (image, group, column block, row block); the rows are split only
 // when the column blocks alone leave threads idle (small images at batch 1).
 #include <algorithm>

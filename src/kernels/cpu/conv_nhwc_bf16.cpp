@@ -69,7 +69,8 @@ void conv_gemm_nhwc_bf16(const Conv2dParams& p, const NhwcIo& io, const TensorVi
   ep.post = p.post;
   const std::int64_t threads = std::max(1, tbb::this_task_arena::max_concurrency());
   // Rows per block: a multiple of 48 (the dot kernels' 12 rows, the tiles' 16) near 96,
-  // the block count a multiple of the threads.
+  // from a block count rounded up to a multiple of the threads (the rounding of the rows
+  // may leave a few blocks fewer).
   constexpr std::int64_t kTarget = 96;
   std::int64_t blocks = (rows + kTarget - 1) / kTarget;
   if (blocks >= 2 * threads) {

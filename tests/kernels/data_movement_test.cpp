@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -115,6 +117,28 @@ TEST_CASE("transpose NCHW -> NHWC of few channels: the interleaving path, row ta
           const std::int64_t src = ravel({oi[0], oi[3], oi[1], oi[2]}, dims);
           REQUIRE(y[i] == x[src]);
           REQUIRE(yi[i] == xi[src]);
+        }
+      }
+}
+
+TEST_CASE("transpose of a channel shuffle on NHWC: [N, H, W, G, C/G] -> [N, H, W, C/G, G], many short images") {
+  // Per pixel a G x C/G -> C/G x G transpose (ShuffleNet's shuffle after layout_nhwc):
+  // the interleaving kernel over many pixels per task, rows under and over a vector.
+  for (const std::int64_t g : {2, 3, 4})
+    for (const std::int64_t half : {7, 24, 40})
+      for (const int threads : {1, 2}) {
+        CAPTURE(g);
+        CAPTURE(half);
+        CAPTURE(threads);
+        const std::vector<std::int64_t> dims = {2, 7, 9, g, half}, out = {2, 7, 9, half, g};
+        auto x = iota_buf<float>(dims);
+        Buf<float> y(out);
+        const std::int64_t perm[] = {0, 1, 2, 4, 3};
+        tbb::task_arena arena(threads);
+        arena.execute([&] { cpu::transpose(perm, x.view(), y.view()); });
+        for (std::int64_t i = 0; i < y.size(); ++i) {
+          const auto oi = unravel(i, out);
+          REQUIRE(y[i] == x[ravel({oi[0], oi[1], oi[2], oi[4], oi[3]}, dims)]);
         }
       }
 }

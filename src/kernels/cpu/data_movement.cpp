@@ -25,12 +25,16 @@ void same_type(std::string_view op, const char* a, const TensorView& x, const ch
 namespace {
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// Rows [r0, r1) of dst[i][j] = src[i + j * ld] for N = 2 to 4 columns (an image's few
-// channels interleaved: NCHW -> NHWC of a 3-channel input) on AVX-512: per 16 rows, the N
-// column runs are loaded whole and output vector o takes lane l from column (16 o + l) % N,
-// row (16 o + l) / N, by N masked permutes; rows past the last 16 one at a time.
-__attribute__((target("avx512f"))) void interleave_avx512(std::int64_t n, const std::uint32_t* src, std::int64_t ld,
-                                                          std::int64_t r0, std::int64_t r1, std::uint32_t* dst) {
+// dst[b][i][j] = src[b * sb + i + j * ld] for images b in [b0, b1), rows i in [r0, r1) of
+// M, N = 2 to 4 columns (an image's few channels interleaved: NCHW -> NHWC of a 3-channel
+// input; ShuffleNet's channel shuffle on NHWC, per pixel an [2, C/2] -> [C/2, 2]) on
+// AVX-512: per 16 rows, the N column runs are loaded whole and output vector o takes lane
+// l from column (16 o + l) % N, row (16 o + l) / N, by N masked permutes; rows past the
+// last 16 one at a time. The permutes are set up once for all the images.
+__attribute__((target("avx512f"))) void interleave_avx512(std::int64_t n, const std::uint32_t* src, std::int64_t sb,
+                                                          std::int64_t ld, std::int64_t m, std::int64_t b0,
+                                                          std::int64_t b1, std::int64_t r0, std::int64_t r1,
+                                                          std::uint32_t* dst) {
   __m512i idx[4];
   __mmask16 mask[4][4];
   for (std::int64_t o = 0; o < n; ++o) {
@@ -44,18 +48,22 @@ __attribute__((target("avx512f"))) void interleave_avx512(std::int64_t n, const 
       mask[o][j] = static_cast<__mmask16>(bits);
     }
   }
-  std::int64_t i = r0;
-  for (; i + 16 <= r1; i += 16) {
-    __m512i v[4];
-    for (std::int64_t j = 0; j < n; ++j) v[j] = _mm512_loadu_si512(src + j * ld + i);
-    for (std::int64_t o = 0; o < n; ++o) {
-      __m512i out = _mm512_setzero_si512();
-      for (std::int64_t j = 0; j < n; ++j) out = _mm512_mask_permutexvar_epi32(out, mask[o][j], idx[o], v[j]);
-      _mm512_storeu_si512(dst + i * n + 16 * o, out);
+  for (std::int64_t b = b0; b < b1; ++b) {
+    const std::uint32_t* s = src + b * sb;
+    std::uint32_t* d = dst + b * m * n;
+    std::int64_t i = r0;
+    for (; i + 16 <= r1; i += 16) {
+      __m512i v[4];
+      for (std::int64_t j = 0; j < n; ++j) v[j] = _mm512_loadu_si512(s + j * ld + i);
+      for (std::int64_t o = 0; o < n; ++o) {
+        __m512i out = _mm512_setzero_si512();
+        for (std::int64_t j = 0; j < n; ++j) out = _mm512_mask_permutexvar_epi32(out, mask[o][j], idx[o], v[j]);
+        _mm512_storeu_si512(d + i * n + 16 * o, out);
+      }
     }
+    for (; i < r1; ++i)
+      for (std::int64_t j = 0; j < n; ++j) d[i * n + j] = s[j * ld + i];
   }
-  for (; i < r1; ++i)
-    for (std::int64_t j = 0; j < n; ++j) dst[i * n + j] = src[j * ld + i];
 }
 #endif
 
@@ -69,15 +77,23 @@ void tiled_transpose(std::int64_t batch, std::int64_t m, std::int64_t n, const T
   constexpr std::int64_t kT = 16, kRows = 64;
 #if defined(__x86_64__) && defined(__GNUC__)
   if (sizeof(T) == 4 && n >= 2 && n <= 4 && isa() == Isa::avx512) {
+    const auto* s = reinterpret_cast<const std::uint32_t*>(src);
+    auto* d = reinterpret_cast<std::uint32_t*>(dst);
     constexpr std::int64_t kSpan = 4096;  // rows per task
-    const std::int64_t spans = (m + kSpan - 1) / kSpan;
-    parallel_for(batch * spans, 1, [&](std::int64_t tb, std::int64_t te) {
-      for (std::int64_t t = tb; t < te; ++t) {
-        const std::int64_t b = t / spans, r0 = t % spans * kSpan;
-        interleave_avx512(n, reinterpret_cast<const std::uint32_t*>(src + b * sb), ld, r0, std::min(m, r0 + kSpan),
-                          reinterpret_cast<std::uint32_t*>(dst + b * m * n));
-      }
-    });
+    if (m > kSpan) {
+      const std::int64_t spans = (m + kSpan - 1) / kSpan;
+      parallel_for(batch * spans, 1, [&](std::int64_t tb, std::int64_t te) {
+        for (std::int64_t t = tb; t < te; ++t) {
+          const std::int64_t b = t / spans, r0 = t % spans * kSpan;
+          interleave_avx512(n, s, sb, ld, m, b, b + 1, r0, std::min(m, r0 + kSpan), d);
+        }
+      });
+      return;
+    }
+    // Short images (a pixel's channels): whole images per task, enough of them to pay
+    // for the task.
+    parallel_for(batch, grain_for(m * n, 16384),
+                 [&](std::int64_t bb, std::int64_t be) { interleave_avx512(n, s, sb, ld, m, bb, be, 0, m, d); });
     return;
   }
 #endif

@@ -46,7 +46,14 @@ void run_grouped_case(const GroupedCase& k, std::uint32_t seed) {
   const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
   Buf<float> y({k.n, oh, ow, m});
   const cpu::PackedGroupedNhwc packed = cpu::pack_grouped_nhwc(w.view(), k.group);
-  CHECK(packed.v == (k.mg % 16 == 0 ? 16 : 8));
+  const std::int64_t lanes = cpu::isa() == cpu::Isa::avx512 ? 16 : 8;
+  if (k.cg == k.mg && (k.mg == 2 || k.mg == 4 || k.mg == 8) && k.mg < lanes) {
+    CHECK(packed.v == lanes);  // blocks of whole groups
+    CHECK(packed.gv == lanes / k.mg);
+  } else {
+    CHECK(packed.v == (k.mg % 16 == 0 ? 16 : 8));
+    CHECK(packed.gv == 1);
+  }
   const ge::TensorView bv = bias.view(), rv = rn.view();
   cpu::conv_grouped_nhwc(p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr);
   check_close(to_nchw(y), ref_conv(p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), 1e-4f,
@@ -73,6 +80,10 @@ TEST_CASE("grouped conv on NHWC images: RegNetX and ResNeXt group widths, 3x3 at
       {1, 2, 64, 64, 6, 11, 3, 3, s1, true, true},     {1, 2, 80, 80, 5, 9, 3, 3, s2, true, false},
       {2, 2, 96, 96, 4, 7, 3, 3, s1, false, true},     {1, 2, 112, 112, 5, 6, 3, 3, s1, true, true},
       {1, 3, 40, 40, 6, 10, 3, 3, s1, true, false},    {1, 2, 56, 56, 7, 9, 3, 3, s2, true, true},
+      // Groups narrower than a vector share it: widths 2, 4 and 8, the last block with
+      // fewer groups (5 of 4, 7 of 8, 11 of 2 on 16 lanes), a 1x1 kernel.
+      {2, 5, 4, 4, 9, 11, 3, 3, s2, true, true},       {1, 11, 2, 2, 10, 10, 3, 3, s1, true, true},
+      {1, 32, 4, 4, 8, 9, 3, 3, s1, true, false},      {1, 6, 8, 8, 5, 7, 1, 1, s2, false, true},
   };
   std::uint32_t seed = 8100;
   for (const int threads : {1, 2}) {

@@ -55,6 +55,11 @@ std::int64_t expected_floats(const cpu::PackedConvTaps& p) {
 }
 std::int64_t expected_floats(const cpu::PackedGroupedNhwc& p) {
   if ((p.v != 8 && p.v != 16) || p.group < 1 || p.m % p.group != 0) return -2;
+  if (p.gv != 1) {
+    const std::int64_t mg = p.m / p.group;
+    if (p.gv < 1 || mg != p.c || mg * p.gv != p.v) return -2;
+    return product({(p.group + p.gv - 1) / p.gv, p.kh, p.kw, p.c, p.v});
+  }
   return product({p.group, (p.m / p.group + p.v - 1) / p.v, p.kh, p.kw, p.c, p.v});
 }
 std::int64_t expected_floats(const cpu::PackedWinogradNhwc& p) {

@@ -125,6 +125,10 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
 struct PackedGroupedNhwc {
   std::int64_t m = 0, c = 0, kh = 0, kw = 0, group = 1;  ///< outputs, inputs per group, kernel, groups
   std::int64_t v = 8;                                    ///< lanes per block: 8 or 16
+  /// Groups per block: 1, or v / (M / group) where groups are narrower than a vector
+  /// (C / group == M / group in {2, 4, 8}; then `w` holds ceil(group / gv) * KH * KW * c * v
+  /// floats, lane l of a block computing output l % c of its group l / c)
+  std::int64_t gv = 1;
   Scratch w;  ///< group * blocks * KH * KW * c * v floats, blocks = ceil(M / group / v)
 };
 

@@ -135,6 +135,71 @@ inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::in
   }
 }
 
+// Groups narrower than a vector (C / group == M / group == MG in {2, 4, 8}: ResNeXt's
+// 4-wide groups, RegNet's 8-wide ones) share it: a block is V / MG whole groups, lane l
+// computing output l % MG of the block's group l / MG. Per tap and pixel the block's V
+// input channels are loaded once; the input channel ci of every lane's group is that
+// vector shuffled (lane l takes lane (l / MG) * MG + ci), times the weights' vector of
+// ci. The last block may hold fewer groups: its lanes past M are zero weights, and the
+// image buffer has a vector of slack after its end.
+template <int V, int MG, int CI, int... L>
+inline __attribute__((always_inline)) VecOf<V> spread(VecOf<V> x, std::integer_sequence<int, L...>) {
+#if defined(__clang__)
+  return __builtin_shufflevector(x, x, ((L / MG) * MG + CI)...);
+#else
+  using Index = std::conditional_t<V == 8, vi8, vi16>;
+  return __builtin_shuffle(x, Index{((L / MG) * MG + CI)...});
+#endif
+}
+
+template <int V, int MG, int... CI>
+inline __attribute__((always_inline)) void small_taps(VecOf<V>* acc, VecOf<V> x, const VecOf<V>* wv,
+                                                      std::integer_sequence<int, CI...>) {
+  ((*acc += spread<V, MG, CI>(x, std::make_integer_sequence<int, V>{}) * wv[CI]), ...);
+}
+
+template <int V, int MG>
+inline __attribute__((always_inline)) void small_row(const Grouped& d, std::int64_t blk, std::int64_t r) {
+  using vf = VecOf<V>;
+  const Conv2dParams& p = *d.p;
+  const std::int64_t img = r / d.oh, oy = r % d.oh;
+  const float* pad = d.x + img * d.h * d.wp * d.c;
+  float* out = d.y + r * d.ow * d.m;
+  const float* res = d.residual != nullptr ? d.residual + r * d.ow * d.m : nullptr;
+  std::int64_t ky0 = 0, ky1 = d.kh;  // tap rows inside the image
+  while (ky0 < ky1 && oy * p.stride_h - p.pad_top + ky0 * p.dilation_h < 0) ++ky0;
+  while (ky1 > ky0 && oy * p.stride_h - p.pad_top + (ky1 - 1) * p.dilation_h >= d.h) --ky1;
+  const std::int64_t c0 = blk * V, lanes = std::min<std::int64_t>(V, d.m - c0);
+  const std::int64_t step = p.stride_w * d.c;
+  const float* wb = d.wt + blk * d.kh * d.kw * MG * V;
+  const vf b = d.bias != nullptr ? load_lanes<vf>(d.bias + c0, lanes) : vf{} + 0.0f;
+  for (std::int64_t ox0 = 0; ox0 < d.ow; ox0 += kPx) {
+    const std::int64_t px = std::min<std::int64_t>(kPx, d.ow - ox0);
+    vf acc[kPx];
+    for (int i = 0; i < kPx; ++i) acc[i] = b;
+    for (std::int64_t ky = ky0; ky < ky1; ++ky) {
+      const float* row = pad + (oy * p.stride_h - p.pad_top + ky * p.dilation_h) * d.wp * d.c + c0;
+      for (std::int64_t kx = 0; kx < d.kw; ++kx) {
+        vf wv[MG];
+        std::memcpy(wv, wb + (ky * d.kw + kx) * MG * V, sizeof wv);
+        const float* src = row + (ox0 * p.stride_w + kx * p.dilation_w) * d.c;
+#pragma GCC unroll 8
+        for (int i = 0; i < kPx; ++i) {
+          vf x;
+          std::memcpy(&x, src + i * step, sizeof x);
+          small_taps<V, MG>(&acc[i], x, wv, std::make_integer_sequence<int, MG>{});
+        }
+      }
+    }
+    for (std::int64_t i = 0; i < px; ++i) {
+      const std::int64_t at = (ox0 + i) * d.m + c0;
+      vf a = acc[i];
+      if (res != nullptr) a += load_lanes<vf>(res + at, lanes);
+      store_lanes(out + at, apply_post_v(a, p.post), lanes);
+    }
+  }
+}
+
 using GroupedFn = void (*)(const Grouped&, std::int64_t, std::int64_t);
 
 template <int V>
@@ -168,6 +233,37 @@ GroupedFn pick_grouped() {
 const GroupedFn grouped8_fn = pick_grouped<8>();
 const GroupedFn grouped16_fn = pick_grouped<16>();
 
+// Small groups: tasks of (block, output row), block-major.
+template <int V, int MG>
+void small_base(const Grouped& d, std::int64_t b, std::int64_t e) {
+  const std::int64_t rows = d.n * d.oh;
+  for (std::int64_t t = b; t < e; ++t) small_row<V, MG>(d, t / rows, t % rows);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+template <int MG>
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void small_avx512(const Grouped& d, std::int64_t b,
+                                                                                     std::int64_t e) {
+  const std::int64_t rows = d.n * d.oh;
+  for (std::int64_t t = b; t < e; ++t) small_row<16, MG>(d, t / rows, t % rows);
+}
+template <int MG>
+__attribute__((target("avx2,fma"))) void small_avx2(const Grouped& d, std::int64_t b, std::int64_t e) {
+  const std::int64_t rows = d.n * d.oh;
+  for (std::int64_t t = b; t < e; ++t) small_row<8, MG>(d, t / rows, t % rows);
+}
+#endif
+
+// The small-group kernel of group width `mg` for vectors of `v` lanes (the packing's).
+GroupedFn small_fn(std::int64_t v, std::int64_t mg) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (v == 16 && isa() == Isa::avx512) return mg == 2 ? small_avx512<2> : mg == 4 ? small_avx512<4> : small_avx512<8>;
+  if (v == 8 && isa() >= Isa::avx2) return mg == 2 ? small_avx2<2> : small_avx2<4>;
+#endif
+  if (v == 8 && mg == 2) return small_base<8, 2>;
+  if (v == 8 && mg == 4) return small_base<8, 4>;
+  return nullptr;
+}
+
 }  // namespace
 
 PackedGroupedNhwc pack_grouped_nhwc(const TensorView& w, std::int64_t group) {
@@ -183,12 +279,32 @@ PackedGroupedNhwc pack_grouped_nhwc(const TensorView& w, std::int64_t group) {
   p.kw = w.dims[3];
   p.group = group;
   const std::int64_t mg = p.m / group;
+  const std::int64_t taps = p.kh * p.kw;
+  const float* src = w.as<const float>();
+  const std::int64_t lanes = isa() == Isa::avx512 ? 16 : 8;
+  if (p.c == mg && (mg == 2 || mg == 4 || mg == 8) && mg < lanes) {
+    // Blocks of lanes / mg whole groups: [block][tap][ci][lane], lane l output l % mg of
+    // the block's group l / mg (zero past the last group).
+    p.v = lanes;
+    p.gv = lanes / mg;
+    const std::int64_t blocks = (group + p.gv - 1) / p.gv, total = blocks * taps * mg * lanes;
+    p.w = Scratch(total);
+    std::fill(p.w.data(), p.w.data() + total, 0.0f);
+    for (std::int64_t b = 0; b < blocks; ++b)
+      for (std::int64_t t = 0; t < taps; ++t)
+        for (std::int64_t ci = 0; ci < mg; ++ci)
+          for (std::int64_t l = 0; l < lanes; ++l) {
+            const std::int64_t g = b * p.gv + l / mg, o = l % mg;
+            if (g < group)
+              p.w.data()[((b * taps + t) * mg + ci) * lanes + l] = src[((g * mg + o) * p.c + ci) * taps + t];
+          }
+    return p;
+  }
   p.v = mg % 16 == 0 ? 16 : 8;
-  const std::int64_t blocks = (mg + p.v - 1) / p.v, taps = p.kh * p.kw;
+  const std::int64_t blocks = (mg + p.v - 1) / p.v;
   const std::int64_t total = group * blocks * taps * p.c * p.v;
   p.w = Scratch(total);
   std::fill(p.w.data(), p.w.data() + total, 0.0f);
-  const float* src = w.as<const float>();
   for (std::int64_t g = 0; g < group; ++g)
     for (std::int64_t o = 0; o < mg; ++o) {
       const std::int64_t blk = o / p.v, lane = o % p.v;
@@ -216,7 +332,13 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
   if (y.elements() == 0) return;
   // The image with pad_left zeros before each row and zeros after it to the padded width.
   d.wp = padded_width(d);
-  PooledBuffer padded(d.n * d.h * d.wp * d.c);
+  const GroupedFn small = w.gv > 1 ? small_fn(w.v, mg) : nullptr;
+  if (w.gv > 1 && (small == nullptr || mg * w.gv != w.v || mg != w.c))
+    fail(Errc::bad_op_inputs, kOp,
+         "the weights were packed in blocks of " + std::to_string(w.gv) + " groups of " + std::to_string(mg) +
+             " for vectors of " + std::to_string(w.v) + " lanes, which this CPU's kernels do not run");
+  // (a vector of slack: the small-group blocks read whole vectors of channels)
+  PooledBuffer padded(d.n * d.h * d.wp * d.c + w.v);
   const float* src = x.as<const float>();
   const std::int64_t left = std::min(p.pad_left, d.wp), body = std::clamp<std::int64_t>(d.wp - left, 0, d.w);
   parallel_for(d.n * d.h, grain_for(d.wp * d.c), [&](std::int64_t b, std::int64_t e) {
@@ -228,6 +350,12 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
     }
   });
   d.x = padded.data();
+  if (small != nullptr) {
+    const std::int64_t blocks = (w.group + w.gv - 1) / w.gv, rows = d.n * d.oh;
+    parallel_for(blocks * rows, grain_for(d.ow * w.v * d.kh * d.kw * mg),
+                 [&](std::int64_t b, std::int64_t e) { small(d, b, e); });
+    return;
+  }
   const GroupedFn fn = w.v == 16 ? grouped16_fn : grouped8_fn;
   // Tasks of (chunk of blocks, output row), chunk-major: a task's rows share the chunk's weights.
   const std::int64_t chunks = w.group * chunks_per_group(d.blocks, d.widest), rows = d.n * d.oh;

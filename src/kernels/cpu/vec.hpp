@@ -19,6 +19,8 @@ namespace ge::cpu {
 // GCC: they live at namespace scope.)
 typedef float vf8 __attribute__((vector_size(32)));
 typedef float vf16 __attribute__((vector_size(64)));
+typedef int vi8 __attribute__((vector_size(32)));   // shuffle indices of vf8
+typedef int vi16 __attribute__((vector_size(64)));  // and of vf16
 template <int V>
 using VecOf = std::conditional_t<V == 8, vf8, vf16>;
 
@@ -32,8 +34,6 @@ inline __attribute__((always_inline)) VecOf<V> even_lanes(VecOf<V> a, VecOf<V> b
     return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   }
 #else
-  typedef int vi8 __attribute__((vector_size(32)));
-  typedef int vi16 __attribute__((vector_size(64)));
   if constexpr (V == 8) {
     return __builtin_shuffle(a, b, vi8{0, 2, 4, 6, 8, 10, 12, 14});
   } else {

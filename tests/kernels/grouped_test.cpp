@@ -159,4 +159,11 @@ TEST_CASE("grouped conv on NHWC images: errors") {
   expect_error([&] { cpu::conv_grouped_nhwc({.group = 4}, x.view(), packed, nullptr, y_wrong.view()); },
                Errc::bad_op_inputs, kernels_tag);
   cpu::conv_grouped_nhwc({.group = 4}, x.view(), packed, nullptr, y.view());  // fits: no error
+  // 4-wide groups share vectors; a packing that says another count of groups per vector
+  // (a vector's lanes not whole groups) is refused, not read past.
+  cpu::PackedGroupedNhwc odd = cpu::pack_grouped_nhwc(w.view(), 4);
+  REQUIRE(odd.gv > 1);
+  odd.gv += 1;
+  expect_error([&] { cpu::conv_grouped_nhwc({.group = 4}, x.view(), odd, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
 }

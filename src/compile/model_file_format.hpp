@@ -9,11 +9,18 @@
 #include <string_view>
 #include <vector>
 
+namespace ge {
+enum class Precision : std::uint8_t;
+}
 namespace ge::cpu {
 enum class Isa : std::uint8_t;
 }
 
 namespace ge::detail {
+
+// The packing tag a model file's packed weights carry (model_file.cpp): the CPU's base ISA,
+// "+bf16" for a bf16 model whose kernels ran bf16.
+std::string packing_isa(Precision precision);
 
 inline constexpr char model_magic[8] = {'G', 'E', 'M', 'O', 'D', 'E', 'L', '\0'};
 inline constexpr std::uint32_t model_endian_tag = 0x01020304U;

@@ -17,10 +17,6 @@
 
 namespace ge {
 
-namespace detail {
-std::string packing_isa(Precision precision = Precision::f32);  // model_file.cpp
-}  // namespace detail
-
 namespace {
 
 using detail::ModelReader;

@@ -36,6 +36,11 @@
 #define GE_TEST_COUNTS_MALLOC 1
 #endif
 
+// The long sequences: 10,000 runs, a fifth of that under the sanitizers (their allocators
+// make a run several times slower; operator new is still counted on every run there).
+constexpr int kLongRuns = GE_TEST_COUNTS_MALLOC ? 10000 : 2000;
+constexpr int kShortRuns = GE_TEST_COUNTS_MALLOC ? 3000 : 1000;
+
 namespace {
 std::atomic<std::uint64_t> allocations{0};  // operator new
 std::atomic<std::uint64_t> mallocs{0};      // malloc and its family (operator new included)
@@ -241,7 +246,7 @@ TEST_CASE("no ratchet: 10,000 random batches over gears and a hybrid range alloc
     CAPTURE(threads);
     ge::Session s(model, {.threads = threads});
     Runner one = runner(s, 8);
-    const Sequence q = run_sequence(one, 1, 8, 10000);
+    const Sequence q = run_sequence(one, 1, 8, kLongRuns);
     // Batches 3, 5, 6 and 7 got static plans of their own at their first run (warm-up).
     CHECK(s.plan_cache_stats().misses == 4);
     CHECK(s.plan_cache_stats().size == 4);
@@ -274,7 +279,7 @@ TEST_CASE("no ratchet: runs that return a RunResult allocate the same few blocks
                                          {"ge.compileHybridMode", "1"}});
   ge::Session s(model, {.threads = 1});
   Runner one = runner(s, 8, false);
-  const Sequence q = run_sequence(one, 1, 8, 10000);
+  const Sequence q = run_sequence(one, 1, 8, kLongRuns);
   CHECK(s.plan_cache_stats().misses == 4);
   // The same allocations per run at the end as at the start: nothing accumulates.
   CHECK(q.allocations_after == q.allocations_before);
@@ -293,14 +298,14 @@ TEST_CASE("no ratchet: a bounded range allocates nothing on its per-signature pl
     const auto roomy = ge::compile(cnn(), {{"ge.inputShape", "x:1~8,3,8,8"}});
     ge::Session s(roomy, {.threads = 1});
     Runner one = runner(s, 8);
-    const Sequence q = run_sequence(one, 1, 8, 10000);
+    const Sequence q = run_sequence(one, 1, 8, kLongRuns);
     CHECK(s.plan_cache_stats().misses == 8);
     CHECK(q.allocations == 0);
   }
   SUBCASE("four signatures have plans, the rest run on the range plan") {
     ge::Session s(model, {.threads = 1});
     Runner one = runner(s, 8);
-    const Sequence q = run_sequence(one, 1, 8, 3000);
+    const Sequence q = run_sequence(one, 1, 8, kShortRuns);
     CHECK(s.plan_cache_stats().misses == 4);
     CHECK(s.plan_cache_stats().evictions == 0);  // the range plan runs the rest: nothing made again
     CHECK(q.allocations_after == q.allocations_before);
@@ -314,7 +319,7 @@ TEST_CASE("no ratchet: padding to gears over 10,000 random batches makes no plan
   const auto model = ge::compile(cnn(), {{"ge.inputShape", "x:-1,3,8,8"}, {"ge.dynamicBatchSize", "1,2,4,8"}});
   ge::Session s(model, {.threads = 1, .pad_to_gear = true});
   Runner one = runner(s, 8);
-  const Sequence q = run_sequence(one, 1, 8, 10000);
+  const Sequence q = run_sequence(one, 1, 8, kLongRuns);
   CHECK(s.plan_cache_stats().misses == 0);
   CHECK(q.allocations_after == q.allocations_before);
   CHECK(q.allocations_before[0] == 0);  // gear 1: not padded
@@ -325,9 +330,9 @@ TEST_CASE("no ratchet: an unbounded range whose signatures fit plan_cache alloca
   const auto model = ge::compile(cnn(), {{"ge.inputShape", "x:1~inf,3,8,8"}});
   ge::Session s(model, {.threads = 1});
   Runner one = runner(s, 8);
-  const Sequence q = run_sequence(one, 1, 8, 10000);
+  const Sequence q = run_sequence(one, 1, 8, kLongRuns);
   CHECK(s.plan_cache_stats().misses == 8);
-  CHECK(s.plan_cache_stats().hits > 10000);
+  CHECK(s.plan_cache_stats().hits > kLongRuns);
   CHECK(q.allocations == 0);
 }
 
@@ -335,7 +340,7 @@ TEST_CASE("no ratchet: an unbounded range keeps at most plan_cache plans, its he
   const auto model = ge::compile(cnn(), {{"ge.inputShape", "x:1~inf,3,8,8"}}, ge::default_target(), {.plan_cache = 4});
   ge::Session s(model, {.threads = 1});
   Runner one = runner(s, 16);
-  const Sequence q = run_sequence(one, 1, 16, 3000);
+  const Sequence q = run_sequence(one, 1, 16, kShortRuns);
   const ge::CacheStats stats = s.plan_cache_stats();
   CHECK(stats.size <= 4);
   CHECK(stats.capacity == 4);

@@ -26,9 +26,6 @@ using ge::DataType;
 using ge::Errc;
 using ge::TensorView;
 
-namespace ge::detail {
-std::string packing_isa(Precision precision = Precision::f32);  // src/compile/model_file.cpp
-}  // namespace ge::detail
 
 namespace {
 
@@ -48,14 +45,6 @@ std::vector<float> run(const std::shared_ptr<const ge::CompiledModel>& model) {
   const ge::RunResult r = s.run({TensorView(std::span<float>(x), {2, 8})});
   const auto v = r.outputs.at(0).values<float>();
   return {v.begin(), v.end()};
-}
-
-std::vector<std::byte> read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  const std::vector<char> chars{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  std::vector<std::byte> out(chars.size());
-  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
-  return out;
 }
 
 std::size_t files_in(const std::filesystem::path& dir) {
@@ -92,7 +81,7 @@ TEST_CASE("model file: a save that fails (file size limit) keeps the old file, l
   ge::test::TempDir dir("ge_model_fsize");
   const auto path = dir.path / "model.gem";
   ge::save(*ge::compile(dense(16, 1)), path);
-  const std::vector<std::byte> old = read_all(path);
+  const std::vector<std::byte> old = ge::test::read_bytes(path);
   const auto big = ge::compile(dense(8192, 2));  // a file of 256 KiB and more
   rlimit saved{};
   REQUIRE(getrlimit(RLIMIT_FSIZE, &saved) == 0);
@@ -113,7 +102,7 @@ TEST_CASE("model file: a save that fails (file size limit) keeps the old file, l
   CHECK(code == Errc::bad_model);
   CHECK(message.find("cannot write") != std::string::npos);
   CHECK(message.find(path.string()) != std::string::npos);
-  CHECK(read_all(path) == old);
+  CHECK(ge::test::read_bytes(path) == old);
   CHECK(files_in(dir.path) == 1);
   CHECK(run(ge::load_compiled(path)) == run(ge::compile(dense(16, 1))));
 }
@@ -136,7 +125,7 @@ TEST_CASE("model file: a graph output pointing at a weight held only packed is b
   const auto y = g.outputs().at(0);
   REQUIRE(w.has_value());
   // The description ends with: outputs (count 1, id), then the packing ISA as a string.
-  const std::string isa = ge::detail::packing_isa();
+  const std::string isa = ge::detail::packing_isa(ge::Precision::f32);
   std::vector<std::byte> pattern(12);
   ge::detail::store_le<std::uint32_t>(pattern.data(), 1);
   ge::detail::store_le<std::uint32_t>(pattern.data() + 4, y);

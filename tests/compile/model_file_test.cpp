@@ -24,9 +24,6 @@ using ge::DataType;
 using ge::Errc;
 using ge::TensorView;
 
-namespace ge::detail {
-std::string packing_isa(Precision precision = Precision::f32);  // src/compile/model_file.cpp
-}  // namespace ge::detail
 
 namespace {
 
@@ -61,14 +58,6 @@ std::vector<float> run(const std::shared_ptr<const ge::CompiledModel>& model, st
   return {v.begin(), v.end()};
 }
 
-std::vector<std::byte> read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  const std::vector<char> chars{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  std::vector<std::byte> out(chars.size());
-  std::memcpy(out.data(), chars.data(), chars.size());
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("model file: a gear model saved and loaded runs every gear with the same results") {
@@ -89,7 +78,7 @@ TEST_CASE("model file: a gear model saved and loaded runs every gear with the sa
   CHECK(loaded->pass_stats().empty());  // the passes did not run again
   for (const std::int64_t batch : {1, 2, 4}) CHECK(run(loaded, batch) == run(model, batch));
   // The weights are the file's bytes, not copies: saving the loaded model gives the same file.
-  CHECK(ge::save_to_memory(*loaded) == read_all(path));
+  CHECK(ge::save_to_memory(*loaded) == ge::test::read_bytes(path));
   // From memory, too.
   CHECK(run(ge::load_compiled(std::span<const std::byte>(ge::save_to_memory(*model))), 2) == run(model, 2));
 }
@@ -166,7 +155,7 @@ TEST_CASE("model file: packed weights load only where the same kernels run") {
   const std::vector<std::byte> file = ge::save_to_memory(*model);
   const auto load = [](const std::vector<std::byte>& bytes) { (void)ge::load_compiled(std::span<const std::byte>(bytes)); };
   // Another instruction set named in the file.
-  ge::test::expect_error([&] { load(with_text_changed(file, ge::detail::packing_isa())); }, Errc::unsupported,
+  ge::test::expect_error([&] { load(with_text_changed(file, ge::detail::packing_isa(ge::Precision::f32))); }, Errc::unsupported,
                          "packed for instruction set", "portable weights");
   // A kernel this CPU would not choose for the node.
   std::string name;
@@ -176,7 +165,7 @@ TEST_CASE("model file: packed weights load only where the same kernels run") {
   ge::test::expect_error([&] { load(with_text_changed(file, name)); }, Errc::unsupported, "was saved with kernel");
   // Portable weights load whatever the instruction set.
   const auto kept = ge::compile(g, ge::batch_gears(g, {1, 2}), ge::default_target(), keeping());
-  load(with_text_changed(ge::save_to_memory(*kept, ge::ModelWeights::portable), ge::detail::packing_isa()));
+  load(with_text_changed(ge::save_to_memory(*kept, ge::ModelWeights::portable), ge::detail::packing_isa(ge::Precision::f32)));
 }
 
 TEST_CASE("model file: bad files are clear errors") {

@@ -177,7 +177,7 @@ bool is_float(ge::DataType t) {
   return t == ge::DataType::f32 || t == ge::DataType::f64 || t == ge::DataType::f16 || t == ge::DataType::bf16;
 }
 
-std::string dims_text(const std::vector<std::int64_t>& d) {
+std::string bracket_dims(const std::vector<std::int64_t>& d) {
   std::string s = "[";
   for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
   return s + "]";
@@ -189,7 +189,7 @@ std::string compare(const ge::Output& got, const ge::Tensor& want, std::size_t k
   if (got.dtype != want.dtype())
     return which + " has type " + std::string(ge::to_string(got.dtype)) + "; expected " +
            std::string(ge::to_string(want.dtype()));
-  if (got.dims != want.dims()) return which + " has dims " + dims_text(got.dims) + "; expected " + dims_text(want.dims());
+  if (got.dims != want.dims()) return which + " has dims " + bracket_dims(got.dims) + "; expected " + bracket_dims(want.dims());
   const auto n = want.element_count();
   const auto a = values(got.dtype, got.data, n);
   const auto b = values(want.dtype(), want.bytes().data(), n);

@@ -27,6 +27,7 @@ std::vector<T> vec(std::span<const T> s) {
 
 using ge::test::expect_error;
 using ge::test::Model;
+using ge::test::set_int;
 constexpr int f32 = ::onnx::TensorProto_DataType_FLOAT;
 constexpr int i64 = ::onnx::TensorProto_DataType_INT64;
 constexpr int boolean = ::onnx::TensorProto_DataType_BOOL;
@@ -36,12 +37,6 @@ void set_graph(::onnx::NodeProto* n, const std::string& name, const Model& sub) 
   a->set_name(name);
   a->set_type(::onnx::AttributeProto_AttributeType_GRAPH);
   *a->mutable_g() = sub.m.graph();
-}
-void set_int(::onnx::NodeProto* n, const std::string& name, std::int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto_AttributeType_INT);
-  a->set_i(v);
 }
 
 // y = sum(x) > 0 ? x * two : x + bias, where bias = x + x is made outside the branches.

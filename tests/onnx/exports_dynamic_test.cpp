@@ -16,24 +16,24 @@
 
 namespace {
 
-struct Model {
+struct DynamicExport {
   const char* name;
   const char* input;
   std::vector<std::int64_t> dims;  // without the batch
   ge::DataType dtype;
 };
 
-const Model bert{"bert_tiny", "input_ids", {128}, ge::DataType::i64};
-const Model mobilenet{"mobilenet_v2", "input", {3, 224, 224}, ge::DataType::f32};
-const Model resnet{"resnet50", "input", {3, 224, 224}, ge::DataType::f32};
+const DynamicExport bert{"bert_tiny", "input_ids", {128}, ge::DataType::i64};
+const DynamicExport mobilenet{"mobilenet_v2", "input", {3, 224, 224}, ge::DataType::f32};
+const DynamicExport resnet{"resnet50", "input", {3, 224, 224}, ge::DataType::f32};
 
-std::string shape(const Model& m, const std::string& batch) {
+std::string shape(const DynamicExport& m, const std::string& batch) {
   std::string s = std::string(m.input) + ":" + batch;
   for (const auto d : m.dims) s += "," + std::to_string(d);
   return s;
 }
 
-std::vector<std::byte> input(const Model& m, std::int64_t batch) {
+std::vector<std::byte> input(const DynamicExport& m, std::int64_t batch) {
   std::int64_t n = batch;
   for (const auto d : m.dims) n *= d;
   std::vector<std::byte> bytes(static_cast<std::size_t>(n * ge::size_of(m.dtype)));
@@ -49,7 +49,7 @@ std::vector<std::byte> input(const Model& m, std::int64_t batch) {
   return bytes;
 }
 
-ge::RunResult run(const std::shared_ptr<const ge::CompiledModel>& model, const Model& m, std::int64_t batch, bool pad) {
+ge::RunResult run(const std::shared_ptr<const ge::CompiledModel>& model, const DynamicExport& m, std::int64_t batch, bool pad) {
   std::vector<std::byte> in = input(m, batch);
   std::vector<std::int64_t> dims{batch};
   dims.insert(dims.end(), m.dims.begin(), m.dims.end());
@@ -62,7 +62,7 @@ std::vector<float> values(const ge::RunResult& r) {
   return {v.begin(), v.end()};
 }
 
-void check_padding(const Model& m) {
+void check_padding(const DynamicExport& m) {
   const auto dir = ge::test::torch_exports();
   if (!dir) return;
   const ge::Graph g = ge::onnx::load(*dir / (std::string(m.name) + "_dyn.onnx"));

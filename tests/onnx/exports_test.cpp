@@ -62,7 +62,7 @@ struct Export {
   double bound_b1_mib, bound_b8_mib;   // the independent liveness bound of the issue
 };
 
-std::string dims_text(const std::vector<std::int64_t>& d) {
+std::string csv_dims(const std::vector<std::int64_t>& d) {
   std::string s;
   for (const auto x : d) s += "," + std::to_string(x);
   return s;
@@ -72,7 +72,7 @@ void check_export(const Export& e) {
   const auto dir = exports();
   if (!dir) return;
   const fs::path file = *dir / (std::string(e.name) + "_dyn.onnx");
-  const auto model = ge::compile(ge::onnx::load(file), {{"ge.inputShape", std::string(e.input) + ":-1" + dims_text(e.dims)},
+  const auto model = ge::compile(ge::onnx::load(file), {{"ge.inputShape", std::string(e.input) + ":-1" + csv_dims(e.dims)},
                                                         {"ge.dynamicBatchSize", "1,2,8"}});
   REQUIRE(model->plans().size() == 3);
   for (const auto& p : model->plans()) {

@@ -28,26 +28,11 @@ namespace fs = std::filesystem;
 using ge::test::error_of;
 using ge::test::expect_error;
 using ge::test::Model;
+using ge::test::set_int;
+using ge::test::set_ints;
+using ge::test::set_string;
 using ge::test::TempDir;
 
-void set_ints(::onnx::NodeProto* n, const std::string& name, std::vector<std::int64_t> v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto_AttributeType_INTS);
-  for (auto x : v) a->add_ints(x);
-}
-void set_int(::onnx::NodeProto* n, const std::string& name, std::int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto_AttributeType_INT);
-  a->set_i(v);
-}
-void set_string(::onnx::NodeProto* n, const std::string& name, const std::string& v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto_AttributeType_STRING);
-  a->set_s(v);
-}
 
 ge::Graph load(const std::string& bytes, const fs::path& base = {}) {
   return ge::onnx::load_bytes(std::as_bytes(std::span(bytes.data(), bytes.size())), base);
@@ -524,15 +509,6 @@ TEST_CASE("onnx: load_tensor_bytes reads a TensorProto") {
 
 namespace {
 
-::onnx::TensorProto* i64(Model& m, const std::string& name, std::vector<std::int64_t> dims,
-                         const std::vector<std::int64_t>& v) {
-  auto* t = m.g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(::onnx::TensorProto_DataType_INT64);
-  for (auto d : dims) t->add_dims(d);
-  for (auto x : v) t->add_int64_data(x);
-  return t;
-}
 
 // Runs a one-input f32 graph; the outputs' values.
 std::vector<std::vector<float>> run_f32(const ge::Graph& g, std::vector<float> x,
@@ -553,13 +529,13 @@ std::vector<std::vector<float>> run_f32(const ge::Graph& g, std::vector<float> x
 TEST_CASE("onnx: opset 18: Reduce axes as input 1, Split's num_outputs, Pad's axes, Resize's new attributes") {
   Model m(18);
   m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 3});
-  i64(m, "axes", {1}, {1});
+  m.i64("axes", {1}, {1});
   m.node("ReduceMean", {"x", "axes"}, {"mean"}, "mean");                      // keepdims: [2,1]
   set_int(m.node("ReduceMax", {"x", "axes"}, {"max"}, "max"), "keepdims", 0);  // [2]
   set_int(m.node("ReduceMean", {"x"}, {"all"}, "all"), "keepdims", 0);         // no axes: all of them
   set_int(m.node("Split", {"x"}, {"s0", "s1"}, "split"), "num_outputs", 2);    // along 0: [1,3] twice
-  i64(m, "pads", {2}, {1, 2});
-  i64(m, "pad_axes", {1}, {-1});
+  m.i64("pads", {2}, {1, 2});
+  m.i64("pad_axes", {1}, {-1});
   m.node("Pad", {"x", "pads", "", "pad_axes"}, {"padded"}, "pad");  // [2, 1+3+2]
   m.output("mean");
   m.output("max");
@@ -617,7 +593,7 @@ TEST_CASE("onnx: opsets 18 to 20: what ge cannot express is refused naming the o
 
   Model w(19);
   w.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 3});
-  i64(w, "pads", {4}, {0, 1, 0, 1});
+  w.i64("pads", {4}, {0, 1, 0, 1});
   set_string(w.node("Pad", {"x", "pads"}, {"y"}, "pad"), "mode", "wrap");
   w.output("y");
   expect_error([&] { (void)load(w.bytes()); }, ge::Errc::unsupported_op, "(opset 19)", "Pad attribute mode=\"wrap\"");
@@ -626,7 +602,7 @@ TEST_CASE("onnx: opsets 18 to 20: what ge cannot express is refused naming the o
   Model p(18);
   p.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 3});
   p.input("axes", ::onnx::TensorProto_DataType_INT64, std::vector<std::int64_t>{1});
-  i64(p, "pads", {2}, {1, 1});
+  p.i64("pads", {2}, {1, 1});
   p.node("Pad", {"x", "pads", "", "axes"}, {"y"}, "pad");
   p.output("y");
   expect_error([&] { (void)load(p.bytes()); }, ge::Errc::unsupported_op, "node 'pad' (Pad, opset 18)",

@@ -26,26 +26,11 @@ constexpr int kBool = ::onnx::TensorProto_DataType_BOOL;
 
 using ge::test::expect_error;
 using ge::test::Model;
+using ge::test::set_int;
+using ge::test::set_float;
+using ge::test::set_string;
 
 
-void set_int(::onnx::NodeProto* n, const std::string& name, std::int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto_AttributeType_INT);
-  a->set_i(v);
-}
-void set_float(::onnx::NodeProto* n, const std::string& name, float v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto_AttributeType_FLOAT);
-  a->set_f(v);
-}
-void set_string(::onnx::NodeProto* n, const std::string& name, const std::string& v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto_AttributeType_STRING);
-  a->set_s(v);
-}
 
 // Compiles and runs `g` on the inputs; each output as doubles with its dims.
 struct Out {

@@ -23,7 +23,7 @@ ge::Graph two_outputs(std::string_view shape) {
   return b.build();
 }
 
-std::vector<float> ramp(std::size_t n) {
+std::vector<float> ramp_of(std::size_t n) {
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i) * 0.5f - 3.0f;
   return v;
@@ -39,7 +39,7 @@ TEST_CASE("run_into: outputs land in the caller's buffers with their real dims, 
     ge::Session s(model, {.threads = 2, .specialize_ranges = specialize});
     for (const std::int64_t batch : {1, 3, 4, 2}) {
       CAPTURE(batch);
-      const std::vector<float> x = ramp(static_cast<std::size_t>(batch * 4));
+      const std::vector<float> x = ramp_of(static_cast<std::size_t>(batch * 4));
       std::vector<float> y(64, -1.0f), z(64, -1.0f);  // room for more than any batch needs
       const TensorView in{const_cast<float*>(x.data()), DataType::f32, {batch, 4}};
       std::vector<TensorView> out{{y.data(), DataType::f32, {16, 4}}, {z.data(), DataType::f32, {64}}};
@@ -64,7 +64,7 @@ TEST_CASE("run_into: outputs land in the caller's buffers with their real dims, 
 TEST_CASE("run_into: bad buffers are clear errors, and the session stays usable") {
   const auto model = ge::compile(two_outputs("-1,4"), {{"ge.inputShape", "x:1~8,4"}});
   ge::Session s(model, {.threads = 1});
-  const std::vector<float> x = ramp(12);
+  const std::vector<float> x = ramp_of(12);
   const TensorView in{const_cast<float*>(x.data()), DataType::f32, {3, 4}};
   const std::span<const TensorView> ins(&in, 1);
   std::vector<float> y(12), z(12), small(8);
@@ -93,7 +93,7 @@ TEST_CASE("run_into: bad buffers are clear errors, and the session stays usable"
 TEST_CASE("run_into: with pad_to_gear the caller's buffers are checked too, and the padded outputs land in them") {
   const auto model = ge::compile(two_outputs("-1,4"), {{"ge.inputShape", "x:-1,4"}, {"ge.dynamicBatchSize", "1,4"}});
   ge::Session s(model, {.threads = 1, .pad_to_gear = true});
-  const std::vector<float> x = ramp(12);
+  const std::vector<float> x = ramp_of(12);
   const TensorView in{const_cast<float*>(x.data()), DataType::f32, {3, 4}};
   const std::span<const TensorView> ins(&in, 1);
   std::vector<float> y(16, -1.0f), z(16, -1.0f), small(4);

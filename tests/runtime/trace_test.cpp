@@ -118,7 +118,7 @@ struct JsonReader {
 };
 
 // Four parallel branches of Conv-like work (MatMuls) joined at the end: several streams.
-ge::Graph branchy(std::string_view shape) {
+ge::Graph branchy_net(std::string_view shape) {
   ge::GraphBuilder b;
   const auto x = b.input("x", DataType::f32, shape);
   std::vector<ge::Value> parts;
@@ -139,7 +139,7 @@ std::vector<float> data(std::size_t n) {
 }  // namespace
 
 TEST_CASE("trace: off by default, and then nothing is recorded") {
-  auto model = ge::compile(branchy("3,16"));
+  auto model = ge::compile(branchy_net("3,16"));
   ge::Session s(model);
   CHECK_FALSE(s.tracing());
   auto x = data(48);
@@ -148,7 +148,7 @@ TEST_CASE("trace: off by default, and then nothing is recorded") {
 }
 
 TEST_CASE("trace: every step timed, in an order the schedule allows") {
-  auto model = ge::compile(branchy("1~4,16"));
+  auto model = ge::compile(branchy_net("1~4,16"));
   const ge::Plan& plan = *model->plans()[0];
   REQUIRE(plan.streams.stream_count > 1);
   REQUIRE_FALSE(plan.streams.events.empty());
@@ -187,7 +187,7 @@ TEST_CASE("trace: every step timed, in an order the schedule allows") {
 }
 
 TEST_CASE("trace: the Chrome trace reads back with a slice per step, tracks and event arrows") {
-  auto model = ge::compile(branchy("3,16"));
+  auto model = ge::compile(branchy_net("3,16"));
   const ge::Plan& plan = *model->plans()[0];
   ge::Session s(model, {.threads = 2, .trace = true});
   auto x = data(48);
@@ -259,7 +259,7 @@ TEST_CASE("trace: host-engine steps get a track of their own with AC_PARALLEL_EN
 }
 
 TEST_CASE("profile: per op type and per node, shares and GFLOP/s") {
-  auto model = ge::compile(branchy("3,16"));
+  auto model = ge::compile(branchy_net("3,16"));
   const ge::Plan& plan = *model->plans()[0];
   ge::Session s(model, {.threads = 1, .trace = true});
   auto x = data(48);
@@ -297,7 +297,7 @@ TEST_CASE("profile: per op type and per node, shares and GFLOP/s") {
 TEST_CASE("trace: bad input is a clear error") {
   ge::Profile p;
   expect_error([&] { p.add(ge::RunTrace{}); }, ge::Errc::invalid_argument, "without a plan");
-  auto model = ge::compile(branchy("3,16"));
+  auto model = ge::compile(branchy_net("3,16"));
   ge::RunTrace short_trace;
   short_trace.plan = model->plans()[0];
   short_trace.steps.resize(1);

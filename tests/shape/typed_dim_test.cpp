@@ -1,5 +1,5 @@
 // Tests of ge/shape/typed_dim.hpp against ge/shape/dim.hpp: the two faces of a dim agree
-// on every pair of a table of dims (generated at compile time by Hana's cartesian
+// on every pair of a dim_table of dims (generated at compile time by Hana's cartesian
 // product), for every rule of the algebra, spelling included; where the typed rule is
 // a compile error (its can_*_v is false), the runtime one throws, and only there.
 #include <doctest/doctest.h>
@@ -26,24 +26,24 @@ using namespace ge::typed;
 using ge::test::error_of;
 
 namespace {
-// One row of the table: a typed dim and the text of the same runtime dim.
+// One row of the dim_table: a typed dim and the text of the same runtime dim.
 template <class D>
-struct Row {
+struct DimRow {
   using type = D;
   const char* text;
 };
 
 // Every kind: static 0, 1, 3, 4; ranged with 1, without 1, spelled static, unbounded
 // (with and without 1, and [0, inf] spelled as a range); unknown.
-constexpr auto table = hana::make_tuple(
-    Row<Static<0>>{"0"}, Row<Static<1>>{"1"}, Row<Static<3>>{"3"}, Row<Static<4>>{"4"},
-    Row<Ranged<1, 4>>{"1~4"}, Row<Ranged<0, 2>>{"0~2"}, Row<Ranged<2, 8>>{"2~8"},
-    Row<Ranged<4, 16>>{"4~16"}, Row<Ranged<3, 3>>{"3~3"}, Row<Ranged<3, inf>>{"3~inf"},
-    Row<Ranged<1, inf>>{"1~inf"}, Row<Ranged<0, inf>>{"0~inf"}, Row<Unknown>{"-1"});
-constexpr std::size_t rows = hana::size(table);
+constexpr auto dim_table = hana::make_tuple(
+    DimRow<Static<0>>{"0"}, DimRow<Static<1>>{"1"}, DimRow<Static<3>>{"3"}, DimRow<Static<4>>{"4"},
+    DimRow<Ranged<1, 4>>{"1~4"}, DimRow<Ranged<0, 2>>{"0~2"}, DimRow<Ranged<2, 8>>{"2~8"},
+    DimRow<Ranged<4, 16>>{"4~16"}, DimRow<Ranged<3, 3>>{"3~3"}, DimRow<Ranged<3, inf>>{"3~inf"},
+    DimRow<Ranged<1, inf>>{"1~inf"}, DimRow<Ranged<0, inf>>{"0~inf"}, DimRow<Unknown>{"-1"});
+constexpr std::size_t dim_rows = hana::size(dim_table);
 
 // What the typed face says of one pair, computed by the compiler.
-struct Pair {
+struct DimPair {
   const char* a;
   const char* b;
   bool compatible, relaxes, refines, equal, can_merge, can_broadcast;
@@ -51,8 +51,8 @@ struct Pair {
 };
 
 template <class A, class B>
-constexpr Pair typed_pair(const char* a, const char* b) {
-  Pair p{a, b,
+constexpr DimPair typed_dim_pair(const char* a, const char* b) {
+  DimPair p{a, b,
          compatible(A{}, B{}), relaxes(A{}, B{}), refines(A{}, B{}), A{} == B{},
          can_merge_v<A, B>, can_broadcast_v<A, B>,
          Dim(), Dim(), to_dim(A{} * B{})};
@@ -68,14 +68,14 @@ constexpr Pair typed_pair(const char* a, const char* b) {
   return p;
 }
 
-// Every ordered pair of rows (Hana's cartesian product), evaluated at compile time.
-constexpr auto pairs = [] {
-  std::array<Pair, rows * rows> out{};
+// Every ordered pair of dim_rows (Hana's cartesian product), evaluated at compile time.
+constexpr auto dim_pairs = [] {
+  std::array<DimPair, dim_rows * dim_rows> out{};
   std::size_t i = 0;
-  hana::for_each(hana::cartesian_product(hana::make_tuple(table, table)), [&](const auto& pair) {
+  hana::for_each(hana::cartesian_product(hana::make_tuple(dim_table, dim_table)), [&](const auto& pair) {
     const auto& ra = hana::at_c<0>(pair);
     const auto& rb = hana::at_c<1>(pair);
-    out[i++] = typed_pair<typename std::remove_cvref_t<decltype(ra)>::type,
+    out[i++] = typed_dim_pair<typename std::remove_cvref_t<decltype(ra)>::type,
                           typename std::remove_cvref_t<decltype(rb)>::type>(ra.text, rb.text);
   });
   return out;
@@ -86,7 +86,7 @@ std::string spelled(const Dim& d) { return d.to_string() + (d.is_range() ? " (ra
 
 TEST_CASE("typed dims convert to the runtime dims of the same spelling") {
   std::size_t n = 0;
-  hana::for_each(table, [&](const auto& row) {
+  hana::for_each(dim_table, [&](const auto& row) {
     using D = typename std::remove_cvref_t<decltype(row)>::type;
     INFO(std::string(row.text));
     CHECK(to_dim(D{}).same_spelling(Dim::parse(row.text)));
@@ -100,7 +100,7 @@ TEST_CASE("typed dims convert to the runtime dims of the same spelling") {
 }
 
 TEST_CASE("compatible, relaxes, refines, == agree on every pair") {
-  for (const Pair& p : pairs) {
+  for (const DimPair& p : dim_pairs) {
     const Dim a = Dim::parse(p.a), b = Dim::parse(p.b);
     INFO(std::string(p.a), " vs ", std::string(p.b));
     CHECK(p.compatible == ge::compatible(a, b));
@@ -112,7 +112,7 @@ TEST_CASE("compatible, relaxes, refines, == agree on every pair") {
 
 TEST_CASE("merge agrees on every pair, and is a compile error exactly where it throws") {
   std::size_t merged = 0, rejected = 0;
-  for (const Pair& p : pairs) {
+  for (const DimPair& p : dim_pairs) {
     const Dim a = Dim::parse(p.a), b = Dim::parse(p.b);
     INFO(std::string(p.a), " vs ", std::string(p.b));
     if (p.can_merge) {
@@ -126,12 +126,12 @@ TEST_CASE("merge agrees on every pair, and is a compile error exactly where it t
   }
   CHECK(merged > 0);
   CHECK(rejected > 0);
-  CHECK(merged + rejected == rows * rows);
+  CHECK(merged + rejected == dim_rows * dim_rows);
 }
 
 TEST_CASE("broadcast agrees on every pair, and is a compile error exactly where it throws") {
   std::size_t broadcast = 0, rejected = 0;
-  for (const Pair& p : pairs) {
+  for (const DimPair& p : dim_pairs) {
     const Dim a = Dim::parse(p.a), b = Dim::parse(p.b);
     INFO(std::string(p.a), " vs ", std::string(p.b));
     if (p.can_broadcast) {
@@ -145,11 +145,11 @@ TEST_CASE("broadcast agrees on every pair, and is a compile error exactly where 
   }
   CHECK(broadcast > 0);
   CHECK(rejected > 0);
-  CHECK(broadcast + rejected == rows * rows);
+  CHECK(broadcast + rejected == dim_rows * dim_rows);
 }
 
 TEST_CASE("the product (the element count's step) agrees on every pair") {
-  for (const Pair& p : pairs) {
+  for (const DimPair& p : dim_pairs) {
     const Dim a = Dim::parse(p.a), b = Dim::parse(p.b);
     INFO(std::string(p.a), " * ", std::string(p.b));
     CHECK_MESSAGE(p.product.same_spelling(a * b), spelled(p.product), " != ", spelled(a * b));

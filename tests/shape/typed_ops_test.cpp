@@ -30,24 +30,24 @@ using ge::test::error_of;
 
 namespace {
 template <class S>
-struct Row {
+struct OpsRow {
   using type = S;
   const char* text;
 };
 
 template <class S>
-Shape shape_of() {
+Shape ops_shape_of() {
   return to_shape(S{});
 }
 
 // ---- matmul ----
 
 constexpr auto matmul_table = hana::make_tuple(
-    Row<ShapeOf<>>{""}, Row<StaticShape<4>>{"4"}, Row<StaticShape<5>>{"5"}, Row<StaticShape<3, 4>>{"3,4"},
-    Row<StaticShape<4, 5>>{"4,5"}, Row<ShapeOf<Ranged<1, 8>, Static<3>, Static<4>>>{"1~8,3,4"},
-    Row<StaticShape<2, 4, 5>>{"2,4,5"}, Row<ShapeOf<Unknown, Static<4>>>{"-1,4"},
-    Row<ShapeOf<Static<3>, Ranged<2, 6>>>{"3,2~6"}, Row<StaticShape<1, 4, 6>>{"1,4,6"},
-    Row<StaticShape<5, 4, 2>>{"5,4,2"}, Row<UnknownRank>{"-2"});
+    OpsRow<ShapeOf<>>{""}, OpsRow<StaticShape<4>>{"4"}, OpsRow<StaticShape<5>>{"5"}, OpsRow<StaticShape<3, 4>>{"3,4"},
+    OpsRow<StaticShape<4, 5>>{"4,5"}, OpsRow<ShapeOf<Ranged<1, 8>, Static<3>, Static<4>>>{"1~8,3,4"},
+    OpsRow<StaticShape<2, 4, 5>>{"2,4,5"}, OpsRow<ShapeOf<Unknown, Static<4>>>{"-1,4"},
+    OpsRow<ShapeOf<Static<3>, Ranged<2, 6>>>{"3,2~6"}, OpsRow<StaticShape<1, 4, 6>>{"1,4,6"},
+    OpsRow<StaticShape<5, 4, 2>>{"5,4,2"}, OpsRow<UnknownRank>{"-2"});
 constexpr std::size_t matmul_rows = hana::size(matmul_table);
 
 struct MatmulPair {
@@ -66,7 +66,7 @@ constexpr auto matmul_pairs = [] {
     using A = typename std::remove_cvref_t<decltype(ra)>::type;
     using B = typename std::remove_cvref_t<decltype(rb)>::type;
     out[i] = {ra.text, rb.text, can_matmul_v<A, B>, nullptr};
-    if constexpr (can_matmul_v<A, B>) out[i].result = &shape_of<decltype(matmul(A{}, B{}))>;
+    if constexpr (can_matmul_v<A, B>) out[i].result = &ops_shape_of<decltype(matmul(A{}, B{}))>;
     ++i;
   });
   return out;
@@ -96,12 +96,12 @@ struct Options {
 };
 
 constexpr auto conv_inputs =
-    hana::make_tuple(Row<Static<0>>{"0"}, Row<Static<1>>{"1"}, Row<Static<5>>{"5"}, Row<Static<8>>{"8"},
-                     Row<Ranged<1, 9>>{"1~9"}, Row<Ranged<3, 12>>{"3~12"}, Row<Ranged<0, 4>>{"0~4"},
-                     Row<Ranged<10, 20>>{"10~20"});
-constexpr auto conv_kernels = hana::make_tuple(Row<Static<1>>{"1"}, Row<Static<3>>{"3"}, Row<Static<7>>{"7"},
-                                               Row<Ranged<2, 4>>{"2~4"}, Row<Ranged<1, 9>>{"1~9"},
-                                               Row<Ranged<3, 3>>{"3~3"});
+    hana::make_tuple(OpsRow<Static<0>>{"0"}, OpsRow<Static<1>>{"1"}, OpsRow<Static<5>>{"5"}, OpsRow<Static<8>>{"8"},
+                     OpsRow<Ranged<1, 9>>{"1~9"}, OpsRow<Ranged<3, 12>>{"3~12"}, OpsRow<Ranged<0, 4>>{"0~4"},
+                     OpsRow<Ranged<10, 20>>{"10~20"});
+constexpr auto conv_kernels = hana::make_tuple(OpsRow<Static<1>>{"1"}, OpsRow<Static<3>>{"3"}, OpsRow<Static<7>>{"7"},
+                                               OpsRow<Ranged<2, 4>>{"2~4"}, OpsRow<Ranged<1, 9>>{"1~9"},
+                                               OpsRow<Ranged<3, 3>>{"3~3"});
 constexpr auto conv_options = hana::make_tuple(
     Options<>{"none"}, Options<Stride<2>, Pad<1>>{"stride 2, pad 1"},
     Options<Pad<2>, Dilation<2>>{"pad 2, dilation 2"},

@@ -1,5 +1,5 @@
 // Tests of ge/shape/typed_shape.hpp and typed_check.hpp against ge/shape/shape.hpp: the
-// two faces of a shape agree on every pair of a table of shapes (scalars, ranks 1 to 3,
+// two faces of a shape agree on every pair of a shape_table of shapes (scalars, ranks 1 to 3,
 // every dim kind, unknown rank; generated at compile time by Hana's cartesian product),
 // for compatible, relaxes, refines, merge, broadcast and the element count; where the
 // typed rule is a compile error (its can_*_v is false), the runtime one throws, and
@@ -31,29 +31,29 @@ using ge::test::error_of;
 using ge::test::expect_error;
 
 namespace {
-// One row of the table: a typed shape and the text of the same runtime shape.
+// One row of the shape_table: a typed shape and the text of the same runtime shape.
 template <class S>
-struct Row {
+struct ShapeRow {
   using type = S;
   const char* text;
 };
 
-constexpr auto table = hana::make_tuple(
-    Row<ShapeOf<>>{""}, Row<StaticShape<3>>{"3"}, Row<StaticShape<1>>{"1"}, Row<StaticShape<4, 3>>{"4,3"},
-    Row<StaticShape<1, 3>>{"1,3"}, Row<ShapeOf<Ranged<1, 8>, Static<3>>>{"1~8,3"},
-    Row<ShapeOf<Ranged<2, 8>, Static<1>>>{"2~8,1"}, Row<ShapeOf<Unknown, Static<1>, Static<3>>>{"-1,1,3"},
-    Row<ShapeOf<Ranged<2, inf>, Static<4>>>{"2~inf,4"}, Row<StaticShape<0, 3>>{"0,3"},
-    Row<ShapeOf<Static<2>, Ranged<1, 4>, Static<3>>>{"2,1~4,3"}, Row<UnknownRank>{"-2"});
-constexpr std::size_t rows = hana::size(table);
+constexpr auto shape_table = hana::make_tuple(
+    ShapeRow<ShapeOf<>>{""}, ShapeRow<StaticShape<3>>{"3"}, ShapeRow<StaticShape<1>>{"1"}, ShapeRow<StaticShape<4, 3>>{"4,3"},
+    ShapeRow<StaticShape<1, 3>>{"1,3"}, ShapeRow<ShapeOf<Ranged<1, 8>, Static<3>>>{"1~8,3"},
+    ShapeRow<ShapeOf<Ranged<2, 8>, Static<1>>>{"2~8,1"}, ShapeRow<ShapeOf<Unknown, Static<1>, Static<3>>>{"-1,1,3"},
+    ShapeRow<ShapeOf<Ranged<2, inf>, Static<4>>>{"2~inf,4"}, ShapeRow<StaticShape<0, 3>>{"0,3"},
+    ShapeRow<ShapeOf<Static<2>, Ranged<1, 4>, Static<3>>>{"2,1~4,3"}, ShapeRow<UnknownRank>{"-2"});
+constexpr std::size_t shape_rows = hana::size(shape_table);
 
 template <class S>
-Shape shape_of() {
+Shape typed_shape_of() {
   return to_shape(S{});
 }
 
 // What the typed face says of one pair, computed by the compiler; the shapes it gives
 // are converted (to_shape) when the test calls `merge` / `broadcast`.
-struct Pair {
+struct ShapePair {
   const char* a;
   const char* b;
   bool compatible, relaxes, refines, equal, can_merge, can_broadcast;
@@ -62,21 +62,21 @@ struct Pair {
 };
 
 template <class A, class B>
-constexpr Pair typed_pair(const char* a, const char* b) {
-  Pair p{a, b, compatible(A{}, B{}), relaxes(A{}, B{}), refines(A{}, B{}), A{} == B{}, can_merge_v<A, B>,
+constexpr ShapePair typed_shape_pair(const char* a, const char* b) {
+  ShapePair p{a, b, compatible(A{}, B{}), relaxes(A{}, B{}), refines(A{}, B{}), A{} == B{}, can_merge_v<A, B>,
          can_broadcast_v<A, B>, nullptr, nullptr};
-  if constexpr (can_merge_v<A, B>) p.merge = &shape_of<decltype(merge(A{}, B{}))>;
-  if constexpr (can_broadcast_v<A, B>) p.broadcast = &shape_of<decltype(broadcast(A{}, B{}))>;
+  if constexpr (can_merge_v<A, B>) p.merge = &typed_shape_of<decltype(merge(A{}, B{}))>;
+  if constexpr (can_broadcast_v<A, B>) p.broadcast = &typed_shape_of<decltype(broadcast(A{}, B{}))>;
   return p;
 }
 
-constexpr auto pairs = [] {
-  std::array<Pair, rows * rows> out{};
+constexpr auto shape_pairs = [] {
+  std::array<ShapePair, shape_rows * shape_rows> out{};
   std::size_t i = 0;
-  hana::for_each(hana::cartesian_product(hana::make_tuple(table, table)), [&](const auto& pair) {
+  hana::for_each(hana::cartesian_product(hana::make_tuple(shape_table, shape_table)), [&](const auto& pair) {
     const auto& ra = hana::at_c<0>(pair);
     const auto& rb = hana::at_c<1>(pair);
-    out[i++] = typed_pair<typename std::remove_cvref_t<decltype(ra)>::type,
+    out[i++] = typed_shape_pair<typename std::remove_cvref_t<decltype(ra)>::type,
                           typename std::remove_cvref_t<decltype(rb)>::type>(ra.text, rb.text);
   });
   return out;
@@ -88,7 +88,7 @@ bool same_spelling(const Shape& a, const Shape& b) { return a == b && a.to_strin
 
 TEST_CASE("typed shapes convert to the runtime shapes they spell") {
   std::size_t n = 0;
-  hana::for_each(table, [&](const auto& row) {
+  hana::for_each(shape_table, [&](const auto& row) {
     using S = typename std::remove_cvref_t<decltype(row)>::type;
     INFO(std::string(row.text));
     const Shape runtime = Shape::parse(row.text);
@@ -99,13 +99,13 @@ TEST_CASE("typed shapes convert to the runtime shapes they spell") {
     CHECK_MESSAGE(count.same_spelling(ge::element_count(runtime)), count.to_string());
     ++n;
   });
-  CHECK(n == rows);
+  CHECK(n == shape_rows);
   CHECK(to_shape(UnknownRank{}) == Shape::unknown_rank());
   CHECK(to_shape(ShapeOf<>{}).is_scalar());
 }
 
 TEST_CASE("compatible, relaxes, refines, == agree on every pair of shapes") {
-  for (const Pair& p : pairs) {
+  for (const ShapePair& p : shape_pairs) {
     const Shape a = Shape::parse(p.a), b = Shape::parse(p.b);
     INFO("'", std::string(p.a), "' vs '", std::string(p.b), "'");
     CHECK(p.compatible == ge::compatible(a, b));
@@ -117,7 +117,7 @@ TEST_CASE("compatible, relaxes, refines, == agree on every pair of shapes") {
 
 TEST_CASE("merge agrees on every pair of shapes, and is a compile error exactly where it throws") {
   std::size_t merged = 0, ranks = 0, dims = 0;
-  for (const Pair& p : pairs) {
+  for (const ShapePair& p : shape_pairs) {
     const Shape a = Shape::parse(p.a), b = Shape::parse(p.b);
     INFO("'", std::string(p.a), "' vs '", std::string(p.b), "'");
     if (p.can_merge) {
@@ -139,7 +139,7 @@ TEST_CASE("merge agrees on every pair of shapes, and is a compile error exactly 
 
 TEST_CASE("broadcast agrees on every pair of shapes, and is a compile error exactly where it throws") {
   std::size_t broadcast = 0, rejected = 0;
-  for (const Pair& p : pairs) {
+  for (const ShapePair& p : shape_pairs) {
     const Shape a = Shape::parse(p.a), b = Shape::parse(p.b);
     INFO("'", std::string(p.a), "' vs '", std::string(p.b), "'");
     if (p.can_broadcast) {

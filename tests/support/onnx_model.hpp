@@ -15,6 +15,32 @@
 
 namespace ge::test {
 
+// Attributes of a node.
+inline void set_int(::onnx::NodeProto* n, const std::string& name, std::int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto_AttributeType_INT);
+  a->set_i(v);
+}
+inline void set_ints(::onnx::NodeProto* n, const std::string& name, const std::vector<std::int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto_AttributeType_INTS);
+  for (const auto x : v) a->add_ints(x);
+}
+inline void set_float(::onnx::NodeProto* n, const std::string& name, float v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto_AttributeType_FLOAT);
+  a->set_f(v);
+}
+inline void set_string(::onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto_AttributeType_STRING);
+  a->set_s(v);
+}
+
 struct Model {
   ::onnx::ModelProto m;
   ::onnx::GraphProto* g = nullptr;

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <system_error>
@@ -33,6 +36,14 @@ TempDir::TempDir(std::string_view prefix) : path(fresh_dir(prefix)) {}
 TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(path, ec);
+}
+
+std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  const std::vector<char> chars{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::vector<std::byte> out(chars.size());
+  if (!chars.empty()) std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
 }
 
 }  // namespace ge::test

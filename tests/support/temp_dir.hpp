@@ -5,8 +5,10 @@
 //   ge::test::TempDir dir("ge_onnx_test");
 //   write(dir.path / "model.onnx", bytes);
 
+#include <cstddef>
 #include <filesystem>
 #include <string_view>
+#include <vector>
 
 namespace ge::test {
 
@@ -20,5 +22,8 @@ class TempDir {
 
   const std::filesystem::path path;  ///< the directory
 };
+
+/// The bytes of a file (empty where it cannot be read).
+std::vector<std::byte> read_bytes(const std::filesystem::path& p);
 
 }  // namespace ge::test

@@ -1,17 +1,18 @@
-// Grouped convolution (1 < group, any group width: RegNetX's 8..64-wide groups,
-// ResNeXt's 32 groups) on NHWC images. A group's GEMM is too narrow for the GEMM tiles
-// (M / group outputs of K = KH * KW * C / group), so it runs direct: per output row (in
-// parallel over rows), group and chunk of blocks of v output channels (v = 16 where the
-// group's outputs are a multiple of 16, else 8), 8 pixels accumulate side by side for up
-// to three blocks (24 vector accumulators with AVX-512: a 48-wide RegNetX group is one
-// chunk of three blocks, not a pair and a single one; two blocks, 16 accumulators, with
-// AVX2); per tap and input channel of the group the weight vectors are loaded once for
-// the 8 pixels and each pixel's input float is broadcast once for all blocks. The image
-// is first copied with its left and right padding as zeros, its rows wide enough for
-// whole blocks of 8 pixels, so that every block runs without tests (a 14-pixel row is a block of 8 at a border and one of 6: with
-// tests, both ran at a third of the speed). The tasks take a chunk of blocks over several
-// output rows, so that the chunk's weights stay in cache from row to row (a stage's
-// weights together outgrow L2: 4 MB at 896 channels in groups of 128).
+// Grouped convolution (1 < group, any group width: RegNetX's 8..64-wide groups, ResNeXt's
+// 32 groups) on NHWC images. A group's GEMM is too narrow for the GEMM tiles (M / group
+// outputs of K = KH * KW * C / group), so it runs direct: per output row (in parallel over
+// rows), group and chunk of blocks of v output channels (v = 16 where the group's outputs
+// are a multiple of 16 or, with AVX-512, more than 8; else 8), 8 pixels accumulate side by
+// side for up to three blocks, 16 for a chunk of one block (24 vector accumulators with
+// AVX-512: a 48-wide RegNetX group is one chunk of three blocks, not a pair and a single
+// one; two blocks, 16 accumulators, with AVX2); per tap and input channel of the group the
+// weight vectors are loaded once for the 8 pixels and each pixel's input float is broadcast
+// once for all blocks. The image is first copied with its left and right padding as zeros,
+// its rows wide enough for whole blocks of 8 pixels, so that every block runs without tests
+// (a 14-pixel row is a block of 8 at a border and one of 6: with tests, both ran at a third
+// of the speed). The tasks take a chunk of blocks over several output rows, so that the
+// chunk's weights stay in cache from row to row (a stage's weights together outgrow L2: 4
+// MB at 896 channels in groups of 128).
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -81,15 +82,18 @@ inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::in
   while (ky1 > ky0 && oy * p.stride_h - p.pad_top + (ky1 - 1) * p.dilation_h >= d.h) --ky1;
   const std::int64_t step = p.stride_w * d.c;
   const std::int64_t wblock = d.kh * d.kw * d.cg * V;  // floats per block of weights
-  // NB (1 or 2) blocks from output channel o0 (lanes[b] of each), PX pixels from ox0.
+  // NB (1 to 3) blocks from output channel o0 (lanes[b] of each), PX (8, or 16 for a
+  // lone block: 16 accumulators, not 8 chains that the FMA latency leaves no slack) pixels
+  // from ox0, px of them stored.
   const auto tile = [&](const float* wb, std::int64_t g, std::int64_t o0, const std::int64_t* lanes, std::int64_t ox0,
-                        std::int64_t px, auto nb_c) __attribute__((always_inline)) {
+                        std::int64_t px, auto nb_c, auto px_c) __attribute__((always_inline)) {
     constexpr int NB = decltype(nb_c)::value;
+    constexpr int PX = decltype(px_c)::value;
     vf b[NB];
     for (int k = 0; k < NB; ++k)
       b[k] = d.bias != nullptr ? load_lanes<vf>(d.bias + o0 + k * V, lanes[k]) : vf{} + 0.0f;
-    vf acc[kPx][NB];
-    for (int i = 0; i < kPx; ++i)
+    vf acc[PX][NB];
+    for (int i = 0; i < PX; ++i)
       for (int k = 0; k < NB; ++k) acc[i][k] = b[k];
     const std::int64_t first = ox0 * p.stride_w;  // in the padded row
     for (std::int64_t ky = ky0; ky < ky1; ++ky) {
@@ -101,8 +105,8 @@ inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::in
         for (std::int64_t ci = 0; ci < d.cg; ++ci) {
           vf wv[NB];
           for (int k = 0; k < NB; ++k) std::memcpy(&wv[k], wk + k * wblock + ci * V, sizeof(vf));
-#pragma GCC unroll 8
-          for (int i = 0; i < kPx; ++i) {
+#pragma GCC unroll 16
+          for (int i = 0; i < PX; ++i) {
             const float xv = src[i * step + ci];
             for (int k = 0; k < NB; ++k) acc[i][k] += xv * wv[k];
           }
@@ -123,14 +127,19 @@ inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::in
   const std::int64_t o0 = g * d.mg + blk * V;
   std::int64_t lanes[3];
   for (int k = 0; k < 3; ++k) lanes[k] = std::clamp<std::int64_t>(d.mg - (blk + k) * V, 0, V);
-  for (std::int64_t ox0 = 0; ox0 < d.ow; ox0 += kPx) {
+  using Px8 = std::integral_constant<int, kPx>;
+  std::int64_t ox0 = 0;
+  if (nb == 1)  // tiles of 16 pixels while 16 remain (the padded row holds whole blocks of 8)
+    for (; ox0 + 2 * kPx <= d.ow; ox0 += 2 * kPx)
+      tile(wb, g, o0, lanes, ox0, 2 * kPx, std::integral_constant<int, 1>{}, std::integral_constant<int, 2 * kPx>{});
+  for (; ox0 < d.ow; ox0 += kPx) {
     const std::int64_t px = std::min<std::int64_t>(kPx, d.ow - ox0);
     if (nb == 3) {
-      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 3>{});
+      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 3>{}, Px8{});
     } else if (nb == 2) {
-      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 2>{});
+      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 2>{}, Px8{});
     } else {
-      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 1>{});
+      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 1>{}, Px8{});
     }
   }
 }
@@ -300,7 +309,10 @@ PackedGroupedNhwc pack_grouped_nhwc(const TensorView& w, std::int64_t group) {
           }
     return p;
   }
-  p.v = mg % 16 == 0 ? 16 : 8;
+  // Blocks of 16 outputs where the group's outputs are a multiple of 16, and with AVX-512
+  // wherever a group is wider than 8 (RegNet's 24, 56, 120, 168-wide groups: the last block
+  // zero-padded, its lanes past the group not stored), else of 8.
+  p.v = mg % 16 == 0 || (lanes == 16 && mg > 8) ? 16 : 8;
   const std::int64_t blocks = (mg + p.v - 1) / p.v;
   const std::int64_t total = group * blocks * taps * p.c * p.v;
   p.w = Scratch(total);

@@ -51,8 +51,8 @@ void run_grouped_case(const GroupedCase& k, std::uint32_t seed) {
     CHECK(packed.v == lanes);  // blocks of whole groups
     CHECK(packed.gv == lanes / k.mg);
   } else {
-    // blocks of 16 where they fill, and with AVX-512 for any group wider than 8
-    CHECK(packed.v == (k.mg % 16 == 0 || (lanes == 16 && k.mg > 8) ? 16 : 8));
+    // blocks of 16 with AVX-512 for any group wider than 8, else of a vector's 8
+    CHECK(packed.v == (lanes == 16 && k.mg > 8 ? 16 : 8));
     CHECK(packed.gv == 1);
   }
   const ge::TensorView bv = bias.view(), rv = rn.view();
@@ -68,18 +68,18 @@ TEST_CASE("grouped conv on NHWC images: RegNetX and ResNeXt group widths, 3x3 at
   const cpu::Conv2dParams s1{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {A::relu}};
   const cpu::Conv2dParams s2{.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
                              .pad_right = 1, .post = {A::clip, 0.0f, 6.0f}};
-  // Group widths 8 (blocks of 8), 16 and 32 (blocks of 16), 24 (three blocks of 8; two of
-  // 16 with AVX-512), 4
-  // (ResNeXt's first stage: half a block), 48 (three blocks of 16: one chunk with AVX-512,
-  // a pair and one with AVX2).
+  // Group widths 8 (one block of 8), 16 and 32 (blocks of 16 with AVX-512; with AVX2 blocks
+  // of 8 in chunks 2 and 2 + 2), 24 (three blocks of 8; two of 16 with
+  // AVX-512), 4 (ResNeXt's first stage: half a block), 48 (three blocks of 16 with AVX-512,
+  // six of 8 with AVX2: chunks 3 + 3 of 4-pixel tiles).
   const std::vector<GroupedCase> cases = {
       {1, 7, 8, 8, 12, 12, 3, 3, s1, true, false},     {2, 4, 16, 16, 9, 13, 3, 3, s1, true, true},
       {1, 3, 32, 32, 7, 7, 3, 3, s1, true, true},      {1, 5, 24, 24, 10, 17, 3, 3, s2, true, false},
       {1, 8, 4, 4, 11, 19, 3, 3, s1, false, true},     {2, 2, 48, 48, 6, 9, 3, 3, s2, true, true},
       {1, 4, 8, 8, 16, 16, 3, 3, s2, true, false},     {1, 3, 16, 16, 14, 14, 3, 3, s2, false, false},
-      // AVX-512 cuts a group's blocks into chunks of up to three: 64 (4 blocks of 16: 2 + 2),
-      // 80 (5: 3 + 2), 96 (6: 3 + 3), 112 (7: 3 + 2 + 2), 40 and 56 (blocks of 8: 3 + 2, 3 + 2 + 2;
-      // with AVX-512 blocks of 16, the last partly used: 3, 2 + 2).
+      // A group's blocks go in chunks of up to three: with AVX-512 64 (4 blocks of 16: 2 + 2),
+      // 80 (5: 3 + 2), 96 (6: 3 + 3), 112 (7: 3 + 2 + 2), 40 and 56 (blocks of 16, the last
+      // partly used: 3, 2 + 2); with AVX2 blocks of 8 (40: 3 + 2, 56: 3 + 2 + 2, 64: 3 + 3 + 2).
       {1, 2, 64, 64, 6, 11, 3, 3, s1, true, true},     {1, 2, 80, 80, 5, 9, 3, 3, s2, true, false},
       {2, 2, 96, 96, 4, 7, 3, 3, s1, false, true},     {1, 2, 112, 112, 5, 6, 3, 3, s1, true, true},
       {1, 3, 40, 40, 6, 10, 3, 3, s1, true, false},    {1, 2, 56, 56, 7, 9, 3, 3, s2, true, true},
@@ -87,7 +87,8 @@ TEST_CASE("grouped conv on NHWC images: RegNetX and ResNeXt group widths, 3x3 at
       // fewer groups (5 of 4, 7 of 8, 11 of 2 on 16 lanes), a 1x1 kernel.
       {2, 5, 4, 4, 9, 11, 3, 3, s2, true, true},       {1, 11, 2, 2, 10, 10, 3, 3, s1, true, true},
       {1, 32, 4, 4, 8, 9, 3, 3, s1, true, false},      {1, 6, 8, 8, 5, 7, 1, 1, s2, false, true},
-      // Rows of 16-pixel tiles for a lone block of 16 (then 8s: 37 = 16 + 16 + 5), also a
+      // Rows of 16-pixel tiles for a lone block of 16 with AVX-512 (then 8s: 37 = 16 + 16 +
+      // 5; 4-pixel tiles for the chunks of AVX2, 37 = 9 x 4 + 1), also a
       // 12-wide group in one block with AVX-512; RegNet's 120 and 168-wide groups (blocks of
       // 16 with AVX-512, the last half used: 3 + 3 + 2 and 3 + 3 + 3 + 2), 24 (2 blocks).
       {1, 3, 16, 16, 5, 37, 3, 3, s1, true, true},     {2, 2, 12, 12, 4, 35, 3, 3, s1, true, false},

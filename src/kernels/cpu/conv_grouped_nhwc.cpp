@@ -1,18 +1,18 @@
 // Grouped convolution (1 < group, any group width: RegNetX's 8..64-wide groups, ResNeXt's
 // 32 groups) on NHWC images. A group's GEMM is too narrow for the GEMM tiles (M / group
 // outputs of K = KH * KW * C / group), so it runs direct: per output row (in parallel over
-// rows), group and chunk of blocks of v output channels (v = 16 where the group's outputs
-// are a multiple of 16 or, with AVX-512, more than 8; else 8), 8 pixels accumulate side by
-// side for up to three blocks, 16 for a chunk of one block (24 vector accumulators with
-// AVX-512: a 48-wide RegNetX group is one chunk of three blocks, not a pair and a single
-// one; two blocks, 16 accumulators, with AVX2); per tap and input channel of the group the
-// weight vectors are loaded once for the 8 pixels and each pixel's input float is broadcast
-// once for all blocks. The image is first copied with its left and right padding as zeros,
-// its rows wide enough for whole blocks of 8 pixels, so that every block runs without tests
-// (a 14-pixel row is a block of 8 at a border and one of 6: with tests, both ran at a third
-// of the speed). The tasks take a chunk of blocks over several output rows, so that the
-// chunk's weights stay in cache from row to row (a stage's weights together outgrow L2: 4
-// MB at 896 channels in groups of 128).
+// rows), group and chunk of up to three blocks of v output channels (v = 16 with AVX-512
+// where the group has more than 8 outputs, else 8), pixels accumulate side by side for all
+// the chunk's blocks: with AVX-512's 32 registers 8 pixels (24 accumulators: a 48-wide
+// RegNetX group is one chunk of three blocks), 16 for a chunk of one block; with AVX2's 16
+// registers 4 pixels (12 accumulators), 8 for one block. Per tap and input channel of the
+// group the weight vectors are loaded once for the pixels and each pixel's input float is
+// broadcast once for all blocks. The image is first copied with its left and right padding
+// as zeros, its rows wide enough for whole blocks of 8 pixels, so that every block runs
+// without tests (a 14-pixel row is a block of 8 at a border and one of 6: with tests, both
+// ran at a third of the speed). The tasks take a chunk of blocks over several output rows,
+// so that the chunk's weights stay in cache from row to row (a stage's weights together
+// outgrow L2: 4 MB at 896 channels in groups of 128).
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -33,7 +33,6 @@ struct Grouped {
   const Conv2dParams* p;
   std::int64_t n, h, w, c, oh, ow, kh, kw, m;  // C and M: all channels
   std::int64_t cg, mg, blocks;                 // per group: inputs, outputs, blocks of V outputs
-  int widest;  // blocks per chunk at most: 3 (24 accumulators) with AVX-512's 32 vector registers, else 2
   const float* x;   // the image with its columns padded: [n][h][wp][c]
   std::int64_t wp;  // padded row width (`padded_width`)
   const float* wt;  // [group][blocks][kh][kw][cg][V]
@@ -50,17 +49,16 @@ std::int64_t padded_width(const Grouped& d) {
   return (blocks * kPx - 1) * d.p->stride_w + (d.kw - 1) * d.p->dilation_w + 1;
 }
 
-// How a group's blocks of V outputs are cut into chunks that run side by side (`widest`
-// blocks at most per chunk): with 3, all threes where they divide, else threes then a two
-// (or two twos: 4 = 2 + 2, 7 = 3 + 2 + 2); with 2, pairs then a single one.
-std::int64_t chunks_per_group(std::int64_t blocks, int widest) {
-  if (widest < 3 || blocks <= 3) return widest < 3 ? (blocks + 1) / 2 : 1;
-  return blocks % 3 == 0 ? blocks / 3 : blocks % 3 == 2 ? blocks / 3 + 1 : blocks / 3 + 1;
+// How a group's blocks of V outputs are cut into chunks that run side by side (3 blocks
+// at most per chunk): all threes where they divide, else threes then a two (or two twos:
+// 4 = 2 + 2, 7 = 3 + 2 + 2).
+std::int64_t chunks_per_group(std::int64_t blocks) {
+  if (blocks <= 3) return 1;
+  return blocks % 3 == 0 ? blocks / 3 : blocks / 3 + 1;
 }
 
 // Chunk k of a group: its first block and its blocks.
-std::pair<std::int64_t, int> chunk_at(std::int64_t blocks, int widest, std::int64_t k) {
-  if (widest < 3) return {2 * k, static_cast<int>(std::min<std::int64_t>(2, blocks - 2 * k))};
+std::pair<std::int64_t, int> chunk_at(std::int64_t blocks, std::int64_t k) {
   if (blocks <= 3) return {0, static_cast<int>(blocks)};
   const std::int64_t threes = blocks % 3 == 1 ? blocks / 3 - 1 : blocks / 3;  // (4 -> 0 threes, 2 + 2)
   if (k < threes) return {3 * k, 3};
@@ -68,7 +66,8 @@ std::pair<std::int64_t, int> chunk_at(std::int64_t blocks, int widest, std::int6
 }
 
 // Output row r (image r / oh) of one chunk of blocks (`chunk`: group, then chunk within it).
-template <int V>
+// Regs: the vector registers (32 with AVX-512, 16 with AVX2), which bound the accumulators.
+template <int V, int Regs>
 inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::int64_t chunk, std::int64_t r) {
   using vf = VecOf<V>;
   const Conv2dParams& p = *d.p;
@@ -82,9 +81,11 @@ inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::in
   while (ky1 > ky0 && oy * p.stride_h - p.pad_top + (ky1 - 1) * p.dilation_h >= d.h) --ky1;
   const std::int64_t step = p.stride_w * d.c;
   const std::int64_t wblock = d.kh * d.kw * d.cg * V;  // floats per block of weights
-  // NB (1 to 3) blocks from output channel o0 (lanes[b] of each), PX (8, or 16 for a
-  // lone block: 16 accumulators, not 8 chains that the FMA latency leaves no slack) pixels
-  // from ox0, px of them stored.
+  // NB (1 to 3) blocks from output channel o0 (lanes[b] of each), PX pixels from ox0, px
+  // of them stored. With 32 registers 8 pixels, or 16 for a lone block (16 accumulators,
+  // not 8 chains that the FMA latency leaves no slack); with 16 registers 4 pixels for 2
+  // or 3 blocks and 8 for one (at most 12 accumulators, besides the weights and the
+  // broadcast input: 16 and more spilled, at a tenth of the speed).
   const auto tile = [&](const float* wb, std::int64_t g, std::int64_t o0, const std::int64_t* lanes, std::int64_t ox0,
                         std::int64_t px, auto nb_c, auto px_c) __attribute__((always_inline)) {
     constexpr int NB = decltype(nb_c)::value;
@@ -103,44 +104,55 @@ inline __attribute__((always_inline)) void grouped_row(const Grouped& d, std::in
         const float* wk = wb + (ky * d.kw + kx) * d.cg * V;
         const float* src = row + (first + kx * p.dilation_w) * d.c;
         for (std::int64_t ci = 0; ci < d.cg; ++ci) {
-          vf wv[NB];
+          vf wv[NB];  // (unrolled: a copy loop went through the stack, its loads stalled on forwarding)
+#pragma GCC unroll 3
           for (int k = 0; k < NB; ++k) std::memcpy(&wv[k], wk + k * wblock + ci * V, sizeof(vf));
 #pragma GCC unroll 16
           for (int i = 0; i < PX; ++i) {
             const float xv = src[i * step + ci];
+#pragma GCC unroll 3
             for (int k = 0; k < NB; ++k) acc[i][k] += xv * wv[k];
           }
         }
       }
     }
-    for (int i = 0; i < px; ++i)
+    // (constant indices into acc, the pixel count tested: indexed by a run-time count, the
+    // accumulators lived in memory, every FMA a load and a store: AVX2 at 30 GFLOP/s)
+#pragma GCC unroll 16
+    for (int i = 0; i < PX; ++i)
+#pragma GCC unroll 3
       for (int k = 0; k < NB; ++k) {
+        if (i >= px) break;
         const std::int64_t at = (ox0 + i) * d.m + o0 + k * V;
         vf a = acc[i][k];
         if (res != nullptr) a += load_lanes<vf>(res + at, lanes[k]);
         store_lanes(out + at, apply_post_v(a, p.post), lanes[k]);
       }
   };
-  const std::int64_t per_group = chunks_per_group(d.blocks, d.widest), g = chunk / per_group;
-  const auto [blk, nb] = chunk_at(d.blocks, d.widest, chunk % per_group);
+  const std::int64_t per_group = chunks_per_group(d.blocks), g = chunk / per_group;
+  const auto [blk, nb] = chunk_at(d.blocks, chunk % per_group);
   const float* wb = d.wt + (g * d.blocks + blk) * wblock;
   const std::int64_t o0 = g * d.mg + blk * V;
   std::int64_t lanes[3];
   for (int k = 0; k < 3; ++k) lanes[k] = std::clamp<std::int64_t>(d.mg - (blk + k) * V, 0, V);
   using Px8 = std::integral_constant<int, kPx>;
+  using Px4 = std::integral_constant<int, kPx / 2>;  // (4 divides the padded row's blocks of 8)
   std::int64_t ox0 = 0;
-  if (nb == 1)  // tiles of 16 pixels while 16 remain (the padded row holds whole blocks of 8)
+  if (Regs == 32 && nb == 1)  // tiles of 16 pixels while 16 remain (the padded row holds whole blocks of 8)
     for (; ox0 + 2 * kPx <= d.ow; ox0 += 2 * kPx)
       tile(wb, g, o0, lanes, ox0, 2 * kPx, std::integral_constant<int, 1>{}, std::integral_constant<int, 2 * kPx>{});
-  for (; ox0 < d.ow; ox0 += kPx) {
-    const std::int64_t px = std::min<std::int64_t>(kPx, d.ow - ox0);
-    if (nb == 3) {
-      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 3>{}, Px8{});
-    } else if (nb == 2) {
-      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 2>{}, Px8{});
-    } else {
-      tile(wb, g, o0, lanes, ox0, px, std::integral_constant<int, 1>{}, Px8{});
-    }
+  const auto row = [&](auto nb_c, auto px_c) __attribute__((always_inline)) {
+    constexpr int PX = decltype(px_c)::value;
+    for (; ox0 < d.ow; ox0 += PX) tile(wb, g, o0, lanes, ox0, std::min<std::int64_t>(PX, d.ow - ox0), nb_c, px_c);
+  };
+  if (nb == 3) {
+    if constexpr (Regs == 32) row(std::integral_constant<int, 3>{}, Px8{});
+    else row(std::integral_constant<int, 3>{}, Px4{});
+  } else if (nb == 2) {
+    if constexpr (Regs == 32) row(std::integral_constant<int, 2>{}, Px8{});
+    else row(std::integral_constant<int, 2>{}, Px4{});
+  } else {
+    row(std::integral_constant<int, 1>{}, Px8{});
   }
 }
 
@@ -200,7 +212,9 @@ inline __attribute__((always_inline)) void small_row(const Grouped& d, std::int6
         }
       }
     }
-    for (std::int64_t i = 0; i < px; ++i) {
+#pragma GCC unroll 8
+    for (int i = 0; i < kPx; ++i) {  // (constant indices: acc stays in registers)
+      if (i >= px) break;
       const std::int64_t at = (ox0 + i) * d.m + c0;
       vf a = acc[i];
       if (res != nullptr) a += load_lanes<vf>(res + at, lanes);
@@ -214,19 +228,19 @@ using GroupedFn = void (*)(const Grouped&, std::int64_t, std::int64_t);
 template <int V>
 void grouped_base(const Grouped& d, std::int64_t b, std::int64_t e) {
   const std::int64_t rows = d.n * d.oh;
-  for (std::int64_t t = b; t < e; ++t) grouped_row<V>(d, t / rows, t % rows);
+  for (std::int64_t t = b; t < e; ++t) grouped_row<V, 16>(d, t / rows, t % rows);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
 template <int V>
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void grouped_avx512(const Grouped& d, std::int64_t b,
                                                                                        std::int64_t e) {
   const std::int64_t rows = d.n * d.oh;
-  for (std::int64_t t = b; t < e; ++t) grouped_row<V>(d, t / rows, t % rows);
+  for (std::int64_t t = b; t < e; ++t) grouped_row<V, 32>(d, t / rows, t % rows);
 }
 template <int V>
 __attribute__((target("avx2,fma"))) void grouped_avx2(const Grouped& d, std::int64_t b, std::int64_t e) {
   const std::int64_t rows = d.n * d.oh;
-  for (std::int64_t t = b; t < e; ++t) grouped_row<V>(d, t / rows, t % rows);
+  for (std::int64_t t = b; t < e; ++t) grouped_row<V, 16>(d, t / rows, t % rows);
 }
 #endif
 
@@ -309,10 +323,10 @@ PackedGroupedNhwc pack_grouped_nhwc(const TensorView& w, std::int64_t group) {
           }
     return p;
   }
-  // Blocks of 16 outputs where the group's outputs are a multiple of 16, and with AVX-512
-  // wherever a group is wider than 8 (RegNet's 24, 56, 120, 168-wide groups: the last block
-  // zero-padded, its lanes past the group not stored), else of 8.
-  p.v = mg % 16 == 0 || (lanes == 16 && mg > 8) ? 16 : 8;
+  // With AVX-512 blocks of 16 outputs for any group wider than 8 (RegNet's 24, 56, 120,
+  // 168-wide groups: the last block zero-padded, its lanes past the group not stored), else
+  // of 8: with AVX2 a vector's 8 (a block of 16 would be two registers per accumulator).
+  p.v = lanes == 16 && mg > 8 ? 16 : 8;
   const std::int64_t blocks = (mg + p.v - 1) / p.v;
   const std::int64_t total = group * blocks * taps * p.c * p.v;
   p.w = Scratch(total);
@@ -339,7 +353,7 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
   const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
   const std::int64_t mg = w.m / w.group;
   Grouped d{&p,     x.dims[0], x.dims[1], x.dims[2], x.dims[3], io.oh, io.ow, w.kh, w.kw, w.m, w.c, mg,
-            (mg + w.v - 1) / w.v, isa() == Isa::avx512 ? 3 : 2, nullptr, 0, w.w.data(), io.bias, y.as<float>(),
+            (mg + w.v - 1) / w.v, nullptr, 0, w.w.data(), io.bias, y.as<float>(),
             io.residual};
   if (y.elements() == 0) return;
   // The image with pad_left zeros before each row and zeros after it to the padded width.
@@ -370,8 +384,8 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
   }
   const GroupedFn fn = w.v == 16 ? grouped16_fn : grouped8_fn;
   // Tasks of (chunk of blocks, output row), chunk-major: a task's rows share the chunk's weights.
-  const std::int64_t chunks = w.group * chunks_per_group(d.blocks, d.widest), rows = d.n * d.oh;
-  parallel_for(chunks * rows, grain_for(d.ow * d.widest * w.v * d.kh * d.kw * d.cg), [&](std::int64_t b, std::int64_t e) {
+  const std::int64_t chunks = w.group * chunks_per_group(d.blocks), rows = d.n * d.oh;
+  parallel_for(chunks * rows, grain_for(d.ow * 3 * w.v * d.kh * d.kw * d.cg), [&](std::int64_t b, std::int64_t e) {
     fn(d, b, e);
   });
 }

@@ -1,4 +1,4 @@
-// Products of few rows (at most 8 per tile) by a packed B, for the recurrent layers'
+// Products of few rows (at most 8 per tile; 6 with AVX2) by a packed B, for the recurrent layers'
 // steps (the batch's states [N, H] times R^T): recurrent_internal.hpp. The general
 // GEMM's tiles are 6 or 12 rows; a batch of 8 ran as a 6-row tile (6 accumulators, fewer
 // than the FMA units' latency needs) and a 2-row rest (2 accumulators). Here a tile is
@@ -67,13 +67,17 @@ inline __attribute__((always_inline)) void tile(std::int64_t k, const float* a, 
   }
 }
 
-// Columns [n0, n1) (n0 a multiple of NR) of rows [0, R): tiles of NP panels (four for
-// up to 4 rows, so that a tile keeps enough accumulators), then single panels.
+// Columns [n0, n1) (n0 a multiple of NR) of rows [0, R): tiles of NP panels (enough
+// accumulators for the FMA latency, few enough for the registers), then single panels.
+// AVX-512 (a panel row one register, 32 registers): four panels for up to 4 rows, else two
+// (at most 16 accumulators). AVX2 (a panel row two registers, 16 registers): four panels
+// for one row, two for two, else one (at most 12 accumulators, for tiles of up to 6 rows:
+// 16 and more spilled to memory).
 template <int V, int R>
 inline __attribute__((always_inline)) void rows(std::int64_t n0, std::int64_t n1, std::int64_t k, const float* a,
                                                 std::int64_t lda, const float* pb, float* c, std::int64_t ldc,
                                                 const float* bias) {
-  constexpr int NP = R <= 4 ? 4 : 2;
+  constexpr int NP = V == 16 ? (R <= 4 ? 4 : 2) : (R == 1 ? 4 : R == 2 ? 2 : 1);
   std::int64_t j = n0;
   for (; j + NP * kGemmNR <= n1; j += NP * kGemmNR)
     tile<V, R, NP>(k, a, lda, pb + j * k, c + j, ldc, bias != nullptr ? bias + j : nullptr, kGemmNR);
@@ -85,18 +89,23 @@ template <int V>
 inline __attribute__((always_inline)) void small_m(std::int64_t m, std::int64_t n0, std::int64_t n1, std::int64_t k,
                                                    const float* a, std::int64_t lda, const float* pb, float* c,
                                                    std::int64_t ldc, const float* bias) {
-  for (std::int64_t i = 0; i < m; i += 8) {
+  constexpr std::int64_t kTileRows = V == 16 ? 8 : 6;
+  for (std::int64_t i = 0; i < m; i += kTileRows) {
     const float* ai = a + i * lda;
     float* ci = c + i * ldc;
-    switch (std::min<std::int64_t>(8, m - i)) {
+    switch (std::min<std::int64_t>(kTileRows, m - i)) {
       case 1: rows<V, 1>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
       case 2: rows<V, 2>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
       case 3: rows<V, 3>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
       case 4: rows<V, 4>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
       case 5: rows<V, 5>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
       case 6: rows<V, 6>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
-      case 7: rows<V, 7>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
-      default: rows<V, 8>(n0, n1, k, ai, lda, pb, ci, ldc, bias); break;
+      default:  // 7 or 8 (AVX-512 only)
+        if constexpr (V == 16) {
+          if (m - i == 7) rows<V, 7>(n0, n1, k, ai, lda, pb, ci, ldc, bias);
+          else rows<V, 8>(n0, n1, k, ai, lda, pb, ci, ldc, bias);
+        }
+        break;
     }
   }
 }

@@ -248,7 +248,8 @@ template <int V>
 GroupedFn pick_grouped() {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (isa() == Isa::avx512) return grouped_avx512<V>;
-  if (isa() == Isa::avx2) return grouped_avx2<V>;
+  if constexpr (V == 8)  // (blocks of 16 are AVX-512's only)
+    if (isa() == Isa::avx2) return grouped_avx2<V>;
 #endif
   return grouped_base<V>;
 }

@@ -81,8 +81,10 @@ inline __attribute__((always_inline)) void row_at(const Nhwc& d, std::int64_t oy
   const std::int64_t vectors = cv / V + (cv < d.c && d.c >= V ? 1 : 0);
   for (std::int64_t k = 0; k < vectors; ++k) {
     const std::int64_t c0 = std::min<std::int64_t>(k * V, d.c - V);
-    vf taps[kMaxTaps];
-    for (std::int64_t t = 0; t < d.kh * d.kw; ++t) std::memcpy(&taps[t], d.taps + t * d.c + c0, sizeof(vf));
+    // (The taps are read where they are packed, once per block: copied to the stack first,
+    // in a loop of 16-byte moves, the first block's 32-byte loads of them stalled on
+    // store forwarding.)
+    const float* taps = d.taps + c0;
     vf b{};
     if (d.bias != nullptr) std::memcpy(&b, d.bias + c0, sizeof b);
     const auto finish = [&](vf acc, std::int64_t ox) __attribute__((always_inline)) {
@@ -104,7 +106,8 @@ inline __attribute__((always_inline)) void row_at(const Nhwc& d, std::int64_t oy
         const std::int64_t ix0 = ox * p.stride_w - p.pad_left;
         const float* src = rowp[ky] + ix0 * d.c + c0;
         for (std::int64_t kx = 0; kx < d.kw; ++kx) {
-          const vf t = taps[ky * d.kw + kx];
+          vf t;
+          std::memcpy(&t, taps + (ky * d.kw + kx) * d.c, sizeof t);
           const float* s = src + kx * p.dilation_w * d.c;
 #pragma GCC unroll 8
           for (int i = 0; i < PX; ++i) {

@@ -65,6 +65,44 @@ __attribute__((target("avx512f"))) void interleave_avx512(std::int64_t n, const 
       for (std::int64_t j = 0; j < n; ++j) d[i * n + j] = s[j * ld + i];
   }
 }
+
+// The same on AVX2: per 8 rows, output vector o takes lane l from column (8 o + l) % N,
+// row (8 o + l) / N: N permutes of the column runs, blended by lane masks.
+__attribute__((target("avx2"))) void interleave_avx2(std::int64_t n, const std::uint32_t* src, std::int64_t sb,
+                                                     std::int64_t ld, std::int64_t m, std::int64_t b0,
+                                                     std::int64_t b1, std::int64_t r0, std::int64_t r1,
+                                                     std::uint32_t* dst) {
+  __m256i idx[4], mask[4][4];
+  for (std::int64_t o = 0; o < n; ++o) {
+    alignas(32) std::int32_t lanes[8], bits[8];
+    for (int l = 0; l < 8; ++l) lanes[l] = static_cast<std::int32_t>((8 * o + l) / n);
+    idx[o] = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+    for (std::int64_t j = 0; j < n; ++j) {
+      for (int l = 0; l < 8; ++l) bits[l] = (8 * o + l) % n == j ? -1 : 0;
+      mask[o][j] = _mm256_load_si256(reinterpret_cast<const __m256i*>(bits));
+    }
+  }
+  for (std::int64_t b = b0; b < b1; ++b) {
+    const std::uint32_t* s = src + b * sb;
+    std::uint32_t* d = dst + b * m * n;
+    std::int64_t i = r0;
+    for (; i + 8 <= r1; i += 8) {
+      __m256i v[4];
+      for (std::int64_t j = 0; j < n; ++j) v[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + j * ld + i));
+      for (std::int64_t o = 0; o < n; ++o) {
+        __m256i out = _mm256_setzero_si256();
+        for (std::int64_t j = 0; j < n; ++j)
+          out = _mm256_blendv_epi8(out, _mm256_permutevar8x32_epi32(v[j], idx[o]), mask[o][j]);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i * n + 8 * o), out);
+      }
+    }
+    for (; i < r1; ++i)
+      for (std::int64_t j = 0; j < n; ++j) d[i * n + j] = s[j * ld + i];
+  }
+}
+
+using InterleaveFn = void (*)(std::int64_t, const std::uint32_t*, std::int64_t, std::int64_t, std::int64_t,
+                              std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::uint32_t*);
 #endif
 
 // dst[b][i][j] = src[b * sb + i + j * ld] (dst dense [B, M, N]) in 16 x 16 tiles, in
@@ -76,7 +114,8 @@ void tiled_transpose(std::int64_t batch, std::int64_t m, std::int64_t n, const T
                      std::int64_t ld, T* dst) {
   constexpr std::int64_t kT = 16, kRows = 64;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (sizeof(T) == 4 && n >= 2 && n <= 4 && isa() == Isa::avx512) {
+  if (sizeof(T) == 4 && n >= 2 && n <= 4 && isa() >= Isa::avx2) {
+    const InterleaveFn interleave = isa() == Isa::avx512 ? interleave_avx512 : interleave_avx2;
     const auto* s = reinterpret_cast<const std::uint32_t*>(src);
     auto* d = reinterpret_cast<std::uint32_t*>(dst);
     constexpr std::int64_t kSpan = 4096;  // rows per task
@@ -85,7 +124,7 @@ void tiled_transpose(std::int64_t batch, std::int64_t m, std::int64_t n, const T
       parallel_for(batch * spans, 1, [&](std::int64_t tb, std::int64_t te) {
         for (std::int64_t t = tb; t < te; ++t) {
           const std::int64_t b = t / spans, r0 = t % spans * kSpan;
-          interleave_avx512(n, s, sb, ld, m, b, b + 1, r0, std::min(m, r0 + kSpan), d);
+          interleave(n, s, sb, ld, m, b, b + 1, r0, std::min(m, r0 + kSpan), d);
         }
       });
       return;
@@ -93,7 +132,7 @@ void tiled_transpose(std::int64_t batch, std::int64_t m, std::int64_t n, const T
     // Short images (a pixel's channels): whole images per task, enough of them to pay
     // for the task.
     parallel_for(batch, grain_for(m * n, 16384),
-                 [&](std::int64_t bb, std::int64_t be) { interleave_avx512(n, s, sb, ld, m, bb, be, 0, m, d); });
+                 [&](std::int64_t bb, std::int64_t be) { interleave(n, s, sb, ld, m, bb, be, 0, m, d); });
     return;
   }
 #endif

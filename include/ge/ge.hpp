@@ -20,6 +20,7 @@
 #include "ge/core/log.hpp"
 #include "ge/core/lru_cache.hpp"
 #include "ge/core/tensor_view.hpp"
+#include "ge/core/text.hpp"
 #include "ge/core/version.hpp"
 #include "ge/device/cpu_device.hpp"
 #include "ge/device/device.hpp"
@@ -29,6 +30,7 @@
 #include "ge/onnx.hpp"
 #endif
 #include "ge/runtime/calibrate.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "ge/runtime/host_scheduler.hpp"
 #include "ge/runtime/plan_select.hpp"
 #include "ge/runtime/session.hpp"

@@ -6,6 +6,8 @@
 
 #include "acl/single_op.hpp"
 #include "ge/ops/registry.hpp"
+#include "ge/runtime/execute_op.hpp"
+#include "runtime/boundary.hpp"
 
 namespace acl {
 
@@ -42,20 +44,14 @@ std::vector<std::vector<std::int64_t>> real_dims(int num_inputs, const aclTensor
 
 namespace {
 
-// The bytes a view's dims need, checked against its buffer (ACL_ERROR_INVALID_PARAM when
-// too small) and for overflow.
+// The bytes a view's dims need, checked at ge's boundary (its buffer big enough, no
+// overflow, not null): ACL_ERROR_INVALID_PARAM with ge's words.
 std::int64_t checked_bytes(const ge::TensorView& v, const std::string& which) {
-  std::int64_t bytes = 0;
   try {
-    bytes = ge::checked_bytes(v.dims, v.dtype);
+    return ge::detail::view_bytes_with_data(v, [&] { return which; });
   } catch (const ge::Error& e) {
-    throw CallError(ACL_ERROR_INVALID_PARAM, "[acl] " + which + ": " + e.what());
+    throw CallError(ACL_ERROR_INVALID_PARAM, "[acl] " + std::string(e.what()));
   }
-  require(v.capacity < 0 || v.capacity >= bytes,
-          which + " needs " + std::to_string(bytes) + " bytes for its dims; its buffer holds " +
-              std::to_string(v.capacity));
-  require(v.data != nullptr || bytes == 0, which + "'s buffer is null");
-  return bytes;
 }
 
 // The caller's input `v` transposed by `perm` into a buffer kept in `keep`: what ge reads.

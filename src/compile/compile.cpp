@@ -16,6 +16,8 @@
 #include <malloc.h>
 #endif
 
+#include <range/v3/range/conversion.hpp>
+#include <range/v3/view/transform.hpp>
 #include <tbb/parallel_for.h>
 
 #include "core/tsan.hpp"
@@ -26,9 +28,12 @@
 #include "ge/compile/passes.hpp"
 #include "ge/core/detail/out_of_memory.hpp"
 #include "ge/core/log.hpp"
+#include "ge/core/text.hpp"
 #include "ge/ops/registry.hpp"
 
 namespace ge {
+
+namespace views = ranges::views;
 
 namespace detail {
 // `optimize`, owning its graph: BatchNormalization folding drops each Conv's old weights
@@ -40,7 +45,6 @@ namespace {
 
 [[noreturn]] void fail(Errc code, const std::string& what) { raise(code, "[ge.compile] " + what); }
 
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // Shape propagation: every value's description for these graph-input shapes, in value-id
 // order. Nodes are inferred in topological order from their inputs' new descriptions.
@@ -80,8 +84,10 @@ Graph reshaped(const Graph& g, const std::vector<Shape>& input_shapes, const std
   for (const Constant& c : g.constants()) map[c.value] = out.add_constant(c.name, c.tensor);
   for (const std::size_t n : order) {
     const Node& node = g.nodes()[n];
-    std::vector<ValueId> ins, outs;
-    for (const ValueId v : node.inputs) ins.push_back(v == no_value ? no_value : map[v]);
+    std::vector<ValueId> ins = node.inputs |
+                               views::transform([&](ValueId v) { return v == no_value ? no_value : map[v]; }) |
+                               ranges::to<std::vector>();
+    std::vector<ValueId> outs;
     for (const ValueId v : node.outputs) outs.push_back(map[v] = out.declare_value(g.values()[v].name, desc[v]));
     out.add_node(node.name, node.op, std::move(ins), std::move(outs), node.attrs);
   }
@@ -172,7 +178,7 @@ BaseShapes base_shapes(DynamicConfig& cfg, const Target& target, const std::vect
         std::string s;
         for (std::size_t i = 0; i < gin.size(); ++i) s += (i ? "; " : "") + gin[i].name + ":" + base.shapes[i].to_string();
         return s;
-      }() + "), and target " + q(target.name) + " has no shape ranges; expected INPUT_SHAPE with fixed dims or a gear option");
+      }() + "), and target " + quoted(target.name) + " has no shape ranges; expected INPUT_SHAPE with fixed dims or a gear option");
     cfg.mode = ShapeMode::ranges;
   }
   return base;

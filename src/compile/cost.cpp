@@ -11,16 +11,11 @@
 #include "ge/compile/compile.hpp"
 #include "ge/compile/flops.hpp"
 #include "ge/core/error.hpp"
+#include "ge/core/text.hpp"
 
 namespace ge {
 
 namespace {
-
-std::string dims_text(const std::vector<std::int64_t>& d) {
-  std::string s;
-  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-  return s;
-}
 
 // The bytes of a value of a static plan (0 where its dims are not known).
 std::int64_t value_bytes(const PlanValue& v) {

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <string>
 
-#include "compile/run_step.hpp"
 #include "compile/widen.hpp"
 #include "ge/core/detail/out_of_memory.hpp"
 #include "ge/ops/registry.hpp"
@@ -138,27 +137,6 @@ std::string cache_key(std::string_view op, Engine engine, CompileFlag flag, Prec
     }
   }
   return key;
-}
-
-// The bytes a caller's view describes: the dims' product and byte size within int64
-// (`int_overflow`), and no more than its buffer holds when the view knows that.
-std::int64_t view_bytes(std::string_view op, const std::string& which, const TensorView& v) {
-  std::int64_t bytes = 0;
-  try {
-    bytes = checked_bytes(v.dims, v.dtype);
-  } catch (const Error& e) {
-    fail(e.code(), op, which + ": " + e.what());
-  }
-  if (v.capacity >= 0 && v.capacity < bytes)
-    fail(Errc::bad_tensor, op, which + " needs " + std::to_string(bytes) + " bytes for its dims; its buffer holds " +
-                                   std::to_string(v.capacity));
-  return bytes;
-}
-
-bool overlap(const void* a, std::int64_t na, const void* b, std::int64_t nb) noexcept {
-  if (a == nullptr || b == nullptr || na <= 0 || nb <= 0) return false;
-  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return x < y + static_cast<std::uintptr_t>(nb) && y < x + static_cast<std::uintptr_t>(na);
 }
 
 // An f16/bf16 single op computed in f32, as widen_half_floats computes a graph's: each
@@ -395,162 +373,5 @@ std::shared_ptr<const CompiledOp> compile_op(std::string_view op_type, std::vect
   return detail::guard_memory("[ge.compile] compiling op", [&] { return "'" + r.op_type + "'"; },
                               [&] { return OpCompiler::global().compile(r); });
 }
-
-namespace {
-
-// Checks the buffer a caller gave for output `o` of a data-dependent op against the
-// bytes its real `dims` need.
-void check_dynamic_output(std::string_view name, std::size_t o, const TensorView& v,
-                          std::span<const std::int64_t> dims) {
-  std::int64_t n = 1;
-  for (const std::int64_t d : dims) n *= d;
-  const std::int64_t need = n * size_of(v.dtype);
-  const std::int64_t have = view_bytes(name, "output " + std::to_string(o), v);
-  if (need > have || (v.data == nullptr && need > 0))
-    fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " needs " + std::to_string(need) +
-                                     " bytes for its real shape; the buffer given holds " + std::to_string(have));
-}
-
-// Checks output `o` a caller gave against its real type and dims: its buffer, and no
-// bytes shared with an input (except an input the op may work in place on) or with an
-// output before it.
-void check_output(std::string_view name, const OpSchema& schema, std::size_t o, DataType dtype,
-                  std::span<const std::int64_t> want, std::span<const TensorView> inputs,
-                  std::span<const TensorView> outputs) {
-  const TensorView& v = outputs[o];
-  if (v.dtype != dtype || !std::equal(want.begin(), want.end(), v.dims.begin(), v.dims.end()))
-    fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " is " + std::string(to_string(v.dtype)) + "[" +
-                                     Shape(std::vector<Dim>(v.dims.begin(), v.dims.end())).to_string() +
-                                     "]; for these inputs it must be " +
-                                     to_string(TensorDesc{dtype, Shape(std::vector<Dim>(want.begin(), want.end()))}));
-  const std::int64_t bytes = view_bytes(name, "output " + std::to_string(o), v);
-  if (v.data == nullptr && bytes > 0)
-    fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " has no data (null buffer)");
-  // Outputs are written while inputs are read: no shared bytes, except an output that
-  // is exactly an input the op may work in place on.
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!overlap(v.data, bytes, inputs[i].data, inputs[i].bytes())) continue;
-    const bool in_place =
-        v.data == inputs[i].data && bytes == inputs[i].bytes() &&
-        std::any_of(schema.in_place.begin(), schema.in_place.end(),
-                    [&](const InPlace& ip) { return ip.output == o && ip.input == i; });
-    if (!in_place)
-      fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " overlaps input " + std::to_string(i) +
-                                       "; expected separate buffers (or exactly the input, where the op works in place)");
-  }
-  for (std::size_t p = 0; p < o; ++p)
-    if (overlap(v.data, bytes, outputs[p].data, outputs[p].bytes()))
-      fail(Errc::bad_tensor, name, "outputs " + std::to_string(p) + " and " + std::to_string(o) +
-                                       " overlap; expected separate buffers");
-}
-
-}  // namespace
-
-namespace {
-
-// The real inputs' descriptions and constants, each input checked against what `op` was
-// compiled for (see execute_op).
-struct RealInputs {
-  std::vector<TensorDesc> descs;
-  std::vector<const Tensor*> constants;
-};
-RealInputs checked_inputs(const CompiledOp& op, std::span<const TensorView> inputs) {
-  const std::string_view name = op.op_type;
-  if (inputs.size() != op.inputs.size())
-    fail(Errc::bad_tensor, name, std::to_string(inputs.size()) + " input tensors given; it was compiled for " +
-                                     std::to_string(op.inputs.size()));
-  RealInputs real_inputs{std::vector<TensorDesc>(inputs.size()), std::vector<const Tensor*>(inputs.size(), nullptr)};
-  std::vector<TensorDesc>& descs = real_inputs.descs;
-  std::vector<const Tensor*>& constants = real_inputs.constants;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const OpTensor& c = op.inputs[i];
-    const TensorView& v = inputs[i];
-    const std::string which = "input " + std::to_string(i);
-    if (c.is_undefined()) {
-      if (v.dtype != DataType::undefined || v.data != nullptr)
-        fail(Errc::bad_tensor, name, which + " was compiled as an unused optional input; expected no tensor");
-      continue;
-    }
-    if (v.dtype != c.dtype)
-      fail(Errc::bad_tensor, name, which + " is " + std::string(to_string(v.dtype)) + "; it was compiled for " +
-                                       std::string(to_string(c.dtype)));
-    std::vector<Dim> dims(v.dims.begin(), v.dims.end());
-    for (const std::int64_t d : v.dims)
-      if (d < 0) fail(Errc::bad_tensor, name, which + " has a negative dim " + std::to_string(d));
-    (void)view_bytes(name, which, v);
-    const Shape real(std::move(dims));
-    if (!relaxes(c.shape, real))
-      fail(Errc::out_of_range, name, which + " has shape '" + real.to_string() + "', outside the compiled '" +
-                                         c.shape.to_string() + "'");
-    if (v.data == nullptr && v.elements() > 0) fail(Errc::bad_tensor, name, which + " has no data (null buffer)");
-    if (c.constant) {
-      const auto bytes = c.constant->bytes();
-      if (v.bytes() != static_cast<std::int64_t>(bytes.size()) ||
-          (!bytes.empty() && std::memcmp(v.data, bytes.data(), bytes.size()) != 0))
-        fail(Errc::const_mismatch, name, which + " is constant, and its data differs from the data it was compiled with");
-      constants[i] = &*c.constant;
-    }
-    descs[i] = {v.dtype, real};
-  }
-  return real_inputs;
-}
-
-}  // namespace
-
-std::vector<std::vector<std::int64_t>> CompiledOp::output_dims(std::span<const TensorView> in) const {
-  const auto [descs, constants] = checked_inputs(*this, in);
-  const std::vector<TensorDesc> out =
-      infer_outputs(OpRegistry::global().find(op_type), op_type, descs, constants, attrs, outputs.size());
-  std::vector<std::vector<std::int64_t>> dims;
-  for (std::size_t o = 0; o < out.size(); ++o) {
-    if (!out[o].shape.rank_known() || !out[o].shape.is_bounded())
-      fail(Errc::unbounded, op_type, "output " + std::to_string(o) + " is [" + out[o].shape.to_string() +
-                                         "] for these inputs: its dims depend on the data, with no upper bound");
-    dims.push_back(upper_bound(out[o].shape).values());
-  }
-  return dims;
-}
-
-namespace {
-std::vector<std::vector<std::int64_t>> execute_unguarded(const CompiledOp& op, std::span<const TensorView> inputs,
-                                                         std::span<const TensorView> outputs);
-}  // namespace
-
-std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
-                                                  std::span<const TensorView> outputs) {
-  return detail::guard_memory("[ge.compile] executing op", [&] { return "'" + op.op_type + "'"; },
-                              [&] { return execute_unguarded(op, inputs, outputs); });
-}
-
-namespace {
-std::vector<std::vector<std::int64_t>> execute_unguarded(const CompiledOp& op, std::span<const TensorView> inputs,
-                                                         std::span<const TensorView> outputs) {
-  const std::string_view name = op.op_type;
-  const auto [descs, constants] = checked_inputs(op, inputs);
-  if (outputs.size() != op.outputs.size())
-    fail(Errc::bad_tensor, name, std::to_string(outputs.size()) + " output tensors given; it has " +
-                                     std::to_string(op.outputs.size()));
-  const OpSchema& schema = OpRegistry::global().find(op.op_type);
-  // A data-dependent kernel reports its output dims as it runs: its inputs are checked
-  // against the schema first all the same.
-  if (op.kernel->data_dependent())
-    (void)infer_outputs(schema, op.op_type, descs, constants, op.attrs, op.outputs.size());
-  std::vector<DataType> types;
-  for (const TensorView& v : outputs) types.push_back(v.dtype);
-  std::vector<std::vector<std::int64_t>> result(outputs.size());
-  const auto memory = [&](std::size_t o, DataType dtype, std::span<const std::int64_t> dims) -> void* {
-    if (op.kernel->data_dependent()) {
-      check_dynamic_output(name, o, outputs[o], dims);
-    } else {
-      check_output(name, schema, o, dtype, dims, inputs, outputs);
-    }
-    result[o].assign(dims.begin(), dims.end());
-    return outputs[o].data;
-  };
-  detail::run_step({*op.kernel, schema, name, op.attrs, inputs, constants, types}, memory,
-                   [&](std::span<const TensorView> in, std::span<const TensorView> out) { op.kernel->run(in, out); });
-  return result;
-}
-}  // namespace
 
 }  // namespace ge

@@ -4,12 +4,12 @@
 #include <functional>
 #include <queue>
 
+#include "ge/core/text.hpp"
 #include "ge/ops/registry.hpp"
 
 namespace ge::detail {
 
 namespace {
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 }  // namespace
 
 void pass_fail(Errc code, const std::string& what) { raise(code, "[ge.passes] " + what); }
@@ -45,7 +45,7 @@ Work::Settled Work::settled(std::string_view pass) const {
       if (v == no_value || available[v]) continue;
       const auto it = producer.find(v);
       if (it == producer.end())
-        broken(pass, "node " + q(nodes[i].name) + " reads value " + q(values[v].name) + ", which nothing produces");
+        broken(pass, "node " + quoted(nodes[i].name) + " reads value " + quoted(values[v].name) + ", which nothing produces");
       ++pending[i];
       readers_of[it->second].push_back(i);
     }
@@ -85,7 +85,7 @@ Work::Settled Work::settled(std::string_view pass) const {
   if (out.order.size() != alive) broken(pass, "the nodes form a cycle");
   for (const ValueId v : outputs)
     if (!available[v] && !producer.contains(v))
-      broken(pass, "graph output " + q(values[v].name) + " is produced by nothing");
+      broken(pass, "graph output " + quoted(values[v].name) + " is produced by nothing");
   return out;
 }
 

@@ -12,12 +12,12 @@
 #include "compile/specialize.hpp"
 #include "compile/step_order.hpp"
 #include "ge/core/log.hpp"
+#include "ge/core/text.hpp"
 #include "ge/ops/registry.hpp"
 
 namespace ge {
 namespace {
 
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // Upper-bound bytes of a description, or -1 when unbounded.
 std::int64_t bound_bytes(const TensorDesc& d) {
@@ -65,11 +65,11 @@ std::shared_ptr<const Kernel> select_kernel(OpCompiler& compiler, const Graph& g
   try {
     auto kernel = compiler.compile(r)->kernel;
     log_message(LogLevel::debug, [&] {
-      return "[ge.compile] node " + q(node.name) + " (" + node.op + "): kernel " + std::string(kernel ? kernel->name() : "none");
+      return "[ge.compile] node " + quoted(node.name) + " (" + node.op + "): kernel " + std::string(kernel ? kernel->name() : "none");
     });
     return kernel;
   } catch (const Error& e) {
-    raise(e.code(), std::string(e.what()) + " (node " + q(node.name) + ")");
+    raise(e.code(), std::string(e.what()) + " (node " + quoted(node.name) + ")");
   }
 }
 
@@ -121,7 +121,7 @@ std::shared_ptr<const Kernel> plan_kernel(const detail::PlanInputs& in, const de
       // the plan made another input of this node constant: the compiled graph's kernel
       // serves, the new constant read at run time like any input.
       if (in.kernels[n]) return in.kernels[n];
-      raise(Errc::internal, "[ge.compile] node " + q(node.name) + " needs the data of a weight its kernel dropped");
+      raise(Errc::internal, "[ge.compile] node " + quoted(node.name) + " needs the data of a weight its kernel dropped");
     }
     constant_bytes += static_cast<std::int64_t>(t->bytes().size());
   }
@@ -350,7 +350,7 @@ std::shared_ptr<const Plan> build_plan(const CompiledModel& m, std::vector<Shape
                                 " input shapes given; the model has " + std::to_string(mi.size()) + " inputs");
   for (std::size_t i = 0; i < mi.size(); ++i)
     if (mi[i].shape.rank_known() && (!input_shapes[i].rank_known() || input_shapes[i].rank() != mi[i].shape.rank()))
-      raise(Errc::bad_tensor, "[ge.compile] build_plan: input " + q(mi[i].name) + " shape " + input_shapes[i].to_string() +
+      raise(Errc::bad_tensor, "[ge.compile] build_plan: input " + quoted(mi[i].name) + " shape " + input_shapes[i].to_string() +
                                   " has another rank than the model's " + mi[i].shape.to_string());
   const detail::PlanInputs in{m.graph_, m.order_, m.kernels_, m.settings_, OpCompiler::global(),
                       m.config_.ac_parallel_enable, m.settings_.optimize};
@@ -363,19 +363,19 @@ void verify(const Plan& plan) {
   const auto preds = step_preds(plan);
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     for (const std::int32_t p : preds[s])
-      if (p >= static_cast<std::int32_t>(s)) bad("step " + q(plan.steps[s].name) + " reads a value made by a later step");
+      if (p >= static_cast<std::int32_t>(s)) bad("step " + quoted(plan.steps[s].name) + " reads a value made by a later step");
   }
   verify(plan.streams, preds);
   const detail::StepOrder order(plan.streams);
   std::vector<const PlanValue*> arena;
   for (const PlanValue& v : plan.values) {
     if (v.storage != Storage::arena) continue;
-    if (v.block < 0 || static_cast<std::size_t>(v.block) >= plan.lifetimes.size()) bad("value " + q(v.name) + " has no block");
-    if (v.offset != plan.memory.offsets[static_cast<std::size_t>(v.block)]) bad("value " + q(v.name) + " is not at its block's offset");
+    if (v.block < 0 || static_cast<std::size_t>(v.block) >= plan.lifetimes.size()) bad("value " + quoted(v.name) + " has no block");
+    if (v.offset != plan.memory.offsets[static_cast<std::size_t>(v.block)]) bad("value " + quoted(v.name) + " is not at its block's offset");
     if (v.bytes < 0 || v.offset < 0 || v.offset + v.bytes > plan.memory.arena_bytes)
-      bad("value " + q(v.name) + " (" + std::to_string(v.bytes) + " bytes at " + std::to_string(v.offset) +
+      bad("value " + quoted(v.name) + " (" + std::to_string(v.bytes) + " bytes at " + std::to_string(v.offset) +
           ") does not fit the arena of " + std::to_string(plan.memory.arena_bytes));
-    if (v.producer < 0) bad("arena value " + q(v.name) + " has no producer");
+    if (v.producer < 0) bad("arena value " + quoted(v.name) + " has no producer");
     arena.push_back(&v);
   }
   // Every granted in-place pair: the step writing the value reads the donor through an
@@ -395,10 +395,10 @@ void verify(const Plan& plan) {
                  &plan.values[static_cast<std::size_t>(step.inputs[ip.input])] == donor;
         });
     if (!allowed)
-      bad("value " + q(v->name) + " reuses " + (donor ? q(donor->name) : "a block with no value") + " in place, but step " +
-          q(step.name) + " (" + step.op + ") may not write it over that input");
+      bad("value " + quoted(v->name) + " reuses " + (donor ? quoted(donor->name) : "a block with no value") + " in place, but step " +
+          quoted(step.name) + " (" + step.op + ") may not write it over that input");
     if (donor->desc.dtype != v->desc.dtype || donor->bytes != v->bytes)
-      bad("value " + q(v->name) + " reuses " + q(donor->name) + " in place with another type or size");
+      bad("value " + quoted(v->name) + " reuses " + quoted(donor->name) + " in place with another type or size");
   }
   // Two values sharing memory: the later one's producer runs after the earlier one's
   // producer (its write, even when nothing reads it) and after every reader of it; only
@@ -408,21 +408,21 @@ void verify(const Plan& plan) {
   // later painter was itself checked to run after the earlier one and its readers).
   // O(n log n): each value adds at most three pieces, and removes the ones it covers.
   const auto check_pair = [&](const PlanValue* a, const PlanValue* b) {
-    if (a->producer == b->producer) bad("values " + q(a->name) + " and " + q(b->name) + " of one step overlap");
+    if (a->producer == b->producer) bad("values " + quoted(a->name) + " and " + quoted(b->name) + " of one step overlap");
     const std::string& writer = plan.steps[static_cast<std::size_t>(b->producer)].name;
     if (!order.after(b->producer, a->producer))
-      bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " + q(writer) +
-          " (writing the second) may run before step " + q(plan.steps[static_cast<std::size_t>(a->producer)].name) +
+      bad("values " + quoted(a->name) + " and " + quoted(b->name) + " share memory, but step " + quoted(writer) +
+          " (writing the second) may run before step " + quoted(plan.steps[static_cast<std::size_t>(a->producer)].name) +
           " (writing the first) finishes");
     for (const std::int32_t r : a->readers) {
       if (r == b->producer) {
         if (plan.memory.shares_with[static_cast<std::size_t>(b->block)] == a->block) continue;
-        bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " + q(writer) +
+        bad("values " + quoted(a->name) + " and " + quoted(b->name) + " share memory, but step " + quoted(writer) +
             " reads the first while it writes the second, and is not granted to reuse it in place");
       }
       if (!order.after(b->producer, r))
-        bad("values " + q(a->name) + " and " + q(b->name) + " share memory, but step " + q(writer) +
-            " (writing the second) may run before step " + q(plan.steps[static_cast<std::size_t>(r)].name) +
+        bad("values " + quoted(a->name) + " and " + quoted(b->name) + " share memory, but step " + quoted(writer) +
+            " (writing the second) may run before step " + quoted(plan.steps[static_cast<std::size_t>(r)].name) +
             " (reading the first) finishes");
     }
   };

@@ -12,6 +12,7 @@
 
 #include "ge/compile/plan.hpp"
 #include "ge/core/error.hpp"
+#include "ge/core/text.hpp"
 #include "ge/graph/dot.hpp"
 
 namespace ge {
@@ -20,7 +21,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& what) { raise(Errc::invalid_argument, "[ge.compile] plan_svg: " + what); }
 
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // Text for XML content and attribute values: the five special characters escaped, tab
 // and line breaks as character references, and what XML 1.0 cannot hold (other control
@@ -173,13 +173,13 @@ Arena arena_values(const Plan& plan) {
       ++out.elsewhere;
       continue;
     }
-    const std::string which = "arena value " + q(v.name);
+    const std::string which = "arena value " + quoted(v.name);
     if (v.block < 0 || static_cast<std::size_t>(v.block) >= plan.lifetimes.size())
       bad(which + " has block " + std::to_string(v.block) + "; expected 0 to " +
           std::to_string(static_cast<std::int64_t>(plan.lifetimes.size()) - 1) + " (an entry of the plan's lifetimes)");
     if (of_block[static_cast<std::size_t>(v.block)] != nullptr)
       bad(which + " has block " + std::to_string(v.block) + ", which " +
-          q(of_block[static_cast<std::size_t>(v.block)]->name) + " has too; expected one block per arena value");
+          quoted(of_block[static_cast<std::size_t>(v.block)]->name) + " has too; expected one block per arena value");
     of_block[static_cast<std::size_t>(v.block)] = &v;
     const Lifetime& lt = plan.lifetimes[static_cast<std::size_t>(v.block)];
     if (lt.first < 0 || lt.last < lt.first || lt.last >= steps)
@@ -375,9 +375,9 @@ void svg_values(std::string& out, const Plan& plan, const Frame& f, const std::v
       hover += " (read until step " + std::to_string(read_until) + ", kept live for the streams)";
     if (v.producer >= 0) {
       const PlanStep& p = plan.steps[static_cast<std::size_t>(v.producer)];
-      hover += "\nmade by step " + std::to_string(v.producer) + " " + q(p.name) + " (" + a.kind + ")";
+      hover += "\nmade by step " + std::to_string(v.producer) + " " + quoted(p.name) + " (" + a.kind + ")";
     }
-    if (!a.shares.empty()) hover += "\nreuses the memory of " + q(a.shares) + " in place";
+    if (!a.shares.empty()) hover += "\nreuses the memory of " + quoted(a.shares) + " in place";
     out += "<rect class=\"value\" x=\"" + px(x) + "\" y=\"" + px(y) + "\" width=\"" + px(w) + "\" height=\"" + px(h) +
            "\" fill=\"" + std::string(l.colour.at(a.kind)) + "\" data-value=\"" + xml(v.name) + "\" data-op=\"" +
            xml(a.op) + "\" data-kind=\"" + xml(a.kind) + "\" data-offset=\"" + std::to_string(v.offset) +

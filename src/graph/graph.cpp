@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ge/core/text.hpp"
 #include "ge/ops/registry.hpp"
 #include "ops/subgraph.hpp"
 
@@ -9,26 +10,25 @@ namespace ge {
 
 namespace {
 [[noreturn]] void fail(Errc code, const std::string& what) { raise(code, "[ge.graph] " + what); }
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 }  // namespace
 
 std::string Graph::describe(ValueId id) const {
   const ValueInfo& v = values_[id];
   switch (v.source) {
-    case ValueSource::input: return "input " + q(v.name);
-    case ValueSource::constant: return "constant " + q(v.name);
+    case ValueSource::input: return "input " + quoted(v.name);
+    case ValueSource::constant: return "constant " + quoted(v.name);
     case ValueSource::node:
-      return "output " + std::to_string(v.output) + " of node " + q(nodes_[v.producer].name) + " (" +
+      return "output " + std::to_string(v.output) + " of node " + quoted(nodes_[v.producer].name) + " (" +
              nodes_[v.producer].op + ")";
     case ValueSource::none: break;
   }
-  return "value " + q(v.name) + " (declared, not produced yet)";
+  return "value " + quoted(v.name) + " (declared, not produced yet)";
 }
 
 ValueId Graph::new_value(std::string name, TensorDesc desc, ValueSource source, std::size_t producer) {
   if (name.empty()) fail(Errc::invalid_argument, "a value with an empty name; expected a non-empty name");
   if (const auto it = value_by_name_.find(name); it != value_by_name_.end())
-    fail(Errc::duplicate_name, "duplicate name " + q(name) + ": it already names " + describe(it->second) +
+    fail(Errc::duplicate_name, "duplicate name " + quoted(name) + ": it already names " + describe(it->second) +
                                    "; expected unique value names");
   if (values_.size() >= no_value) fail(Errc::invalid_argument, "too many values in one graph");
   const auto id = static_cast<ValueId>(values_.size());
@@ -39,7 +39,7 @@ ValueId Graph::new_value(std::string name, TensorDesc desc, ValueSource source, 
 
 ValueId Graph::add_input(std::string name, DataType dtype, Shape shape, Format format) {
   if (dtype == DataType::undefined)
-    fail(Errc::invalid_argument, "input " + q(name) + " has type 'undefined'; expected a real data type");
+    fail(Errc::invalid_argument, "input " + quoted(name) + " has type 'undefined'; expected a real data type");
   const ValueId id = new_value(name, TensorDesc{dtype, shape}, ValueSource::input, inputs_.size());
   inputs_.push_back(GraphInput{std::move(name), dtype, format, std::move(shape), inputs_.size(), id});
   return id;
@@ -59,24 +59,24 @@ std::size_t Graph::add_node(std::string name, std::string op, std::vector<ValueI
                             std::vector<ValueId> outputs, Attributes attrs) {
   if (name.empty()) fail(Errc::invalid_argument, "a node of op '" + op + "' with an empty name; expected a name");
   if (const auto it = node_by_name_.find(name); it != node_by_name_.end())
-    fail(Errc::duplicate_name, "duplicate node name " + q(name) + ": node " + std::to_string(it->second) + " (" +
+    fail(Errc::duplicate_name, "duplicate node name " + quoted(name) + ": node " + std::to_string(it->second) + " (" +
                                    nodes_[it->second].op + ") has it already; the new one is a " + op +
                                    "; expected unique node names");
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i] != no_value && inputs[i] >= values_.size())
-      fail(Errc::bad_graph, "node " + q(name) + " input " + std::to_string(i) + " is value id " +
+      fail(Errc::bad_graph, "node " + quoted(name) + " input " + std::to_string(i) + " is value id " +
                                 std::to_string(inputs[i]) + ", which does not exist; expected an id below " +
                                 std::to_string(values_.size()));
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     const ValueId o = outputs[k];
     if (o >= values_.size())
-      fail(Errc::bad_graph, "node " + q(name) + " output " + std::to_string(k) + " is value id " +
+      fail(Errc::bad_graph, "node " + quoted(name) + " output " + std::to_string(k) + " is value id " +
                                 std::to_string(o) + ", which does not exist; expected a declared value");
     if (values_[o].source != ValueSource::none)
-      fail(Errc::bad_graph, "node " + q(name) + " output " + std::to_string(k) + " is value " +
-                                q(values_[o].name) + ", already " + describe(o) + "; expected a value nothing produces");
+      fail(Errc::bad_graph, "node " + quoted(name) + " output " + std::to_string(k) + " is value " +
+                                quoted(values_[o].name) + ", already " + describe(o) + "; expected a value nothing produces");
     if (std::count(outputs.begin(), outputs.end(), o) > 1)
-      fail(Errc::bad_graph, "node " + q(name) + " names value " + q(values_[o].name) +
+      fail(Errc::bad_graph, "node " + quoted(name) + " names value " + quoted(values_[o].name) +
                                 " as two of its outputs; expected distinct outputs");
   }
   if (std::any_of(attrs.begin(), attrs.end(), [](const auto& a) { return a.second.kind() == AttrKind::graph; }))
@@ -96,7 +96,7 @@ void Graph::add_output(ValueId value) {
   if (value >= values_.size())
     fail(Errc::bad_graph, "graph output is value id " + std::to_string(value) + ", which does not exist");
   if (std::find(outputs_.begin(), outputs_.end(), value) != outputs_.end())
-    fail(Errc::bad_graph, "value " + q(values_[value].name) + " is already a graph output");
+    fail(Errc::bad_graph, "value " + quoted(values_[value].name) + " is already a graph output");
   outputs_.push_back(value);
 }
 
@@ -169,8 +169,8 @@ std::vector<std::size_t> Graph::topological_order() const {
   }
   // The walk went against the data flow; print it along the flow, closing the loop.
   std::string cycle;
-  for (std::size_t k = path.size(); k-- > seen_at[at];) cycle += q(nodes_[path[k]].name) + " -> ";
-  cycle += q(nodes_[path.back()].name);
+  for (std::size_t k = path.size(); k-- > seen_at[at];) cycle += quoted(nodes_[path[k]].name) + " -> ";
+  cycle += quoted(nodes_[path.back()].name);
   fail(Errc::bad_graph, "the graph has a cycle: " + cycle + "; expected an acyclic graph");
 }
 
@@ -180,8 +180,8 @@ void Graph::validate(const OpRegistry* ops) const {
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
       const ValueId v = node.inputs[i];
       if (v != no_value && values_[v].source == ValueSource::none)
-        fail(Errc::bad_graph, "node " + q(node.name) + " (" + node.op + ") input " + std::to_string(i) +
-                                  " reads value " + q(values_[v].name) +
+        fail(Errc::bad_graph, "node " + quoted(node.name) + " (" + node.op + ") input " + std::to_string(i) +
+                                  " reads value " + quoted(values_[v].name) +
                                   ", which no input, constant or node produces; expected a produced value");
     }
   const std::vector<std::size_t> order = topological_order();
@@ -201,19 +201,19 @@ void Graph::validate(const OpRegistry* ops) const {
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
       const ValueInfo& rec = values_[node.outputs[k]];
       if (rec.desc.dtype != out[k].dtype)
-        fail(Errc::type_mismatch, "node " + q(node.name) + " (" + node.op + ") output " + std::to_string(k) + " " +
-                                      q(rec.name) + " is recorded as " + std::string(to_string(rec.desc.dtype)) +
+        fail(Errc::type_mismatch, "node " + quoted(node.name) + " (" + node.op + ") output " + std::to_string(k) + " " +
+                                      quoted(rec.name) + " is recorded as " + std::string(to_string(rec.desc.dtype)) +
                                       "; the schema gives " + std::string(to_string(out[k].dtype)));
       if (!compatible(rec.desc.shape, out[k].shape))
-        fail(Errc::incompatible_shapes, "node " + q(node.name) + " (" + node.op + ") output " + std::to_string(k) +
-                                            " " + q(rec.name) + " is recorded as [" + rec.desc.shape.to_string() +
+        fail(Errc::incompatible_shapes, "node " + quoted(node.name) + " (" + node.op + ") output " + std::to_string(k) +
+                                            " " + quoted(rec.name) + " is recorded as [" + rec.desc.shape.to_string() +
                                             "]; the schema gives [" + out[k].shape.to_string() + "]");
     }
   }
   if (outputs_.empty()) fail(Errc::bad_graph, "the graph has no output; expected at least one");
   for (ValueId v : outputs_)
     if (values_[v].source == ValueSource::none)
-      fail(Errc::bad_graph, "graph output " + q(values_[v].name) + " is produced by nothing");
+      fail(Errc::bad_graph, "graph output " + quoted(values_[v].name) + " is produced by nothing");
 }
 
 }  // namespace ge

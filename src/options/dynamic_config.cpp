@@ -4,6 +4,7 @@
 #include <array>
 
 #include "ge/core/error.hpp"
+#include "ge/core/text.hpp"
 
 namespace ge {
 
@@ -23,11 +24,10 @@ std::string label(Option o) {
   return std::string(i.key) + " (" + std::string(i.name) + ")";
 }
 
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // "input 'data'" or "input 2" (positional).
 std::string input_label(const InputShape& s, std::size_t i) {
-  return s.named() ? "input " + q(s.entries()[i].name) : "input " + std::to_string(i) + " (by position)";
+  return s.named() ? "input " + quoted(s.entries()[i].name) : "input " + std::to_string(i) + " (by position)";
 }
 
 class Checker {
@@ -53,16 +53,16 @@ class Checker {
   }
 
  private:
-  [[nodiscard]] std::string shape_text() const { return q(o_.text(Option::input_shape).value_or("")); }
-  [[nodiscard]] std::string gear_text() const { return q(o_.text(*cfg_.gear_option).value_or("")); }
+  [[nodiscard]] std::string shape_text() const { return quoted(o_.text(Option::input_shape).value_or("")); }
+  [[nodiscard]] std::string gear_text() const { return quoted(o_.text(*cfg_.gear_option).value_or("")); }
 
   void pick_gear_option() {
     std::vector<Option> set;
     for (const Option g : {Option::dynamic_batch_size, Option::dynamic_image_size, Option::dynamic_dims})
       if (o_.contains(g)) set.push_back(g);
     if (set.size() > 1)
-      raise(Errc::conflicting_options, "[ge.options] conflicting options: " + q(option_info(set[0]).key) + " and " +
-                                           q(option_info(set[1]).key) +
+      raise(Errc::conflicting_options, "[ge.options] conflicting options: " + quoted(option_info(set[0]).key) + " and " +
+                                           quoted(option_info(set[1]).key) +
                                            " are both set; expected at most one of DYNAMIC_BATCH_SIZE, "
                                            "DYNAMIC_IMAGE_SIZE and DYNAMIC_DIMS");
     if (!set.empty()) cfg_.gear_option = set[0];
@@ -85,13 +85,13 @@ class Checker {
                                            "INPUT_SHAPE with -1 where the gears go");
     const Target& t = cfg_.target;
     if (!t.supports_gears)
-      raise(Errc::gears_unsupported, "[ge.options] " + gl + " " + gear_text() + " on target " + q(t.name) + " (" +
+      raise(Errc::gears_unsupported, "[ge.options] " + gl + " " + gear_text() + " on target " + quoted(t.name) + " (" +
                                          std::string(t.product) + "), which has no gears; expected no "
                                          "DYNAMIC_* option, or a target with gears");
     const std::size_t n = gear_count();
     if (n > t.max_gears)
       raise(Errc::bad_gear_count, "[ge.options] too many gears in " + gl + ": " + std::to_string(n) +
-                                      " gears on target " + q(t.name) + "; expected 2 to " +
+                                      " gears on target " + quoted(t.name) + "; expected 2 to " +
                                       std::to_string(t.max_gears) + " gears");
     const InputShape& s = cfg_.input_shape;
     for (std::size_t i = 0; i < s.entries().size() && !cfg_.hybrid; ++i) {
@@ -99,7 +99,7 @@ class Checker {
       for (std::size_t d = 0; d < dims.size(); ++d)
         if (dims[d].is_range())
           raise(Errc::bad_input_shape, "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() + ": " +
-                                           input_label(s, i) + " has the range " + q(dims[d].to_string()) +
+                                           input_label(s, i) + " has the range " + quoted(dims[d].to_string()) +
                                            " at dim " + std::to_string(d) + ", but " + gl +
                                            " gives gears; expected fixed dims and -1s with gears (a range "
                                            "bounds the range plan of ge.compileHybridMode=1)");
@@ -163,7 +163,7 @@ class Checker {
     const auto hw = hw_index(f);
     if (!hw)
       raise(Errc::bad_input_format, "[ge.options] ge.inputFormat (INPUT_FORMAT) " +
-                                        q(o_.text(Option::input_format).value_or("")) +
+                                        quoted(o_.text(Option::input_format).value_or("")) +
                                         " does not say which dims are H and W, which DYNAMIC_IMAGE_SIZE needs; "
                                         "expected NCHW or NHWC");
     const std::string where = std::string(to_string(f)) + " puts H at dim " + std::to_string(hw->h) +
@@ -180,7 +180,7 @@ class Checker {
       if (dims.size() != 4) fail("has rank " + std::to_string(dims.size()) + " with a -1");
       for (std::size_t d = 0; d < 4; ++d) {
         const bool is_hw = static_cast<int>(d) == hw->h || static_cast<int>(d) == hw->w;
-        if (is_hw && !cfg_.gear_slot(dims[d])) fail("has the fixed dim " + q(dims[d].to_string()) + " at dim " +
+        if (is_hw && !cfg_.gear_slot(dims[d])) fail("has the fixed dim " + quoted(dims[d].to_string()) + " at dim " +
                                                     std::to_string(d) + ", which is H or W");
         if (!is_hw && cfg_.gear_slot(dims[d])) fail("has -1 at dim " + std::to_string(d) + ", which is not H or W");
       }
@@ -193,7 +193,7 @@ class Checker {
     const Format f = o_.input_format().value_or(Format::nd);
     if (f != Format::nd)
       raise(Errc::bad_input_format, "[ge.options] ge.inputFormat (INPUT_FORMAT) " +
-                                        q(o_.text(Option::input_format).value_or("")) +
+                                        quoted(o_.text(Option::input_format).value_or("")) +
                                         " with DYNAMIC_DIMS; expected ND (or no INPUT_FORMAT)");
     cfg_.input_format = f;
     const std::size_t unknowns = slot_count();
@@ -224,13 +224,13 @@ class Checker {
       cfg_.warnings.push_back("ge.dynamicNodeType (DYNAMIC_NODE_TYPE) 0 asks for dataset inputs, which ge does not have: "
                               "its inputs are placeholders (1), as GE's hybrid mode needs");
     if (!cfg_.hybrid) return;
-    const std::string hl = "ge.compileHybridMode (COMPILE_HYBRID_MODE) " + q(o_.text(Option::compile_hybrid_mode).value_or(""));
+    const std::string hl = "ge.compileHybridMode (COMPILE_HYBRID_MODE) " + quoted(o_.text(Option::compile_hybrid_mode).value_or(""));
     if (!cfg_.gear_option)
       raise(Errc::missing_gears, "[ge.options] " + hl +
                                      " without gears: hybrid mode adds a range plan beside the gears' plans; expected "
                                      "one of ge.dynamicBatchSize, ge.dynamicImageSize, ge.dynamicDims (or no hybrid mode)");
     if (!cfg_.target.supports_ranges)
-      raise(Errc::ranges_unsupported, "[ge.options] " + hl + " on target " + q(cfg_.target.name) + " (" +
+      raise(Errc::ranges_unsupported, "[ge.options] " + hl + " on target " + quoted(cfg_.target.name) + " (" +
                                           std::string(cfg_.target.product) +
                                           "), which has no shape ranges for the plan that serves inputs between the gears; "
                                           "expected ge.compileHybridMode=0 on this target");
@@ -250,7 +250,7 @@ class Checker {
           if (dims[d].is_range() && (v < dims[d].lo() || v > dims[d].hi()))
             raise(Errc::gear_shape_mismatch, "[ge.options] gear " + std::to_string(k + 1) + " puts " + std::to_string(v) +
                                                  " at dim " + std::to_string(d) + " of " + input_label(s, i) +
-                                                 ", outside its range " + q(dims[d].to_string()) + " in ge.inputShape " +
+                                                 ", outside its range " + quoted(dims[d].to_string()) + " in ge.inputShape " +
                                                  shape_text() + "; expected every gear inside the ranges");
         }
       }
@@ -268,8 +268,8 @@ class Checker {
         if (!cfg_.target.supports_ranges)
           raise(Errc::ranges_unsupported,
                 "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() + ": " + input_label(s, i) + " has " +
-                    q(dims[d].to_string()) + " at dim " + std::to_string(d) + ", a shape range, but target " +
-                    q(cfg_.target.name) + " (" + std::string(cfg_.target.product) +
+                    quoted(dims[d].to_string()) + " at dim " + std::to_string(d) + ", a shape range, but target " +
+                    quoted(cfg_.target.name) + " (" + std::string(cfg_.target.product) +
                     ") has no shape ranges; expected fixed dims, or -1s with a DYNAMIC_* gear option");
       }
     }
@@ -288,10 +288,10 @@ class Checker {
           std::vector<std::string_view> names;
           for (const ModelInput& mi : model) names.push_back(mi.name);
           std::string msg = "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() + " names the input " +
-                            q(e.name) + ", which the model does not have; ";
-          if (const auto near = closest_spelling(e.name, names)) msg += "did you mean " + q(*near) + "? ";
+                            quoted(e.name) + ", which the model does not have; ";
+          if (const auto near = closest_spelling(e.name, names)) msg += "did you mean " + quoted(*near) + "? ";
           msg += "expected one of:";
-          for (const ModelInput& mi : model) msg += " " + q(mi.name);
+          for (const ModelInput& mi : model) msg += " " + quoted(mi.name);
           raise(Errc::unknown_input, msg);
         }
       } else if (i >= model.size()) {
@@ -308,7 +308,7 @@ class Checker {
       const auto mismatch = [&](const std::string& why) {
         raise(Errc::bad_input_shape, "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() + ": " +
                                          input_label(s, i) + " " + why + "; the model declares " +
-                                         q(model[m].name) + " as " + q(declared.to_string()) +
+                                         quoted(model[m].name) + " as " + quoted(declared.to_string()) +
                                          "; expected a shape that fits it");
       };
       if (declared.dims().size() != e.shape.dims().size())
@@ -316,7 +316,7 @@ class Checker {
                  std::to_string(declared.dims().size()));
       for (std::size_t d = 0; d < declared.dims().size(); ++d)
         if (!compatible(declared.dims()[d], e.shape.dims()[d]))
-          mismatch("has " + q(e.shape.dims()[d].to_string()) + " at dim " + std::to_string(d));
+          mismatch("has " + quoted(e.shape.dims()[d].to_string()) + " at dim " + std::to_string(d));
     }
     for (std::size_t k = 0; k < model.size(); ++k) {
       if (listed[k]) continue;
@@ -325,22 +325,22 @@ class Checker {
         if (cfg_.mode == ShapeMode::gears)
           raise(Errc::missing_scalar_input,
                 "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() + " does not list the input " +
-                    q(model[k].name) + "; with gears every scalar input must be listed, and its shape is not "
-                    "known here; expected " + q(model[k].name + ":") + " (a scalar) or its dims among the entries");
+                    quoted(model[k].name) + "; with gears every scalar input must be listed, and its shape is not "
+                    "known here; expected " + quoted(model[k].name + ":") + " (a scalar) or its dims among the entries");
         continue;
       }
       const Shape& declared = model[k].shape;
       if (!declared.is_static())
         raise(Errc::missing_input_shape,
-              "[ge.options] the model's input " + q(model[k].name) + " has the non-fixed shape " +
-                  q(declared.to_string()) + ", but ge.inputShape (INPUT_SHAPE) " +
+              "[ge.options] the model's input " + quoted(model[k].name) + " has the non-fixed shape " +
+                  quoted(declared.to_string()) + ", but ge.inputShape (INPUT_SHAPE) " +
                   (o_.input_shape() ? shape_text() + " does not list it" : std::string("is not set")) +
                   "; expected INPUT_SHAPE to give its shape");
       if (declared.is_scalar() && cfg_.mode == ShapeMode::gears)
         raise(Errc::missing_scalar_input,
               "[ge.options] ge.inputShape (INPUT_SHAPE) " + shape_text() + " does not list the scalar input " +
-                  q(model[k].name) + "; with gears every scalar input must be listed; expected " +
-                  q(model[k].name + ":") + " among the entries");
+                  quoted(model[k].name) + "; with gears every scalar input must be listed; expected " +
+                  quoted(model[k].name + ":") + " among the entries");
     }
   }
 
@@ -349,8 +349,8 @@ class Checker {
     const Target& t = cfg_.target;
     if (!t.supports_ac_parallel)
       raise(Errc::ac_parallel_unsupported, "[ge.options] ac_parallel_enable (AC_PARALLEL_ENABLE) " +
-                                               q(o_.text(Option::ac_parallel_enable).value_or("")) + " on target " +
-                                               q(t.name) + " (" + std::string(t.product) +
+                                               quoted(o_.text(Option::ac_parallel_enable).value_or("")) + " on target " +
+                                               quoted(t.name) + " (" + std::string(t.product) +
                                                "), which does not support it; expected 0");
     const bool model_dynamic =
         model && std::any_of(model->begin(), model->end(), [](const ModelInput& m) { return !m.shape.is_static(); });

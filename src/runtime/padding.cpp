@@ -12,7 +12,6 @@ namespace ge {
 
 namespace {
 
-using detail::dims_text;
 
 std::int64_t count(const std::vector<std::int64_t>& d) { return detail::element_count(d); }
 

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "compile/run_step.hpp"
+#include "ge/core/text.hpp"
 #include "ge/ops/registry.hpp"
 #include "runtime/session_impl.hpp"
 
@@ -14,7 +15,6 @@ namespace ge::detail {
 
 namespace {
 
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // Host threads numbered from 0 in order of their first traced step.
 std::int32_t thread_number() noexcept {
@@ -147,7 +147,7 @@ void PlanRun::step(std::int32_t s) {
 void* PlanRun::caller_buffer(std::size_t o, std::int64_t bytes) const {
   const TensorView& given = outputs_[o];
   if (given.bytes() < bytes || (given.data == nullptr && bytes > 0))
-    raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(plan_.values[static_cast<std::size_t>(
+    raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + quoted(plan_.values[static_cast<std::size_t>(
                                 plan_.graph_outputs[o])].name) + " needs " + std::to_string(bytes) +
                                 " bytes; the buffer given holds " + std::to_string(given.data ? given.bytes() : 0));
   return given.data;
@@ -164,7 +164,7 @@ void PlanRun::collect_outputs() {
       if (caller_outputs_) {
         data = caller_buffer(o, bytes);
       } else {
-        result->outputs[o].storage = allocate_host(bytes, "output " + q(pv.name));
+        result->outputs[o].storage = allocate_host(bytes, "output " + quoted(pv.name));
         data = result->outputs[o].storage.get();
       }
       if (bytes > 0) std::memmove(data, b_.data[v], static_cast<std::size_t>(bytes));
@@ -177,7 +177,7 @@ void PlanRun::collect_outputs() {
     out.dims = b_.dims[v];
     out.bytes = bytes;
     out.data = data;
-    if (!caller_outputs_ && out.data == nullptr) out.storage = allocate_host(0, "output " + q(pv.name)), out.data = out.storage.get();
+    if (!caller_outputs_ && out.data == nullptr) out.storage = allocate_host(0, "output " + quoted(pv.name)), out.data = out.storage.get();
   }
 }
 
@@ -213,27 +213,27 @@ void* PlanRun::storage_for(std::size_t v, std::int64_t bytes) {
   switch (pv.storage) {
     case Storage::arena:
       if (bytes > pv.bytes)
-        raise(Errc::internal, "[ge.runtime] value " + q(pv.name) + " needs " + std::to_string(bytes) +
+        raise(Errc::internal, "[ge.runtime] value " + quoted(pv.name) + " needs " + std::to_string(bytes) +
                                   " bytes, more than the " + std::to_string(pv.bytes) + " planned");
       return b_.data[v];
     case Storage::dynamic:
       if (b_.dynamic_bytes[v] < bytes || !b_.dynamic[v]) {
-        charge(bytes, "value " + q(pv.name));
-        b_.dynamic[v] = allocate_host(bytes, "value " + q(pv.name));
+        charge(bytes, "value " + quoted(pv.name));
+        b_.dynamic[v] = allocate_host(bytes, "value " + quoted(pv.name));
         b_.dynamic_bytes[v] = bytes;
       }
       return b_.dynamic[v].get();
     case Storage::output: {
       const auto o = static_cast<std::size_t>(pv.index);
       if (caller_outputs_) return caller_buffer(o, bytes);
-      charge(bytes, "output " + q(pv.name));
-      sink_.result->outputs[o].storage = allocate_host(bytes, "output " + q(pv.name));
+      charge(bytes, "output " + quoted(pv.name));
+      sink_.result->outputs[o].storage = allocate_host(bytes, "output " + quoted(pv.name));
       return sink_.result->outputs[o].storage.get();
     }
     case Storage::input:
     case Storage::constant: break;
   }
-  raise(Errc::internal, "[ge.runtime] value " + q(pv.name) + " is written but is an input or constant");
+  raise(Errc::internal, "[ge.runtime] value " + quoted(pv.name) + " is written but is an input or constant");
 }
 
 // Counts `bytes` the run allocates beyond its arena against the session's memory_limit:

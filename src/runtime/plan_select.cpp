@@ -5,15 +5,14 @@
 #include <string>
 
 #include "ge/core/log.hpp"
+#include "ge/core/text.hpp"
 #include "runtime/session_impl.hpp"
 
 namespace ge {
 
 namespace {
 
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
-using detail::dims_text;
 
 std::span<const std::int64_t> dims_of(const std::vector<std::int64_t>& d) noexcept { return d; }
 std::span<const std::int64_t> dims_of(const TensorView& t) noexcept { return t.dims.span(); }
@@ -111,20 +110,18 @@ std::shared_ptr<const Plan> PlanSelector::select_dims(std::span<const D> dims) {
       s += (i ? "; " : "") + inputs[i].name + ":" + dims_text(dims_of(dims[i]));
     return s;
   };
-  if (dims.size() != inputs.size())
-    raise(Errc::bad_tensor, "[ge.runtime] " + std::to_string(dims.size()) + " inputs given; the model has " +
-                                std::to_string(inputs.size()));
+  detail::check_count(dims.size(), inputs.size(), "inputs", "", "the model");
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const Shape& s = inputs[i].shape;
     if (s.rank_known() && s.rank() != dims_of(dims[i]).size())
-      raise(Errc::bad_tensor, "[ge.runtime] input " + q(inputs[i].name) + " has rank " + std::to_string(dims_of(dims[i]).size()) +
+      raise(Errc::bad_tensor, "[ge.runtime] input " + quoted(inputs[i].name) + " has rank " + std::to_string(dims_of(dims[i]).size()) +
                                   " (dims " + dims_text(dims_of(dims[i])) + "); the model takes rank " + std::to_string(s.rank()) +
                                   " (" + s.to_string() + ")");
   }
   if (m.plans_per_signature()) {
     for (std::size_t i = 0; i < dims.size(); ++i)
       if (!holds(inputs[i].shape, dims_of(dims[i])))
-        raise(Errc::out_of_range, "[ge.runtime] input " + q(inputs[i].name) + " has dims " +
+        raise(Errc::out_of_range, "[ge.runtime] input " + quoted(inputs[i].name) + " has dims " +
                                       dims_text(dims_of(dims[i])) + ", outside the compiled range " +
                                       inputs[i].shape.to_string());
     thread_local std::string scratch;  // as above: a hit allocates nothing

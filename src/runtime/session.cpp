@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "ge/core/detail/out_of_memory.hpp"
+#include "ge/core/text.hpp"
 #include "ge/device/cpu_device.hpp"
 #include "ge/options/option.hpp"
 #include "ge/ops/registry.hpp"
@@ -23,9 +24,7 @@ namespace ge {
 
 namespace {
 
-std::string q(std::string_view s) { return "'" + std::string(s) + "'"; }
 
-using detail::dims_text;
 using detail::Bound;
 // Several inputs' dims as text, e.g. `[2,4] [8]`.
 std::string dims_list_text(std::span<const TensorView> inputs) {
@@ -37,7 +36,7 @@ std::string dims_list_text(std::span<const TensorView> inputs) {
 }  // namespace
 
 void Output::mismatched_values(DataType asked) const {
-  raise(Errc::type_mismatch, "[ge.runtime] output " + q(name) + " is " + std::string(to_string(dtype)) +
+  raise(Errc::type_mismatch, "[ge.runtime] output " + quoted(name) + " is " + std::string(to_string(dtype)) +
                                  "; values<T>() asked for " + std::string(to_string(asked)) +
                                  " (use the C++ type of the output's dtype)");
 }
@@ -46,8 +45,8 @@ const Output& RunResult::operator[](std::string_view name) const {
   for (const Output& o : outputs)
     if (o.name == name) return o;
   std::string names;
-  for (const Output& o : outputs) names += " " + q(o.name);
-  raise(Errc::invalid_argument, "[ge.runtime] no output named " + q(name) + "; the outputs are:" + names);
+  for (const Output& o : outputs) names += " " + quoted(o.name);
+  raise(Errc::invalid_argument, "[ge.runtime] no output named " + quoted(name) + "; the outputs are:" + names);
 }
 
 // Everything one run owns: its arena, streams, events, bound plans.
@@ -317,7 +316,7 @@ RunInfo Session::Impl::hand_padded(RunResult&& r, OutputSink sink) {
     const Output& y = r.outputs[o];
     TensorView& v = sink.into[o];
     if (v.bytes() < y.bytes || (v.data == nullptr && y.bytes > 0))
-      raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + q(y.name) + " needs " +
+      raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + quoted(y.name) + " needs " +
                                   std::to_string(y.bytes) + " bytes; the buffer given holds " +
                                   std::to_string(v.data ? v.bytes() : 0));
     if (y.bytes > 0) std::memcpy(v.data, y.data, static_cast<std::size_t>(y.bytes));

@@ -16,6 +16,7 @@
 #include "ge/runtime/host_scheduler.hpp"
 #include "ge/runtime/plan_select.hpp"
 #include "ge/runtime/session.hpp"
+#include "runtime/boundary.hpp"
 
 namespace ge {
 
@@ -82,19 +83,6 @@ struct Session::Impl {
 };
 
 namespace detail {
-// `1,3,224,224`, and the product of dims (boundary.cpp).
-std::string dims_text(std::span<const std::int64_t> d);
-std::int64_t element_count(std::span<const std::int64_t> d);
-// Checks a run's inputs against the model's: count, type, dims, buffers (allocating
-// nothing unless one is bad).
-void check_inputs(std::span<const TensorView> inputs, const std::vector<ModelIO>& mi);
-// Checks the caller's output buffers against the model's outputs: count, types, sizes,
-// and no bytes shared with an input or another output (boundary.cpp).
-void check_output_buffers(std::span<const TensorView> outputs, std::span<const TensorView> inputs,
-                          const std::vector<ModelIO>& mi, const std::vector<ModelIO>& mo);
-// The views of `named` in the order of the model's `io` (its inputs or outputs): each
-// exactly once by name; `what` is "input" or "output".
-std::vector<TensorView> by_name(std::span<const NamedTensor> named, const std::vector<ModelIO>& io, const char* what);
 // True while this thread runs an async job of the session whose Impl is `impl`
 // (session_async.cpp).
 bool in_async_job_of(const void* impl) noexcept;

@@ -2,17 +2,13 @@
 
 #include <cmath>
 
+#include "ge/core/text.hpp"
+
 namespace ge {
 
 namespace {
 
 [[noreturn]] void bad(Errc code, const std::string& what) { raise(code, "[ge.graph] " + what); }
-
-std::string dims_text(const std::vector<std::int64_t>& dims) {
-  std::string s;
-  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s;
-}
 
 // splitmix64: small, portable, and good enough for seeded weights.
 std::uint64_t next(std::uint64_t& state) {
@@ -31,24 +27,15 @@ void fill(std::vector<std::byte>& bytes, std::size_t i, double v) {
 }
 
 void store(DataType t, std::vector<std::byte>& bytes, std::size_t i, double v) {
-  switch (t) {
-    case DataType::f32: return fill<float>(bytes, i, v);
-    case DataType::f64: return fill<double>(bytes, i, v);
-    case DataType::i8: return fill<std::int8_t>(bytes, i, v);
-    case DataType::i16: return fill<std::int16_t>(bytes, i, v);
-    case DataType::i32: return fill<std::int32_t>(bytes, i, v);
-    case DataType::i64: return fill<std::int64_t>(bytes, i, v);
-    case DataType::u8: return fill<std::uint8_t>(bytes, i, v);
-    case DataType::u16: return fill<std::uint16_t>(bytes, i, v);
-    case DataType::u32: return fill<std::uint32_t>(bytes, i, v);
-    case DataType::u64: return fill<std::uint64_t>(bytes, i, v);
-    case DataType::boolean: bytes[i] = std::byte{v != 0.0 ? std::uint8_t{1} : std::uint8_t{0}}; return;
-    case DataType::f16:
-    case DataType::bf16:
-    case DataType::undefined: break;
-  }
-  raise(Errc::unsupported, "[ge.graph] cannot fill a tensor of type '" + std::string(to_string(t)) +
-                               "'; expected a float, integer or bool type (f16/bf16 values come as bytes)");
+  visit(t, [&]<class T>(std::type_identity<T>) {
+    if constexpr (std::is_void_v<T>)
+      raise(Errc::unsupported, "[ge.graph] cannot fill a tensor of type '" + std::string(to_string(t)) +
+                                   "'; expected a float, integer or bool type (f16/bf16 values come as bytes)");
+    else if constexpr (std::is_same_v<T, bool>)
+      bytes[i] = std::byte{v != 0.0 ? std::uint8_t{1} : std::uint8_t{0}};
+    else
+      fill<T>(bytes, i, v);
+  });
 }
 
 template <class T>
@@ -59,24 +46,15 @@ T load(std::span<const std::byte> bytes, std::size_t i) {
 }
 
 double load_double(DataType t, std::span<const std::byte> b, std::size_t i) {
-  switch (t) {
-    case DataType::f32: return load<float>(b, i);
-    case DataType::f64: return load<double>(b, i);
-    case DataType::i8: return load<std::int8_t>(b, i);
-    case DataType::i16: return load<std::int16_t>(b, i);
-    case DataType::i32: return load<std::int32_t>(b, i);
-    case DataType::i64: return static_cast<double>(load<std::int64_t>(b, i));
-    case DataType::u8: return load<std::uint8_t>(b, i);
-    case DataType::u16: return load<std::uint16_t>(b, i);
-    case DataType::u32: return load<std::uint32_t>(b, i);
-    case DataType::u64: return static_cast<double>(load<std::uint64_t>(b, i));
-    case DataType::boolean: return b[i] != std::byte{0} ? 1.0 : 0.0;
-    case DataType::f16:
-    case DataType::bf16:
-    case DataType::undefined: break;
-  }
-  raise(Errc::unsupported, "[ge.graph] cannot read a tensor of type '" + std::string(to_string(t)) +
-                               "' as numbers; expected a float, integer or bool type");
+  return visit(t, [&]<class T>(std::type_identity<T>) -> double {
+    if constexpr (std::is_void_v<T>)
+      raise(Errc::unsupported, "[ge.graph] cannot read a tensor of type '" + std::string(to_string(t)) +
+                                   "' as numbers; expected a float, integer or bool type");
+    else if constexpr (std::is_same_v<T, bool>)
+      return b[i] != std::byte{0} ? 1.0 : 0.0;
+    else
+      return static_cast<double>(load<T>(b, i));
+  });
 }
 
 void check_numbers(DataType t, const char* what) {
@@ -188,22 +166,16 @@ std::vector<std::int64_t> Tensor::to_int64s() const {
   const auto n = static_cast<std::size_t>(element_count());
   std::vector<std::int64_t> out(n);
   const auto b = bytes();
-  for (std::size_t i = 0; i < n; ++i) {
-    switch (dtype_) {
-      case DataType::i8: out[i] = load<std::int8_t>(b, i); break;
-      case DataType::i16: out[i] = load<std::int16_t>(b, i); break;
-      case DataType::i32: out[i] = load<std::int32_t>(b, i); break;
-      case DataType::i64: out[i] = load<std::int64_t>(b, i); break;
-      case DataType::u8: out[i] = load<std::uint8_t>(b, i); break;
-      case DataType::u16: out[i] = load<std::uint16_t>(b, i); break;
-      case DataType::u32: out[i] = load<std::uint32_t>(b, i); break;
-      case DataType::u64: out[i] = static_cast<std::int64_t>(load<std::uint64_t>(b, i)); break;
-      case DataType::boolean: out[i] = b[i] != std::byte{0}; break;
-      default:
-        raise(Errc::type_mismatch, "[ge.graph] cannot read a tensor of type '" + std::string(to_string(dtype_)) +
-                                       "' as integers; expected an integer or bool type");
+  visit(dtype_, [&]<class T>(std::type_identity<T>) {
+    if constexpr (std::is_same_v<T, bool>) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = b[i] != std::byte{0};
+    } else if constexpr (std::is_integral_v<T>) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int64_t>(load<T>(b, i));
+    } else if (n > 0) {
+      raise(Errc::type_mismatch, "[ge.graph] cannot read a tensor of type '" + std::string(to_string(dtype_)) +
+                                     "' as integers; expected an integer or bool type");
     }
-  }
+  });
   return out;
 }
 

@@ -16,6 +16,7 @@
 
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/op_compile.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "ge/ops/registry.hpp"
 #include "support/graph_eval.hpp"
 #include "support/op_cases.hpp"

@@ -15,6 +15,7 @@
 #include "ge/compile/compile.hpp"
 #include "ge/compile/model_file.hpp"
 #include "ge/compile/op_compile.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/graph/builder.hpp"
 #include "ge/runtime/session.hpp"

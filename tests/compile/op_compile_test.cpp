@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ge/compile/op_compile.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "ge/core/error.hpp"
 
 using ge::CompileFlag;
@@ -241,7 +242,7 @@ TEST_CASE("bad requests are ge::Errors") {
 TEST_CASE("execution checks the tensors") {
   const auto op = ge::compile_op("Add", {f32("2,2"), f32("2,2")}, {f32("2,2")});
   auto a = buf({2, 2}), b = buf({2, 2}), y = buf({2, 2}), wrong = buf({3, 2});
-  expect_error([&] { ge::execute_op(*op, std::vector{a.view()}, std::vector{y.view()}); }, Errc::bad_tensor, "1 input tensors");
+  expect_error([&] { ge::execute_op(*op, std::vector{a.view()}, std::vector{y.view()}); }, Errc::bad_tensor, "[Add] 1 inputs given; it takes 2");
   expect_error(
       [&] {
         ge::execute_op(*op, std::vector{a.view(), b.view()}, std::vector{wrong.view()});
@@ -265,10 +266,10 @@ TEST_CASE("execute_op: buffers that know their extent, overflow, and outputs tha
   std::vector<float> one(1), y(8);
   expect_error([&] {
     ge::execute_op(*relu, std::vector{TensorView(std::span(one), {2, 4})}, std::vector{TensorView(std::span(y), {2, 4})});
-  }, Errc::bad_tensor, "needs 32 bytes for its dims; its buffer holds 4");
+  }, Errc::bad_tensor, "input 0 with dims 2,4 needs 32 bytes; its buffer holds 4");
   expect_error([&] {
     ge::execute_op(*relu, std::vector{TensorView(std::span(y), {2, 4})}, std::vector{TensorView(std::span(one), {2, 4})});
-  }, Errc::bad_tensor, "output 0 needs 32 bytes");
+  }, Errc::bad_tensor, "output 0 with dims 2,4 needs 32 bytes");
   const std::int64_t two33 = std::int64_t{1} << 33;
   expect_error([&] {
     ge::execute_op(*relu, std::vector{TensorView(y.data(), DataType::f32, {two33, two33})},

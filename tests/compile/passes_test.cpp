@@ -19,6 +19,7 @@
 #include "../../examples/models/mobilenet_v2.hpp"
 #include "../../examples/models/resnet50.hpp"
 #include "ge/compile/op_compile.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/core/error.hpp"
 #include "ge/graph/builder.hpp"

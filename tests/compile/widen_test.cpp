@@ -13,6 +13,7 @@
 #include "ge/compile/compile.hpp"
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/op_compile.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "ge/ops/registry.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/graph/builder.hpp"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ge/compile/op_compile.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "ge/core/error.hpp"
 #include "ge/graph/graph.hpp"
 

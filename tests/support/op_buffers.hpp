@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ge/compile/op_compile.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "ge/tensor/tensor.hpp"
 
 namespace ge::test::op {

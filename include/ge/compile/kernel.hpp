@@ -113,7 +113,8 @@ struct KernelRequest {
 struct KernelImpl {
   std::string op{};     ///< the op type it implements
   std::string name{};   ///< e.g. `cpu.conv2d.gemm`
-  EngineSet engines{};  ///< the engines it runs on
+  /// The engines it runs on; default both (the op's schema still says which it has).
+  EngineSet engines = ge::engines(Engine::vector, Engine::host);
   int priority = 0;   ///< among the fitting ones, the highest wins
   /// Whether it fits the request (null: it fits every request of its op and engines).
   std::function<bool(const KernelRequest&)> fits{};

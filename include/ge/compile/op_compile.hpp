@@ -5,8 +5,8 @@
 /// `compile_op` looks an op up by type, checks the descriptions against its schema,
 /// infers the outputs, selects a kernel for the engine and keeps it in a thread-safe,
 /// bounded cache: an equal request later is a hit, not a second compile. `execute_op`
-/// runs a compiled op on the CPU device after checking the real tensors against what
-/// was compiled.
+/// (`ge/runtime/execute_op.hpp`) runs a compiled op on the CPU device after checking the
+/// real tensors against what was compiled.
 ///
 /// ```
 /// using ge::OpTensor;
@@ -159,15 +159,5 @@ class OpCompiler {
                                                            EngineChoice engine = EngineChoice::system,
                                                            CompileFlag flag = CompileFlag::exact,
                                                            const char* op_path = nullptr);
-
-/// Runs a compiled op on the CPU device. One view per input slot (an omitted optional
-/// input: null data, `undefined` type) and per output. Checks: the counts; each input's
-/// type and dims against the compiled description (dims inside its ranges, else
-/// `out_of_range`); constant inputs equal to the compiled data (`const_mismatch`); null
-/// data with elements (`bad_tensor`); output types and dims equal to the inference for
-/// the real inputs (`bad_tensor`). Data-dependent ops (NonZero, ...) need output views
-/// big enough for the worst case; the real output dims are returned either way.
-std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
-                                                  std::span<const TensorView> outputs);
 
 }  // namespace ge

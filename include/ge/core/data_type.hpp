@@ -64,6 +64,38 @@ template <class T>
   else return DataType::undefined;
 }
 
+/// Calls `f(std::type_identity<T>{})` with the C++ type `T` that stores the elements of
+/// type `t` (`float`, `double`, `std::int8_t` ... `std::uint64_t`, `bool`), or with
+/// `T = void` for f16, bf16 (no C++ arithmetic type: their users read the bits) and
+/// `undefined`; returns what `f` returns. The one switch over the element types.
+///
+/// ```
+/// double first = ge::visit(t, [&]<class T>(std::type_identity<T>) -> double {
+///   if constexpr (std::is_void_v<T>) throw std::runtime_error("no numbers");
+///   else return static_cast<double>(*static_cast<const T*>(data));
+/// });
+/// ```
+template <class F>
+constexpr decltype(auto) visit(DataType t, F&& f) {
+  switch (t) {
+    case DataType::f32: return f(std::type_identity<float>{});
+    case DataType::f64: return f(std::type_identity<double>{});
+    case DataType::i8: return f(std::type_identity<std::int8_t>{});
+    case DataType::i16: return f(std::type_identity<std::int16_t>{});
+    case DataType::i32: return f(std::type_identity<std::int32_t>{});
+    case DataType::i64: return f(std::type_identity<std::int64_t>{});
+    case DataType::u8: return f(std::type_identity<std::uint8_t>{});
+    case DataType::u16: return f(std::type_identity<std::uint16_t>{});
+    case DataType::u32: return f(std::type_identity<std::uint32_t>{});
+    case DataType::u64: return f(std::type_identity<std::uint64_t>{});
+    case DataType::boolean: return f(std::type_identity<bool>{});
+    case DataType::f16:
+    case DataType::bf16:
+    case DataType::undefined: break;
+  }
+  return f(std::type_identity<void>{});
+}
+
 /// The short name, e.g. `"f32"`, `"bool"`.
 [[nodiscard]] std::string_view to_string(DataType t) noexcept;
 

@@ -81,7 +81,7 @@ std::shared_ptr<const Kernel> make_if(const KernelRequest& r) {
 }  // namespace
 
 void register_cpu_control_flow(KernelRegistry& r) {
-  r.add({.op = "If", .name = "cpu.if", .engines = engines(Engine::vector, Engine::host), .make = make_if});
+  r.add({.op = "If", .name = "cpu.if", .make = make_if});
   register_cpu_loops(r);
 }
 

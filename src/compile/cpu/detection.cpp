@@ -52,7 +52,6 @@ std::shared_ptr<const Kernel> make_nms(const KernelRequest& req) {
 void register_cpu_detection(KernelRegistry& r) {
   r.add({.op = "RoiAlign",
          .name = "cpu.roi_align",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const InferContext& c = req.context;
            const cpu::RoiAlignParams p{.max = c.s("mode") == "max",
@@ -63,7 +62,6 @@ void register_cpu_detection(KernelRegistry& r) {
          }});
   r.add({.op = "GridSample",
          .name = "cpu.grid_sample",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const InferContext& c = req.context;
            const std::string& m = c.s("mode");
@@ -81,7 +79,6 @@ void register_cpu_detection(KernelRegistry& r) {
          }});
   r.add({.op = "NonMaxSuppression",
          .name = "cpu.non_max_suppression",
-         .engines = engines(Engine::vector, Engine::host),
          .make = make_nms});
 }
 

@@ -13,7 +13,6 @@ namespace ge::cpu_lower {
 void register_cpu_einsum(KernelRegistry& r) {
   r.add({.op = "Einsum",
          .name = "cpu.einsum",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) {
            for (std::size_t i = 0; i < req.context.input_count(); ++i)
              if (!input_type_in(req, i, {DataType::f32, DataType::f64})) return false;

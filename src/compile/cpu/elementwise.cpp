@@ -56,7 +56,6 @@ cpu::UnaryParams unary_params(cpu::UnaryOp kind, const InferContext& c) {
 void add_unary(KernelRegistry& r, const char* op, cpu::UnaryOp kind) {
   r.add({.op = op,
          .name = std::string("cpu.unary.") + op,
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [kind](const KernelRequest& req) { return unary_fits(kind, req); },
          .make = [kind, op](const KernelRequest& req) {
            const cpu::UnaryParams p = unary_params(kind, req.context);
@@ -126,7 +125,6 @@ bool binary_fits(cpu::BinaryOp kind, const KernelRequest& r) {
 void add_binary(KernelRegistry& r, const char* op, cpu::BinaryOp kind) {
   r.add({.op = op,
          .name = std::string("cpu.binary.") + op,
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [kind](const KernelRequest& req) { return binary_fits(kind, req); },
          .make = [kind, op](const KernelRequest&) {
            return make_kernel(std::string("cpu.binary.") + op,
@@ -139,7 +137,6 @@ void add_binary(KernelRegistry& r, const char* op, cpu::BinaryOp kind) {
 void add_clip_int(KernelRegistry& r) {
   r.add({.op = "Clip",
          .name = "cpu.clip_int",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) {
            return input_type_in(req, 0, {DataType::i8, DataType::i16, DataType::i32, DataType::i64, DataType::u8,
                                          DataType::u16, DataType::u32, DataType::u64});
@@ -155,7 +152,6 @@ void add_clip_int(KernelRegistry& r) {
 void add_pow_mixed(KernelRegistry& r) {
   r.add({.op = "Pow",
          .name = "cpu.pow_mixed",
-         .engines = engines(Engine::vector, Engine::host),
          .priority = -1,  // same-type floats take the vectorised binary kernel
          .fits = [](const KernelRequest& req) {
            constexpr auto f32 = DataType::f32, f64 = DataType::f64, i32 = DataType::i32, i64 = DataType::i64;
@@ -173,7 +169,6 @@ void add_float_tests(KernelRegistry& r) {
     const cpu::FloatTest test = entry.second;
     r.add({.op = op,
            .name = std::string("cpu.") + op,
-           .engines = engines(Engine::vector, Engine::host),
            .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32, DataType::f64}); },
            .make = [op, test](const KernelRequest& req) {
              const bool inf = test == cpu::FloatTest::inf;
@@ -213,7 +208,6 @@ void register_cpu_elementwise(KernelRegistry& r) {
   add_float_tests(r);
   r.add({.op = "Clip",
          .name = "cpu.unary.Clip",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32}); },
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.unary.Clip", [](Views in, Views out) {
@@ -241,7 +235,6 @@ void register_cpu_elementwise(KernelRegistry& r) {
   add_binary(r, "PRelu", cpu::BinaryOp::prelu);
   r.add({.op = "BitShift",
          .name = "cpu.binary.BitShift",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return binary_fits(cpu::BinaryOp::shift_left, req); },
          .make = [](const KernelRequest& req) {
            const auto kind = req.context.s("direction") == "LEFT" ? cpu::BinaryOp::shift_left : cpu::BinaryOp::shift_right;
@@ -249,7 +242,6 @@ void register_cpu_elementwise(KernelRegistry& r) {
          }});
   r.add({.op = "Where",
          .name = "cpu.where",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.where", [](Views in, Views out) {
              cpu::where(in[0], in[1], in[2], out[0]);
@@ -257,7 +249,6 @@ void register_cpu_elementwise(KernelRegistry& r) {
          }});
   r.add({.op = "Cast",
          .name = "cpu.cast",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.cast", [](Views in, Views out) {
              cpu::cast(in[0], out[0]);

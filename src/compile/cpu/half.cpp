@@ -49,7 +49,6 @@ void register_cpu_half(KernelRegistry& r) {
     const std::string name = std::string("cpu.") + op + ".half";
     r.add({.op = op,
            .name = name,
-           .engines = engines(Engine::vector, Engine::host),
            .fits = all_half,
            .make = [name, kind](const KernelRequest&) {
              return make_kernel(name, [kind](Views in, Views out) {
@@ -59,7 +58,6 @@ void register_cpu_half(KernelRegistry& r) {
   }
   r.add({.op = "Mod",
          .name = "cpu.mod.half",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return all_half(req) && req.context.i("fmod") == 1; },
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.mod.half", [](Views in, Views out) {

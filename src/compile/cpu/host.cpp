@@ -50,7 +50,6 @@ std::shared_ptr<const Kernel> make_topk(const KernelRequest& req) {
 void register_cpu_host(KernelRegistry& r) {
   r.add({.op = "NonZero",
          .name = "cpu.nonzero",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_dynamic_kernel("cpu.nonzero", [](Views in, Allocate allocate) {
              const std::int64_t count = cpu::nonzero_count(in[0]);
@@ -61,7 +60,6 @@ void register_cpu_host(KernelRegistry& r) {
          }});
   r.add({.op = "TopK",
          .name = "cpu.top_k",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32, DataType::i32, DataType::i64}); },
          .make = make_topk});
 }

@@ -23,7 +23,6 @@ cpu::ScatterReduction reduction_of(const std::string& s) {
 void register_cpu_indexing(KernelRegistry& r) {
   r.add({.op = "GatherElements",
          .name = "cpu.gather_elements",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
            return make_kernel("cpu.gather_elements", [axis](Views in, Views out) {
@@ -32,7 +31,6 @@ void register_cpu_indexing(KernelRegistry& r) {
          }});
   r.add({.op = "ScatterElements",
          .name = "cpu.scatter_elements",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) {
            return req.context.s("reduction") == "none" ||
                   input_type_in(req, 0, {DataType::f32, DataType::f64, DataType::i32, DataType::i64});
@@ -47,7 +45,6 @@ void register_cpu_indexing(KernelRegistry& r) {
          }});
   r.add({.op = "Size",
          .name = "cpu.size",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.size", [](Views in, Views out) { *out[0].as<std::int64_t>() = in[0].elements(); });
          }});

@@ -221,8 +221,8 @@ std::shared_ptr<const Kernel> make_scan(const KernelRequest& r) {
 }  // namespace
 
 void register_cpu_loops(KernelRegistry& r) {
-  r.add({.op = "Loop", .name = "cpu.loop", .engines = engines(Engine::vector, Engine::host), .make = make_loop});
-  r.add({.op = "Scan", .name = "cpu.scan", .engines = engines(Engine::vector, Engine::host), .make = make_scan});
+  r.add({.op = "Loop", .name = "cpu.loop", .make = make_loop});
+  r.add({.op = "Scan", .name = "cpu.scan", .make = make_scan});
 }
 
 }  // namespace ge::cpu_lower

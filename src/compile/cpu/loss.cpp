@@ -27,7 +27,6 @@ bool loss_fits(const KernelRequest& req) { return input_type_in(req, 0, {DataTyp
 void register_cpu_loss(KernelRegistry& r) {
   r.add({.op = "NegativeLogLikelihoodLoss",
          .name = "cpu.nll_loss",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = loss_fits,
          .make = [](const KernelRequest& req) {
            const cpu::LossParams p = loss_params("NegativeLogLikelihoodLoss", req.context);
@@ -37,7 +36,6 @@ void register_cpu_loss(KernelRegistry& r) {
          }});
   r.add({.op = "SoftmaxCrossEntropyLoss",
          .name = "cpu.softmax_cross_entropy",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = loss_fits,
          .make = [](const KernelRequest& req) {
            const cpu::LossParams p = loss_params("SoftmaxCrossEntropyLoss", req.context);

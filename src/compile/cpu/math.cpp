@@ -15,7 +15,6 @@ namespace ge::cpu_lower {
 
 namespace {
 
-constexpr EngineSet kBoth = engines(Engine::vector, Engine::host);
 constexpr std::initializer_list<DataType> kIntegers{DataType::i8, DataType::i16, DataType::i32, DataType::i64,
                                                     DataType::u8, DataType::u16, DataType::u32, DataType::u64};
 constexpr std::initializer_list<DataType> kMinMaxTypes{DataType::f32, DataType::f64, DataType::i8,  DataType::i16,
@@ -77,7 +76,6 @@ std::int64_t trilu_k(Views in) {
 void add_variadic(KernelRegistry& r, const char* op, cpu::Variadic kind) {
   r.add({.op = op,
          .name = std::string("cpu.") + op,
-         .engines = kBoth,
          .fits = [](const KernelRequest& req) { return all_inputs_in(req, kMinMaxTypes); },
          .make = [op, kind](const KernelRequest&) {
            return make_kernel(std::string("cpu.") + op, [kind](Views in, Views out) { cpu::variadic(kind, in, out[0]); });
@@ -89,7 +87,6 @@ void add_variadic(KernelRegistry& r, const char* op, cpu::Variadic kind) {
 void register_cpu_math(KernelRegistry& r) {
   r.add({.op = "HardSigmoid",
          .name = "cpu.hard_sigmoid",
-         .engines = kBoth,
          .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32}); },
          .make = [](const KernelRequest& req) {
            const cpu::HardSigmoidParams p{.alpha = static_cast<float>(req.context.f("alpha")),
@@ -98,13 +95,11 @@ void register_cpu_math(KernelRegistry& r) {
          }});
   r.add({.op = "Not",
          .name = "cpu.not",
-         .engines = kBoth,
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.not", [](Views in, Views out) { cpu::logical_not(in[0], out[0]); });
          }});
   r.add({.op = "Mod",
          .name = "cpu.mod",
-         .engines = kBoth,
          .fits = [](const KernelRequest& req) {
            return all_inputs_in(req, kIntegers) ||
                   (all_inputs_in(req, {DataType::f32, DataType::f64}) && req.context.i("fmod") == 1);
@@ -119,7 +114,6 @@ void register_cpu_math(KernelRegistry& r) {
   add_variadic(r, "Mean", cpu::Variadic::mean);
   r.add({.op = "InstanceNormalization",
          .name = "cpu.instance_norm",
-         .engines = kBoth,
          .fits = [](const KernelRequest& req) { return all_inputs_in(req, {DataType::f32}); },
          .make = [](const KernelRequest& req) {
            const cpu::InstanceNormParams p{.epsilon = static_cast<float>(req.context.f("epsilon"))};
@@ -128,7 +122,6 @@ void register_cpu_math(KernelRegistry& r) {
          }});
   r.add({.op = "Trilu",
          .name = "cpu.trilu",
-         .engines = kBoth,
          .make = [](const KernelRequest& req) {
            const bool upper = req.context.i("upper") != 0;
            return make_kernel("cpu.trilu", [upper](Views in, Views out) {
@@ -137,7 +130,6 @@ void register_cpu_math(KernelRegistry& r) {
          }});
   r.add({.op = "Range",
          .name = "cpu.range",
-         .engines = kBoth,
          .fits = [](const KernelRequest& req) {
            return input_type_in(req, 0, {DataType::f32, DataType::f64, DataType::i16, DataType::i32, DataType::i64});
          },

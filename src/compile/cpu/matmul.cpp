@@ -166,22 +166,18 @@ std::shared_ptr<const Kernel> make_fused_attention(const KernelRequest& r) {
 void register_cpu_matmul(KernelRegistry& r) {
   r.add({.op = "FusedAttention",
          .name = "cpu.fused_attention",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = all_f32,
          .make = make_fused_attention});
   r.add({.op = "FusedMatMul",
          .name = "cpu.fused_matmul",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = all_f32,
          .make = make_fused_matmul});
   r.add({.op = "MatMul",
          .name = "cpu.matmul",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = all_f32,
          .make = make_matmul});
   r.add({.op = "Gemm",
          .name = "cpu.gemm",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = all_f32,
          .make = make_gemm});
 }

@@ -26,7 +26,6 @@ bool inputs_f32(const KernelRequest& r) {
 void register_cpu_nn_more(KernelRegistry& r) {
   r.add({.op = "BatchNormalization",
          .name = "cpu.batch_norm_training",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return req.context.i("training_mode") == 1 && inputs_f32(req); },
          .make = [](const KernelRequest& req) {
            const cpu::BatchNormTrainParams p{.epsilon = static_cast<float>(req.context.f("epsilon")),
@@ -38,7 +37,6 @@ void register_cpu_nn_more(KernelRegistry& r) {
          }});
   r.add({.op = "LRN",
          .name = "cpu.lrn",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = inputs_f32,
          .make = [](const KernelRequest& req) {
            const InferContext& c = req.context;
@@ -48,7 +46,6 @@ void register_cpu_nn_more(KernelRegistry& r) {
          }});
   r.add({.op = "MeanVarianceNormalization",
          .name = "cpu.mean_variance_normalization",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = inputs_f32,
          .make = [](const KernelRequest& req) {
            const std::vector<std::int64_t> axes = req.context.ints("axes");
@@ -66,7 +63,6 @@ void register_cpu_nn_more(KernelRegistry& r) {
     const std::string name = std::string("cpu.") + op;
     r.add({.op = op,
            .name = name,
-           .engines = engines(Engine::vector, Engine::host),
            .make = [name, kind](const KernelRequest& req) {
              const bool periodic = req.context.i("periodic") != 0;
              return make_shaped_kernel(name, req, {0}, [kind, periodic](Views, Views out) {
@@ -76,13 +72,11 @@ void register_cpu_nn_more(KernelRegistry& r) {
   }
   r.add({.op = "Det",
          .name = "cpu.det",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.det", [](Views in, Views out) { cpu::det(in[0], out[0]); });
          }});
   r.add({.op = "MaxUnpool",
          .name = "cpu.max_unpool",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32}); },
          .make = [](const KernelRequest& req) {
            const ops::WindowAttrs w = ops::WindowAttrs::from(req.context, req.context.ints("kernel_shape").size());

@@ -23,7 +23,6 @@ bool all_f32(const KernelRequest& r) {
 void add_softmax(KernelRegistry& r, const char* op, bool log) {
   r.add({.op = op,
          .name = std::string("cpu.") + (log ? "log_softmax" : "softmax"),
-         .engines = engines(Engine::vector, Engine::host),
          .fits = all_f32,
          .make = [op, log](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
@@ -69,7 +68,6 @@ void register_cpu_norm(KernelRegistry& r) {
   add_softmax(r, "LogSoftmax", true);
   r.add({.op = "LayerNormalization",
          .name = "cpu.layer_norm",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) {
            for (const TensorDesc& o : req.outputs)
              if (o.dtype != DataType::f32) return false;
@@ -96,7 +94,6 @@ void register_cpu_norm(KernelRegistry& r) {
          }});
   r.add({.op = "BatchNormalization",
          .name = "cpu.batch_norm",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return req.context.i("training_mode") == 0 && all_f32(req); },
          .make = [](const KernelRequest& req) {
            const cpu::BatchNormParams p{.epsilon = static_cast<float>(req.context.f("epsilon"))};

@@ -28,7 +28,6 @@ void check_inference(Views in) {
 void add_passthrough(KernelRegistry& r) {
   r.add({.op = "Dropout",
          .name = "cpu.dropout",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.dropout", [](Views in, Views out) {
              check_inference(in);
@@ -39,7 +38,6 @@ void add_passthrough(KernelRegistry& r) {
          }});
   r.add({.op = "CastLike",
          .name = "cpu.cast_like",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.cast_like", [](Views in, Views out) { cpu::cast(in[0], out[0]); });
          }});
@@ -50,7 +48,6 @@ void add_passthrough(KernelRegistry& r) {
 void register_cpu_one_hot(KernelRegistry& r) {
   r.add({.op = "Hardmax",
          .name = "cpu.hardmax",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32, DataType::f64}); },
          .make = [](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
@@ -60,14 +57,12 @@ void register_cpu_one_hot(KernelRegistry& r) {
          }});
   r.add({.op = "EyeLike",
          .name = "cpu.eye_like",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t k = req.context.i("k");
            return make_kernel("cpu.eye_like", [k](Views, Views out) { cpu::eye_like(k, out[0]); });
          }});
   r.add({.op = "OneHot",
          .name = "cpu.one_hot",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
            return make_shaped_kernel("cpu.one_hot", req, {1}, [axis](Views in, Views out) {

@@ -29,7 +29,6 @@ cpu::OptimizerParams params(const InferContext& c, cpu::Optimizer kind) {
 void add(KernelRegistry& r, const char* op, const char* name, cpu::Optimizer kind) {
   r.add({.op = op,
          .name = name,
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return input_type_in(req, 2, {DataType::f32, DataType::f64}); },
          .make = [kind, name](const KernelRequest& req) {
            const cpu::OptimizerParams p = params(req.context, kind);

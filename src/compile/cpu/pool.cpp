@@ -55,7 +55,6 @@ void add_pool(KernelRegistry& r, const char* op, bool is_max) {
   const std::string name = is_max ? "cpu.max_pool2d" : "cpu.average_pool2d";
   r.add({.op = op,
          .name = name,
-         .engines = engines(Engine::vector, Engine::host),
          .fits = pool_fits,
          .make = [is_max, name](const KernelRequest& req) {
            const PoolAttrs a = pool_attrs(req.context, is_max);
@@ -87,7 +86,6 @@ void register_cpu_pool(KernelRegistry& r) {
     const char* name = is_max ? "cpu.max_pool2d.nhwc" : "cpu.average_pool2d.nhwc";
     r.add({.op = is_max ? "MaxPool" : "AveragePool",
            .name = name,
-           .engines = engines(Engine::vector, Engine::host),
            .fits =
                [](const KernelRequest& req) {
                  return nhwc_pool(req) && input_type_in(req, 0, {DataType::f32}) && req.outputs.size() == 1 &&
@@ -105,7 +103,6 @@ void register_cpu_pool(KernelRegistry& r) {
   }
   r.add({.op = "GlobalAveragePool",
          .name = "cpu.global_average_pool",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32}); },
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.global_average_pool", [](Views in,
@@ -115,7 +112,6 @@ void register_cpu_pool(KernelRegistry& r) {
          }});
   r.add({.op = "GlobalMaxPool",
          .name = "cpu.global_max_pool",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32}); },
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.global_max_pool", [](Views in, Views out) { cpu::global_max_pool(in[0], out[0]); });

@@ -30,7 +30,6 @@ cpu::IntConvParams int_conv_params(std::string_view op, const Attributes& attrs,
 void add_products(KernelRegistry& r) {
   r.add({.op = "MatMulInteger",
          .name = "cpu.matmul_integer",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.matmul_integer", [](Views in, Views out) {
              cpu::matmul_integer(in[0], in[1], optional_input(in, 2), optional_input(in, 3), out[0]);
@@ -38,7 +37,6 @@ void add_products(KernelRegistry& r) {
          }});
   r.add({.op = "QLinearMatMul",
          .name = "cpu.qlinear_matmul",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.qlinear_matmul", [](Views in, Views out) {
              const cpu::Requantize rq{&in[1], &in[4], &in[6], &in[7]};
@@ -47,7 +45,6 @@ void add_products(KernelRegistry& r) {
          }});
   r.add({.op = "ConvInteger",
          .name = "cpu.conv_integer",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const Attributes attrs = req.context.attrs();
            return make_kernel("cpu.conv_integer", [attrs](Views in, Views out) {
@@ -57,7 +54,6 @@ void add_products(KernelRegistry& r) {
          }});
   r.add({.op = "QLinearConv",
          .name = "cpu.qlinear_conv",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const Attributes attrs = req.context.attrs();
            return make_kernel("cpu.qlinear_conv", [attrs](Views in, Views out) {
@@ -73,7 +69,6 @@ void add_products(KernelRegistry& r) {
 void register_cpu_quantize(KernelRegistry& r) {
   r.add({.op = "QuantizeLinear",
          .name = "cpu.quantize_linear",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
            return make_kernel("cpu.quantize_linear", [axis](Views in, Views out) {
@@ -83,7 +78,6 @@ void register_cpu_quantize(KernelRegistry& r) {
          }});
   r.add({.op = "DequantizeLinear",
          .name = "cpu.dequantize_linear",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
            return make_kernel("cpu.dequantize_linear", [axis](Views in, Views out) {
@@ -93,7 +87,6 @@ void register_cpu_quantize(KernelRegistry& r) {
          }});
   r.add({.op = "DynamicQuantizeLinear",
          .name = "cpu.dynamic_quantize_linear",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest&) {
            return make_kernel("cpu.dynamic_quantize_linear", [](Views in, Views out) {
              cpu::dynamic_quantize_linear(in[0], out[0], out[1], out[2]);

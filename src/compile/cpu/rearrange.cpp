@@ -8,13 +8,11 @@ namespace ge::cpu_lower {
 void register_cpu_rearrange(KernelRegistry& r) {
   r.add({.op = "Tile",
          .name = "cpu.tile",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            return make_shaped_kernel("cpu.tile", req, {1}, [](Views in, Views out) { cpu::tile(in[0], out[0]); });
          }});
   r.add({.op = "DepthToSpace",
          .name = "cpu.depth_to_space",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const cpu::DepthToSpaceParams p{.block = req.context.i("blocksize"), .crd = req.context.s("mode") == "CRD"};
            return make_kernel("cpu.depth_to_space",
@@ -22,7 +20,6 @@ void register_cpu_rearrange(KernelRegistry& r) {
          }});
   r.add({.op = "SpaceToDepth",
          .name = "cpu.space_to_depth",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t b = req.context.i("blocksize");
            return make_kernel("cpu.space_to_depth", [b](Views in, Views out) { cpu::space_to_depth(b, in[0], out[0]); });

@@ -41,7 +41,6 @@ cpu::RnnParams params(const KernelRequest& req, cpu::RnnCell cell) {
 void add(KernelRegistry& r, const char* op, const char* name, cpu::RnnCell cell) {
   r.add({.op = op,
          .name = name,
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) { return input_type_in(req, 0, {DataType::f32, DataType::f64}); },
          .make = [cell, name](const KernelRequest& req) -> std::shared_ptr<const Kernel> {
            const cpu::RnnParams p = params(req, cell);

@@ -43,7 +43,6 @@ void add_reduce(KernelRegistry& r, const char* op, cpu::ReduceOp kind, bool (*fi
   const std::string name = std::string("cpu.reduce.") + op;
   r.add({.op = op,
          .name = name,
-         .engines = engines(Engine::vector, Engine::host),
          .fits = fits,
          .make = [op, kind, name](const KernelRequest& req) {
            const InferContext& c = req.context;
@@ -70,7 +69,6 @@ void add_arg(KernelRegistry& r, const char* op, bool min) {
   const std::string name = min ? "cpu.arg_min" : "cpu.arg_max";
   r.add({.op = op,
          .name = name,
-         .engines = engines(Engine::vector, Engine::host),
          .fits = reduce_types,
          .make = [op, min, name](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
@@ -86,7 +84,6 @@ void add_arg(KernelRegistry& r, const char* op, bool min) {
 void add_cum_sum(KernelRegistry& r) {
   r.add({.op = "CumSum",
          .name = "cpu.cum_sum",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) {
            return input_type_in(req, 0, {DataType::f32, DataType::f64, DataType::i32, DataType::i64});
          },

@@ -60,14 +60,12 @@ std::shared_ptr<const Kernel> make_unique(const KernelRequest& req) {
 void register_cpu_selection(KernelRegistry& r) {
   r.add({.op = "GatherND",
          .name = "cpu.gather_nd",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t b = req.context.i("batch_dims");
            return make_kernel("cpu.gather_nd", [b](Views in, Views out) { cpu::gather_nd(b, in[0], in[1], out[0]); });
          }});
   r.add({.op = "ScatterND",
          .name = "cpu.scatter_nd",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = [](const KernelRequest& req) {
            return req.context.s("reduction") == "none" ||
                   input_type_in(req, 0, {DataType::f32, DataType::f64, DataType::i32, DataType::i64});
@@ -80,7 +78,6 @@ void register_cpu_selection(KernelRegistry& r) {
          }});
   r.add({.op = "Compress",
          .name = "cpu.compress",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::optional<std::int64_t> axis = axis_attr(req.context);
            return make_shaped_kernel("cpu.compress", req, {1}, [axis](Views in, Views out) {
@@ -89,14 +86,13 @@ void register_cpu_selection(KernelRegistry& r) {
          }});
   r.add({.op = "ReverseSequence",
          .name = "cpu.reverse_sequence",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t t = req.context.i("time_axis"), b = req.context.i("batch_axis");
            return make_kernel("cpu.reverse_sequence", [t, b](Views in, Views out) {
              cpu::reverse_sequence(t, b, in[0], in[1], out[0]);
            });
          }});
-  r.add({.op = "Unique", .name = "cpu.unique", .engines = engines(Engine::vector, Engine::host), .make = make_unique});
+  r.add({.op = "Unique", .name = "cpu.unique", .make = make_unique});
 }
 
 }  // namespace ge::cpu_lower

@@ -28,7 +28,6 @@ namespace {
 void add_copy(KernelRegistry& r, const char* op, std::optional<std::size_t> shape_slot) {
   r.add({.op = op,
          .name = std::string("cpu.copy.") + op,
-         .engines = engines(Engine::vector, Engine::host),
          .make = [op, shape_slot](const KernelRequest& req) {
            const Body body = [](Views in, Views out) {
              if (in[0].data == out[0].data) return;  // in place: the bytes are already there
@@ -121,7 +120,6 @@ double scalar_value(const TensorView& t) {
 void add_rearranging(KernelRegistry& r) {
   r.add({.op = "Transpose",
          .name = "cpu.transpose",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const bool has_perm = req.context.has("perm");
            const std::vector<std::int64_t> perm = req.context.ints("perm");
@@ -134,7 +132,6 @@ void add_rearranging(KernelRegistry& r) {
          }});
   r.add({.op = "Concat",
          .name = "cpu.concat",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
            return make_kernel("cpu.concat", [axis](Views in, Views out) {
@@ -143,7 +140,6 @@ void add_rearranging(KernelRegistry& r) {
          }});
   r.add({.op = "Split",
          .name = "cpu.split",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
            return make_shaped_kernel("cpu.split", req, {1}, [axis](Views in, Views out) {
@@ -156,7 +152,6 @@ void add_rearranging(KernelRegistry& r) {
 void add_indexing(KernelRegistry& r) {
   r.add({.op = "Slice",
          .name = "cpu.slice",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const InferContext& c = req.context;
            const IntsInput starts(c, 1), ends(c, 2), axes(c, 3), steps(c, 4);
@@ -186,7 +181,6 @@ void add_indexing(KernelRegistry& r) {
          }});
   r.add({.op = "Gather",
          .name = "cpu.gather",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t axis = req.context.i("axis");
            return make_kernel("cpu.gather", [axis](Views in, Views out) {
@@ -195,7 +189,6 @@ void add_indexing(KernelRegistry& r) {
          }});
   r.add({.op = "Expand",
          .name = "cpu.expand",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            return make_shaped_kernel("cpu.expand", req, {1}, [](Views in, Views out) {
              cpu::expand(in[0], out[0]);
@@ -207,7 +200,6 @@ void add_indexing(KernelRegistry& r) {
 void add_shape_data(KernelRegistry& r) {
   r.add({.op = "Shape",
          .name = "cpu.shape",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const std::int64_t start = req.context.i("start");
            const std::optional<std::int64_t> end =
@@ -222,7 +214,6 @@ void add_shape_data(KernelRegistry& r) {
          }});
   r.add({.op = "ConstantOfShape",
          .name = "cpu.constant_of_shape",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const Tensor value = req.context.attr("value").as_tensor();
            return make_shaped_kernel("cpu.constant_of_shape", req, {0}, [value](Views, Views out) {
@@ -235,7 +226,6 @@ void add_shape_data(KernelRegistry& r) {
 void add_pad_resize(KernelRegistry& r) {
   r.add({.op = "Pad",
          .name = "cpu.pad",
-         .engines = engines(Engine::vector, Engine::host),
          .make = [](const KernelRequest& req) {
            const InferContext& c = req.context;
            const std::string& m = c.s("mode");
@@ -259,7 +249,6 @@ void add_pad_resize(KernelRegistry& r) {
          }});
   r.add({.op = "Resize",
          .name = "cpu.resize",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = resize_fits,
          .make = [](const KernelRequest& req) {
            const InferContext& c = req.context;

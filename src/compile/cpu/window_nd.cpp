@@ -130,12 +130,10 @@ std::shared_ptr<const Kernel> make_conv_nd(const KernelRequest& req) {
 void register_cpu_window_nd(KernelRegistry& r) {
   r.add({.op = "Conv",
          .name = "cpu.conv_nd",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = conv_fits,
          .make = make_conv_nd});
   r.add({.op = "ConvTranspose",
          .name = "cpu.conv_transpose_nd",
-         .engines = engines(Engine::vector, Engine::host),
          .fits = conv_fits,
          .make = [](const KernelRequest& req) {
            NdAttrs a = nd_attrs(req.context);
@@ -149,7 +147,6 @@ void register_cpu_window_nd(KernelRegistry& r) {
     const char* name = is_max ? "cpu.max_pool_nd" : "cpu.average_pool_nd";
     r.add({.op = is_max ? "MaxPool" : "AveragePool",
            .name = name,
-           .engines = engines(Engine::vector, Engine::host),
            .fits = [is_max](const KernelRequest& req) { return pool_fits(req, is_max); },
            .make = [is_max, name](const KernelRequest& req) {
              const NdAttrs a = nd_attrs(req.context);

@@ -44,11 +44,11 @@ void attention(const AttentionParams& p, const TensorView& q, const TensorView& 
                const TensorView& y) {
   const Strided sq = geometry("Q", q, p.q), sk = geometry("K", k, p.k), sv = geometry("V", v, p.v);
   const Strided sy = geometry("Y", y, p.out);
-  const auto text = [&] { return "Q " + dims_text(q.dims) + ", K " + dims_text(k.dims) + ", V " + dims_text(v.dims); };
+  const auto text = [&] { return "Q " + bracketed(q.dims) + ", K " + bracketed(k.dims) + ", V " + bracketed(v.dims); };
   if (sk.batch != sq.batch || sv.batch != sq.batch || sk.cols != sq.cols || sv.rows != sk.rows)
     fail(Errc::bad_op_inputs, op, "the batches, key rows or feature dims do not fit: " + text());
   if (sy.batch != sq.batch || sy.rows != sq.rows || sy.cols != sv.cols)
-    fail(Errc::bad_op_inputs, op, "Y " + dims_text(y.dims) + " does not fit " + text());
+    fail(Errc::bad_op_inputs, op, "Y " + bracketed(y.dims) + " does not fit " + text());
   check_data(op, "Q", q);
   check_data(op, "K", k);
   check_data(op, "V", v);

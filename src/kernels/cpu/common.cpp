@@ -1,6 +1,7 @@
 #include "kernels/cpu/common.hpp"
 
 #include "ge/core/log.hpp"
+#include "ge/core/text.hpp"
 
 #include "core/tsan.hpp"
 
@@ -137,15 +138,7 @@ void fail(Errc code, std::string_view op, const std::string& what) {
   raise(code, msg);
 }
 
-std::string dims_text(Dims dims) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    if (i != 0) s += ',';
-    s += std::to_string(dims[i]);
-  }
-  s += ']';
-  return s;
-}
+std::string bracketed(Dims dims) { return "[" + ge::dims_text(dims) + "]"; }
 
 void check_dtype(std::string_view op, std::string_view name, const TensorView& t, DataType expected) {
   if (t.dtype != expected) {
@@ -157,7 +150,7 @@ void check_dtype(std::string_view op, std::string_view name, const TensorView& t
 
 void check_data(std::string_view op, std::string_view name, const TensorView& t) {
   for (const std::int64_t d : t.dims) {
-    if (d < 0) fail(Errc::bad_tensor, op, std::string(name) + " has a negative dim: " + dims_text(t.dims));
+    if (d < 0) fail(Errc::bad_tensor, op, std::string(name) + " has a negative dim: " + bracketed(t.dims));
   }
   if (t.data == nullptr && t.elements() != 0) {
     fail(Errc::bad_tensor, op, std::string(name) + " has " + std::to_string(t.elements()) + " elements but no data");
@@ -168,7 +161,7 @@ void check_dims(std::string_view op, std::string_view name, const TensorView& t,
   const bool same = t.dims.size() == expected.size() && std::equal(expected.begin(), expected.end(), t.dims.begin());
   if (!same) {
     fail(Errc::bad_op_inputs, op,
-         std::string(name) + " has dims " + dims_text(t.dims) + "; expected " + dims_text(expected));
+         std::string(name) + " has dims " + bracketed(t.dims) + "; expected " + bracketed(expected));
   }
   check_data(op, name, t);
 }
@@ -176,7 +169,7 @@ void check_dims(std::string_view op, std::string_view name, const TensorView& t,
 void check_rank(std::string_view op, std::string_view name, const TensorView& t, std::size_t rank) {
   if (t.rank() != rank) {
     fail(Errc::rank_mismatch, op,
-         std::string(name) + " has rank " + std::to_string(t.rank()) + " (dims " + dims_text(t.dims) +
+         std::string(name) + " has rank " + std::to_string(t.rank()) + " (dims " + bracketed(t.dims) +
              "); expected rank " + std::to_string(rank));
   }
   check_data(op, name, t);
@@ -201,7 +194,7 @@ SmallDims strides_of(Dims dims) {
 SmallDims broadcast_strides(std::string_view op, std::string_view name, Dims in, Dims out) {
   if (in.size() > out.size()) {
     fail(Errc::incompatible_shapes, op,
-         std::string(name) + " dims " + dims_text(in) + " do not broadcast to " + dims_text(out));
+         std::string(name) + " dims " + bracketed(in) + " do not broadcast to " + bracketed(out));
   }
   const SmallDims dense = strides_of(in);
   SmallDims s(out.size(), 0);
@@ -215,7 +208,7 @@ SmallDims broadcast_strides(std::string_view op, std::string_view name, Dims in,
       s[lead + i] = 0;
     } else {
       fail(Errc::incompatible_shapes, op,
-           std::string(name) + " dims " + dims_text(in) + " do not broadcast to " + dims_text(out));
+           std::string(name) + " dims " + bracketed(in) + " do not broadcast to " + bracketed(out));
     }
   }
   return s;

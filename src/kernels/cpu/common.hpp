@@ -102,8 +102,8 @@ class SmallDims {
 /// Raises `Error(code, "[ge.kernels] [<op>] <what>")`.
 [[noreturn]] void fail(Errc code, std::string_view op, const std::string& what);
 
-/// Dims as text, e.g. `[2,3,4]`.
-[[nodiscard]] std::string dims_text(Dims dims);
+/// Dims as text in brackets, e.g. `[2,3,4]`.
+[[nodiscard]] std::string bracketed(Dims dims);
 
 /// Raises `Errc::type_mismatch` unless `t.dtype == expected`.
 void check_dtype(std::string_view op, std::string_view name, const TensorView& t, DataType expected);

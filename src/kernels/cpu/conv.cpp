@@ -44,7 +44,7 @@ ConvShape check_conv(const Conv2dParams& p, const TensorView& x, std::int64_t co
   ConvShape s{x.dims[0], x.dims[1], x.dims[2], x.dims[3], cout, kh, kw, 0, 0};
   if (s.c != cin_g * p.group) {
     fail(Errc::bad_op_inputs, kConv,
-         "X " + dims_text(x.dims) + " has " + std::to_string(s.c) + " channels; the weights expect " +
+         "X " + bracketed(x.dims) + " has " + std::to_string(s.c) + " channels; the weights expect " +
              std::to_string(cin_g) + " x group " + std::to_string(p.group));
   }
   if (cout % p.group != 0) {
@@ -56,7 +56,7 @@ ConvShape check_conv(const Conv2dParams& p, const TensorView& x, std::int64_t co
   if (eh < 0 || ew < 0) {
     fail(Errc::bad_op_inputs, kConv,
          "the dilated kernel " + std::to_string(kh) + "x" + std::to_string(kw) + " is larger than the padded input " +
-             dims_text(x.dims));
+             bracketed(x.dims));
   }
   s.oh = eh / p.stride_h + 1;
   s.ow = ew / p.stride_w + 1;
@@ -326,7 +326,7 @@ PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, 
   if (p.group < 1 || w.dims[0] % p.group != 0) {
     fail(Errc::bad_attribute, kConv,
          "group " + std::to_string(p.group) + " must be >= 1 and divide the output channels of W " +
-             dims_text(w.dims));
+             bracketed(w.dims));
   }
   PackedConvWeights pw;
   pw.cout = w.dims[0];
@@ -484,8 +484,8 @@ void conv_transpose2d(const ConvTranspose2dParams& p, const TensorView& x, const
   const std::int64_t n = x.dims[0], c = x.dims[1], h = x.dims[2], wd = x.dims[3];
   if (w.dims[0] != c || c % p.group != 0) {
     fail(Errc::bad_op_inputs, op,
-         "W " + dims_text(w.dims) + " must start with the " + std::to_string(c) + " channels of X " +
-             dims_text(x.dims) + ", a multiple of group " + std::to_string(p.group));
+         "W " + bracketed(w.dims) + " must start with the " + std::to_string(c) + " channels of X " +
+             bracketed(x.dims) + ", a multiple of group " + std::to_string(p.group));
   }
   const std::int64_t cout_g = w.dims[1], kh = w.dims[2], kw = w.dims[3];
   const std::int64_t cout = cout_g * p.group;

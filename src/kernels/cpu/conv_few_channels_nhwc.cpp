@@ -194,7 +194,7 @@ PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w) {
   check_dtype(kOp, "W", w, DataType::f32);
   check_rank(kOp, "W", w, 4);
   if (w.dims[1] > kFewChannels)
-    fail(Errc::unsupported, kOp, "weights " + dims_text(w.dims) + ": the NHWC dense conv takes at most 4 input channels");
+    fail(Errc::unsupported, kOp, "weights " + bracketed(w.dims) + ": the NHWC dense conv takes at most 4 input channels");
   PackedFewChannelsNhwc p;
   p.m = w.dims[0];
   p.c = w.dims[1];
@@ -218,7 +218,7 @@ void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const Pa
   if (p.group != 1) fail(Errc::bad_attribute, kOp, "group " + std::to_string(p.group) + ": expected 1");
   if (x.dims[3] != w.c)
     fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + dims_text(x.dims) + " has " + std::to_string(x.dims[3]) + " channels; the weights expect " +
+         "NHWC X " + bracketed(x.dims) + " has " + std::to_string(x.dims[3]) + " channels; the weights expect " +
              std::to_string(w.c));
   const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
   Dense d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, w.m, x.as<const float>(), w.w.data(),

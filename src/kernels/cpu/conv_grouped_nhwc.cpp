@@ -295,7 +295,7 @@ PackedGroupedNhwc pack_grouped_nhwc(const TensorView& w, std::int64_t group) {
   check_rank(kOp, "W", w, 4);
   if (group < 1 || w.dims[0] % group != 0)
     fail(Errc::bad_attribute, kOp,
-         "group " + std::to_string(group) + " must be >= 1 and divide the outputs of W " + dims_text(w.dims));
+         "group " + std::to_string(group) + " must be >= 1 and divide the outputs of W " + bracketed(w.dims));
   PackedGroupedNhwc p;
   p.m = w.dims[0];
   p.c = w.dims[1];
@@ -348,7 +348,7 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
   check_rank(kOp, "X", x, 4);
   if (p.group != w.group || x.dims[3] != w.c * w.group)
     fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the weights were packed for " +
+         "NHWC X " + bracketed(x.dims) + ", group " + std::to_string(p.group) + ": the weights were packed for " +
              std::to_string(w.group) + " groups of " + std::to_string(w.c) +
              " input channels; expected X's last dim their product and the same group");
   const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);

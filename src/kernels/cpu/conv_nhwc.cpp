@@ -238,7 +238,7 @@ NhwcIo check_dense_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t
   check_rank(kOp, "X", x, 4);
   if (p.group != 1 || x.dims[3] != c)
     fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the weights have " +
+         "NHWC X " + bracketed(x.dims) + ", group " + std::to_string(p.group) + ": the weights have " +
              std::to_string(c) + " input channels; expected X's last dim equal to them and group 1");
   return check_nhwc(p, x, kh, kw, m, bias, y, residual);
 }
@@ -324,7 +324,7 @@ PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w) {
   check_dtype(kOp, "W", w, DataType::f32);
   check_rank(kOp, "W", w, 4);
   if (w.dims[2] != 3 || w.dims[3] != 3)
-    fail(Errc::unsupported, kOp, "Winograd weights " + dims_text(w.dims) + " must be 3x3");
+    fail(Errc::unsupported, kOp, "Winograd weights " + bracketed(w.dims) + " must be 3x3");
   PackedWinogradNhwc out;
   out.m = w.dims[0];
   out.c = w.dims[1];
@@ -340,7 +340,7 @@ void conv_winograd_nhwc(const Conv2dParams& p, const TensorView& x, const Packed
   check_rank(kOp, "X", x, 4);
   if (x.dims[3] != w.c)
     fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + dims_text(x.dims) + ": the weights have " + std::to_string(w.c) + " input channels");
+         "NHWC X " + bracketed(x.dims) + ": the weights have " + std::to_string(w.c) + " input channels");
   if (!winograd_nhwc_fits(w.c, w.m, 3, 3, p))
     fail(Errc::unsupported, kOp,
          "Winograd on NHWC needs a 3x3 conv with stride 1, no dilation, one group and channel counts that are "

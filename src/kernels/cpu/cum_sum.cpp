@@ -47,7 +47,7 @@ void cum_sum(const CumSumParams& p, const TensorView& x, const TensorView& y) {
   check_dtype(op, "y", y, x.dtype);
   check_data(op, "x", x);
   if (p.axis < 0 || p.axis >= static_cast<std::int64_t>(x.rank())) {
-    fail(Errc::bad_attribute, op, "axis " + std::to_string(p.axis) + " is outside x " + dims_text(x.dims));
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(p.axis) + " is outside x " + bracketed(x.dims));
   }
   check_dims(op, "y", y, x.dims);
   if (y.elements() == 0) return;

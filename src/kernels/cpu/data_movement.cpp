@@ -208,7 +208,7 @@ void copy(const TensorView& x, const TensorView& y) {
   check_data("Identity", "Y", y);
   if (x.elements() != y.elements()) {
     fail(Errc::bad_op_inputs, "Identity",
-         "X " + dims_text(x.dims) + " and Y " + dims_text(y.dims) + " hold different element counts");
+         "X " + bracketed(x.dims) + " and Y " + bracketed(y.dims) + " hold different element counts");
   }
   if (x.data == y.data || x.bytes() == 0) return;
   std::memmove(y.data, x.data, static_cast<std::size_t>(x.bytes()));
@@ -219,7 +219,7 @@ void fill(const TensorView& value, const TensorView& y) {
   check_data("ConstantOfShape", "value", value);
   check_data("ConstantOfShape", "Y", y);
   if (value.elements() != 1) {
-    fail(Errc::bad_op_inputs, "ConstantOfShape", "value " + dims_text(value.dims) + " must hold one element");
+    fail(Errc::bad_op_inputs, "ConstantOfShape", "value " + bracketed(value.dims) + " must hold one element");
   }
   const std::int64_t n = y.elements();
   const std::int64_t es = size_of(y.dtype);
@@ -251,7 +251,7 @@ void transpose(std::span<const std::int64_t> perm, const TensorView& x, const Te
     ok = a >= 0 && a < static_cast<std::int64_t>(x.rank()) && !seen[static_cast<std::size_t>(a)];
     if (ok) seen[static_cast<std::size_t>(a)] = true;
   }
-  if (!ok) fail(Errc::bad_attribute, op, "perm " + dims_text(perm) + " is not a permutation of X " + dims_text(x.dims));
+  if (!ok) fail(Errc::bad_attribute, op, "perm " + bracketed(perm) + " is not a permutation of X " + bracketed(x.dims));
   SmallDims out(x.rank(), 0), in(x.rank(), 0);
   const SmallDims xs = strides_of(x.dims);
   for (std::size_t i = 0; i < x.rank(); ++i) {
@@ -267,7 +267,7 @@ namespace {
 // Checks Concat's operands against the big tensor `whole`; returns each part's size along axis.
 void check_parts(std::string_view op, std::int64_t axis, std::span<const TensorView> parts, const TensorView& whole) {
   if (axis < 0 || axis >= static_cast<std::int64_t>(whole.rank())) {
-    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside " + dims_text(whole.dims));
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside " + bracketed(whole.dims));
   }
   if (parts.empty()) fail(Errc::bad_op_inputs, op, "needs at least one part");
   check_data(op, "the whole", whole);
@@ -282,7 +282,7 @@ void check_parts(std::string_view op, std::int64_t axis, std::span<const TensorV
     }
     if (!ok) {
       fail(Errc::bad_op_inputs, op,
-           "part " + std::to_string(i) + " " + dims_text(t.dims) + " does not fit " + dims_text(whole.dims) +
+           "part " + std::to_string(i) + " " + bracketed(t.dims) + " does not fit " + bracketed(whole.dims) +
                " along axis " + std::to_string(axis));
     }
     sum += t.dims[static_cast<std::size_t>(axis)];
@@ -290,7 +290,7 @@ void check_parts(std::string_view op, std::int64_t axis, std::span<const TensorV
   if (sum != whole.dims[static_cast<std::size_t>(axis)]) {
     fail(Errc::bad_op_inputs, op,
          "the parts add up to " + std::to_string(sum) + " along axis " + std::to_string(axis) + ", not " +
-             std::to_string(whole.dims[static_cast<std::size_t>(axis)]) + " of " + dims_text(whole.dims));
+             std::to_string(whole.dims[static_cast<std::size_t>(axis)]) + " of " + bracketed(whole.dims));
   }
 }
 
@@ -346,7 +346,7 @@ void slice(const SliceParams& p, const TensorView& x, const TensorView& y) {
   check_rank(op, "Y", y, x.rank());
   if (p.starts.size() != x.rank() || p.steps.size() != x.rank()) {
     fail(Errc::bad_attribute, op,
-         "starts and steps need one entry per axis of X " + dims_text(x.dims) + "; got " +
+         "starts and steps need one entry per axis of X " + bracketed(x.dims) + "; got " +
              std::to_string(p.starts.size()) + " and " + std::to_string(p.steps.size()));
   }
   if (y.elements() == 0) return;
@@ -385,7 +385,7 @@ void gather_typed(std::int64_t axis, const TensorView& data, const TensorView& i
     if (v < -dim || v >= dim) {
       fail(Errc::index_out_of_range, "Gather",
            "index " + std::to_string(v) + " is outside [-" + std::to_string(dim) + ", " + std::to_string(dim) +
-               ") for axis " + std::to_string(axis) + " of " + dims_text(data.dims));
+               ") for axis " + std::to_string(axis) + " of " + bracketed(data.dims));
     }
   }
   const auto index = [&](std::int64_t j) {
@@ -412,12 +412,12 @@ void gather(std::int64_t axis, const TensorView& data, const TensorView& indices
   check_data(op, "data", data);
   check_data(op, "indices", indices);
   if (axis < 0 || axis >= static_cast<std::int64_t>(data.rank())) {
-    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside data " + dims_text(data.dims));
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside data " + bracketed(data.dims));
   }
   const auto ax = static_cast<std::size_t>(axis);
   if (data.rank() - 1 + indices.rank() != y.rank())
-    fail(Errc::bad_op_inputs, op, "output has rank " + std::to_string(y.rank()) + "; data " + dims_text(data.dims) +
-                                      " and indices " + dims_text(indices.dims) + " give rank " +
+    fail(Errc::bad_op_inputs, op, "output has rank " + std::to_string(y.rank()) + "; data " + bracketed(data.dims) +
+                                      " and indices " + bracketed(indices.dims) + " give rank " +
                                       std::to_string(data.rank() - 1 + indices.rank()));
   SmallDims out(data.dims.begin(), data.dims.begin() + static_cast<std::ptrdiff_t>(ax));
   for (const std::int64_t d : indices.dims) out.push_back(d);

@@ -105,23 +105,16 @@ To convert(N v) {
 // Calls `f` with a value of the C++ type of `t`; raises Errc::unsupported for undefined.
 template <class F>
 void with_type(DataType t, F&& f) {
-  switch (t) {
-    case DataType::f32: return f(float{});
-    case DataType::f64: return f(double{});
-    case DataType::f16: return f(Half{});
-    case DataType::bf16: return f(BHalf{});
-    case DataType::i8: return f(std::int8_t{});
-    case DataType::i16: return f(std::int16_t{});
-    case DataType::i32: return f(std::int32_t{});
-    case DataType::i64: return f(std::int64_t{});
-    case DataType::u8: return f(std::uint8_t{});
-    case DataType::u16: return f(std::uint16_t{});
-    case DataType::u32: return f(std::uint32_t{});
-    case DataType::u64: return f(std::uint64_t{});
-    case DataType::boolean: return f(Bool{});
-    case DataType::undefined: break;
-  }
-  fail(Errc::unsupported, "Cast", "type " + type_text(t) + " is not supported");
+  if (t == DataType::f16) return f(Half{});
+  if (t == DataType::bf16) return f(BHalf{});
+  visit(t, [&]<class T>(std::type_identity<T>) {
+    if constexpr (std::is_void_v<T>)
+      fail(Errc::unsupported, "Cast", "type " + type_text(t) + " is not supported");
+    else if constexpr (std::is_same_v<T, bool>)
+      f(Bool{});
+    else
+      f(T{});
+  });
 }
 
 // `a` combined with `b` by a scatter's reduction (ScatterElements, ScatterND); integers

@@ -441,7 +441,7 @@ NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, s
   const std::int64_t eh = x.dims[1] + p.pad_top + p.pad_bottom - p.dilation_h * (kh - 1) - 1;
   const std::int64_t ew = x.dims[2] + p.pad_left + p.pad_right - p.dilation_w * (kw - 1) - 1;
   if (eh < 0 || ew < 0)
-    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + dims_text(x.dims));
+    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + bracketed(x.dims));
   NhwcIo io;
   io.oh = eh / p.stride_h + 1;
   io.ow = ew / p.stride_w + 1;
@@ -465,9 +465,9 @@ PackedDepthwiseNhwc pack_depthwise_nhwc(const TensorView& w) {
   check_dtype(kOp, "W", w, DataType::f32);
   check_rank(kOp, "W", w, 4);
   if (w.dims[1] != 1)
-    fail(Errc::bad_op_inputs, kOp, "depthwise weights " + dims_text(w.dims) + " must have 1 input channel per group");
+    fail(Errc::bad_op_inputs, kOp, "depthwise weights " + bracketed(w.dims) + " must have 1 input channel per group");
   if (w.dims[2] * w.dims[3] > kMaxTaps)
-    fail(Errc::unsupported, kOp, "depthwise kernel " + dims_text(w.dims) + " has more than 49 taps");
+    fail(Errc::unsupported, kOp, "depthwise kernel " + bracketed(w.dims) + " has more than 49 taps");
   PackedDepthwiseNhwc p;
   p.c = w.dims[0];
   p.kh = w.dims[2];
@@ -485,7 +485,7 @@ void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDept
   check_rank(kOp, "X", x, 4);
   if (p.group != w.c || x.dims[3] != w.c)
     fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + dims_text(x.dims) + ", group " + std::to_string(p.group) + ": the depthwise weights have " +
+         "NHWC X " + bracketed(x.dims) + ", group " + std::to_string(p.group) + ": the depthwise weights have " +
              std::to_string(w.c) + " channels; expected X's last dim and group equal to them");
   const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.c, bias, y, residual);
   Nhwc d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, x.as<const float>(), w.taps.data(),
@@ -507,7 +507,7 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
   check_rank(kOp, "X", x, 4);
   if (pw.bf16 || x.dims[3] != pw.k || pw.n != w.c || p.group != w.c)
     fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + dims_text(x.dims) + ", pointwise weights " + std::to_string(pw.k) + " -> " + std::to_string(pw.n) +
+         "NHWC X " + bracketed(x.dims) + ", pointwise weights " + std::to_string(pw.k) + " -> " + std::to_string(pw.n) +
              (pw.bf16 ? " (bf16)" : "") + ", depthwise weights of " + std::to_string(w.c) + " channels, group " +
              std::to_string(p.group) + ": expected X's last dim equal to the pointwise inputs, f32 weights, and the "
              "pointwise outputs, the depthwise channels and the group equal");

@@ -121,7 +121,7 @@ std::vector<std::int64_t> non_max_suppression(const NmsParams& p, const TensorVi
   check_dtype(op, "scores", scores, DataType::f32);
   if (boxes.rank() != 3 || boxes.dims[2] != 4 || scores.rank() != 3 || scores.dims[0] != boxes.dims[0] ||
       scores.dims[2] != boxes.dims[1])
-    fail(Errc::bad_op_inputs, op, "boxes " + dims_text(boxes.dims) + " and scores " + dims_text(scores.dims) +
+    fail(Errc::bad_op_inputs, op, "boxes " + bracketed(boxes.dims) + " and scores " + bracketed(scores.dims) +
                                       "; expected [B, N, 4] and [B, C, N]");
   const std::int64_t nb = boxes.dims[0], n = boxes.dims[1], nc = scores.dims[1];
   std::vector<std::int64_t> out;

@@ -73,7 +73,7 @@ std::vector<std::int64_t> label_sizes(const EinsumParams& p, std::span<const Ten
       else if (v != 1 && v != s)
         fail(Errc::bad_op_inputs, kOp, "label " + std::to_string(l) + " is " + std::to_string(s) + " in one place but " +
                                            std::to_string(v) + " in input " + std::to_string(i) + " " +
-                                           dims_text(in[i].dims) + "; expected equal dims (or 1)");
+                                           bracketed(in[i].dims) + "; expected equal dims (or 1)");
     }
   }
   return size;
@@ -249,7 +249,7 @@ void check_args(const EinsumParams& p, std::span<const TensorView> in, const Ten
     check_dtype(kOp, which, in[i], in[0].dtype == DataType::f64 ? DataType::f64 : DataType::f32);
     check_data(kOp, which, in[i]);
     if (p.inputs[i].size() != in[i].rank())
-      fail(Errc::bad_op_inputs, kOp, which + " " + dims_text(in[i].dims) + " has rank " + std::to_string(in[i].rank()) +
+      fail(Errc::bad_op_inputs, kOp, which + " " + bracketed(in[i].dims) + " has rank " + std::to_string(in[i].rank()) +
                                          " but " + std::to_string(p.inputs[i].size()) + " label(s)");
   }
   check_dtype(kOp, "output", y, in[0].dtype);

@@ -43,7 +43,7 @@ void check_broadcast_out(std::string_view op, std::initializer_list<const Tensor
         o = d;
       } else if (d != 1 && d != o) {
         std::string what = "input dims";
-        for (const TensorView* u : ins) what += " " + dims_text(u->dims);
+        for (const TensorView* u : ins) what += " " + bracketed(u->dims);
         fail(Errc::incompatible_shapes, op, what + " do not broadcast together");
       }
     }
@@ -174,7 +174,7 @@ void arith_int(BinaryOp op, const TensorView& a, const TensorView& b, const Tens
       const T* pb = b.as<const T>();
       const std::int64_t nb = b.elements();
       if (std::find(pb, pb + nb, T{0}) != pb + nb) {
-        fail(Errc::invalid_argument, "Div", "integer division by zero: B " + dims_text(b.dims) + " holds a 0");
+        fail(Errc::invalid_argument, "Div", "integer division by zero: B " + bracketed(b.dims) + " holds a 0");
       }
       // The loop above proved every divisor non-zero; the scalar loop avoids the
       // vectoriser's lack of integer division.
@@ -561,18 +561,12 @@ void clip_int(std::int64_t lo, std::int64_t hi, const TensorView& x, const Tenso
   check_data("Clip", "input", x);
   check_dims("Clip", "output", y, x.dims);
   if (x.elements() == 0) return;
-  switch (x.dtype) {
-    case DataType::i8: return clip_typed<std::int8_t>(lo, hi, x, y);
-    case DataType::i16: return clip_typed<std::int16_t>(lo, hi, x, y);
-    case DataType::i32: return clip_typed<std::int32_t>(lo, hi, x, y);
-    case DataType::i64: return clip_typed<std::int64_t>(lo, hi, x, y);
-    case DataType::u8: return clip_typed<std::uint8_t>(lo, hi, x, y);
-    case DataType::u16: return clip_typed<std::uint16_t>(lo, hi, x, y);
-    case DataType::u32: return clip_typed<std::uint32_t>(lo, hi, x, y);
-    case DataType::u64: return clip_typed<std::uint64_t>(lo, hi, x, y);
-    default:
+  visit(x.dtype, [&]<class T>(std::type_identity<T>) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      clip_typed<T>(lo, hi, x, y);
+    else
       fail(Errc::unsupported, "Clip", "type '" + std::string(to_string(x.dtype)) + "' is not an integer type");
-  }
+  });
 }
 
 }  // namespace ge::cpu

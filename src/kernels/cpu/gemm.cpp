@@ -125,7 +125,7 @@ void check_f32(std::string_view op, const TensorView& a, const TensorView& b, co
 void matmul(const TensorView& a, const TensorView& b, const TensorView& y) {
   check_f32("MatMul", a, b, y);
   if (a.rank() == 0 || b.rank() == 0) {
-    fail(Errc::bad_op_inputs, "MatMul", "A " + dims_text(a.dims) + " and B " + dims_text(b.dims) +
+    fail(Errc::bad_op_inputs, "MatMul", "A " + bracketed(a.dims) + " and B " + bracketed(b.dims) +
                                             " must both have rank >= 1");
   }
   const bool a_vec = a.rank() == 1;
@@ -135,7 +135,7 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& y) {
   const std::int64_t kb = b_vec ? b.dims[0] : b.dims[b.rank() - 2];
   const std::int64_t n = b_vec ? 1 : b.dims[b.rank() - 1];
   if (k != kb) {
-    fail(Errc::bad_op_inputs, "MatMul", "inner dims differ: A " + dims_text(a.dims) + " and B " + dims_text(b.dims));
+    fail(Errc::bad_op_inputs, "MatMul", "inner dims differ: A " + bracketed(a.dims) + " and B " + bracketed(b.dims));
   }
   const Dims a_batch = a_vec ? Dims{} : a.dims.first(a.rank() - 2);
   const Dims b_batch = b_vec ? Dims{} : b.dims.first(b.rank() - 2);
@@ -146,7 +146,7 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& y) {
     const std::int64_t db = i + b_batch.size() >= batch_rank ? b_batch[i + b_batch.size() - batch_rank] : 1;
     if (da != db && da != 1 && db != 1) {
       fail(Errc::incompatible_shapes, "MatMul",
-           "batch dims of A " + dims_text(a.dims) + " and B " + dims_text(b.dims) + " do not broadcast");
+           "batch dims of A " + bracketed(a.dims) + " and B " + bracketed(b.dims) + " do not broadcast");
     }
     batch[i] = da == 1 ? db : da;
   }
@@ -193,7 +193,7 @@ void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, co
   check_data("MatMul", "A", a);
   if (a.rank() == 0 || a.dims[a.rank() - 1] != b.k) {
     fail(Errc::bad_op_inputs, "MatMul",
-         "A " + dims_text(a.dims) + " does not end in K = " + std::to_string(b.k) + " of the packed B");
+         "A " + bracketed(a.dims) + " does not end in K = " + std::to_string(b.k) + " of the packed B");
   }
   SmallDims expect(a.dims.begin(), a.dims.end() - 1);
   expect.push_back(b.n);
@@ -238,8 +238,8 @@ void gemm(const GemmParams& p, const TensorView& a, const TensorView& b, const T
   const std::int64_t n = p.trans_b ? b.dims[0] : b.dims[1];
   if (k != kb) {
     fail(Errc::bad_op_inputs, "Gemm",
-         "inner dims differ: A " + dims_text(a.dims) + (p.trans_a ? " (transposed)" : "") + " and B " +
-             dims_text(b.dims) + (p.trans_b ? " (transposed)" : ""));
+         "inner dims differ: A " + bracketed(a.dims) + (p.trans_a ? " (transposed)" : "") + " and B " +
+             bracketed(b.dims) + (p.trans_b ? " (transposed)" : ""));
   }
   const std::int64_t out[2] = {m, n};
   check_dims("Gemm", "Y", y, out);

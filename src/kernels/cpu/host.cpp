@@ -20,28 +20,20 @@ void visit_nonzero(const TensorView& x, F&& f) {
     const T* p = x.as<const T>();
     for (std::int64_t i = 0; i < n; ++i) f(i, p[i] != T{0});
   };
-  switch (x.dtype) {
-    case DataType::f32: return run(float{});
-    case DataType::f64: return run(double{});
-    case DataType::i8: return run(std::int8_t{});
-    case DataType::i16: return run(std::int16_t{});
-    case DataType::i32: return run(std::int32_t{});
-    case DataType::i64: return run(std::int64_t{});
-    case DataType::u8:
-    case DataType::boolean: return run(std::uint8_t{});
-    case DataType::u16: return run(std::uint16_t{});
-    case DataType::u32: return run(std::uint32_t{});
-    case DataType::u64: return run(std::uint64_t{});
-    case DataType::f16:
-    case DataType::bf16: {
-      // +0 and -0 are the only zeros: every bit but the sign clear.
-      const auto* p = x.as<const std::uint16_t>();
-      for (std::int64_t i = 0; i < n; ++i) f(i, (p[i] & 0x7fffu) != 0);
-      return;
-    }
-    case DataType::undefined: break;
+  if (x.dtype == DataType::f16 || x.dtype == DataType::bf16) {
+    // +0 and -0 are the only zeros: every bit but the sign clear.
+    const auto* p = x.as<const std::uint16_t>();
+    for (std::int64_t i = 0; i < n; ++i) f(i, (p[i] & 0x7fffu) != 0);
+    return;
   }
-  fail(Errc::unsupported, "NonZero", "type 'undefined' is not supported");
+  visit(x.dtype, [&]<class T>(std::type_identity<T>) {
+    if constexpr (std::is_void_v<T>)
+      fail(Errc::unsupported, "NonZero", "type 'undefined' is not supported");
+    else if constexpr (std::is_same_v<T, bool>)
+      run(std::uint8_t{});
+    else
+      run(T{});
+  });
 }
 
 }  // namespace
@@ -221,13 +213,13 @@ void top_k(const TopKParams& p, const TensorView& x, const TensorView& values, c
   check_dtype(op, "Indices", indices, DataType::i64);
   check_data(op, "X", x);
   if (p.axis < 0 || p.axis >= static_cast<std::int64_t>(x.rank())) {
-    fail(Errc::bad_attribute, op, "axis " + std::to_string(p.axis) + " is outside X " + dims_text(x.dims));
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(p.axis) + " is outside X " + bracketed(x.dims));
   }
   const auto axis = static_cast<std::size_t>(p.axis);
   if (p.k < 0 || p.k > x.dims[axis]) {
     fail(Errc::bad_attribute, op,
          "k " + std::to_string(p.k) + " is outside [0, " + std::to_string(x.dims[axis]) + "] for X " +
-             dims_text(x.dims));
+             bracketed(x.dims));
   }
   std::vector<std::int64_t> out(x.dims.begin(), x.dims.end());
   out[axis] = p.k;

@@ -21,13 +21,13 @@ void check_indexing(std::string_view op, std::int64_t axis, const TensorView& da
   if (indices.dtype != DataType::i32 && indices.dtype != DataType::i64)
     fail(Errc::type_mismatch, op, "indices are " + type_text(indices.dtype) + "; expected 'i32' or 'i64'");
   if (indices.rank() != data.rank())
-    fail(Errc::bad_op_inputs, op, "indices " + dims_text(indices.dims) + " and data " + dims_text(data.dims) +
+    fail(Errc::bad_op_inputs, op, "indices " + bracketed(indices.dims) + " and data " + bracketed(data.dims) +
                                       " differ in rank");
   if (axis < 0 || axis >= static_cast<std::int64_t>(data.rank()))
-    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside data " + dims_text(data.dims));
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside data " + bracketed(data.dims));
   for (std::size_t d = 0; d < data.rank(); ++d)
     if (static_cast<std::int64_t>(d) != axis && indices.dims[d] > data.dims[d])
-      fail(Errc::bad_op_inputs, op, "indices " + dims_text(indices.dims) + " exceed data " + dims_text(data.dims) +
+      fail(Errc::bad_op_inputs, op, "indices " + bracketed(indices.dims) + " exceed data " + bracketed(data.dims) +
                                         " in dim " + std::to_string(d));
 }
 
@@ -48,7 +48,7 @@ std::vector<std::int64_t> positions(std::string_view op, std::int64_t axis, cons
     if (v < -dim || v >= dim)
       fail(Errc::index_out_of_range, op,
            "index " + std::to_string(v) + " is outside [-" + std::to_string(dim) + ", " + std::to_string(dim) +
-               ") for axis " + std::to_string(axis) + " of data " + dims_text(data.dims));
+               ") for axis " + std::to_string(axis) + " of data " + bracketed(data.dims));
     pos[static_cast<std::size_t>(t)] = base + (v < 0 ? v + dim : v) * stride[ax];
     for (std::size_t d = r; d-- > 0;) {
       if (d != ax) base += stride[d];

@@ -26,11 +26,11 @@ LossDims loss_dims(std::string_view op, const TensorView& x, const TensorView& t
   if (target.dtype != DataType::i32 && target.dtype != DataType::i64)
     fail(Errc::type_mismatch, op, "target is " + type_text(target.dtype) + "; expected 'i32' or 'i64'");
   if (x.rank() < 2 || target.rank() + 1 != x.rank())
-    fail(Errc::bad_op_inputs, op, "input " + dims_text(x.dims) + " and target " + dims_text(target.dims) +
+    fail(Errc::bad_op_inputs, op, "input " + bracketed(x.dims) + " and target " + bracketed(target.dims) +
                                       "; expected [N, C, d...] and [N, d...]");
   for (std::size_t k = 0; k < target.rank(); ++k)
     if (target.dims[k] != x.dims[k == 0 ? 0 : k + 1])
-      fail(Errc::bad_op_inputs, op, "target " + dims_text(target.dims) + " does not fit input " + dims_text(x.dims));
+      fail(Errc::bad_op_inputs, op, "target " + bracketed(target.dims) + " does not fit input " + bracketed(x.dims));
   if (weight != nullptr) {
     same_type(op, "input", x, "weight", *weight);
     const std::int64_t c[1] = {x.dims[1]};

@@ -34,8 +34,8 @@ SmallDims broadcast_dims(std::string_view op, std::span<const TensorView> views)
       const std::int64_t d = t.dims[i];
       if (o == 1) o = d;
       else if (d != 1 && d != o)
-        fail(Errc::incompatible_shapes, op, "input " + std::to_string(k) + " " + dims_text(t.dims) +
-                                                " does not broadcast with the others (so far " + dims_text(dims) + ")");
+        fail(Errc::incompatible_shapes, op, "input " + std::to_string(k) + " " + bracketed(t.dims) +
+                                                " does not broadcast with the others (so far " + bracketed(dims) + ")");
     }
   }
   return dims;
@@ -76,7 +76,7 @@ template <class T>
 void mod_int(bool fmod, const TensorView& a, const TensorView& b, const TensorView& y) {
   const T* pb = b.as<const T>();
   if (std::find(pb, pb + b.elements(), T{0}) != pb + b.elements())
-    fail(Errc::invalid_argument, "Mod", "integer modulus by zero: B " + dims_text(b.dims) + " holds a 0");
+    fail(Errc::invalid_argument, "Mod", "integer modulus by zero: B " + bracketed(b.dims) + " holds a 0");
   const T* pa = a.as<const T>();
   T* py = y.as<T>();
   broadcast_rows("Mod", a, b, y, [&](const std::int64_t* off, std::int64_t n, std::int64_t sa, std::int64_t sb) {
@@ -163,7 +163,7 @@ void trilu_typed(const TriluParams& p, const TensorView& x, const TensorView& y)
 template <class T>
 T scalar_of(std::string_view name, const TensorView& t) {
   if (t.elements() != 1)
-    fail(Errc::bad_op_inputs, "Range", std::string(name) + " " + dims_text(t.dims) + " is not one element");
+    fail(Errc::bad_op_inputs, "Range", std::string(name) + " " + bracketed(t.dims) + " is not one element");
   check_data("Range", name, t);
   return *t.as<const T>();
 }
@@ -219,25 +219,19 @@ void mod(bool fmod, const TensorView& a, const TensorView& b, const TensorView& 
   check_data("Mod", "B", b);
   const TensorView ab[] = {a, b};
   check_dims("Mod", "C", y, broadcast_dims("Mod", ab));
-  switch (a.dtype) {
-    case DataType::i8: return mod_int<std::int8_t>(fmod, a, b, y);
-    case DataType::i16: return mod_int<std::int16_t>(fmod, a, b, y);
-    case DataType::i32: return mod_int<std::int32_t>(fmod, a, b, y);
-    case DataType::i64: return mod_int<std::int64_t>(fmod, a, b, y);
-    case DataType::u8: return mod_int<std::uint8_t>(fmod, a, b, y);
-    case DataType::u16: return mod_int<std::uint16_t>(fmod, a, b, y);
-    case DataType::u32: return mod_int<std::uint32_t>(fmod, a, b, y);
-    case DataType::u64: return mod_int<std::uint64_t>(fmod, a, b, y);
-    case DataType::f32:
-    case DataType::f64:
+  visit(a.dtype, [&]<class T>(std::type_identity<T>) {
+    if constexpr (std::is_floating_point_v<T>) {
       if (!fmod)
         fail(Errc::unsupported, "Mod",
              std::string(to_string(a.dtype)) + " needs fmod=1 (the integer modulus is for integer types)");
-      return a.dtype == DataType::f32 ? mod_float<float>(a, b, y) : mod_float<double>(a, b, y);
-    default:
+      mod_float<T>(a, b, y);
+    } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      mod_int<T>(fmod, a, b, y);
+    } else {
       fail(Errc::unsupported, "Mod", "type '" + std::string(to_string(a.dtype)) +
                                          "' is not supported; expected f32, f64 or an integer type");
-  }
+    }
+  });
 }
 
 void variadic(Variadic op, std::span<const TensorView> inputs, const TensorView& y) {
@@ -249,21 +243,13 @@ void variadic(Variadic op, std::span<const TensorView> inputs, const TensorView&
     check_data(name, which, inputs[k]);
   }
   check_dims(name, "output", y, broadcast_dims(name, inputs));
-  switch (y.dtype) {
-    case DataType::f32: return variadic_typed<float>(op, inputs, y);
-    case DataType::f64: return variadic_typed<double>(op, inputs, y);
-    case DataType::i8: return variadic_typed<std::int8_t>(op, inputs, y);
-    case DataType::i16: return variadic_typed<std::int16_t>(op, inputs, y);
-    case DataType::i32: return variadic_typed<std::int32_t>(op, inputs, y);
-    case DataType::i64: return variadic_typed<std::int64_t>(op, inputs, y);
-    case DataType::u8: return variadic_typed<std::uint8_t>(op, inputs, y);
-    case DataType::u16: return variadic_typed<std::uint16_t>(op, inputs, y);
-    case DataType::u32: return variadic_typed<std::uint32_t>(op, inputs, y);
-    case DataType::u64: return variadic_typed<std::uint64_t>(op, inputs, y);
-    default:
+  visit(y.dtype, [&]<class T>(std::type_identity<T>) {
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+      variadic_typed<T>(op, inputs, y);
+    else
       fail(Errc::unsupported, name, "type '" + std::string(to_string(y.dtype)) +
                                         "' is not supported; expected f32, f64 or an integer type");
-  }
+  });
 }
 
 void instance_norm(const InstanceNormParams& p, const TensorView& x, const TensorView& scale, const TensorView& bias,
@@ -275,7 +261,7 @@ void instance_norm(const InstanceNormParams& p, const TensorView& x, const Tenso
     check_data(op, name, *t);
   }
   if (x.rank() < 3)
-    fail(Errc::rank_mismatch, op, "input " + dims_text(x.dims) + " has rank " + std::to_string(x.rank()) +
+    fail(Errc::rank_mismatch, op, "input " + bracketed(x.dims) + " has rank " + std::to_string(x.rank()) +
                                       "; expected rank >= 3 (N, C, D1, ...)");
   const std::int64_t channels = x.dims[1];
   const std::int64_t c_dims[] = {channels};
@@ -309,7 +295,7 @@ void instance_norm(const InstanceNormParams& p, const TensorView& x, const Tenso
 
 void trilu(const TriluParams& p, const TensorView& x, const TensorView& y) {
   if (x.rank() < 2)
-    fail(Errc::rank_mismatch, "Trilu", "input " + dims_text(x.dims) + " has rank " + std::to_string(x.rank()) +
+    fail(Errc::rank_mismatch, "Trilu", "input " + bracketed(x.dims) + " has rank " + std::to_string(x.rank()) +
                                            "; expected rank >= 2");
   check_dtype("Trilu", "output", y, x.dtype);
   check_data("Trilu", "input", x);
@@ -325,7 +311,7 @@ void trilu(const TriluParams& p, const TensorView& x, const TensorView& y) {
 }
 
 void range(const TensorView& start, const TensorView& delta, const TensorView& y) {
-  if (y.rank() != 1) fail(Errc::bad_op_inputs, "Range", "output " + dims_text(y.dims) + " is not 1-D");
+  if (y.rank() != 1) fail(Errc::bad_op_inputs, "Range", "output " + bracketed(y.dims) + " is not 1-D");
   check_dtype("Range", "start", start, y.dtype);
   check_dtype("Range", "delta", delta, y.dtype);
   switch (y.dtype) {

@@ -26,16 +26,16 @@ Tuples tuple_offsets(std::string_view op, std::int64_t b, const TensorView& data
   check_dtype(op, "indices", indices, DataType::i64);
   const auto r = static_cast<std::int64_t>(data.rank()), q = static_cast<std::int64_t>(indices.rank());
   if (q < 1 || b < 0 || b >= std::min(r, q))
-    fail(Errc::bad_attribute, op, "batch_dims " + std::to_string(b) + " for data " + dims_text(data.dims) +
-                                      " and indices " + dims_text(indices.dims) + "; expected below both ranks");
+    fail(Errc::bad_attribute, op, "batch_dims " + std::to_string(b) + " for data " + bracketed(data.dims) +
+                                      " and indices " + bracketed(indices.dims) + "; expected below both ranks");
   const std::int64_t k = indices.dims[static_cast<std::size_t>(q - 1)];
   if (k < 1 || k > r - b)
-    fail(Errc::bad_op_inputs, op, "indices " + dims_text(indices.dims) + " end in " + std::to_string(k) +
+    fail(Errc::bad_op_inputs, op, "indices " + bracketed(indices.dims) + " end in " + std::to_string(k) +
                                       "; expected a tuple length in [1, " + std::to_string(r - b) + "]");
   for (std::size_t d = 0; d < static_cast<std::size_t>(b); ++d)
     if (data.dims[d] != indices.dims[d])
-      fail(Errc::bad_op_inputs, op, "batch dim " + std::to_string(d) + " differs: data " + dims_text(data.dims) +
-                                        ", indices " + dims_text(indices.dims));
+      fail(Errc::bad_op_inputs, op, "batch dim " + std::to_string(d) + " differs: data " + bracketed(data.dims) +
+                                        ", indices " + bracketed(indices.dims));
   Tuples t;
   const auto bu = static_cast<std::size_t>(b), ku = static_cast<std::size_t>(k);
   t.slice = product(data.dims, bu + ku, data.rank());
@@ -51,7 +51,7 @@ Tuples tuple_offsets(std::string_view op, std::int64_t b, const TensorView& data
       if (v < -dim || v >= dim)
         fail(Errc::index_out_of_range, op, "index " + std::to_string(v) + " is outside [-" + std::to_string(dim) +
                                                ", " + std::to_string(dim) + ") for dim " + std::to_string(bu + j) +
-                                               " of data " + dims_text(data.dims));
+                                               " of data " + bracketed(data.dims));
       off = off * dim + (v < 0 ? v + dim : v);
     }
     t.offsets[static_cast<std::size_t>(n)] = (n / per_batch) * batch_size + off * t.slice;

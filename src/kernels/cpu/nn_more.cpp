@@ -13,7 +13,7 @@ void batch_norm_training(const BatchNormTrainParams& p, const TensorView& x, con
                          const TensorView* running_mean, const TensorView* running_var) {
   constexpr std::string_view op = "BatchNormalization";
   check_dtype(op, "X", x, DataType::f32);
-  if (x.rank() < 2) fail(Errc::bad_op_inputs, op, "X " + dims_text(x.dims) + " must have rank >= 2");
+  if (x.rank() < 2) fail(Errc::bad_op_inputs, op, "X " + bracketed(x.dims) + " must have rank >= 2");
   check_dims(op, "Y", y, x.dims);
   const std::int64_t n = x.dims[0], c = x.dims[1], inner = product(x.dims, 2, x.rank());
   const std::int64_t cd[1] = {c};
@@ -58,7 +58,7 @@ namespace ge::cpu {
 void lrn(const LrnParams& p, const TensorView& x, const TensorView& y) {
   constexpr std::string_view op = "LRN";
   check_dtype(op, "X", x, DataType::f32);
-  if (x.rank() < 2) fail(Errc::bad_op_inputs, op, "X " + dims_text(x.dims) + " must have rank >= 2");
+  if (x.rank() < 2) fail(Errc::bad_op_inputs, op, "X " + bracketed(x.dims) + " must have rank >= 2");
   check_dims(op, "Y", y, x.dims);
   if (p.size < 1) fail(Errc::bad_attribute, op, "size is " + std::to_string(p.size) + "; expected >= 1");
   if (x.elements() == 0) return;  // (no channels: nothing to read, and X's data may be null)
@@ -136,7 +136,7 @@ void mean_variance_normalization(std::span<const std::int64_t> axes, const Tenso
 
 void window_function(WindowFn kind, bool periodic, const TensorView& y) {
   constexpr std::string_view op = "WindowFunction";
-  if (y.rank() != 1) fail(Errc::bad_op_inputs, op, "output " + dims_text(y.dims) + " must be 1-D");
+  if (y.rank() != 1) fail(Errc::bad_op_inputs, op, "output " + bracketed(y.dims) + " must be 1-D");
   const std::int64_t len = y.dims[0];
   const double a0 = kind == WindowFn::blackman ? 0.42 : kind == WindowFn::hamming ? 25.0 / 46.0 : 0.5;
   const double a1 = kind == WindowFn::blackman ? 0.5 : 1.0 - a0, a2 = kind == WindowFn::blackman ? 0.08 : 0.0;
@@ -157,7 +157,7 @@ void det(const TensorView& x, const TensorView& y) {
   check_dtype(op, "Y", y, x.dtype);
   const std::size_t r = x.rank();
   if (r < 2 || x.dims[r - 1] != x.dims[r - 2])
-    fail(Errc::bad_op_inputs, op, "X " + dims_text(x.dims) + " must hold square matrices in its last two dims");
+    fail(Errc::bad_op_inputs, op, "X " + bracketed(x.dims) + " must hold square matrices in its last two dims");
   check_dims(op, "Y", y, x.dims.subspan(0, r - 2));
   const std::int64_t m = x.dims[r - 1], count = product(x.dims, 0, r - 2);
   std::vector<double> a(static_cast<std::size_t>(m * m));
@@ -196,7 +196,7 @@ void max_unpool(const TensorView& x, const TensorView& i, std::span<const std::i
   check_dtype(op, "Y", y, DataType::f32);
   check_dtype(op, "I", i, DataType::i64);
   check_dims(op, "I", i, x.dims);
-  if (pooled.size() != y.rank()) fail(Errc::bad_op_inputs, op, "Y " + dims_text(y.dims) + " has the wrong rank");
+  if (pooled.size() != y.rank()) fail(Errc::bad_op_inputs, op, "Y " + bracketed(y.dims) + " has the wrong rank");
   float* ys = y.as<float>();
   std::fill(ys, ys + y.elements(), 0.0F);
   const float* xs = x.as<const float>();
@@ -204,7 +204,7 @@ void max_unpool(const TensorView& x, const TensorView& i, std::span<const std::i
   const std::int64_t total = product(pooled, 0, pooled.size());
   for (std::int64_t k = 0; k < x.elements(); ++k) {
     if (is[k] < 0 || is[k] >= total)
-      fail(Errc::bad_op_inputs, op, "index " + std::to_string(is[k]) + " is outside the unpooled " + dims_text(pooled));
+      fail(Errc::bad_op_inputs, op, "index " + std::to_string(is[k]) + " is outside the unpooled " + bracketed(pooled));
     // The coordinates in `pooled`, then the offset in y (dropped when outside).
     std::int64_t rest = is[k], at = 0, stride = 1;
     bool inside = true;

@@ -13,7 +13,7 @@ namespace {
 void check_axis(std::string_view op, std::int64_t axis, const TensorView& x) {
   if (axis < 0 || axis >= static_cast<std::int64_t>(x.rank())) {
     fail(Errc::bad_attribute, op,
-         "axis " + std::to_string(axis) + " is outside X " + dims_text(x.dims) + "; expected 0 <= axis < rank");
+         "axis " + std::to_string(axis) + " is outside X " + bracketed(x.dims) + "; expected 0 <= axis < rank");
   }
 }
 
@@ -123,15 +123,15 @@ void layer_norm(const LayerNormParams& p, const TensorView& x, const TensorView&
   const std::int64_t d = product(x.dims, axis, x.rank());
   if (scale.elements() != d) {
     fail(Errc::bad_op_inputs, op,
-         "Scale " + dims_text(scale.dims) + " must hold the " + std::to_string(d) + " normalised elements of X " +
-             dims_text(x.dims) + " from axis " + std::to_string(p.axis));
+         "Scale " + bracketed(scale.dims) + " must hold the " + std::to_string(d) + " normalised elements of X " +
+             bracketed(x.dims) + " from axis " + std::to_string(p.axis));
   }
   const float* pb = nullptr;
   if (bias != nullptr && bias->dtype != DataType::undefined) {
     check_dtype(op, "B", *bias, DataType::f32);
     check_data(op, "B", *bias);
     if (bias->elements() != d) {
-      fail(Errc::bad_op_inputs, op, "B " + dims_text(bias->dims) + " must hold " + std::to_string(d) + " elements");
+      fail(Errc::bad_op_inputs, op, "B " + bracketed(bias->dims) + " must hold " + std::to_string(d) + " elements");
     }
     pb = bias->as<const float>();
   }
@@ -181,7 +181,7 @@ void batch_norm(const BatchNormParams& p, const TensorView& x, const TensorView&
   check_dtype(op, "X", x, DataType::f32);
   check_dtype(op, "Y", y, DataType::f32);
   if (x.rank() < 2) {
-    fail(Errc::rank_mismatch, op, "X " + dims_text(x.dims) + " must have rank >= 2 (N, C, ...)");
+    fail(Errc::rank_mismatch, op, "X " + bracketed(x.dims) + " must have rank >= 2 (N, C, ...)");
   }
   check_data(op, "X", x);
   check_dims(op, "Y", y, x.dims);

@@ -57,7 +57,7 @@ void hardmax(std::int64_t axis, const TensorView& x, const TensorView& y) {
   if (x.dtype != DataType::f32 && x.dtype != DataType::f64)
     fail(Errc::type_mismatch, op, "input is " + type_text(x.dtype) + "; expected 'f32' or 'f64'");
   if (axis < 0 || axis >= static_cast<std::int64_t>(x.rank()))
-    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside input " + dims_text(x.dims));
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside input " + bracketed(x.dims));
   const auto a = static_cast<std::size_t>(axis);
   const std::int64_t outer = product(x.dims, 0, a), len = x.dims[a], inner = product(x.dims, a + 1, x.rank());
   if (x.elements() == 0) return;
@@ -81,7 +81,7 @@ void eye_like(std::int64_t k, const TensorView& y) {
 
 std::int64_t one_hot_depth(const TensorView& depth) {
   if (depth.elements() != 1)
-    fail(Errc::bad_op_inputs, "OneHot", "depth " + dims_text(depth.dims) + " has " + std::to_string(depth.elements()) +
+    fail(Errc::bad_op_inputs, "OneHot", "depth " + bracketed(depth.dims) + " has " + std::to_string(depth.elements()) +
                                             " elements; expected one");
   check_data("OneHot", "depth", depth);
   const double d = doubles_of(depth)[0];
@@ -97,12 +97,12 @@ void one_hot(std::int64_t axis, const TensorView& indices, const TensorView& dep
   check_data(op, "values", values);
   same_type(op, "values", values, "output", y);
   if (values.elements() != 2)
-    fail(Errc::bad_op_inputs, op, "values " + dims_text(values.dims) + " has " + std::to_string(values.elements()) +
+    fail(Errc::bad_op_inputs, op, "values " + bracketed(values.dims) + " has " + std::to_string(values.elements()) +
                                       " elements; expected two (off, on)");
   const std::int64_t n = one_hot_depth(depth);
   if (axis < 0 || axis > static_cast<std::int64_t>(indices.rank()))
     fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside [0, " +
-                                      std::to_string(indices.rank()) + "] for indices " + dims_text(indices.dims));
+                                      std::to_string(indices.rank()) + "] for indices " + bracketed(indices.dims));
   std::vector<std::int64_t> out(indices.dims.begin(), indices.dims.end());
   out.insert(out.begin() + axis, n);
   check_dims(op, "output", y, out);

@@ -15,7 +15,7 @@ constexpr std::string_view name_of(Optimizer k) {
 
 double scalar(std::string_view op, const char* what, const TensorView& t) {
   if (t.elements() != 1)
-    fail(Errc::bad_op_inputs, op, std::string(what) + " is " + dims_text(t.dims) + "; expected a scalar");
+    fail(Errc::bad_op_inputs, op, std::string(what) + " is " + bracketed(t.dims) + "; expected a scalar");
   check_data(op, what, t);
   switch (t.dtype) {
     case DataType::f32: return *t.as<const float>();

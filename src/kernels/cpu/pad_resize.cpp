@@ -70,12 +70,12 @@ void pad(const PadParams& p, const TensorView& x, const TensorView& y) {
   same_type(op, "X", x, "Y", y);
   check_data(op, "X", x);
   if (p.begin.size() != x.rank() || p.end.size() != x.rank()) {
-    fail(Errc::bad_attribute, op, "pads need a begin and an end per axis of X " + dims_text(x.dims));
+    fail(Errc::bad_attribute, op, "pads need a begin and an end per axis of X " + bracketed(x.dims));
   }
   std::vector<std::int64_t> out(x.rank());
   for (std::size_t i = 0; i < x.rank(); ++i) out[i] = x.dims[i] + p.begin[i] + p.end[i];
   for (const std::int64_t d : out) {
-    if (d < 0) fail(Errc::bad_op_inputs, op, "pads crop X " + dims_text(x.dims) + " below zero");
+    if (d < 0) fail(Errc::bad_op_inputs, op, "pads crop X " + bracketed(x.dims) + " below zero");
   }
   check_dims(op, "Y", y, out);
   std::vector<std::vector<std::int64_t>> maps(x.rank());
@@ -84,7 +84,7 @@ void pad(const PadParams& p, const TensorView& x, const TensorView& y) {
     auto& m = maps[i];
     m.resize(static_cast<std::size_t>(out[i]));
     if (n == 0 && out[i] > 0 && p.mode != PadMode::constant) {
-      fail(Errc::bad_op_inputs, op, "edge and reflect pads need a non-empty axis; X is " + dims_text(x.dims));
+      fail(Errc::bad_op_inputs, op, "edge and reflect pads need a non-empty axis; X is " + bracketed(x.dims));
     }
     for (std::int64_t j = 0; j < out[i]; ++j) {
       std::int64_t s = j - p.begin[i];

@@ -71,7 +71,7 @@ PoolShape check_pool(std::string_view op, const Pool2dParams& p, const TensorVie
     fail(Errc::bad_attribute, op, "pads must be >= 0 and smaller than the window");
   }
   if (y.dims[0] != x.dims[0] || y.dims[1] != x.dims[1]) {
-    fail(Errc::bad_op_inputs, op, "Y " + dims_text(y.dims) + " must keep N and C of X " + dims_text(x.dims));
+    fail(Errc::bad_op_inputs, op, "Y " + bracketed(y.dims) + " must keep N and C of X " + bracketed(x.dims));
   }
   check_out_dim(op, "H", x.dims[2], p.kernel_h, p.stride_h, p.dilation_h, p.pad_top, p.pad_bottom, y.dims[2]);
   check_out_dim(op, "W", x.dims[3], p.kernel_w, p.stride_w, p.dilation_w, p.pad_left, p.pad_right, y.dims[3]);
@@ -364,7 +364,7 @@ namespace {
 std::pair<std::int64_t, std::int64_t> global_pool_planes(std::string_view op, const TensorView& x, const TensorView& y) {
   check_dtype(op, "X", x, DataType::f32);
   check_dtype(op, "Y", y, DataType::f32);
-  if (x.rank() < 2) fail(Errc::rank_mismatch, op, "X " + dims_text(x.dims) + " must have rank >= 2 (N, C, ...)");
+  if (x.rank() < 2) fail(Errc::rank_mismatch, op, "X " + bracketed(x.dims) + " must have rank >= 2 (N, C, ...)");
   check_data(op, "X", x);
   SmallDims out(x.dims.begin(), x.dims.end());
   std::fill(out.begin() + 2, out.end(), 1);

@@ -66,7 +66,7 @@ void store(std::string_view op, const std::vector<double>& v, const TensorView& 
 std::pair<std::int64_t, std::int64_t> axis_span(std::string_view op, std::int64_t axis, const TensorView& x) {
   if (x.rank() == 0) return {1, 1};
   if (axis < 0 || axis >= static_cast<std::int64_t>(x.rank()))
-    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside X " + dims_text(x.dims));
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(axis) + " is outside X " + bracketed(x.dims));
   return {x.dims[static_cast<std::size_t>(axis)], product(x.dims, static_cast<std::size_t>(axis) + 1, x.rank())};
 }
 
@@ -147,11 +147,11 @@ void matmul_integer(const TensorView& a, const TensorView& b, const TensorView* 
                     const TensorView* b_zero_point, const TensorView& y, const Requantize* rq) {
   const std::string_view op = rq != nullptr ? "QLinearMatMul" : "MatMulInteger";
   if (a.rank() < 2 || b.rank() < 2)
-    fail(Errc::unsupported, op, "needs operands of rank >= 2; a is " + dims_text(a.dims) + ", b " + dims_text(b.dims));
+    fail(Errc::unsupported, op, "needs operands of rank >= 2; a is " + bracketed(a.dims) + ", b " + bracketed(b.dims));
   const std::size_t ra = a.rank(), rb = b.rank(), ry = y.rank();
   const std::int64_t m = a.dims[ra - 2], k = a.dims[ra - 1], n = b.dims[rb - 1];
   if (b.dims[rb - 2] != k || ry < 2 || y.dims[ry - 2] != m || y.dims[ry - 1] != n)
-    fail(Errc::bad_op_inputs, op, "a " + dims_text(a.dims) + ", b " + dims_text(b.dims) + ", y " + dims_text(y.dims) +
+    fail(Errc::bad_op_inputs, op, "a " + bracketed(a.dims) + ", b " + bracketed(b.dims) + ", y " + bracketed(y.dims) +
                                       " do not fit a matrix product");
   const std::vector<std::int64_t> batch(y.dims.begin(), y.dims.end() - 2);
   std::vector<std::int64_t> ab(a.dims.begin(), a.dims.end() - 2), bb(b.dims.begin(), b.dims.end() - 2);
@@ -187,11 +187,11 @@ void conv_integer(const IntConvParams& p, const TensorView& x, const TensorView&
   const std::string_view op = rq != nullptr ? "QLinearConv" : "ConvInteger";
   const std::size_t r = x.rank(), sp = r - 2;
   if (r < 3 || w.rank() != r || y.rank() != r || p.strides.size() != sp)
-    fail(Errc::bad_op_inputs, op, "x " + dims_text(x.dims) + ", w " + dims_text(w.dims) + " do not fit a convolution");
+    fail(Errc::bad_op_inputs, op, "x " + bracketed(x.dims) + ", w " + bracketed(w.dims) + " do not fit a convolution");
   const std::int64_t batch = x.dims[0], cin = x.dims[1], cout = w.dims[0], cg = w.dims[1], g = p.group;
   if (g < 1 || cg * g != cin || cout % g != 0)
-    fail(Errc::bad_op_inputs, op, "w " + dims_text(w.dims) + " with group " + std::to_string(g) + " does not fit x " +
-                                      dims_text(x.dims));
+    fail(Errc::bad_op_inputs, op, "w " + bracketed(w.dims) + " with group " + std::to_string(g) + " does not fit x " +
+                                      bracketed(x.dims));
   const Param zx = param(op, "x_zero_point", x_zero_point, 1, 0), zw = param(op, "w_zero_point", w_zero_point, cout, 0);
   const Param bs = param(op, "B", bias, cout, 0);
   const std::vector<double> vx = values(x), vw = values(w);

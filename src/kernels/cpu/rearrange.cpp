@@ -29,7 +29,7 @@ void check_nchw(std::string_view op, std::int64_t block, const TensorView& x, co
   same_type(op, "input", x, "output", y);
   check_data(op, "input", x);
   if (block < 1) fail(Errc::bad_attribute, op, "blocksize " + std::to_string(block) + " is below 1");
-  if (x.rank() != 4) fail(Errc::bad_op_inputs, op, "input " + dims_text(x.dims) + " is not [N, C, H, W]");
+  if (x.rank() != 4) fail(Errc::bad_op_inputs, op, "input " + bracketed(x.dims) + " is not [N, C, H, W]");
 }
 
 }  // namespace
@@ -42,7 +42,7 @@ void tile(const TensorView& x, const TensorView& y) {
   for (std::size_t d = 0; fits && d < x.rank(); ++d)
     fits = x.dims[d] == 0 ? y.dims[d] == 0 : y.dims[d] % x.dims[d] == 0;
   if (!fits)
-    fail(Errc::bad_op_inputs, op, "output " + dims_text(y.dims) + " is not input " + dims_text(x.dims) + " repeated");
+    fail(Errc::bad_op_inputs, op, "output " + bracketed(y.dims) + " is not input " + bracketed(x.dims) + " repeated");
   check_data(op, "output", y);
   if (y.elements() == 0) return;
   const std::size_t r = x.rank();
@@ -63,7 +63,7 @@ void depth_to_space(const DepthToSpaceParams& p, const TensorView& x, const Tens
   check_nchw(op, p.block, x, y);
   const std::int64_t b = p.block, n = x.dims[0], c = x.dims[1], h = x.dims[2], w = x.dims[3];
   if (c % (b * b) != 0)
-    fail(Errc::bad_op_inputs, op, "input " + dims_text(x.dims) + " has C not a multiple of blocksize^2 " +
+    fail(Errc::bad_op_inputs, op, "input " + bracketed(x.dims) + " has C not a multiple of blocksize^2 " +
                                       std::to_string(b * b));
   const std::int64_t oc = c / (b * b), oh = h * b, ow = w * b;
   check_dims(op, "output", y, std::vector<std::int64_t>{n, oc, oh, ow});
@@ -81,7 +81,7 @@ void space_to_depth(std::int64_t block, const TensorView& x, const TensorView& y
   check_nchw(op, block, x, y);
   const std::int64_t b = block, n = x.dims[0], c = x.dims[1], h = x.dims[2], w = x.dims[3];
   if (h % b != 0 || w % b != 0)
-    fail(Errc::bad_op_inputs, op, "input " + dims_text(x.dims) + " has H or W not a multiple of blocksize " +
+    fail(Errc::bad_op_inputs, op, "input " + bracketed(x.dims) + " has H or W not a multiple of blocksize " +
                                       std::to_string(b));
   const std::int64_t oc = c * b * b, oh = h / b, ow = w / b;
   check_dims(op, "output", y, std::vector<std::int64_t>{n, oc, oh, ow});

@@ -398,7 +398,7 @@ void recurrent(const RnnParams& p, std::span<const TensorView> in, std::span<con
   check_dtype(op, "X", in[0], DataType::f32);
   if (w.bf16 || r.bf16 || w.k != s.I || w.n != s.D * s.G * s.H || r.k != s.H ||
       r.n != s.D * rnn_r_blocks(p).direction_columns())
-    fail(Errc::bad_op_inputs, op, "X " + dims_text(in[0].dims) + " does not fit the weights packed for input size " +
+    fail(Errc::bad_op_inputs, op, "X " + bracketed(in[0].dims) + " does not fit the weights packed for input size " +
                                       std::to_string(w.k) + " and " + std::to_string(w.n) + " gate rows");
   recurrent_f32(p, s, in, out, w, r);
 }

@@ -36,7 +36,7 @@ void check_reduced_dims(std::string_view op, const TensorView& x, const detail::
   const bool is_drop = std::equal(drop.begin(), drop.end(), y.dims.begin(), y.dims.end());
   if (!is_keep && !is_drop) {
     fail(Errc::bad_op_inputs, op,
-         "Y has dims " + dims_text(y.dims) + "; expected " + dims_text(keep) + " or " + dims_text(drop));
+         "Y has dims " + bracketed(y.dims) + "; expected " + bracketed(keep) + " or " + bracketed(drop));
   }
   check_data(op, "Y", y);
 }
@@ -228,7 +228,7 @@ detail::ReducedAxes reduced_axes(std::string_view op, const std::vector<std::int
   for (const std::int64_t a : axes) {
     if (a < 0 || a >= static_cast<std::int64_t>(x.rank()) || reduced[static_cast<std::size_t>(a)]) {
       fail(Errc::bad_attribute, op,
-           "axis " + std::to_string(a) + " is out of range or repeated for X " + dims_text(x.dims));
+           "axis " + std::to_string(a) + " is out of range or repeated for X " + bracketed(x.dims));
     }
     reduced[static_cast<std::size_t>(a)] = true;
   }
@@ -304,13 +304,13 @@ void arg_max(const ArgMaxParams& p, const TensorView& x, const TensorView& y) {
   check_dtype(op, "Y", y, DataType::i64);
   check_data(op, "X", x);
   if (p.axis < 0 || p.axis >= static_cast<std::int64_t>(x.rank())) {
-    fail(Errc::bad_attribute, op, "axis " + std::to_string(p.axis) + " is outside X " + dims_text(x.dims));
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(p.axis) + " is outside X " + bracketed(x.dims));
   }
   detail::ReducedAxes reduced;
   reduced[static_cast<std::size_t>(p.axis)] = true;
   check_reduced_dims(op, x, reduced, y);
   if (x.dims[static_cast<std::size_t>(p.axis)] == 0) {
-    fail(Errc::bad_op_inputs, op, "the axis of X " + dims_text(x.dims) + " is empty");
+    fail(Errc::bad_op_inputs, op, "the axis of X " + bracketed(x.dims) + " is empty");
   }
   if (y.elements() == 0) return;
   switch (x.dtype) {

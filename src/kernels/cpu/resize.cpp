@@ -251,9 +251,9 @@ void resize(const ResizeParams& p, const TensorView& x, const TensorView& y) {
   check_rank(op, "Y", y, x.rank());
   const std::size_t rank = x.rank();
   if (!p.scales.empty() && p.scales.size() != rank)
-    fail(Errc::bad_attribute, op, "scales need one entry per axis of X " + dims_text(x.dims));
+    fail(Errc::bad_attribute, op, "scales need one entry per axis of X " + bracketed(x.dims));
   if (!p.roi.empty() && p.roi.size() != 2 * rank)
-    fail(Errc::bad_attribute, op, "roi needs a start and an end per axis of X " + dims_text(x.dims));
+    fail(Errc::bad_attribute, op, "roi needs a start and an end per axis of X " + bracketed(x.dims));
   std::vector<Axis> axes(rank);
   for (std::size_t i = 0; i < rank; ++i) {
     Axis& a = axes[i];

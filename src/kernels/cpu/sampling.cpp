@@ -42,8 +42,8 @@ void roi_align(const RoiAlignParams& p, const TensorView& x, const TensorView& r
   check_dtype(op, "batch_indices", batch_indices, DataType::i64);
   if (x.rank() != 4 || rois.rank() != 2 || rois.dims[1] != 4 || batch_indices.rank() != 1 ||
       batch_indices.dims[0] != rois.dims[0] || y.rank() != 4 || y.dims[0] != rois.dims[0] || y.dims[1] != x.dims[1])
-    fail(Errc::bad_op_inputs, op, "X " + dims_text(x.dims) + ", rois " + dims_text(rois.dims) + ", batch_indices " +
-                                      dims_text(batch_indices.dims) + "; expected [N,C,H,W], [R,4], [R]");
+    fail(Errc::bad_op_inputs, op, "X " + bracketed(x.dims) + ", rois " + bracketed(rois.dims) + ", batch_indices " +
+                                      bracketed(batch_indices.dims) + "; expected [N,C,H,W], [R,4], [R]");
   const std::int64_t c = x.dims[1], h = x.dims[2], w = x.dims[3], oh = y.dims[2], ow = y.dims[3];
   const double off = p.half_pixel ? 0.5 : 0.0;
   for (std::int64_t r = 0; r < rois.dims[0]; ++r) {
@@ -134,7 +134,7 @@ void grid_sample(GridMode mode, GridPadding padding, bool align, const TensorVie
   check_dtype(op, "X", x, DataType::f32);
   check_dtype(op, "grid", grid, DataType::f32);
   if (x.rank() != 4 || grid.rank() != 4 || grid.dims[3] != 2 || grid.dims[0] != x.dims[0])
-    fail(Errc::unsupported, op, "X " + dims_text(x.dims) + ", grid " + dims_text(grid.dims) +
+    fail(Errc::unsupported, op, "X " + bracketed(x.dims) + ", grid " + bracketed(grid.dims) +
                                     "; ge samples 2-D images: [N,C,H,W] and [N,HO,WO,2]");
   const std::int64_t n = x.dims[0], c = x.dims[1], h = x.dims[2], w = x.dims[3], oh = grid.dims[1], ow = grid.dims[2];
   const std::int64_t want[4] = {n, c, oh, ow};

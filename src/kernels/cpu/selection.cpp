@@ -20,7 +20,7 @@ struct AxisSplit {
 AxisSplit split_at(std::string_view op, std::optional<std::int64_t> axis, const TensorView& x) {
   if (!axis) return {1, x.elements(), 1};
   if (*axis < 0 || *axis >= static_cast<std::int64_t>(x.rank()))
-    fail(Errc::bad_attribute, op, "axis " + std::to_string(*axis) + " is outside input " + dims_text(x.dims));
+    fail(Errc::bad_attribute, op, "axis " + std::to_string(*axis) + " is outside input " + bracketed(x.dims));
   const auto a = static_cast<std::size_t>(*axis);
   return {product(x.dims, 0, a), x.dims[a], product(x.dims, a + 1, x.rank())};
 }
@@ -92,7 +92,7 @@ void compress(std::optional<std::int64_t> axis, const TensorView& x, const Tenso
   same_type(op, "input", x, "output", y);
   const AxisSplit s = split_at(op, axis, x);
   if (condition.elements() > s.len)
-    fail(Errc::bad_op_inputs, op, "condition " + dims_text(condition.dims) + " is longer than the " +
+    fail(Errc::bad_op_inputs, op, "condition " + bracketed(condition.dims) + " is longer than the " +
                                       std::to_string(s.len) + " slices it selects from");
   const auto* c = condition.as<const std::uint8_t>();
   std::vector<std::int64_t> kept;
@@ -121,11 +121,11 @@ void reverse_sequence(std::int64_t time_axis, std::int64_t batch_axis, const Ten
   check_dtype(op, "sequence_lens", lens, DataType::i64);
   same_type(op, "input", x, "Y", y);
   check_dims(op, "Y", y, x.dims);
-  if (x.rank() < 2) fail(Errc::bad_op_inputs, op, "input " + dims_text(x.dims) + " has rank below 2");
+  if (x.rank() < 2) fail(Errc::bad_op_inputs, op, "input " + bracketed(x.dims) + " has rank below 2");
   const std::int64_t steps = x.dims[static_cast<std::size_t>(time_axis)];
   const std::int64_t batch = x.dims[static_cast<std::size_t>(batch_axis)];
   if (lens.elements() != batch)
-    fail(Errc::bad_op_inputs, op, "sequence_lens " + dims_text(lens.dims) + " for " + std::to_string(batch) + " batch entries");
+    fail(Errc::bad_op_inputs, op, "sequence_lens " + bracketed(lens.dims) + " for " + std::to_string(batch) + " batch entries");
   const auto* pl = lens.as<const std::int64_t>();
   for (std::int64_t b = 0; b < batch; ++b)
     if (pl[b] < 0 || pl[b] > steps)

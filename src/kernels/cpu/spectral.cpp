@@ -99,15 +99,15 @@ void dft(const DftParams& p, const TensorView& x, const TensorView& y) {
   check_float("DFT", x, y);
   const std::size_t r = x.rank();
   if (r < 3 || (x.dims[r - 1] != 1 && x.dims[r - 1] != 2))
-    fail(Errc::bad_op_inputs, "DFT", "input " + dims_text(x.dims) + "; expected [batch, signal dims..., 1 or 2]");
+    fail(Errc::bad_op_inputs, "DFT", "input " + bracketed(x.dims) + "; expected [batch, signal dims..., 1 or 2]");
   if (p.axis < 1 || p.axis > static_cast<std::int64_t>(r) - 2)
-    fail(Errc::bad_attribute, "DFT", "axis " + std::to_string(p.axis) + " is not a signal dim of " + dims_text(x.dims));
+    fail(Errc::bad_attribute, "DFT", "axis " + std::to_string(p.axis) + " is not a signal dim of " + bracketed(x.dims));
   if (p.length < 1) fail(Errc::bad_op_inputs, "DFT", "dft_length " + std::to_string(p.length) + "; expected >= 1");
   const auto a = static_cast<std::size_t>(p.axis);
   const std::int64_t bins = p.onesided ? p.length / 2 + 1 : p.length;
   const std::int64_t c = x.dims[r - 1];
   if (y.rank() != r || y.dims[a] != bins || y.dims[r - 1] != 2)
-    fail(Errc::bad_op_inputs, "DFT", "output " + dims_text(y.dims) + " does not fit input " + dims_text(x.dims));
+    fail(Errc::bad_op_inputs, "DFT", "output " + bracketed(y.dims) + " does not fit input " + bracketed(x.dims));
   std::int64_t outer = 1, inner = 1;
   for (std::size_t d = 0; d < a; ++d) outer *= x.dims[d];
   for (std::size_t d = a + 1; d + 1 < r; ++d) inner *= x.dims[d];
@@ -133,18 +133,18 @@ void dft(const DftParams& p, const TensorView& x, const TensorView& y) {
 void stft(const StftParams& p, const TensorView& signal, const TensorView* window, const TensorView& y) {
   check_float("STFT", signal, y);
   if (signal.rank() != 3 || (signal.dims[2] != 1 && signal.dims[2] != 2))
-    fail(Errc::bad_op_inputs, "STFT", "signal " + dims_text(signal.dims) + "; expected [batch, length, 1 or 2]");
+    fail(Errc::bad_op_inputs, "STFT", "signal " + bracketed(signal.dims) + "; expected [batch, length, 1 or 2]");
   const std::int64_t batch = signal.dims[0], len = signal.dims[1], c = signal.dims[2];
   if (p.step < 1) fail(Errc::bad_op_inputs, "STFT", "frame_step " + std::to_string(p.step) + "; expected >= 1");
   if (p.length < 1 || p.length > len)
     fail(Errc::bad_op_inputs, "STFT", "frame_length " + std::to_string(p.length) + " for a signal of " +
                                           std::to_string(len) + "; expected 1 to the signal's length");
   if (window != nullptr && (window->dtype != signal.dtype || window->elements() != p.length))
-    fail(Errc::bad_op_inputs, "STFT", "window " + tname(window->dtype) + dims_text(window->dims) + "; expected " +
+    fail(Errc::bad_op_inputs, "STFT", "window " + tname(window->dtype) + bracketed(window->dims) + "; expected " +
                                           std::to_string(p.length) + " values of the signal's type");
   const std::int64_t frames = (len - p.length) / p.step + 1, bins = p.onesided ? p.length / 2 + 1 : p.length;
   if (y.rank() != 4 || y.dims[0] != batch || y.dims[1] != frames || y.dims[2] != bins || y.dims[3] != 2)
-    fail(Errc::bad_op_inputs, "STFT", "output " + dims_text(y.dims) + " does not fit signal " + dims_text(signal.dims));
+    fail(Errc::bad_op_inputs, "STFT", "output " + bracketed(y.dims) + " does not fit signal " + bracketed(signal.dims));
   Transform t(p.length, false);
   std::vector<Complex> buf;
   for (std::int64_t b = 0; b < batch; ++b)
@@ -175,7 +175,7 @@ void mel_weight_matrix(const MelParams& p, const TensorView& y) {
              std::to_string(p.sample_rate / 2.0) + " (half the sample rate)");
   const std::int64_t rows = p.dft_length / 2 + 1;
   if (!is_float(y.dtype) || y.rank() != 2 || y.dims[0] != rows || y.dims[1] != p.bins)
-    fail(Errc::bad_op_inputs, "MelWeightMatrix", "output " + tname(y.dtype) + dims_text(y.dims) + "; expected f32 or f64 [" +
+    fail(Errc::bad_op_inputs, "MelWeightMatrix", "output " + tname(y.dtype) + bracketed(y.dims) + "; expected f32 or f64 [" +
                                                      std::to_string(rows) + "," + std::to_string(p.bins) + "]");
   const auto to_mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
   const double lo = to_mel(p.lower), step = (to_mel(p.upper) - lo) / static_cast<double>(p.bins + 2);
@@ -208,12 +208,12 @@ void tfidf(const TfIdfParams& p, const TensorView& x, const TensorView& y) {
     fail(Errc::type_mismatch, "TfIdfVectorizer", "input " + tname(x.dtype) + ", output " + tname(y.dtype) +
                                                      "; expected i32 or i64 in, f32 out");
   if (x.rank() != 1 && x.rank() != 2)
-    fail(Errc::bad_op_inputs, "TfIdfVectorizer", "input " + dims_text(x.dims) + "; expected [C] or [N, C]");
+    fail(Errc::bad_op_inputs, "TfIdfVectorizer", "input " + bracketed(x.dims) + "; expected [C] or [N, C]");
   const std::int64_t rows = x.rank() == 2 ? x.dims[0] : 1, cols = x.dims[x.rank() - 1];
   std::int64_t width = 0;
   for (const std::int64_t i : p.indexes) width = std::max(width, i + 1);
   if (y.elements() != rows * width)
-    fail(Errc::bad_op_inputs, "TfIdfVectorizer", "output " + dims_text(y.dims) + " does not fit input " + dims_text(x.dims));
+    fail(Errc::bad_op_inputs, "TfIdfVectorizer", "output " + bracketed(y.dims) + " does not fit input " + bracketed(x.dims));
   std::map<std::vector<std::int64_t>, std::size_t> pool;  // n-gram -> its place in the pool
   for (std::size_t g = 0; g < p.grams.size(); ++g) pool.emplace(p.grams[g], g);
   const auto value = [&](std::int64_t i) {

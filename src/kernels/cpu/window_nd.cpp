@@ -25,7 +25,7 @@ struct Geometry {
 
 Geometry geometry(std::string_view op, const TensorView& x, const TensorView& y) {
   if (x.rank() < 3 || x.rank() > 5)
-    fail(Errc::rank_mismatch, op, "X " + dims_text(x.dims) + " must have rank 3 to 5 (1 to 3 spatial dims)");
+    fail(Errc::rank_mismatch, op, "X " + bracketed(x.dims) + " must have rank 3 to 5 (1 to 3 spatial dims)");
   check_rank(op, "Y", y, x.rank());
   check_data(op, "X", x);
   check_data(op, "Y", y);
@@ -33,7 +33,7 @@ Geometry geometry(std::string_view op, const TensorView& x, const TensorView& y)
   g.n = x.dims[0];
   g.c_in = x.dims[1];
   g.c_out = y.dims[1];
-  if (y.dims[0] != g.n) fail(Errc::bad_op_inputs, op, "Y " + dims_text(y.dims) + " must keep N of X " + dims_text(x.dims));
+  if (y.dims[0] != g.n) fail(Errc::bad_op_inputs, op, "Y " + bracketed(y.dims) + " must keep N of X " + bracketed(x.dims));
   const std::size_t sp = x.rank() - 2, off = 3 - sp;
   for (std::size_t i = 0; i < sp; ++i) {
     g.in[off + i] = x.dims[2 + i];
@@ -61,7 +61,7 @@ void check_bias(std::string_view op, const TensorView* b, DataType t, std::int64
   if (b == nullptr) return;
   check_dtype(op, "B", *b, t);
   if (b->rank() != 1 || b->dims[0] != m)
-    fail(Errc::bad_op_inputs, op, "B " + dims_text(b->dims) + " must hold one value per output channel (" +
+    fail(Errc::bad_op_inputs, op, "B " + bracketed(b->dims) + " must hold one value per output channel (" +
                                       std::to_string(m) + ")");
 }
 
@@ -340,7 +340,7 @@ void conv_nd(const WindowNd& p, const TensorView& x, const TensorView& w, const 
   check_window(op, q);
   check_conv(op, q, g, w.dims[1], w.dims[0] / std::max<std::int64_t>(q.group, 1));
   if (w.dims[0] != g.c_out)
-    fail(Errc::bad_op_inputs, op, "W " + dims_text(w.dims) + " must have Y's " + std::to_string(g.c_out) + " channels in dim 0");
+    fail(Errc::bad_op_inputs, op, "W " + bracketed(w.dims) + " must have Y's " + std::to_string(g.c_out) + " channels in dim 0");
   check_dtype(op, "W", w, x.dtype);
   check_dtype(op, "Y", y, x.dtype);
   check_bias(op, b, x.dtype, g.c_out);
@@ -355,7 +355,7 @@ PackedConvWeights pack_conv_nd(const WindowNd& p, const TensorView& w) {
   constexpr std::string_view op = "Conv";
   check_dtype(op, "W", w, DataType::f32);
   if (w.rank() < 3 || w.rank() > 5)
-    fail(Errc::rank_mismatch, op, "W " + dims_text(w.dims) + " must have rank 3 to 5 (1 to 3 spatial dims)");
+    fail(Errc::rank_mismatch, op, "W " + bracketed(w.dims) + " must have rank 3 to 5 (1 to 3 spatial dims)");
   std::array<std::int64_t, 3> k{1, 1, 1};
   const std::size_t sp = w.rank() - 2, off = 3 - sp;
   for (std::size_t i = 0; i < sp; ++i) k[off + i] = w.dims[2 + i];
@@ -376,7 +376,7 @@ void conv_nd(const WindowNd& p, const TensorView& x, const PackedConvWeights& w,
   check_conv(op, p, g, w.cin_per_group, w.cout / std::max<std::int64_t>(p.group, 1));
   if (w.cout != g.c_out)
     fail(Errc::bad_op_inputs, op, "the weights have " + std::to_string(w.cout) + " output channels; Y " +
-                                      dims_text(y.dims) + " has " + std::to_string(g.c_out));
+                                      bracketed(y.dims) + " has " + std::to_string(g.c_out));
   check_dtype(op, "X", x, DataType::f32);
   check_dtype(op, "Y", y, DataType::f32);
   check_bias(op, b, DataType::f32, g.c_out);
@@ -398,7 +398,7 @@ void conv_transpose_nd(const WindowNd& p, const TensorView& x, const TensorView&
   check_window(op, q);
   check_conv(op, q, g, w.dims[0] / std::max<std::int64_t>(q.group, 1), w.dims[1]);
   if (w.dims[0] != g.c_in)
-    fail(Errc::bad_op_inputs, op, "W " + dims_text(w.dims) + " must have X's " + std::to_string(g.c_in) + " channels in dim 0");
+    fail(Errc::bad_op_inputs, op, "W " + bracketed(w.dims) + " must have X's " + std::to_string(g.c_in) + " channels in dim 0");
   check_dtype(op, "W", w, x.dtype);
   check_dtype(op, "Y", y, x.dtype);
   check_bias(op, b, x.dtype, g.c_out);
@@ -414,7 +414,7 @@ void max_pool_nd(const WindowNd& p, const TensorView& x, const TensorView& y, co
   const Geometry g = geometry(op, x, y);
   check_window(op, p);
   check_dtype(op, "Y", y, x.dtype);
-  if (g.c_out != g.c_in) fail(Errc::bad_op_inputs, op, "Y " + dims_text(y.dims) + " must keep C of X " + dims_text(x.dims));
+  if (g.c_out != g.c_in) fail(Errc::bad_op_inputs, op, "Y " + bracketed(y.dims) + " must keep C of X " + bracketed(x.dims));
   if (indices != nullptr) {
     check_dtype(op, "Indices", *indices, DataType::i64);
     check_dims(op, "Indices", *indices, y.dims);
@@ -438,7 +438,7 @@ void average_pool_nd(const WindowNd& p, const TensorView& x, const TensorView& y
   const Geometry g = geometry(op, x, y);
   check_window(op, p);
   check_dtype(op, "Y", y, x.dtype);
-  if (g.c_out != g.c_in) fail(Errc::bad_op_inputs, op, "Y " + dims_text(y.dims) + " must keep C of X " + dims_text(x.dims));
+  if (g.c_out != g.c_in) fail(Errc::bad_op_inputs, op, "Y " + bracketed(y.dims) + " must keep C of X " + bracketed(x.dims));
   float_dispatch(op, x.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float>) pool_rows_f32<false>(p, g, x.as<const float>(), y.as<float>());

@@ -19,9 +19,11 @@
 ///   graph inputs that are initializers are constants, not inputs;
 /// - graph inputs keep their names and order; a `dim_value` is a fixed dim, a
 ///   `dim_param` or a missing value an unknown dim (`-1`), a missing shape unknown rank;
-/// - each node maps to the op schema of the same name; attributes convert to
-///   `ge::Attribute`s; inputs that older opsets passed as attributes (Squeeze and
-///   Unsqueeze axes, Split split before opset 13) become constant inputs; Cast's `to` its
+/// - each node maps to the op schema of the same name whose origin (`OpOrigin`) is its
+///   domain (a user op that declares none: the default domain; ge's own ops, such as
+///   `FusedConv`, never); attributes convert to `ge::Attribute`s; inputs that older
+///   opsets passed as attributes (Squeeze and Unsqueeze axes, Split split before opset
+///   13) become constant inputs; Cast's `to` its
 ///   type name; Softmax and LogSoftmax before opset 13 (which flatten to 2-D) keep
 ///   their meaning; from opset 18, the Reduce ops' `axes` input and Split's
 ///   `num_outputs` map as they are (the schemas take both spellings), Pad's `axes`
@@ -50,9 +52,11 @@
 /// `doc_string`; unknown rank: no shape); constants as initializers with raw data; the
 /// nodes in topological order with their attributes (floats narrowed to ONNX's float32;
 /// Cast's `to` as the ONNX type number; Reduce axes as the opset wants them); outputs
-/// with their inferred types and dims. Refused with `unsupported_op`, listing each op
-/// type with its first node: ops that are not ONNX ops of the default domain, such as
-/// `FusedConv`, which the optimizer makes (save the graph before `ge::compile`).
+/// with their inferred types and dims. Which ops are ONNX ops, of which domain (the
+/// training domain's optimizers are written in it), from which opset: their schemas'
+/// `OpOrigin`. Refused with `unsupported_op`, listing each op type with its first node:
+/// ops that are not ONNX ops, such as `FusedConv`, which the optimizer makes (save the
+/// graph before `ge::compile`), and user ops that declare no ONNX origin.
 /// A model over 2 GiB (protobuf's limit) is `unsupported`; a file that cannot be
 /// written `invalid_argument`.
 

@@ -11,17 +11,14 @@
 
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
+#include "ge/ops/schema.hpp"
 #include "ge/tensor/tensor.hpp"
 #include "ge/onnx.hpp"
 
 namespace ge::onnx::detail {
 
 /// The domain of ONNX's training ops; ge reads its optimizers Adagrad, Adam, Momentum.
-inline constexpr std::string_view training_domain = "ai.onnx.preview.training";
-/// True for the ops ge reads from and writes to `training_domain`.
-[[nodiscard]] inline bool training_op_name(std::string_view op) noexcept {
-  return op == "Adagrad" || op == "Adam" || op == "Momentum";
-}
+inline constexpr std::string_view training_domain = onnx_training_domain;
 
 /// The ge type of an ONNX TensorProto data type, or nullopt when ge has none.
 [[nodiscard]] std::optional<DataType> map_type(std::int32_t onnx_type) noexcept;

@@ -10,11 +10,15 @@ namespace ge::onnx::detail {
 
 namespace {
 
-// Op types of our registry that are not ONNX ops (made by graph passes).
-// ge's own ops (made by its passes) are no ONNX ops: a file naming one is refused.
-bool internal_op(std::string_view op) {
+// The schema a node of `domain` typed `op` is read as: a registered op whose origin is
+// that ONNX domain, or in the default domain a user op that declares no origin. None for
+// ge's own ops (made by its passes: a file naming one is refused) and ops of other domains.
+const OpSchema* onnx_schema(const std::string& domain, const std::string& op) {
   const OpSchema* s = OpRegistry::global().try_find(op);
-  return s != nullptr && s->internal;
+  if (s == nullptr) return nullptr;
+  const bool default_domain = domain.empty() || domain == "ai.onnx";
+  if (s->origin.onnx_of(domain) || (default_domain && s->origin.kind == OpOrigin::Kind::unset)) return s;
+  return nullptr;
 }
 
 // An attribute's kind: its declared type, or for old files without one, the field set.
@@ -32,11 +36,6 @@ int attr_type(const ::onnx::AttributeProto& a) {
   return A::UNDEFINED;
 }
 
-// The optimizers of ONNX's training domain that ge has (registered under their op names).
-bool training_op(const ::onnx::NodeProto& n) {
-  return n.domain() == training_domain && training_op_name(n.op_type());
-}
-
 std::string attr_type_name(int t) {
   if (::onnx::AttributeProto_AttributeType_IsValid(t))
     return ::onnx::AttributeProto_AttributeType_Name(static_cast<::onnx::AttributeProto_AttributeType>(t));
@@ -52,14 +51,22 @@ std::string node_label(const ::onnx::NodeProto& n, std::size_t index) {
 std::optional<NodePlan> NodeConverter::convert(const ::onnx::NodeProto& n, std::size_t index) {
   const std::string where = node_label(n, index);
   const std::string& op = n.op_type();
-  if (!n.domain().empty() && n.domain() != "ai.onnx" && !training_op(n)) {
-    unsupported_.add("op " + quote(n.domain() + ":" + op) + " of domain " + quote(n.domain()), where);
+  const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+  const bool constant = default_domain && op == "Constant";
+  const OpSchema* schema = constant ? nullptr : onnx_schema(n.domain(), op);
+  if (schema == nullptr && !constant) {
+    std::string what = default_domain ? "op " + quote(op)
+                                      : "op " + quote(n.domain() + ":" + op) + " of domain " + quote(n.domain());
+    const OpSchema* other = default_domain ? OpRegistry::global().try_find(op) : nullptr;
+    if (other != nullptr && other->origin.kind == OpOrigin::Kind::onnx)  // an op of another domain
+      what += " of the default domain (ge reads it from domain " + quote(other->origin.domain) + ")";
+    unsupported_.add(what, where);
     return std::nullopt;
   }
-  const bool constant = op == "Constant";
-  const OpSchema* schema = internal_op(op) || constant ? nullptr : OpRegistry::global().try_find(op);
-  if (schema == nullptr && !constant) {
-    unsupported_.add("op " + quote(op), where);
+  if (schema != nullptr && default_domain && schema->origin.until && opset_ > *schema->origin.until) {
+    unsupported_.add("op " + quote(op) + " of opset " + std::to_string(opset_) + " (ge reads it to opset " +
+                         std::to_string(*schema->origin.until) + ")",
+                     where);
     return std::nullopt;
   }
   NodePlan p;

@@ -1,7 +1,7 @@
 // The ONNX exporter: ge::Graph -> ModelProto. See include/ge/onnx.hpp.
 //
-// Steps: check that every op is an ONNX op and find the opset the graph needs (13, 17 or
-// 20); write the inputs, the constants as initializers, the nodes in topological order
+// Steps: check that every op is an ONNX op (its schema's origin says which domain, from
+// which opset) and find the opset the graph needs (13, 17 or 20); write the inputs, the constants as initializers, the nodes in topological order
 // with the attribute spellings of that opset, and the outputs; serialize.
 #include <algorithm>
 #include <cerrno>
@@ -21,69 +21,11 @@ using namespace detail;
 
 namespace {
 
-// The ONNX ops of the default domain that ge has, each with the first opset that has it
-// as ge reads it (13 for everything at least that old: the lowest opset we write).
-struct OnnxOp {
-  std::string_view name;
-  std::int64_t since;
-};
-constexpr OnnxOp onnx_ops[] = {
-    {"Abs", 13},         {"Add", 13},          {"ArgMax", 13},         {"ArgMin", 13},         {"AveragePool", 13},
-    {"BatchNormalization", 13},                {"Cast", 13},           {"Clip", 13},
-    {"Concat", 13},      {"ConstantOfShape", 13},                      {"Conv", 13},
-    {"ConvTranspose", 13},                     {"CumSum", 13},         {"Div", 13},            {"Equal", 13},
-    {"Erf", 13},         {"Exp", 13},          {"Expand", 13},         {"Flatten", 13},
-    {"Gather", 13},      {"Gelu", 20},         {"Gemm", 13},           {"GlobalAveragePool", 13},
-    {"Greater", 13},     {"HardSwish", 14},    {"Identity", 13},       {"LayerNormalization", 17},
-    {"LeakyRelu", 13},   {"Less", 13},         {"Log", 13},            {"LogSoftmax", 13},
-    {"MatMul", 13},      {"MaxPool", 13},      {"Mul", 13},            {"Neg", 13},
-    {"NonZero", 13},     {"Pad", 13},          {"Pow", 13},            {"ReduceL1", 13},
-    {"ReduceL2", 13},    {"ReduceLogSum", 13}, {"ReduceLogSumExp", 13}, {"ReduceMax", 13},
-    {"ReduceMean", 13},  {"ReduceMin", 13},    {"ReduceProd", 13},     {"ReduceSum", 13},
-    {"ReduceSumSquare", 13},                   {"Relu", 13},           {"Reshape", 13},
-    {"Resize", 13},      {"Shape", 13},        {"Sigmoid", 13},        {"Slice", 13},
-    {"Softmax", 13},     {"Split", 13},        {"Sqrt", 13},           {"Squeeze", 13},
-    {"Sub", 13},         {"Tanh", 13},         {"TopK", 13},           {"Transpose", 13},
-    {"Unsqueeze", 13},   {"Where", 13},
-    // issue #17's element-wise, activation, reduction and data-movement ops
-    {"Acos", 13},        {"Acosh", 13},        {"And", 13},            {"Asin", 13},           {"Asinh", 13},
-    {"Atan", 13},        {"Atanh", 13},        {"BitShift", 13},       {"Ceil", 13},           {"Celu", 13},
-    {"Cos", 13},         {"Cosh", 13},         {"DepthToSpace", 13},   {"Einsum", 13},         {"Elu", 13},
-    {"Floor", 13},       {"GatherElements", 13},                       {"GreaterOrEqual", 13},
-    {"HardSigmoid", 13}, {"InstanceNormalization", 13},                {"IsInf", 13},          {"IsNaN", 13},
-    {"LessOrEqual", 13}, {"Max", 13},          {"Mean", 13},           {"Min", 13},            {"Mish", 18},
-    {"Mod", 13},         {"Not", 13},          {"Or", 13},             {"PRelu", 13},          {"Range", 13},
-    {"Reciprocal", 13},  {"Round", 13},        {"ScatterElements", 13},                        {"Selu", 13},
-    {"Shrink", 13},      {"Sign", 13},         {"Sin", 13},            {"Sinh", 13},           {"Size", 13},
-    {"Softplus", 13},    {"Softsign", 13},     {"SpaceToDepth", 13},   {"Sum", 13},            {"Tan", 13},
-    {"ThresholdedRelu", 13},                   {"Tile", 13},           {"Trilu", 14},          {"Xor", 13},
-    // issue #17's losses, one-hot, tuple-indexing and selection ops
-    {"If", 13},          {"Loop", 13},         {"Scan", 13},
-    {"CastLike", 15},    {"Compress", 13},     {"Dropout", 13},        {"EyeLike", 13},        {"GatherND", 13},
-    {"GlobalMaxPool", 13},                     {"Hardmax", 13},        {"NegativeLogLikelihoodLoss", 13},
-    {"OneHot", 13},      {"ReverseSequence", 13},                      {"ScatterND", 13},
-    {"SoftmaxCrossEntropyLoss", 13},           {"Unique", 13},
-    // issue #17's recurrent layers (layout from 14)
-    {"GRU", 14},         {"LSTM", 14},         {"RNN", 14},
-    // the optimizers of the training domain (version 1 of ai.onnx.preview.training)
-    {"Adagrad", 13},     {"Adam", 13},         {"Momentum", 13},
-    // issue #17's further network ops
-    {"BlackmanWindow", 17},                    {"Det", 11},            {"HammingWindow", 17},  {"HannWindow", 17},
-    {"LRN", 13},         {"MaxUnpool", 11},    {"MeanVarianceNormalization", 13},
-    // Fourier transforms (opset 17) and n-gram counts
-    {"DFT", 17},         {"STFT", 17},         {"MelWeightMatrix", 17}, {"TfIdfVectorizer", 13},
-    // issue #17's quantization ops
-    {"QuantizeLinear", 13},                    {"DequantizeLinear", 13},
-    {"DynamicQuantizeLinear", 13},             {"MatMulInteger", 13},  {"QLinearMatMul", 13},
-    {"ConvInteger", 13}, {"QLinearConv", 13},
-    // issue #17's detection ops
-    {"NonMaxSuppression", 13},                 {"RoiAlign", 16},       {"GridSample", 16},
-};
-
-std::optional<std::int64_t> op_since(std::string_view op) {
-  for (const auto& o : onnx_ops)
-    if (o.name == op) return o.since;
-  return std::nullopt;
+// The ONNX origin of `op` (its schema's): none for ge's own ops, for user ops that declare
+// none, and for names the registry lacks.
+const OpOrigin* onnx_origin(std::string_view op) {
+  const OpSchema* s = OpRegistry::global().try_find(op);
+  return s != nullptr && s->origin.kind == OpOrigin::Kind::onnx ? &s->origin : nullptr;
 }
 
 // Reduce ops whose axes are an attribute before opset 18 and an input from 18 on
@@ -154,41 +96,74 @@ std::int64_t node_opset(const Graph& g, const Node& n, std::int64_t since) {
   return v;
 }
 
-// The opset written for `g`; throws listing the op types ONNX lacks (with a first user).
-// What `g` and its subgraphs need: the opset, and the ops ONNX lacks (with a first user).
-void graph_needs(const Graph& g, std::int64_t& need, std::map<std::string, std::string>& missing) {
+// What a graph and its subgraphs need of the model's opset imports.
+struct Needs {
+  std::int64_t opset = written_opsets[0];          // the default domain's
+  std::string opset_by;                            // the node that needs it (when above the lowest)
+  std::optional<std::int64_t> until;               // the lowest last opset of the default-domain ops used
+  std::string until_by;                            // the node of that op
+  std::map<std::string, std::int64_t> domains;     // the other domains' versions
+  std::map<std::string, std::string> missing;      // op types ONNX lacks, with a first user
+};
+
+std::string node_text(const Node& n) { return quote(n.op) + " (node " + quote(n.name) + ")"; }
+
+void graph_needs(const Graph& g, Needs& need) {
   for (const Node& n : g.nodes()) {
     for (const auto& [name, a] : n.attrs)
-      if (a.kind() == AttrKind::graph) graph_needs(a.as_graph(), need, missing);
-    const auto since = op_since(n.op);
-    if (!since) {
-      missing.emplace(n.op, n.name);
-      continue;
+      if (a.kind() == AttrKind::graph) graph_needs(a.as_graph(), need);
+    const OpOrigin* o = onnx_origin(n.op);
+    if (o == nullptr) {
+      need.missing.emplace(n.op, n.name);
+    } else if (!o->domain.empty()) {
+      std::int64_t& v = need.domains[o->domain];
+      v = std::max(v, o->since);
+    } else {
+      if (const std::int64_t v = node_opset(g, n, o->since); v > need.opset) {
+        need.opset = v;
+        need.opset_by = node_text(n);
+      }
+      if (o->until && (!need.until || *o->until < *need.until)) {
+        need.until = o->until;
+        need.until_by = node_text(n);
+      }
     }
-    need = std::max(need, node_opset(g, n, *since));
   }
 }
 
-std::int64_t graph_opset(const Graph& g) {
-  std::map<std::string, std::string> missing;
-  std::int64_t need = written_opsets[0];
-  graph_needs(g, need, missing);
-  if (!missing.empty()) {
+// The opset imports written for `g`: the default domain's opset (one of written_opsets)
+// and the other domains' versions. Throws listing the op types ONNX lacks (with a first
+// user), or naming an op that no written opset fits.
+struct Imports {
+  std::int64_t opset = 0;
+  std::map<std::string, std::int64_t> domains;
+};
+
+Imports graph_imports(const Graph& g) {
+  Needs need;
+  graph_needs(g, need);
+  if (!need.missing.empty()) {
     std::string text;
-    for (const auto& [op, node] : missing) {
+    for (const auto& [op, node] : need.missing) {
       text += (text.empty() ? "" : ", ") + quote(op) + " (node " + quote(node);
       const OpSchema* schema = OpRegistry::global().try_find(op);
-      if (schema != nullptr && schema->internal) text += ", made by ge's fusion pass: save the graph before ge::compile";
+      if (schema != nullptr && schema->origin.internal()) text += ", made by ge's fusion pass: save the graph before ge::compile";
       text += ")";
     }
-    fail(Errc::unsupported_op, "cannot save the graph: " + std::to_string(missing.size()) +
-                                   " op type(s) are not ONNX ops of the default domain: " + text +
+    fail(Errc::unsupported_op, "cannot save the graph: " + std::to_string(need.missing.size()) +
+                                   " op type(s) are not ONNX ops: " + text +
                                    "; expected ONNX ops only");
   }
-  for (const std::int64_t o : written_opsets)
-    if (need <= o) return o;
-  // Our bug: an entry of onnx_ops or node_opset above the highest opset written.
-  fail(Errc::internal, "node needs opset " + std::to_string(need) + ", above the highest written");
+  const auto* o = std::find_if(std::begin(written_opsets), std::end(written_opsets),
+                               [&](std::int64_t w) { return need.opset <= w; });
+  if (o == std::end(written_opsets))
+    fail(Errc::unsupported_op, "cannot save the graph: " + need.opset_by + " needs opset " + std::to_string(need.opset) +
+                                   "; ge writes opsets up to " + std::to_string(std::end(written_opsets)[-1]));
+  if (need.until && *need.until < *o)
+    fail(Errc::unsupported_op, "cannot save the graph: it needs opset " + std::to_string(*o) +
+                                   (need.opset_by.empty() ? std::string() : " (for " + need.opset_by + ")") + ", but " +
+                                   need.until_by + " is an op of opsets up to " + std::to_string(*need.until));
+  return {*o, std::move(need.domains)};
 }
 
 void set_tensor(::onnx::TensorProto& t, const std::string& name, const Tensor& x) {
@@ -291,24 +266,24 @@ class Exporter {
   }
 
   ::onnx::ModelProto run() {
-    const std::int64_t opset = graph_opset(g_);
+    const Imports imports = graph_imports(g_);
+    const std::int64_t opset = imports.opset;
     ::onnx::ModelProto m;
     m.set_ir_version(ir_version(opset));
     m.set_producer_name("ge");
     auto* o = m.add_opset_import();
     o->set_domain("");
     o->set_version(opset);
+    for (const auto& [domain, version] : imports.domains) {
+      auto* d = m.add_opset_import();
+      d->set_domain(domain);
+      d->set_version(version);
+    }
     gp_ = m.mutable_graph();
     gp_->set_name("ge");
     for (const GraphInput& in : g_.inputs()) set_type(*gp_->add_input(), in.name, g_.value(in.value).desc);
     for (const Constant& c : g_.constants()) set_tensor(*gp_->add_initializer(), c.name, c.tensor);
     for (const std::size_t i : g_.topological_order()) add_node(g_.nodes()[i], opset);
-    const auto& nodes = g_.nodes();
-    if (std::any_of(nodes.begin(), nodes.end(), [](const Node& n) { return training_op_name(n.op); })) {
-      auto* t = m.add_opset_import();
-      t->set_domain(std::string(training_domain));
-      t->set_version(1);
-    }
     for (const ValueId id : g_.outputs()) set_type(*gp_->add_output(), g_.value(id).name, g_.value(id).desc);
     return m;
   }
@@ -387,7 +362,8 @@ class Exporter {
       Exporter inner(value.as_graph(), *this, captured);
       inner.write_subgraph(*a->mutable_g(), opset);
     }
-    if (training_op_name(n.op)) p->set_domain(std::string(training_domain));
+    if (const OpOrigin* origin = onnx_origin(n.op); origin != nullptr && !origin->domain.empty())
+      p->set_domain(origin->domain);
   }
 
   const Graph& g_;
@@ -399,7 +375,7 @@ class Exporter {
 
 }  // namespace
 
-std::int64_t save_opset(const Graph& graph) { return graph_opset(graph); }
+std::int64_t save_opset(const Graph& graph) { return graph_imports(graph).opset; }
 
 namespace {
 std::vector<std::byte> save_bytes_unguarded(const Graph& graph) {

@@ -42,6 +42,13 @@ void add_control_flow_ops(OpRegistry& r);  // src/ops/control_flow.cpp
 
 // ---- schema helpers ---------------------------------------------------------------
 
+// Registers `s` as an op of `origin`: every built-in registration says where its op comes
+// from (tests/onnx/op_origin_test.cpp checks that none is left unset).
+inline void add_op(OpRegistry& r, OpOrigin origin, OpSchema s) {
+  s.origin = std::move(origin);
+  r.add(std::move(s));
+}
+
 // A schema from its parts.
 OpSchema schema(std::string name, std::string doc, std::vector<ArgSpec> in, std::vector<ArgSpec> out,
                 std::vector<TypeConstraint> types, std::vector<AttrSpec> attrs, InferFn f);

@@ -214,7 +214,7 @@ void add_control_flow_ops(OpRegistry& r) {
                       {arg("cond", "bool"), some_values("captured")}, {values("outputs")}, {any},
                       {attr_req("then_branch", AttrKind::graph), attr_req("else_branch", AttrKind::graph)}, infer_if);
   s.engines = engines(Engine::vector, Engine::host);
-  r.add(std::move(s));
+  add_op(r, onnx_op(13), std::move(s));
   s = schema("Loop", "runs body while the iteration count is below M (when given) and cond holds (when given): body "
              "takes (iteration, cond, carried values..., captured values...) and gives (cond, carried values..., scan "
              "outputs...); the outputs are the last carried values and each scan output stacked over the iterations",
@@ -223,7 +223,7 @@ void add_control_flow_ops(OpRegistry& r) {
               attr("captured", 0, int_at_least(0))},
              infer_loop);
   s.engines = engines(Engine::vector, Engine::host);
-  r.add(std::move(s));
+  add_op(r, onnx_op(13), std::move(s));
   s = schema("Scan", "runs body once per slice of the scan inputs along their axes, carrying the states: body takes "
              "(states..., slices..., captured values...) and gives (states..., scan outputs...)",
              {values("values")}, {values("outputs")}, {any},
@@ -233,7 +233,7 @@ void add_control_flow_ops(OpRegistry& r) {
               attr("captured", 0, int_at_least(0))},
              infer_scan);
   s.engines = engines(Engine::vector, Engine::host);
-  r.add(std::move(s));
+  add_op(r, onnx_op(13), std::move(s));
 }
 
 }  // namespace ge::ops

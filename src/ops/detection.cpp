@@ -85,9 +85,9 @@ OpSchema grid_sample() {
 }  // namespace
 
 void add_detection_ops(OpRegistry& r) {
-  r.add(non_max_suppression());
-  r.add(roi_align());
-  r.add(grid_sample());
+  add_op(r, onnx_op(13), non_max_suppression());
+  add_op(r, onnx_op(16), roi_align());
+  add_op(r, onnx_op(16), grid_sample());
 }
 
 }  // namespace ge::ops

@@ -101,7 +101,7 @@ void add_einsum_op(OpRegistry& r) {
     for (std::size_t i = 0; i < c.input_count(); ++i) all_known = all_known && c.shape(i).rank_known();
     return std::vector<TensorDesc>{{c.input(0).dtype, all_known ? known_ranks(c, eq) : some_ranks_unknown(c, eq)}};
   };
-  r.add(std::move(s));
+  add_op(r, onnx_op(13), std::move(s));
 }
 
 }  // namespace ge::ops

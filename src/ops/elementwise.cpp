@@ -52,42 +52,43 @@ OpSchema unary(std::string name, std::string doc, TypeSet types, std::vector<Att
 
 void add_elementwise_ops(OpRegistry& r) {
   const TypeSet f = TypeSet::floats();
-  r.add(unary("Sqrt", "Y = sqrt(X)", f));
-  r.add(unary("Exp", "Y = exp(X)", f));
-  r.add(unary("Log", "Y = log(X)", f));
-  r.add(unary("Erf", "Y = erf(X)", f));
-  r.add(unary("Tanh", "Y = tanh(X)", f));
-  r.add(unary("Sigmoid", "Y = 1 / (1 + exp(-X))", f));
-  r.add(unary("HardSwish", "Y = X * max(0, min(1, X / 6 + 1 / 2))", f));
-  r.add(unary("Neg", "Y = -X", signed_numeric));
-  r.add(unary("Abs", "Y = |X|", TypeSet::numeric()));
-  r.add(unary("Relu", "Y = max(0, X)", signed_numeric));
-  r.add(unary("LeakyRelu", "Y = X >= 0 ? X : alpha * X", f, {attr("alpha", 0.01)}));
-  r.add(unary("Gelu", "Y = X * Phi(X), exact (erf) or tanh-approximated", f,
-              {attr("approximate", "none", one_of({"none", "tanh"}))}));
+  add_op(r, onnx_op(13), unary("Sqrt", "Y = sqrt(X)", f));
+  add_op(r, onnx_op(13), unary("Exp", "Y = exp(X)", f));
+  add_op(r, onnx_op(13), unary("Log", "Y = log(X)", f));
+  add_op(r, onnx_op(13), unary("Erf", "Y = erf(X)", f));
+  add_op(r, onnx_op(13), unary("Tanh", "Y = tanh(X)", f));
+  add_op(r, onnx_op(13), unary("Sigmoid", "Y = 1 / (1 + exp(-X))", f));
+  add_op(r, onnx_op(14), unary("HardSwish", "Y = X * max(0, min(1, X / 6 + 1 / 2))", f));
+  add_op(r, onnx_op(13), unary("Neg", "Y = -X", signed_numeric));
+  add_op(r, onnx_op(13), unary("Abs", "Y = |X|", TypeSet::numeric()));
+  add_op(r, onnx_op(13), unary("Relu", "Y = max(0, X)", signed_numeric));
+  add_op(r, onnx_op(13), unary("LeakyRelu", "Y = X >= 0 ? X : alpha * X", f, {attr("alpha", 0.01)}));
+  add_op(r, onnx_op(20),
+         unary("Gelu", "Y = X * Phi(X), exact (erf) or tanh-approximated", f,
+               {attr("approximate", "none", one_of({"none", "tanh"}))}));
   {
     OpSchema s = unary("Identity", "Y = X", TypeSet::all());
     s.inputs = {arg("input", "T")};
     s.outputs = {arg("output", "T")};
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
-  r.add(softmax("Softmax", "Y = exp(X) / sum(exp(X)) along axis"));
-  r.add(softmax("LogSoftmax", "Y = log(softmax(X)) along axis"));
+  add_op(r, onnx_op(13), softmax("Softmax", "Y = exp(X) / sum(exp(X)) along axis"));
+  add_op(r, onnx_op(13), softmax("LogSoftmax", "Y = log(softmax(X)) along axis"));
 
-  r.add(binary("Add", "C = A + B (numpy broadcasting)", TypeSet::numeric(), false));
-  r.add(binary("Sub", "C = A - B (numpy broadcasting)", TypeSet::numeric(), false));
-  r.add(binary("Mul", "C = A * B (numpy broadcasting)", TypeSet::numeric(), false));
-  r.add(binary("Div", "C = A / B (numpy broadcasting)", TypeSet::numeric(), false));
-  r.add(binary("Equal", "C = (A == B) (numpy broadcasting)", TypeSet::all(), true));
-  r.add(binary("Less", "C = (A < B) (numpy broadcasting)", TypeSet::numeric(), true));
-  r.add(binary("Greater", "C = (A > B) (numpy broadcasting)", TypeSet::numeric(), true));
+  add_op(r, onnx_op(13), binary("Add", "C = A + B (numpy broadcasting)", TypeSet::numeric(), false));
+  add_op(r, onnx_op(13), binary("Sub", "C = A - B (numpy broadcasting)", TypeSet::numeric(), false));
+  add_op(r, onnx_op(13), binary("Mul", "C = A * B (numpy broadcasting)", TypeSet::numeric(), false));
+  add_op(r, onnx_op(13), binary("Div", "C = A / B (numpy broadcasting)", TypeSet::numeric(), false));
+  add_op(r, onnx_op(13), binary("Equal", "C = (A == B) (numpy broadcasting)", TypeSet::all(), true));
+  add_op(r, onnx_op(13), binary("Less", "C = (A < B) (numpy broadcasting)", TypeSet::numeric(), true));
+  add_op(r, onnx_op(13), binary("Greater", "C = (A > B) (numpy broadcasting)", TypeSet::numeric(), true));
   {
     OpSchema s = binary("Pow", "Z = X ^ Y (numpy broadcasting)", TypeSet::numeric(), false);
     s.inputs = {arg("X", "T"), arg("Y", "T1")};
     s.outputs = {arg("Z", "T")};
     s.types = {{"T", TypeSet::numeric()}, {"T1", TypeSet::numeric()}};
     s.in_place = {{0, 0}};
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
   {
     OpSchema s;
@@ -101,7 +102,7 @@ void add_elementwise_ops(OpRegistry& r) {
       const Shape xy = broadcast_shapes(c, c.shape(1), c.shape(2));
       return std::vector<TensorDesc>{{c.input(1).dtype, broadcast_shapes(c, c.shape(0), xy)}};
     };
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
   {
     OpSchema s;
@@ -121,7 +122,7 @@ void add_elementwise_ops(OpRegistry& r) {
       }
       return std::vector<TensorDesc>{c.input(0)};
     };
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
   {
     OpSchema s;
@@ -140,7 +141,7 @@ void add_elementwise_ops(OpRegistry& r) {
     s.infer = [](const InferContext& c) {
       return std::vector<TensorDesc>{{parse_data_type(c.s("to")), c.shape(0)}};
     };
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
 }
 

@@ -81,30 +81,35 @@ void add_elementwise_math_ops(OpRegistry& r) {
       {"Tan", "Y = tan(X)"},         {"Asin", "Y = asin(X)"},       {"Acos", "Y = acos(X)"},
       {"Atan", "Y = atan(X)"},       {"Sinh", "Y = sinh(X)"},       {"Cosh", "Y = cosh(X)"},
       {"Asinh", "Y = asinh(X)"},     {"Acosh", "Y = acosh(X)"},     {"Atanh", "Y = atanh(X)"},
-      {"Softplus", "Y = log(1 + exp(X))"}, {"Softsign", "Y = X / (1 + |X|)"}, {"Mish", "Y = X * tanh(softplus(X))"},
+      {"Softplus", "Y = log(1 + exp(X))"}, {"Softsign", "Y = X / (1 + |X|)"},
       {"Round", "Y = X rounded to the nearest integer, halves to even"}, {"Floor", "Y = floor(X)"},
       {"Ceil", "Y = ceil(X)"}};
-  for (const auto& [name, doc] : maps) r.add(unary(name, doc, f));
-  r.add(unary("Sign", "Y = -1, 0 or 1 by the sign of X", TypeSet::numeric()));
-  r.add(unary("Elu", "Y = X < 0 ? alpha * (exp(X) - 1) : X", f, {attr("alpha", 1.0)}));
-  r.add(unary("Selu", "Y = gamma * (X <= 0 ? alpha * (exp(X) - 1) : X)", f,
-              {attr("alpha", 1.67326319217681884765625), attr("gamma", 1.05070102214813232421875)}));
-  r.add(unary("Celu", "Y = max(0, X) + min(0, alpha * (exp(X / alpha) - 1))", f, {attr("alpha", 1.0, non_zero())}));
-  r.add(unary("ThresholdedRelu", "Y = X > alpha ? X : 0", f, {attr("alpha", 1.0)}));
-  r.add(unary("Shrink", "Y = X < -lambd ? X + bias : X > lambd ? X - bias : 0", f,
-              {attr("bias", 0.0), attr("lambd", 0.5)}));
-  r.add(float_test("IsNaN", "Y = isnan(X)", {}));
-  r.add(float_test("IsInf", "Y = X is -inf (detect_negative) or +inf (detect_positive)",
-                   {attr("detect_negative", 1, int_in(0, 1)), attr("detect_positive", 1, int_in(0, 1))}));
-  r.add(prelu());
+  for (const auto& [name, doc] : maps) add_op(r, onnx_op(13), unary(name, doc, f));
+  add_op(r, onnx_op(18), unary("Mish", "Y = X * tanh(softplus(X))", f));
+  add_op(r, onnx_op(13), unary("Sign", "Y = -1, 0 or 1 by the sign of X", TypeSet::numeric()));
+  add_op(r, onnx_op(13), unary("Elu", "Y = X < 0 ? alpha * (exp(X) - 1) : X", f, {attr("alpha", 1.0)}));
+  add_op(r, onnx_op(13),
+         unary("Selu", "Y = gamma * (X <= 0 ? alpha * (exp(X) - 1) : X)", f,
+               {attr("alpha", 1.67326319217681884765625), attr("gamma", 1.05070102214813232421875)}));
+  add_op(r, onnx_op(13), unary("Celu", "Y = max(0, X) + min(0, alpha * (exp(X / alpha) - 1))", f, {attr("alpha", 1.0, non_zero())}));
+  add_op(r, onnx_op(13), unary("ThresholdedRelu", "Y = X > alpha ? X : 0", f, {attr("alpha", 1.0)}));
+  add_op(r, onnx_op(13),
+         unary("Shrink", "Y = X < -lambd ? X + bias : X > lambd ? X - bias : 0", f,
+               {attr("bias", 0.0), attr("lambd", 0.5)}));
+  add_op(r, onnx_op(13), float_test("IsNaN", "Y = isnan(X)", {}));
+  add_op(r, onnx_op(13),
+         float_test("IsInf", "Y = X is -inf (detect_negative) or +inf (detect_positive)",
+                    {attr("detect_negative", 1, int_in(0, 1)), attr("detect_positive", 1, int_in(0, 1))}));
+  add_op(r, onnx_op(13), prelu());
   const TypeSet b{DataType::boolean};
-  r.add(broadcast_binary("And", "C = A && B (numpy broadcasting)", b, "bool"));
-  r.add(broadcast_binary("Or", "C = A || B (numpy broadcasting)", b, "bool"));
-  r.add(broadcast_binary("Xor", "C = A != B (numpy broadcasting)", b, "bool"));
-  r.add(broadcast_binary("LessOrEqual", "C = (A <= B) (numpy broadcasting)", TypeSet::numeric(), "bool"));
-  r.add(broadcast_binary("GreaterOrEqual", "C = (A >= B) (numpy broadcasting)", TypeSet::numeric(), "bool"));
-  r.add(broadcast_binary("BitShift", "Z = direction LEFT ? X << Y : X >> Y (numpy broadcasting; unsigned)",
-                         unsigned_ints, "T", {attr_req("direction", AttrKind::string, one_of({"LEFT", "RIGHT"}))}));
+  add_op(r, onnx_op(13), broadcast_binary("And", "C = A && B (numpy broadcasting)", b, "bool"));
+  add_op(r, onnx_op(13), broadcast_binary("Or", "C = A || B (numpy broadcasting)", b, "bool"));
+  add_op(r, onnx_op(13), broadcast_binary("Xor", "C = A != B (numpy broadcasting)", b, "bool"));
+  add_op(r, onnx_op(13), broadcast_binary("LessOrEqual", "C = (A <= B) (numpy broadcasting)", TypeSet::numeric(), "bool"));
+  add_op(r, onnx_op(13), broadcast_binary("GreaterOrEqual", "C = (A >= B) (numpy broadcasting)", TypeSet::numeric(), "bool"));
+  add_op(r, onnx_op(13),
+         broadcast_binary("BitShift", "Z = direction LEFT ? X << Y : X >> Y (numpy broadcasting; unsigned)",
+                          unsigned_ints, "T", {attr_req("direction", AttrKind::string, one_of({"LEFT", "RIGHT"}))}));
 }
 
 }  // namespace ge::ops

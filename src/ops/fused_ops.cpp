@@ -24,7 +24,6 @@ std::vector<Dim> logical(const InferContext& c, std::size_t i, const std::string
 OpSchema fused_attention() {
   OpSchema s;
   s.name = "FusedAttention";
-  s.internal = true;
   s.doc = "Y[b] = softmax(scale * Q[b] K[b]^T) V[b] per batch, each tensor [batch, seq, dim] (bsd) or [seq, batch, dim] (sbd)";
   s.inputs = {arg("Q", "T"), arg("K", "T"), arg("V", "T")};
   s.outputs = {arg("Y", "T")};
@@ -63,7 +62,6 @@ constexpr std::pair<const char*, const char*> kPointwiseAttrs[] = {
 OpSchema fused_pointwise_depthwise(const OpSchema& conv) {
   OpSchema s;
   s.name = "FusedPointwiseDepthwise";
-  s.internal = true;
   s.doc = "NHWC pointwise FusedConv then depthwise FusedConv on its output, in one pass (made by the layout pass)";
   s.inputs = {arg("X", "T"), arg("W1", "T"), arg("B1", "T"), arg("W2", "T"), arg("B2", "T"), opt("Z", "T")};
   s.outputs = {arg("Y", "T")};
@@ -109,7 +107,6 @@ OpSchema fused_pointwise_depthwise(const OpSchema& conv) {
 void add_fused_ops(OpRegistry& r) {
   OpSchema s;
   s.name = "FusedMatMul";
-  s.internal = true;
   s.doc = "Y = act(MatMul(A, B) + bias) + residual: a MatMul with its epilogue (activation none, Relu, Gelu or GeluTanh)";
   s.inputs = {arg("A", "T"), arg("B", "T"), opt("bias", "T"), opt("residual", "T")};
   s.outputs = {arg("Y", "T")};
@@ -129,9 +126,9 @@ void add_fused_ops(OpRegistry& r) {
     if (c.has_input(3)) out[0].shape = broadcast_shapes(c, y, c.shape(3));
     return out;
   };
-  r.add(std::move(s));
-  r.add(fused_attention());
-  r.add(fused_pointwise_depthwise(r.find("FusedConv")));
+  add_op(r, internal_op(), std::move(s));
+  add_op(r, internal_op(), fused_attention());
+  add_op(r, internal_op(), fused_pointwise_depthwise(r.find("FusedConv")));
 }
 
 }  // namespace ge::ops

@@ -19,7 +19,7 @@ void add_host_ops(OpRegistry& r) {
       const Dim n = element_count(x);
       return std::vector<TensorDesc>{{DataType::i64, Shape{rank, Dim::interval(0, n.hi())}}};
     };
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
   {
     OpSchema s;
@@ -54,7 +54,7 @@ void add_host_ops(OpRegistry& r) {
       Shape y(std::move(out));
       return std::vector<TensorDesc>{{c.input(0).dtype, y}, {DataType::i64, y}};
     };
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
   for (const char* name : {"ArgMax", "ArgMin"}) {
     OpSchema s;
@@ -78,7 +78,7 @@ void add_host_ops(OpRegistry& r) {
       }
       return std::vector<TensorDesc>{{DataType::i64, Shape(std::move(out))}};
     };
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
 }
 

@@ -72,9 +72,9 @@ OpSchema size() {
 }  // namespace
 
 void add_indexing_ops(OpRegistry& r) {
-  r.add(gather_elements());
-  r.add(scatter_elements());
-  r.add(size());
+  add_op(r, onnx_op(13), gather_elements());
+  add_op(r, onnx_op(13), scatter_elements());
+  add_op(r, onnx_op(13), size());
 }
 
 }  // namespace ge::ops

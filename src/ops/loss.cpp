@@ -63,8 +63,8 @@ OpSchema softmax_cross_entropy() {
 }  // namespace
 
 void add_loss_ops(OpRegistry& r) {
-  r.add(nll_loss());
-  r.add(softmax_cross_entropy());
+  add_op(r, onnx_op(13), nll_loss());
+  add_op(r, onnx_op(13), softmax_cross_entropy());
 }
 
 }  // namespace ge::ops

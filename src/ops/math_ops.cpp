@@ -142,22 +142,23 @@ OpSchema trilu() {
 }  // namespace
 
 void add_math_ops(OpRegistry& r) {
-  r.add(unary("HardSigmoid", "Y = max(0, min(1, alpha * X + beta))", TypeSet::floats(),
-                 {attr("alpha", 0.2), attr("beta", 0.5)}));
+  add_op(r, onnx_op(13),
+         unary("HardSigmoid", "Y = max(0, min(1, alpha * X + beta))", TypeSet::floats(),
+                  {attr("alpha", 0.2), attr("beta", 0.5)}));
   {
     OpSchema s = unary("Not", "Y = !X (bool)", TypeSet{DataType::boolean});
     s.inputs = {arg("X", "bool")};
     s.outputs = {arg("Y", "bool")};
     s.types = {};
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
-  r.add(mod());
-  r.add(variadic("Min", "min = the element-wise minimum of the inputs (numpy broadcasting)", "min"));
-  r.add(variadic("Max", "max = the element-wise maximum of the inputs (numpy broadcasting)", "max"));
-  r.add(variadic("Sum", "sum = the element-wise sum of the inputs (numpy broadcasting)", "sum", TypeSet::floats()));
-  r.add(variadic("Mean", "mean = the element-wise mean of the inputs (numpy broadcasting)", "mean", TypeSet::floats()));
-  r.add(instance_norm());
-  r.add(trilu());
+  add_op(r, onnx_op(13), mod());
+  add_op(r, onnx_op(13), variadic("Min", "min = the element-wise minimum of the inputs (numpy broadcasting)", "min"));
+  add_op(r, onnx_op(13), variadic("Max", "max = the element-wise maximum of the inputs (numpy broadcasting)", "max"));
+  add_op(r, onnx_op(13), variadic("Sum", "sum = the element-wise sum of the inputs (numpy broadcasting)", "sum", TypeSet::floats()));
+  add_op(r, onnx_op(13), variadic("Mean", "mean = the element-wise mean of the inputs (numpy broadcasting)", "mean", TypeSet::floats()));
+  add_op(r, onnx_op(13), instance_norm());
+  add_op(r, onnx_op(14), trilu());
   {
     OpSchema s;
     s.name = "Range";
@@ -167,7 +168,7 @@ void add_math_ops(OpRegistry& r) {
     s.types = {{"T", range_types}};
     s.engines = engines(Engine::host);
     s.infer = infer_range;
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
   add_einsum_op(r);
 }

@@ -72,8 +72,8 @@ OpSchema scatter_nd() {
 }  // namespace
 
 void add_nd_indexing_ops(OpRegistry& r) {
-  r.add(gather_nd());
-  r.add(scatter_nd());
+  add_op(r, onnx_op(13), gather_nd());
+  add_op(r, onnx_op(13), scatter_nd());
 }
 
 }  // namespace ge::ops

@@ -132,7 +132,6 @@ Shape nhwc_of_nchw(const Shape& s) {
 OpSchema fused_conv() {
   OpSchema s = conv();
   s.name = "FusedConv";
-  s.internal = true;
   s.doc = "Conv + optional residual add + activation (made by the fusion pass), NCHW or NHWC";
   s.inputs.push_back(opt("Z", "T"));
   const double inf = std::numeric_limits<double>::infinity();
@@ -423,15 +422,15 @@ OpSchema pool(std::string name, std::string doc, bool is_max) {
 }  // namespace
 
 void add_nn_ops(OpRegistry& r) {
-  r.add(conv());
-  r.add(fused_conv());
-  r.add(conv_transpose());
-  r.add(matmul());
-  r.add(gemm());
-  r.add(batch_norm());
-  r.add(layer_norm());
-  r.add(pool("MaxPool", "max over sliding windows (kernel, strides, pads, dilations, ceil_mode)", true));
-  r.add(pool("AveragePool", "mean over sliding windows (count_include_pad, ceil_mode)", false));
+  add_op(r, onnx_op(13), conv());
+  add_op(r, internal_op(), fused_conv());
+  add_op(r, onnx_op(13), conv_transpose());
+  add_op(r, onnx_op(13), matmul());
+  add_op(r, onnx_op(13), gemm());
+  add_op(r, onnx_op(13), batch_norm());
+  add_op(r, onnx_op(17), layer_norm());
+  add_op(r, onnx_op(13), pool("MaxPool", "max over sliding windows (kernel, strides, pads, dilations, ceil_mode)", true));
+  add_op(r, onnx_op(13), pool("AveragePool", "mean over sliding windows (count_include_pad, ceil_mode)", false));
   for (const char* name : {"GlobalAveragePool", "GlobalMaxPool"}) {
     OpSchema s;
     s.name = name;
@@ -447,7 +446,7 @@ void add_nn_ops(OpRegistry& r) {
       d.resize(x.rank(), Dim(1));
       return std::vector<TensorDesc>{{c.input(0).dtype, Shape(std::move(d))}};
     };
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
 }
 

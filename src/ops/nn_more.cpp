@@ -115,13 +115,13 @@ OpSchema max_unpool() {
 }  // namespace
 
 void add_nn_more_ops(OpRegistry& r) {
-  r.add(lrn());
-  r.add(mvn());
-  r.add(window_fn("BlackmanWindow", "0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N), N = size (periodic) or size - 1"));
-  r.add(window_fn("HammingWindow", "25/46 - 21/46 cos(2 pi n / N), N = size (periodic) or size - 1"));
-  r.add(window_fn("HannWindow", "0.5 - 0.5 cos(2 pi n / N), N = size (periodic) or size - 1"));
-  r.add(det());
-  r.add(max_unpool());
+  add_op(r, onnx_op(13), lrn());
+  add_op(r, onnx_op(13), mvn());
+  add_op(r, onnx_op(17), window_fn("BlackmanWindow", "0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N), N = size (periodic) or size - 1"));
+  add_op(r, onnx_op(17), window_fn("HammingWindow", "25/46 - 21/46 cos(2 pi n / N), N = size (periodic) or size - 1"));
+  add_op(r, onnx_op(17), window_fn("HannWindow", "0.5 - 0.5 cos(2 pi n / N), N = size (periodic) or size - 1"));
+  add_op(r, onnx_op(11), det());
+  add_op(r, onnx_op(11), max_unpool());
 }
 
 }  // namespace ge::ops

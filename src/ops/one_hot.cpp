@@ -70,9 +70,9 @@ OpSchema one_hot() {
 }  // namespace
 
 void add_one_hot_ops(OpRegistry& r) {
-  r.add(hardmax());
-  r.add(eye_like());
-  r.add(one_hot());
+  add_op(r, onnx_op(13), hardmax());
+  add_op(r, onnx_op(13), eye_like());
+  add_op(r, onnx_op(13), one_hot());
 }
 
 }  // namespace ge::ops

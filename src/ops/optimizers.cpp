@@ -46,27 +46,31 @@ OpSchema optimizer(std::string name, std::string doc, std::size_t groups, std::v
 }  // namespace
 
 void add_optimizer_ops(OpRegistry& r) {
-  r.add(optimizer("Adagrad",
-                  "training domain: H += G'^2, X -= R / (1 + T decay_factor) G' / (sqrt(H) + epsilon), "
-                  "G' = G + norm_coefficient X",
-                  3,
-                  {attr("decay_factor", 0.0, float_at_least(0, false)), attr("epsilon", 1e-6, float_at_least(0, false)),
-                   attr("norm_coefficient", 0.0, float_at_least(0, false))}));
-  r.add(optimizer("Momentum",
-                  "training domain: V = alpha V + beta G' (beta 1 at T = 0), X -= R V (standard) or "
-                  "R (G' + alpha V) (nesterov), G' = G + norm_coefficient X",
-                  3,
-                  {attr_req("alpha", AttrKind::floating), attr_req("beta", AttrKind::floating),
-                   attr_req("mode", AttrKind::string, one_of({"standard", "nesterov"})),
-                   attr_req("norm_coefficient", AttrKind::floating, float_at_least(0, false))}));
-  r.add(optimizer("Adam",
-                  "training domain: V = alpha V + (1 - alpha) G', H = beta H + (1 - beta) G'^2, X -= R' V / "
-                  "(sqrt(H) + epsilon) then X *= 1 - norm_coefficient_post, R' bias-corrected for T > 0",
-                  4,
-                  {attr("alpha", 0.9, float_at_least(0, false)), attr("beta", 0.999, float_at_least(0, false)),
-                   attr("epsilon", 1e-6, float_at_least(0, false)),
-                   attr("norm_coefficient", 0.0, float_at_least(0, false)),
-                   attr("norm_coefficient_post", 0.0, float_at_least(0, false))}));
+  const OpOrigin training = onnx_op(onnx_training_domain, 1);  // version 1 of the domain
+  add_op(r, training,
+         optimizer("Adagrad",
+                   "training domain: H += G'^2, X -= R / (1 + T decay_factor) G' / (sqrt(H) + epsilon), "
+                   "G' = G + norm_coefficient X",
+                   3,
+                   {attr("decay_factor", 0.0, float_at_least(0, false)), attr("epsilon", 1e-6, float_at_least(0, false)),
+                    attr("norm_coefficient", 0.0, float_at_least(0, false))}));
+  add_op(r, training,
+         optimizer("Momentum",
+                   "training domain: V = alpha V + beta G' (beta 1 at T = 0), X -= R V (standard) or "
+                   "R (G' + alpha V) (nesterov), G' = G + norm_coefficient X",
+                   3,
+                   {attr_req("alpha", AttrKind::floating), attr_req("beta", AttrKind::floating),
+                    attr_req("mode", AttrKind::string, one_of({"standard", "nesterov"})),
+                    attr_req("norm_coefficient", AttrKind::floating, float_at_least(0, false))}));
+  add_op(r, training,
+         optimizer("Adam",
+                   "training domain: V = alpha V + (1 - alpha) G', H = beta H + (1 - beta) G'^2, X -= R' V / "
+                   "(sqrt(H) + epsilon) then X *= 1 - norm_coefficient_post, R' bias-corrected for T > 0",
+                   4,
+                   {attr("alpha", 0.9, float_at_least(0, false)), attr("beta", 0.999, float_at_least(0, false)),
+                    attr("epsilon", 1e-6, float_at_least(0, false)),
+                    attr("norm_coefficient", 0.0, float_at_least(0, false)),
+                    attr("norm_coefficient_post", 0.0, float_at_least(0, false))}));
 }
 
 }  // namespace ge::ops

@@ -63,7 +63,7 @@ void add_shape_data_ops(OpRegistry& r, const TypeConstraint& any) {
                           return std::vector<TensorDesc>{{DataType::i64, Shape{Dim(std::max<std::int64_t>(e - b, 0))}}};
                         });
     s.engines = engines(Engine::vector, Engine::host);
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
   {
     OpSchema s = schema(
@@ -87,56 +87,58 @@ void add_shape_data_ops(OpRegistry& r, const TypeConstraint& any) {
         });
     s.types = {{"T2", TypeSet::all()}};
     s.engines = engines(Engine::vector, Engine::host);
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
 }
 
 // Pad and Resize: extents grown or scaled.
 void add_pad_resize_ops(OpRegistry& r, const TypeConstraint& any) {
-  r.add(schema("Pad", "pads (or crops, with negative pads) each dim; pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...]",
-               {arg("data", "T"), arg("pads", "i64"), opt("constant_value", "T")}, {arg("output", "T")}, {any},
-               {attr("mode", "constant", one_of({"constant", "reflect", "edge"}))}, [](const InferContext& c) {
-                 const Shape& x = c.shape(0);
-                 const DataType t = c.input(0).dtype;
-                 require_rank(c, 1, 1, 1);
-                 if (!x.rank_known()) return std::vector<TensorDesc>{{t, x}};
-                 const std::size_t r = x.rank();
-                 const auto pads = const_ints(c, 1);
-                 if (!pads) {
-                   if (const auto n = static_length(c, 1); n && static_cast<std::size_t>(*n) != 2 * r)
-                     c.fail(Errc::bad_op_inputs, "input 1 (pads) has " + std::to_string(*n) + " values; expected " +
-                                                     std::to_string(2 * r) + " for rank " + std::to_string(r));
-                   return std::vector<TensorDesc>{{t, unknown_dims(r)}};
-                 }
-                 if (pads->size() != 2 * r)
-                   c.fail(Errc::bad_op_inputs, "input 1 (pads) " + ints_text(*pads) + " has " + std::to_string(pads->size()) +
-                                                   " values; expected " + std::to_string(2 * r) + " for input [" +
-                                                   x.to_string() + "]");
-                 for (std::int64_t p : *pads)
-                   if (p < -max_attr || p > max_attr)
-                     c.fail(Errc::bad_op_inputs, "input 1 (pads) " + ints_text(*pads) + " has " + std::to_string(p) +
-                                                     "; expected pads within +-2^31");
-                 std::vector<Dim> out;
-                 for (std::size_t i = 0; i < r; ++i) {
-                   const std::int64_t p = (*pads)[i] + (*pads)[i + r];
-                   const Dim& d = x.dims()[i];
-                   if (d.is_bounded() && d.hi() <= huge && d.hi() + p < 0)
-                     c.fail(Errc::bad_op_inputs, "input 1 (pads) " + ints_text(*pads) + " crops dim " + std::to_string(i) +
-                                                     " (" + d.to_string() + ") below 0");
-                   out.push_back(map_dim(d, [p](std::int64_t v) { return v + p; }));
-                 }
-                 return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
-               }));
-  r.add(schema("Resize", "resizes by scales (floor(d * scale)) or to sizes; nearest, linear or cubic",
-               {arg("X", "T1"), opt("roi", "T2"), opt("scales", "f32"), opt("sizes", "i64")}, {arg("Y", "T1")},
-               {{"T1", TypeSet::all()}, {"T2", TypeSet::floats()}},
-               {attr("mode", "nearest", one_of({"nearest", "linear", "cubic"})),
-                attr("coordinate_transformation_mode", "half_pixel",
-                     one_of({"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize",
-                             "half_pixel_symmetric", "tf_half_pixel_for_nn"})),
-                attr("nearest_mode", "round_prefer_floor", one_of({"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})),
-                attr("cubic_coeff_a", -0.75), attr("exclude_outside", 0, int_in(0, 1)), attr("extrapolation_value", 0.0)},
-               infer_resize));
+  add_op(r, onnx_op(13),
+         schema("Pad", "pads (or crops, with negative pads) each dim; pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...]",
+                {arg("data", "T"), arg("pads", "i64"), opt("constant_value", "T")}, {arg("output", "T")}, {any},
+                {attr("mode", "constant", one_of({"constant", "reflect", "edge"}))}, [](const InferContext& c) {
+                  const Shape& x = c.shape(0);
+                  const DataType t = c.input(0).dtype;
+                  require_rank(c, 1, 1, 1);
+                  if (!x.rank_known()) return std::vector<TensorDesc>{{t, x}};
+                  const std::size_t r = x.rank();
+                  const auto pads = const_ints(c, 1);
+                  if (!pads) {
+                    if (const auto n = static_length(c, 1); n && static_cast<std::size_t>(*n) != 2 * r)
+                      c.fail(Errc::bad_op_inputs, "input 1 (pads) has " + std::to_string(*n) + " values; expected " +
+                                                      std::to_string(2 * r) + " for rank " + std::to_string(r));
+                    return std::vector<TensorDesc>{{t, unknown_dims(r)}};
+                  }
+                  if (pads->size() != 2 * r)
+                    c.fail(Errc::bad_op_inputs, "input 1 (pads) " + ints_text(*pads) + " has " + std::to_string(pads->size()) +
+                                                    " values; expected " + std::to_string(2 * r) + " for input [" +
+                                                    x.to_string() + "]");
+                  for (std::int64_t p : *pads)
+                    if (p < -max_attr || p > max_attr)
+                      c.fail(Errc::bad_op_inputs, "input 1 (pads) " + ints_text(*pads) + " has " + std::to_string(p) +
+                                                      "; expected pads within +-2^31");
+                  std::vector<Dim> out;
+                  for (std::size_t i = 0; i < r; ++i) {
+                    const std::int64_t p = (*pads)[i] + (*pads)[i + r];
+                    const Dim& d = x.dims()[i];
+                    if (d.is_bounded() && d.hi() <= huge && d.hi() + p < 0)
+                      c.fail(Errc::bad_op_inputs, "input 1 (pads) " + ints_text(*pads) + " crops dim " + std::to_string(i) +
+                                                      " (" + d.to_string() + ") below 0");
+                    out.push_back(map_dim(d, [p](std::int64_t v) { return v + p; }));
+                  }
+                  return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
+                }));
+  add_op(r, onnx_op(13),
+         schema("Resize", "resizes by scales (floor(d * scale)) or to sizes; nearest, linear or cubic",
+                {arg("X", "T1"), opt("roi", "T2"), opt("scales", "f32"), opt("sizes", "i64")}, {arg("Y", "T1")},
+                {{"T1", TypeSet::all()}, {"T2", TypeSet::floats()}},
+                {attr("mode", "nearest", one_of({"nearest", "linear", "cubic"})),
+                 attr("coordinate_transformation_mode", "half_pixel",
+                      one_of({"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize",
+                              "half_pixel_symmetric", "tf_half_pixel_for_nn"})),
+                 attr("nearest_mode", "round_prefer_floor", one_of({"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})),
+                 attr("cubic_coeff_a", -0.75), attr("exclude_outside", 0, int_in(0, 1)), attr("extrapolation_value", 0.0)},
+                infer_resize));
 }
 
 }  // namespace

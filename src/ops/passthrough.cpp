@@ -36,8 +36,8 @@ OpSchema cast_like() {
 }  // namespace
 
 void add_passthrough_ops(OpRegistry& r) {
-  r.add(dropout());
-  r.add(cast_like());
+  add_op(r, onnx_op(13), dropout());
+  add_op(r, onnx_op(15), cast_like());
 }
 
 }  // namespace ge::ops

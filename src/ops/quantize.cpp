@@ -116,13 +116,13 @@ OpSchema qlinear_conv(const OpSchema& conv) {
 }  // namespace
 
 void add_quantize_ops(OpRegistry& r) {
-  r.add(quantize_linear());
-  r.add(dequantize_linear());
-  r.add(dynamic_quantize_linear());
-  r.add(matmul_integer(r.find("MatMul")));
-  r.add(qlinear_matmul(r.find("MatMul")));
-  r.add(conv_integer(r.find("Conv")));
-  r.add(qlinear_conv(r.find("Conv")));
+  add_op(r, onnx_op(13), quantize_linear());
+  add_op(r, onnx_op(13), dequantize_linear());
+  add_op(r, onnx_op(13), dynamic_quantize_linear());
+  add_op(r, onnx_op(13), matmul_integer(r.find("MatMul")));
+  add_op(r, onnx_op(13), qlinear_matmul(r.find("MatMul")));
+  add_op(r, onnx_op(13), conv_integer(r.find("Conv")));
+  add_op(r, onnx_op(13), qlinear_conv(r.find("Conv")));
 }
 
 }  // namespace ge::ops

@@ -87,12 +87,14 @@ std::vector<TensorDesc> infer_space_to_depth(const InferContext& c) {
 }  // namespace
 
 void add_rearrange_ops(OpRegistry& r) {
-  r.add(tile());
-  r.add(nchw_op("DepthToSpace",
-                 "[N, C, H, W] -> [N, C / b^2, H * b, W * b]: channel blocks moved into space (DCR or CRD order)",
-                 {attr("mode", "DCR", one_of({"DCR", "CRD"}))}, infer_depth_to_space));
-  r.add(nchw_op("SpaceToDepth", "[N, C, H, W] -> [N, C * b^2, H / b, W / b]: b x b blocks of space moved into channels",
-                {}, infer_space_to_depth));
+  add_op(r, onnx_op(13), tile());
+  add_op(r, onnx_op(13),
+         nchw_op("DepthToSpace",
+                  "[N, C, H, W] -> [N, C / b^2, H * b, W * b]: channel blocks moved into space (DCR or CRD order)",
+                  {attr("mode", "DCR", one_of({"DCR", "CRD"}))}, infer_depth_to_space));
+  add_op(r, onnx_op(13),
+         nchw_op("SpaceToDepth", "[N, C, H, W] -> [N, C * b^2, H / b, W / b]: b x b blocks of space moved into channels",
+                 {}, infer_space_to_depth));
 }
 
 }  // namespace ge::ops

@@ -106,9 +106,9 @@ OpSchema recurrent(const std::string& name, std::int64_t gates, std::size_t per_
 }  // namespace
 
 void add_recurrent_ops(OpRegistry& r) {
-  r.add(recurrent("RNN", 1, 1));
-  r.add(recurrent("GRU", 3, 2));
-  r.add(recurrent("LSTM", 4, 3));
+  add_op(r, onnx_op(14), recurrent("RNN", 1, 1));
+  add_op(r, onnx_op(14), recurrent("GRU", 3, 2));
+  add_op(r, onnx_op(14), recurrent("LSTM", 4, 3));
 }
 
 }  // namespace ge::ops

@@ -109,9 +109,9 @@ void add_reduce_ops(OpRegistry& r) {
                            "LogSumExp:log of the sum of exponentials"}) {
     const std::string_view w(what);
     const std::size_t colon = w.find(':');
-    r.add(reduce("Reduce" + std::string(w.substr(0, colon)), std::string(w.substr(colon + 1)) + doc));
+    add_op(r, onnx_op(13), reduce("Reduce" + std::string(w.substr(0, colon)), std::string(w.substr(colon + 1)) + doc));
   }
-  r.add(cum_sum());
+  add_op(r, onnx_op(13), cum_sum());
 }
 
 }  // namespace ge::ops

@@ -77,6 +77,18 @@ void check_args(const OpSchema& s, const std::vector<ArgSpec>& args, const char*
     }
   }
 }
+void check_origin(const OpSchema& s) {
+  const OpOrigin& o = s.origin;
+  if (o.kind != OpOrigin::Kind::onnx) {
+    if (!o.domain.empty() || o.since != 0 || o.until)
+      malformed(s, "origin '" + o.to_string() + "' sets a domain or opsets; expected them on ONNX ops only");
+    return;
+  }
+  if (o.domain == "ai.onnx") malformed(s, "origin domain 'ai.onnx'; expected \"\" for the default domain");
+  if (o.since < 1) malformed(s, "origin '" + o.to_string() + "' starts at version " + std::to_string(o.since) + "; expected >= 1");
+  if (o.until && *o.until < o.since)
+    malformed(s, "origin '" + o.to_string() + "' ends before it starts; expected until >= since");
+}
 }  // namespace
 
 void OpRegistry::add(OpSchema schema) {
@@ -85,6 +97,7 @@ void OpRegistry::add(OpSchema schema) {
   if (schema.outputs.empty()) malformed(schema, "no outputs");
   check_args(schema, schema.inputs, "input");
   check_args(schema, schema.outputs, "output");
+  check_origin(schema);
   for (const AttrSpec& a : schema.attrs)
     if (a.default_value && a.default_value->kind() != a.kind)
       malformed(schema, "attribute '" + a.name + "' has a default of kind " + std::string(to_string(a.default_value->kind())) +

@@ -22,6 +22,26 @@ std::string EngineSet::to_string() const {
   return "none";
 }
 
+std::string OpOrigin::to_string() const {
+  switch (kind) {
+    case Kind::unset: return "unset";
+    case Kind::internal: return "internal";
+    case Kind::onnx: break;
+  }
+  return "onnx " + (domain.empty() ? std::string() : domain + " ") + std::to_string(since) +
+         (until ? ".." + std::to_string(*until) : std::string());
+}
+
+OpOrigin onnx_op(std::int64_t since, std::optional<std::int64_t> until) {
+  return {.kind = OpOrigin::Kind::onnx, .since = since, .until = until};
+}
+
+OpOrigin onnx_op(std::string_view domain, std::int64_t since) {
+  return {.kind = OpOrigin::Kind::onnx, .domain = std::string(domain), .since = since};
+}
+
+OpOrigin internal_op() { return {.kind = OpOrigin::Kind::internal}; }
+
 const Attribute& InferContext::attr(std::string_view name) const {
   const auto it = attrs_.find(name);
   if (it == attrs_.end()) fail(Errc::bad_attribute, "attribute '" + std::string(name) + "' is not set; expected a value");

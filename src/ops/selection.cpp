@@ -85,9 +85,9 @@ OpSchema unique() {
 }  // namespace
 
 void add_selection_ops(OpRegistry& r) {
-  r.add(compress());
-  r.add(reverse_sequence());
-  r.add(unique());
+  add_op(r, onnx_op(13), compress());
+  add_op(r, onnx_op(13), reverse_sequence());
+  add_op(r, onnx_op(13), unique());
 }
 
 }  // namespace ge::ops

@@ -267,7 +267,7 @@ void add_reshape_ops(OpRegistry& r, const TypeConstraint& any) {
                         {arg("data", "T"), arg("shape", "i64")}, {arg("reshaped", "T")}, {any},
                         {attr("allowzero", 0, int_in(0, 1))}, infer_reshape);
     s.in_place = {{0, 0}};
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
   {
     OpSchema s = schema("Flatten", "2-D: [prod(dims before axis), prod(dims from axis)]", {arg("input", "T")},
@@ -284,31 +284,32 @@ void add_reshape_ops(OpRegistry& r, const TypeConstraint& any) {
                               {c.input(0).dtype, Shape{product(x.dims(), 0, k), product(x.dims(), k, x.rank())}}};
                         });
     s.in_place = {{0, 0}};
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
-  r.add(schema("Transpose", "permutes the dims by perm (default: reversed)", {arg("data", "T")}, {arg("transposed", "T")},
-               {any}, {attr_opt("perm", AttrKind::integers)}, [](const InferContext& c) {
-                 const Shape& x = c.shape(0);
-                 std::vector<std::int64_t> perm = c.ints("perm");
-                 if (!x.rank_known())
-                   return std::vector<TensorDesc>{{c.input(0).dtype, c.has("perm") ? unknown_dims(perm.size()) : x}};
-                 const auto r = static_cast<std::int64_t>(x.rank());
-                 if (!c.has("perm"))
-                   for (std::int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
-                 std::vector<bool> seen(static_cast<std::size_t>(r), false);
-                 bool ok = static_cast<std::int64_t>(perm.size()) == r;
-                 for (std::int64_t p : perm) {
-                   if (!ok) break;
-                   ok = p >= 0 && p < r && !seen[static_cast<std::size_t>(p)];
-                   if (ok) seen[static_cast<std::size_t>(p)] = true;
-                 }
-                 if (!ok)
-                   c.fail(Errc::bad_attribute, "attribute 'perm' is " + ints_text(perm) + " for input [" + x.to_string() +
-                                                   "]; expected a permutation of 0.." + std::to_string(r - 1));
-                 std::vector<Dim> out;
-                 for (std::int64_t p : perm) out.push_back(x[p]);
-                 return std::vector<TensorDesc>{{c.input(0).dtype, Shape(std::move(out))}};
-               }));
+  add_op(r, onnx_op(13),
+         schema("Transpose", "permutes the dims by perm (default: reversed)", {arg("data", "T")}, {arg("transposed", "T")},
+                {any}, {attr_opt("perm", AttrKind::integers)}, [](const InferContext& c) {
+                  const Shape& x = c.shape(0);
+                  std::vector<std::int64_t> perm = c.ints("perm");
+                  if (!x.rank_known())
+                    return std::vector<TensorDesc>{{c.input(0).dtype, c.has("perm") ? unknown_dims(perm.size()) : x}};
+                  const auto r = static_cast<std::int64_t>(x.rank());
+                  if (!c.has("perm"))
+                    for (std::int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
+                  std::vector<bool> seen(static_cast<std::size_t>(r), false);
+                  bool ok = static_cast<std::int64_t>(perm.size()) == r;
+                  for (std::int64_t p : perm) {
+                    if (!ok) break;
+                    ok = p >= 0 && p < r && !seen[static_cast<std::size_t>(p)];
+                    if (ok) seen[static_cast<std::size_t>(p)] = true;
+                  }
+                  if (!ok)
+                    c.fail(Errc::bad_attribute, "attribute 'perm' is " + ints_text(perm) + " for input [" + x.to_string() +
+                                                    "]; expected a permutation of 0.." + std::to_string(r - 1));
+                  std::vector<Dim> out;
+                  for (std::int64_t p : perm) out.push_back(x[p]);
+                  return std::vector<TensorDesc>{{c.input(0).dtype, Shape(std::move(out))}};
+                }));
 }
 
 // Squeeze and Unsqueeze: dims of extent 1 taken out or put in.
@@ -351,7 +352,7 @@ void add_squeeze_ops(OpRegistry& r, const TypeConstraint& any) {
           return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
         });
     s.in_place = {{0, 0}};
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
   {
     OpSchema s = schema(
@@ -377,85 +378,90 @@ void add_squeeze_ops(OpRegistry& r, const TypeConstraint& any) {
           return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
         });
     s.in_place = {{0, 0}};
-    r.add(std::move(s));
+    add_op(r, onnx_op(13), std::move(s));
   }
 }
 
 // Concat, Split, Slice, Gather, Expand: parts of tensors taken or joined.
 void add_join_ops(OpRegistry& r, const TypeConstraint& any) {
-  r.add(schema("Concat", "joins the inputs along axis", {many("inputs", "T")}, {arg("concat_result", "T")}, {any},
-               {attr_req("axis", AttrKind::integer)}, [](const InferContext& c) {
-                 const DataType t = c.input(0).dtype;
-                 std::optional<Shape> acc;
-                 std::int64_t axis = 0;
-                 for (std::size_t i = 0; i < c.input_count(); ++i) {
-                   const Shape& s = c.shape(i);
-                   if (!s.rank_known()) continue;
-                   if (!acc) {
-                     if (s.rank() == 0) c.fail(Errc::bad_op_inputs, c.input_name(i) + " is a scalar; expected rank >= 1");
-                     axis = norm_axis(c, c.i("axis"), static_cast<std::int64_t>(s.rank()), "axis");
-                     acc = s;
-                     continue;
-                   }
-                   if (s.rank() != acc->rank())
-                     c.fail(Errc::bad_op_inputs, c.input_name(i) + " [" + s.to_string() + "] has rank " +
-                                                     std::to_string(s.rank()) + ", the inputs before have rank " +
-                                                     std::to_string(acc->rank()) + "; expected equal ranks");
-                   std::vector<Dim> d = acc->dims();
-                   for (std::size_t k = 0; k < d.size(); ++k) {
-                     if (static_cast<std::int64_t>(k) == axis) d[k] = d[k] + s.dims()[k];
-                     else d[k] = merge_dims(c, d[k], s.dims()[k], c.input_name(i) + " dim " + std::to_string(k));
-                   }
-                   acc = Shape(std::move(d));
-                 }
-                 if (!acc) return std::vector<TensorDesc>{{t, Shape::unknown_rank()}};
-                 // Inputs of unknown rank add an unknown extent along the axis.
-                 for (std::size_t i = 0; i < c.input_count(); ++i)
-                   if (!c.shape(i).rank_known()) acc->set(axis, Dim::interval((*acc)[axis].lo(), Dim::inf));
-                 return std::vector<TensorDesc>{{t, *acc}};
-               }));
-  r.add(schema("Split", "splits along axis into parts of the 'split' sizes, or num_outputs (near-)equal parts",
-               {arg("input", "T"), opt("split", "i64")}, {many("outputs", "T")}, {any},
-               {attr("axis", 0), attr_opt("num_outputs", AttrKind::integer, int_at_least(1))}, infer_split));
-  r.add(schema("Slice", "ONNX slice: starts, ends, optional axes and steps (negative and clamped indices)",
-               {arg("data", "T"), arg("starts", "Tind"), arg("ends", "Tind"), opt("axes", "Tind"), opt("steps", "Tind")},
-               {arg("output", "T")}, {any, {"Tind", TypeSet::indices()}}, {}, infer_slice));
-  r.add(schema("Gather", "takes entries of data along axis at the indices: data[:axis] + indices + data[axis+1:]",
-               {arg("data", "T"), arg("indices", "Tind")}, {arg("output", "T")}, {any, {"Tind", TypeSet::indices()}},
-               {attr("axis", 0)}, [](const InferContext& c) {
-                 const Shape& x = c.shape(0);
-                 const Shape& idx = c.shape(1);
-                 const DataType t = c.input(0).dtype;
-                 require_rank(c, 0, 1, any_rank);
-                 if (!x.rank_known() || !idx.rank_known()) return std::vector<TensorDesc>{{t, Shape::unknown_rank()}};
-                 const std::int64_t axis = norm_axis(c, c.i("axis"), static_cast<std::int64_t>(x.rank()), "axis");
-                 if (const auto v = const_ints(c, 1); v && x[axis].is_static())
-                   for (std::int64_t k : *v)
-                     if (k < -x[axis].lo() || k >= x[axis].lo())
-                       c.fail(Errc::bad_op_inputs, "input 1 (indices) has " + std::to_string(k) + ", outside dim " +
-                                                       std::to_string(axis) + " of input 0 [" + x.to_string() + "]");
-                 std::vector<Dim> out(x.dims().begin(), x.dims().begin() + axis);
-                 out.insert(out.end(), idx.dims().begin(), idx.dims().end());
-                 out.insert(out.end(), x.dims().begin() + axis + 1, x.dims().end());
-                 return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
-               }));
-  r.add(schema("Expand", "broadcasts input to the shape given by a 1-D i64 tensor (numpy rules, both ways)",
-               {arg("input", "T"), arg("shape", "i64")}, {arg("output", "T")}, {any}, {}, [](const InferContext& c) {
-                 require_rank(c, 1, 1, 1);
-                 const DataType t = c.input(0).dtype;
-                 if (const auto v = const_ints(c, 1)) {
-                   std::vector<Dim> d;
-                   for (std::int64_t k : *v) {
-                     if (k < 0) c.fail(Errc::bad_op_inputs, "input 1 (shape) " + ints_text(*v) + " has a negative dim");
-                     d.emplace_back(k);
-                   }
-                   return std::vector<TensorDesc>{{t, broadcast_shapes(c, c.shape(0), Shape(std::move(d)))}};
-                 }
-                 const auto n = static_length(c, 1);
-                 if (!n || !c.shape(0).rank_known()) return std::vector<TensorDesc>{{t, Shape::unknown_rank()}};
-                 return std::vector<TensorDesc>{
-                     {t, unknown_dims(std::max<std::size_t>(c.shape(0).rank(), static_cast<std::size_t>(*n)))}};
-               }));
+  add_op(r, onnx_op(13),
+         schema("Concat", "joins the inputs along axis", {many("inputs", "T")}, {arg("concat_result", "T")}, {any},
+                {attr_req("axis", AttrKind::integer)}, [](const InferContext& c) {
+                  const DataType t = c.input(0).dtype;
+                  std::optional<Shape> acc;
+                  std::int64_t axis = 0;
+                  for (std::size_t i = 0; i < c.input_count(); ++i) {
+                    const Shape& s = c.shape(i);
+                    if (!s.rank_known()) continue;
+                    if (!acc) {
+                      if (s.rank() == 0) c.fail(Errc::bad_op_inputs, c.input_name(i) + " is a scalar; expected rank >= 1");
+                      axis = norm_axis(c, c.i("axis"), static_cast<std::int64_t>(s.rank()), "axis");
+                      acc = s;
+                      continue;
+                    }
+                    if (s.rank() != acc->rank())
+                      c.fail(Errc::bad_op_inputs, c.input_name(i) + " [" + s.to_string() + "] has rank " +
+                                                      std::to_string(s.rank()) + ", the inputs before have rank " +
+                                                      std::to_string(acc->rank()) + "; expected equal ranks");
+                    std::vector<Dim> d = acc->dims();
+                    for (std::size_t k = 0; k < d.size(); ++k) {
+                      if (static_cast<std::int64_t>(k) == axis) d[k] = d[k] + s.dims()[k];
+                      else d[k] = merge_dims(c, d[k], s.dims()[k], c.input_name(i) + " dim " + std::to_string(k));
+                    }
+                    acc = Shape(std::move(d));
+                  }
+                  if (!acc) return std::vector<TensorDesc>{{t, Shape::unknown_rank()}};
+                  // Inputs of unknown rank add an unknown extent along the axis.
+                  for (std::size_t i = 0; i < c.input_count(); ++i)
+                    if (!c.shape(i).rank_known()) acc->set(axis, Dim::interval((*acc)[axis].lo(), Dim::inf));
+                  return std::vector<TensorDesc>{{t, *acc}};
+                }));
+  add_op(r, onnx_op(13),
+         schema("Split", "splits along axis into parts of the 'split' sizes, or num_outputs (near-)equal parts",
+                {arg("input", "T"), opt("split", "i64")}, {many("outputs", "T")}, {any},
+                {attr("axis", 0), attr_opt("num_outputs", AttrKind::integer, int_at_least(1))}, infer_split));
+  add_op(r, onnx_op(13),
+         schema("Slice", "ONNX slice: starts, ends, optional axes and steps (negative and clamped indices)",
+                {arg("data", "T"), arg("starts", "Tind"), arg("ends", "Tind"), opt("axes", "Tind"), opt("steps", "Tind")},
+                {arg("output", "T")}, {any, {"Tind", TypeSet::indices()}}, {}, infer_slice));
+  add_op(r, onnx_op(13),
+         schema("Gather", "takes entries of data along axis at the indices: data[:axis] + indices + data[axis+1:]",
+                {arg("data", "T"), arg("indices", "Tind")}, {arg("output", "T")}, {any, {"Tind", TypeSet::indices()}},
+                {attr("axis", 0)}, [](const InferContext& c) {
+                  const Shape& x = c.shape(0);
+                  const Shape& idx = c.shape(1);
+                  const DataType t = c.input(0).dtype;
+                  require_rank(c, 0, 1, any_rank);
+                  if (!x.rank_known() || !idx.rank_known()) return std::vector<TensorDesc>{{t, Shape::unknown_rank()}};
+                  const std::int64_t axis = norm_axis(c, c.i("axis"), static_cast<std::int64_t>(x.rank()), "axis");
+                  if (const auto v = const_ints(c, 1); v && x[axis].is_static())
+                    for (std::int64_t k : *v)
+                      if (k < -x[axis].lo() || k >= x[axis].lo())
+                        c.fail(Errc::bad_op_inputs, "input 1 (indices) has " + std::to_string(k) + ", outside dim " +
+                                                        std::to_string(axis) + " of input 0 [" + x.to_string() + "]");
+                  std::vector<Dim> out(x.dims().begin(), x.dims().begin() + axis);
+                  out.insert(out.end(), idx.dims().begin(), idx.dims().end());
+                  out.insert(out.end(), x.dims().begin() + axis + 1, x.dims().end());
+                  return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
+                }));
+  add_op(r, onnx_op(13),
+         schema("Expand", "broadcasts input to the shape given by a 1-D i64 tensor (numpy rules, both ways)",
+                {arg("input", "T"), arg("shape", "i64")}, {arg("output", "T")}, {any}, {}, [](const InferContext& c) {
+                  require_rank(c, 1, 1, 1);
+                  const DataType t = c.input(0).dtype;
+                  if (const auto v = const_ints(c, 1)) {
+                    std::vector<Dim> d;
+                    for (std::int64_t k : *v) {
+                      if (k < 0) c.fail(Errc::bad_op_inputs, "input 1 (shape) " + ints_text(*v) + " has a negative dim");
+                      d.emplace_back(k);
+                    }
+                    return std::vector<TensorDesc>{{t, broadcast_shapes(c, c.shape(0), Shape(std::move(d)))}};
+                  }
+                  const auto n = static_length(c, 1);
+                  if (!n || !c.shape(0).rank_known()) return std::vector<TensorDesc>{{t, Shape::unknown_rank()}};
+                  return std::vector<TensorDesc>{
+                      {t, unknown_dims(std::max<std::size_t>(c.shape(0).rank(), static_cast<std::size_t>(*n)))}};
+                }));
 }
 
 }  // namespace

@@ -164,27 +164,31 @@ std::vector<TensorDesc> infer_tfidf(const InferContext& c) {
 }  // namespace
 
 void add_spectral_ops(OpRegistry& r) {
-  r.add(schema("DFT", "the discrete Fourier transform of [batch, signal..., 1 or 2] along axis (complex out: last dim 2)",
-               {arg("input", "T1"), opt("dft_length", "T2")}, {arg("output", "T1")}, {{"T1", kFloats}, {"T2", kIndex}},
-               {attr("axis", 1), attr("inverse", 0, int_in(0, 1)), attr("onesided", 0, int_in(0, 1))}, infer_dft));
-  r.add(schema("STFT", "the short-time Fourier transform of [batch, length, 1 or 2]: frames every frame_step, windowed",
-               {arg("signal", "T1"), arg("frame_step", "T2"), opt("window", "T1"), opt("frame_length", "T2")},
-               {arg("output", "T1")}, {{"T1", kFloats}, {"T2", kIndex}}, {attr("onesided", 1, int_in(0, 1))}, infer_stft));
-  r.add(schema("MelWeightMatrix", "triangular mel filters over the bins of a DFT: [dft_length / 2 + 1, num_mel_bins]",
-               {arg("num_mel_bins", "T1"), arg("dft_length", "T1"), arg("sample_rate", "T1"),
-                arg("lower_edge_hertz", "T2"), arg("upper_edge_hertz", "T2")},
-               {arg("output", "T3")}, {{"T1", kIndex}, {"T2", kFloats}, {"T3", kFloats}},
-               {attr("output_datatype", 1, output_type_check)}, infer_mel));
-  r.add(schema("TfIdfVectorizer", "n-gram counts (TF), weights (IDF) or both (TFIDF) of integer tokens per row",
-               {arg("X", "T")}, {arg("Y", "f32")}, {{"T", kIndex}},
-               {attr_req("max_gram_length", AttrKind::integer, int_at_least(1)),
-                attr_req("min_gram_length", AttrKind::integer, int_at_least(1)),
-                attr_req("max_skip_count", AttrKind::integer, int_at_least(0)),
-                attr_req("mode", AttrKind::string, one_of({"TF", "IDF", "TFIDF"})),
-                attr_req("ngram_counts", AttrKind::integers), attr_req("ngram_indexes", AttrKind::integers),
-                attr("pool_int64s", std::vector<std::int64_t>{}), attr_opt("pool_strings", AttrKind::strings),
-                attr_opt("weights", AttrKind::floats)},
-               infer_tfidf));
+  add_op(r, onnx_op(17),
+         schema("DFT", "the discrete Fourier transform of [batch, signal..., 1 or 2] along axis (complex out: last dim 2)",
+                {arg("input", "T1"), opt("dft_length", "T2")}, {arg("output", "T1")}, {{"T1", kFloats}, {"T2", kIndex}},
+                {attr("axis", 1), attr("inverse", 0, int_in(0, 1)), attr("onesided", 0, int_in(0, 1))}, infer_dft));
+  add_op(r, onnx_op(17),
+         schema("STFT", "the short-time Fourier transform of [batch, length, 1 or 2]: frames every frame_step, windowed",
+                {arg("signal", "T1"), arg("frame_step", "T2"), opt("window", "T1"), opt("frame_length", "T2")},
+                {arg("output", "T1")}, {{"T1", kFloats}, {"T2", kIndex}}, {attr("onesided", 1, int_in(0, 1))}, infer_stft));
+  add_op(r, onnx_op(17),
+         schema("MelWeightMatrix", "triangular mel filters over the bins of a DFT: [dft_length / 2 + 1, num_mel_bins]",
+                {arg("num_mel_bins", "T1"), arg("dft_length", "T1"), arg("sample_rate", "T1"),
+                 arg("lower_edge_hertz", "T2"), arg("upper_edge_hertz", "T2")},
+                {arg("output", "T3")}, {{"T1", kIndex}, {"T2", kFloats}, {"T3", kFloats}},
+                {attr("output_datatype", 1, output_type_check)}, infer_mel));
+  add_op(r, onnx_op(13),
+         schema("TfIdfVectorizer", "n-gram counts (TF), weights (IDF) or both (TFIDF) of integer tokens per row",
+                {arg("X", "T")}, {arg("Y", "f32")}, {{"T", kIndex}},
+                {attr_req("max_gram_length", AttrKind::integer, int_at_least(1)),
+                 attr_req("min_gram_length", AttrKind::integer, int_at_least(1)),
+                 attr_req("max_skip_count", AttrKind::integer, int_at_least(0)),
+                 attr_req("mode", AttrKind::string, one_of({"TF", "IDF", "TFIDF"})),
+                 attr_req("ngram_counts", AttrKind::integers), attr_req("ngram_indexes", AttrKind::integers),
+                 attr("pool_int64s", std::vector<std::int64_t>{}), attr_opt("pool_strings", AttrKind::strings),
+                 attr_opt("weights", AttrKind::floats)},
+                infer_tfidf));
 }
 
 }  // namespace ge::ops

@@ -15,7 +15,6 @@
 #include "ge/compile/compile.hpp"
 #include "ge/core/error.hpp"
 #include "ge/onnx.hpp"
-#include "ge/ops/registry.hpp"
 #include "ge/runtime/session.hpp"
 #include "support/expect_error.hpp"
 #include "support/onnx_model.hpp"
@@ -447,25 +446,6 @@ TEST_CASE("onnx: everything unsupported is listed in one error") {
                "Relu attribute 'bogus' (node 'relu2')", "Cast to STRING", "STRING (input 's')");
   // Each op once.
   CHECK(std::string(error_of([&] { (void)load(m.bytes()); }).what()).find("hm_second") == std::string::npos);
-}
-
-TEST_CASE("onnx: a node of the default domain typed as one of ge's own ops is refused, not taken as it") {
-  // FusedMatMul and FusedAttention are ge's internal ops as well as names other runtimes
-  // use: a file may carry them in the default domain; ge's own attributes must not be
-  // read from it.
-  for (const char* op : {"FusedConv", "FusedMatMul", "FusedAttention", "FusedPointwiseDepthwise"}) {
-    CAPTURE(op);
-    Model m;
-    m.input("x", ::onnx::TensorProto_DataType_FLOAT, std::vector<std::int64_t>{2, 2});
-    m.node(op, {"x", "x"}, {"y"}, "mine");
-    m.output("y");
-    expect_error([&] { (void)load(m.bytes()); }, ge::Errc::unsupported_op, std::string("'") + op + "' (node 'mine')");
-  }
-  // Every op the registry marks internal is one of them, and no ONNX op is.
-  std::vector<std::string> internal;
-  for (const std::string& name : ge::OpRegistry::global().names())
-    if (ge::OpRegistry::global().find(name).internal) internal.push_back(name);
-  CHECK(internal == std::vector<std::string>{"FusedAttention", "FusedConv", "FusedMatMul", "FusedPointwiseDepthwise"});
 }
 
 TEST_CASE("onnx: opsets") {

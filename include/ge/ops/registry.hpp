@@ -41,7 +41,8 @@ class OpRegistry {
 
   /// Adds a schema. Throws `Errc::duplicate_name` when the name is taken,
   /// `Errc::invalid_argument` when the schema is malformed (empty name, no infer
-  /// function, an unknown type name, a variadic or optional arg out of place).
+  /// function, an unknown type name, a variadic or optional arg out of place, an origin
+  /// whose domain or opsets do not fit its kind).
   void add(OpSchema schema);
   /// The schema of `name`. Throws `Errc::unknown_op` with the nearest known name.
   [[nodiscard]] const OpSchema& find(std::string_view name) const;

@@ -5,9 +5,11 @@
 /// reuse an input's memory, and shape inference over `ge::Shape` (ranges, unknown rank).
 ///
 /// Semantics follow the ONNX operator specification (opsets 13 to 17): same names,
-/// attribute names and defaults, so that ONNX models map one to one. Kernels are not
-/// part of a schema: the compile layer registers them per (op name, device, data type)
-/// and looks the schema up by the same name.
+/// attribute names and defaults, so that ONNX models map one to one. A schema also says
+/// where its op comes from (`OpOrigin`): an ONNX op of a domain from some opset on, or
+/// ge's own op made by its passes; the ONNX importer and exporter read that, not lists of
+/// their own. Kernels are not part of a schema: the compile layer registers them per
+/// (op name, device, data type) and looks the schema up by the same name.
 ///
 /// A user op, registered from user code:
 /// ```
@@ -203,6 +205,44 @@ class InferContext {
 /// the generic checks of `infer_outputs`.
 using InferFn = std::function<std::vector<TensorDesc>(const InferContext&)>;
 
+/// The domain of ONNX's training ops (ge has its optimizers Adagrad, Adam, Momentum).
+inline constexpr std::string_view onnx_training_domain = "ai.onnx.preview.training";
+
+/// Where an op comes from: what the ONNX importer takes for it and the exporter writes.
+struct OpOrigin {
+  enum class Kind : std::uint8_t {
+    unset,     ///< not declared (a user op): imported from the default domain, never exported
+    onnx,      ///< an ONNX op of `domain`
+    internal,  ///< ge's own op, made by its passes: neither imported nor exported
+  };
+  Kind kind = Kind::unset;
+  /// `onnx` only: "" for the default domain (`ai.onnx`), else e.g. `onnx_training_domain`.
+  std::string domain{};
+  /// `onnx` only: the first version of `domain` whose form of the op the schema follows
+  /// (13 for the default domain's older ops: ge's schemas follow opset 13's spellings and
+  /// the importer rewrites older ones); the exporter writes the op at that version or later.
+  std::int64_t since = 0;
+  /// `onnx` only: the last version of `domain` ge reads the op at; none: every later one.
+  std::optional<std::int64_t> until{};
+
+  /// True for an ONNX op of `domain` ("" and `ai.onnx` both name the default domain).
+  [[nodiscard]] bool onnx_of(std::string_view d) const noexcept {
+    return kind == Kind::onnx && (domain == d || (domain.empty() && d == "ai.onnx"));
+  }
+  /// True for ge's own ops.
+  [[nodiscard]] bool internal() const noexcept { return kind == Kind::internal; }
+  /// `onnx 13`, `onnx 13..17`, `onnx ai.onnx.preview.training 1`, `internal` or `unset`.
+  [[nodiscard]] std::string to_string() const;
+  /// Same origin.
+  friend bool operator==(const OpOrigin&, const OpOrigin&) = default;
+};
+/// An ONNX op of the default domain, as ge reads it from opset `since` (to `until`).
+[[nodiscard]] OpOrigin onnx_op(std::int64_t since, std::optional<std::int64_t> until = std::nullopt);
+/// An ONNX op of another domain (e.g. `onnx_training_domain`), from its version `since`.
+[[nodiscard]] OpOrigin onnx_op(std::string_view domain, std::int64_t since);
+/// ge's own op, made by its passes (FusedConv, FusedMatMul, ...).
+[[nodiscard]] OpOrigin internal_op();
+
 /// The contract of one op type. See the file comment.
 struct OpSchema {
   std::string name;                    ///< the op type, e.g. `Conv`
@@ -214,10 +254,10 @@ struct OpSchema {
   EngineSet engines;                   ///< default: the vector engine
   std::vector<InPlace> in_place;       ///< outputs that may reuse an input's memory
   InferFn infer;                       ///< the shape and type rule
-  /// ge's own op, made by its passes (FusedConv, FusedMatMul, FusedAttention,
-  /// FusedPointwiseDepthwise): not an ONNX op, so the importer refuses a node of that
-  /// type and the exporter cannot write one.
-  bool internal = false;
+  /// An ONNX op (domain, opsets) or ge's own (FusedConv, FusedMatMul, ...: the importer
+  /// refuses a node of that type and the exporter cannot write one). Every built-in op
+  /// declares it; a user op may leave it unset.
+  OpOrigin origin;
 
   /// `given` plus the default of every attribute it does not set: the attributes as the
   /// op's rule and its kernels read them (the one place defaults are filled in).

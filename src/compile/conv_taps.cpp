@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "compile/pass_work.hpp"
+#include "ge/shape/window.hpp"
 
 namespace ge::detail {
 
@@ -26,9 +27,9 @@ bool live_taps(std::int64_t in, std::int64_t k, std::int64_t stride, std::int64_
                std::int64_t pad_end, std::int64_t& lo, std::int64_t& hi) {
   if (k < 1 || stride < 1 || dilation < 1 || pad_begin < 0 || pad_end < 0 || in < 1) return false;
   if (in > (std::int64_t{1} << 40) || k > (std::int64_t{1} << 20) || dilation > (std::int64_t{1} << 20)) return false;
-  const std::int64_t span = in + pad_begin + pad_end - dilation * (k - 1) - 1;
-  if (span < 0) return false;
-  const std::int64_t out = span / stride + 1;
+  const std::int64_t out =
+      window_out(in, k, {.pad_begin = pad_begin, .pad_end = pad_end, .stride = stride, .dilation = dilation});
+  if (out < 1) return false;
   lo = -1;
   for (std::int64_t t = 0; t < k; ++t) {
     // Output indices whose tap t reads index 0 .. in - 1: ceil((pb - t d) / s) ... floor((in - 1 + pb - t d) / s).

@@ -102,19 +102,11 @@ inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
 }
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return -floor_div(-a, b); }
 
-// f applied to both ends of a non-decreasing map; an unbounded end stays unbounded and
-// the low end is clamped at 0.
-//
-// Extents above `huge` are treated as unbounded, and attribute values are capped at
-// `max_attr` by their checks, so that `f` (sums and small products) cannot overflow.
+// Attribute values are capped at `max_attr` by their checks. Extents of dims go through
+// the Dim algebra (ge/shape/dim.hpp, ge/shape/window.hpp), which throws int_overflow where
+// an end leaves int64; `huge` bounds the few searches that step through values (Slice).
 inline constexpr std::int64_t huge = std::int64_t{1} << 62;
 inline constexpr std::int64_t max_attr = std::int64_t{1} << 31;
-template <class F>
-Dim map_dim(const Dim& d, F f) {
-  const std::int64_t lo = std::max<std::int64_t>(f(std::min(d.lo(), huge)), 0);
-  const std::int64_t hi = d.is_bounded() && d.hi() <= huge ? std::max<std::int64_t>(f(d.hi()), 0) : Dim::inf;
-  return Dim::interval(std::min(lo, hi), hi);
-}
 // merge, with a message naming the node and `what`.
 Dim merge_dims(const InferContext& c, const Dim& a, const Dim& b, const std::string& what);
 // broadcast of shapes, with a message naming the node.

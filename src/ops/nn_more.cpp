@@ -103,11 +103,9 @@ OpSchema max_unpool() {
           return std::vector<TensorDesc>{{t, unknown_dims(n + 2)}};
         }
         std::vector<Dim> out{xs[0], xs[1]};
-        for (std::size_t i = 0; i < n; ++i) {
-          const std::int64_t k = w.kernel[i], s = w.strides[i], pads = w.pads[i] + w.pads[i + n];
-          out.push_back(map_dim(xs[static_cast<std::ptrdiff_t>(i + 2)],
-                                [=](std::int64_t e) { return (e - 1) * s + k - pads; }));
-        }
+        // Pooling's window rule run backwards: (x - 1) * stride + kernel - pads.
+        for (std::size_t i = 0; i < n; ++i)
+          out.push_back(window_transpose_out(xs[static_cast<std::ptrdiff_t>(i + 2)], w.kernel[i], w.axis(i), 0));
         return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
       });
 }

@@ -34,10 +34,7 @@ std::vector<TensorDesc> infer_resize(const InferContext& c) {
     for (std::size_t i = 0; const double sc : data->to_doubles()) {
       if (!(sc > 0) || !std::isfinite(sc))
         c.fail(Errc::bad_op_inputs, "input 2 (scales) has " + std::to_string(sc) + "; expected finite scales > 0");
-      out.push_back(map_dim(x[static_cast<std::ptrdiff_t>(i++)], [sc](std::int64_t v) {
-        const double out = std::floor(static_cast<double>(v) * sc);
-        return out >= 9.0e18 ? Dim::inf : static_cast<std::int64_t>(out);
-      }));
+      out.push_back(scale_floor(x[static_cast<std::ptrdiff_t>(i++)], sc));
     }
   } else {
     for (const std::int64_t v : data->to_int64s()) {
@@ -121,10 +118,10 @@ void add_pad_resize_ops(OpRegistry& r, const TypeConstraint& any) {
                   for (std::size_t i = 0; i < r; ++i) {
                     const std::int64_t p = (*pads)[i] + (*pads)[i + r];
                     const Dim& d = x.dims()[i];
-                    if (d.is_bounded() && d.hi() <= huge && d.hi() + p < 0)
+                    if (p < 0 && d.is_bounded() && d.hi() + p < 0)
                       c.fail(Errc::bad_op_inputs, "input 1 (pads) " + ints_text(*pads) + " crops dim " + std::to_string(i) +
                                                       " (" + d.to_string() + ") below 0");
-                    out.push_back(map_dim(d, [p](std::int64_t v) { return v + p; }));
+                    out.push_back(p >= 0 ? d + Dim(p) : minus(d, -p));
                   }
                   return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
                 }));

@@ -6,6 +6,15 @@ namespace ge::ops {
 
 namespace {
 
+// d * k, an error naming the node and `what` where an end overflows int64.
+Dim times(const InferContext& c, const Dim& d, std::int64_t k, const std::string& what) {
+  try {
+    return d * Dim(k);
+  } catch (const Error&) {
+    c.fail(Errc::int_overflow, what + " " + d.to_string() + " times " + std::to_string(k) + " overflows int64");
+  }
+}
+
 OpSchema tile() {
   OpSchema s;
   s.name = "Tile";
@@ -28,7 +37,7 @@ OpSchema tile() {
     for (std::size_t d = 0; d < x.rank(); ++d) {
       const std::int64_t k = (*reps)[d];
       if (k < 0) c.fail(Errc::bad_op_inputs, "input 1 (repeats) " + ints_text(*reps) + " has a negative value");
-      out.push_back(map_dim(x.dims()[d], [k](std::int64_t v) { return v * k; }));
+      out.push_back(times(c, x.dims()[d], k, "dim " + std::to_string(d)));
     }
     return std::vector<TensorDesc>{{t, Shape(std::move(out))}};
   };
@@ -48,16 +57,7 @@ std::int64_t nchw_block(const InferContext& c) {
 Dim divided(const InferContext& c, const Dim& d, std::int64_t k, const std::string& what) {
   if (d.is_static() && d.value() % k != 0)
     c.fail(Errc::bad_op_inputs, what + " " + std::to_string(d.value()) + " is not a multiple of " + std::to_string(k));
-  return map_dim(d, [k](std::int64_t v) { return v / k; });
-}
-
-// d * k, an error naming the node and `what` where an end overflows int64.
-Dim times(const InferContext& c, const Dim& d, std::int64_t k, const std::string& what) {
-  try {
-    return d * Dim(k);
-  } catch (const Error&) {
-    c.fail(Errc::int_overflow, what + " " + d.to_string() + " times " + std::to_string(k) + " overflows int64");
-  }
+  return div_floor(d, k);
 }
 
 // DepthToSpace or SpaceToDepth over an [N, C, H, W] input: `attrs` beside blocksize.

@@ -250,7 +250,14 @@ std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view n
   resolve_attrs(schema, attrs, pre, resolved);
   check_input_count(schema, inputs, pre);
   check_input_types(schema, inputs, pre);
-  std::vector<TensorDesc> out = schema.infer(pre);
+  std::vector<TensorDesc> out;
+  try {
+    out = schema.infer(pre);
+  } catch (const Error& e) {
+    // An extent the shape algebra computed left int64: name the node it happened at.
+    if (e.code() != Errc::int_overflow || std::string_view(e.what()).starts_with("[ge.ops]")) throw;
+    pre.fail(Errc::int_overflow, e.what());
+  }
   out.resize(outputs_wanted(schema, num_outputs, out.size(), pre));
   return out;
 }

@@ -247,7 +247,7 @@ std::vector<TensorDesc> infer_split(const InferContext& c) {
         left -= piece;
       }
     } else {
-      for (std::size_t k = 0; k + 1 < n; ++k) parts.push_back(map_dim(d, chunk));
+      for (std::size_t k = 0; k + 1 < n; ++k) parts.push_back(div_ceil(d, ni));
       parts.push_back(Dim::interval(0, d.is_bounded() ? chunk(d.hi()) : Dim::inf));
     }
   }

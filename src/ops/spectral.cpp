@@ -3,6 +3,7 @@
 // values (a dft_length, a frame step, the mel bins) are known when those inputs are
 // constants; otherwise the kernel infers them per run.
 #include "common.hpp"
+#include "ge/shape/window.hpp"
 
 namespace ge::ops {
 
@@ -60,7 +61,7 @@ std::vector<TensorDesc> infer_dft(const InferContext& c) {
     if (len && *len < 1) c.fail(Errc::bad_op_inputs, "input 1 (dft_length) is " + std::to_string(*len) + "; expected >= 1");
     n = len ? Dim(*len) : Dim::unknown();
   }
-  out[static_cast<std::size_t>(axis)] = onesided ? map_dim(n, [](std::int64_t v) { return v / 2 + 1; }) : n;
+  out[static_cast<std::size_t>(axis)] = onesided ? div_floor(n, 2) + Dim(1) : n;
   out.back() = Dim(2);
   return {{c.input(0).dtype, Shape(std::move(out))}};
 }
@@ -94,10 +95,12 @@ std::vector<TensorDesc> infer_stft(const InferContext& c) {
   if (x.rank_known()) {
     batch = x.dims()[0];
     const Dim& len = x.dims()[1];
-    if (length && len.is_static() && *length > len.lo())
+    // The frames are windows of frame_length at stride frame_step, without pads.
+    const WindowAxis w{.stride = step.value_or(1)};
+    if (length && !window_fits(len, Dim(*length), w))
       c.fail(Errc::bad_op_inputs, "frame_length " + std::to_string(*length) + " is longer than the signal (" +
-                                      std::to_string(len.lo()) + ")");
-    if (length && step) frames = map_dim(len, [&](std::int64_t v) { return v < *length ? 0 : (v - *length) / *step + 1; });
+                                      len.to_string() + ")");
+    if (length && step) frames = window_out(len, Dim(*length), w);
   }
   const Dim bins = length ? Dim(onesided ? *length / 2 + 1 : *length) : Dim::unknown();
   return {{c.input(0).dtype, Shape{batch, frames, bins, Dim(2)}}};

@@ -46,6 +46,15 @@ void dim_overflows_int64(char op, const Dim& a, const Dim& b, std::int64_t x, st
                                 " " + (op == '*' ? "x" : "+") + " " + std::to_string(y) + ")");
 }
 
+void dim_scale_overflows_int64(const Dim& a, double s) {
+  raise(Errc::int_overflow, "[ge.shape] dim " + a.to_string() + " scaled by " + std::to_string(s) + " overflows int64");
+}
+
+void ends_overflow_int64(char op, std::int64_t x, std::int64_t y) {
+  raise(Errc::int_overflow, std::string("[ge.shape] the extent ") + std::to_string(x) + (op == '*' ? " x " : " + ") +
+                                std::to_string(y) + " overflows int64");
+}
+
 }  // namespace detail
 
 }  // namespace ge

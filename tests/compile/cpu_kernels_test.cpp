@@ -332,6 +332,33 @@ TEST_CASE("ConvTranspose with output_shape resolves the pads from the output's d
   CHECK(y.data == std::vector<float>{10, 102, 20, 200});
 }
 
+TEST_CASE("ConvTranspose: an output past the full extent (a negative total pad) is the same on the 2-D and N-D kernels") {
+  // Stride 3, kernel 1: the full output of 3 inputs is 3 * 2 + 1 = 7; output_shape 9, or
+  // SAME's 3 * 3, adds 2 positions that no tap reaches, at the end: they hold the bias alone.
+  const std::vector<float> want{21, 1, 1, 41, 1, 1, 61, 1, 1};  // x * 10 + bias 1
+  for (const bool same : {false, true})
+    for (const bool nd : {false, true}) {
+      CAPTURE(same);
+      CAPTURE(nd);
+      Attributes a{{"strides", nd ? Ints{1, 1, 3} : Ints{3}}};
+      if (same) a["auto_pad"] = std::string("SAME_UPPER");
+      else a["output_shape"] = nd ? Ints{1, 1, 9} : Ints{9};
+      const Ints lead = nd ? Ints{1, 1, 1, 1} : Ints{1, 1};
+      const auto with = [&](std::int64_t e) {
+        Ints d = lead;
+        d.push_back(e);
+        return d;
+      };
+      const auto op = ge::compile_op("ConvTranspose", {f32(nd ? "1,1,1,1,3" : "1,1,3"), f32(nd ? "1,1,1,1,1" : "1,1,1"),
+                                                       f32("1")}, {}, a);
+      CHECK(op->kernel->name() == (nd ? "cpu.conv_transpose_nd" : "cpu.conv_transpose2d"));
+      auto x = of<float>(with(3), {2, 4, 6}), w = of<float>(with(1), {10}), b = of<float>({1}, {1});
+      auto y = zeros(with(9));
+      run(*op, {x.view(), w.view(), b.view()}, {y.view()});
+      CHECK(y.data == want);
+    }
+}
+
 // ---- normalisation -------------------------------------------------------------------
 
 TEST_CASE("Softmax axis 0 differs from axis -1; LogSoftmax is its log") {

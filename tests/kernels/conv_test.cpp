@@ -683,6 +683,12 @@ TEST_CASE("conv2d with pre-packed weights equals the plain call") {
 
 TEST_CASE("conv2d errors") {
   Buf<float> x({1, 4, 5, 5}), w({8, 4, 3, 3}), y({1, 8, 3, 3}), b({7});
+  {
+    // A dilated kernel wider than the padded input (span 5 on 4) is an error, not an empty output.
+    Buf<float> x4({1, 4, 4, 4}), y1({1, 8, 1, 1});
+    expect_error([&] { cpu::conv2d({.dilation_h = 2, .dilation_w = 2}, x4.view(), w.view(), nullptr, y1.view()); },
+                 Errc::bad_op_inputs, kernels_tag, "larger than the padded input");
+  }
   expect_error(
       [&] {
         Buf<float> y2({1, 8, 5, 5});
@@ -803,6 +809,25 @@ TEST_CASE("conv_transpose2d matches a naive scatter") {
   Buf<float> w3({3, 1, 3, 3}), y5({1, 1, 5, 5});
   expect_error([&] { cpu::conv_transpose2d({}, x.view(), w3.view(), nullptr, y5.view()); }, Errc::bad_op_inputs,
                kernels_tag);
+}
+
+TEST_CASE("conv_transpose2d output extent: stride * (x - 1) + output_padding + span - pads, clamped at 0") {
+  auto x = random_f32({1, 1, 3, 2}, 41);
+  auto w = random_f32({1, 1, 2, 3}, 42);
+  // H: 2 * 2 + 1 + 3 (kernel 2 at dilation 2) - 1 = 7; W: 3 * 1 + 0 + 3 - 0 = 6.
+  const cpu::ConvTranspose2dParams p{.stride_h = 2, .stride_w = 3, .pad_top = 1, .dilation_h = 2, .output_padding_h = 1};
+  Buf<float> y({1, 1, 7, 6});
+  cpu::conv_transpose2d(p, x.view(), w.view(), nullptr, y.view());
+  check_close(y.v, ref_conv_transpose(p, x, w, nullptr, 7, 6));
+  Buf<float> y_bad({1, 1, 8, 6});
+  expect_error([&] { cpu::conv_transpose2d(p, x.view(), w.view(), nullptr, y_bad.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  // Pads that take the whole extent leave an empty output, as inference says.
+  auto x1 = random_f32({1, 1, 1, 1}, 43);
+  auto w2 = random_f32({1, 1, 2, 2}, 44);
+  const cpu::ConvTranspose2dParams all{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
+  Buf<float> y0({1, 1, 0, 0});
+  cpu::conv_transpose2d(all, x1.view(), w2.view(), nullptr, y0.view());
 }
 
 namespace {

@@ -125,3 +125,20 @@ TEST_CASE("depthwise NHWC: random kernels, strides, dilations, pads, sizes and c
     seed += 4;
   }
 }
+
+TEST_CASE("depthwise NHWC: the output extent is the window rule; a kernel wider than the padded input is an error") {
+  auto w = random_f32({8, 1, 3, 3}, 7300);
+  const cpu::PackedDepthwiseNhwc packed = cpu::pack_depthwise_nhwc(w.view());
+  auto x = random_f32({1, 8, 4, 4}, 7301);
+  const Buf<float> xn = to_nhwc(x);
+  // 4 at kernel 3, dilation 2 (span 5), pads 1+1, stride 2: (6 - 5) / 2 + 1 = 1 per axis.
+  const cpu::Conv2dParams p{.stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+                            .pad_right = 1, .dilation_h = 2, .dilation_w = 2, .group = 8};
+  Buf<float> y({1, 1, 1, 8}), y2({1, 2, 2, 8});
+  cpu::depthwise_nhwc(p, xn.view(), packed, nullptr, y.view());
+  check_close(to_nchw(y), ref_conv(p, x, w, nullptr, nullptr, 1, 1), 1e-4f, 1e-4f);
+  ge::test::expect_error([&] { cpu::depthwise_nhwc(p, xn.view(), packed, nullptr, y2.view()); }, ge::Errc::bad_op_inputs);
+  // Without the pads the span 5 is wider than 4.
+  ge::test::expect_error([&] { cpu::depthwise_nhwc({.dilation_h = 2, .dilation_w = 2, .group = 8}, xn.view(), packed, nullptr, y.view()); },
+                         ge::Errc::bad_op_inputs, "larger than the padded NHWC input");
+}

@@ -169,3 +169,30 @@ TEST_CASE("pool errors and global average pool") {
   Buf<float> gbad({2, 3});
   expect_error([&] { cpu::global_average_pool(g.view(), gbad.view()); }, Errc::bad_op_inputs, kernels_tag);
 }
+
+TEST_CASE("pool output extent: the floor and the ceil_mode sizes are accepted, nothing else") {
+  auto x = random_f32({1, 1, 4, 4}, 5);
+  // 4 with an end pad of 1 at kernel 2, stride 2: floor 2; ceil 3, its last window in the pad.
+  const cpu::Pool2dParams p{.kernel_h = 2, .kernel_w = 2, .stride_h = 2, .stride_w = 2, .pad_bottom = 1, .pad_right = 1};
+  Buf<float> y2({1, 1, 2, 2}), y3({1, 1, 3, 3});
+  cpu::average_pool2d(p, x.view(), y2.view());
+  check_close(y2.v, ref_pool(p, x, 2, 2, false));
+  cpu::max_pool2d(p, x.view(), y3.view());  // the last row and column of windows lie in the pad
+  CHECK(y3.v[0] == ref_pool(p, x, 2, 2, true)[0]);
+  cpu::average_pool2d(p, x.view(), y3.view());
+  CHECK(y3.v[8] == 0.0f);
+  for (std::int64_t o : {1, 4}) {
+    Buf<float> y({1, 1, o, 2});
+    expect_error([&] { cpu::max_pool2d(p, x.view(), y.view()); }, Errc::bad_op_inputs, kernels_tag, "output H",
+                 "floor (2)", "ceil_mode (3)");
+  }
+  // Dilation 3 on 4 at kernel 2 (span 4), stride 2: one window either way.
+  const cpu::Pool2dParams dil{.kernel_h = 2, .kernel_w = 2, .stride_h = 2, .stride_w = 2, .dilation_h = 3, .dilation_w = 3};
+  Buf<float> one({1, 1, 1, 1});
+  cpu::max_pool2d(dil, x.view(), one.view());
+  CHECK(one.v[0] == std::max({x[0], x[3], x[12], x[15]}));
+  // A window wider than the padded input.
+  const cpu::Pool2dParams wide{.kernel_h = 3, .kernel_w = 2, .dilation_h = 2};
+  expect_error([&] { cpu::max_pool2d(wide, x.view(), one.view()); }, Errc::bad_op_inputs, kernels_tag,
+               "larger than the padded input along H");
+}

@@ -56,6 +56,11 @@ TEST_CASE("dft, stft: inputs that do not fit are errors") {
   expect_error([&] { cpu::stft({.step = 4, .length = 5}, s.view(), &wv, out.view()); }, Errc::bad_op_inputs,
                "window");
   cpu::stft({.step = 4, .length = 4}, s.view(), &wv, out.view());  // fits: no error
+  // Frames are the window rule without pads: 14 at length 4, step 4: 3 (the last 2 samples in none).
+  Buf<float> s14({1, 14, 1}), out3({1, 3, 3, 2}), out4({1, 4, 3, 2});
+  cpu::stft({.step = 4, .length = 4}, s14.view(), &wv, out3.view());
+  expect_error([&] { cpu::stft({.step = 4, .length = 4}, s14.view(), &wv, out4.view()); }, Errc::bad_op_inputs,
+               "does not fit");
 }
 
 TEST_CASE("stft: each frame is the DFT of the windowed samples") {

@@ -48,3 +48,16 @@ TEST_CASE("LRN, MeanVarianceNormalization, the window functions, Det, MaxUnpool:
   check_infer_error("MaxUnpool", {t("f32", "1,1,2,2"), t("i64", "1,1,2,3")}, {{"kernel_shape", {2, 2}}},
                     Errc::bad_op_inputs, "equal shapes");
 }
+
+TEST_CASE("MaxUnpool: (x - 1) * stride + kernel - pads over intervals; an extent past int64 is an error") {
+  // H: x in 1~3 at stride 2, kernel 3, pads 1+1: 1~5. W: unknown at stride 2, kernel 2: 0~inf.
+  CHECK(shape0("MaxUnpool", {t("f32", "1,1,1~3,-1"), t("i64", "1,1,1~3,-1")},
+               {{"kernel_shape", {3, 2}}, {"strides", {2, 2}}, {"pads", {1, 0, 1, 0}}}) == "1,1,1~5,-1");
+  CHECK(shape0("MaxUnpool", {t("f32", "1,1,4~inf"), t("i64", "1,1,4~inf")}, {{"kernel_shape", {2}}, {"strides", {2}}}) ==
+        "1,1,8~inf");
+  // Pads past the extent clamp it at 0.
+  CHECK(shape0("MaxUnpool", {t("f32", "1,1,1"), t("i64", "1,1,1")}, {{"kernel_shape", {2}}, {"pads", {1, 1}}}) ==
+        "1,1,0");
+  check_infer_error("MaxUnpool", {t("f32", "1,1,4611686018427387904"), t("i64", "1,1,4611686018427387904")},
+                    {{"kernel_shape", {2}}, {"strides", {4}}}, Errc::int_overflow, "overflows int64");
+}

@@ -9,6 +9,10 @@ TEST_CASE("Tile: dims times the constant repeats; unknown dims otherwise") {
   CHECK(shape0("Tile", {t("f32", "2,3"), t("i64", "2")}) == "-1,-1");
   check_infer_error("Tile", {t("f32", "2,3"), ints({2})}, {}, Errc::bad_op_inputs, "1 values", "rank 2");
   check_infer_error("Tile", {t("f32", "2,3"), ints({2, -1})}, {}, Errc::bad_op_inputs, "negative");
+  CHECK(shape0("Tile", {t("f32", "-1,2~inf"), ints({3, 0})}) == "-1,0");
+  // A product past int64 is an error, not a wrong extent (nor an unbounded one).
+  check_infer_error("Tile", {t("f32", "4611686018427387904,3"), ints({4, 1})}, {}, Errc::int_overflow, "dim 0",
+                    "overflows int64");
 }
 
 TEST_CASE("DepthToSpace and SpaceToDepth: dims, blocksize and mode checks") {

@@ -196,6 +196,9 @@ TEST_CASE("Pad with constant and data-dependent pads") {
   CHECK(shape0("Pad", {t("f32", "-2"), ints({1, 1})}) == "-2");
   check_infer_error("Pad", {t("f32", "5,5"), ints({1, 1})}, {}, Errc::bad_op_inputs, "expected 4");
   check_infer_error("Pad", {t("f32", "5,5"), ints({-4, 0, -4, 0})}, {}, Errc::bad_op_inputs, "below 0");
+  // Crops over a range clamp at 0 (the smaller values are errors when they come); unbounded stays unbounded.
+  CHECK(shape0("Pad", {t("f32", "1~9,-1"), ints({-1, -1, -1, 0})}) == "0~7,-1");
+  check_infer_error("Pad", {t("f32", "9223372036854775800"), ints({4, 4})}, {}, Errc::int_overflow, "overflows int64");
   check_infer_error("Pad", {t("f32", "5,5"), ints({0, 0, 0, 0})}, {{"mode", "wrapped"}}, Errc::bad_attribute, "'mode'");
   check_infer_error("Pad", {t("f32", "5,5"), t("i64", "3")}, {}, Errc::bad_op_inputs, "3 values");
 }
@@ -207,6 +210,9 @@ TEST_CASE("Resize with scales or sizes") {
   CHECK(shape0("Resize", {t("f32", "1,3,5,5"), ge_test::none(), c(ge::Tensor::from<float>({4}, {1.f, 1.f, 0.5f, 1.5f}))}) ==
         "1,3,2,7");
   CHECK(shape0("Resize", {t("f32", "1,3,10,12"), ge_test::none(), ge_test::none(), ints({1, 3, 7, 9})}) == "1,3,7,9");
+  // floor(d * scale) past int64 is an error, not an unbounded dim.
+  check_infer_error("Resize", {t("f32", "1,3,4611686018427387904,2"), ge_test::none(), sc}, {}, Errc::int_overflow,
+                    "scaled by", "overflows int64");
   CHECK(shape0("Resize", {t("f32", "1,3,10,12"), ge_test::none(), t("f32", "4")}) == "-1,-1,-1,-1");
   CHECK(shape0("Resize", {t("f32", "-2"), ge_test::none(), sc}) == "-1,-1,-1,-1");
   // An empty scales input with sizes is the ONNX way to give sizes only.
@@ -224,10 +230,10 @@ TEST_CASE("Resize with scales or sizes") {
                     Errc::bad_op_inputs, "scales > 0");
 }
 
-TEST_CASE("extreme values saturate or are refused instead of overflowing") {
+TEST_CASE("extreme values are exact or refused instead of overflowing") {
   const std::int64_t big = std::int64_t{1} << 62;
   const std::string huge_dim = std::to_string(big + 5);  // above 2^62
-  CHECK(shape0("Pad", {t("f32", "1~" + huge_dim), ints({1, 1})}) == "3~inf");
+  CHECK(shape0("Pad", {t("f32", "1~" + huge_dim), ints({1, 1})}) == "3~" + std::to_string(big + 7));
   check_infer_error("Pad", {t("f32", "5"), ints({big, 0})}, {}, Errc::bad_op_inputs, "2^31");
   CHECK(shape0("Slice", {t("f32", "-1"), ints({0}), ints({INT64_MAX}), ints({0}), ints({INT64_MAX})}) == "0~1");
   CHECK(shape0("Slice", {t("f32", "10"), ints({-1}), ints({INT64_MIN}), ints({0}), ints({INT64_MIN})}) == "1");
@@ -236,5 +242,8 @@ TEST_CASE("extreme values saturate or are refused instead of overflowing") {
   check_infer_error("Resize", {t("f32", "3"), none(), c(ge::Tensor::from<float>({1}, {INFINITY}))}, {},
                     Errc::bad_op_inputs, "finite");
   check_infer_error("Conv", {t("f32", "1,1,8"), t("f32", "1,1,1")}, {{"strides", {big}}}, Errc::bad_attribute, "2^31");
-  CHECK(shape0("ConvTranspose", {t("f32", "1,1,1~" + huge_dim), t("f32", "1,1,2")}, {{"strides", {1 << 30}}}) == "1,1,2~inf");
+  // The algebra's one overflow rule: a finite extent past int64 is int_overflow naming the node, not inf.
+  check_infer_error("ConvTranspose", {t("f32", "1,1,1~" + huge_dim), t("f32", "1,1,2")}, {{"strides", {1 << 30}}},
+                    Errc::int_overflow, "overflows int64");
+  CHECK(shape0("ConvTranspose", {t("f32", "1,1,1~inf"), t("f32", "1,1,2")}, {{"strides", {1 << 30}}}) == "1,1,2~inf");
 }

@@ -28,6 +28,12 @@ TEST_CASE("STFT: frames and bins; a window or a frame_length, steps and lengths 
   CHECK(shape0("STFT", {t("f32", "1,128,1"), c(i64(8)), t("f32", "16")}) == "1,15,9,2");
   CHECK(shape0("STFT", {t("f32", "1,128,1"), c(i64(8)), none(), c(i64(16))}, {{"onesided", 0}}) == "1,15,16,2");
   CHECK(shape0("STFT", {t("f32", "1,128,1"), t("i64", ""), t("f32", "16")}) == "1,-1,9,2");
+  // Over a range of signal lengths, the frames of every length that fits (the window rule without pads).
+  CHECK(shape0("STFT", {t("f32", "1,100~200,1"), c(i64(10)), t("f32", "16")}) == "1,9~19,9,2");
+  CHECK(shape0("STFT", {t("f32", "1,8~20,1"), c(i64(10)), t("f32", "16")}) == "1,1,9,2");
+  CHECK(shape0("STFT", {t("f32", "1,-1,1"), c(i64(10)), t("f32", "16")}) == "1,1~inf,9,2");
+  check_infer_error("STFT", {t("f32", "1,4~8,1"), c(i64(1)), t("f32", "16")}, {}, Errc::bad_op_inputs, "longer than",
+                    "(4~8)");
   check_infer_error("STFT", {t("f32", "1,128,1"), c(i64(8))}, {}, Errc::bad_op_inputs, "neither a window");
   check_infer_error("STFT", {t("f32", "1,128,1"), c(i64(0)), t("f32", "16")}, {}, Errc::bad_op_inputs, "frame_step");
   check_infer_error("STFT", {t("f32", "1,128,1"), c(i64(8)), t("f32", "16"), c(i64(8))}, {}, Errc::bad_op_inputs,

@@ -1,6 +1,7 @@
 // Tests of ge/shape/dim.hpp: construction, text form, and the dim algebra.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "support/expect_error.hpp"
@@ -179,4 +180,46 @@ TEST_CASE("dim product: intervals, unbounded stays unbounded, finite overflow is
   expect_error([] { (void)(Dim::range(1, std::int64_t{1} << 40) * Dim::range(1, std::int64_t{1} << 40)); },
                Errc::int_overflow, "1~1099511627776");
   CHECK((Dim::range(1, std::int64_t{1} << 40) * Dim(-1)).hi() == Dim::inf);
+}
+
+TEST_CASE("dim minus, div_floor, div_ceil, scale_floor: each value mapped, unbounded stays unbounded") {
+  static_assert(ge::div_floor(Dim::range(3, 9), 2) == Dim::range(1, 4));
+  CHECK(ge::minus(Dim(7), 3) == Dim(4));
+  CHECK(ge::minus(Dim::range(2, 9), 3) == Dim::range(0, 6));  // values below 3 have no extent: clamped
+  CHECK(ge::minus(Dim::at_least(5), 2) == Dim::at_least(3));
+  CHECK(ge::minus(Dim(), 2) == Dim());
+  CHECK(ge::div_floor(Dim(7), 2) == Dim(3));
+  CHECK(ge::div_floor(Dim::at_least(9), 4) == Dim::at_least(2));
+  CHECK(ge::div_ceil(Dim(7), 2) == Dim(4));
+  CHECK(ge::div_ceil(Dim::range(1, 10), 3) == Dim::range(1, 4));
+  CHECK(ge::div_ceil(Dim(), 3) == Dim());
+  CHECK(ge::div_ceil(Dim(Dim::inf - 1), 2) == Dim(Dim::inf / 2));
+  CHECK(ge::scale_floor(Dim::range(10, 21), 1.5) == Dim::range(15, 31));
+  CHECK(ge::scale_floor(Dim::at_least(3), 0.5) == Dim::at_least(1));
+  CHECK(ge::scale_floor(Dim(5), 0.1) == Dim(0));
+  // Each against the values one by one.
+  for (std::int64_t lo = 0; lo <= 12; ++lo)
+    for (std::int64_t hi = lo; hi <= 12; ++hi)
+      for (std::int64_t k = 1; k <= 4; ++k) {
+        const Dim d = Dim::interval(lo, hi);
+        CHECK(ge::div_floor(d, k) == Dim::interval(lo / k, hi / k));
+        CHECK(ge::div_ceil(d, k) == Dim::interval((lo + k - 1) / k, (hi + k - 1) / k));
+        CHECK(ge::minus(d, k) == Dim::interval(std::max<std::int64_t>(lo - k, 0), std::max<std::int64_t>(hi - k, 0)));
+      }
+}
+
+TEST_CASE("dim overflow: one rule for the algebra, its end helpers and scale_floor") {
+  // The end helpers under `*` and `+` (and the window rule): inf stays inf, 0 * inf is 0.
+  std::int64_t r = 0;
+  CHECK(ge::detail::add_ends(Dim::inf, 5, r));
+  CHECK(r == Dim::inf);
+  CHECK(ge::detail::mul_ends(0, Dim::inf, r));
+  CHECK(r == 0);
+  CHECK_FALSE(ge::detail::add_ends(Dim::inf - 1, 1, r));  // lands on inf: it would read as unbounded
+  CHECK_FALSE(ge::detail::mul_ends(std::int64_t{1} << 32, std::int64_t{1} << 31, r));
+  expect_error([] { (void)ge::detail::mul_ends(std::int64_t{1} << 32, std::int64_t{1} << 31); }, Errc::int_overflow,
+               "4294967296 x 2147483648", "overflows int64");
+  expect_error([] { (void)ge::scale_floor(Dim(std::int64_t{1} << 62), 2.0); }, Errc::int_overflow, "scaled by",
+               "overflows int64");
+  CHECK(ge::scale_floor(Dim::at_least(std::int64_t{1} << 62), 1.5) == Dim::at_least(std::int64_t{3} << 61));
 }

@@ -23,8 +23,14 @@
 /// - `relaxes(a, b)`: every value of `b` is a value of `a` (a ⊇ b).
 /// - `refines(a, b)`: every value of `a` is a value of `b` (a ⊆ b).
 /// - `hull(a, b)`: the smallest interval holding both.
-/// - `a * b`, `a + b`: interval product and sum (unbounded stays unbounded; int64
-///   overflow of finite ends throws `Errc::int_overflow`).
+/// - `a * b`, `a + b`: interval product and sum.
+/// - `minus(a, k)`, `div_floor(a, k)`, `div_ceil(a, k)`, `scale_floor(a, s)`: the image of
+///   `a` under `v - k` (clamped at 0), `floor(v / k)`, `ceil(v / k)`, `floor(v * s)`.
+///
+/// Overflow, one rule for the whole algebra (`ge/shape/window.hpp` follows it too): an
+/// unbounded end stays unbounded; finite ends whose result leaves int64 (or lands on
+/// `Dim::inf`, which would read as unbounded) throw `Errc::int_overflow`. A result is
+/// never a wrong finite number, and never silently unbounded.
 /// - `broadcast(a, b)`: numpy's rule (1 stretches to the other; else equal), over sets:
 ///
 /// | a       | b       | broadcast | why                                    |
@@ -166,6 +172,43 @@ constexpr std::int64_t max(std::int64_t a, std::int64_t b) noexcept { return a <
 /// Throws `Errc::int_overflow`: finite ends of a and b combine (`op` '*' or '+') past
 /// int64. Not constexpr: in a constant expression, the name is the compile error.
 [[noreturn]] void dim_overflows_int64(char op, const Dim& a, const Dim& b, std::int64_t x, std::int64_t y);
+/// The same for a dim scaled by s (`scale_floor`).
+[[noreturn]] void dim_scale_overflows_int64(const Dim& a, double s);
+/// The same for two extents x and y (`op` '*' or '+'), where there are no dims to quote.
+[[noreturn]] void ends_overflow_int64(char op, std::int64_t x, std::int64_t y);
+/// The sum of two interval ends into `r` under the overflow rule (file comment): an
+/// unbounded end gives `Dim::inf`; false when finite ends leave int64 or land on `Dim::inf`.
+constexpr bool add_ends(std::int64_t x, std::int64_t y, std::int64_t& r) noexcept {
+  if (x == Dim::inf || y == Dim::inf) {
+    r = Dim::inf;
+    return true;
+  }
+  return !__builtin_add_overflow(x, y, &r) && r != Dim::inf;
+}
+/// The product likewise; a zero end gives 0, even against an unbounded one.
+constexpr bool mul_ends(std::int64_t x, std::int64_t y, std::int64_t& r) noexcept {
+  if (x == 0 || y == 0) {
+    r = 0;
+    return true;
+  }
+  if (x == Dim::inf || y == Dim::inf) {
+    r = Dim::inf;
+    return true;
+  }
+  return !__builtin_mul_overflow(x, y, &r) && r != Dim::inf;
+}
+/// x + y under the overflow rule, throwing `Errc::int_overflow` where it breaks.
+constexpr std::int64_t add_ends(std::int64_t x, std::int64_t y) {
+  std::int64_t r = 0;
+  if (!add_ends(x, y, r)) ends_overflow_int64('+', x, y);
+  return r;
+}
+/// x * y likewise.
+constexpr std::int64_t mul_ends(std::int64_t x, std::int64_t y) {
+  std::int64_t r = 0;
+  if (!mul_ends(x, y, r)) ends_overflow_int64('*', x, y);
+  return r;
+}
 }  // namespace detail
 
 /// The intersection. Throws `Errc::incompatible_dims` naming both when it is empty.
@@ -199,10 +242,8 @@ constexpr std::int64_t max(std::int64_t a, std::int64_t b) noexcept { return a <
 /// fit in int64 throw `Errc::int_overflow`, quoting both dims.
 [[nodiscard]] constexpr Dim operator*(const Dim& a, const Dim& b) {
   const auto mul = [&](std::int64_t x, std::int64_t y) -> std::int64_t {
-    if (x == 0 || y == 0) return 0;
-    if (x == Dim::inf || y == Dim::inf) return Dim::inf;
     std::int64_t r = 0;
-    if (__builtin_mul_overflow(x, y, &r) || r == Dim::inf) detail::dim_overflows_int64('*', a, b, x, y);
+    if (!detail::mul_ends(x, y, r)) detail::dim_overflows_int64('*', a, b, x, y);
     return r;
   };
   return Dim::interval(mul(a.lo(), b.lo()), mul(a.hi(), b.hi()));
@@ -212,12 +253,41 @@ constexpr std::int64_t max(std::int64_t a, std::int64_t b) noexcept { return a <
 /// int64 throw `Errc::int_overflow`, quoting both dims.
 [[nodiscard]] constexpr Dim operator+(const Dim& a, const Dim& b) {
   const auto add = [&](std::int64_t x, std::int64_t y) -> std::int64_t {
-    if (x == Dim::inf || y == Dim::inf) return Dim::inf;
     std::int64_t r = 0;
-    if (__builtin_add_overflow(x, y, &r) || r == Dim::inf) detail::dim_overflows_int64('+', a, b, x, y);
+    if (!detail::add_ends(x, y, r)) detail::dim_overflows_int64('+', a, b, x, y);
     return r;
   };
   return Dim::interval(add(a.lo(), b.lo()), add(a.hi(), b.hi()));
+}
+
+/// The values `v - k` (k >= 0) of `a`, clamped at 0: an extent `k` shorter. A value
+/// below k has no extent; the caller checks that some value reaches k where it matters.
+[[nodiscard]] constexpr Dim minus(const Dim& a, std::int64_t k) {
+  const std::int64_t hi = a.is_bounded() ? detail::max(a.hi() - k, 0) : Dim::inf;
+  return Dim::interval(detail::max(a.lo() - k, 0), hi);
+}
+
+/// `floor(v / k)` over the values of `a` (k >= 1): an unbounded end stays unbounded.
+[[nodiscard]] constexpr Dim div_floor(const Dim& a, std::int64_t k) {
+  return Dim::interval(a.lo() / k, a.is_bounded() ? a.hi() / k : Dim::inf);
+}
+
+/// `ceil(v / k)` over the values of `a` (k >= 1): an unbounded end stays unbounded.
+[[nodiscard]] constexpr Dim div_ceil(const Dim& a, std::int64_t k) {
+  const auto up = [k](std::int64_t v) { return v / k + (v % k != 0 ? 1 : 0); };
+  return Dim::interval(up(a.lo()), a.is_bounded() ? up(a.hi()) : Dim::inf);
+}
+
+/// `floor(v * s)` over the values of `a` (s finite, > 0): an unbounded end stays unbounded;
+/// a finite end whose product leaves int64 throws `Errc::int_overflow`.
+[[nodiscard]] constexpr Dim scale_floor(const Dim& a, double s) {
+  const auto f = [&](std::int64_t v) -> std::int64_t {
+    if (v == Dim::inf) return Dim::inf;
+    const double r = static_cast<double>(v) * s;  // >= 0: truncation is the floor
+    if (!(r < 9223372036854775807.0)) detail::dim_scale_overflows_int64(a, s);
+    return static_cast<std::int64_t>(r);
+  };
+  return Dim::interval(f(a.lo()), f(a.hi()));
 }
 
 }  // namespace ge

@@ -216,10 +216,10 @@ struct conv2d_result {
                                 detail::conv2d_groups<typename parts::O, p.groups>>);
   using type = ShapeOf<typename parts::N, typename parts::O,
                        typename detail::conv2d_window<typename parts::H, typename parts::KH,
-                                                      ge::detail::add_sat(p.h.pad_begin, p.h.pad_end), p.h.stride,
+                                                      ge::detail::add_ends(p.h.pad_begin, p.h.pad_end), p.h.stride,
                                                       p.h.dilation>::type,
                        typename detail::conv2d_window<typename parts::Wd, typename parts::KW,
-                                                      ge::detail::add_sat(p.w.pad_begin, p.w.pad_end), p.w.stride,
+                                                      ge::detail::add_ends(p.w.pad_begin, p.w.pad_end), p.w.stride,
                                                       p.w.dilation>::type>;
 };
 template <TypedShape X, TypedShape W, Conv2dOption... Opts>

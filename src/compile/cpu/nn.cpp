@@ -408,19 +408,15 @@ ConvTransposeAttrs conv_transpose_attrs(const InferContext& c) {
   return a;
 }
 
-// Pads of one spatial dim whose output extent `out` is given (output_shape or SAME_*):
-// the total is what the full transposed extent exceeds `out` by, split as ONNX says
-// (SAME_UPPER: the smaller half first). A negative total grows the output padding.
+// Pads of one spatial dim whose output extent `out` is given (output_shape or SAME_*),
+// `ge::transpose_pads`: the positions past the full transposed extent (a negative total)
+// become more output padding.
 void transpose_pads(std::int64_t in, std::int64_t k, std::int64_t stride, std::int64_t dil, std::int64_t out,
                     bool upper, std::int64_t& out_pad, std::int64_t& begin, std::int64_t& end) {
-  const std::int64_t total = stride * (in - 1) + out_pad + (k - 1) * dil + 1 - out;
-  if (total < 0) {
-    out_pad -= total;
-    begin = end = 0;
-    return;
-  }
-  begin = upper ? total / 2 : total - total / 2;
-  end = total - begin;
+  const TransposePads t = ge::transpose_pads(in, k, {.stride = stride, .dilation = dil}, out_pad, out, upper);
+  begin = t.begin;
+  end = t.end;
+  out_pad += t.extra;
 }
 
 cpu::ConvTranspose2dParams resolve_transpose(const ConvTransposeAttrs& a, std::span<const std::int64_t> x,

@@ -85,7 +85,7 @@ void register_cpu_nn_more(KernelRegistry& r) {
              const std::size_t n = w.rank();
              std::vector<std::int64_t> pooled{in[0].dims[0], in[0].dims[1]};
              for (std::size_t d = 0; d < n && d + 2 < in[0].rank(); ++d)
-               pooled.push_back((in[0].dims[d + 2] - 1) * w.strides[d] + w.kernel[d] - w.pads[d] - w.pads[d + n]);
+               pooled.push_back(window_transpose_out(in[0].dims[d + 2], w.kernel[d], w.axis(d), 0));
              cpu::max_unpool(in[0], in[1], pooled, out[0]);
            });
          }});

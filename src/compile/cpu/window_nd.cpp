@@ -59,11 +59,12 @@ cpu::WindowNd resolve(const NdAttrs& a, std::span<const std::int64_t> x, std::sp
     p.stride[j] = w.strides[i];
     p.dilation[j] = w.dilations[i];
     if (a.transpose && (a.has_output_shape || w.same())) {
-      // The full transposed extent exceeds the output by the total pad (none when below).
-      const std::int64_t total =
-          std::max<std::int64_t>(0, p.stride[j] * (x[i] - 1) + a.output_padding[i] + (k[i] - 1) * p.dilation[j] + 1 - y[i]);
-      p.pad_begin[j] = w.auto_pad == ops::AutoPad::same_upper ? total / 2 : total - total / 2;
-      p.pad_end[j] = total - p.pad_begin[j];
+      // `ge::transpose_pads`; the kernel writes y's extent, so positions past the full
+      // transposed extent (its `extra`) hold the bias alone, as the 2-D kernel's do.
+      const TransposePads t = transpose_pads(x[i], k[i], w.axis(i), a.output_padding[i], y[i],
+                                             w.auto_pad == ops::AutoPad::same_upper);
+      p.pad_begin[j] = t.begin;
+      p.pad_end[j] = t.end;
     } else if (a.transpose) {
       p.pad_begin[j] = w.pads[i];
       p.pad_end[j] = w.pads[i + n];

@@ -7,6 +7,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "ge/shape/window.hpp"
 #include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/conv_internal.hpp"
 
@@ -51,15 +52,15 @@ ConvShape check_conv(const Conv2dParams& p, const TensorView& x, std::int64_t co
     fail(Errc::bad_attribute, kConv,
          "group " + std::to_string(p.group) + " does not divide the " + std::to_string(cout) + " output channels");
   }
-  const std::int64_t eh = s.h + p.pad_top + p.pad_bottom - p.dilation_h * (kh - 1) - 1;
-  const std::int64_t ew = s.w + p.pad_left + p.pad_right - p.dilation_w * (kw - 1) - 1;
-  if (eh < 0 || ew < 0) {
+  s.oh = window_out(s.h, kh, {.pad_begin = p.pad_top, .pad_end = p.pad_bottom, .stride = p.stride_h,
+                             .dilation = p.dilation_h});
+  s.ow = window_out(s.w, kw, {.pad_begin = p.pad_left, .pad_end = p.pad_right, .stride = p.stride_w,
+                             .dilation = p.dilation_w});
+  if (s.oh < 1 || s.ow < 1) {
     fail(Errc::bad_op_inputs, kConv,
          "the dilated kernel " + std::to_string(kh) + "x" + std::to_string(kw) + " is larger than the padded input " +
              bracketed(x.dims));
   }
-  s.oh = eh / p.stride_h + 1;
-  s.ow = ew / p.stride_w + 1;
   const std::int64_t out[4] = {s.n, cout, s.oh, s.ow};
   check_dims(kConv, "Y", y, out);
   if (bias != nullptr && bias->dtype != DataType::undefined) {
@@ -218,10 +219,8 @@ void depthwise_plane(const Conv2dParams& p, const ConvShape& s, std::int64_t pc,
       for (std::int64_t kx = 0; kx < s.kw; ++kx) {
         const float wv = wk[ky * s.kw + kx];
         const std::int64_t off = kx * p.dilation_w - p.pad_left;  // ix = ox*sw + off
-        // ox range with 0 <= ox*sw + off < w.
-        const std::int64_t lo = off >= 0 ? 0 : (-off + p.stride_w - 1) / p.stride_w;
-        const std::int64_t hi_excl = s.w - off <= 0 ? 0 : std::min(s.ow, (s.w - off - 1) / p.stride_w + 1);
-        if (hi_excl <= lo) continue;
+        const auto [lo, hi_excl] = window_tap_outputs(s.w, s.ow, p.stride_w, off);  // 0 <= ox*sw + off < w
+        if (hi_excl == lo) continue;
         if (p.stride_w == 1) {
           const float* __restrict src = row + (off + lo);
           float* __restrict dst = out + lo;
@@ -490,10 +489,12 @@ void conv_transpose2d(const ConvTranspose2dParams& p, const TensorView& x, const
   const std::int64_t cout_g = w.dims[1], kh = w.dims[2], kw = w.dims[3];
   const std::int64_t cout = cout_g * p.group;
   const std::int64_t cin_g = c / p.group;
-  const std::int64_t oh =
-      p.stride_h * (h - 1) + p.output_padding_h + p.dilation_h * (kh - 1) + 1 - p.pad_top - p.pad_bottom;
-  const std::int64_t ow =
-      p.stride_w * (wd - 1) + p.output_padding_w + p.dilation_w * (kw - 1) + 1 - p.pad_left - p.pad_right;
+  const std::int64_t oh = window_transpose_out(
+      h, kh, {.pad_begin = p.pad_top, .pad_end = p.pad_bottom, .stride = p.stride_h, .dilation = p.dilation_h},
+      p.output_padding_h);
+  const std::int64_t ow = window_transpose_out(
+      wd, kw, {.pad_begin = p.pad_left, .pad_end = p.pad_right, .stride = p.stride_w, .dilation = p.dilation_w},
+      p.output_padding_w);
   const std::int64_t out[4] = {n, cout, oh, ow};
   check_dims(op, "Y", y, out);
   const float* pbias = nullptr;

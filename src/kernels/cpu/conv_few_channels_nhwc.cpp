@@ -5,6 +5,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "ge/shape/window.hpp"
 #include "kernels/cpu/common.hpp"
 #include "kernels/cpu/conv.hpp"
 #include "kernels/cpu/conv_internal.hpp"
@@ -140,9 +141,9 @@ inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_
   // The columns whose taps all lie inside the row, [lo, hi): there whole blocks of pixels
   // take the fast loop, the last few as blocks of 4 and single pixels; only the columns
   // the padding reaches go pixel by pixel through the tested loop.
-  const std::int64_t lo = std::min(d.ow, (p.pad_left + p.stride_w - 1) / p.stride_w);
-  const std::int64_t reach = d.w - 1 + p.pad_left - (d.kw - 1) * p.dilation_w;  // the last start inside
-  const std::int64_t hi = std::max(lo, std::min(d.ow, reach < 0 ? 0 : reach / p.stride_w + 1));
+  const std::int64_t lo = std::min(d.ow, window_tap_outputs(d.w, d.ow, p.stride_w, -p.pad_left).first);
+  const std::int64_t last = (d.kw - 1) * p.dilation_w - p.pad_left;  // the last tap's offset
+  const std::int64_t hi = std::max(lo, window_tap_outputs(d.w, d.ow, p.stride_w, last).second);
   // (always_inline: out of line, the lambda of dense_row<8> is one function for the baseline
   // and the AVX2 callers, compiled for the baseline: 4 GFLOP/s on AVX2 machines)
   const auto columns = [&]<int NV, int PX>(std::int64_t m0) __attribute__((always_inline)) {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "ge/shape/window.hpp"
 #include "kernels/cpu/common.hpp"
 #include "kernels/cpu/conv.hpp"
 #include "kernels/cpu/conv_internal.hpp"
@@ -46,7 +47,7 @@ constexpr int kPx = 8;  // pixels side by side
 // The width of a padded input row: whole blocks of 8 output pixels, every tap inside.
 std::int64_t padded_width(const Grouped& d) {
   const std::int64_t blocks = (d.ow + kPx - 1) / kPx;
-  return (blocks * kPx - 1) * d.p->stride_w + (d.kw - 1) * d.p->dilation_w + 1;
+  return (blocks * kPx - 1) * d.p->stride_w + window_span(d.kw, d.p->dilation_w);
 }
 
 // How a group's blocks of V outputs are cut into chunks that run side by side (3 blocks

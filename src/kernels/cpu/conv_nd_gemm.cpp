@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ge/shape/window.hpp"
 #include "kernels/cpu/conv_internal.hpp"
 #include "kernels/cpu/window_nd.hpp"
 
@@ -51,9 +52,6 @@ struct TapPlan {
       : base(static_cast<std::size_t>(taps)), kind(static_cast<std::size_t>(taps)),
         off(static_cast<std::size_t>(taps * kGemmNR)) {}
 };
-
-// Rounds a / b up (b > 0, a of any sign).
-constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 // pack_patches_nd on AVX-512 for horizontal stride S of 1 or 2: a panel's 16 lanes fall
 // into runs of one output row each (one run, or two where the panel crosses a row's
@@ -98,8 +96,8 @@ void plan_masked(const Patches3& pt, TapPlan& plan, std::int64_t n0, std::int64_
             const std::int64_t iy = run.oy * p.stride[1] - p.pad_begin[1] + ky * p.dilation[1];
             if (iz < 0 || iz >= pt.in[0] || iy < 0 || iy >= pt.in[1]) continue;
             const std::int64_t ix = run.ox * S - p.pad_begin[2] + kx * p.dilation[2];  // the run's first lane's
-            const std::int64_t lo = run.l0 + std::max<std::int64_t>(0, ceil_div(-ix, S));
-            const std::int64_t hi = run.l0 + std::min(run.len, ceil_div(pt.in[2] - ix, S));
+            const auto [first, last] = window_tap_outputs(pt.in[2], run.len, S, ix);  // the run's lanes inside
+            const std::int64_t lo = run.l0 + first, hi = run.l0 + last;
             if (lo >= hi) continue;
             std::uint32_t wide = 0;
             for (std::int64_t l = lo; l < hi; ++l) wide |= 1u << (l * S);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ge/shape/window.hpp"
 #include "kernels/cpu/conv.hpp"
 #include "kernels/cpu/conv_internal.hpp"
 #include "kernels/cpu/gemm.hpp"
@@ -17,19 +18,9 @@ namespace {
 
 constexpr std::string_view kOp = "Conv";
 
+// The output extent (`ge::window_out`; < 1 when the kernel does not fit).
 std::int64_t out_dim(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t pb, std::int64_t pe, std::int64_t d) {
-  const std::int64_t span = in + pb + pe - d * (k - 1) - 1;
-  return span < 0 ? 0 : span / s + 1;
-}
-
-// The output indices [lo, hi) whose tap at offset `off` (t * dilation - pad_begin) reads
-// inside [0, in) with stride `s`, out of `out`.
-void live_range(std::int64_t in, std::int64_t out, std::int64_t s, std::int64_t off, std::int64_t& lo,
-                std::int64_t& hi) {
-  // o * s + off >= 0  and  o * s + off <= in - 1
-  lo = off >= 0 ? 0 : (-off + s - 1) / s;
-  hi = in - 1 - off < 0 ? 0 : std::min(out, (in - 1 - off) / s + 1);
-  if (hi < lo) hi = lo;
+  return window_out(in, k, {.pad_begin = pb, .pad_end = pe, .stride = s, .dilation = d});
 }
 
 }  // namespace
@@ -61,9 +52,9 @@ double conv_taps_live_share(const Conv2dParams& p, std::int64_t h, std::int64_t 
   double live = 0;
   for (std::int64_t ky = 0; ky < kh; ++ky)
     for (std::int64_t kx = 0; kx < kw; ++kx) {
-      std::int64_t h0 = 0, h1 = 0, w0 = 0, w1 = 0;
-      live_range(h, oh, p.stride_h, ky * p.dilation_h - p.pad_top, h0, h1);
-      live_range(w, ow, p.stride_w, kx * p.dilation_w - p.pad_left, w0, w1);
+      // The output rectangle whose tap (ky, kx) reads inside the image.
+      const auto [h0, h1] = window_tap_outputs(h, oh, p.stride_h, ky * p.dilation_h - p.pad_top);
+      const auto [w0, w1] = window_tap_outputs(w, ow, p.stride_w, kx * p.dilation_w - p.pad_left);
       live += static_cast<double>((h1 - h0) * (w1 - w0));
     }
   return live / static_cast<double>(oh * ow * kh * kw);
@@ -93,9 +84,8 @@ void conv_taps_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConv
     for (std::int64_t ky = 0; ky < w.kh; ++ky)
       for (std::int64_t kx = 0; kx < w.kw; ++kx) {
         const std::int64_t off_h = ky * p.dilation_h - p.pad_top, off_w = kx * p.dilation_w - p.pad_left;
-        std::int64_t h0 = 0, h1 = 0, w0 = 0, w1 = 0;
-        live_range(H, OH, p.stride_h, off_h, h0, h1);
-        live_range(W, OW, p.stride_w, off_w, w0, w1);
+        const auto [h0, h1] = window_tap_outputs(H, OH, p.stride_h, off_h);
+        const auto [w0, w1] = window_tap_outputs(W, OW, p.stride_w, off_w);
         if (h1 <= h0 || w1 <= w0) continue;
         const std::int64_t rows = h1 - h0, cols = w1 - w0, count = rows * cols;
         const float* b = w.panels.data() + (ky * w.kw + kx) * per;

@@ -13,6 +13,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "ge/shape/window.hpp"
 #include "kernels/cpu/common.hpp"
 #include "kernels/cpu/conv.hpp"
 #include "kernels/cpu/conv_internal.hpp"
@@ -214,10 +215,10 @@ const RowAtFn row_at_fn = pick_row_at();
 // ox * s - pad_left >= 0 and ox * s - pad_left + (kw - 1) * dil <= w - 1.
 void set_inner_pixels(Nhwc& d) {
   const Conv2dParams& p = *d.p;
-  d.ox_lo = (p.pad_left + p.stride_w - 1) / p.stride_w;
-  const std::int64_t last = d.w - 1 + p.pad_left - (d.kw - 1) * p.dilation_w;
-  d.ox_hi = last < 0 ? 0 : std::min(d.ow, last / p.stride_w + 1);
-  if (d.ox_hi < d.ox_lo) d.ox_hi = d.ox_lo;
+  // The first tap's live outputs start them, the last one's end them.
+  d.ox_lo = window_tap_outputs(d.w, d.ow, p.stride_w, -p.pad_left).first;
+  const std::int64_t last = (d.kw - 1) * p.dilation_w - p.pad_left;
+  d.ox_hi = std::max(d.ox_lo, window_tap_outputs(d.w, d.ow, p.stride_w, last).second);
 }
 
 // The register-blocked sweep (AVX2, AVX-512) for kernels 5 and 7 wide at horizontal
@@ -383,8 +384,8 @@ void ring_depthwise(const Ring& g0, RingRowFn fn) {
   const std::int64_t ld = (g.c + 15) / 16 * 16;
   const std::int64_t chunks = (ld + kChunk - 1) / kChunk;
   g.cw = std::min(ld, kChunk);
-  g.pw = (g.ow - 1) * p.stride_w + (g.kw - 1) * p.dilation_w + 1;
-  g.span = (g.kh - 1) * p.dilation_h + 1;
+  g.pw = (g.ow - 1) * p.stride_w + window_span(g.kw, p.dilation_w);
+  g.span = window_span(g.kh, p.dilation_h);
   // Runs of output rows: enough tasks for every thread twice over (a run re-expands the
   // rows it shares with the run before).
   const std::int64_t threads = tbb::this_task_arena::max_concurrency();
@@ -438,13 +439,13 @@ NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, s
   if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
       p.pad_bottom < 0 || p.pad_right < 0)
     fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0");
-  const std::int64_t eh = x.dims[1] + p.pad_top + p.pad_bottom - p.dilation_h * (kh - 1) - 1;
-  const std::int64_t ew = x.dims[2] + p.pad_left + p.pad_right - p.dilation_w * (kw - 1) - 1;
-  if (eh < 0 || ew < 0)
-    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + bracketed(x.dims));
   NhwcIo io;
-  io.oh = eh / p.stride_h + 1;
-  io.ow = ew / p.stride_w + 1;
+  io.oh = window_out(x.dims[1], kh, {.pad_begin = p.pad_top, .pad_end = p.pad_bottom, .stride = p.stride_h,
+                                    .dilation = p.dilation_h});
+  io.ow = window_out(x.dims[2], kw, {.pad_begin = p.pad_left, .pad_end = p.pad_right, .stride = p.stride_w,
+                                    .dilation = p.dilation_w});
+  if (io.oh < 1 || io.ow < 1)
+    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + bracketed(x.dims));
   const std::int64_t want[4] = {x.dims[0], io.oh, io.ow, m};
   check_dims(kOp, "Y", y, want);
   if (bias != nullptr && bias->dtype != DataType::undefined) {
@@ -520,7 +521,7 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
   set_inner_pixels(d);
   if (y.elements() == 0) return;
   const std::int64_t c_in = x.dims[3], row_floats = d.w * d.c;
-  const std::int64_t span = (d.kh - 1) * p.dilation_h + 1;  // input rows one output row reads
+  const std::int64_t span = window_span(d.kh, p.dilation_h);  // input rows one output row reads
   // Tasks: runs of output rows of one image, enough for every thread twice over; each
   // task expands the input rows its outputs read, in order, into a ring of `span` rows
   // (a row expanded for one output row stays for the next ones that read it), so only

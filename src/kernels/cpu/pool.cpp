@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "ge/shape/window.hpp"
 #include "kernels/cpu/vec.hpp"
 
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors never cross a call: everything is inlined
@@ -37,19 +38,19 @@ Taps taps_of(std::int64_t o, std::int64_t stride, std::int64_t pad0, std::int64_
 
 void check_out_dim(std::string_view op, const char* axis, std::int64_t in, std::int64_t k, std::int64_t s,
                    std::int64_t d, std::int64_t p0, std::int64_t p1, std::int64_t out) {
-  const std::int64_t span = in + p0 + p1 - d * (k - 1) - 1;
-  if (span < 0) {
+  const std::int64_t padded = ge::detail::add_ends(ge::detail::add_ends(in, p0), p1), span = window_span(k, d);
+  const std::int64_t lo = window_count(padded, span, s, false);
+  if (lo < 1) {
     fail(Errc::bad_op_inputs, op,
          std::string("the dilated window is larger than the padded input along ") + axis);
   }
-  const std::int64_t lo = span / s + 1;
   // ceil_mode's size; front ends differ on dropping a last window that starts in the right
   // pad, so both are accepted (such a window has no real taps: max -inf, average 0).
-  const std::int64_t hi = (span + s - 1) / s + 1;
-  if (out < lo || out > std::max(lo, hi)) {
+  const std::int64_t hi = window_count(padded, span, s, true);
+  if (out < lo || out > hi) {
     fail(Errc::bad_op_inputs, op,
          std::string("output ") + axis + " " + std::to_string(out) + " is neither the floor (" + std::to_string(lo) +
-             ") nor the ceil_mode (" + std::to_string(std::max(lo, hi)) + ") size");
+             ") nor the ceil_mode (" + std::to_string(hi) + ") size");
   }
 }
 
@@ -162,7 +163,7 @@ void pool2d(std::string_view op, const Pool2dParams& p, const TensorView& x, con
   // (vectorised along the row) into a row buffer padded with the identity (-inf, 0),
   // then each output the reduction of its kernel_w taps in that buffer.
   const float identity = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
-  const std::int64_t span = (s.ow - 1) * p.stride_w + (p.kernel_w - 1) * p.dilation_w + 1;
+  const std::int64_t span = (s.ow - 1) * p.stride_w + window_span(p.kernel_w, p.dilation_w);
   const std::int64_t buf_len = std::max(span, p.pad_left + s.w);
   if (kMax && max_row_fn != nullptr && p.dilation_h == 1 && p.dilation_w == 1 && p.stride_w <= 2) {
     // Vectorised rows (`max_row`).

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ge/shape/window.hpp"
+
 namespace ge::cpu {
 
 namespace {
@@ -142,7 +144,9 @@ void stft(const StftParams& p, const TensorView& signal, const TensorView* windo
   if (window != nullptr && (window->dtype != signal.dtype || window->elements() != p.length))
     fail(Errc::bad_op_inputs, "STFT", "window " + tname(window->dtype) + bracketed(window->dims) + "; expected " +
                                           std::to_string(p.length) + " values of the signal's type");
-  const std::int64_t frames = (len - p.length) / p.step + 1, bins = p.onesided ? p.length / 2 + 1 : p.length;
+  // The frames: windows of frame_length at stride frame_step over the signal, no pads.
+  const std::int64_t frames = window_out(len, p.length, {.stride = p.step});
+  const std::int64_t bins = p.onesided ? p.length / 2 + 1 : p.length;
   if (y.rank() != 4 || y.dims[0] != batch || y.dims[1] != frames || y.dims[2] != bins || y.dims[3] != 2)
     fail(Errc::bad_op_inputs, "STFT", "output " + bracketed(y.dims) + " does not fit signal " + bracketed(signal.dims));
   Transform t(p.length, false);

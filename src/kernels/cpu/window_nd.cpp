@@ -6,6 +6,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "ge/shape/window.hpp"
+
 namespace ge::cpu {
 
 // conv_nd_gemm.cpp: the GEMM conv over patches (operands checked; not depthwise).
@@ -284,9 +286,8 @@ void pool_rows_f32(const WindowNd& p, const Geometry& g, const float* x, float* 
               for (std::int64_t k2 = 0; k2 < p.kernel[2]; ++k2) {
                 // Outputs ox with 0 <= ox * s + off < in.
                 const std::int64_t s = p.stride[2], off = k2 * p.dilation[2] - p.pad_begin[2];
-                const std::int64_t first = off >= 0 ? 0 : (-off + s - 1) / s;
-                const std::int64_t last = g.in[2] - off <= 0 ? 0 : std::min(ow, (g.in[2] - off - 1) / s + 1);
-                if (last <= first) continue;
+                const auto [first, last] = window_tap_outputs(g.in[2], ow, s, off);
+                if (last == first) continue;
                 const auto at = [&](std::int64_t i) { return s == 1 ? row[i + off] : row[i * s + off]; };
                 if constexpr (kMax) {
                   if (!nan) {

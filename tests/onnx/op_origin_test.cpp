@@ -20,7 +20,7 @@ namespace {
 
 using ge::test::expect_error;
 using ge::test::Model;
-constexpr int kFloat = ::onnx::TensorProto_DataType_FLOAT;
+constexpr int kOriginF32 = ::onnx::TensorProto_DataType_FLOAT;
 
 // The registered ops whose origin passes `keep`.
 template <class F>
@@ -56,7 +56,7 @@ std::int64_t imported(const ::onnx::ModelProto& m, const std::string& domain) {
 // A model (opset `opset`) of one `op` node of `domain` named 'mine' over x [2, 2].
 Model model_of(const std::string& op, const std::string& domain, std::int64_t opset = 13) {
   Model m(opset);
-  m.input("x", kFloat, std::vector<std::int64_t>{2, 2});
+  m.input("x", kOriginF32, std::vector<std::int64_t>{2, 2});
   m.node(op, {"x"}, {"y"}, "mine")->set_domain(domain);
   m.output("y");
   return m;

@@ -154,7 +154,6 @@ set(ge_kernel_sources
   kernels/cpu/detection.cpp
   kernels/cpu/einsum.cpp
   kernels/cpu/elementwise.cpp
-  kernels/cpu/float_test.cpp
   kernels/cpu/gemm.cpp
   kernels/cpu/gemm_block.cpp
   kernels/cpu/gemm_small_m.cpp
@@ -162,6 +161,7 @@ set(ge_kernel_sources
   kernels/cpu/indexing.cpp
   kernels/cpu/loss.cpp
   kernels/cpu/math.cpp
+  kernels/cpu/nan_inf.cpp
   kernels/cpu/nd_indexing.cpp
   kernels/cpu/nn_more.cpp
   kernels/cpu/norm.cpp

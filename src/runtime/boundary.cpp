@@ -50,6 +50,13 @@ std::int64_t view_bytes_with_data(const TensorView& v, ViewName which) {
   return bytes;
 }
 
+void check_holds(const TensorView& v, std::int64_t need, ViewName which) {
+  const std::int64_t have = v.data != nullptr ? v.bytes() : 0;
+  if (have < need)
+    raise(Errc::bad_tensor, "[ge.runtime] " + which() + " needs " + std::to_string(need) +
+                                " bytes for its real dims; the buffer given holds " + std::to_string(have));
+}
+
 bool overlap(const void* a, std::int64_t na, const void* b, std::int64_t nb) noexcept {
   if (a == nullptr || b == nullptr || na <= 0 || nb <= 0) return false;
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);

@@ -35,6 +35,10 @@ std::int64_t view_bytes(const TensorView& v, ViewName which);
 // view_bytes, and a buffer given where the view has elements (bad_tensor: null buffer).
 std::int64_t view_bytes_with_data(const TensorView& v, ViewName which);
 
+// A buffer given for an output whose real bytes `need` are known only now (a run's
+// dynamic output, a padded run's, a data-dependent op's) holds them (bad_tensor).
+void check_holds(const TensorView& v, std::int64_t need, ViewName which);
+
 // True when [a, a + na) and [b, b + nb) share a byte.
 bool overlap(const void* a, std::int64_t na, const void* b, std::int64_t nb) noexcept;
 

@@ -29,12 +29,9 @@ std::string io_name(std::string_view name, bool output, std::size_t k) {
 // bytes its real `dims` need.
 void check_dynamic_output(std::string_view name, std::size_t o, const TensorView& v,
                           std::span<const std::int64_t> dims) {
-  const std::int64_t need = checked_bytes(dims, v.dtype);
-  const std::int64_t have = detail::view_bytes(v, [&] { return io_name(name, true, o); });
-  if (need > have || (v.data == nullptr && need > 0))
-    fail(Errc::bad_tensor, name, "output " + std::to_string(o) + " needs " + std::to_string(need) +
-                                     " bytes for its real dims " + dims_text(dims) + "; the buffer given holds " +
-                                     std::to_string(have));
+  const auto which = [&] { return io_name(name, true, o); };
+  (void)detail::view_bytes(v, which);
+  detail::check_holds(v, checked_bytes(dims, v.dtype), which);
 }
 
 // Checks output `o` a caller gave against its real type and dims: its buffer, and no

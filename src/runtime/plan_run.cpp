@@ -146,10 +146,10 @@ void PlanRun::step(std::int32_t s) {
 // The caller's buffer for output `o`, checked to hold `bytes`.
 void* PlanRun::caller_buffer(std::size_t o, std::int64_t bytes) const {
   const TensorView& given = outputs_[o];
-  if (given.bytes() < bytes || (given.data == nullptr && bytes > 0))
-    raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + quoted(plan_.values[static_cast<std::size_t>(
-                                plan_.graph_outputs[o])].name) + " needs " + std::to_string(bytes) +
-                                " bytes; the buffer given holds " + std::to_string(given.data ? given.bytes() : 0));
+  detail::check_holds(given, bytes, [&] {
+    return "output " + std::to_string(o) + " " +
+           quoted(plan_.values[static_cast<std::size_t>(plan_.graph_outputs[o])].name);
+  });
   return given.data;
 }
 

@@ -315,10 +315,7 @@ RunInfo Session::Impl::hand_padded(RunResult&& r, OutputSink sink) {
   for (std::size_t o = 0; o < r.outputs.size(); ++o) {
     const Output& y = r.outputs[o];
     TensorView& v = sink.into[o];
-    if (v.bytes() < y.bytes || (v.data == nullptr && y.bytes > 0))
-      raise(Errc::bad_tensor, "[ge.runtime] output " + std::to_string(o) + " " + quoted(y.name) + " needs " +
-                                  std::to_string(y.bytes) + " bytes; the buffer given holds " +
-                                  std::to_string(v.data ? v.bytes() : 0));
+    detail::check_holds(v, y.bytes, [&] { return "output " + std::to_string(o) + " " + quoted(y.name); });
     if (y.bytes > 0) std::memcpy(v.data, y.data, static_cast<std::size_t>(y.bytes));
     v.dims = ViewDims(y.dims);
   }

@@ -9,7 +9,7 @@
 //   GE_BENCH_NHWC=1 ge_bench_conv layers   # the NHWC FusedConv kernels (ge::layout_nhwc's)
 //   GE_BENCH_COLD=1 ge_bench_conv layers   # caches flushed before each run (weights from memory)
 //   GE_BENCH_BF16=1 ge_bench_conv layers   # the kernels of Precision::bf16 (%peak: of the f32 FMA peak)
-//   ge_bench_conv peaks     # this core's f32 FMA and bf16 dot-product peaks, side by side
+//   ge_bench_conv peaks     # this core's f32 FMA, bf16 and int8 dot-product peaks, side by side
 //   ge_bench_conv dense     # DenseNet-121's growth, bottleneck and transition convs
 //   ge_bench_conv dw        # depthwise 3x3/5x5/7x7, strides 1/2, dilation 2; grouped (RegNetX, ResNeXt)
 //
@@ -362,6 +362,12 @@ int main(int argc, char** argv) {
       else
         std::printf("one core: f32 FMA %.1f GFLOP/s; no AVX512-BF16 dot product here (or GE_CPU_ISA caps it)\n",
                     measured);
+      const double int8 = ge_bench::int8_dot_peak();
+      if (int8 > 0.0)
+        std::printf("one core: int8 dot product (vpdpbusd, u8 x s8, 2 ops a product) %.1f GOP/s: %.2fx f32 FMA\n", int8,
+                    int8 / measured);
+      else
+        std::printf("one core: no AVX512-VNNI int8 dot product here (or GE_CPU_ISA caps it)\n");
     }
     if (what == "layers" || what == "all") bench_layers(threads, peak);
     if (what == "dw" || what == "all") bench_depthwise(threads, peak);

@@ -57,6 +57,7 @@ set(ge_core_sources
   compile/passes.cpp
   compile/plan_build.cpp
   compile/plan_svg.cpp
+  compile/qdq.cpp
   compile/run_step.cpp
   compile/shape_histogram.cpp
   compile/shape_values.cpp
@@ -159,6 +160,7 @@ set(ge_kernel_sources
   kernels/cpu/gemm_small_m.cpp
   kernels/cpu/host.cpp
   kernels/cpu/indexing.cpp
+  kernels/cpu/int8.cpp
   kernels/cpu/loss.cpp
   kernels/cpu/math.cpp
   kernels/cpu/nan_inf.cpp

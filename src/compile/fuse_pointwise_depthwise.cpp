@@ -35,6 +35,7 @@ const Tensor* nhwc_conv_weights(const Work& w, const WNode& n) {
   if (!n.alive || n.op != "FusedConv" || n.outputs.size() != 1 || n.inputs.size() < 2) return nullptr;
   const auto layout = attr_of(n, "layout");
   if (!layout || layout->as_string() != "NHWC") return nullptr;
+  if (const auto q = attr_of(n, "x_scale"); q && q->as_float() > 0.0) return nullptr;  // int8 (compile/qdq.cpp)
   const Tensor* wt = w.constant(n.inputs[1]);
   return wt != nullptr && wt->dtype() == DataType::f32 && wt->dims().size() == 4 ? wt : nullptr;
 }

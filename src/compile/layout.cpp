@@ -134,7 +134,7 @@ LayoutRule layout_rule(std::string_view op) {
     for (const std::string_view e :
          {"Relu", "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Clip", "Elu", "Selu", "Celu",
           "Softplus", "Softsign", "Mish", "Gelu", "Erf", "Exp", "Log", "Sqrt", "Abs", "Neg", "Sign", "Identity",
-          "ThresholdedRelu", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean"})
+          "ThresholdedRelu", "FakeQuant", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean"})
       m.emplace(e, LayoutRule::elementwise);
     m.emplace("GlobalAveragePool", LayoutRule::spatial_reduce);
     m.emplace("GlobalMaxPool", LayoutRule::spatial_reduce);

@@ -162,6 +162,8 @@ void fuse_attention(Work& w, PassStats& s);
 void layout_nhwc(Work& w, PassStats& s, bool dense_chains);
 void fuse_pointwise_depthwise(Work& w, PassStats& s);
 void fold_transposes(Work& w, PassStats& s);
+void fold_qdq_pairs(Work& w, PassStats& s);     // compile/qdq.cpp
+void quantize_products(Work& w, PassStats& s);  // compile/qdq.cpp
 
 inline void report(PassStats* stats, PassStats s) {
   if (stats != nullptr) *stats = std::move(s);

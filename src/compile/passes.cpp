@@ -495,6 +495,7 @@ namespace {
 Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool dense_chains) {
   using detail::WorkPass;
   const WorkPass passes[] = {
+      {"fold_qdq_pairs", detail::fold_qdq_pairs},
       {"fold_constants", detail::fold_constants},
       {"trim_conv_taps", detail::trim_conv_taps},
       {"fold_batch_norm", [release](Work& w, PassStats& s) { detail::fold_batch_norm(w, s, release); }},
@@ -504,6 +505,7 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool d
       {"fuse_activations", detail::fuse_activations},
       {"fuse_matmul_epilogue", detail::fuse_matmul_epilogue},
       {"layout_nhwc", [dense_chains](Work& w, PassStats& s) { detail::layout_nhwc(w, s, dense_chains); }},
+      {"quantize_products", detail::quantize_products},
       // Not where the convs run in bf16 on AMX: the fused kernel is f32.
       {"fuse_pointwise_depthwise",
        [dense_chains](Work& w, PassStats& s) {

@@ -111,7 +111,10 @@ void add_fused_ops(OpRegistry& r) {
   s.inputs = {arg("A", "T"), arg("B", "T"), opt("bias", "T"), opt("residual", "T")};
   s.outputs = {arg("Y", "T")};
   s.types = {{"T", TypeSet{DataType::f32}}};
-  s.attrs = {attr("activation", "none", one_of({"none", "Relu", "Gelu", "GeluTanh"}))};
+  // x_scale > 0: A quantized to u8 (x_scale, x_zero_point) and the product in int8, as
+  // FusedConv's (compile/qdq.cpp).
+  s.attrs = {attr("activation", "none", one_of({"none", "Relu", "Gelu", "GeluTanh"})), attr("x_scale", 0.0),
+             attr("x_zero_point", std::int64_t{0})};
   const InferFn product = r.find("MatMul").infer;
   s.infer = [product](const InferContext& c) {
     std::vector<TensorDesc> out = product(c);

@@ -142,6 +142,17 @@ OpSchema fused_conv() {
   s.attrs.push_back(attr("clip_min", -inf));
   s.attrs.push_back(attr("clip_max", inf));
   s.attrs.push_back(attr("layout", "NCHW", one_of({"NCHW", "NHWC"})));
+  // A quantized input (compile/qdq.cpp, NHWC only): X is quantized to u8 by x_scale and
+  // x_zero_point before the product, which runs in int8 (W lies on a per-channel int8
+  // grid); x_scale 0: not quantized.
+  s.attrs.push_back(attr("x_scale", 0.0));
+  s.attrs.push_back(attr("x_zero_point", std::int64_t{0}));
+  // With a quantized input, the output may go through a quantize-dequantize round trip
+  // last (a FakeQuant fused in): y_scale 0: none.
+  s.attrs.push_back(attr("y_scale", 0.0));
+  s.attrs.push_back(attr("y_zero_point", std::int64_t{0}));
+  s.attrs.push_back(attr("y_qmin", std::int64_t{0}));
+  s.attrs.push_back(attr("y_qmax", std::int64_t{255}));
   std::sort(s.attrs.begin(), s.attrs.end(), [](const AttrSpec& a, const AttrSpec& b) { return a.name < b.name; });
   const auto nchw_infer = [conv_infer = s.infer](const InferContext& c) {
     std::vector<TensorDesc> out = conv_infer(c);

@@ -115,7 +115,24 @@ OpSchema qlinear_conv(const OpSchema& conv) {
 
 }  // namespace
 
+// A QuantizeLinear then DequantizeLinear of one scale and zero point, as one op (made by
+// the compile pass that reads a QDQ model, compile/qdq.cpp): f32 in, f32 out.
+OpSchema fake_quant() {
+  return schema("FakeQuant", "y = (saturate(rint(x / scale) + zero_point, qmin, qmax) - zero_point) * scale: a "
+                "QuantizeLinear and DequantizeLinear pair in one",
+                {arg("x", "f32")}, {arg("y", "f32")}, {},
+                {attr("scale", 1.0), attr("zero_point", std::int64_t{0}), attr("qmin", std::int64_t{0}),
+                 attr("qmax", std::int64_t{255})},
+                [](const InferContext& c) {
+                  if (!(c.f("scale") > 0.0) || c.i("qmin") >= c.i("qmax") || c.i("zero_point") < c.i("qmin") ||
+                      c.i("zero_point") > c.i("qmax"))
+                    c.fail(Errc::bad_attribute, "scale must be positive and qmin <= zero_point <= qmax, qmin < qmax");
+                  return std::vector<TensorDesc>{{DataType::f32, c.shape(0)}};
+                });
+}
+
 void add_quantize_ops(OpRegistry& r) {
+  add_op(r, internal_op(), fake_quant());
   add_op(r, onnx_op(13), quantize_linear());
   add_op(r, onnx_op(13), dequantize_linear());
   add_op(r, onnx_op(13), dynamic_quantize_linear());

@@ -48,7 +48,7 @@ TEST_CASE("compile: a graph moved in is consumed and compiles like a copy") {
   CHECK(g.constants().empty());
   REQUIRE(moved->pass_stats().size() == copied->pass_stats().size());
   // BatchNormalization folding drops each folded Conv's old weights at once.
-  const ge::PassStats& bn = moved->pass_stats()[2];
+  const ge::PassStats& bn = moved->pass_stats()[3];
   CHECK(bn.pass == "fold_batch_norm");
   CHECK(bn.nodes_removed == 53);
   CHECK(bn.constants_removed >= 53);

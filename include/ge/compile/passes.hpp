@@ -121,6 +121,22 @@ struct PassStats {
 /// on AMX tiles; with AVX512-BF16 alone the NHWC dense kernels run bf16 and it stays on).
 [[nodiscard]] Graph layout_nhwc(const Graph& g, PassStats* stats = nullptr, bool dense_chains = true);
 
+/// Quantized (QDQ) models, first of all passes: a `DequantizeLinear` fed by a `QuantizeLinear`
+/// of the same constant per-tensor scale and zero point becomes one `FakeQuant` (the pair's
+/// round trip, f32 in and out); the `QuantizeLinear` goes when nothing else reads it.
+[[nodiscard]] Graph fold_qdq_pairs(const Graph& g, PassStats* stats = nullptr);
+
+/// Quantized (QDQ) models, after `layout_nhwc`, where the CPU has int8 kernels
+/// (AVX512-VNNI): an NHWC `FusedConv` of one group, a `MatMul` or `FusedMatMul`, or a
+/// `Gemm` (alpha and beta 1, A not transposed; made a `FusedMatMul`) by constant weights
+/// that lie on a per-channel int8 grid, reading a `FakeQuant` over 256 levels, reads that
+/// FakeQuant's input and carries its scale and zero point (`x_scale`, `x_zero_point`): its
+/// kernel runs in int8 with the model's values. Such a conv whose one reader is a
+/// FakeQuant (a depthwise conv's quantized input) takes it into its epilogue (`y_scale`,
+/// `y_zero_point`, `y_qmin`, `y_qmax`) when its activation is none, Relu or Clip.
+/// Elsewhere the graph comes back unchanged (the FakeQuants run in f32).
+[[nodiscard]] Graph quantize_products(const Graph& g, PassStats* stats = nullptr);
+
 /// An NHWC pointwise FusedConv (1x1, stride 1, no pads, a bias, no residual) whose output only a
 /// depthwise NHWC FusedConv with a bias reads, both with constant weights, becomes one
 /// `FusedPointwiseDepthwise` node (an inverted-residual block's first two convs), whose
@@ -150,10 +166,10 @@ struct PassStats {
 /// does not validate (an op whose types the rules above do not reach).
 [[nodiscard]] Graph widen_half_floats(const Graph& g, PassStats* stats = nullptr);
 
-/// Every pass in order: `fold_constants`, `trim_conv_taps`, `fold_batch_norm`, `fuse_layer_norm`,
-/// `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,
-/// `layout_nhwc`, `fuse_pointwise_depthwise` (not when `compile` runs convs in bf16 on
-/// AMX), `fold_transposes`, `remove_dead_code`.
+/// Every pass in order: `fold_qdq_pairs`, `fold_constants`, `trim_conv_taps`, `fold_batch_norm`,
+/// `fuse_layer_norm`, `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,
+/// `layout_nhwc`, `quantize_products`, `fuse_pointwise_depthwise` (not when `compile` runs
+/// convs in bf16 on AMX), `fold_transposes`, `remove_dead_code`.
 /// `stats`, when given, gets one entry per pass (appended).
 [[nodiscard]] Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
 

@@ -11,6 +11,7 @@
 #include "kernels/cpu/attention.hpp"
 #include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/int8.hpp"
 
 namespace ge::cpu_lower {
 
@@ -94,9 +95,45 @@ std::shared_ptr<const Kernel> make_gemm(const KernelRequest& req) {
   });
 }
 
-// FusedMatMul: A times a constant 2-D B packed once, the bias and Relu in the product's
-// epilogue, Gelu as a vector map over the finished rows, and the residual in the
-// epilogue where it has the output's dims (else added after, with broadcasting).
+// FusedMatMul's epilogue around `product(a, y, ep)`: the bias and Relu in the product's
+// epilogue, Gelu as a vector map over the finished rows, and the residual in the epilogue
+// where it has the output's dims (else added after, with broadcasting).
+template <class Product>
+void run_fused_matmul(Views in, Views out, std::int64_t n, const std::vector<float>& col_bias,
+                      const cpu::PostOp& post, const Product& product) {
+  const TensorView* residual = optional_input(in, 3);
+  const bool fits = residual != nullptr && residual->dims.size() == out[0].dims.size() &&
+                    std::equal(residual->dims.begin(), residual->dims.end(), out[0].dims.begin());
+  cpu::GemmEpilogue ep;
+  ep.bias_n = col_bias.empty() ? nullptr : col_bias.data();
+  ep.post = post;
+  if (fits && post.kind == cpu::Activation::none) {  // act(x + bias) + residual: in the epilogue only without act
+    ep.residual = residual->as<const float>();
+    ep.ld_residual = n;
+  }
+  if (residual == nullptr || ep.residual != nullptr) {
+    product(in[0], out[0], ep);
+    return;
+  }
+  if (fits) {
+    product(in[0], out[0], ep);
+    cpu::binary(cpu::BinaryOp::add, out[0], *residual, out[0]);
+    return;
+  }
+  // A residual that broadcasts: the product first, into a buffer of its dims.
+  std::vector<std::int64_t> dims(in[0].dims.begin(), in[0].dims.end() - 1);
+  dims.push_back(n);
+  std::vector<float> tmp(static_cast<std::size_t>(count_of(dims)));
+  const TensorView t{tmp.data(), DataType::f32, dims};
+  product(in[0], t, ep);
+  cpu::binary(cpu::BinaryOp::add, t, *residual, out[0]);
+}
+
+// Whether a FusedMatMul's A is quantized (compile/qdq.cpp): the product then runs in int8.
+bool quantized(const KernelRequest& r) { return r.context.f("x_scale") > 0.0; }
+
+// FusedMatMul: A times a constant 2-D B packed once (in f32 or bf16, or in int8 when A is
+// quantized), with its epilogue.
 std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
   const InferContext& c = r.context;
   const Tensor* b = c.constant(1);
@@ -105,8 +142,8 @@ std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
   const Tensor* bias = c.has_input(2) ? c.constant(2) : nullptr;
   if (c.has_input(2) && bias == nullptr)
     raise(Errc::no_kernel, "[cpu.fused_matmul] node '" + std::string(c.node()) + "': the bias must be a constant");
-  const char* name = "cpu.fused_matmul";
-  auto packed = packed_part<cpu::PackedMatMulB>(r, 0, name, [&] { return cpu::pack_matmul_b(view_of(*b), bf16(r)); });
+  const bool int8 = quantized(r);
+  const char* name = int8 ? "cpu.fused_matmul.int8" : "cpu.fused_matmul";
   auto col_bias = std::make_shared<const std::vector<float>>(r.packed ? floats_from_part(*r.packed, 1, name) : [&] {
     std::vector<float> v;
     if (bias != nullptr) {
@@ -120,33 +157,25 @@ std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
   if (act == "Relu") post.kind = cpu::Activation::relu;
   if (act == "Gelu") post.kind = cpu::Activation::gelu;
   if (act == "GeluTanh") post.kind = cpu::Activation::gelu_tanh;
+  if (int8) {
+    const cpu::QuantU8 qa{static_cast<float>(c.f("x_scale")), static_cast<std::int32_t>(c.i("x_zero_point"))};
+    auto packed = packed_part<cpu::PackedS8>(r, 0, name, [&] {
+      const TensorView bv = view_of(*b);
+      return cpu::pack_b_s8(bv.dims[0], bv.dims[1], bv.as<const float>(), bv.dims[1], false);
+    });
+    return make_packed_kernel(name, [packed, col_bias, post, qa](Views in, Views out) {
+      run_fused_matmul(in, out, packed->n, *col_bias, post,
+                       [&](const TensorView& a, const TensorView& y, const cpu::GemmEpilogue& ep) {
+                         cpu::matmul_u8s8(a, qa, *packed, y, ep);
+                       });
+    }, {1, 2}, packed, col_bias);
+  }
+  auto packed = packed_part<cpu::PackedMatMulB>(r, 0, name, [&] { return cpu::pack_matmul_b(view_of(*b), bf16(r)); });
   return make_packed_kernel(packed->bf16 ? "cpu.fused_matmul.bf16" : name, [packed, col_bias, post](Views in, Views out) {
-    const TensorView* residual = optional_input(in, 3);
-    const bool fits = residual != nullptr && residual->dims.size() == out[0].dims.size() &&
-                      std::equal(residual->dims.begin(), residual->dims.end(), out[0].dims.begin());
-    cpu::GemmEpilogue ep;
-    ep.bias_n = col_bias->empty() ? nullptr : col_bias->data();
-    ep.post = post;
-    if (fits && post.kind == cpu::Activation::none) {  // act(x + bias) + residual: in the epilogue only without act
-      ep.residual = residual->as<const float>();
-      ep.ld_residual = packed->n;
-    }
-    if (residual == nullptr || ep.residual != nullptr) {
-      cpu::matmul(in[0], *packed, out[0], ep);
-      return;
-    }
-    if (fits) {
-      cpu::matmul(in[0], *packed, out[0], ep);
-      cpu::binary(cpu::BinaryOp::add, out[0], *residual, out[0]);
-      return;
-    }
-    // A residual that broadcasts: the product first, into a buffer of its dims.
-    std::vector<std::int64_t> dims(in[0].dims.begin(), in[0].dims.end() - 1);
-    dims.push_back(packed->n);
-    std::vector<float> tmp(static_cast<std::size_t>(count_of(dims)));
-    const TensorView t{tmp.data(), DataType::f32, dims};
-    cpu::matmul(in[0], *packed, t, ep);
-    cpu::binary(cpu::BinaryOp::add, t, *residual, out[0]);
+    run_fused_matmul(in, out, packed->n, *col_bias, post,
+                     [&](const TensorView& a, const TensorView& y, const cpu::GemmEpilogue& ep) {
+                       cpu::matmul(a, *packed, y, ep);
+                     });
   }, {1, 2}, packed, col_bias);
 }
 

@@ -14,6 +14,7 @@
 #include "ops/window_attrs.hpp"
 #include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/int8.hpp"
 
 namespace ge::cpu_lower {
 
@@ -65,10 +66,13 @@ cpu::Conv2dParams resolve(const ConvAttrs& a, std::span<const std::int64_t> x, s
 // A FusedConv on NHWC images (made by `ge::layout_nhwc`).
 bool is_nhwc(const KernelRequest& r) { return r.context.has("layout") && r.context.s("layout") == "NHWC"; }
 
+// A FusedConv whose input is quantized (compile/qdq.cpp): only the int8 kernel takes it.
+bool quantized(const KernelRequest& r) { return r.context.has("x_scale") && r.context.f("x_scale") > 0.0; }
+
 // A 2-D (rank 4) or 1-D (rank 3) f32 convolution on NCHW images.
 bool is_2d_f32(const KernelRequest& r) {
   const InferContext& c = r.context;
-  return c.input(0).dtype == DataType::f32 && c.shape(0).rank_known() &&
+  return !quantized(r) && c.input(0).dtype == DataType::f32 && c.shape(0).rank_known() &&
          (c.shape(0).rank() == 4 || c.shape(0).rank() == 3) && !is_nhwc(r);
 }
 
@@ -341,6 +345,24 @@ std::shared_ptr<const Kernel> make_nhwc_grouped(const KernelRequest& r) {
       &cpu::conv_grouped_nhwc);
 }
 
+// NHWC with a quantized input: the int8 GEMM over the quantized image's patches.
+bool nhwc_int8_fits(const KernelRequest& r) {
+  return quantized(r) && nhwc_fits(r, NhwcKind::dense) && r.context.constant(1) != nullptr;
+}
+
+std::shared_ptr<const Kernel> make_nhwc_int8(const KernelRequest& r) {
+  const InferContext& c = r.context;
+  const cpu::QuantU8 qx{static_cast<float>(c.f("x_scale")), static_cast<std::int32_t>(c.i("x_zero_point"))};
+  const bool requantize = c.f("y_scale") > 0.0;
+  const cpu::FakeQuant qy{static_cast<float>(c.f("y_scale")), static_cast<std::int32_t>(c.i("y_zero_point")),
+                          static_cast<std::int32_t>(c.i("y_qmin")), static_cast<std::int32_t>(c.i("y_qmax"))};
+  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_int8", &cpu::pack_conv_nhwc_s8,
+                   [qx, qy, requantize](const cpu::Conv2dParams& p, const TensorView& x, const cpu::PackedS8& w,
+                                        const TensorView* bias, const TensorView& y, const TensorView* z) {
+                     cpu::conv_nhwc_u8s8(p, x, qx, w, bias, y, z, requantize ? &qy : nullptr);
+                   });
+}
+
 std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
   return nhwc_conv(r, "cpu.fused_conv2d.nhwc_winograd", &cpu::pack_winograd_nhwc, &cpu::conv_winograd_nhwc);
 }
@@ -489,8 +511,14 @@ void register_cpu_nn(KernelRegistry& r) {
            .name = k.name,
            .engines = engines(Engine::vector),
            .priority = k.priority,
-           .fits = [kind = k.kind](const KernelRequest& req) { return nhwc_fits(req, kind); },
+           .fits = [kind = k.kind](const KernelRequest& req) { return !quantized(req) && nhwc_fits(req, kind); },
            .make = k.make});
+  r.add({.op = "FusedConv",
+         .name = "cpu.fused_conv2d.nhwc_int8",
+         .engines = engines(Engine::vector),
+         .priority = 4,
+         .fits = nhwc_int8_fits,
+         .make = make_nhwc_int8});
   r.add({.op = "FusedPointwiseDepthwise",
          .name = "cpu.fused_pointwise_depthwise.nhwc",
          .engines = engines(Engine::vector),

@@ -43,6 +43,13 @@ std::int64_t expected_floats(const cpu::PackedFewChannelsNhwc& p) {
   if (p.m_pad != (p.m + 31) / 32 * 32) return -2;
   return product({p.kh, p.kw, p.c, p.m_pad});
 }
+std::int64_t expected_floats(const cpu::PackedS8& p) {
+  constexpr std::int64_t most = std::int64_t{1} << 40;
+  if (p.k < 0 || p.n < 0 || p.k > most || p.n > most || p.kh < 1 || p.kw < 1 || p.c < 0) return -2;
+  if (product({p.kh, p.kw, p.c}) != p.k) return -2;
+  return cpu::packed_s8_floats(p.k, p.n);
+}
+
 std::int64_t expected_floats(const cpu::PackedConvNhwc& p) {
   const std::int64_t k = product({p.kh, p.kw, p.c});
   if (k < 0) return -2;

@@ -19,6 +19,7 @@
 #include "compile/cpu/lower.hpp"
 #include "kernels/cpu/conv.hpp"
 #include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/int8.hpp"
 
 namespace ge::cpu_lower {
 
@@ -35,6 +36,7 @@ template <class V> void packed_fields(cpu::PackedFewChannelsNhwc& p, V&& v) {
 template <class V> void packed_fields(cpu::PackedConvNhwc& p, V&& v) {
   v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.bf16), v(p.panels);
 }
+template <class V> void packed_fields(cpu::PackedS8& p, V&& v) { v(p.k), v(p.n), v(p.kh), v(p.kw), v(p.c), v(p.data); }
 template <class V> void packed_fields(cpu::PackedConvTaps& p, V&& v) { v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.panels); }
 template <class V> void packed_fields(cpu::PackedWinogradNhwc& p, V&& v) { v(p.m), v(p.c), v(p.u); }
 template <class V> void packed_fields(cpu::PackedGroupedNhwc& p, V&& v) {
@@ -49,6 +51,7 @@ template <class V> void packed_fields(cpu::PackedGroupedNhwc& p, V&& v) {
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedFewChannelsNhwc& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedConvNhwc& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedConvTaps& p);
+[[nodiscard]] std::int64_t expected_floats(const cpu::PackedS8& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedWinogradNhwc& p);
 [[nodiscard]] std::int64_t expected_floats(const cpu::PackedGroupedNhwc& p);
 

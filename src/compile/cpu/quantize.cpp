@@ -2,6 +2,7 @@
 // DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv (the
 // window resolved per run from the input's dims: SAME pads need them).
 #include "compile/cpu/lower.hpp"
+#include "kernels/cpu/int8.hpp"
 #include "kernels/cpu/quantize.hpp"
 #include "ops/window_attrs.hpp"
 
@@ -67,6 +68,19 @@ void add_products(KernelRegistry& r) {
 }  // namespace
 
 void register_cpu_quantize(KernelRegistry& r) {
+  r.add({.op = "FakeQuant",
+         .name = "cpu.fake_quant",
+         .make = [](const KernelRequest& req) {
+           const InferContext& c = req.context;
+           const cpu::FakeQuant q{static_cast<float>(c.f("scale")), static_cast<std::int32_t>(c.i("zero_point")),
+                                  static_cast<std::int32_t>(c.i("qmin")), static_cast<std::int32_t>(c.i("qmax"))};
+           return make_kernel("cpu.fake_quant", [q](Views in, Views out) {
+             const float* x = in[0].as<const float>();
+             float* y = out[0].as<float>();
+             cpu::parallel_for(in[0].elements(), 16384,
+                               [&](std::int64_t b, std::int64_t e) { cpu::fake_quant(q, x + b, e - b, y + b); });
+           });
+         }});
   r.add({.op = "QuantizeLinear",
          .name = "cpu.quantize_linear",
          .make = [](const KernelRequest& req) {

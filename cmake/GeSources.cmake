@@ -120,6 +120,8 @@ set(ge_core_sources
   runtime/padding.cpp
   runtime/plan_run.cpp
   runtime/plan_select.cpp
+  runtime/quantize.cpp
+  runtime/quantize_calibrate.cpp
   runtime/session.cpp
   runtime/session_async.cpp
   runtime/trace.cpp
@@ -233,5 +235,6 @@ set(gec_sources
   tools/gec/model.cpp
   tools/gec/npy.cpp
   tools/gec/ops.cpp
+  tools/gec/quantize.cpp
   tools/gec/singleop.cpp
 )

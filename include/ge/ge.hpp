@@ -33,6 +33,7 @@
 #include "ge/runtime/execute_op.hpp"
 #include "ge/runtime/host_scheduler.hpp"
 #include "ge/runtime/plan_select.hpp"
+#include "ge/runtime/quantize.hpp"
 #include "ge/runtime/session.hpp"
 #include "ge/runtime/trace.hpp"
 #include "ge/shape/dim.hpp"

@@ -32,6 +32,9 @@ int run_run(std::span<const std::string> args);
 int run_calibrate(std::span<const std::string> args);
 /// `gec cost`: what a shape will cost on a compiled model before it runs.
 int run_cost(std::span<const std::string> args);
+/// `gec quantize`: an f32 ONNX model into a QDQ model (ge::quantize_qdq), calibrated on
+/// .npy inputs or seeded random ones.
+int run_quantize(std::span<const std::string> args);
 /// `gec --singleop FILE.json --output DIR` (or `gec singleop ...`): GE's atc --singleop,
 /// one offline single-op model per op of FILE.json for aclopSetModelDir / aclopLoad.
 int run_singleop(std::span<const std::string> args);

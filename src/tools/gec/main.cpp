@@ -4,6 +4,7 @@
 //   gec gears --input_shape "data:-1,3,416,416" --dynamic_batch_size "1,2,4,8"
 //   gec --log_level debug compile --model m.onnx     (ge's log, include/ge/core/log.hpp)
 //   gec --singleop ops.json --output op_models       (GE's atc --singleop)
+//   gec quantize m.onnx -o m_qdq.onnx                 (post-training int8, QDQ)
 //
 // Exit status: 0 success, 2 bad command line or bad input (a ge::Error), 1 anything else.
 
@@ -44,6 +45,8 @@ constexpr std::array commands{
             gec::run_cost},
     Command{"calibrate", "measure this machine's speeds for the cost model (gec cost --calibration)",
             gec::run_calibrate},
+    Command{"quantize", "quantize an f32 ONNX model into a QDQ model (int8 weights, u8 activations), calibrated",
+            gec::run_quantize},
     Command{"singleop", "compile a JSON list of single ops into op model files (also: gec --singleop F --output D)",
             gec::run_singleop},
 };

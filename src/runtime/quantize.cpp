@@ -316,7 +316,8 @@ std::string QuantizeReport::to_string() const {
     s += "Q/DQ pairs " + std::to_string(activations.size()) + " (u8, per tensor), weights " + std::to_string(weights) +
          " (i8, per channel), biases " + std::to_string(biases) + " (i32)\n";
     s += "calibration " + std::to_string(calibration_sets) + (random_calibration ? " random" : "") + " set" +
-         (calibration_sets == 1 ? "" : "s") + "\n";
+         (calibration_sets == 1 ? "" : "s") + (random_calibration ? " (seed " + std::to_string(seed) + ")" : "") + ", " +
+         ranges + "\n";
   }
   for (const Skipped& k : skipped) s += "skipped " + quoted(k.node) + " (" + k.op + "): " + k.reason + "\n";
   return s;
@@ -329,6 +330,9 @@ Graph quantize_qdq(const Graph& f32_model, const QuantizeOptions& options, Quant
   r = {};
   const std::vector<std::vector<Tensor>> sets = detail::calibration_sets(f32_model, options);
   r.random_calibration = options.calibration.empty();
+  r.seed = options.seed;
+  r.ranges = options.method == CalibrationMethod::percentile ? "percentile " + number(options.percentile) + " of |x|"
+                                                              : "min-max";
 
   const std::set<std::string, std::less<>> ops(options.op_types.begin(), options.op_types.end());
   std::vector<std::optional<Target>> targets(f32_model.nodes().size());

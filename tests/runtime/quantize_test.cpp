@@ -444,3 +444,27 @@ TEST_CASE("quantize_qdq: bad options and calibration sets throw ge::Error") {
   ge::test::expect_error([&] { (void)ge::quantize_qdq(b.build()); }, Errc::unsupported, "input 'x' has an unknown rank",
                          "give calibration sets");
 }
+
+TEST_CASE("quantize_qdq: sets of different dims on a dynamic graph; names already taken") {
+  // x [-1, 8] -> MatMul [8, 4] -> Mul by a constant named x_scale (the name the pair's
+  // scale would take).
+  ge::GraphBuilder b;
+  const auto x = b.input("x", DataType::f32, "-1,8");
+  const auto m = x.matmul(b.random_weights("w", {8, 4}, 1), "mm");
+  b.output(b.op("Mul", {m, b.constant("x_scale", Tensor::scalar(2.f))}, {}, "scaled"));
+  ge::QuantizeOptions o;
+  o.calibration = {{Tensor::from<float>({1, 8}, std::vector<float>(8, 0.25f))},
+                   {Tensor::from<float>({3, 8}, std::vector<float>(24, -3.f))}};
+  ge::QuantizeReport rep;
+  const ge::Graph q = ge::quantize_qdq(b.build(), o, &rep);
+  CHECK(rep.calibration_sets == 2);
+  REQUIRE(rep.activations.size() == 1);
+  CHECK(rep.activations[0].min == -3.f);  // from the [3, 8] set
+  CHECK(rep.activations[0].max == 0.25f);  // from the [1, 8] set
+  CHECK(rep.activations[0].zero_point == expected_params(-3.f, 0.25f).second);
+  const ge::Node& quant = producer(q, producer(q, node(q, "mm").inputs[0]).inputs[0]);
+  CHECK(q.value(quant.inputs[1]).name == "x_scale_1");
+  CHECK(values<float>(constant(q, *q.find_value("x_scale"))) == std::vector<float>{2.f});  // the graph's own
+  const auto y = run(q, {Tensor::from<float>({3, 8}, std::vector<float>(24, -3.f))});
+  CHECK(y[0].size() == 12);
+}

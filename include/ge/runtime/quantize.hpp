@@ -91,7 +91,9 @@ struct QuantizeReport {
   std::size_t weights = 0;              ///< int8 weight tensors written
   std::size_t biases = 0;               ///< int32 bias tensors written
   std::size_t calibration_sets = 0;     ///< sets run
-  bool random_calibration = false;      ///< the sets were made by `quantize_qdq`
+  bool random_calibration = false;      ///< the sets were made by `quantize_qdq`, of `QuantizeOptions::seed`
+  std::uint64_t seed = 0;               ///< the random sets' seed
+  std::string ranges;                   ///< how ranges were taken: `min-max`, `percentile 99.999 of |x|`
 
   /// The nodes quantized, over every op type.
   [[nodiscard]] std::size_t quantized_nodes() const noexcept;

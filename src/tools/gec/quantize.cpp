@@ -24,6 +24,7 @@ namespace gec {
 
 namespace {
 
+#if defined(GE_WITH_ONNX)
 namespace fs = std::filesystem;
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -108,6 +109,7 @@ ge::QuantizeOptions options_of(const Args& a, const ge::Graph& g) {
   if (const auto ops = a.get("ops")) o.op_types = split(*ops, ',');
   return o;
 }
+#endif
 
 constexpr const char* help_text =
     "usage: gec quantize MODEL.onnx --output OUT.onnx [--calibration SETS] [--samples N] [--seed S]\n"
@@ -162,13 +164,7 @@ int run_quantize(std::span<const std::string> args) {
   ge::QuantizeReport report;
   const ge::Graph q = ge::quantize_qdq(graph, options, &report);
   ge::onnx::save(q, *output);
-  char method[64] = "min-max";
-  if (options.method == ge::CalibrationMethod::percentile)
-    std::snprintf(method, sizeof method, "percentile %g of |x|", options.percentile);
   std::printf("model %s: %zu nodes\n%s", model.c_str(), graph.nodes().size(), report.to_string().c_str());
-  if (report.quantized_nodes() > 0)
-    std::printf("ranges %s%s\n", method,
-                report.random_calibration ? (", seed " + std::to_string(options.seed)).c_str() : "");
   std::printf("wrote %s: %zu nodes, opset %lld (%.2f MiB)\n", output->c_str(), q.nodes().size(),
               static_cast<long long>(ge::onnx::save_opset(q)),
               static_cast<double>(std::filesystem::file_size(*output)) / (1024.0 * 1024.0));

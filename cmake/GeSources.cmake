@@ -163,6 +163,7 @@ set(ge_kernel_sources
   kernels/cpu/host.cpp
   kernels/cpu/indexing.cpp
   kernels/cpu/int8.cpp
+  kernels/cpu/int8_conv.cpp
   kernels/cpu/loss.cpp
   kernels/cpu/math.cpp
   kernels/cpu/nan_inf.cpp

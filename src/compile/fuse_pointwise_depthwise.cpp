@@ -35,7 +35,6 @@ const Tensor* nhwc_conv_weights(const Work& w, const WNode& n) {
   if (!n.alive || n.op != "FusedConv" || n.outputs.size() != 1 || n.inputs.size() < 2) return nullptr;
   const auto layout = attr_of(n, "layout");
   if (!layout || layout->as_string() != "NHWC") return nullptr;
-  if (const auto q = attr_of(n, "x_scale"); q && q->as_float() > 0.0) return nullptr;  // int8 (compile/qdq.cpp)
   const Tensor* wt = w.constant(n.inputs[1]);
   return wt != nullptr && wt->dtype() == DataType::f32 && wt->dims().size() == 4 ? wt : nullptr;
 }
@@ -71,9 +70,14 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
     if (dw.inputs.size() > 3 && dw.inputs[3] != no_value) ins.push_back(dw.inputs[3]);
     Attributes attrs = dw.attrs;
     attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{d2[2], d2[3]});
-    for (const auto& [from, to] : {std::pair{"activation", "pointwise_activation"}, std::pair{"clip_min", "pointwise_clip_min"},
-                                   std::pair{"clip_max", "pointwise_clip_max"}, std::pair{"alpha", "pointwise_alpha"},
-                                   std::pair{"beta", "pointwise_beta"}})
+    // (An int8 pointwise conv, compile/qdq.cpp, keeps its input's and output's quantization.)
+    for (const auto& [from, to] :
+         {std::pair{"activation", "pointwise_activation"}, std::pair{"clip_min", "pointwise_clip_min"},
+          std::pair{"clip_max", "pointwise_clip_max"}, std::pair{"alpha", "pointwise_alpha"},
+          std::pair{"beta", "pointwise_beta"}, std::pair{"x_scale", "pointwise_x_scale"},
+          std::pair{"x_zero_point", "pointwise_x_zero_point"}, std::pair{"y_scale", "pointwise_y_scale"},
+          std::pair{"y_zero_point", "pointwise_y_zero_point"}, std::pair{"y_qmin", "pointwise_y_qmin"},
+          std::pair{"y_qmax", "pointwise_y_qmax"}})
       if (const auto a = pw.attrs.find(from); a != pw.attrs.end()) attrs.insert_or_assign(to, a->second);
     dw.op = "FusedPointwiseDepthwise";
     dw.inputs = std::move(ins);

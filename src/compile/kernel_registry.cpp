@@ -7,6 +7,7 @@
 #include "ge/compile/kernel.hpp"
 #include "ge/core/error.hpp"
 #include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/int8.hpp"
 
 namespace ge {
 
@@ -19,6 +20,7 @@ Precision parse_precision(std::string_view text) {
 }
 
 bool bf16_supported() noexcept { return cpu::bf16_usable(); }
+bool int8_supported() noexcept { return cpu::int8_usable(); }
 
 void Kernel::run_dynamic(std::span<const TensorView>,
                          FunctionRef<void*(std::size_t, std::span<const std::int64_t>)>) const {

@@ -51,8 +51,17 @@ OpSchema fused_attention() {
 // The attributes of the pointwise conv of a FusedPointwiseDepthwise, by the names
 // FusedConv gives them.
 constexpr std::pair<const char*, const char*> kPointwiseAttrs[] = {
-    {"pointwise_activation", "activation"}, {"pointwise_clip_min", "clip_min"}, {"pointwise_clip_max", "clip_max"},
-    {"pointwise_alpha", "alpha"},           {"pointwise_beta", "beta"}};
+    {"pointwise_activation", "activation"},
+    {"pointwise_clip_min", "clip_min"},
+    {"pointwise_clip_max", "clip_max"},
+    {"pointwise_alpha", "alpha"},
+    {"pointwise_beta", "beta"},
+    {"pointwise_x_scale", "x_scale"},  // an int8 pointwise conv (compile/qdq.cpp)
+    {"pointwise_x_zero_point", "x_zero_point"},
+    {"pointwise_y_scale", "y_scale"},
+    {"pointwise_y_zero_point", "y_zero_point"},
+    {"pointwise_y_qmin", "y_qmin"},
+    {"pointwise_y_qmax", "y_qmax"}};
 
 // Two NHWC FusedConvs in one node (made by `ge::layout_nhwc` on an inverted-residual
 // block): a pointwise conv Y1 = act1(conv1x1(X, W1) + B1), then a depthwise one

@@ -210,3 +210,42 @@ TEST_CASE("int8: operands that do not fit the packed weights are clear errors") 
   ge::test::expect_error([&] { cpu::conv_nhwc_u8s8({}, x.view(), {0.1f, 300}, pw, nullptr, yc.view()); },
                          ge::Errc::bad_op_inputs);
 }
+
+TEST_CASE("int8: the fused pointwise-depthwise conv equals the int8 pointwise conv then the depthwise conv") {
+  for (const auto kind : int8_kinds()) {
+    cpu::Int8KernelsCap cap(kind);
+    CAPTURE(static_cast<int>(kind));
+    const std::int64_t n = 2, h = 9, w = 11, c = 8, e = 24;
+    const std::vector<float> km = grid_weights(c, e, 31);  // B [C, E] on a grid
+    const cpu::PackedS8 pw = cpu::pack_b_s8(c, e, km.data(), e, false);
+    const Buf<float> x = random_f32({n, h, w, c}, 32, -1.0f, 2.0f);
+    const Buf<float> b1 = random_f32({e}, 33);
+    const cpu::QuantU8 qx{3.0f / 255.0f, 85};
+    const cpu::FakeQuant qy{4.0f / 255.0f, 0, 0, 255};
+    cpu::PostOp relu;
+    relu.kind = cpu::Activation::relu;
+    // The pointwise conv alone: its expanded image.
+    Buf<float> mid({n, h, w, e});
+    cpu::GemmEpilogue ep;
+    ep.bias_n = b1.v.data();
+    ep.post = relu;
+    cpu::matmul_u8s8(x.view(), qx, pw, mid.view(), ep, &qy);
+    for (const float v : mid.v) CHECK(v == qdq(v, qy.scale, 0, 0, 255));  // requantized: on the output's grid
+    const Buf<float> wd = random_f32({e, 1, 3, 3}, 34);
+    const cpu::PackedDepthwiseNhwc dw = cpu::pack_depthwise_nhwc(wd.view());
+    const Buf<float> b2 = random_f32({e}, 35);
+    for (const std::int64_t stride : {1, 2}) {
+      CAPTURE(stride);
+      cpu::Conv2dParams p;
+      p.stride_h = p.stride_w = stride;
+      p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+      p.group = e;
+      const std::int64_t oh = out_dim(h, 3, stride, 1, 1, 1), ow = out_dim(w, 3, stride, 1, 1, 1);
+      Buf<float> want({n, oh, ow, e}), got({n, oh, ow, e});
+      const auto b2v = b2.view();
+      cpu::depthwise_nhwc(p, mid.view(), dw, &b2v, want.view());
+      cpu::pointwise_depthwise_u8s8(p, x.view(), qx, pw, b1.v.data(), relu, &qy, dw, &b2v, got.view());
+      check_close(got.v, want.v, 1e-5f, 1e-5f);
+    }
+  }
+}

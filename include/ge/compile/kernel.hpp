@@ -94,6 +94,10 @@ enum class Precision : std::uint8_t {
 [[nodiscard]] Precision parse_precision(std::string_view text);
 /// Whether this machine runs `Precision::bf16` in bf16 (AVX512-BF16 or AMX-BF16 present and usable).
 [[nodiscard]] bool bf16_supported() noexcept;
+/// Whether this machine runs the convs and matrix products of quantized (QDQ) models in
+/// int8 (AVX512-VNNI present and usable; `ge::quantize_products`). Elsewhere such models
+/// run their quantize-dequantize pairs and products in f32, with the same values.
+[[nodiscard]] bool int8_supported() noexcept;
 
 /// What a kernel is made for: the node's inference context (schema, input descriptions
 /// whose shapes may be ranges, constant inputs, attributes with defaults) and the

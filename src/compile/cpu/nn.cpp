@@ -380,6 +380,41 @@ bool pointwise_depthwise_fits(const KernelRequest& r) {
          w2->dims()[2] * w2->dims()[3] <= 49 && c.i("group") == w2->dims()[0];
 }
 
+// The same with the pointwise conv in int8 (its input quantized: compile/qdq.cpp).
+std::shared_ptr<const Kernel> make_pointwise_depthwise_int8(const KernelRequest& r, const ConvAttrs& a,
+                                                           const cpu::PostOp& pw_post, const cpu::PostOp& post) {
+  constexpr const char* name = "cpu.fused_pointwise_depthwise.nhwc_int8";
+  const InferContext& c = r.context;
+  const cpu::QuantU8 qx{static_cast<float>(c.f("pointwise_x_scale")),
+                        static_cast<std::int32_t>(c.i("pointwise_x_zero_point"))};
+  const bool requantize = c.f("pointwise_y_scale") > 0.0;
+  const cpu::FakeQuant qy{static_cast<float>(c.f("pointwise_y_scale")), static_cast<std::int32_t>(c.i("pointwise_y_zero_point")),
+                          static_cast<std::int32_t>(c.i("pointwise_y_qmin")), static_cast<std::int32_t>(c.i("pointwise_y_qmax"))};
+  const Tensor& w1 = *c.constant(1);
+  const Tensor& w2 = *c.constant(3);
+  auto pw = packed_part<cpu::PackedS8>(r, 0, name, [&] {
+    // W1 [E, C, 1, 1] as B = W1^T [C, E].
+    const TensorView v = view_of(w1);
+    return cpu::pack_b_s8(v.dims[1], v.dims[0], v.as<const float>(), v.dims[1], true);
+  });
+  auto dw = packed_part<cpu::PackedDepthwiseNhwc>(r, 1, name, [&] { return cpu::pack_depthwise_nhwc(view_of(w2)); });
+  return make_packed_kernel(
+      name,
+      [a, pw_post, post, pw, dw, qx, qy, requantize](Views in, Views out) {
+        cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), dw->kh, dw->kw);
+        p.post = on_store(post);
+        const TensorView* b1 = optional_input(in, 2);
+        if (b1 != nullptr && (b1->dtype != DataType::f32 || b1->elements() != pw->n))
+          cpu::fail(Errc::bad_op_inputs, "FusedPointwiseDepthwise",
+                    "B1 must hold one f32 per pointwise output (" + std::to_string(pw->n) + ")");
+        cpu::pointwise_depthwise_u8s8(p, in[0], qx, *pw, b1 != nullptr ? b1->as<const float>() : nullptr, pw_post,
+                                      requantize ? &qy : nullptr, *dw, optional_input(in, 4), out[0],
+                                      optional_input(in, 5));
+        finish(post, out[0]);
+      },
+      {1, 3}, pw, dw);
+}
+
 std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
   constexpr const char* name = "cpu.fused_pointwise_depthwise.nhwc";
   const InferContext& c = r.context;
@@ -388,6 +423,7 @@ std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
   const cpu::PostOp post = post_op(c, true);
   const Tensor& w1 = *c.constant(1);
   const Tensor& w2 = *c.constant(3);
+  if (c.f("pointwise_x_scale") > 0.0) return make_pointwise_depthwise_int8(r, a, pw_post, post);
   auto pw = packed_part<cpu::PackedMatMulB>(r, 0, name, [&] {
     const std::int64_t md[2] = {w1.dims()[0], w1.dims()[1]};
     const TensorView v = view_of(w1);

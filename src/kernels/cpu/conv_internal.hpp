@@ -63,6 +63,19 @@ struct NhwcIo {
 };
 NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, std::int64_t kw, std::int64_t m,
                   const TensorView* bias, const TensorView& y, const TensorView* residual);
+// A fused pointwise-depthwise conv's pointwise part: `fn(ctx, in, width, out)` makes the
+// expanded row `out` (width pixels of `e` floats) of the input row `in` (width pixels of
+// `c_in` floats).
+struct RowExpand {
+  void (*fn)(const void* ctx, const float* in, std::int64_t width, float* out);
+  const void* ctx;
+  std::int64_t c_in, e;
+};
+// `pointwise_depthwise_nhwc` with the pointwise conv's rows made by `expand` (the f32
+// GEMM, or the int8 one: int8.cpp). Same checks and errors.
+void pointwise_depthwise_rows(const Conv2dParams& p, const TensorView& x, const RowExpand& expand,
+                              const PackedDepthwiseNhwc& w, const TensorView* bias, const TensorView& y,
+                              const TensorView* residual);
 // `conv_gemm_nhwc` with bf16 weights (conv_nhwc_bf16.cpp), its operands checked.
 void conv_gemm_nhwc_bf16(const Conv2dParams& p, const NhwcIo& io, const TensorView& x, const PackedConvNhwc& w,
                          const TensorView& y);

@@ -501,16 +501,16 @@ void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDept
   parallel_for(d.n * d.oh, grain_for(d.ow * d.c * d.kh * d.kw), [&](std::int64_t b, std::int64_t e) { rows_fn(d, b, e); });
 }
 
-void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedMatMulB& pw, const float* pw_bias,
-                              const PostOp& pw_post, const PackedDepthwiseNhwc& w, const TensorView* bias,
-                              const TensorView& y, const TensorView* residual) {
+void pointwise_depthwise_rows(const Conv2dParams& p, const TensorView& x, const RowExpand& expand,
+                              const PackedDepthwiseNhwc& w, const TensorView* bias, const TensorView& y,
+                              const TensorView* residual) {
   check_dtype(kOp, "X", x, DataType::f32);
   check_rank(kOp, "X", x, 4);
-  if (pw.bf16 || x.dims[3] != pw.k || pw.n != w.c || p.group != w.c)
+  if (x.dims[3] != expand.c_in || expand.e != w.c || p.group != w.c)
     fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + bracketed(x.dims) + ", pointwise weights " + std::to_string(pw.k) + " -> " + std::to_string(pw.n) +
-             (pw.bf16 ? " (bf16)" : "") + ", depthwise weights of " + std::to_string(w.c) + " channels, group " +
-             std::to_string(p.group) + ": expected X's last dim equal to the pointwise inputs, f32 weights, and the "
+         "NHWC X " + bracketed(x.dims) + ", pointwise weights " + std::to_string(expand.c_in) + " -> " +
+             std::to_string(expand.e) + ", depthwise weights of " + std::to_string(w.c) + " channels, group " +
+             std::to_string(p.group) + ": expected X's last dim equal to the pointwise inputs, and the "
              "pointwise outputs, the depthwise channels and the group equal");
   // The expanded image [N, H, W, E] is never stored: its dims, for the checks.
   const std::int64_t mid_dims[4] = {x.dims[0], x.dims[1], x.dims[2], w.c};
@@ -530,9 +530,6 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
   const std::int64_t run_rows = (d.oh + per_image - 1) / per_image;
   const std::int64_t tasks = d.n * ((d.oh + run_rows - 1) / run_rows);
   const float* px = x.as<const float>();
-  GemmEpilogue ep;
-  ep.bias_n = pw_bias;
-  ep.post = pw_post;
   parallel_for(tasks, 1, [&](std::int64_t tb, std::int64_t te) {
     PooledBuffer ring(span * row_floats);
     const float* rowp[kMaxTaps];
@@ -546,8 +543,7 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
         const std::int64_t lo = oy * p.stride_h - p.pad_top;
         const std::int64_t hi = std::min(d.h - 1, lo + (d.kh - 1) * p.dilation_h);
         for (next = std::max({next, lo, std::int64_t{0}}); next <= hi; ++next)
-          gemm_rowmajor_a(d.w, d.c, c_in, in + next * d.w * c_in, c_in, pw.panels.data(),
-                          ring.data() + (next % span) * row_floats, d.c, ep, false);
+          expand.fn(expand.ctx, in + next * d.w * c_in, d.w, ring.data() + (next % span) * row_floats);
         for (std::int64_t ky = 0; ky < d.kh; ++ky) {
           const std::int64_t iy = lo + ky * p.dilation_h;
           rowp[ky] = iy >= 0 && iy < d.h ? ring.data() + (iy % span) * row_floats : nullptr;
@@ -557,6 +553,25 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
       }
     }
   });
+}
+
+void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedMatMulB& pw, const float* pw_bias,
+                              const PostOp& pw_post, const PackedDepthwiseNhwc& w, const TensorView* bias,
+                              const TensorView& y, const TensorView* residual) {
+  if (pw.bf16) fail(Errc::bad_op_inputs, kOp, "the pointwise weights of a fused pointwise-depthwise conv must be f32");
+  struct Ctx {
+    const PackedMatMulB* pw;
+    GemmEpilogue ep;
+  } ctx{&pw, {}};
+  ctx.ep.bias_n = pw_bias;
+  ctx.ep.post = pw_post;
+  const RowExpand expand{[](const void* c, const float* in, std::int64_t width, float* out) {
+                           const auto& k = *static_cast<const Ctx*>(c);
+                           gemm_rowmajor_a(width, k.pw->n, k.pw->k, in, k.pw->k, k.pw->panels.data(), out, k.pw->n, k.ep,
+                                           false);
+                         },
+                         &ctx, pw.k, pw.n};
+  pointwise_depthwise_rows(p, x, expand, w, bias, y, residual);
 }
 
 }  // namespace ge::cpu

@@ -11,7 +11,7 @@
 
 #include <tbb/task_arena.h>
 
-#include "kernels/cpu/conv_internal.hpp"
+#include "kernels/cpu/int8_internal.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
@@ -40,39 +40,6 @@ Int8Kernels present_kernels() noexcept {
   return Int8Kernels::none;
 #endif
 }
-
-// Where each part of a `PackedS8` lives: the panels' bytes, then the scales and the sums,
-// each padded to whole panels of columns.
-struct S8Layout {
-  std::int64_t kpad, panels, panel_bytes, cols_pad;
-  S8Layout(std::int64_t k, std::int64_t n) noexcept
-      : kpad(s8_k(k)), panels((n + 15) / 16), panel_bytes(s8_k(k) * 16), cols_pad((n + 15) / 16 * 16) {}
-  [[nodiscard]] std::int64_t panel_floats() const noexcept { return panels * panel_bytes / 4; }
-  [[nodiscard]] std::int64_t floats() const noexcept { return panel_floats() + 2 * cols_pad; }
-};
-
-struct S8View {
-  const std::int8_t* panels;
-  const float* scale;
-  const std::int32_t* sums;
-  std::int64_t kpad, panel_bytes;
-};
-
-S8View view_of(const PackedS8& b) {
-  const S8Layout l(b.k, b.n);
-  const float* base = b.data.data();
-  return {reinterpret_cast<const std::int8_t*>(base), base + l.panel_floats(),
-          reinterpret_cast<const std::int32_t*>(base + l.panel_floats() + l.cols_pad), l.kpad, l.panel_bytes};
-}
-
-// What the epilogue needs of the quantization besides `GemmEpilogue`.
-struct S8Cols {
-  const float* scale;        // s_j of every column of B (from column 0)
-  const std::int32_t* sums;  // sum_k wq_kj
-  float a_scale;
-  std::int32_t a_zero_point;
-  const FakeQuant* out = nullptr;  // a quantize-dequantize round trip last, or none
-};
 
 float quantize_one(float v, float scale) noexcept {
   float t = v / scale;
@@ -109,6 +76,24 @@ void gemm_s8_block_portable(std::int64_t m, std::int64_t n, std::int64_t kpad, c
 
 __attribute__((target(GE_AVX512_ISA))) inline __mmask16 lanes_mask(std::int64_t lanes) {
   return lanes >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << lanes) - 1u);
+}
+
+// rint(x / s) of 16 lanes, clamped to +-1e9, NaN lanes in `nan`: x * (1 / s) rounded,
+// and the lanes whose product lies within a few ulps of a rounding tie (where it may round
+// otherwise than the quotient) divided after all: the quotient's result, at a product's
+// cost.
+__attribute__((target(GE_AVX512_ISA))) inline __m512 rint_quotient(__m512 x, __m512 s, __m512 inv, __mmask16& nan) {
+  const __mmask16 all = 0xffff;
+  const __m512 big = _mm512_set1_ps(1.0e9f), small = _mm512_set1_ps(-1.0e9f);
+  __m512 t = _mm512_mul_ps(x, inv);
+  const __m512 r = _mm512_maskz_roundscale_ps(all, t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 off = _mm512_abs_ps(_mm512_sub_ps(_mm512_abs_ps(_mm512_sub_ps(t, r)), _mm512_set1_ps(0.5f)));
+  const __m512 eps = _mm512_fmadd_ps(_mm512_abs_ps(t), _mm512_set1_ps(1.0e-6f), _mm512_set1_ps(1.0e-30f));
+  const __mmask16 near = _mm512_cmp_ps_mask(off, eps, _CMP_LE_OQ);
+  t = r;
+  if (near != 0) t = _mm512_mask_roundscale_ps(t, near, _mm512_div_ps(x, s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  return _mm512_mask_min_ps(big, all, big, _mm512_mask_max_ps(small, all, small, t));
 }
 
 // A block of MR rows x 16 * NP columns: MR * NP i32 accumulators over all of K, 4 bytes
@@ -152,6 +137,10 @@ __attribute__((target(GE_VNNI_ISA))) void s8_product(std::int64_t kpad, const st
   const __m512 zero = _mm512_setzero_ps();
   const __m512 lo = _mm512_set1_ps(ep.post.lo), hi = _mm512_set1_ps(ep.post.hi);
   const __mmask16 all = 0xffff;  // the masked max and min (GCC 12 warns on the plain ones' undefined source)
+  const bool requantize = q.out != nullptr && !is_map(ep.post.kind);
+  const FakeQuant fq = requantize ? *q.out : FakeQuant{};
+  const __m512 ys = _mm512_set1_ps(fq.scale), yinv = _mm512_set1_ps(1.0f / fq.scale);
+  const __m512i yzp = _mm512_set1_epi32(fq.zero_point), ylo = _mm512_set1_epi32(fq.lo), yhi = _mm512_set1_epi32(fq.hi);
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) {
     const std::int64_t row = row0 + r;
@@ -169,6 +158,12 @@ __attribute__((target(GE_VNNI_ISA))) void s8_product(std::int64_t kpad, const st
         v = _mm512_mask_max_ps(zero, all, v, zero);  // NaN -> 0, as the f32 kernels
       } else if (ep.post.kind == Activation::clip) {
         v = _mm512_mask_min_ps(hi, all, hi, _mm512_mask_max_ps(lo, all, lo, v));
+      }
+      if (requantize) {  // the output's round trip, here unless a map kind comes after
+        __mmask16 nan = 0;
+        const __m512 t = rint_quotient(v, ys, yinv, nan);
+        const __m512i qv = _mm512_maskz_min_epi32(all, _mm512_maskz_max_epi32(all, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, t), yzp), ylo), yhi);
+        v = _mm512_mask_mov_ps(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(qv, yzp)), ys), nan, v);
       }
       _mm512_mask_storeu_ps(crow + p * 16, mk, v);
     }
@@ -206,15 +201,14 @@ __attribute__((target(GE_VNNI_ISA))) void gemm_s8_block_vnni(std::int64_t m, std
 
 __attribute__((target(GE_AVX512_ISA))) void quantize_u8_avx512(const QuantU8& q, const float* x, std::int64_t n,
                                                              std::uint8_t* dst) {
-  const __m512 s = _mm512_set1_ps(q.scale), big = _mm512_set1_ps(1.0e9f), small = _mm512_set1_ps(-1.0e9f);
+  const __m512 s = _mm512_set1_ps(q.scale), inv = _mm512_set1_ps(1.0f / q.scale);
   const __m512i zp = _mm512_set1_epi32(q.zero_point), lo = _mm512_setzero_si512(), hi = _mm512_set1_epi32(255);
   const __mmask16 all = 0xffff;
   for (std::int64_t i = 0; i < n; i += 16) {
     const __mmask16 mk = lanes_mask(n - i);
-    __m512 t = _mm512_div_ps(_mm512_maskz_loadu_ps(mk, x + i), s);
-    const __mmask16 nan = _mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q);
-    t = _mm512_mask_min_ps(big, all, big, _mm512_mask_max_ps(small, all, small, t));
-    __m512i v = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, t), zp);  // round to nearest even (MXCSR's default)
+    __mmask16 nan = 0;
+    const __m512 t = rint_quotient(_mm512_maskz_loadu_ps(mk, x + i), s, inv, nan);
+    __m512i v = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, t), zp);  // t is whole: exact
     v = _mm512_mask_mov_epi32(v, nan, zp);
     v = _mm512_maskz_min_epi32(all, _mm512_maskz_max_epi32(all, v, lo), hi);
     _mm_mask_storeu_epi8(dst + i, mk, _mm512_maskz_cvtepi32_epi8(all, v));
@@ -223,15 +217,14 @@ __attribute__((target(GE_AVX512_ISA))) void quantize_u8_avx512(const QuantU8& q,
 
 __attribute__((target(GE_AVX512_ISA))) void fake_quant_avx512(const FakeQuant& q, const float* x, std::int64_t n,
                                                             float* y) {
-  const __m512 s = _mm512_set1_ps(q.scale), big = _mm512_set1_ps(1.0e9f), small = _mm512_set1_ps(-1.0e9f);
+  const __m512 s = _mm512_set1_ps(q.scale), inv = _mm512_set1_ps(1.0f / q.scale);
   const __m512i zp = _mm512_set1_epi32(q.zero_point), lo = _mm512_set1_epi32(q.lo), hi = _mm512_set1_epi32(q.hi);
   const __mmask16 all = 0xffff;
   for (std::int64_t i = 0; i < n; i += 16) {
     const __mmask16 mk = lanes_mask(n - i);
     const __m512 xv = _mm512_maskz_loadu_ps(mk, x + i);
-    __m512 t = _mm512_div_ps(xv, s);
-    const __mmask16 nan = _mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q);
-    t = _mm512_mask_min_ps(big, all, big, _mm512_mask_max_ps(small, all, small, t));
+    __mmask16 nan = 0;
+    const __m512 t = rint_quotient(xv, s, inv, nan);
     __m512i v = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, t), zp);
     v = _mm512_sub_epi32(_mm512_maskz_min_epi32(all, _mm512_maskz_max_epi32(all, v, lo), hi), zp);
     __m512 out = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, v), s);
@@ -244,15 +237,18 @@ __attribute__((target(GE_AVX512_ISA))) void fake_quant_avx512(const FakeQuant& q
 
 // What runs on a finished block while it is in cache: the activation's map kinds, then
 // the output's quantize-dequantize round trip.
+// (`in_registers`: the VNNI kernel did the round trip already, where no map kind follows.)
 void finish_block(std::int64_t m, std::int64_t n, float* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0,
-                  const S8Cols& q, const GemmEpilogue& ep) {
+                  const S8Cols& q, const GemmEpilogue& ep, bool in_registers) {
   map_rows(ep.post, c + row0 * ldc + col0, ldc, m, n);
-  if (q.out == nullptr) return;
+  if (q.out == nullptr || (in_registers && !is_map(ep.post.kind))) return;
   for (std::int64_t i = 0; i < m; ++i) {
     float* row = c + (row0 + i) * ldc + col0;
     fake_quant(*q.out, row, n, row);
   }
 }
+
+}  // namespace
 
 // The block product on the kernels this process runs.
 void gemm_s8_block(std::int64_t m, std::int64_t n, std::int64_t kpad, const std::uint8_t* a, std::int64_t lda,
@@ -263,12 +259,12 @@ void gemm_s8_block(std::int64_t m, std::int64_t n, std::int64_t kpad, const std:
 #if GE_VNNI_BUILD
   if (int8_usable()) {
     gemm_s8_block_vnni(m, n, kpad, a, lda, bj, b.panel_bytes, c, ldc, row0, col0, q, ep);
-    finish_block(m, n, c, ldc, row0, col0, q, ep);
+    finish_block(m, n, c, ldc, row0, col0, q, ep, true);
     return;
   }
 #endif
   gemm_s8_block_portable(m, n, kpad, a, lda, bj, b.panel_bytes, c, ldc, row0, col0, q, ep);
-  finish_block(m, n, c, ldc, row0, col0, q, ep);
+  finish_block(m, n, c, ldc, row0, col0, q, ep, false);
 }
 
 // Quantizes `n` floats on the task arena.
@@ -276,9 +272,7 @@ void quantize_parallel(const QuantU8& q, const float* x, std::int64_t n, std::ui
   parallel_for(n, grain_for(1, 65536), [&](std::int64_t b, std::int64_t e) { quantize_u8(q, x + b, e - b, dst + b); });
 }
 
-std::int64_t threads() { return std::max(1, tbb::this_task_arena::max_concurrency()); }
-
-}  // namespace
+std::int64_t int8_threads() { return std::max(1, tbb::this_task_arena::max_concurrency()); }
 
 Int8Kernels int8_kernels() noexcept {
   static const Int8Kernels present = present_kernels();
@@ -419,7 +413,7 @@ void matmul_u8s8(const TensorView& a, const QuantU8& qa, const PackedS8& b, cons
     if (a.dims[d] != y.dims[d]) fail(Errc::bad_op_inputs, "int8 MatMul", "A's and Y's leading dims differ");
   const std::int64_t k = b.k, n = b.n, m = k > 0 ? a.elements() / k : y.elements() / std::max<std::int64_t>(n, 1);
   if (m == 0 || n == 0) return;
-  const S8View bv = view_of(b);
+  const S8View bv = s8_view(b);
   const std::int64_t kpad = bv.kpad;
   PooledBuffer abuf((m * kpad + 3) / 4);
   auto* a8 = reinterpret_cast<std::uint8_t*>(abuf.data());
@@ -435,123 +429,12 @@ void matmul_u8s8(const TensorView& a, const QuantU8& qa, const PackedS8& b, cons
   constexpr std::int64_t mb = 48;
   std::int64_t nb = 128;
   const std::int64_t mblocks = (m + mb - 1) / mb;
-  while (nb > 32 && mblocks * ((n + nb - 1) / nb) < 4 * threads()) nb /= 2;
+  while (nb > 32 && mblocks * ((n + nb - 1) / nb) < 4 * int8_threads()) nb /= 2;
   const std::int64_t nblocks = (n + nb - 1) / nb;
   parallel_for(mblocks * nblocks, 1, [&](std::int64_t tb, std::int64_t te) {
     for (std::int64_t t = tb; t < te; ++t) {
       const std::int64_t i0 = t / nblocks * mb, j0 = t % nblocks * nb;
       gemm_s8_block(std::min(mb, m - i0), std::min(nb, n - j0), kpad, a8 + i0 * kpad, kpad, bv, j0, c, n, i0, q, ep);
-    }
-  });
-}
-
-namespace {
-
-struct GatherU8 {
-  const Conv2dParams* p;
-  const std::uint8_t* x;  // the quantized image, NHWC
-  std::int64_t h, w, c, oh, ow, kh, kw;
-  std::int64_t ld;  // the rows' stride: K padded to 4
-  std::uint8_t zero;
-};
-
-// Rows [r0, r0 + count) of the patch matrix (row = output pixel of the batch, K = (ky, kx,
-// c)): the quantized image's runs, the zero point in the padding, zeros past K.
-void gather_u8(const GatherU8& g, std::int64_t r0, std::int64_t count, std::uint8_t* dst) {
-  const Conv2dParams& p = *g.p;
-  const std::int64_t k = g.kh * g.kw * g.c;
-  const auto run = static_cast<std::size_t>(g.c);
-  for (std::int64_t r = 0; r < count; ++r) {
-    const std::int64_t pix = r0 + r;
-    const std::int64_t img = pix / (g.oh * g.ow), oy = pix / g.ow % g.oh, ox = pix % g.ow;
-    std::uint8_t* row = dst + r * g.ld;
-    const std::int64_t ix0 = ox * p.stride_w - p.pad_left;
-    // A row of taps inside the image with no dilation: one run of kw pixels' channels.
-    const bool whole_rows = p.dilation_w == 1 && ix0 >= 0 && ix0 + g.kw <= g.w;
-    for (std::int64_t ky = 0; ky < g.kh; ++ky) {
-      const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-      if (whole_rows && iy >= 0 && iy < g.h) {
-        std::memcpy(row + ky * g.kw * g.c, g.x + ((img * g.h + iy) * g.w + ix0) * g.c, run * static_cast<std::size_t>(g.kw));
-        continue;
-      }
-      for (std::int64_t kx = 0; kx < g.kw; ++kx) {
-        std::uint8_t* out = row + (ky * g.kw + kx) * g.c;
-        const std::int64_t ix = ix0 + kx * p.dilation_w;
-        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) {
-          std::memset(out, g.zero, run);
-        } else {
-          std::memcpy(out, g.x + ((img * g.h + iy) * g.w + ix) * g.c, run);
-        }
-      }
-    }
-    std::memset(row + k, 0, static_cast<std::size_t>(g.ld - k));
-  }
-}
-
-}  // namespace
-
-void conv_nhwc_u8s8(const Conv2dParams& p, const TensorView& x, const QuantU8& qx, const PackedS8& w,
-                    const TensorView* bias, const TensorView& y, const TensorView* residual, const FakeQuant* out) {
-  const NhwcIo io = check_dense_nhwc(p, x, w.c, w.kh, w.kw, w.n, bias, y, residual);
-  if (y.elements() == 0) return;
-  if (qx.zero_point < 0 || qx.zero_point > 255 || !(qx.scale > 0.0f))
-    fail(Errc::bad_op_inputs, "int8 conv", "the input's zero point must be in [0, 255] and its scale positive");
-  const S8View bv = view_of(w);
-  const std::int64_t kpad = bv.kpad, k = w.k, m = w.n;
-  const std::int64_t pixels_in = x.elements();
-  PooledBuffer image((pixels_in + 3) / 4);
-  auto* xq = reinterpret_cast<std::uint8_t*>(image.data());
-  quantize_parallel(qx, x.as<const float>(), pixels_in, xq);
-  const GatherU8 g{&p, xq, x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, kpad,
-                   static_cast<std::uint8_t>(qx.zero_point)};
-  const std::int64_t rows = x.dims[0] * io.oh * io.ow;
-  float* py = y.as<float>();
-  GemmEpilogue ep;
-  ep.bias_n = io.bias;
-  ep.residual = io.residual;
-  ep.ld_residual = m;
-  ep.post = p.post;
-  const S8Cols q{bv.scale, bv.sums, qx.scale, qx.zero_point, out};
-  // A 1x1 conv with stride 1 and no pads over channels that fill whole lanes reads the
-  // quantized image as its patch matrix.
-  const bool direct = w.kh == 1 && w.kw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
-                      p.pad_left == 0 && p.pad_bottom == 0 && p.pad_right == 0 && k == kpad;
-  const std::int64_t nthreads = threads();
-  constexpr std::int64_t kTarget = 96;
-  std::int64_t blocks = (rows + kTarget - 1) / kTarget;
-  if (blocks >= 2 * nthreads) {
-    blocks = (blocks + nthreads - 1) / nthreads * nthreads;
-    const std::int64_t block = std::max<std::int64_t>(48, ((rows + blocks - 1) / blocks + 11) / 12 * 12);
-    parallel_for((rows + block - 1) / block, 1, [&](std::int64_t bb, std::int64_t be) {
-      PooledBuffer patches(direct ? 0 : (block * kpad + 3) / 4);
-      auto* a = reinterpret_cast<std::uint8_t*>(patches.data());
-      for (std::int64_t blk = bb; blk < be; ++blk) {
-        const std::int64_t r0 = blk * block, count = std::min(block, rows - r0);
-        if (direct) {
-          gemm_s8_block(count, m, kpad, xq + r0 * kpad, kpad, bv, 0, py, m, r0, q, ep);
-          continue;
-        }
-        gather_u8(g, r0, count, a);
-        // gemm_s8_block's rows are relative to `a`; C's row offset is r0.
-        gemm_s8_block(count, m, kpad, a, kpad, bv, 0, py, m, r0, q, ep);
-      }
-    });
-    return;
-  }
-  const std::uint8_t* a = xq;
-  PooledBuffer patches(direct ? 0 : (rows * kpad + 3) / 4);
-  if (!direct) {
-    auto* all = reinterpret_cast<std::uint8_t*>(patches.data());
-    parallel_for(rows, grain_for(k), [&](std::int64_t rb, std::int64_t re) { gather_u8(g, rb, re - rb, all + rb * kpad); });
-    a = all;
-  }
-  // Columns in multiples of 32 (two panels), about two chunks per thread.
-  const std::int64_t pairs = (m + 31) / 32;
-  const std::int64_t chunk = std::max<std::int64_t>(1, (pairs + 2 * nthreads - 1) / (2 * nthreads)) * 32;
-  parallel_for((m + chunk - 1) / chunk, 1, [&](std::int64_t cb, std::int64_t ce) {
-    for (std::int64_t cc = cb; cc < ce; ++cc) {
-      const std::int64_t j0 = cc * chunk;
-      gemm_s8_block(rows, std::min(chunk, m - j0), kpad, a, kpad, bv, j0, py, m, 0, q, ep);
     }
   });
 }

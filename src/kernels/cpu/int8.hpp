@@ -118,4 +118,12 @@ void conv_nhwc_u8s8(const Conv2dParams& p, const TensorView& x, const QuantU8& q
                     const TensorView* bias, const TensorView& y, const TensorView* residual = nullptr,
                     const FakeQuant* out = nullptr);
 
+/// `pointwise_depthwise_nhwc` with the pointwise conv in int8: its input quantized by
+/// `qx`, its weights packed by `pack_b_s8` (B = W1^T [C, E]), its bias, activation and
+/// (when given) `pw_out` round trip in the epilogue; the depthwise conv in f32 as there.
+void pointwise_depthwise_u8s8(const Conv2dParams& p, const TensorView& x, const QuantU8& qx, const PackedS8& pw,
+                              const float* pw_bias, const PostOp& pw_post, const FakeQuant* pw_out,
+                              const PackedDepthwiseNhwc& w, const TensorView* bias, const TensorView& y,
+                              const TensorView* residual = nullptr);
+
 }  // namespace ge::cpu

@@ -255,6 +255,22 @@ TransposeCount transposes(const ge::CompiledModel& m) {
   return t;
 }
 
+// A quantized (QDQ) model's compiled graph: the products running in int8 (a FusedConv,
+// FusedMatMul or FusedPointwiseDepthwise with a quantized input, docs/passes.md) and the
+// quantize-dequantize round trips left as ops of their own.
+struct QuantCount {
+  std::size_t int8 = 0, fake_quant = 0;
+};
+QuantCount quantized(const ge::CompiledModel& m) {
+  QuantCount q;
+  for (const ge::Node& n : m.graph().nodes()) {
+    if (n.op == "FakeQuant") ++q.fake_quant;
+    for (const char* a : {"x_scale", "pointwise_x_scale"})
+      if (const auto it = n.attrs.find(a); it != n.attrs.end() && it->second.as_float() > 0.0) ++q.int8;
+  }
+  return q;
+}
+
 // `gec compile --json`: the model, its inputs and outputs, and each plan.
 void print_compile_json(const Loaded& l, const std::vector<std::string>& names) {
   const ge::CompiledModel& m = *l.model;
@@ -263,6 +279,9 @@ void print_compile_json(const Loaded& l, const std::vector<std::string>& names) 
   j.key("nodes").value(static_cast<std::uint64_t>(l.source_nodes));
   j.key("compiled_nodes").value(static_cast<std::uint64_t>(m.graph().nodes().size()));
   j.key("layout_transposes").value(static_cast<std::uint64_t>(transposes(m).layout));
+  const QuantCount q = quantized(m);
+  j.key("int8_products").value(static_cast<std::uint64_t>(q.int8));
+  j.key("fake_quant_ops").value(static_cast<std::uint64_t>(q.fake_quant));
   for (const bool in : {true, false}) {
     j.key(in ? "inputs" : "outputs").begin_array();
     for (const ge::ModelIO& io : in ? m.inputs() : m.outputs())
@@ -310,6 +329,9 @@ void print_compile_summary(const Loaded& l, const std::vector<std::string>& name
   std::printf(")\n");
   const TransposeCount t = transposes(m);
   std::printf("layout  %zu layout transposes (NCHW<->NHWC), %zu Transposes in all\n", t.layout, t.all);
+  if (const QuantCount q = quantized(m); q.int8 + q.fake_quant > 0)
+    std::printf("int8    %zu products in int8 (%s), %zu quantize-dequantize ops left in f32\n", q.int8,
+                ge::int8_supported() ? "AVX512-VNNI" : "none here: this CPU has no AVX512-VNNI", q.fake_quant);
   if (l.cache)
     std::printf("cache   %s\n", m.pass_stats().empty() ? "loaded from the compile cache (no passes ran)"
                                                        : "compiled, and stored in the compile cache");

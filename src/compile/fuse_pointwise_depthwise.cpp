@@ -53,9 +53,19 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
     if ((group && group->as_int() != 1) || !window_2d(pw).unit()) continue;
     const ValueId mid = pw.outputs[0];
     if (readers.count[mid] != 1 || w.is_output(mid)) continue;
-    WNode& dw = w.nodes[readers.node[mid]];
+    // A QDQ model's quantization of the depthwise conv's input between the two (a FakeQuant,
+    // compile/qdq.cpp) goes into the pointwise conv's epilogue.
+    WNode* fq = &w.nodes[readers.node[mid]];
+    ValueId dw_in = mid;
+    if (const auto ys = attr_of(pw, "y_scale"); fq->op == "FakeQuant" && fq->outputs.size() == 1 && !(ys && ys->as_float() > 0.0)) {
+      dw_in = fq->outputs[0];
+      if (readers.count[dw_in] != 1 || w.is_output(dw_in)) continue;
+    } else {
+      fq = nullptr;
+    }
+    WNode& dw = w.nodes[readers.node[dw_in]];
     const Tensor* w2 = nhwc_conv_weights(w, dw);
-    if (w2 == nullptr || dw.inputs[0] != mid || dw.inputs.size() < 3 || dw.inputs[2] == no_value) continue;
+    if (w2 == nullptr || dw.inputs[0] != dw_in || dw.inputs.size() < 3 || dw.inputs[2] == no_value) continue;
     const auto& d2 = w2->dims();
     const auto dw_group = attr_of(dw, "group");
     if (d2[1] != 1 || d2[0] != w1->dims()[0] || !dw_group || dw_group->as_int() != d2[0] || d2[2] * d2[3] > 49 ||
@@ -79,6 +89,13 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
           std::pair{"y_zero_point", "pointwise_y_zero_point"}, std::pair{"y_qmin", "pointwise_y_qmin"},
           std::pair{"y_qmax", "pointwise_y_qmax"}})
       if (const auto a = pw.attrs.find(from); a != pw.attrs.end()) attrs.insert_or_assign(to, a->second);
+    if (fq != nullptr) {
+      for (const auto& [from, to] : {std::pair{"scale", "pointwise_y_scale"}, std::pair{"zero_point", "pointwise_y_zero_point"},
+                                     std::pair{"qmin", "pointwise_y_qmin"}, std::pair{"qmax", "pointwise_y_qmax"}})
+        if (const auto a = attr_of(*fq, from)) attrs.insert_or_assign(to, *a);
+      fq->alive = false;
+      ++s.nodes_removed;
+    }
     dw.op = "FusedPointwiseDepthwise";
     dw.inputs = std::move(ins);
     dw.attrs = std::move(attrs);

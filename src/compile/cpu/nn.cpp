@@ -430,9 +430,12 @@ std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
     return cpu::pack_matmul_b(TensorView{v.data, DataType::f32, md}, false, true);
   });
   auto dw = packed_part<cpu::PackedDepthwiseNhwc>(r, 1, name, [&] { return cpu::pack_depthwise_nhwc(view_of(w2)); });
+  const bool requantize = c.f("pointwise_y_scale") > 0.0;
+  const cpu::FakeQuant qy{static_cast<float>(c.f("pointwise_y_scale")), static_cast<std::int32_t>(c.i("pointwise_y_zero_point")),
+                          static_cast<std::int32_t>(c.i("pointwise_y_qmin")), static_cast<std::int32_t>(c.i("pointwise_y_qmax"))};
   return make_packed_kernel(
       name,
-      [a, pw_post, post, pw, dw](Views in, Views out) {
+      [a, pw_post, post, pw, dw, requantize, qy](Views in, Views out) {
         cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), dw->kh, dw->kw);
         p.post = on_store(post);  // (the pointwise activation is the GEMM's epilogue: any kind)
         const TensorView* b1 = optional_input(in, 2);
@@ -440,7 +443,7 @@ std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
           cpu::fail(Errc::bad_op_inputs, "FusedPointwiseDepthwise",
                     "B1 must hold one f32 per pointwise output (" + std::to_string(pw->n) + ")");
         cpu::pointwise_depthwise_nhwc(p, in[0], *pw, b1 != nullptr ? b1->as<const float>() : nullptr, pw_post, *dw,
-                                      optional_input(in, 4), out[0], optional_input(in, 5));
+                                      optional_input(in, 4), out[0], optional_input(in, 5), requantize ? &qy : nullptr);
         finish(post, out[0]);
       },
       {1, 3}, pw, dw);

@@ -114,10 +114,12 @@ void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDept
 /// dilations, pads; `p.post` last) with `w`, `bias` and `residual` as `depthwise_nhwc`
 /// takes them; y [N, OH, OW, E] (exact). Per run of output rows, the input rows they read
 /// are expanded row by row into a ring of (KH - 1) * dilation + 1 rows that stays in
-/// cache. Same errors as `depthwise_nhwc`.
+/// cache; `pw_out` (when given) is a quantize-dequantize round trip on each expanded value
+/// (a QDQ model's quantization of the depthwise conv's input). Same errors as `depthwise_nhwc`.
 void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedMatMulB& pw, const float* pw_bias,
                               const PostOp& pw_post, const PackedDepthwiseNhwc& w, const TensorView* bias,
-                              const TensorView& y, const TensorView* residual = nullptr);
+                              const TensorView& y, const TensorView* residual = nullptr,
+                              const FakeQuant* pw_out = nullptr);
 
 /// Grouped weights [M, C/group, KH, KW] (1 < group) as `conv_grouped_nhwc` reads them: per
 /// group, its M/group outputs in blocks of `v` lanes (16 where M/group is a multiple of 16,

@@ -557,18 +557,20 @@ void pointwise_depthwise_rows(const Conv2dParams& p, const TensorView& x, const 
 
 void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedMatMulB& pw, const float* pw_bias,
                               const PostOp& pw_post, const PackedDepthwiseNhwc& w, const TensorView* bias,
-                              const TensorView& y, const TensorView* residual) {
+                              const TensorView& y, const TensorView* residual, const FakeQuant* pw_out) {
   if (pw.bf16) fail(Errc::bad_op_inputs, kOp, "the pointwise weights of a fused pointwise-depthwise conv must be f32");
   struct Ctx {
     const PackedMatMulB* pw;
     GemmEpilogue ep;
-  } ctx{&pw, {}};
+    const FakeQuant* out;
+  } ctx{&pw, {}, pw_out};
   ctx.ep.bias_n = pw_bias;
   ctx.ep.post = pw_post;
   const RowExpand expand{[](const void* c, const float* in, std::int64_t width, float* out) {
                            const auto& k = *static_cast<const Ctx*>(c);
                            gemm_rowmajor_a(width, k.pw->n, k.pw->k, in, k.pw->k, k.pw->panels.data(), out, k.pw->n, k.ep,
                                            false);
+                           if (k.out != nullptr) fake_quant(*k.out, out, width * k.pw->n, out);
                          },
                          &ctx, pw.k, pw.n};
   pointwise_depthwise_rows(p, x, expand, w, bias, y, residual);

@@ -102,6 +102,18 @@ void activate(const PostOp& p, float* y, std::int64_t n);
   return v;
 }
 
+/// A quantize-dequantize round trip, elementwise: `y = (sat(rint(x / scale) + zp, lo, hi) - zp) * scale`,
+/// the value a QuantizeLinear then DequantizeLinear of the same scale and zero point give
+/// (`lo`, `hi`: the quantized type's range, 0..255 or -128..127). NaN stays NaN. A QDQ
+/// model's pair as one op, or the next op's quantization in a product's epilogue
+/// (kernels/cpu/int8.hpp, where `fake_quant` is).
+struct FakeQuant {
+  float scale = 1.0f;
+  std::int32_t zero_point = 0;
+  std::int32_t lo = 0, hi = 255;
+};
+void fake_quant(const FakeQuant& q, const float* x, std::int64_t n, float* y) noexcept;
+
 /// What happens to a result element before it is stored in C:
 /// `C = act((accumulate ? C : 0) + A*B + bias_m[i] + bias_n[j] + residual[i, j])`.
 struct GemmEpilogue {

@@ -140,7 +140,9 @@ __attribute__((target(GE_VNNI_ISA))) void s8_product(std::int64_t kpad, const st
   const bool requantize = q.out != nullptr && !is_map(ep.post.kind);
   const FakeQuant fq = requantize ? *q.out : FakeQuant{};
   const __m512 ys = _mm512_set1_ps(fq.scale), yinv = _mm512_set1_ps(1.0f / fq.scale);
-  const __m512i yzp = _mm512_set1_epi32(fq.zero_point), ylo = _mm512_set1_epi32(fq.lo), yhi = _mm512_set1_epi32(fq.hi);
+  const __m512 big = _mm512_set1_ps(1.0e9f), small = _mm512_set1_ps(-1.0e9f);
+  // The quantized range less the zero point: rint(v / s) clamped there, times s.
+  const __m512i ylo = _mm512_set1_epi32(fq.lo - fq.zero_point), yhi = _mm512_set1_epi32(fq.hi - fq.zero_point);
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) {
     const std::int64_t row = row0 + r;
@@ -159,11 +161,14 @@ __attribute__((target(GE_VNNI_ISA))) void s8_product(std::int64_t kpad, const st
       } else if (ep.post.kind == Activation::clip) {
         v = _mm512_mask_min_ps(hi, all, hi, _mm512_mask_max_ps(lo, all, lo, v));
       }
-      if (requantize) {  // the output's round trip, here unless a map kind comes after
-        __mmask16 nan = 0;
-        const __m512 t = rint_quotient(v, ys, yinv, nan);
-        const __m512i qv = _mm512_maskz_min_epi32(all, _mm512_maskz_max_epi32(all, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, t), yzp), ylo), yhi);
-        v = _mm512_mask_mov_ps(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, _mm512_sub_epi32(qv, yzp)), ys), nan, v);
+      if (requantize) {
+        // The output's round trip, here unless a map kind comes after: by the reciprocal
+        // (a value within an ulp of a tie may round the other way than the quotient: a
+        // difference the f32 sums before it make anyway), NaN kept.
+        const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        const __m512 t = _mm512_mask_min_ps(big, all, big, _mm512_mask_max_ps(small, all, small, _mm512_mul_ps(v, yinv)));
+        const __m512i qv = _mm512_maskz_min_epi32(all, _mm512_maskz_max_epi32(all, _mm512_maskz_cvtps_epi32(all, t), ylo), yhi);
+        v = _mm512_mask_mov_ps(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, qv), ys), nan, v);
       }
       _mm512_mask_storeu_ps(crow + p * 16, mk, v);
     }

@@ -63,15 +63,7 @@ struct QuantU8 {
   std::int32_t zero_point = 0;
 };
 
-/// A quantize-dequantize round trip, elementwise: `y = (sat(rint(x / scale) + zp, lo, hi) - zp) * scale`,
-/// the value a QuantizeLinear then DequantizeLinear of the same scale and zero point give
-/// (`lo`, `hi`: the quantized type's range, 0..255 or -128..127). NaN stays NaN.
-struct FakeQuant {
-  float scale = 1.0f;
-  std::int32_t zero_point = 0;
-  std::int32_t lo = 0, hi = 255;
-};
-void fake_quant(const FakeQuant& q, const float* x, std::int64_t n, float* y) noexcept;
+/// (`FakeQuant` and `fake_quant`, the quantize-dequantize round trip: gemm.hpp.)
 
 /// `n` floats quantized to u8 (`QuantU8`), ties to even; NaN becomes the zero point.
 void quantize_u8(const QuantU8& q, const float* x, std::int64_t n, std::uint8_t* dst) noexcept;

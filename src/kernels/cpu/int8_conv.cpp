@@ -20,6 +20,18 @@ struct GatherU8 {
 
 // Rows [r0, r0 + count) of the patch matrix (row = output pixel of the batch, K = (ky, kx,
 // c)): the quantized image's runs, the zero point in the padding, zeros past K.
+// Copies `n` bytes into a patch row that has `room` bytes from `dst` on: a run of at most
+// 16 bytes as one 16-byte move where the row has room (the source image keeps 16 bytes of
+// slack), the bytes past `n` overwritten by the next run or the row's padding (a 3-channel
+// stem's runs are 9 to 21 bytes: a call of memcpy each cost more than the product).
+inline void copy_run(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, std::int64_t room) {
+  if (n <= 16 && room >= 16) {
+    std::memcpy(dst, src, 16);
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
+
 void gather_u8(const GatherU8& g, std::int64_t r0, std::int64_t count, std::uint8_t* dst) {
   const Conv2dParams& p = *g.p;
   const std::int64_t k = g.kh * g.kw * g.c;
@@ -34,7 +46,8 @@ void gather_u8(const GatherU8& g, std::int64_t r0, std::int64_t count, std::uint
     for (std::int64_t ky = 0; ky < g.kh; ++ky) {
       const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
       if (whole_rows && iy >= 0 && iy < g.h) {
-        std::memcpy(row + ky * g.kw * g.c, g.x + ((img * g.h + iy) * g.w + ix0) * g.c, run * static_cast<std::size_t>(g.kw));
+        const std::int64_t at = ky * g.kw * g.c;
+        copy_run(row + at, g.x + ((img * g.h + iy) * g.w + ix0) * g.c, run * static_cast<std::size_t>(g.kw), g.ld - at);
         continue;
       }
       for (std::int64_t kx = 0; kx < g.kw; ++kx) {
@@ -43,7 +56,7 @@ void gather_u8(const GatherU8& g, std::int64_t r0, std::int64_t count, std::uint
         if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) {
           std::memset(out, g.zero, run);
         } else {
-          std::memcpy(out, g.x + ((img * g.h + iy) * g.w + ix) * g.c, run);
+          copy_run(out, g.x + ((img * g.h + iy) * g.w + ix) * g.c, run, g.ld - (out - row));
         }
       }
     }
@@ -62,7 +75,7 @@ void conv_nhwc_u8s8(const Conv2dParams& p, const TensorView& x, const QuantU8& q
   const S8View bv = s8_view(w);
   const std::int64_t kpad = bv.kpad, k = w.k, m = w.n;
   const std::int64_t pixels_in = x.elements();
-  PooledBuffer image((pixels_in + 3) / 4);
+  PooledBuffer image((pixels_in + 16 + 3) / 4);  // 16 bytes of slack: `copy_run` reads whole 16-byte runs
   auto* xq = reinterpret_cast<std::uint8_t*>(image.data());
   quantize_parallel(qx, x.as<const float>(), pixels_in, xq);
   const GatherU8 g{&p, xq, x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, kpad,

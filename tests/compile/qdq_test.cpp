@@ -173,3 +173,52 @@ TEST_CASE("qdq: a FakeQuant with bad attributes is a clear error") {
     ge::test::expect_error([&] { b.output(b.op("FakeQuant", {x}, bad)); }, ge::Errc::bad_attribute);
   }
 }
+
+TEST_CASE("qdq: an inverted-residual block keeps its fused pointwise-depthwise conv, the pair between in its epilogue") {
+  // 64x64 images expanded to 64 channels: 1 MiB an image, rows 64 wide (fuse_pointwise_depthwise's bounds).
+  const auto net = [](bool split) {
+    ge::GraphBuilder b;
+    const auto x = b.input("x", ge::DataType::f32, "1,16,64,64");
+    auto e = qdq(b, x, 4.0f / 255.0f, 128, split)
+                 .conv2d(dq_weights(b, "we", {64, 16, 1, 1}, 0, 11), b.random_weights("be", {64}, 12))
+                 .clip(0.0, 6.0);
+    auto d = qdq(b, e, 6.0f / 255.0f, 0, split)
+                 .conv2d(dq_weights(b, "wd", {64, 1, 3, 3}, 0, 13), b.random_weights("bd", {64}, 14), {.pad = 1, .group = 64})
+                 .clip(0.0, 6.0);
+    b.output(qdq(b, d, 6.0f / 255.0f, 0, split).conv2d(dq_weights(b, "wp", {16, 64, 1, 1}, 0, 15)));
+    return b.build();
+  };
+  std::mt19937 gen(3);
+  std::uniform_real_distribution<float> dist(-2.f, 2.f);
+  std::vector<float> x(16 * 64 * 64);
+  for (float& v : x) v = dist(gen);
+  const auto run1 = [&](const std::shared_ptr<const ge::CompiledModel>& m) {
+    ge::Session s(m, {.threads = 2});
+    const std::int64_t dims[] = {1, 16, 64, 64};
+    const auto r = s.run({ge::TensorView{x.data(), ge::DataType::f32, dims}});
+    const auto v = r.outputs.at(0).values<float>();
+    return std::vector<float>(v.begin(), v.end());
+  };
+  const std::vector<float> want = run1(ge::compile(net(true)));
+  const double scale = max_abs(want);
+  const auto worst = [&](const std::vector<float>& got) {
+    double w = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) w = std::max(w, std::fabs(double(got[i]) - want[i]));
+    return w;
+  };
+  {
+    ge::cpu::Int8KernelsCap none(ge::cpu::Int8Kernels::none);
+    const auto model = ge::compile(net(false));
+    CHECK(kernels_named(*model, "fused_pointwise_depthwise.nhwc") == 1);  // f32, the pair in its epilogue
+    CHECK(kernels_named(*model, "fake_quant") == 2);                      // the first and the last conv's inputs
+    CHECK(worst(run1(model)) <= 2e-2 * scale);
+  }
+  if (!ge::cpu::int8_usable()) return;
+  const auto model = ge::compile(net(false));
+  CHECK(kernels_named(*model, "fused_pointwise_depthwise.nhwc_int8") == 1);
+  CHECK(kernels_named(*model, "fused_conv2d.nhwc_int8") == 1);  // the projection
+  CHECK(kernels_named(*model, "fake_quant") == 0);
+  const double w = worst(run1(model));
+  MESSAGE("int8 block: max |diff| " << w << " of max |y| " << scale);
+  CHECK(w <= 2e-2 * scale);
+}

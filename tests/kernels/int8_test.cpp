@@ -249,3 +249,29 @@ TEST_CASE("int8: the fused pointwise-depthwise conv equals the int8 pointwise co
     }
   }
 }
+
+TEST_CASE("int8: the f32 fused pointwise-depthwise conv with the depthwise input's round trip in its epilogue") {
+  const std::int64_t n = 1, h = 8, w = 13, c = 8, e = 32;
+  const Buf<float> b = random_f32({c, e}, 41);
+  const cpu::PackedMatMulB pw = cpu::pack_matmul_b(b.view());
+  const Buf<float> x = random_f32({n, h, w, c}, 42);
+  const Buf<float> b1 = random_f32({e}, 43);
+  const cpu::FakeQuant qy{5.0f / 255.0f, 0, 0, 255};
+  cpu::PostOp relu;
+  relu.kind = cpu::Activation::relu;
+  Buf<float> mid({n, h, w, e});
+  cpu::GemmEpilogue ep;
+  ep.bias_n = b1.v.data();
+  ep.post = relu;
+  cpu::matmul(x.view(), pw, mid.view(), ep);
+  cpu::fake_quant(qy, mid.v.data(), static_cast<std::int64_t>(mid.v.size()), mid.v.data());
+  const Buf<float> wd = random_f32({e, 1, 3, 3}, 44);
+  const cpu::PackedDepthwiseNhwc dw = cpu::pack_depthwise_nhwc(wd.view());
+  cpu::Conv2dParams p;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  p.group = e;
+  Buf<float> want({n, h, w, e}), got({n, h, w, e});
+  cpu::depthwise_nhwc(p, mid.view(), dw, nullptr, want.view());
+  cpu::pointwise_depthwise_nhwc(p, x.view(), pw, b1.v.data(), relu, dw, nullptr, got.view(), nullptr, &qy);
+  check_close(got.v, want.v, 1e-5f, 1e-5f);
+}

@@ -2,7 +2,8 @@
 /// \file
 /// `ge::quantize_qdq`: post-training static quantization of an f32 graph into a QDQ graph
 /// (QuantizeLinear/DequantizeLinear around the inputs of Conv, MatMul and Gemm), the form
-/// ONNX Runtime's quantizer writes and issue 36's int8 pass is to read (`gec quantize`).
+/// ONNX Runtime's quantizer writes and ge's int8 passes read (`ge::quantize_products`;
+/// `gec quantize`).
 ///
 /// ```
 /// ge::QuantizeOptions o;

@@ -392,6 +392,15 @@ struct detail::ModelMaker {
     // With AVX512-BF16's dot products they run NHWC, as in f32 (the GEMM over patches).
     const bool amx_convs = settings.precision == Precision::bf16 && cpu::amx_bf16_usable();
     if (settings.optimize) g = detail::optimize_owned(std::move(g), &m.pass_stats_, !amx_convs);
+    // A quantized (QDQ) model on a CPU without the int8 kernels: the same values, in f32.
+    if (!int8_supported())
+      if (const auto pairs = std::count_if(g.nodes().begin(), g.nodes().end(), [](const Node& n) { return n.op == "FakeQuant"; });
+          pairs > 0) {
+        m.config_.warnings.push_back("the model is quantized (" + std::to_string(pairs) +
+                                     " QuantizeLinear/DequantizeLinear pairs); this CPU has no AVX512-VNNI, so its "
+                                     "convs and matrix products run in f32 on the quantized values");
+        log_message(LogLevel::warn, "[ge.compile] " + m.config_.warnings.back());
+      }
     back(m, std::move(g), gin, shapes, hull_shapes);
     return model;
   }

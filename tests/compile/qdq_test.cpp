@@ -140,6 +140,10 @@ TEST_CASE("qdq: the model's values on the int8 kernels and on f32, next to the O
     ge::cpu::Int8KernelsCap none(ge::cpu::Int8Kernels::none);
     const auto model = ge::compile(qdq_net(false));
     CHECK(kernels_named(*model, ".int8") == 0);
+    const auto& warnings = model->config().warnings;
+    CHECK(std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
+      return w.find("6 QuantizeLinear/DequantizeLinear pairs); this CPU has no AVX512-VNNI") != std::string::npos;
+    }));
     CHECK(kernels_named(*model, "fake_quant") == 6);
     MESSAGE("f32 FakeQuant path: max |diff| " << close(run(model)) << " of max |y| " << scale);
   }
@@ -148,6 +152,7 @@ TEST_CASE("qdq: the model's values on the int8 kernels and on f32, next to the O
     return;
   }
   const auto model = ge::compile(qdq_net(false));
+  CHECK(model->config().warnings.empty());
   CHECK(kernels_named(*model, "nhwc_int8") == 3);
   CHECK(kernels_named(*model, "fused_matmul.int8") == 2);  // the MatMul and the Gemm
   CHECK(kernels_named(*model, "fake_quant") == 0);  // the depthwise conv's input: in the first conv's epilogue

@@ -275,3 +275,23 @@ TEST_CASE("int8: the f32 fused pointwise-depthwise conv with the depthwise input
   cpu::pointwise_depthwise_nhwc(p, x.view(), pw, b1.v.data(), relu, dw, nullptr, got.view(), nullptr, &qy);
   check_close(got.v, want.v, 1e-5f, 1e-5f);
 }
+
+TEST_CASE("int8: quantization parameters a model file could carry are checked before any product") {
+  const std::vector<float> b = grid_weights(8, 4, 1);
+  const cpu::PackedS8 packed = cpu::pack_b_s8(8, 4, b.data(), 4, false);
+  const Buf<float> a = random_f32({2, 8}, 1);
+  Buf<float> y({2, 4});
+  for (const cpu::QuantU8 bad : {cpu::QuantU8{0.0f, 0}, cpu::QuantU8{-1.0f, 0}, cpu::QuantU8{0.1f, -1},
+                                 cpu::QuantU8{0.1f, 256}, cpu::QuantU8{std::numeric_limits<float>::infinity(), 0},
+                                 cpu::QuantU8{std::numeric_limits<float>::quiet_NaN(), 0}}) {
+    CAPTURE(bad.scale);
+    CAPTURE(bad.zero_point);
+    ge::test::expect_error([&] { cpu::matmul_u8s8(a.view(), bad, packed, y.view(), {}); }, ge::Errc::bad_op_inputs);
+  }
+  for (const cpu::FakeQuant bad : {cpu::FakeQuant{0.0f, 0, 0, 255}, cpu::FakeQuant{0.1f, 300, 0, 255},
+                                   cpu::FakeQuant{0.1f, 0, 5, 5}, cpu::FakeQuant{0.1f, 0, 10, 0}}) {
+    CAPTURE(bad.scale);
+    ge::test::expect_error([&] { cpu::matmul_u8s8(a.view(), {0.1f, 0}, packed, y.view(), {}, &bad); },
+                           ge::Errc::bad_op_inputs);
+  }
+}

@@ -277,6 +277,19 @@ void quantize_parallel(const QuantU8& q, const float* x, std::int64_t n, std::ui
   parallel_for(n, grain_for(1, 65536), [&](std::int64_t b, std::int64_t e) { quantize_u8(q, x + b, e - b, dst + b); });
 }
 
+void check_quantization(std::string_view op, const QuantU8& in, const FakeQuant* out) {
+  if (in.zero_point < 0 || in.zero_point > 255 || !(in.scale > 0.0f) || !std::isfinite(in.scale))
+    fail(Errc::bad_op_inputs, op,
+         "the input's scale " + std::to_string(in.scale) + " and zero point " + std::to_string(in.zero_point) +
+             ": expected a positive finite scale and a zero point in [0, 255]");
+  if (out != nullptr && (!(out->scale > 0.0f) || !std::isfinite(out->scale) || out->lo >= out->hi ||
+                         out->zero_point < out->lo || out->zero_point > out->hi))
+    fail(Errc::bad_op_inputs, op,
+         "the output's round trip: scale " + std::to_string(out->scale) + ", zero point " +
+             std::to_string(out->zero_point) + ", range [" + std::to_string(out->lo) + ", " + std::to_string(out->hi) +
+             "]; expected a positive finite scale and lo <= zero point <= hi, lo < hi");
+}
+
 std::int64_t int8_threads() { return std::max(1, tbb::this_task_arena::max_concurrency()); }
 
 Int8Kernels int8_kernels() noexcept {
@@ -416,6 +429,7 @@ void matmul_u8s8(const TensorView& a, const QuantU8& qa, const PackedS8& b, cons
                                                  "] expected for the packed weights");
   for (std::size_t d = 0; d + 1 < a.dims.size(); ++d)
     if (a.dims[d] != y.dims[d]) fail(Errc::bad_op_inputs, "int8 MatMul", "A's and Y's leading dims differ");
+  check_quantization("int8 MatMul", qa, out);
   const std::int64_t k = b.k, n = b.n, m = k > 0 ? a.elements() / k : y.elements() / std::max<std::int64_t>(n, 1);
   if (m == 0 || n == 0) return;
   const S8View bv = s8_view(b);

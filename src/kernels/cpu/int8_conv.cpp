@@ -70,8 +70,7 @@ void conv_nhwc_u8s8(const Conv2dParams& p, const TensorView& x, const QuantU8& q
                     const TensorView* bias, const TensorView& y, const TensorView* residual, const FakeQuant* out) {
   const NhwcIo io = check_dense_nhwc(p, x, w.c, w.kh, w.kw, w.n, bias, y, residual);
   if (y.elements() == 0) return;
-  if (qx.zero_point < 0 || qx.zero_point > 255 || !(qx.scale > 0.0f))
-    fail(Errc::bad_op_inputs, "int8 conv", "the input's zero point must be in [0, 255] and its scale positive");
+  check_quantization("int8 conv", qx, out);
   const S8View bv = s8_view(w);
   const std::int64_t kpad = bv.kpad, k = w.k, m = w.n;
   const std::int64_t pixels_in = x.elements();
@@ -136,8 +135,7 @@ void pointwise_depthwise_u8s8(const Conv2dParams& p, const TensorView& x, const 
                               const float* pw_bias, const PostOp& pw_post, const FakeQuant* pw_out,
                               const PackedDepthwiseNhwc& w, const TensorView* bias, const TensorView& y,
                               const TensorView* residual) {
-  if (qx.zero_point < 0 || qx.zero_point > 255 || !(qx.scale > 0.0f))
-    fail(Errc::bad_op_inputs, "int8 conv", "the input's zero point must be in [0, 255] and its scale positive");
+  check_quantization("int8 conv", qx, pw_out);
   struct Ctx {
     S8View b;
     S8Cols q;

@@ -51,6 +51,11 @@ void gemm_s8_block(std::int64_t m, std::int64_t n, std::int64_t kpad, const std:
 // Quantizes `n` floats on the task arena.
 void quantize_parallel(const QuantU8& q, const float* x, std::int64_t n, std::uint8_t* dst);
 
+// Raises `Errc::bad_op_inputs` naming `op` unless the input's scale is positive and finite
+// and its zero point in [0, 255], and `out` (when given) has a positive finite scale and
+// lo <= zero point <= hi, lo < hi (a model file's attributes reach here).
+void check_quantization(std::string_view op, const QuantU8& in, const FakeQuant* out);
+
 // The task arena's threads (at least 1).
 [[nodiscard]] std::int64_t int8_threads();
 

@@ -99,14 +99,20 @@ bool gemm_as_matmul(Work& w, WNode& n, const Tensor& b) {
   return true;
 }
 
-}  // namespace
-
-void fold_qdq_pairs(Work& w, PassStats& s) {
+// Per value, the alive node that makes it (`w.nodes.size()`: none).
+std::vector<std::size_t> producers(const Work& w) {
   std::vector<std::size_t> producer(w.values.size(), w.nodes.size());
   for (std::size_t i = 0; i < w.nodes.size(); ++i)
     if (w.nodes[i].alive)
       for (const ValueId v : w.nodes[i].outputs)
         if (v != no_value) producer[v] = i;
+  return producer;
+}
+
+}  // namespace
+
+void fold_qdq_pairs(Work& w, PassStats& s) {
+  const std::vector<std::size_t> producer = producers(w);
   for (const std::size_t i : w.order) {
     WNode& dq = w.nodes[i];
     if (!dq.alive || dq.op != "DequantizeLinear" || dq.inputs.empty() || dq.outputs.size() != 1) continue;
@@ -139,11 +145,7 @@ void fold_qdq_pairs(Work& w, PassStats& s) {
 
 void quantize_products(Work& w, PassStats& s) {
   if (!cpu::int8_usable()) return;
-  std::vector<std::size_t> producer(w.values.size(), w.nodes.size());
-  for (std::size_t i = 0; i < w.nodes.size(); ++i)
-    if (w.nodes[i].alive)
-      for (const ValueId v : w.nodes[i].outputs)
-        if (v != no_value) producer[v] = i;
+  const std::vector<std::size_t> producer = producers(w);
   for (const std::size_t i : w.order) {
     WNode& n = w.nodes[i];
     if (!n.alive || n.inputs.size() < 2 || n.outputs.size() != 1) continue;

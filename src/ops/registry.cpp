@@ -153,6 +153,7 @@ std::vector<OpInfo> ops_table(const OpRegistry& registry) {
       info.attrs.push_back(OpAttrInfo{a.name, std::string(to_string(a.kind)),
                                       a.default_value ? a.default_value->to_string() : std::string(), a.required});
     info.engines = s.engines.to_string();
+    info.origin = s.origin.to_string();
     for (const InPlace& p : s.in_place) {
       const std::size_t last = s.inputs.size() - 1;  // past it: a repeat of the variadic last input
       const std::string input = p.input < last || (p.input == last && !s.inputs[last].variadic)

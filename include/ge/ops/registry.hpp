@@ -87,6 +87,7 @@ struct OpInfo {
   std::vector<OpAttrInfo> attrs;
   std::string engines;               ///< `vector`, `host`, `vector|host`
   std::vector<std::string> in_place; ///< `Y <- X`
+  std::string origin;                ///< `onnx 13`, `onnx 13..17`, `onnx ai.onnx.preview.training 1`, `internal`, `unset` (`OpOrigin::to_string`)
 };
 
 /// Every schema of a registry as data, sorted by name.

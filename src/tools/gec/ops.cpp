@@ -1,13 +1,13 @@
 // `gec ops`: every registered op with its inputs, outputs, type constraints, attributes
-// (kind and default), engines, and which outputs may be written in place; as text, or
-// as one JSON object with --json.
+// (kind and default), engines, which outputs may be written in place, and its origin (an
+// ONNX op from which opset, or ge's own); as text, or as one JSON object with --json.
 //
 //   $ gec ops
 //   Conv  2-D convolution ...
 //     inputs:  X: T, W: T, B?: T
 //     ...
 //   $ gec ops --json
-//   {"ops":[{"name":"Abs","doc":"...","inputs":["X: T"],...,"engines":"vector|host","in_place":["Y <- X"]},...]}
+//   {"ops":[{"name":"Abs","doc":"...","inputs":["X: T"],...,"engines":"vector|host","in_place":["Y <- X"],"origin":"onnx 13"},...]}
 
 #include <cstdio>
 #include <string>
@@ -73,6 +73,7 @@ int run_ops(std::span<const std::string> args) {
       j.end_array();
       j.key("engines").value(op.engines);
       write_list(j, "in_place", op.in_place);
+      j.key("origin").value(op.origin);
       j.end_object();
     }
     j.end_array().end_object();
@@ -90,7 +91,8 @@ int run_ops(std::span<const std::string> args) {
                       (at.required ? " (required)" : at.default_value.empty() ? "" : " = " + at.default_value));
     std::printf("  attributes: %s\n", joined(attrs).c_str());
     std::printf("  engines:    %s\n", op.engines.c_str());
-    std::printf("  in place:   %s\n\n", joined(op.in_place).c_str());
+    std::printf("  in place:   %s\n", joined(op.in_place).c_str());
+    std::printf("  origin:     %s\n\n", op.origin.c_str());
   }
   return 0;
 }

@@ -2,6 +2,8 @@
 // integer products MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv. The products'
 // shapes follow MatMul's and Conv's rules (their schemas are reused), their types are i32
 // or the output zero point's.
+#include <cmath>
+
 #include "common.hpp"
 
 namespace ge::ops {
@@ -124,9 +126,11 @@ OpSchema fake_quant() {
                 {attr("scale", 1.0), attr("zero_point", std::int64_t{0}), attr("qmin", std::int64_t{0}),
                  attr("qmax", std::int64_t{255})},
                 [](const InferContext& c) {
-                  if (!(c.f("scale") > 0.0) || c.i("qmin") >= c.i("qmax") || c.i("zero_point") < c.i("qmin") ||
+                  if (!(c.f("scale") > 0.0) || !std::isfinite(c.f("scale")) || c.i("qmin") < -128 ||
+                      c.i("qmax") > 255 || c.i("qmin") >= c.i("qmax") || c.i("zero_point") < c.i("qmin") ||
                       c.i("zero_point") > c.i("qmax"))
-                    c.fail(Errc::bad_attribute, "scale must be positive and qmin <= zero_point <= qmax, qmin < qmax");
+                    c.fail(Errc::bad_attribute, "scale must be positive and finite, -128 <= qmin <= zero_point <= "
+                                                "qmax <= 255 and qmin < qmax");
                   return std::vector<TensorDesc>{{DataType::f32, c.shape(0)}};
                 });
 }

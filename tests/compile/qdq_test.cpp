@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <span>
 #include <string>
@@ -226,4 +227,25 @@ TEST_CASE("qdq: an inverted-residual block keeps its fused pointwise-depthwise c
   const double w = worst(run1(model));
   MESSAGE("int8 block: max |diff| " << w << " of max |y| " << scale);
   CHECK(w <= 2e-2 * scale);
+}
+
+TEST_CASE("qdq: quantization attributes a file could carry are checked as the kernel is made, never narrowed") {
+  const auto fused_matmul = [](ge::Attributes attrs) {
+    ge::GraphBuilder b;
+    const auto x = b.input("x", ge::DataType::f32, "2,8");
+    b.output(b.op("FusedMatMul", {x, b.random_weights("w", {8, 4}, 1)}, std::move(attrs)));
+    return b.build();
+  };
+  // 2^32 + 5 would be 5 as a 32-bit number.
+  for (const ge::Attributes& bad :
+       {ge::Attributes{{"x_scale", 0.1}, {"x_zero_point", std::int64_t{4294967301}}},
+        ge::Attributes{{"x_scale", 0.1}, {"x_zero_point", std::int64_t{-1}}},
+        ge::Attributes{{"x_scale", std::numeric_limits<double>::infinity()}, {"x_zero_point", std::int64_t{0}}}}) {
+    ge::test::expect_error([&] { (void)ge::compile(fused_matmul(bad)); }, ge::Errc::bad_attribute);
+  }
+  ge::GraphBuilder b;
+  const auto x = b.input("x", ge::DataType::f32, "4");
+  ge::test::expect_error(
+      [&] { b.output(b.op("FakeQuant", {x}, {{"scale", 0.5}, {"qmin", std::int64_t{-4294967296}}})); },
+      ge::Errc::bad_attribute);
 }

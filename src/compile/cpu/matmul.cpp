@@ -8,6 +8,7 @@
 
 #include "compile/cpu/lower.hpp"
 #include "compile/cpu/packed.hpp"
+#include "compile/cpu/quant_attrs.hpp"
 #include "kernels/cpu/attention.hpp"
 #include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gemm.hpp"
@@ -158,7 +159,7 @@ std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
   if (act == "Gelu") post.kind = cpu::Activation::gelu;
   if (act == "GeluTanh") post.kind = cpu::Activation::gelu_tanh;
   if (int8) {
-    const cpu::QuantU8 qa{static_cast<float>(c.f("x_scale")), static_cast<std::int32_t>(c.i("x_zero_point"))};
+    const cpu::QuantU8 qa = input_quant(c);
     auto packed = packed_part<cpu::PackedS8>(r, 0, name, [&] {
       const TensorView bv = view_of(*b);
       return cpu::pack_b_s8(bv.dims[0], bv.dims[1], bv.as<const float>(), bv.dims[1], false);

@@ -5,12 +5,14 @@
 // output_shape or auto_pad resolved per run from the input's and output's dims.
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 
 #include "compile/cpu/lower.hpp"
 #include "compile/cpu/packed.hpp"
+#include "compile/cpu/quant_attrs.hpp"
 #include "ops/window_attrs.hpp"
 #include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/conv.hpp"
@@ -352,10 +354,10 @@ bool nhwc_int8_fits(const KernelRequest& r) {
 
 std::shared_ptr<const Kernel> make_nhwc_int8(const KernelRequest& r) {
   const InferContext& c = r.context;
-  const cpu::QuantU8 qx{static_cast<float>(c.f("x_scale")), static_cast<std::int32_t>(c.i("x_zero_point"))};
-  const bool requantize = c.f("y_scale") > 0.0;
-  const cpu::FakeQuant qy{static_cast<float>(c.f("y_scale")), static_cast<std::int32_t>(c.i("y_zero_point")),
-                          static_cast<std::int32_t>(c.i("y_qmin")), static_cast<std::int32_t>(c.i("y_qmax"))};
+  const cpu::QuantU8 qx = input_quant(c);
+  const std::optional<cpu::FakeQuant> out = round_trip(c, "y_", true);
+  const bool requantize = out.has_value();
+  const cpu::FakeQuant qy = out.value_or(cpu::FakeQuant{});
   return nhwc_conv(r, "cpu.fused_conv2d.nhwc_int8", &cpu::pack_conv_nhwc_s8,
                    [qx, qy, requantize](const cpu::Conv2dParams& p, const TensorView& x, const cpu::PackedS8& w,
                                         const TensorView* bias, const TensorView& y, const TensorView* z) {
@@ -385,11 +387,10 @@ std::shared_ptr<const Kernel> make_pointwise_depthwise_int8(const KernelRequest&
                                                            const cpu::PostOp& pw_post, const cpu::PostOp& post) {
   constexpr const char* name = "cpu.fused_pointwise_depthwise.nhwc_int8";
   const InferContext& c = r.context;
-  const cpu::QuantU8 qx{static_cast<float>(c.f("pointwise_x_scale")),
-                        static_cast<std::int32_t>(c.i("pointwise_x_zero_point"))};
-  const bool requantize = c.f("pointwise_y_scale") > 0.0;
-  const cpu::FakeQuant qy{static_cast<float>(c.f("pointwise_y_scale")), static_cast<std::int32_t>(c.i("pointwise_y_zero_point")),
-                          static_cast<std::int32_t>(c.i("pointwise_y_qmin")), static_cast<std::int32_t>(c.i("pointwise_y_qmax"))};
+  const cpu::QuantU8 qx = input_quant(c, "pointwise_");
+  const std::optional<cpu::FakeQuant> out = round_trip(c, "pointwise_y_", true);
+  const bool requantize = out.has_value();
+  const cpu::FakeQuant qy = out.value_or(cpu::FakeQuant{});
   const Tensor& w1 = *c.constant(1);
   const Tensor& w2 = *c.constant(3);
   auto pw = packed_part<cpu::PackedS8>(r, 0, name, [&] {
@@ -430,9 +431,9 @@ std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
     return cpu::pack_matmul_b(TensorView{v.data, DataType::f32, md}, false, true);
   });
   auto dw = packed_part<cpu::PackedDepthwiseNhwc>(r, 1, name, [&] { return cpu::pack_depthwise_nhwc(view_of(w2)); });
-  const bool requantize = c.f("pointwise_y_scale") > 0.0;
-  const cpu::FakeQuant qy{static_cast<float>(c.f("pointwise_y_scale")), static_cast<std::int32_t>(c.i("pointwise_y_zero_point")),
-                          static_cast<std::int32_t>(c.i("pointwise_y_qmin")), static_cast<std::int32_t>(c.i("pointwise_y_qmax"))};
+  const std::optional<cpu::FakeQuant> out = round_trip(c, "pointwise_y_", true);
+  const bool requantize = out.has_value();
+  const cpu::FakeQuant qy = out.value_or(cpu::FakeQuant{});
   return make_packed_kernel(
       name,
       [a, pw_post, post, pw, dw, requantize, qy](Views in, Views out) {

@@ -1,7 +1,11 @@
 // CPU kernels of QuantizeLinear, DequantizeLinear (axis resolved per run),
 // DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv (the
 // window resolved per run from the input's dims: SAME pads need them).
+#include <cmath>
+#include <string>
+
 #include "compile/cpu/lower.hpp"
+#include "compile/cpu/quant_attrs.hpp"
 #include "kernels/cpu/int8.hpp"
 #include "kernels/cpu/quantize.hpp"
 #include "ops/window_attrs.hpp"
@@ -67,13 +71,37 @@ void add_products(KernelRegistry& r) {
 
 }  // namespace
 
+cpu::QuantU8 input_quant(const InferContext& c, const std::string& prefix) {
+  const double scale = c.f(prefix + "x_scale");
+  const std::int64_t zp = c.i(prefix + "x_zero_point");
+  if (!(scale > 0.0) || !std::isfinite(scale) || zp < 0 || zp > 255)
+    raise(Errc::bad_attribute, "[ge.compile] node '" + std::string(c.node()) + "': " + prefix + "x_scale " +
+                                   std::to_string(scale) + ", " + prefix + "x_zero_point " + std::to_string(zp) +
+                                   "; expected a positive finite scale and a zero point in [0, 255]");
+  return {static_cast<float>(scale), static_cast<std::int32_t>(zp)};
+}
+
+std::optional<cpu::FakeQuant> round_trip(const InferContext& c, const std::string& prefix, bool optional) {
+  const std::string y = prefix.empty() || prefix.back() == '_' ? prefix : prefix + "_";
+  const double scale = c.f(y + "scale");
+  if (optional && scale == 0.0) return std::nullopt;
+  const std::int64_t zp = c.i(y + "zero_point"), lo = c.i(y + "qmin"), hi = c.i(y + "qmax");
+  if (!(scale > 0.0) || !std::isfinite(scale) || lo < -128 || hi > 255 || lo >= hi || zp < lo || zp > hi)
+    raise(Errc::bad_attribute, "[ge.compile] node '" + std::string(c.node()) + "': " + y + "scale " +
+                                   std::to_string(scale) + ", zero point " + std::to_string(zp) + ", range [" +
+                                   std::to_string(lo) + ", " + std::to_string(hi) +
+                                   "]; expected a positive finite scale and -128 <= qmin <= zero point <= qmax <= 255, "
+                                   "qmin < qmax");
+  return cpu::FakeQuant{static_cast<float>(scale), static_cast<std::int32_t>(zp), static_cast<std::int32_t>(lo),
+                        static_cast<std::int32_t>(hi)};
+}
+
 void register_cpu_quantize(KernelRegistry& r) {
   r.add({.op = "FakeQuant",
          .name = "cpu.fake_quant",
          .make = [](const KernelRequest& req) {
            const InferContext& c = req.context;
-           const cpu::FakeQuant q{static_cast<float>(c.f("scale")), static_cast<std::int32_t>(c.i("zero_point")),
-                                  static_cast<std::int32_t>(c.i("qmin")), static_cast<std::int32_t>(c.i("qmax"))};
+           const cpu::FakeQuant q = *round_trip(c, "", false);
            return make_kernel("cpu.fake_quant", [q](Views in, Views out) {
              const float* x = in[0].as<const float>();
              float* y = out[0].as<float>();

@@ -12,6 +12,7 @@
 //   ge_bench_conv peaks     # this core's f32 FMA, bf16 and int8 dot-product peaks, side by side
 //   ge_bench_conv dense     # DenseNet-121's growth, bottleneck and transition convs
 //   ge_bench_conv dw        # depthwise 3x3/5x5/7x7, strides 1/2, dilation 2; grouped (RegNetX, ResNeXt)
+//   ge_bench_conv shapes 16x112:8/1,8x112:24/3s2g8   # any layers: <Cin>x<H>:<Cout>/<k>[s<stride>][g<group>][d<dil>]
 //
 // "cpu ms" is the calling thread's CPU time (minimum over the repetitions): with one
 // thread it is the kernel's time without the moments other processes held the core, the
@@ -256,6 +257,38 @@ LayerResult bench_layer(const Layer& l, std::int64_t n, tbb::task_arena& arena, 
   return {flops, t.first};
 }
 
+// `ge_bench_conv shapes LIST`: layers given on the command line, "<Cin>x<H>:<Cout>/<k>"
+// then optional "s<stride>", "g<group>" and "d<dilation>" (a depthwise conv: g equal to
+// Cin and Cout), comma-separated; batch 1 and 8.
+std::vector<Layer> parse_layers(const std::string& list) {
+  std::vector<Layer> out;
+  std::size_t at = 0;
+  while (at < list.size()) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string spec = list.substr(at, end - at);
+    Layer l{"arg", 0, 0, 0, 1, 1, 1, 1};
+    long long c = 0, h = 0, co = 0, k = 0;
+    int used = 0;
+    if (std::sscanf(spec.c_str(), "%lldx%lld:%lld/%lld%n", &c, &h, &co, &k, &used) != 4 || c < 1 || h < 1 || co < 1 ||
+        k < 1)
+      throw std::runtime_error("bad layer '" + spec + "': expected <Cin>x<H>:<Cout>/<k>[s<stride>][g<group>][d<dil>]");
+    l.c = c, l.h = h, l.co = co, l.k = k;
+    for (std::size_t i = static_cast<std::size_t>(used); i < spec.size();) {
+      char* stop = nullptr;
+      const long long v = std::strtoll(spec.c_str() + i + 1, &stop, 10);
+      if (v < 1 || stop == spec.c_str() + i + 1) throw std::runtime_error("bad layer '" + spec + "'");
+      if (spec[i] == 's') l.s = v;
+      else if (spec[i] == 'g') l.group = v;
+      else if (spec[i] == 'd') l.dil = v;
+      else throw std::runtime_error("bad layer '" + spec + "': s, g or d expected after the kernel size");
+      i = static_cast<std::size_t>(stop - spec.c_str());
+    }
+    out.push_back(l);
+    at = end + 1;
+  }
+  return out;
+}
+
 void table_header() {
   std::printf("| net   | N    | Cin x H    | Cout | k/s     | grp  | x  | kernel                             "
               "|  min ms  |  p50 ms  |  cpu ms  | GFLOP/s | p50 GF/s | %%peak |\n");
@@ -340,17 +373,18 @@ void bench_models(int threads) {
 int main(int argc, char** argv) {
   try {
     const std::string what = argc > 1 ? argv[1] : "all";
-    const int threads = argc > 2 ? std::max(1, std::atoi(argv[2])) : 2;
+    const int at = what == "shapes" ? 3 : 2;  // shapes: the layer list comes first
+    const int threads = argc > at ? std::max(1, std::atoi(argv[at])) : 2;
     const double mhz = cpu_mhz();
     const int lanes = ge_bench::kernel_lanes();
     const double nominal = 2.0 * lanes * 2.0 * mhz * 1e-3;  // 2 FMA pipes x lanes x 2 flops x clock
     const double measured = ge_bench::measured_core_peak(lanes);
-    const double per_core = argc > 3 ? std::atof(argv[3]) : measured > 0.0 ? measured : nominal;
+    const double per_core = argc > at + 1 ? std::atof(argv[at + 1]) : measured > 0.0 ? measured : nominal;
     const double peak = per_core * threads;
     std::printf("bench/conv: %d threads; peak %.1f GFLOP/s = %d x %.1f per core (%s); an FMA loop measured %.1f per "
                 "core, 2 FMA pipes x %d lanes (cpuid, GE_CPU_ISA) x 2 flops x %.0f MHz (/proc/cpuinfo) is %.1f\n\n",
                 threads, peak, threads, per_core,
-                argc > 3 ? "given" : measured > 0.0 ? "measured by the FMA loop" : "from the clock", measured, lanes, mhz,
+                argc > at + 1 ? "given" : measured > 0.0 ? "measured by the FMA loop" : "from the clock", measured, lanes, mhz,
                 nominal);
     std::printf("CPU: %s; kernels' ISA: %d fp32 lanes (ge::cpu_isa: %s)\n\n", ge_bench::cpu_model().c_str(), lanes,
                 std::string(ge::cpu_isa()).c_str());
@@ -368,6 +402,14 @@ int main(int argc, char** argv) {
                     int8 / measured);
       else
         std::printf("one core: no AVX512-VNNI int8 dot product here (or GE_CPU_ISA caps it)\n");
+    }
+    if (what == "shapes") {
+      if (argc < 3) throw std::runtime_error("shapes: give the layers, e.g. 16x112:8/1,8x112:24/3s2");
+      const std::vector<Layer> layers = parse_layers(argv[2]);
+      tbb::task_arena arena(threads);
+      table_header();
+      for (const std::int64_t n : {1, 8})
+        for (const Layer& l : layers) (void)bench_layer(l, n, arena, peak);
     }
     if (what == "layers" || what == "all") bench_layers(threads, peak);
     if (what == "dw" || what == "all") bench_depthwise(threads, peak);

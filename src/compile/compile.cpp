@@ -48,8 +48,13 @@ namespace {
 
 // Shape propagation: every value's description for these graph-input shapes, in value-id
 // order. Nodes are inferred in topological order from their inputs' new descriptions.
+// With `refined`, the graph's recorded descriptions hold for these same shapes (the
+// passes' output: constant folding refines a Reshape fed by a computed shape tensor,
+// `shape_values.hpp`, beyond what a node's inference sees) and each inferred description
+// is narrowed by its recorded one: a kernel is then chosen for the dims the passes knew
+// (a BatchNormalization made a 1x1 depthwise conv, after a window-partition Reshape).
 std::vector<TensorDesc> propagate(const Graph& g, const std::vector<Shape>& input_shapes,
-                                  const std::vector<std::size_t>& order) {
+                                  const std::vector<std::size_t>& order, bool refined = false) {
   std::vector<TensorDesc> desc(g.values().size());
   for (std::size_t i = 0; i < g.inputs().size(); ++i)
     desc[g.inputs()[i].value] = {g.inputs()[i].dtype, input_shapes[i]};
@@ -67,7 +72,12 @@ std::vector<TensorDesc> propagate(const Graph& g, const std::vector<Shape>& inpu
       constants[i] = g.constant_of(node.inputs[i]);
     }
     auto out = infer_outputs(ops.find(node.op), node.name, in, constants, node.attrs, node.outputs.size());
-    for (std::size_t o = 0; o < node.outputs.size(); ++o) desc[node.outputs[o]] = std::move(out[o]);
+    for (std::size_t o = 0; o < node.outputs.size(); ++o) {
+      const TensorDesc& recorded = g.values()[node.outputs[o]].desc;
+      if (refined && recorded.dtype == out[o].dtype && compatible(recorded.shape, out[o].shape))
+        out[o].shape = merge(out[o].shape, recorded.shape);
+      desc[node.outputs[o]] = std::move(out[o]);
+    }
   }
   return desc;
 }
@@ -292,7 +302,7 @@ struct detail::ModelMaker {
                    const NodePacking* packing = nullptr) {
     const CompileSettings settings = m.settings_;
     const auto order = g.topological_order();
-    const std::vector<TensorDesc> hull_desc = propagate(g, hull_shapes, order);
+    const std::vector<TensorDesc> hull_desc = propagate(g, hull_shapes, order, true);
     OpCompiler& compiler = settings.compiler ? *settings.compiler : OpCompiler::global();
     m.kernels_ = node_kernels(g, order, hull_desc, settings, compiler, packing);
     for (std::size_t i = 0; i < gin.size(); ++i)

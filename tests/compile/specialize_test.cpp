@@ -154,3 +154,37 @@ TEST_CASE("specialize: a packed weight shared by a conv whose other input a gear
     for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(fixed[i]).epsilon(1e-5));
   }
 }
+
+TEST_CASE("specialise: a BatchNormalization after a computed-shape Reshape compiles with batch gears") {
+  // [batch, 32] -> Reshape(x, [Shape(x)[0], 2, 4, 4]) -> BatchNormalization: the passes
+  // know the image's channels from the shape arithmetic (and make the norm a per-channel
+  // conv); the kernels are chosen for what the passes knew, not for [-1, -1, -1, -1].
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "-1,32");
+  const Value batch = b.op("Gather", {b.op("Shape", {x}, {}, "shape"), b.constant("zero", Tensor::scalar<std::int64_t>(0))},
+                           {{"axis", std::int64_t{0}}}, "gather");
+  const Value n = b.op("Unsqueeze", {batch, b.constant("axes0", Tensor::from<std::int64_t>({1}, {0}))}, {}, "unsq");
+  const Value target = b.op("Concat", {n, b.constant("chw", Tensor::from<std::int64_t>({3}, {2, 4, 4}))},
+                            {{"axis", std::int64_t{0}}}, "concat");
+  const Value image = b.op("Reshape", {x, target}, {}, "to_image");
+  const Value y = b.op("BatchNormalization",
+                       {image, b.constant("scale", Tensor::from<float>({2}, {2.0f, -0.5f})),
+                        b.constant("shift", Tensor::from<float>({2}, {1.0f, 0.25f})),
+                        b.constant("mean", Tensor::from<float>({2}, {0.5f, -1.0f})),
+                        b.constant("var", Tensor::from<float>({2}, {4.0f, 0.25f}))},
+                       {{"epsilon", 0.0}}, "norm");
+  b.output(y);
+  const auto model = ge::compile(b.build(), {{"ge.inputShape", "x:-1,32"}, {"ge.dynamicBatchSize", "1,3"}});
+  ge::Session s(model);
+  std::vector<float> in(3 * 32);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.37f * static_cast<float>(i));
+  const std::int64_t dims[] = {3, 32};
+  const auto r = s.run({ge::TensorView{in.data(), DataType::f32, dims}});
+  REQUIRE(r.outputs[0].dims == std::vector<std::int64_t>{3, 2, 4, 4});
+  const auto v = r.outputs[0].values<float>();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const bool c1 = (i / 16) % 2 == 1;  // the channel of element i of [3, 2, 4, 4]
+    const float want = c1 ? -0.5f * (in[i] + 1.0f) / 0.5f + 0.25f : 2.0f * (in[i] - 0.5f) / 2.0f + 1.0f;
+    CHECK(v[i] == doctest::Approx(want).epsilon(1e-5));
+  }
+}

@@ -94,6 +94,9 @@ TEST_CASE("grouped conv on NHWC images: RegNetX and ResNeXt group widths, 3x3 at
       {1, 3, 16, 16, 5, 37, 3, 3, s1, true, true},     {2, 2, 12, 12, 4, 35, 3, 3, s1, true, false},
       {1, 2, 120, 120, 4, 9, 3, 3, s2, true, true},    {1, 2, 168, 168, 3, 5, 3, 3, s1, true, false},
       {1, 3, 24, 24, 4, 33, 3, 3, s1, false, true},
+      // Images over 1 MiB: every unit of blocks at each row in turn (ResNeXt's first stage,
+      // a small-group block; RegNet-like chunks of three blocks), strides 1 and 2.
+      {2, 32, 4, 4, 40, 40, 3, 3, s1, true, true},     {2, 2, 48, 48, 36, 45, 3, 3, s2, true, false},
   };
   std::uint32_t seed = 8100;
   for (const int threads : {1, 2}) {

@@ -10,9 +10,10 @@
 // broadcast once for all blocks. The image is first copied with its left and right padding
 // as zeros, its rows wide enough for whole blocks of 8 pixels, so that every block runs
 // without tests (a 14-pixel row is a block of 8 at a border and one of 6: with tests, both
-// ran at a third of the speed). The tasks take a chunk of blocks over several output rows,
-// so that the chunk's weights stay in cache from row to row (a stage's weights together
-// outgrow L2: 4 MB at 896 channels in groups of 128).
+// ran at a third of the speed). Where the image fits in L2 the tasks take a chunk of
+// blocks over all the output rows, so that the chunk's weights stay in cache from row to
+// row (a stage's weights together outgrow L2: 4 MB at 896 channels in groups of 128);
+// a larger image is read once, every chunk at each row (`tile_units`).
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -40,7 +41,28 @@ struct Grouped {
   const float* bias;
   float* y;
   const float* residual;
+  // Tasks: (unit, output row) where a unit is a chunk of blocks (a small-group block),
+  // `units` of them, in tiles of `tile` units (`tile_units`): per tile, rows outer and
+  // units inner, so that an input row is read once per tile.
+  std::int64_t units = 1, tile = 1;
 };
+
+// Task t's unit and output row (see `Grouped::tile`).
+inline __attribute__((always_inline)) std::pair<std::int64_t, std::int64_t> task_at(const Grouped& d, std::int64_t t) {
+  const std::int64_t rows = d.n * d.oh, per_tile = d.tile * rows;
+  const std::int64_t first = t / per_tile * d.tile, rem = t % per_tile;
+  const std::int64_t width = std::min(d.tile, d.units - first);
+  return {first + rem % width, rem / width};
+}
+
+// Units per tile. An image that fits in L2 (1 MiB) is read from there by unit after unit,
+// each unit over all the rows with its weights in L1 (a tile of one). A larger one
+// (ResNeXt's first stages at batch 8: 15 to 30 MB) would come from memory once per unit:
+// one tile of every unit reads each input row once for all of them. (Tiles between the
+// two measured slower than either on Zen 4: ResNeXt's and RegNet's grouped layers.)
+std::int64_t tile_units(std::int64_t units, std::int64_t image_bytes) {
+  return image_bytes <= (std::int64_t{1} << 20) ? 1 : units;
+}
 
 constexpr int kPx = 8;  // pixels side by side
 
@@ -228,20 +250,26 @@ using GroupedFn = void (*)(const Grouped&, std::int64_t, std::int64_t);
 
 template <int V>
 void grouped_base(const Grouped& d, std::int64_t b, std::int64_t e) {
-  const std::int64_t rows = d.n * d.oh;
-  for (std::int64_t t = b; t < e; ++t) grouped_row<V, 16>(d, t / rows, t % rows);
+  for (std::int64_t t = b; t < e; ++t) {
+    const auto [unit, row] = task_at(d, t);
+    grouped_row<V, 16>(d, unit, row);
+  }
 }
 #if defined(__x86_64__) && defined(__GNUC__)
 template <int V>
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void grouped_avx512(const Grouped& d, std::int64_t b,
                                                                                        std::int64_t e) {
-  const std::int64_t rows = d.n * d.oh;
-  for (std::int64_t t = b; t < e; ++t) grouped_row<V, 32>(d, t / rows, t % rows);
+  for (std::int64_t t = b; t < e; ++t) {
+    const auto [unit, row] = task_at(d, t);
+    grouped_row<V, 32>(d, unit, row);
+  }
 }
 template <int V>
 __attribute__((target("avx2,fma"))) void grouped_avx2(const Grouped& d, std::int64_t b, std::int64_t e) {
-  const std::int64_t rows = d.n * d.oh;
-  for (std::int64_t t = b; t < e; ++t) grouped_row<V, 16>(d, t / rows, t % rows);
+  for (std::int64_t t = b; t < e; ++t) {
+    const auto [unit, row] = task_at(d, t);
+    grouped_row<V, 16>(d, unit, row);
+  }
 }
 #endif
 
@@ -258,23 +286,29 @@ GroupedFn pick_grouped() {
 const GroupedFn grouped8_fn = pick_grouped<8>();
 const GroupedFn grouped16_fn = pick_grouped<16>();
 
-// Small groups: tasks of (block, output row), block-major.
+// Small groups: tasks of (block, output row) (`task_at`).
 template <int V, int MG>
 void small_base(const Grouped& d, std::int64_t b, std::int64_t e) {
-  const std::int64_t rows = d.n * d.oh;
-  for (std::int64_t t = b; t < e; ++t) small_row<V, MG>(d, t / rows, t % rows);
+  for (std::int64_t t = b; t < e; ++t) {
+    const auto [unit, row] = task_at(d, t);
+    small_row<V, MG>(d, unit, row);
+  }
 }
 #if defined(__x86_64__) && defined(__GNUC__)
 template <int MG>
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void small_avx512(const Grouped& d, std::int64_t b,
                                                                                      std::int64_t e) {
-  const std::int64_t rows = d.n * d.oh;
-  for (std::int64_t t = b; t < e; ++t) small_row<16, MG>(d, t / rows, t % rows);
+  for (std::int64_t t = b; t < e; ++t) {
+    const auto [unit, row] = task_at(d, t);
+    small_row<16, MG>(d, unit, row);
+  }
 }
 template <int MG>
 __attribute__((target("avx2,fma"))) void small_avx2(const Grouped& d, std::int64_t b, std::int64_t e) {
-  const std::int64_t rows = d.n * d.oh;
-  for (std::int64_t t = b; t < e; ++t) small_row<8, MG>(d, t / rows, t % rows);
+  for (std::int64_t t = b; t < e; ++t) {
+    const auto [unit, row] = task_at(d, t);
+    small_row<8, MG>(d, unit, row);
+  }
 }
 #endif
 
@@ -380,13 +414,17 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
   d.x = padded.data();
   if (small != nullptr) {
     const std::int64_t blocks = (w.group + w.gv - 1) / w.gv, rows = d.n * d.oh;
+    d.units = blocks;
+    d.tile = tile_units(blocks, d.n * d.h * d.wp * d.c * std::int64_t{sizeof(float)});
     parallel_for(blocks * rows, grain_for(d.ow * w.v * d.kh * d.kw * mg),
                  [&](std::int64_t b, std::int64_t e) { small(d, b, e); });
     return;
   }
   const GroupedFn fn = w.v == 16 ? grouped16_fn : grouped8_fn;
-  // Tasks of (chunk of blocks, output row), chunk-major: a task's rows share the chunk's weights.
+  // Tasks of (chunk of blocks, output row) (`task_at`): a tile's chunks share the input rows.
   const std::int64_t chunks = w.group * chunks_per_group(d.blocks), rows = d.n * d.oh;
+  d.units = chunks;
+  d.tile = tile_units(chunks, d.n * d.h * d.wp * d.c * std::int64_t{sizeof(float)});
   parallel_for(chunks * rows, grain_for(d.ow * 3 * w.v * d.kh * d.kw * d.cg), [&](std::int64_t b, std::int64_t e) {
     fn(d, b, e);
   });

@@ -56,13 +56,13 @@ inline __attribute__((always_inline)) std::pair<std::int64_t, std::int64_t> task
   return {first + rem % width, rem / width};
 }
 
-// Units per tile. An image that fits in L2 (1 MiB) is read from there by unit after unit,
+// Units per tile. An image that fits in L2 (`l2_bytes`) is read from there by unit after unit,
 // each unit over all the rows with its weights in L1 (a tile of one). A larger one
 // (ResNeXt's first stages at batch 8: 15 to 30 MB) would come from memory once per unit:
 // one tile of every unit reads each input row once for all of them. (Tiles between the
 // two measured slower than either on Zen 4: ResNeXt's and RegNet's grouped layers.)
 std::int64_t tile_units(std::int64_t units, std::int64_t image_bytes) {
-  return image_bytes <= (std::int64_t{1} << 20) ? 1 : units;
+  return image_bytes <= l2_bytes() ? 1 : units;
 }
 
 constexpr int kPx = 8;  // pixels side by side
@@ -83,7 +83,7 @@ void pad_row(const Grouped& d, const float* src, float* dst) {
 
 // The padded input rows of an output row's taps (null outside the image). Small images
 // are padded whole once, before the tasks (`whole`). With row-major tasks (images over
-// 1 MiB) each task range pads the rows it reaches into a ring of the last
+// L2) each task range pads the rows it reaches into a ring of the last
 // (kh - 1) * dilation + 1 of them, which stays in cache: the image is read once, and no
 // padded copy of it goes out to memory and back (64 channels at 112 x 112, batch 8: 26 MB).
 class TapRows {
@@ -470,7 +470,7 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
          "the weights were packed in blocks of " + std::to_string(w.gv) + " groups of " + std::to_string(mg) +
              " for vectors of " + std::to_string(w.v) + " lanes, which this CPU's kernels do not run");
   const std::int64_t image_bytes = d.n * d.h * d.wp * d.c * std::int64_t{sizeof(float)};
-  const bool ring = image_bytes > (std::int64_t{1} << 20) && TapRows::ring_fits(d);
+  const bool ring = image_bytes > l2_bytes() && TapRows::ring_fits(d);
   // (a vector of slack: the small-group blocks read whole vectors of channels)
   PooledBuffer padded(ring ? 1 : d.n * d.h * d.wp * d.c + w.v);
   const float* src = x.as<const float>();

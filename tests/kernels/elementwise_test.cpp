@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <vector>
 
 #include "kernel_test.hpp"
 #include "kernels/cpu/elementwise.hpp"
@@ -186,6 +187,42 @@ TEST_CASE("unary f32 ops match std:: within float tolerance") {
     Buf<float> z = in;
     cpu::unary(cases[c].p, z.view(), z.view());
     CHECK(z.v == y.v);
+  }
+}
+
+TEST_CASE("vm::map: e^x, sigmoid and SiLU over their whole range, edges in every lane position") {
+  // With AVX-512 these take vscalefps and a reciprocal with a Newton step: the limits
+  // (0 and infinity, a sum that would be infinite), NaN, and lanes past the last vector.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x;
+  for (int i = -1100; i <= 1100; ++i) x.push_back(static_cast<float>(i) * 0.1f);
+  for (const float v : {-1e30f, -1000.0f, -104.5f, -103.0f, -90.0f, -87.5f, -86.0f, 86.0f, 88.5f, 88.8f, 89.5f, 1e30f,
+                        inf, -inf, nan, 0.0f, -0.0f, 1e-30f})
+    x.push_back(v);
+  for (const std::size_t n : {x.size(), std::size_t{7}, std::size_t{23}}) {
+    for (const auto f : {cpu::vm::Map::exp, cpu::vm::Map::sigmoid, cpu::vm::Map::silu}) {
+      const std::size_t from = x.size() - n;  // (the edge values in the tail's lanes too)
+      std::vector<float> y(n);
+      cpu::vm::map(f, x.data() + from, y.data(), static_cast<std::int64_t>(n));
+      for (std::size_t i = 0; i < n; ++i) {
+        const double v = x[from + i];
+        const double want = f == cpu::vm::Map::exp       ? std::exp(v)
+                            : f == cpu::vm::Map::sigmoid ? 1.0 / (1.0 + std::exp(-v))
+                            : std::isinf(v)              ? (v > 0 ? v : 0.0)  // (the limits of v / (1 + e^-v))
+                                                         : v / (1.0 + std::exp(-v));
+        CAPTURE(static_cast<int>(f));
+        CAPTURE(v);
+        if (std::isnan(v)) {
+          CHECK(std::isnan(y[i]));
+        } else if (std::isinf(want) || std::fabs(want) > std::numeric_limits<float>::max()) {
+          CHECK(y[i] == static_cast<float>(want > 0 ? inf : -inf));
+        } else if (std::fabs(want) < 1e-30) {
+          CHECK(std::fabs(y[i]) < 1e-30f);  // (0, a denormal, or the clamped 1e-38 scale)
+        } else {
+          CHECK(std::fabs(y[i] - want) <= 5e-7 * std::fabs(want));
+        }
+      }
+    }
   }
 }
 

@@ -7,6 +7,11 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__x86_64__) && !defined(GE_NO_AVX2_KERNELS)
+#include <immintrin.h>
+#define GE_VM_X86 1
+#endif
+
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors stay inside each entry point
 
 namespace ge::cpu::vm {
@@ -72,6 +77,43 @@ GE_VM_INLINE F exp_v(F x) {
   return x != x ? x : e;
 }
 
+#ifdef GE_VM_X86
+// AVX-512's e^x: the same reduction and polynomial as `exp_v`, the 2^k by vscalefps, which
+// also gives 0 below the range and infinity above it and keeps NaN, where `exp_v` spends
+// five selects: 0.31 -> 0.19 ns a value on Zen 4 (a SiLU after every EfficientNet conv).
+// The input is first clamped to [-104, 89] (beyond: 0 and infinity all the same), so that
+// the reduction stays exact. Below -86.6 it gives e^x as a denormal where `exp_v` gives 0.
+#define GE_VM_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
+template <class F>
+GE_VM_AVX512 GE_VM_INLINE F exp_scalef(F x) {
+  F xc = x < -104.0f ? splat<F>(-104.0f) : x;
+  xc = xc > 89.0f ? splat<F>(89.0f) : xc;
+  const F kf = (F)_mm512_maskz_roundscale_ps(0xFFFF, (__m512)(xc * 1.44269504088896341f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const F r = (xc - kf * 0.693359375f) - kf * -2.12194440054690583e-4f;
+  F p = splat<F>(1.0f / 5040.0f);
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  return (F)_mm512_maskz_scalef_ps(0xFFFF, (__m512)p, (__m512)kf);
+}
+
+// 1 / (1 + e^-v) with AVX-512: the reciprocal from vrcp14ps and one Newton step (within
+// an ulp or two of the division, which takes 5 cycles a vector on Zen 4). -v is clamped
+// below 87 so that the sum stays finite (the step of an infinite sum gives NaN): the
+// result there is 1.6e-38 instead of a smaller denormal.
+template <class F>
+GE_VM_AVX512 GE_VM_INLINE F logistic_avx512(F v) {
+  const F t = v < -87.0f ? splat<F>(-87.0f) : v;
+  const F d = 1.0f + exp_scalef<F>(-t);
+  const F r0 = (F)_mm512_maskz_rcp14_ps(0xFFFF, (__m512)d);
+  return r0 * (2.0f - d * r0);
+}
+#endif
+
 // erfc(x): see `erfc` in vmath.hpp.
 template <class F, class U>
 GE_VM_INLINE F erfc_v(F x) {
@@ -109,7 +151,7 @@ GE_VM_INLINE F apply(Map f, F v) {
   switch (f) {
     case Map::exp: return exp_v<F, U>(v);
     case Map::sigmoid: return 1.0f / (1.0f + exp_v<F, U>(-v));
-    case Map::silu: return v / (1.0f + exp_v<F, U>(-v));
+    case Map::silu: return v < -88.0f ? F{} : v / (1.0f + exp_v<F, U>(-v));  // (-inf: 0, not -inf / inf)
     case Map::hard_swish: {
       F g = v * (1.0f / 6.0f) + 0.5f;
       g = g < 0.0f ? F{} : g;
@@ -148,6 +190,28 @@ GE_VM_INLINE void map_impl(Map f, const float* x, float* y, std::int64_t n) {
     case Map::gelu_tanh: return map_loop<W, Map::gelu_tanh>(x, y, n);
   }
 }
+
+#ifdef GE_VM_X86
+// The AVX-512 loop of e^x, sigmoid and SiLU (`exp_scalef`, `logistic_avx512`); their
+// intrinsics need the target on every function they are inlined into.
+template <Map M>
+GE_VM_AVX512 GE_VM_INLINE Vec<16>::F apply_avx512(Vec<16>::F v) {
+  if constexpr (M == Map::exp) return exp_scalef(v);
+  else if constexpr (M == Map::sigmoid) return logistic_avx512(v);
+  else return v < -87.0f ? Vec<16>::F{} : v * logistic_avx512(v);  // (0 there: the clamped sum's 1e-38 times v is not)
+}
+
+template <Map M>
+GE_VM_AVX512 GE_VM_INLINE void map_loop_avx512(const float* x, float* y, std::int64_t n) {
+  using F = Vec<16>::F;
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16) store(y + i, apply_avx512<M>(load<F>(x + i)));
+  if (i < n) {
+    const F v = apply_avx512<M>(load_part<F>(x + i, n - i, 0.0f));
+    std::memcpy(y + i, &v, static_cast<std::size_t>(n - i) * sizeof(float));
+  }
+}
+#endif
 
 // The largest lane of `m` (NaN where one is NaN), halving the vector: extracting lanes
 // one by one cost more than the row's loop (softmax rows of 128).
@@ -246,7 +310,14 @@ GE_AVX2_TARGET void scale_avx2(float* y, std::int64_t n, float k) { scale_impl<8
 // of a run over 8).
 // F + DQ + BW + VL: without DQ, GCC turns a compare's mask into a select lane by lane.
 #define GE_AVX512_TARGET __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
-GE_AVX512_TARGET void map_avx512(Map f, const float* x, float* y, std::int64_t n) { map_impl<16>(f, x, y, n); }
+GE_AVX512_TARGET void map_avx512(Map f, const float* x, float* y, std::int64_t n) {
+  switch (f) {
+    case Map::exp: return map_loop_avx512<Map::exp>(x, y, n);
+    case Map::sigmoid: return map_loop_avx512<Map::sigmoid>(x, y, n);
+    case Map::silu: return map_loop_avx512<Map::silu>(x, y, n);
+    default: return map_impl<16>(f, x, y, n);
+  }
+}
 GE_AVX512_TARGET float max_avx512(const float* x, std::int64_t n) { return max_impl<16>(x, n); }
 GE_AVX512_TARGET float exp_shift_sum_avx512(const float* x, float* y, std::int64_t n, float shift) {
   return exp_shift_sum_impl<16>(x, y, n, shift);

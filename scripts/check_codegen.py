@@ -13,7 +13,10 @@ Usage: check_codegen.py PATH...   (the library's objects, or folders holding the
    instructions or more, with no ymm or zmm register in it.
 2. Accumulators in memory: a function named *_avx2 or *_avx512 in which over a third of the
    FMAs take an operand from the stack (an array of accumulators indexed by a run-time count,
-   more accumulators than registers).
+   more accumulators than registers), or in which two or more stack slots are accumulators:
+   an FMA adds into a slot's value and a store within the next few instructions puts the
+   sum back in the same slot (a hot loop with a few accumulators more than the registers
+   hold: the first conv's flat loop kept 5 of 16 there, AVX2's GEMM edge rows 26).
 
 Prints each finding and exits 1 when there is one; needs objdump (binutils) and an
 optimised build (at -O0 or -O1 nothing is inlined and everything would be flagged).
@@ -25,6 +28,22 @@ import subprocess
 import sys
 
 WIDTH_TEMPLATE = re.compile(r"<(8|16)[,>]")
+# An FMA whose addend or multiplicand comes from a stack slot, its result in a register.
+FMA_FROM_STACK = re.compile(r"vfn?m(?:add|sub)\d+ps\s+(-?0x[0-9a-f]+)?\(%rsp\),%[yz]mm\d+,%([yz]mm\d+)")
+
+
+def stack_accumulators(lines):
+    """The stack slots an FMA reads and, within the next 8 instructions, gets its sum back."""
+    slots = set()
+    for i, line in enumerate(lines):
+        m = FMA_FROM_STACK.search(line)
+        if not m:
+            continue
+        off, reg = m.group(1) or "0x0", m.group(2)
+        store = re.compile(r"vmov(?:aps|ups)\s+%" + reg + r"," + re.escape(m.group(1) or "") + r"\(%rsp\)")
+        if any(store.search(later) for later in lines[i + 1:i + 9]):
+            slots.add(off)
+    return slots
 
 
 def functions(obj):
@@ -50,6 +69,8 @@ def findings(obj):
             spilled = [l for l in fma if "(%rsp)" in l]
             if len(fma) >= 24 and 3 * len(spilled) > len(fma):
                 yield f"{name[:160]}: {len(spilled)} of {len(fma)} FMAs read the stack (accumulators in memory?)"
+            elif len(slots := stack_accumulators(lines)) >= 2:
+                yield f"{name[:160]}: {len(slots)} stack slots are FMA accumulators (more than the registers hold?)"
 
 
 def main(args):

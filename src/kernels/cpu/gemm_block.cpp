@@ -36,9 +36,10 @@ inline __attribute__((always_inline)) void edge_rows(std::int64_t kc, const floa
                                                      float* c, std::int64_t ldc, std::int64_t row0, std::int64_t rows,
                                                      bool load_c, bool last, const GemmEpilogue& ep) {
   alignas(64) float edge[(kGemmMR - 1) * 4 * kGemmNR];
+  const int most = edge_panels<V>(rows);
   for (std::int64_t j = from; j < to;) {
     const std::int64_t left = (to - j + kGemmNR - 1) / kGemmNR;
-    const int np = left >= 4 ? 4 : left >= 2 ? 2 : 1;
+    const int np = std::min(most, left >= 4 ? 4 : left >= 2 ? 2 : 1);
     rows_panels_n<V>(kc, a, lda, pb + (j / kGemmNR) * k * kGemmNR, k * kGemmNR, edge, rows, np);
     for (int q = 0; q < np; ++q) {
       const std::int64_t jq = j + q * kGemmNR, nr = std::min(kGemmNR, n1 - jq);

@@ -109,14 +109,23 @@ inline __attribute__((always_inline)) void rows_panels(std::int64_t kc, const fl
     for (int v = 0; v < nv; ++v) std::memcpy(tile + r * 4 * kGemmNR + v * V, &acc[r][v], sizeof(vf));
 }
 
+// The most B panels (4, 2 or 1) that `rows` rows take at once with their accumulators and
+// the B vectors in registers (32 with AVX-512, 16 else): with AVX2 five rows of four
+// panels were 40 accumulators, 26 of them on the stack.
+template <int V>
+constexpr int edge_panels(std::int64_t rows) {
+  constexpr std::int64_t regs = V == 16 ? 32 : 16, pv = kGemmNR / V;
+  return (rows + 1) * 4 * pv + 1 <= regs ? 4 : (rows + 1) * 2 * pv + 1 <= regs ? 2 : 1;
+}
+
 template <int V, int R>
 inline __attribute__((always_inline)) void rows_panels_np(std::int64_t kc, const float* a, std::int64_t lda,
                                                           const float* b, std::int64_t bstride, float* tile, int np) {
-  switch (np) {
-    case 1: return rows_panels<V, R, 1>(kc, a, lda, b, bstride, tile);
-    case 2: return rows_panels<V, R, 2>(kc, a, lda, b, bstride, tile);
-    default: return rows_panels<V, R, 4>(kc, a, lda, b, bstride, tile);
-  }
+  constexpr int most = edge_panels<V>(R);  // (np is at most this: wider panels are not compiled)
+  if (np == 1 || most == 1) return rows_panels<V, R, 1>(kc, a, lda, b, bstride, tile);
+  if constexpr (most >= 2)
+    if (np == 2 || most == 2) return rows_panels<V, R, 2>(kc, a, lda, b, bstride, tile);
+  if constexpr (most >= 4) return rows_panels<V, R, 4>(kc, a, lda, b, bstride, tile);
 }
 
 // `rows` (< MR) rows against `np` (1, 2 or 4) panels.

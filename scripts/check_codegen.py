@@ -32,17 +32,31 @@ WIDTH_TEMPLATE = re.compile(r"<(8|16)[,>]")
 FMA_FROM_STACK = re.compile(r"vfn?m(?:add|sub)\d+ps\s+(-?0x[0-9a-f]+)?\(%rsp\),%[yz]mm\d+,%([yz]mm\d+)")
 
 
+# A vector loaded from a stack slot.
+LOAD_FROM_STACK = re.compile(r"vmov(?:aps|ups)\s+(-?0x[0-9a-f]+)?\(%rsp\),%([yz]mm\d+)")
+
+
 def stack_accumulators(lines):
-    """The stack slots an FMA reads and, within the next 8 instructions, gets its sum back."""
+    """The stack slots that hold an FMA's running sum: an FMA reads the slot (or a register
+    just loaded from it) and, within the next 8 instructions, its sum is stored back there."""
     slots = set()
     for i, line in enumerate(lines):
         m = FMA_FROM_STACK.search(line)
-        if not m:
-            continue
-        off, reg = m.group(1) or "0x0", m.group(2)
-        store = re.compile(r"vmov(?:aps|ups)\s+%" + reg + r"," + re.escape(m.group(1) or "") + r"\(%rsp\)")
-        if any(store.search(later) for later in lines[i + 1:i + 9]):
-            slots.add(off)
+        if m:
+            off, reg, after = m.group(1) or "", m.group(2), lines[i + 1:i + 9]
+        else:
+            m = LOAD_FROM_STACK.search(line)
+            if not m:
+                continue
+            off, reg = m.group(1) or "", m.group(2)
+            fma = next((j for j in range(i + 1, min(i + 4, len(lines)))
+                        if re.search(r"vfn?m(?:add|sub)\d+ps\s+.*,%" + reg + r"$", lines[j].strip())), None)
+            if fma is None:
+                continue
+            after = lines[fma + 1:fma + 9]
+        store = re.compile(r"vmov(?:aps|ups)\s+%" + reg + r"," + re.escape(off) + r"\(%rsp\)")
+        if any(store.search(later) for later in after):
+            slots.add(off or "0x0")
     return slots
 
 

@@ -3,6 +3,7 @@
 #include "kernels/cpu/vmath.hpp"
 
 #include "kernels/cpu/common.hpp"
+#include "kernels/cpu/elementwise.hpp"
 
 #include <cstring>
 #include <limits>
@@ -62,14 +63,7 @@ GE_VM_INLINE F exp_v(F x) {
   const U k = (U)kf - (U)splat<F>(magic);
   const F kr = kf - magic;
   const F r = (xc - kr * 0.693359375f) - kr * -2.12194440054690583e-4f;
-  F p = splat<F>(1.0f / 5040.0f);
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  const F p = exp_taylor7(r);
   const F scale = (F)((k + 126u) << 23);
   F e = p * scale * 2.0f;
   e = x < lo ? F{} : e;
@@ -90,14 +84,7 @@ GE_VM_AVX512 GE_VM_INLINE F exp_scalef(F x) {
   xc = xc > 89.0f ? splat<F>(89.0f) : xc;
   const F kf = (F)_mm512_maskz_roundscale_ps(0xFFFF, (__m512)(xc * 1.44269504088896341f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const F r = (xc - kf * 0.693359375f) - kf * -2.12194440054690583e-4f;
-  F p = splat<F>(1.0f / 5040.0f);
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  const F p = exp_taylor7(r);
   return (F)_mm512_maskz_scalef_ps(0xFFFF, (__m512)p, (__m512)kf);
 }
 

@@ -13,6 +13,7 @@
 //   ge_bench_conv dense     # DenseNet-121's growth, bottleneck and transition convs
 //   ge_bench_conv dw        # depthwise 3x3/5x5/7x7, strides 1/2, dilation 2; grouped (RegNetX, ResNeXt)
 //   ge_bench_conv shapes 16x112:8/1,8x112:24/3s2g8   # any layers: <Cin>x<H>:<Cout>/<k>[s<stride>][g<group>][d<dil>]
+//   ge_bench_conv pwdw 24x65:144/3,16x130:96/3s2      # expand + depthwise, fused and as two convs
 //
 // "cpu ms" is the calling thread's CPU time (minimum over the repetitions): with one
 // thread it is the kernel's time without the moments other processes held the core, the
@@ -289,6 +290,57 @@ std::vector<Layer> parse_layers(const std::string& list) {
   return out;
 }
 
+// `ge_bench_conv pwdw LIST`: MobileNet's expand (1x1, C -> E) then depthwise (k x k,
+// stride s), both with SiLU, as one FusedPointwiseDepthwise and as two FusedConvs (the
+// expanded image written and read back), at batch 1 and 8; LIST as `shapes`' with
+// <Cout> the expanded channels E and <k>, s the depthwise conv's.
+void bench_pointwise_depthwise(const std::vector<Layer>& layers, int threads) {
+  tbb::task_arena arena(threads);
+  std::printf("| N    | C x H      | E    | k/s | fused ms | pw ms  | dw ms  | pw+dw ms | fused / (pw+dw) |\n"
+              "|------|------------|------|-----|----------|--------|--------|----------|-----------------|\n");
+  for (const std::int64_t n : {1, 8})
+    for (const Layer& l : layers) {
+      const std::int64_t pad = l.k / 2, oh = (l.h + 2 * pad - l.k) / l.s + 1;
+      const Ints xd{n, l.h, l.h, l.c}, md{n, l.h, l.h, l.co}, yd{n, oh, oh, l.co};
+      const ge::Tensor w1 = ge::Tensor::random(ge::DataType::f32, {l.co, l.c, 1, 1}, 2);
+      const ge::Tensor b1 = ge::Tensor::random(ge::DataType::f32, {l.co}, 3);
+      const ge::Tensor w2 = ge::Tensor::random(ge::DataType::f32, {l.co, 1, l.k, l.k}, 4);
+      const ge::Tensor b2 = ge::Tensor::random(ge::DataType::f32, {l.co}, 5);
+      const ge::Tensor x = ge::Tensor::random(ge::DataType::f32, xd, 1);
+      ge::Tensor mid = ge::Tensor::full(ge::DataType::f32, md, 0.0), y = ge::Tensor::full(ge::DataType::f32, yd, 0.0);
+      const ge::Attributes dw_attrs{{"strides", Ints{l.s, l.s}}, {"pads", Ints{pad, pad, pad, pad}}, {"group", l.co},
+                                    {"kernel_shape", Ints{l.k, l.k}}, {"layout", "NHWC"}, {"activation", "Silu"}};
+      ge::Attributes fused_attrs = dw_attrs;
+      fused_attrs.emplace("pointwise_activation", "Silu");
+      const auto compile = [](const char* op, std::vector<ge::OpTensor> in, const Ints& out, ge::Attributes a) {
+        return ge::OpCompiler::global().compile(
+            ge::OpCompileRequest{.op_type = op, .inputs = std::move(in), .outputs = {f32(out)}, .attrs = std::move(a)});
+      };
+      const auto fused = compile("FusedPointwiseDepthwise",
+                                 {f32(xd), ge::OpTensor::constant_of(w1), ge::OpTensor::constant_of(b1),
+                                  ge::OpTensor::constant_of(w2), ge::OpTensor::constant_of(b2)},
+                                 yd, fused_attrs);
+      const auto pw = compile("FusedConv", {f32(xd), ge::OpTensor::constant_of(w1), ge::OpTensor::constant_of(b1)}, md,
+                              {{"layout", "NHWC"}, {"activation", "Silu"}});
+      const auto dw = compile("FusedConv", {f32(md), ge::OpTensor::constant_of(w2), ge::OpTensor::constant_of(b2)}, yd,
+                              dw_attrs);
+      const ge::TensorView fin[5] = {view(x), view(w1), view(b1), view(w2), view(b2)};
+      const ge::TensorView pin[3] = {view(x), view(w1), view(b1)}, din[3] = {view(mid), view(w2), view(b2)};
+      const ge::TensorView yo[1] = {view(y)}, mo[1] = {view(mid)};
+      std::pair<double, double> tf, tp, td;
+      arena.execute([&] {
+        tf = time_it([&] { fused->kernel->run(fin, yo); }, 5, 0.25);
+        tp = time_it([&] { pw->kernel->run(pin, mo); }, 5, 0.25);
+        td = time_it([&] { dw->kernel->run(din, yo); }, 5, 0.25);
+      });
+      std::printf("| %4lld | %4lld x%4lld | %4lld | %lld/%lld | %8.3f | %6.3f | %6.3f | %8.3f | %15.2f |\n",
+                  static_cast<long long>(n), static_cast<long long>(l.c), static_cast<long long>(l.h),
+                  static_cast<long long>(l.co), static_cast<long long>(l.k), static_cast<long long>(l.s), tf.first,
+                  tp.first, td.first, tp.first + td.first, tf.first / (tp.first + td.first));
+      std::fflush(stdout);
+    }
+}
+
 void table_header() {
   std::printf("| net   | N    | Cin x H    | Cout | k/s     | grp  | x  | kernel                             "
               "|  min ms  |  p50 ms  |  cpu ms  | GFLOP/s | p50 GF/s | %%peak |\n");
@@ -373,7 +425,7 @@ void bench_models(int threads) {
 int main(int argc, char** argv) {
   try {
     const std::string what = argc > 1 ? argv[1] : "all";
-    const int at = what == "shapes" ? 3 : 2;  // shapes: the layer list comes first
+    const int at = what == "shapes" || what == "pwdw" ? 3 : 2;  // (the layer list first)
     const int threads = argc > at ? std::max(1, std::atoi(argv[at])) : 2;
     const double mhz = cpu_mhz();
     const int lanes = ge_bench::kernel_lanes();
@@ -410,6 +462,10 @@ int main(int argc, char** argv) {
       table_header();
       for (const std::int64_t n : {1, 8})
         for (const Layer& l : layers) (void)bench_layer(l, n, arena, peak);
+    }
+    if (what == "pwdw") {
+      if (argc < 3) throw std::runtime_error("pwdw: give the layers, e.g. 24x65:144/3,16x130:96/3s2");
+      bench_pointwise_depthwise(parse_layers(argv[2]), threads);
     }
     if (what == "layers" || what == "all") bench_layers(threads, peak);
     if (what == "dw" || what == "all") bench_depthwise(threads, peak);

@@ -524,29 +524,44 @@ void pointwise_depthwise_rows(const Conv2dParams& p, const TensorView& x, const 
   const std::int64_t span = window_span(d.kh, p.dilation_h);  // input rows one output row reads
   // Tasks: runs of output rows of one image, enough for every thread twice over; each
   // task expands the input rows its outputs read, in order, into a ring of `span` rows
-  // (a row expanded for one output row stays for the next ones that read it), so only
-  // the rows shared with the run before are expanded twice.
+  // and kAhead - 1 more (a row expanded for one output row stays for the next ones that
+  // read it), so only the rows shared with the run before are expanded twice. Rows are
+  // expanded up to kAhead at a time, one product over all their pixels: one row of a
+  // 65-pixel image was a product of M = 65, its last 5 rows on the slow edge path.
+  constexpr std::int64_t kAhead = 4;
+  const std::int64_t ring_rows = span + kAhead - 1;
   const std::int64_t per_image = std::clamp<std::int64_t>((4 * std::int64_t{tbb::this_task_arena::max_concurrency()} + d.n - 1) / d.n, 1, d.oh);
   const std::int64_t run_rows = (d.oh + per_image - 1) / per_image;
   const std::int64_t tasks = d.n * ((d.oh + run_rows - 1) / run_rows);
   const float* px = x.as<const float>();
   parallel_for(tasks, 1, [&](std::int64_t tb, std::int64_t te) {
-    PooledBuffer ring(span * row_floats);
+    PooledBuffer ring(ring_rows * row_floats);
     const float* rowp[kMaxTaps];
     for (std::int64_t t = tb; t < te; ++t) {
       const std::int64_t runs_per_image = (d.oh + run_rows - 1) / run_rows;
       const std::int64_t img = t / runs_per_image, oy0 = (t % runs_per_image) * run_rows;
       const std::int64_t oy1 = std::min(d.oh, oy0 + run_rows);
       const float* in = px + img * d.h * d.w * c_in;
+      // The last input row this task's outputs read.
+      const std::int64_t last = std::min(d.h - 1, (oy1 - 1) * p.stride_h - p.pad_top + (d.kh - 1) * p.dilation_h);
       std::int64_t next = 0;  // the next input row to expand
       for (std::int64_t oy = oy0; oy < oy1; ++oy) {
         const std::int64_t lo = oy * p.stride_h - p.pad_top;
         const std::int64_t hi = std::min(d.h - 1, lo + (d.kh - 1) * p.dilation_h);
-        for (next = std::max({next, lo, std::int64_t{0}}); next <= hi; ++next)
-          expand.fn(expand.ctx, in + next * d.w * c_in, d.w, ring.data() + (next % span) * row_floats);
+        next = std::max({next, lo, std::int64_t{0}});
+        if (next <= hi) {
+          // Rows [next, to]: those this output row lacks and the ones after, as far as the
+          // ring holds them beside the rows from `lo` on (cut where the ring wraps).
+          const std::int64_t to = std::min({last, lo + ring_rows - 1, hi + kAhead - 1});
+          while (next <= to) {
+            const std::int64_t slot = next % ring_rows, rows = std::min(to - next + 1, ring_rows - slot);
+            expand.fn(expand.ctx, in + next * d.w * c_in, rows * d.w, ring.data() + slot * row_floats);
+            next += rows;
+          }
+        }
         for (std::int64_t ky = 0; ky < d.kh; ++ky) {
           const std::int64_t iy = lo + ky * p.dilation_h;
-          rowp[ky] = iy >= 0 && iy < d.h ? ring.data() + (iy % span) * row_floats : nullptr;
+          rowp[ky] = iy >= 0 && iy < d.h ? ring.data() + (iy % ring_rows) * row_floats : nullptr;
         }
         const std::int64_t r = img * d.oh + oy;
         row_at_fn(d, oy, rowp, d.y + r * d.ow * d.c, d.residual != nullptr ? d.residual + r * d.ow * d.c : nullptr);

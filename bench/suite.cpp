@@ -342,6 +342,15 @@ void run_ge(const Suite& s, const Entry& e, const std::string& prefix, std::vect
     if (!r.ge && r.ge_error.empty()) r.ge_error = ended.empty() ? "no result" : ended;
 }
 
+// ORT on one model at one batch, its input from `in` (`extra`: more ort_bench.js flags).
+OrtResult ort_on(Suite& s, const Entry& e, std::int64_t batch, const std::string& in,
+                 std::vector<std::string> extra = {}) {
+  const std::string shape = e.input + ":" + joined(input_dims(e, batch));
+  extra.insert(extra.begin(), {"--input", e.input + ":" + in});
+  return run_ort(s.ort, fs::path(s.args.exports) / e.file, batch, suite_threads, {shape}, s.warmup, s.min_runs,
+                 s.args.seconds, extra);
+}
+
 void run_model(Suite& s, const Entry& e) {
   if (e.status != "ok") {
     SuiteRow r{e.name, e.kind, 0, {}, {}, {}, {}, {}};
@@ -363,12 +372,9 @@ void run_model(Suite& s, const Entry& e) {
     rows.push_back({e.name, e.kind, b, {}, {}, {}, {}, {}});
   }
   run_ge(s, e, prefix, rows);
-  const fs::path file = fs::path(s.args.exports) / e.file;
   for (SuiteRow& r : rows) {
     if (s.ort.available()) {
-      const std::string shape = e.input + ":" + joined(input_dims(e, r.batch));
-      r.ort = run_ort(s.ort, file, r.batch, suite_threads, {shape}, s.warmup, s.min_runs, s.args.seconds,
-                      {"--input", e.input + ":" + path(r.batch, ".in"), "--save-outputs", path(r.batch, ".ort")});
+      r.ort = ort_on(s, e, r.batch, path(r.batch, ".in"), {"--save-outputs", path(r.batch, ".ort")});
       if (!r.ort.ok) r.note = "ORT failed (its message above on stderr)";
       if (r.ge && r.ort.ok) compare(r, path(r.batch, ".ge"), path(r.batch, ".ort"));
     }
@@ -398,14 +404,11 @@ void remeasure(Suite& s, const Entry& e) {
   std::vector<SuiteRow> again;
   for (const SuiteRow* r : mine) again.push_back({r->model, r->kind, r->batch, {}, {}, {}, {}, {}});
   run_ge(s, e, prefix, again);
-  const fs::path file = fs::path(s.args.exports) / e.file;
   for (std::size_t i = 0; i < mine.size(); ++i) {
     SuiteRow& r = *mine[i];
     if (again[i].ge && again[i].ge->p50 < r.ge->p50) r.ge = again[i].ge;
     if (s.ort.available() && r.ort.ok) {
-      const std::string shape = e.input + ":" + joined(input_dims(e, r.batch));
-      const OrtResult o = run_ort(s.ort, file, r.batch, suite_threads, {shape}, s.warmup, s.min_runs, s.args.seconds,
-                                  {"--input", e.input + ":" + path(r.batch, ".in")});
+      const OrtResult o = ort_on(s, e, r.batch, path(r.batch, ".in"));
       if (o.ok && o.p50 < r.ort.p50) r.ort = o;
     }
     std::error_code ec;

@@ -211,6 +211,16 @@ TEST_CASE("int8: operands that do not fit the packed weights are clear errors") 
                          ge::Errc::bad_op_inputs);
 }
 
+namespace {
+// The pointwise convs' epilogue in the fused tests: a bias per output, then ReLU.
+cpu::GemmEpilogue bias_relu(const float* bias) {
+  cpu::GemmEpilogue ep;
+  ep.bias_n = bias;
+  ep.post.kind = cpu::Activation::relu;
+  return ep;
+}
+}  // namespace
+
 TEST_CASE("int8: the fused pointwise-depthwise conv equals the int8 pointwise conv then the depthwise conv") {
   for (const auto kind : int8_kinds()) {
     cpu::Int8KernelsCap cap(kind);
@@ -222,13 +232,10 @@ TEST_CASE("int8: the fused pointwise-depthwise conv equals the int8 pointwise co
     const Buf<float> b1 = random_f32({e}, 33);
     const cpu::QuantU8 qx{3.0f / 255.0f, 85};
     const cpu::FakeQuant qy{4.0f / 255.0f, 0, 0, 255};
-    cpu::PostOp relu;
-    relu.kind = cpu::Activation::relu;
+    const cpu::GemmEpilogue ep = bias_relu(b1.v.data());
+    const cpu::PostOp relu = ep.post;
     // The pointwise conv alone: its expanded image.
     Buf<float> mid({n, h, w, e});
-    cpu::GemmEpilogue ep;
-    ep.bias_n = b1.v.data();
-    ep.post = relu;
     cpu::matmul_u8s8(x.view(), qx, pw, mid.view(), ep, &qy);
     for (const float v : mid.v) CHECK(v == qdq(v, qy.scale, 0, 0, 255));  // requantized: on the output's grid
     const Buf<float> wd = random_f32({e, 1, 3, 3}, 34);
@@ -257,12 +264,9 @@ TEST_CASE("int8: the f32 fused pointwise-depthwise conv with the depthwise input
   const Buf<float> x = random_f32({n, h, w, c}, 42);
   const Buf<float> b1 = random_f32({e}, 43);
   const cpu::FakeQuant qy{5.0f / 255.0f, 0, 0, 255};
-  cpu::PostOp relu;
-  relu.kind = cpu::Activation::relu;
+  const cpu::GemmEpilogue ep = bias_relu(b1.v.data());
+  const cpu::PostOp relu = ep.post;
   Buf<float> mid({n, h, w, e});
-  cpu::GemmEpilogue ep;
-  ep.bias_n = b1.v.data();
-  ep.post = relu;
   cpu::matmul(x.view(), pw, mid.view(), ep);
   cpu::fake_quant(qy, mid.v.data(), static_cast<std::int64_t>(mid.v.size()), mid.v.data());
   const Buf<float> wd = random_f32({e, 1, 3, 3}, 44);

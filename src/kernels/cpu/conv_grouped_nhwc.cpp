@@ -13,7 +13,7 @@
 // ran at a third of the speed). Where the image fits in L2 the tasks take a chunk of
 // blocks over all the output rows, so that the chunk's weights stay in cache from row to
 // row (a stage's weights together outgrow L2: 4 MB at 896 channels in groups of 128);
-// a larger image is read once, every chunk at each row (`tile_units`).
+// a larger image is read once, every chunk at each row (`Grouped::row_major`).
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -42,27 +42,21 @@ struct Grouped {
   const float* bias;
   float* y;
   const float* residual;
-  // Tasks: (unit, output row) where a unit is a chunk of blocks (a small-group block),
-  // `units` of them, in tiles of `tile` units (`tile_units`): per tile, rows outer and
-  // units inner, so that an input row is read once per tile.
-  std::int64_t units = 1, tile = 1;
+  // Tasks: (unit, output row), a unit a chunk of blocks (a small-group block), `units` of
+  // them. An image that fits in L2 (`l2_bytes`) is read from there unit after unit, each
+  // unit over all the rows with its weights in L1. A larger one (ResNeXt's first stages at
+  // batch 8: 15 to 30 MB) would come from memory once per unit: `row_major` tasks take
+  // every unit at one row, then the next row, so each input row is read once. (Tiles of
+  // some of the units in between measured slower than either on Zen 4.)
+  std::int64_t units = 1;
+  bool row_major = false;
 };
 
-// Task t's unit and output row (see `Grouped::tile`).
+// Task t's unit and output row (see `Grouped::row_major`).
 inline __attribute__((always_inline)) std::pair<std::int64_t, std::int64_t> task_at(const Grouped& d, std::int64_t t) {
-  const std::int64_t rows = d.n * d.oh, per_tile = d.tile * rows;
-  const std::int64_t first = t / per_tile * d.tile, rem = t % per_tile;
-  const std::int64_t width = std::min(d.tile, d.units - first);
-  return {first + rem % width, rem / width};
-}
-
-// Units per tile. An image that fits in L2 (`l2_bytes`) is read from there by unit after unit,
-// each unit over all the rows with its weights in L1 (a tile of one). A larger one
-// (ResNeXt's first stages at batch 8: 15 to 30 MB) would come from memory once per unit:
-// one tile of every unit reads each input row once for all of them. (Tiles between the
-// two measured slower than either on Zen 4: ResNeXt's and RegNet's grouped layers.)
-std::int64_t tile_units(std::int64_t units, std::int64_t image_bytes) {
-  return image_bytes <= l2_bytes() ? 1 : units;
+  if (d.row_major) return {t % d.units, t / d.units};
+  const std::int64_t rows = d.n * d.oh;
+  return {t / rows, t % rows};
 }
 
 constexpr int kPx = 8;  // pixels side by side
@@ -469,8 +463,8 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
     fail(Errc::bad_op_inputs, kOp,
          "the weights were packed in blocks of " + std::to_string(w.gv) + " groups of " + std::to_string(mg) +
              " for vectors of " + std::to_string(w.v) + " lanes, which this CPU's kernels do not run");
-  const std::int64_t image_bytes = d.n * d.h * d.wp * d.c * std::int64_t{sizeof(float)};
-  const bool ring = image_bytes > l2_bytes() && TapRows::ring_fits(d);
+  d.row_major = d.n * d.h * d.wp * d.c * std::int64_t{sizeof(float)} > l2_bytes();
+  const bool ring = d.row_major && TapRows::ring_fits(d);
   // (a vector of slack: the small-group blocks read whole vectors of channels)
   PooledBuffer padded(ring ? 1 : d.n * d.h * d.wp * d.c + w.v);
   const float* src = x.as<const float>();
@@ -494,17 +488,15 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
   if (small != nullptr) {
     const std::int64_t blocks = (w.group + w.gv - 1) / w.gv, rows = d.n * d.oh;
     d.units = blocks;
-    d.tile = tile_units(blocks, image_bytes);
     // (a ring's range: two output rows at least, each of every unit)
     const std::int64_t grain = std::max(grain_for(d.ow * w.v * d.kh * d.kw * mg), ring ? 2 * blocks : 1);
     parallel_for(blocks * rows, grain, [&](std::int64_t b, std::int64_t e) { run(small, b, e); });
     return;
   }
   const GroupedFn fn = w.v == 16 ? grouped16_fn : grouped8_fn;
-  // Tasks of (chunk of blocks, output row) (`task_at`): a tile's chunks share the input rows.
+  // Tasks of (chunk of blocks, output row) (`task_at`).
   const std::int64_t chunks = w.group * chunks_per_group(d.blocks), rows = d.n * d.oh;
   d.units = chunks;
-  d.tile = tile_units(chunks, image_bytes);
   const std::int64_t grain = std::max(grain_for(d.ow * 3 * w.v * d.kh * d.kw * d.cg), ring ? 2 * chunks : 1);
   parallel_for(chunks * rows, grain, [&](std::int64_t b, std::int64_t e) { run(fn, b, e); });
 }

@@ -154,6 +154,7 @@ set(ge_kernel_sources
   kernels/cpu/data_movement.cpp
   kernels/cpu/depthwise.cpp
   kernels/cpu/depthwise_nhwc.cpp
+  kernels/cpu/depthwise_ring.cpp
   kernels/cpu/detection.cpp
   kernels/cpu/einsum.cpp
   kernels/cpu/elementwise.cpp

@@ -1,6 +1,8 @@
 // ge::Tensor and ge::Attribute.
 #include <doctest/doctest.h>
 
+#include <cstdint>
+
 #include "ge/tensor/attribute.hpp"
 #include "ge/tensor/tensor.hpp"
 #include "ops/infer_helpers.hpp"
@@ -32,6 +34,19 @@ TEST_CASE("tensors: from values, full, random, reading back") {
   CHECK_FALSE(r1 == r3);
   for (double v : r1.to_doubles()) CHECK((v >= -1 && v < 1));
   for (std::int64_t v : ge::Tensor::random(DataType::i32, {50}, 1, 0, 10).to_int64s()) CHECK((v >= 0 && v < 10));
+}
+
+TEST_CASE("tensors: full and random start on a 64-byte boundary") {
+  // (A 64-byte vector load of a tensor that starts mid-line spans two cache lines.)
+  for (const std::int64_t n : {1, 17, 4096, 300000}) {
+    CAPTURE(n);
+    const auto f = ge::Tensor::full(DataType::f32, {n}, 1.5);
+    const auto r = ge::Tensor::random(DataType::u8, {n}, 3, 0, 255);
+    CHECK(reinterpret_cast<std::uintptr_t>(f.bytes().data()) % 64 == 0);
+    CHECK(reinterpret_cast<std::uintptr_t>(r.bytes().data()) % 64 == 0);
+    CHECK(f.to_doubles().back() == 1.5);
+    CHECK(f.bytes().size() == static_cast<std::size_t>(n) * 4);
+  }
 }
 
 TEST_CASE("tensors: bad construction and reads throw") {

@@ -134,21 +134,21 @@ enum class FloatTest : std::uint8_t { nan, inf };
 /// `Errc::bad_op_inputs`, `Errc::unsupported`.
 void float_test(FloatTest test, bool negative, bool positive, const TensorView& x, const TensorView& y);
 
-/// e^r for |r| <= ln 2 / 2 by its Taylor series to r^7 (error below 2e-9), for a float or
+/// e^r for |r| <= ln 2 / 2: 1 + r q(r), q of degree 4 fitted for the least largest relative
+/// error on that interval (9e-8; within 1.7e-7 of e^x after float rounding, over the
+/// whole range): two FMAs fewer than the Taylor series to r^7 it replaced, for a float or
 /// a vector of floats: the one polynomial of `exp_approx` and of vmath's vector e^x.
 template <class T>
-inline __attribute__((always_inline)) T exp_taylor7(T r) noexcept {
-  T p = T{} + 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
+inline __attribute__((always_inline)) T exp_poly5(T r) noexcept {
+  T p = T{} + 0.008290315046906471f;
+  p = p * r + 0.04189793020486832f;
+  p = p * r + 0.1666763573884964f;
+  p = p * r + 0.4999915063381195f;
+  p = p * r + 0.9999997019767761f;
   return p * r + 1.0f;
 }
 
-/// e^x for one float, within about 2 ulp, in branch-free code that vectorises; used by
+/// e^x for one float, within 1.7e-7 relative, in branch-free code that vectorises; used by
 /// the softmax and activation kernels. NaN stays NaN, x > 88.72 gives inf, x < -86.6 gives
 /// 0 (flushing results below 2^-125).
 inline float exp_approx(float x) noexcept {
@@ -162,7 +162,7 @@ inline float exp_approx(float x) noexcept {
   const std::uint32_t k = std::bit_cast<std::uint32_t>(kf) - std::bit_cast<std::uint32_t>(kMagic);
   const float kr = kf - kMagic;
   const float r = (xc - kr * kLn2Hi) - kr * kLn2Lo;  // |r| <= ln2 / 2
-  const float p = exp_taylor7(r);
+  const float p = exp_poly5(r);
   // 2^k as 2^(k-1) * 2 so that k = 128 stays finite.
   const float scale = std::bit_cast<float>((k + 126u) << 23);
   float e = p * scale * 2.0f;

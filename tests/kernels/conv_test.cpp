@@ -567,7 +567,29 @@ TEST_CASE("Winograd 3x3 on NHWC images: partial tiles, pads, both schedules, epi
       {1, 16, 8, 11, 32, 3, pads(1, 0, 2, 1, {A::clip, 0.0f, 1.0f}), false, true},  // asymmetric pads
       {3, 16, 28, 28, 16, 3, pads(1, 1, 1, 1), true, true},            // blocks: 588 tiles, a partial last
   };
+  // Dilated: the tiles of each residue class of pixels (a ResNet's output-stride-8 layers:
+  // dilation 2 and 4, pads equal to it); classes of unequal size (13 rows by dilation 2 or
+  // 4), pads that are not a multiple of the dilation, and dilations unequal across axes.
+  const auto dilated = [](std::int64_t dh, std::int64_t dw, std::int64_t pt, std::int64_t pl, std::int64_t pb,
+                          std::int64_t pr, cpu::PostOp post = {}) {
+    return cpu::Conv2dParams{.pad_top = pt, .pad_left = pl, .pad_bottom = pb, .pad_right = pr, .dilation_h = dh,
+                             .dilation_w = dw, .post = post};
+  };
+  const std::vector<DenseNhwcCase> dilated_cases = {
+      {1, 32, 28, 28, 32, 3, dilated(2, 2, 2, 2, 2, 2, {A::relu}), true, true},
+      {2, 16, 28, 28, 32, 3, dilated(4, 4, 4, 4, 4, 4), true, false},
+      {1, 16, 13, 13, 16, 3, dilated(2, 2, 2, 2, 2, 2), false, true},
+      {1, 16, 13, 17, 16, 3, dilated(4, 4, 4, 4, 4, 4, {A::clip, 0.0f, 1.0f}), true, true},
+      {1, 16, 12, 15, 16, 3, dilated(3, 2, 1, 3, 2, 0), true, false},
+      {1, 16, 40, 40, 16, 3, dilated(2, 2, 2, 2, 2, 2), true, true},  // blocks of tiles per task
+  };
   check_nhwc_dense(cases, 6100, 1e-3f,
+                   [](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,
+                      const ge::TensorView* b, const ge::TensorView& y, const ge::TensorView* z) {
+                     cpu::conv_winograd_nhwc(p, x, cpu::pack_winograd_nhwc(w), b, y, z);
+                   });
+  CHECK(cpu::winograd_nhwc_fits(16, 16, 3, 3, dilated(2, 2, 2, 2, 2, 2)));
+  check_nhwc_dense(dilated_cases, 6200, 1e-3f,
                    [](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,
                       const ge::TensorView* b, const ge::TensorView& y, const ge::TensorView* z) {
                      cpu::conv_winograd_nhwc(p, x, cpu::pack_winograd_nhwc(w), b, y, z);

@@ -247,9 +247,22 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
     // every shape measured (Sapphire Rapids, 2 threads, batch 1, us: DenseNet's 128 -> 32
     // at 56x56 968 -> 555, 14x14 69 -> 41, 7x7 24 -> 16; 16 -> 16 at 56x56 118 -> 66;
     // 16 -> 32 at 112x112 641 -> 352; 48 -> 48 at 28x28 145 -> 86).
-    const std::int64_t pixels = output_pixels(r);
-    return cpu::winograd_nhwc_fits(w[1].value(), w[0].value(), w[2].value(), w[3].value(), params_of(a)) &&
-           w[0].value() >= 16 && w[1].value() >= 16 && (pixels < 0 || pixels >= 49);
+    // A dilated conv runs as undilated ones over the residue classes of its pixels
+    // (conv_nhwc.cpp's `Wino`), where each class has 4 rows and columns or more: layer 4 of
+    // a ResNet with output stride 8 (dilations 2 and 4 at 28x28, 512 channels) took 18 ms a
+    // conv as the GEMM over patches. Smaller classes (an ASPP's dilation 12 on 28x28) are
+    // mostly padding: `taps`.
+    const cpu::Conv2dParams wp = params_of(a);
+    const Shape& x = c.shape(0);
+    if ((wp.dilation_h > 1 || wp.dilation_w > 1) &&
+        (!x[1].is_static() || !x[2].is_static() || x[1].value() < 4 * wp.dilation_h || x[2].value() < 4 * wp.dilation_w))
+      return false;
+    // (NHWC: the output's pixels are dims 1 and 2.)
+    const Shape* y = r.outputs.empty() ? nullptr : &r.outputs[0].shape;
+    const bool small = y != nullptr && y->rank_known() && y->rank() == 4 && (*y)[1].is_bounded() && (*y)[2].is_bounded() &&
+                       (*y)[1].hi() * (*y)[2].hi() < 49;
+    return cpu::winograd_nhwc_fits(w[1].value(), w[0].value(), w[2].value(), w[3].value(), wp) && w[0].value() >= 16 &&
+           w[1].value() >= 16 && !small;
   }
   if (kind == NhwcKind::depthwise) {
     const Dim& ch = c.shape(0)[3];

@@ -217,8 +217,8 @@ struct PackedWinogradNhwc {
 };
 
 /// Whether `conv_winograd_nhwc` runs a 3x3 conv with `p` from `c` to `m` channels here:
-/// stride 1, no dilation, one group, on AVX-512 (AVX2) with both channel counts
-/// multiples of 16 (8).
+/// stride 1 (any dilation: the tiles of each residue class of pixels), one group, on
+/// AVX-512 (AVX2) with both channel counts multiples of 16 (8).
 [[nodiscard]] bool winograd_nhwc_fits(std::int64_t c, std::int64_t m, std::int64_t kh, std::int64_t kw,
                                       const Conv2dParams& p);
 

@@ -85,6 +85,11 @@ void gather(const Gather& g, std::int64_t r0, std::int64_t count, float* dst) {
 // ---------------------------------------------------------------------------------------
 // Winograd.
 
+// A dilated conv (dilation dy, dx) is dy * dx undilated ones, each over the pixels of one
+// residue class (oy % dy, ox % dx) of the output and the same class of the input: its
+// tiles are 2x2 outputs dy (dx) apart that read 4x4 inputs dy (dx) apart. Per image the
+// tiles run by class [ry][rx], then [ty][tx] within it; `tiles_y` (`tiles_x`) covers the
+// largest class, whose tiles past the output a smaller class skips.
 struct Wino {
   const Conv2dParams* p;
   const float* x;
@@ -94,26 +99,41 @@ struct Wino {
   std::int64_t n, h, w, c, m, oh, ow, tiles_y, tiles_x;
 };
 
+// Tile t's image and first output row and column.
+struct TileAt {
+  std::int64_t img, oy, ox;
+};
+
+inline __attribute__((always_inline)) TileAt tile_at(const Wino& k, std::int64_t t) {
+  const std::int64_t dy = k.p->dilation_h, dx = k.p->dilation_w;
+  const std::int64_t per_class = k.tiles_y * k.tiles_x;
+  const std::int64_t per_image = dy * dx * per_class;
+  const std::int64_t img = t / per_image, in_image = t % per_image;
+  const std::int64_t cls = in_image / per_class, in_class = in_image % per_class;
+  return {img, cls / dx + 2 * dy * (in_class / k.tiles_x), cls % dx + 2 * dx * (in_class % k.tiles_x)};
+}
+
 // V of tiles [t0, t0 + count): element xi of tile t at v + xi * xi_stride + (t - t0) * c.
 template <int V>
 inline __attribute__((always_inline)) void inputs(const Wino& k, std::int64_t t0, std::int64_t count, float* v,
                                                   std::int64_t xi_stride) {
   using vf = VecOf<V>;
-  const std::int64_t per_image = k.tiles_y * k.tiles_x;
+  const std::int64_t dy = k.p->dilation_h, dx = k.p->dilation_w;
   for (std::int64_t t = t0; t < t0 + count; ++t) {
-    const std::int64_t img = t / per_image, ty = t % per_image / k.tiles_x, tx = t % k.tiles_x;
-    const std::int64_t y0 = 2 * ty - k.p->pad_top, x0 = 2 * tx - k.p->pad_left;
+    const TileAt at = tile_at(k, t);
+    const std::int64_t y0 = at.oy - k.p->pad_top, x0 = at.ox - k.p->pad_left;
     bool inside[4][4];
     for (int r = 0; r < 4; ++r)
-      for (int q = 0; q < 4; ++q) inside[r][q] = y0 + r >= 0 && y0 + r < k.h && x0 + q >= 0 && x0 + q < k.w;
-    const float* base = k.x + ((img * k.h + y0) * k.w + x0) * k.c;
+      for (int q = 0; q < 4; ++q)
+        inside[r][q] = y0 + r * dy >= 0 && y0 + r * dy < k.h && x0 + q * dx >= 0 && x0 + q * dx < k.w;
+    const float* base = k.x + ((at.img * k.h + y0) * k.w + x0) * k.c;
     float* dst = v + (t - t0) * k.c;
     for (std::int64_t ch = 0; ch < k.c; ch += V) {
       vf d[4][4];
       for (int r = 0; r < 4; ++r)
         for (int q = 0; q < 4; ++q) {
           d[r][q] = vf{} + 0.0f;
-          if (inside[r][q]) std::memcpy(&d[r][q], base + (r * k.w + q) * k.c + ch, sizeof(vf));
+          if (inside[r][q]) std::memcpy(&d[r][q], base + (r * dy * k.w + q * dx) * k.c + ch, sizeof(vf));
         }
       vf tv[4][4];
       input_transform(d, tv);
@@ -127,10 +147,11 @@ template <int V>
 inline __attribute__((always_inline)) void outputs(const Wino& k, std::int64_t t0, std::int64_t count, const float* mb,
                                                    std::int64_t xi_stride) {
   using vf = VecOf<V>;
-  const std::int64_t per_image = k.tiles_y * k.tiles_x;
+  const std::int64_t dy = k.p->dilation_h, dx = k.p->dilation_w;
   for (std::int64_t t = t0; t < t0 + count; ++t) {
-    const std::int64_t img = t / per_image, ty = t % per_image / k.tiles_x, tx = t % k.tiles_x;
-    const std::int64_t rows = std::min<std::int64_t>(2, k.oh - 2 * ty), cols = std::min<std::int64_t>(2, k.ow - 2 * tx);
+    const TileAt at = tile_at(k, t);
+    const std::int64_t rows = (at.oy < k.oh) + (at.oy + dy < k.oh), cols = (at.ox < k.ow) + (at.ox + dx < k.ow);
+    if (rows == 0 || cols == 0) continue;  // (a tile past a smaller residue class's outputs)
     const float* src = mb + (t - t0) * k.m;
     for (std::int64_t co = 0; co < k.m; co += V) {
       vf mm[4][4];
@@ -141,15 +162,15 @@ inline __attribute__((always_inline)) void outputs(const Wino& k, std::int64_t t
       if (k.bias != nullptr) std::memcpy(&b, k.bias + co, sizeof(vf));
       for (std::int64_t r = 0; r < rows; ++r)
         for (std::int64_t q = 0; q < cols; ++q) {
-          const std::int64_t at = ((img * k.oh + 2 * ty + r) * k.ow + 2 * tx + q) * k.m + co;
+          const std::int64_t pos = ((at.img * k.oh + at.oy + r * dy) * k.ow + at.ox + q * dx) * k.m + co;
           vf o = out[r][q] + b;
           if (k.residual != nullptr) {
             vf z;
-            std::memcpy(&z, k.residual + at, sizeof(vf));
+            std::memcpy(&z, k.residual + pos, sizeof(vf));
             o += z;
           }
           o = apply_post_v(o, k.p->post);
-          std::memcpy(k.y + at, &o, sizeof(vf));
+          std::memcpy(k.y + pos, &o, sizeof(vf));
         }
     }
   }
@@ -195,7 +216,7 @@ const WinoFns wino_fns = pick_winograd();
 // whole batch step by step.
 void winograd_run(const Wino& k, const PackedWinogradNhwc& w) {
   const WinoFns f = wino_fns;
-  const std::int64_t tiles = k.n * k.tiles_y * k.tiles_x;
+  const std::int64_t tiles = k.n * k.p->dilation_h * k.p->dilation_w * k.tiles_y * k.tiles_x;
   const std::int64_t per_xi = packed_b_size(k.c, k.m);
   // V and M of a block: 16 x block x (c + m) floats, about 768 KiB at most.
   const std::int64_t target = std::clamp<std::int64_t>(12288 / (k.c + k.m) / 12 * 12, 12, 96);
@@ -317,7 +338,10 @@ void conv_gemm_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConv
 
 bool winograd_nhwc_fits(std::int64_t c, std::int64_t m, std::int64_t kh, std::int64_t kw, const Conv2dParams& p) {
   const std::int64_t lanes = wino_fns.lanes;
-  return lanes > 0 && winograd_fits(kh, kw, p) && c % lanes == 0 && m % lanes == 0 && c > 0 && m > 0;
+  Conv2dParams undilated = p;  // (a dilated conv runs as undilated ones over residue classes: `Wino`)
+  undilated.dilation_h = undilated.dilation_w = 1;
+  return lanes > 0 && p.dilation_h >= 1 && p.dilation_w >= 1 && winograd_fits(kh, kw, undilated) && c % lanes == 0 &&
+         m % lanes == 0 && c > 0 && m > 0;
 }
 
 PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w) {
@@ -343,13 +367,16 @@ void conv_winograd_nhwc(const Conv2dParams& p, const TensorView& x, const Packed
          "NHWC X " + bracketed(x.dims) + ": the weights have " + std::to_string(w.c) + " input channels");
   if (!winograd_nhwc_fits(w.c, w.m, 3, 3, p))
     fail(Errc::unsupported, kOp,
-         "Winograd on NHWC needs a 3x3 conv with stride 1, no dilation, one group and channel counts that are "
+         "Winograd on NHWC needs a 3x3 conv with stride 1, one group and channel counts that are "
          "multiples of the vector width on an AVX2 or AVX-512 CPU");
   const NhwcIo io = check_nhwc(p, x, 3, 3, w.m, bias, y, residual);
   if (y.elements() == 0) return;
+  // Tiles per residue class: the largest class has ceil(oh / dilation) rows.
+  const std::int64_t class_h = (io.oh + p.dilation_h - 1) / p.dilation_h;
+  const std::int64_t class_w = (io.ow + p.dilation_w - 1) / p.dilation_w;
   const Wino k{&p,         x.as<const float>(), io.bias,  io.residual, y.as<float>(),      x.dims[0],
                x.dims[1],  x.dims[2],           w.c,      w.m,         io.oh,              io.ow,
-               (io.oh + 1) / 2, (io.ow + 1) / 2};
+               (class_h + 1) / 2, (class_w + 1) / 2};
   winograd_run(k, w);
 }
 

@@ -267,6 +267,39 @@ TEST_CASE("matmul with pre-packed B: every count of last rows (1 to 5 past the t
       }
 }
 
+TEST_CASE("gemm_rowmajor_a: rows 4 KiB apart (packed first), edges, epilogue, one and two threads") {
+  // 1024- and 2048-float rows (a 1x1 conv over 1024 or 2048 channels), K below the row
+  // stride too (A a slice of wider rows), M with last rows past the tiles.
+  std::uint32_t seed = 900;
+  for (const auto [m, n, k, lda] : {std::array<std::int64_t, 4>{29, 80, 1024, 1024},
+                                    std::array<std::int64_t, 4>{49, 48, 300, 2048},
+                                    std::array<std::int64_t, 4>{13, 33, 257, 1024}}) {
+    auto a = random_f32({m, lda}, ++seed);
+    auto b = random_f32({k, n}, ++seed);
+    auto bias = random_f32({n}, ++seed);
+    auto res = random_f32({m, n}, ++seed);
+    const auto packed = cpu::pack_matmul_b(b.view());
+    auto want = ref_gemm(m, n, k, 1.0f, a.v.data(), lda, false, b.v.data(), n, false);
+    for (std::size_t i = 0; i < want.size(); ++i)
+      want[i] = std::max(0.0f, want[i] + bias.v[i % static_cast<std::size_t>(n)] + res.v[i]);
+    for (const int threads : {1, 2}) {
+      CAPTURE(m);
+      CAPTURE(threads);
+      Buf<float> y({m, n});
+      cpu::GemmEpilogue ep;
+      ep.bias_n = bias.v.data();
+      ep.residual = res.v.data();
+      ep.ld_residual = n;
+      ep.post = {cpu::Activation::relu};
+      tbb::task_arena arena(threads);
+      arena.execute([&] {
+        cpu::gemm_rowmajor_a(m, n, k, a.v.data(), lda, packed.panels.data(), y.v.data(), n, ep, true);
+      });
+      check_close(y.v, want);
+    }
+  }
+}
+
 TEST_CASE("matmul with pre-packed B: a classifier at batch 1 and 3 (columns over two threads), every activation kind") {
   using A = cpu::Activation;
   std::uint32_t seed = 300;

@@ -16,7 +16,14 @@ void pack_a(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda, bo
       float* d = dst + p * k * kGemmMR;
       const std::int64_t i0 = p * kGemmMR;
       const std::int64_t rows = std::min(kGemmMR, m - i0);
-      if (!trans) {
+      if (!trans && rows == kGemmMR) {
+        // Whole panels column by column: six reads, six adjacent writes (row by row, each
+        // write was 24 bytes past the last: 2.5x slower).
+        const float* src = a + i0 * lda;
+        for (std::int64_t q = 0; q < k; ++q)
+#pragma GCC unroll 6
+          for (std::int64_t r = 0; r < kGemmMR; ++r) d[q * kGemmMR + r] = alpha * src[r * lda + q];
+      } else if (!trans) {
         for (std::int64_t r = 0; r < kGemmMR; ++r) {
           if (r < rows) {
             const float* src = a + (i0 + r) * lda;

@@ -140,7 +140,8 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* pa
                  float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel = true);
 
 /// The same product with A not packed: row-major, row stride `lda` (`a[i*lda + p]`),
-/// read in place by the micro-kernel (edge tiles pack their small slice of A).
+/// read in place by the micro-kernel (edge tiles pack their small slice of A; rows a
+/// multiple of 4 KiB apart are packed first).
 void gemm_rowmajor_a(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                      const float* packed_b, float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel = true);
 

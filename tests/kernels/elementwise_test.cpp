@@ -58,6 +58,11 @@ TEST_CASE("binary f32 with broadcasting matches the reference") {
       {{1}, {5, 7}, {5, 7}},               {{}, {3, 33}, {3, 33}},            {{4, 1, 5}, {1, 6, 1}, {4, 6, 5}},
       {{2, 1, 3, 1}, {5, 1, 7}, {2, 5, 3, 7}}, {{40000}, {40000}, {40000}},   {{3, 0}, {1}, {3, 0}},
       {{257, 1}, {1, 130}, {257, 130}},
+      // One operand a row repeated along the dim before (an SE gate over a channels-last
+      // image): runs of rows against the row repeated, per batch, either side, rows and
+      // runs that do not divide (42 rows a run of 1024: 113 rows; 200 channels: 5 a run).
+      {{2, 9, 7, 32}, {2, 1, 1, 32}, {2, 9, 7, 32}},  {{1, 1, 24}, {3, 113, 24}, {3, 113, 24}},
+      {{9, 200}, {200}, {9, 200}},  {{4, 6, 5}, {4, 1, 5}, {4, 6, 5}},  {{2, 3, 70, 16}, {3, 1, 16}, {2, 3, 70, 16}},
   };
   std::uint32_t seed = 1;
   for (const auto& s : shapes) {

@@ -121,6 +121,51 @@ bool small_case(const TensorView& a, const TensorView& b, const TensorView& y) n
   return sa >= 0 && sb >= 0 && (sa == 1 || sb == 1 || y.elements() == 1);
 }
 
+// One operand a row of n values repeated along the dim before (a per-channel operand of a
+// channels-last image: a squeeze-and-excitation gate [N, 1, 1, C] times [N, H, W, C]), the
+// other and Y contiguous there: runs of rows against that row repeated into a buffer of up
+// to kRunFloats, one loop per run (row by row, the walk cost more than a 32-channel row:
+// EfficientNet's 112x112x32 gate 2.4x ORT's time). False where the pattern does not hold.
+constexpr std::int64_t kRunFloats = 1024;
+
+template <class TA, class TY, class F>
+bool repeated_rows(const Collapsed& c, const TA* pa, const TA* pb, TY* py, F f) {
+  const std::size_t r = c.dims.size();
+  if (r < 2) return false;
+  const std::int64_t n = c.dims[r - 1], rows = c.dims[r - 2];
+  if (n > kRunFloats / 4 || rows < 4) return false;
+  const SmallDims &sa = c.strides[1], &sb = c.strides[2];
+  const bool b_repeats = sa[r - 1] == 1 && sa[r - 2] == n && sb[r - 1] == 1 && sb[r - 2] == 0;
+  const bool a_repeats = sb[r - 1] == 1 && sb[r - 2] == n && sa[r - 1] == 1 && sa[r - 2] == 0;
+  if (!b_repeats && !a_repeats) return false;
+  Collapsed outer = c;  // the dims before the repeated row's
+  outer.dims.pop_back();
+  for (std::size_t k = 0; k < outer.operands; ++k) outer.strides[k].pop_back();
+  const std::int64_t per_run = kRunFloats / n;  // rows a run takes
+  const std::int64_t runs_per_outer = (rows + per_run - 1) / per_run;
+  parallel_for(row_count(outer) * runs_per_outer, grain_for(per_run * n + 64), [&](std::int64_t tb, std::int64_t te) {
+    TA rep[kRunFloats];
+    const TA* last = nullptr;  // the row `rep` repeats
+    for (std::int64_t t = tb; t < te; ++t) {
+      const std::int64_t o = t / runs_per_outer, i0 = t % runs_per_outer * per_run;
+      const std::int64_t count = std::min(per_run, rows - i0);
+      for_rows(outer, o, o + 1, [&](const std::int64_t* off, std::int64_t) {
+        const TA* row = b_repeats ? pb + off[2] : pa + off[1];
+        if (row != last) {
+          for (std::int64_t j = 0; j < per_run; ++j) std::copy(row, row + n, rep + j * n);
+          last = row;
+        }
+        const std::int64_t at = i0 * n;
+        if (b_repeats)
+          binary_run<TA, TY>(py + off[0] + at, pa + off[1] + at, rep, count * n, 1, 1, f);
+        else
+          binary_run<TA, TY>(py + off[0] + at, rep, pb + off[2] + at, count * n, 1, 1, f);
+      });
+    }
+  });
+  return true;
+}
+
 template <class TA, class TY, class F>
 void binary_typed(const TensorView& a, const TensorView& b, const TensorView& y, F f) {
   if (small_case(a, b, y)) {
@@ -134,6 +179,7 @@ void binary_typed(const TensorView& a, const TensorView& b, const TensorView& y,
   const TA* pa = a.as<const TA>();
   const TA* pb = b.as<const TA>();
   TY* py = y.as<TY>();
+  if (repeated_rows<TA, TY>(c, pa, pb, py, f)) return;
   broadcast_loop(c, [&](const std::int64_t* off, std::int64_t lo, std::int64_t len) {
     binary_run<TA, TY>(py + off[0] + lo, pa + off[1] + lo * sa, pb + off[2] + lo * sb, len, sa, sb, f);
   });

@@ -1,6 +1,7 @@
 // GatherElements and ScatterElements: positions along the axis, negative indices,
 // reductions, and the errors.
 #include <doctest/doctest.h>
+#include <tbb/task_arena.h>
 
 #include "kernel_test.hpp"
 #include "kernels/cpu/indexing.hpp"
@@ -34,6 +35,32 @@ TEST_CASE("gather_elements along either axis, negative indices, smaller indices"
   Buf<float> flat({2}, {0, 1});
   expect_error([&] { cpu::gather_elements(0, flat.view(), i1.view(), y.view()); }, Errc::bad_op_inputs, kernels_tag,
                "rank");
+}
+
+TEST_CASE("gather_elements over the thread pool: a k-NN gather's shape, a bad index found by any task") {
+  // Indices [2, 8, 5000] into data [2, 8, 300] along the last axis: 80000 copies in tasks
+  // of 16384; the indices are checked as they are copied, and a bad one anywhere is the
+  // error naming it.
+  const std::int64_t dim = 300, k = 5000;
+  auto x = ge::test::random_f32({2, 8, dim}, 11);
+  Buf<std::int64_t> idx({2, 8, k});
+  for (std::int64_t t = 0; t < idx.size(); ++t) idx.v[static_cast<std::size_t>(t)] = (t * 7919) % (2 * dim) - dim;
+  Buf<float> y({2, 8, k});
+  tbb::task_arena arena(2);
+  arena.execute([&] { cpu::gather_elements(2, x.view(), idx.view(), y.view()); });
+  for (std::int64_t t = 0; t < idx.size(); ++t) {
+    const std::int64_t row = t / k, v = idx[t];
+    REQUIRE(y[t] == x[row * dim + (v < 0 ? v + dim : v)]);
+  }
+  for (const std::int64_t at : {std::int64_t{0}, std::int64_t{50001}, idx.size() - 1}) {
+    Buf<std::int64_t> bad = idx;
+    bad.v[static_cast<std::size_t>(at)] = dim;
+    CAPTURE(at);
+    arena.execute([&] {
+      expect_error([&] { cpu::gather_elements(2, x.view(), bad.view(), y.view()); }, Errc::index_out_of_range,
+                   kernels_tag, "index 300");
+    });
+  }
 }
 
 TEST_CASE("scatter_elements: replace, each reduction, duplicates") {

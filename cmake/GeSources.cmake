@@ -158,6 +158,7 @@ set(ge_kernel_sources
   kernels/cpu/detection.cpp
   kernels/cpu/einsum.cpp
   kernels/cpu/elementwise.cpp
+  kernels/cpu/elementwise_unary.cpp
   kernels/cpu/gemm.cpp
   kernels/cpu/gemm_block.cpp
   kernels/cpu/gemm_small_m.cpp

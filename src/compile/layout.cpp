@@ -126,6 +126,7 @@ enum class LayoutRule : std::uint8_t {
   pad,             // pads (constant ones) each axis: the pads permuted
   slice,           // slices (constant starts, ends, axes): the axes remapped
   shuffle,         // a channel shuffle (Reshape to groups, Transpose, Reshape back): in NHWC terms
+  resize,          // resizes H and W only (constant scales or sizes): the scales, sizes and roi permuted
 };
 
 LayoutRule layout_rule(std::string_view op) {
@@ -143,6 +144,7 @@ LayoutRule layout_rule(std::string_view op) {
     m.emplace("Concat", LayoutRule::concat);
     m.emplace("Pad", LayoutRule::pad);
     m.emplace("Slice", LayoutRule::slice);
+    m.emplace("Resize", LayoutRule::resize);
     return m;
   }();
   const auto it = rules.find(op);
@@ -302,6 +304,11 @@ Role role_of(const Work& w, const Work::Readers& readers, std::size_t i, bool de
       r.images = {0};
       r.makes_image = true;
       break;
+    case LayoutRule::resize:
+      if (!is_image(y) || !detail::layout_ops::resizes_image(w, n)) return r;
+      r.images = {0};
+      r.makes_image = true;
+      break;
     case LayoutRule::concat:
       if (!is_image(y)) return r;
       for (std::size_t k = 0; k < n.inputs.size(); ++k) {
@@ -405,9 +412,33 @@ std::vector<bool> chain_members(const Work& w, Chains& c, bool dense_chains) {
   return member;
 }
 
-// How many Transposes running `member` on NHWC takes: one per image a member reads from
+// What the Transposes of running `member` on NHWC cost: the elements they move, then how
+// many (an upsampling Resize at a chain's end would move its larger output back).
+struct TransposeCost {
+  std::int64_t elements = 0;
+  std::size_t count = 0;
+  friend bool operator<(const TransposeCost& a, const TransposeCost& b) {
+    return a.elements != b.elements ? a.elements < b.elements : a.count < b.count;
+  }
+};
+
+// A value's elements for the cost above: its static count, else its bound's, else 2^24;
+// none for an image of one pixel (its "Transpose" is a Reshape: `Rewriter::transpose`).
+std::int64_t elements_for_cost(const TensorDesc& d) {
+  if (!d.shape.rank_known()) return std::int64_t{1} << 24;
+  const auto one = [&](std::size_t k) { return d.shape[k].is_static() && d.shape[k].value() == 1; };
+  if (d.shape.rank() == 4 && one(2) && one(3)) return 0;
+  std::int64_t n = 1;
+  for (const Dim& x : d.shape.dims()) {
+    if (!x.is_bounded()) return std::int64_t{1} << 24;
+    n = std::min<std::int64_t>(n * std::max<std::int64_t>(x.hi(), 1), std::int64_t{1} << 40);
+  }
+  return n;
+}
+
+// The Transposes running `member` on NHWC takes: one per image a member reads from
 // outside (into NHWC), one per member's image read outside or given out (back to NCHW).
-std::size_t transposes_for(const Work& w, const Chains& c, const std::vector<bool>& member) {
+TransposeCost transposes_for(const Work& w, const Chains& c, const std::vector<bool>& member) {
   std::unordered_set<ValueId> twinned, in, out;
   for (std::size_t i = 0; i < member.size(); ++i)
     if (member[i] && c.role[i].makes_image) twinned.insert(image_out(w, c.role[i], i));
@@ -424,21 +455,26 @@ std::size_t transposes_for(const Work& w, const Chains& c, const std::vector<boo
   }
   for (const ValueId v : twinned)
     if (w.is_output(v)) out.insert(v);
-  return in.size() + out.size();
+  TransposeCost cost;
+  for (const auto* set : {&in, &out})
+    for (const ValueId v : *set) cost.elements += elements_for_cost(w.desc(v));
+  cost.count = in.size() + out.size();
+  return cost;
 }
 
-// The ops between the convs join a chain only where that saves Transposes or costs none:
+// The ops between the convs join a chain only where that saves Transposes (the elements
+// they move, then their count) or costs none:
 // a Concat of a chain's branch and an image from outside that an NCHW op reads next
 // (ShuffleNet's channel shuffle) runs NCHW. Greedy, until nothing changes.
 void prune_free_members(const Work& w, const Chains& c, std::vector<bool>& member) {
-  std::size_t best = transposes_for(w, c, member);
+  TransposeCost best = transposes_for(w, c, member);
   for (bool changed = true; changed;) {
     changed = false;
     for (auto it = w.order.rbegin(); it != w.order.rend(); ++it) {
       const std::size_t i = *it;
       if (!member[i] || c.role[i].kind != Kind::none) continue;
       member[i] = false;
-      const std::size_t without = transposes_for(w, c, member);
+      const TransposeCost without = transposes_for(w, c, member);
       if (without < best) {
         best = without;
         changed = true;
@@ -535,6 +571,9 @@ void rewrite_members(Work& w, PassStats& s, const Chains& c, const std::vector<b
         break;
       case LayoutRule::shuffle:
         detail::layout_ops::rewrite_shuffle(w, rw, {r.mid, r.tail, r.groups}, i, nhwc);
+        break;
+      case LayoutRule::resize:
+        detail::layout_ops::rewrite_resize(w, i, nhwc);
         break;
     }
   }

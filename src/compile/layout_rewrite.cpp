@@ -131,4 +131,49 @@ void rewrite_shuffle(Work& w, Rewriter& rw, const Shuffle& r, std::size_t i,
   tail.outputs[0] = nhwc.at(y);
 }
 
+// A Resize of an image that leaves N and C alone (LRASPP's and DeepLabV3's upsampling
+// between convs): constant scales or sizes (and roi, if any), no `axes` (opset 18) and no
+// antialias. The CPU kernel resizes channels-last images with vectors of channels.
+bool resizes_image(const Work& w, const WNode& n) {
+  // (An input of one pixel too: DeepLabV3's pooled features, spread to the image by a
+  // Resize, come into NHWC by a Reshape.)
+  const Shape& in = w.desc(n.inputs[0]).shape;
+  if (n.inputs.size() < 3 || !in.rank_known() || in.rank() != 4) return false;
+  if (attr_of(n, "axes")) return false;
+  if (const auto aa = attr_of(n, "antialias"); aa && aa->as_int() != 0) return false;
+  for (std::size_t k = 1; k < n.inputs.size(); ++k) {
+    if (n.inputs[k] == no_value) continue;
+    const Tensor* t = w.constant(n.inputs[k]);  // roi f32[8], scales f32[4], sizes i64[4], or empty
+    if (t == nullptr || k > 3 || t->dtype() != (k == 3 ? DataType::i64 : DataType::f32) ||
+        (t->element_count() != 0 && t->element_count() != (k == 1 ? 8 : 4)))
+      return false;
+  }
+  const Shape& x = w.desc(n.inputs[0]).shape;
+  const Shape& y = w.desc(n.outputs[0]).shape;
+  const auto same = [](const Dim& a, const Dim& b) { return a.is_static() && b.is_static() && a.value() == b.value(); };
+  return same(x[0], y[0]) && same(x[1], y[1]);
+}
+
+// A Resize member: its roi, scales and sizes (inputs 1 to 3, where given and not empty) as
+// NHWC wants them, [N, C, H, W] entries (roi: starts then ends) -> [N, H, W, C].
+void rewrite_resize(Work& w, std::size_t i, const NhwcTwins& nhwc) {
+  for (std::size_t k = 1; k < std::min<std::size_t>(4, w.nodes[i].inputs.size()); ++k) {
+    const ValueId v = w.nodes[i].inputs[k];
+    const Tensor* t = v == no_value ? nullptr : w.constant(v);
+    if (t == nullptr || t->element_count() == 0) continue;
+    const std::vector<double> a = t->to_doubles();
+    std::vector<double> b(a.size());
+    for (std::size_t h = 0; h < a.size(); h += 4) {
+      b[h] = a[h], b[h + 1] = a[h + 2], b[h + 2] = a[h + 3], b[h + 3] = a[h + 1];
+    }
+    std::vector<std::int64_t> dims = t->dims();
+    Tensor out = t->dtype() == DataType::i64
+                     ? Tensor::from<std::int64_t>(dims, std::vector<std::int64_t>(b.begin(), b.end()))
+                     : Tensor::from<float>(dims, std::vector<float>(b.begin(), b.end()));
+    const ValueId id = w.add_constant(w.values[v].name + ".nhwc", std::move(out));
+    w.nodes[i].inputs[k] = id;
+  }
+  w.nodes[i].outputs[0] = nhwc.at(w.nodes[i].outputs[0]);
+}
+
 }  // namespace ge::detail::layout_ops

@@ -40,8 +40,21 @@ struct Rewriter {
     return name;
   }
 
+  // `from` to `to` between NCHW and NHWC (`perm`); a Reshape where H and W are 1 (a pooled
+  // image: the same floats in the same order), which costs nothing.
   void transpose(ValueId from, ValueId to, std::vector<std::int64_t> perm, const std::string& name) {
-    w.nodes.push_back({node_name(name), "Transpose", {from}, {to}, Attributes{{"perm", std::move(perm)}}, true});
+    const Shape& x = w.desc(from).shape;
+    const bool to_nhwc = perm == std::vector<std::int64_t>{0, 2, 3, 1};
+    const auto one = [&](std::size_t d) { return x[d].is_static() && x[d].value() == 1; };
+    if (x.rank_known() && x.rank() == 4 && (to_nhwc ? one(2) && one(3) : one(1) && one(2))) {
+      // (0 copies N, -1 is C)
+      const ValueId shape = w.add_constant(name + ".shape",
+                                           Tensor::from<std::int64_t>({4}, to_nhwc ? std::vector<std::int64_t>{0, 1, 1, -1}
+                                                                                   : std::vector<std::int64_t>{0, -1, 1, 1}));
+      w.nodes.push_back({node_name(name), "Reshape", {from, shape}, {to}, Attributes{}, true});
+    } else {
+      w.nodes.push_back({node_name(name), "Transpose", {from}, {to}, Attributes{{"perm", std::move(perm)}}, true});
+    }
     ++s.nodes_added;
   }
 };
@@ -60,6 +73,11 @@ void rewrite_elementwise(Work& w, Rewriter& rw, const std::vector<std::size_t>& 
 void rewrite_spatial_reduce(Work& w, Rewriter& rw, std::size_t i);
 void rewrite_global_pool(Work& w, Rewriter& rw, std::size_t i);
 void rewrite_slice(Work& w, std::size_t i, const NhwcTwins& nhwc);
+
+// A Resize of an image (or of one pixel) that leaves N and C alone, by constants
+// (`resizes_image`), and its rewrite: the constants permuted to NHWC's axes.
+bool resizes_image(const Work& w, const WNode& n);
+void rewrite_resize(Work& w, std::size_t i, const NhwcTwins& nhwc);
 void rewrite_shuffle(Work& w, Rewriter& rw, const Shuffle& r, std::size_t i, const NhwcTwins& nhwc);
 
 }  // namespace ge::detail::layout_ops

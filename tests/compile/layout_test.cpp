@@ -541,6 +541,85 @@ TEST_CASE("layout_nhwc pass: a Pad between convs runs NHWC, its pads permuted") 
   }
 }
 
+TEST_CASE("layout_nhwc pass: a Resize of H and W between convs runs NHWC, its scales or sizes permuted (LRASPP)") {
+  // Linear (half_pixel, align_corners), cubic and nearest; by scales and by sizes; up and
+  // down; and a Resize that scales C, which stays NCHW between Transposes.
+  struct Case {
+    const char* mode;
+    const char* coord;
+    bool sizes;
+    std::vector<float> scales;
+    std::vector<std::int64_t> out;
+  };
+  const std::vector<Case> cases = {
+      {"linear", "half_pixel", false, {1, 1, 2, 2}, {2, 8, 12, 14}},
+      {"linear", "align_corners", true, {}, {2, 8, 9, 5}},
+      {"cubic", "half_pixel", false, {1, 1, 2, 2}, {2, 8, 12, 14}},
+      {"nearest", "asymmetric", true, {}, {2, 8, 11, 15}},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.mode);
+    CAPTURE(k.coord);
+    GraphBuilder gb;
+    const Value gx = gb.input("x", DataType::f32, "2,8,6,7");
+    const Value d = gx.conv2d(weights(gb, "dw", 8, 1, 3, 1), bias(gb, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+    const Value roi = gb.constant("roi", ge::Tensor::from<float>({0}, {}));
+    const Value scales = gb.constant("scales", ge::Tensor::from<float>({static_cast<std::int64_t>(k.scales.size())}, k.scales));
+    std::vector<Value> ins{d, roi, scales};
+    if (k.sizes) ins.push_back(gb.constant("sizes", ge::Tensor::from<std::int64_t>({4}, k.out)));
+    const Value r = gb.op("Resize", ins, {{"mode", std::string(k.mode)}, {"coordinate_transformation_mode", std::string(k.coord)}},
+                          "resize");
+    gb.output(r.conv2d(weights(gb, "dw2", 8, 1, 3, 3), bias(gb, "dw2", 8, 4), {.pad = 1, .group = 8, .name = "dw2"}));
+    const Graph g = gb.build();
+    const Graph o = ge::layout_nhwc(g);
+    CHECK(count(o, "Transpose") == 2);  // x in, the output back
+    const ge::Node& rs = node(o, "resize");
+    CHECK(o.value(rs.outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{2, k.out[2], k.out[3], 8}));
+    check_same(g, o, 1e-5);
+  }
+  GraphBuilder gb;
+  const Value gx = gb.input("x", DataType::f32, "1,8,6,6");
+  const Value d = gx.conv2d(weights(gb, "dw", 8, 1, 3, 1), bias(gb, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+  const Value r = gb.op("Resize", {d, gb.constant("roi", ge::Tensor::from<float>({0}, {})),
+                                   gb.constant("scales", ge::Tensor::from<float>({4}, {1, 2, 1, 1}))},
+                        {{"mode", std::string("nearest")}}, "resize");
+  gb.output(r.conv2d(weights(gb, "pw", 8, 16, 1, 3), bias(gb, "pw", 8, 4), {.name = "pw"}));
+  const Graph g = gb.build();
+  const Graph o = ge::layout_nhwc(g);
+  CHECK(o.value(node(o, "resize").outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{1, 16, 6, 6}));
+  check_same(g, o, 1e-5);
+}
+
+TEST_CASE("layout_nhwc pass: DeepLabV3's pooled branch spread by a Resize joins the chain; an upsampling at its end does not") {
+  // ASPP's pooling: GlobalAveragePool, a 1x1 conv on the one pixel, a Resize back to the
+  // image, concatenated with the image's branch; the one-pixel values cross by Reshapes.
+  // The head's last Resize (an 8x upsampling) stays NCHW: the Transpose before it moves
+  // 64 times fewer floats than one after it would.
+  GraphBuilder gb;
+  const Value gx = gb.input("x", DataType::f32, "2,16,8,8");
+  const Value d =
+      gx.conv2d(weights(gb, "c1", 16, 1, 3, 1), bias(gb, "c1", 16, 2), {.pad = 1, .group = 16, .name = "c1"}).relu();
+  const Value pooled = d.global_avg_pool("pool")
+                           .conv2d(weights(gb, "pc", 8, 16, 1, 3), bias(gb, "pc", 8, 4), {.name = "pc"})
+                           .relu();
+  const auto resize = [&](Value v, std::vector<std::int64_t> out, const std::string& name) {
+    return gb.op("Resize", {v, gb.constant(name + ".roi", ge::Tensor::from<float>({0}, {})),
+                            gb.constant(name + ".scales", ge::Tensor::from<float>({0}, {})),
+                            gb.constant(name + ".sizes", ge::Tensor::from<std::int64_t>({4}, out))},
+                 {{"mode", std::string("linear")}}, name);
+  };
+  const Value spread = resize(pooled, {2, 8, 8, 8}, "spread");
+  const Value cat = ge::concat({d, spread}, 1, "cat");
+  const Value head = cat.conv2d(weights(gb, "c2", 4, 24, 1, 5), bias(gb, "c2", 4, 6), {.name = "c2"});
+  gb.output(resize(head, {2, 4, 64, 64}, "up"));
+  const Graph g = gb.build();
+  const Graph o = ge::layout_nhwc(g);
+  CHECK(count(o, "Transpose") == 2);  // x in, the head's output back before "up"
+  CHECK(o.value(node(o, "spread").outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{2, 8, 8, 8}));
+  CHECK(o.value(node(o, "up").outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{2, 4, 64, 64}));
+  check_same(g, o, 1e-5);
+}
+
 TEST_CASE("layout_nhwc pass: a mean, max or sum over H and W ends a chain without a Transpose (MNASNet's head)") {
   struct Case {
     const char* what;

@@ -1,6 +1,7 @@
 // Resize: nearest as a copy through per-axis index maps (pad_resize.cpp's mapped_copy);
 // linear and cubic over the last two axes of f32 (an image resize) in f32, each output row
-// a weighted sum of input rows interpolated along W once per thread (`resize_planes`);
+// a weighted sum of input rows interpolated along W once per thread (`resize_planes`), or
+// over the two before the last (a channels-last image) by pixels (`resize_channels_last`);
 // other linear and cubic resizes as one pass per axis that changes (the interpolation is separable), each
 // output element a weighted sum of 2 or 4 taps of the previous pass, in double. ONNX's
 // rules: a coordinate that lands on an input index takes it whole (ratio 1 from the index
@@ -242,6 +243,53 @@ bool resize_planes(const ResizeParams& p, const std::vector<Axis>& axes, bool mo
   return true;
 }
 
+// Linear and cubic f32 over the two axes before the last, the last and the leading ones
+// unchanged (an image resize of NHWC: the layout pass's): each output pixel the weighted
+// sum of 2x2 (4x4) input pixels, along their channels. False when not of that form.
+bool resize_channels_last(const ResizeParams& p, const std::vector<Axis>& axes, bool moves, const TensorView& x,
+                          const TensorView& y) {
+  const std::size_t rank = x.rank();
+  if (rank < 3 || x.dtype != DataType::f32) return false;
+  const auto identity = [&](std::size_t i) { return axes[i].in == axes[i].out && axes[i].scale == 1.0 && !moves; };
+  for (std::size_t i = 0; i + 3 < rank; ++i)
+    if (!identity(i)) return false;
+  if (!identity(rank - 1)) return false;
+  const Axis& ah = axes[rank - 3];
+  const Axis& aw = axes[rank - 2];
+  if (ah.in == 0 || aw.in == 0) return false;
+  const AxisTaps th = axis_taps(p, ah, identity(rank - 3)), tw = axis_taps(p, aw, identity(rank - 2));
+  const std::int64_t c = x.dims[rank - 1], images = product(x.dims, 0, rank - 3);
+  const float* xs = x.as<const float>();
+  float* ys = y.as<float>();
+  const float fill = p.extrapolation;
+  parallel_for(images * ah.out, grain_for(aw.out * c * 4), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t q = b; q < e; ++q) {
+      const auto oh = static_cast<std::size_t>(q % ah.out);
+      float* out = ys + q * aw.out * c;
+      const float* image = xs + q / ah.out * ah.in * aw.in * c;
+      for (std::int64_t ow = 0; ow < aw.out; ++ow) {
+        float* o = out + ow * c;
+        const auto wo = static_cast<std::size_t>(ow);
+        if (th.outside[oh] != 0 || tw.outside[wo] != 0) {
+          std::fill(o, o + c, fill);
+          continue;
+        }
+        std::fill(o, o + c, 0.0f);
+        for (int kh = 0; kh < th.count[oh]; ++kh) {
+          const float* row = image + th.idx[4 * oh + static_cast<std::size_t>(kh)] * aw.in * c;
+          const float wh = th.w[4 * oh + static_cast<std::size_t>(kh)];
+          for (int kw = 0; kw < tw.count[wo]; ++kw) {
+            const float* px = row + tw.idx[4 * wo + static_cast<std::size_t>(kw)] * c;
+            const float wt = wh * tw.w[4 * wo + static_cast<std::size_t>(kw)];
+            for (std::int64_t j = 0; j < c; ++j) o[j] += wt * px[j];
+          }
+        }
+      }
+    }
+  });
+  return true;
+}
+
 }  // namespace
 
 void resize(const ResizeParams& p, const TensorView& x, const TensorView& y) {
@@ -282,7 +330,7 @@ void resize(const ResizeParams& p, const TensorView& x, const TensorView& y) {
   if (x.dtype != DataType::f32)
     fail(Errc::unsupported, op, "linear and cubic modes need 'f32'; X is " + type_text(x.dtype));
   const bool moves = p.coord == ResizeCoord::tf_crop_and_resize || p.coord == ResizeCoord::tf_half_pixel_for_nn;
-  if (resize_planes(p, axes, moves, x, y)) return;
+  if (resize_planes(p, axes, moves, x, y) || resize_channels_last(p, axes, moves, x, y)) return;
   std::vector<std::int64_t> dims(x.dims.begin(), x.dims.end());
   std::vector<double> cur(static_cast<std::size_t>(x.elements())), next;
   std::copy(x.as<const float>(), x.as<const float>() + x.elements(), cur.begin());

@@ -3,6 +3,10 @@
 // pairs where a model permutes its own tensors next to a chain it ran on NHWC images
 // (ConvNeXt's NCHW -> NHWC Permute right after a depthwise conv the pass made NHWC:
 // the pass's `.to_nchw` and the model's permute cancel).
+#include <optional>
+#include <utility>
+#include <vector>
+
 #include "compile/pass_work.hpp"
 
 namespace ge::detail {
@@ -27,9 +31,136 @@ bool is_permutation(const std::vector<std::int64_t>& p) {
   return true;
 }
 
+// Static dims of a value, or nullopt.
+std::optional<std::vector<std::int64_t>> static_dims(const Work& w, ValueId v) {
+  const Shape& x = w.desc(v).shape;
+  if (!x.rank_known()) return std::nullopt;
+  std::vector<std::int64_t> d;
+  for (const Dim& a : x.dims()) {
+    if (!a.is_static()) return std::nullopt;
+    d.push_back(a.value());
+  }
+  return d;
+}
+
+// How `fine` splits `coarse` when a Reshape only splits axes (or, read the other way,
+// only merges neighbours): per axis of `coarse`, the first axis of `fine` its group
+// starts at (and, last, fine's rank); nullopt when it is not such a Reshape. An axis of 1
+// takes one fine axis of 1.
+std::optional<std::vector<std::size_t>> split_groups(const std::vector<std::int64_t>& coarse,
+                                                     const std::vector<std::int64_t>& fine) {
+  std::vector<std::size_t> start;
+  std::size_t pos = 0;
+  for (const std::int64_t c : coarse) {
+    start.push_back(pos);
+    std::int64_t prod = 1;
+    do {
+      if (pos == fine.size() || fine[pos] < 1) return std::nullopt;
+      prod *= fine[pos++];
+    } while (prod < c);
+    if (prod != c) return std::nullopt;
+  }
+  if (pos != fine.size()) return std::nullopt;
+  start.push_back(pos);
+  return start;
+}
+
+// A Transpose next to a Reshape that only splits or merges axes, with another Transpose
+// on the Reshape's other side, moves to that side, where the two become one (the pair
+// below): MaxViT's window partition, `x.view(B, C, H/p, p, W/p, p).permute(...)`, after
+// the layout pass's Transpose back to NCHW reads the NHWC image in place, split as
+// [B, H/p, p, W/p, p, C]; its departition merges back into NHWC the same way.
+//   Transpose(P) -> split -> Transpose: split' (X's axes, each split as its image under P
+//   is) -> Transpose(Q), Q placing each group where P put its axis.
+//   Transpose -> merge -> Transpose(P): Transpose(Q) (the groups of the merged axes in P's
+//   order) -> merge' (to the output's dims).
+void push_through_reshapes(Work& w, PassStats& s) {
+  const Work::Readers readers = w.readers();
+  std::vector<std::size_t> producer(w.values.size(), SIZE_MAX);
+  for (std::size_t i = 0; i < w.nodes.size(); ++i)
+    if (w.nodes[i].alive)
+      for (const ValueId v : w.nodes[i].outputs) producer[v] = i;
+  const auto only_reader = [&](ValueId v) {
+    return readers.count[v] == 1 && !w.is_output(v) ? readers.node[v] : SIZE_MAX;
+  };
+  const auto is_transpose = [&](std::size_t i) {
+    return i != SIZE_MAX && w.nodes[i].alive && w.nodes[i].op == "Transpose" && w.nodes[i].inputs.size() == 1;
+  };
+  const auto reshape_to = [&](WNode& r, ValueId from, const std::vector<std::int64_t>& dims) {
+    r.inputs = {from, w.add_constant(r.name + ".split", Tensor::from<std::int64_t>({static_cast<std::int64_t>(dims.size())}, dims))};
+    r.attrs = Attributes{};
+  };
+  for (const std::size_t ri : w.order) {
+    WNode& r = w.nodes[ri];
+    if (!r.alive || r.op != "Reshape" || r.inputs.size() != 2 || r.outputs.size() != 1) continue;
+    const std::size_t before = producer[r.inputs[0]], after = only_reader(r.outputs[0]);
+    if (!is_transpose(before) || !is_transpose(after) || only_reader(r.inputs[0]) != ri) continue;
+    const auto in = static_dims(w, r.inputs[0]), out = static_dims(w, r.outputs[0]);
+    const auto x = static_dims(w, w.nodes[before].inputs[0]);
+    if (!in || !out || !x) continue;
+    WNode& t = w.nodes[before];
+    WNode& u = w.nodes[after];
+    const std::vector<std::int64_t> p = perm_of(t, in->size()), q_after = perm_of(u, out->size());
+    if (p.size() != in->size() || !is_permutation(p) || q_after.size() != out->size() || !is_permutation(q_after))
+      continue;
+    if (const auto g = split_groups(*in, *out)) {
+      // A split: Y = T(X, P) split into Z. X axis P[i] splits as Y axis i does.
+      std::vector<std::size_t> inv(p.size());
+      for (std::size_t i = 0; i < p.size(); ++i) inv[static_cast<std::size_t>(p[i])] = i;
+      std::vector<std::int64_t> dims;
+      std::vector<std::size_t> at(p.size());  // where X axis j's group starts in the new split
+      for (std::size_t j = 0; j < p.size(); ++j) {
+        at[j] = dims.size();
+        for (std::size_t e = (*g)[inv[j]]; e < (*g)[inv[j] + 1]; ++e) dims.push_back((*out)[e]);
+      }
+      std::vector<std::int64_t> q;
+      for (std::size_t i = 0; i < p.size(); ++i)
+        for (std::size_t e = 0; e < (*g)[i + 1] - (*g)[i]; ++e)
+          q.push_back(static_cast<std::int64_t>(at[static_cast<std::size_t>(p[i])] + e));
+      // The Reshape now splits X; the Transpose reads it and gives Z.
+      const ValueId z = r.outputs[0], y = t.outputs[0];
+      TensorDesc split = w.desc(z);
+      std::vector<Dim> sd(dims.begin(), dims.end());
+      split.shape = Shape(std::move(sd));
+      w.values[y].desc = split;  // (Y, read only here, now names the split of X)
+      reshape_to(r, t.inputs[0], dims);
+      r.outputs = {y};
+      t.inputs = {y};
+      t.outputs = {z};
+      t.attrs.insert_or_assign("perm", q);
+      std::swap(r, t);  // (keep the order: the Reshape first)
+      ++s.nodes_added, ++s.nodes_removed;
+    } else if (const auto m = split_groups(*out, *in)) {
+      // A merge: Y (from a Transpose) merged into Z, read by U = T(Z, Q): U's axis k is Z
+      // axis Q[k], the group of Y's axes (*m)[Q[k]].. in order.
+      std::vector<std::int64_t> perm;
+      std::vector<std::int64_t> dims;
+      for (const std::int64_t k : q_after) {
+        for (std::size_t e = (*m)[static_cast<std::size_t>(k)]; e < (*m)[static_cast<std::size_t>(k) + 1]; ++e)
+          perm.push_back(static_cast<std::int64_t>(e));
+        dims.push_back((*out)[static_cast<std::size_t>(k)]);
+      }
+      std::vector<std::int64_t> moved;
+      for (const std::int64_t e : perm) moved.push_back((*in)[static_cast<std::size_t>(e)]);
+      const ValueId yv = r.inputs[0], z = r.outputs[0], uout = u.outputs[0];
+      TensorDesc tmid = w.desc(yv);
+      tmid.shape = Shape(std::vector<Dim>(moved.begin(), moved.end()));
+      w.values[z].desc = tmid;  // (Z, read only by U, now names Y transposed)
+      u.inputs = {yv};
+      u.outputs = {z};
+      u.attrs.insert_or_assign("perm", perm);
+      reshape_to(r, z, dims);
+      r.outputs = {uout};
+      std::swap(r, u);  // (the Transpose first)
+      ++s.nodes_added, ++s.nodes_removed;
+    }
+  }
+}
+
 }  // namespace
 
 void fold_transposes(Work& w, PassStats& s) {
+  push_through_reshapes(w, s);
   std::vector<std::size_t> producer(w.values.size(), SIZE_MAX);
   for (std::size_t i = 0; i < w.nodes.size(); ++i)
     if (w.nodes[i].alive)
@@ -67,6 +198,12 @@ void fold_transposes(Work& w, PassStats& s) {
       ++s.nodes_removed;
       continue;
     }
+    // A layout pass's Transpose (`.to_nhwc`, `.to_nchw`) folded into the model's own one is
+    // the model's op now, named after it (`gec compile` counts layout Transposes by name).
+    const auto layout = [](const std::string& name) {
+      return name.find(".to_nhwc") != std::string::npos || name.find(".to_nchw") != std::string::npos;
+    };
+    if (layout(second.name) && !layout(first.name)) second.name = first.name + ".with_layout";
     second.inputs[0] = source;
     second.attrs.insert_or_assign("perm", both);
   }

@@ -64,3 +64,42 @@ TEST_CASE("fold_transposes keeps a graph output's name, and the first Transpose 
   CHECK(f.value(f.outputs()[0]).name == g.value(g.outputs()[0]).name);
   check_same(g, f, 0);
 }
+
+TEST_CASE("fold_transposes: a Transpose moves through a Reshape that splits or merges axes to meet another (MaxViT)") {
+  // A window partition after a Transpose back to NCHW: x NHWC [2, 6, 4, 5] -> NCHW ->
+  // split [2, 5, 3, 2, 2, 2] -> permute to windows; then the windows merged back and
+  // permuted to NHWC through a merge Reshape. Each side keeps one Transpose: the split
+  // now reads x in place, the merge writes the NHWC result.
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "2,6,4,5");
+  const Value nchw = transpose(b, x, {0, 3, 1, 2}, "x.to_nchw");
+  const auto shape = [&](const char* name, std::vector<std::int64_t> d) {
+    return b.constant(name, ge::Tensor::from<std::int64_t>({static_cast<std::int64_t>(d.size())}, d));
+  };
+  const Value split = b.op("Reshape", {nchw, shape("s1", {2, 5, 3, 2, 2, 2})}, {}, "split");
+  const Value windows = transpose(b, split, {0, 2, 4, 3, 5, 1}, "windows");  // [2, 3, 2, 2, 2, 5]
+  const Value act = windows.relu("act");
+  const Value back = transpose(b, act, {0, 5, 1, 3, 2, 4}, "back");  // [2, 5, 3, 2, 2, 2]
+  const Value merged = b.op("Reshape", {back, shape("s2", {2, 5, 6, 4})}, {}, "merge");
+  b.output(transpose(b, merged, {0, 2, 3, 1}, "y.to_nhwc").sigmoid("out"));
+  const Graph g = b.build();
+  CHECK(count(g, "Transpose") == 4);
+  const Graph f = ge::remove_dead_code(ge::fold_transposes(g));
+  CHECK(count(f, "Transpose") == 2);
+  CHECK(count(f, "Reshape") == 2);
+  // The split reads x itself; the layout Transposes folded into the model's own are named
+  // after those.
+  CHECK(node(f, "split").inputs[0] == f.inputs()[0].value);
+  for (const ge::Node& n : f.nodes()) CHECK(n.name.find(".to_n") == std::string::npos);
+  check_same(g, f, 0);
+  // A Reshape that mixes axes (neither a split nor a merge) stays between its Transposes.
+  GraphBuilder c;
+  const Value cx = c.input("x", DataType::f32, "2,6,4");
+  const Value ct = transpose(c, cx, {0, 2, 1}, "t");  // [2, 4, 6]
+  const Value cr = c.op("Reshape", {ct, c.constant("s", ge::Tensor::from<std::int64_t>({3}, {2, 6, 4}))}, {}, "mix");
+  c.output(transpose(c, cr, {0, 2, 1}, "u"));
+  const Graph cg = c.build();
+  const Graph cf = ge::remove_dead_code(ge::fold_transposes(cg));
+  CHECK(count(cf, "Transpose") == 2);
+  check_same(cg, cf, 0);
+}

@@ -226,9 +226,13 @@ TEST_CASE("FusedConv NHWC kernels by compile_op, weights constant or given per r
       // Winograd from 64 channels and 7x7 outputs, on AVX2 or AVX-512; else the GEMM.
       {ge::cpu::isa() == ge::cpu::Isa::baseline ? "nhwc_gemm" : "nhwc_winograd", {1, 64, 9, 9}, {64, 64, 3, 3},
        {{"pads", {1, 1, 1, 1}}}},
-      // Atrous: most taps in the padding (DeepLab's rate 12 over 14x14), by taps; rate 2 stays a GEMM.
+      // Atrous: most taps in the padding (DeepLab's rate 12 over 14x14), by taps; rate 2 by
+      // Winograd over the residue classes where each is 4 pixels or more (14x14: 7x7
+      // classes), else a GEMM (7x7: classes of 3 and 4).
       {"nhwc_taps", {1, 16, 14, 14}, {24, 16, 3, 3}, {{"pads", {12, 12, 12, 12}}, {"dilations", {12, 12}}}},
-      {"nhwc_gemm", {1, 16, 14, 14}, {24, 16, 3, 3}, {{"pads", {2, 2, 2, 2}}, {"dilations", {2, 2}}}},
+      {ge::cpu::isa() == ge::cpu::Isa::baseline ? "nhwc_gemm" : "nhwc_winograd", {1, 16, 14, 14}, {32, 16, 3, 3},
+       {{"pads", {2, 2, 2, 2}}, {"dilations", {2, 2}}}},
+      {"nhwc_gemm", {1, 16, 7, 7}, {24, 16, 3, 3}, {{"pads", {2, 2, 2, 2}}, {"dilations", {2, 2}}}},
       // Grouped (RegNetX-like: 4 groups of 8), and a depthwise conv of more than 49 taps.
       {"nhwc_grouped", {2, 32, 9, 9}, {32, 8, 3, 3}, {{"group", 4}, {"pads", {1, 1, 1, 1}}}},
       {"nhwc_grouped", {1, 16, 12, 12}, {16, 1, 9, 9}, {{"group", 16}, {"pads", {4, 4, 4, 4}}}},

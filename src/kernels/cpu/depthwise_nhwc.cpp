@@ -29,15 +29,8 @@ namespace {
 constexpr std::string_view kOp = "Conv";
 
 
-struct Nhwc {
-  const Conv2dParams* p;
-  std::int64_t n, h, w, c, oh, ow, kh, kw;
-  const float* x;
-  const float* taps;  // [kh * kw][c]
-  const float* bias;  // [c] or null
-  float* y;
-  const float* residual;  // like y, or null
-  std::int64_t ox_lo, ox_hi;  // pixels [ox_lo, ox_hi) read inside the row with every tap
+struct Nhwc : DepthwiseNhwcJob {
+  std::int64_t ox_lo = 0, ox_hi = 0;  // pixels [ox_lo, ox_hi) read inside the row with every tap
 };
 
 constexpr int kPixels = 8;  // pixels accumulated side by side
@@ -349,12 +342,11 @@ void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDept
          "NHWC X " + bracketed(x.dims) + ", group " + std::to_string(p.group) + ": the depthwise weights have " +
              std::to_string(w.c) + " channels; expected X's last dim and group equal to them");
   const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.c, bias, y, residual);
-  Nhwc d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, x.as<const float>(), w.taps.data(),
-         io.bias, y.as<float>(), io.residual, 0, 0};
+  Nhwc d{{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, x.as<const float>(), w.taps.data(),
+          io.bias, y.as<float>(), io.residual}};
   set_inner_pixels(d);
   if (y.elements() == 0) return;
-  if (depthwise_ring_nhwc({&p, d.n, d.h, d.w, d.c, d.oh, d.ow, d.kh, d.kw, d.x, d.taps, d.bias, d.y, d.residual}))
-    return;
+  if (depthwise_ring_nhwc(d)) return;
   parallel_for(d.n * d.oh, grain_for(d.ow * d.c * d.kh * d.kw), [&](std::int64_t b, std::int64_t e) { rows_fn(d, b, e); });
 }
 
@@ -373,8 +365,8 @@ void pointwise_depthwise_rows(const Conv2dParams& p, const TensorView& x, const 
   const std::int64_t mid_dims[4] = {x.dims[0], x.dims[1], x.dims[2], w.c};
   const TensorView mid{x.data, DataType::f32, mid_dims};
   const NhwcIo io = check_nhwc(p, mid, w.kh, w.kw, w.c, bias, y, residual);
-  Nhwc d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, nullptr, w.taps.data(),
-         io.bias, y.as<float>(), io.residual, 0, 0};
+  Nhwc d{{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, nullptr, w.taps.data(), io.bias,
+          y.as<float>(), io.residual}};
   set_inner_pixels(d);
   if (y.elements() == 0) return;
   const std::int64_t c_in = x.dims[3], row_floats = d.w * d.c;

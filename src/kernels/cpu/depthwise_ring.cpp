@@ -26,17 +26,10 @@ constexpr int kMaxTaps = kMaxDepthwiseTaps;
 // row the KW taps stay in registers and each input column the block reads is loaded once
 // and multiplied into every (pixel, tap) that reads it (stride 1: PX + KW - 1 loads for
 // PX * KW FMAs), the pixel and tap of each product resolved at compile time.
-struct Ring {
-  const Conv2dParams* p;
-  std::int64_t n, h, w, c, oh, ow, kh, kw;
-  const float* x;
-  const float* taps;  // [kh * kw][c]
-  const float* bias;  // [c] or null
-  float* y;
-  const float* residual;  // like y, or null
-  std::int64_t pw;    // padded columns an output row reads: (ow - 1) * stride + (kw - 1) * dilation + 1
-  std::int64_t cw;    // floats per padded column (the chunk's channels, a multiple of 16)
-  std::int64_t span;  // input rows one output row reads: (kh - 1) * dilation + 1
+struct Ring : DepthwiseNhwcJob {
+  std::int64_t pw = 0;    // padded columns an output row reads: (ow - 1) * stride + (kw - 1) * dilation + 1
+  std::int64_t cw = 0;    // floats per padded column (the chunk's channels, a multiple of 16)
+  std::int64_t span = 0;  // input rows one output row reads: (kh - 1) * dilation + 1
 };
 
 constexpr std::int64_t kChunk = 256;  // channels per task at most
@@ -199,7 +192,7 @@ void ring_depthwise(const Ring& g0, RingRowFn fn) {
 bool depthwise_ring_nhwc(const DepthwiseNhwcJob& j) {
   const RingRowFn fn = pick_ring_row(*j.p, j.kw);
   if (fn == nullptr) return false;
-  ring_depthwise(Ring{j.p, j.n, j.h, j.w, j.c, j.oh, j.ow, j.kh, j.kw, j.x, j.taps, j.bias, j.y, j.residual, 0, 0, 0}, fn);
+  ring_depthwise(Ring{j}, fn);
   return true;
 }
 

@@ -9,6 +9,7 @@
 // rest are renormalised), tf_crop_and_resize gives `extrapolation` outside its box.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "kernels/cpu/data_movement.hpp"
@@ -160,6 +161,21 @@ AxisTaps axis_taps(const ResizeParams& p, const Axis& a, bool identity) {
   return t;
 }
 
+// The taps of axes h and h + 1 of an f32 resize that leaves every other axis alone (the two
+// an image resize changes: H and W of NCHW or of NHWC), or nullopt.
+struct ImageTaps {
+  AxisTaps h, w;
+};
+
+std::optional<ImageTaps> image_taps(const ResizeParams& p, const std::vector<Axis>& axes, bool moves,
+                                    const TensorView& x, std::size_t h) {
+  if (x.dtype != DataType::f32 || axes[h].in == 0 || axes[h + 1].in == 0) return std::nullopt;
+  const auto identity = [&](std::size_t i) { return axes[i].in == axes[i].out && axes[i].scale == 1.0 && !moves; };
+  for (std::size_t i = 0; i < x.rank(); ++i)
+    if (i != h && i != h + 1 && !identity(i)) return std::nullopt;
+  return ImageTaps{axis_taps(p, axes[h], identity(h)), axis_taps(p, axes[h + 1], identity(h + 1))};
+}
+
 // The interpolated rows of one thread: the last few input rows interpolated along W, by
 // (plane, row), so that the output rows of an upsampling reuse them.
 class RowCache {
@@ -205,14 +221,11 @@ class RowCache {
 bool resize_planes(const ResizeParams& p, const std::vector<Axis>& axes, bool moves, const TensorView& x,
                    const TensorView& y) {
   const std::size_t rank = x.rank();
-  if (rank < 2 || x.dtype != DataType::f32) return false;
-  const auto identity = [&](std::size_t i) { return axes[i].in == axes[i].out && axes[i].scale == 1.0 && !moves; };
-  for (std::size_t i = 0; i + 2 < rank; ++i)
-    if (!identity(i)) return false;
+  const auto taps = rank < 2 ? std::nullopt : image_taps(p, axes, moves, x, rank - 2);
+  if (!taps) return false;
   const Axis& ah = axes[rank - 2];
   const Axis& aw = axes[rank - 1];
-  if (ah.in == 0 || aw.in == 0) return false;
-  const AxisTaps th = axis_taps(p, ah, identity(rank - 2)), tw = axis_taps(p, aw, identity(rank - 1));
+  const AxisTaps &th = taps->h, &tw = taps->w;
   const std::int64_t planes = product(x.dims, 0, rank - 2);
   const float* xs = x.as<const float>();
   float* ys = y.as<float>();
@@ -249,15 +262,11 @@ bool resize_planes(const ResizeParams& p, const std::vector<Axis>& axes, bool mo
 bool resize_channels_last(const ResizeParams& p, const std::vector<Axis>& axes, bool moves, const TensorView& x,
                           const TensorView& y) {
   const std::size_t rank = x.rank();
-  if (rank < 3 || x.dtype != DataType::f32) return false;
-  const auto identity = [&](std::size_t i) { return axes[i].in == axes[i].out && axes[i].scale == 1.0 && !moves; };
-  for (std::size_t i = 0; i + 3 < rank; ++i)
-    if (!identity(i)) return false;
-  if (!identity(rank - 1)) return false;
+  const auto taps = rank < 3 ? std::nullopt : image_taps(p, axes, moves, x, rank - 3);
+  if (!taps) return false;
   const Axis& ah = axes[rank - 3];
   const Axis& aw = axes[rank - 2];
-  if (ah.in == 0 || aw.in == 0) return false;
-  const AxisTaps th = axis_taps(p, ah, identity(rank - 3)), tw = axis_taps(p, aw, identity(rank - 2));
+  const AxisTaps &th = taps->h, &tw = taps->w;
   const std::int64_t c = x.dims[rank - 1], images = product(x.dims, 0, rank - 3);
   const float* xs = x.as<const float>();
   float* ys = y.as<float>();

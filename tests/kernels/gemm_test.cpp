@@ -269,11 +269,15 @@ TEST_CASE("matmul with pre-packed B: every count of last rows (1 to 5 past the t
 
 TEST_CASE("gemm_rowmajor_a: rows 4 KiB apart (packed first), edges, epilogue, one and two threads") {
   // 1024- and 2048-float rows (a 1x1 conv over 1024 or 2048 channels), K below the row
-  // stride too (A a slice of wider rows), M with last rows past the tiles.
+  // stride too (A a slice of wider rows), M with last rows past the tiles; 320 and 312
+  // columns (RegNetY-800MF's 14 x 14 stage: on two threads in 10 column blocks of 32, the
+  // last of 312 narrower).
   std::uint32_t seed = 900;
   for (const auto [m, n, k, lda] : {std::array<std::int64_t, 4>{29, 80, 1024, 1024},
                                     std::array<std::int64_t, 4>{49, 48, 300, 2048},
-                                    std::array<std::int64_t, 4>{13, 33, 257, 1024}}) {
+                                    std::array<std::int64_t, 4>{13, 33, 257, 1024},
+                                    std::array<std::int64_t, 4>{196, 320, 320, 320},
+                                    std::array<std::int64_t, 4>{49, 312, 130, 130}}) {
     auto a = random_f32({m, lda}, ++seed);
     auto b = random_f32({k, n}, ++seed);
     auto bias = random_f32({n}, ++seed);

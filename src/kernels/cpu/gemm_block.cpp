@@ -375,14 +375,21 @@ void for_blocks(std::int64_t m, std::int64_t n, std::int64_t k, bool parallel, c
     }
   }
   // Equal shares: with few tasks, a count that is no multiple of the threads leaves one
-  // idle at the end (5 blocks of 256 columns on 2 threads: 3 + 2). Round the column
-  // blocks up to make it one, their widths equal to the panel.
+  // idle at the end (5 blocks of 256 columns on 2 threads: 3 + 2). Column blocks of
+  // whole panels, as even as they go, more of them until the count their width gives is
+  // one (320 columns: 6 asked for gave 5 blocks of 64 again, and one thread ran alone for
+  // a third of a 1x1 conv's time; now 10 of 32).
   const std::int64_t threads = parallel ? static_cast<std::int64_t>(tbb::this_task_arena::max_concurrency()) : 1;
   const std::int64_t mblocks = (m + mc - 1) / mc;
   if (threads > 1 && mblocks * ((n + nc - 1) / nc) < 4 * threads) {
-    std::int64_t nb = (n + nc - 1) / nc;
-    while ((mblocks * nb) % threads != 0 && nb < (n + kGemmNR - 1) / kGemmNR) ++nb;
-    if ((mblocks * nb) % threads == 0) nc = ((n + nb - 1) / nb + kGemmNR - 1) / kGemmNR * kGemmNR;
+    const std::int64_t panels = (n + kGemmNR - 1) / kGemmNR;
+    for (std::int64_t nb = (n + nc - 1) / nc; nb <= panels; ++nb) {  // (widths as even as whole panels go)
+      const std::int64_t width = (panels + nb - 1) / nb * kGemmNR;
+      if ((mblocks * ((n + width - 1) / width)) % threads == 0) {
+        nc = width;
+        break;
+      }
+    }
   }
   const std::int64_t nblocks = (n + nc - 1) / nc;
   const std::int64_t tasks = mblocks * nblocks;

@@ -291,11 +291,13 @@ std::vector<Layer> parse_layers(const std::string& list) {
 }
 
 // `ge_bench_conv pwdw LIST`: MobileNet's expand (1x1, C -> E) then depthwise (k x k,
-// stride s), both with SiLU, as one FusedPointwiseDepthwise and as two FusedConvs (the
-// expanded image written and read back), at batch 1 and 8; LIST as `shapes`' with
-// <Cout> the expanded channels E and <k>, s the depthwise conv's.
+// stride s), both with SiLU (GE_BENCH_ACT=Relu: MNASNet's), as one FusedPointwiseDepthwise
+// and as two FusedConvs (the expanded image written and read back), at batch 1 and 8; LIST
+// as `shapes`' with <Cout> the expanded channels E and <k>, s the depthwise conv's.
 void bench_pointwise_depthwise(const std::vector<Layer>& layers, int threads) {
   tbb::task_arena arena(threads);
+  const char* act_env = std::getenv("GE_BENCH_ACT");
+  const std::string act = act_env != nullptr && *act_env != 0 ? act_env : "Silu";
   std::printf("| N    | C x H      | E    | k/s | fused ms | pw ms  | dw ms  | pw+dw ms | fused / (pw+dw) |\n"
               "|------|------------|------|-----|----------|--------|--------|----------|-----------------|\n");
   for (const std::int64_t n : {1, 8})
@@ -309,9 +311,9 @@ void bench_pointwise_depthwise(const std::vector<Layer>& layers, int threads) {
       const ge::Tensor x = ge::Tensor::random(ge::DataType::f32, xd, 1);
       ge::Tensor mid = ge::Tensor::full(ge::DataType::f32, md, 0.0), y = ge::Tensor::full(ge::DataType::f32, yd, 0.0);
       const ge::Attributes dw_attrs{{"strides", Ints{l.s, l.s}}, {"pads", Ints{pad, pad, pad, pad}}, {"group", l.co},
-                                    {"kernel_shape", Ints{l.k, l.k}}, {"layout", "NHWC"}, {"activation", "Silu"}};
+                                    {"kernel_shape", Ints{l.k, l.k}}, {"layout", "NHWC"}, {"activation", act}};
       ge::Attributes fused_attrs = dw_attrs;
-      fused_attrs.emplace("pointwise_activation", "Silu");
+      fused_attrs.emplace("pointwise_activation", act);
       const auto compile = [](const char* op, std::vector<ge::OpTensor> in, const Ints& out, ge::Attributes a) {
         return ge::OpCompiler::global().compile(
             ge::OpCompileRequest{.op_type = op, .inputs = std::move(in), .outputs = {f32(out)}, .attrs = std::move(a)});
@@ -321,7 +323,7 @@ void bench_pointwise_depthwise(const std::vector<Layer>& layers, int threads) {
                                   ge::OpTensor::constant_of(w2), ge::OpTensor::constant_of(b2)},
                                  yd, fused_attrs);
       const auto pw = compile("FusedConv", {f32(xd), ge::OpTensor::constant_of(w1), ge::OpTensor::constant_of(b1)}, md,
-                              {{"layout", "NHWC"}, {"activation", "Silu"}});
+                              {{"layout", "NHWC"}, {"activation", act}});
       const auto dw = compile("FusedConv", {f32(md), ge::OpTensor::constant_of(w2), ge::OpTensor::constant_of(b2)}, yd,
                               dw_attrs);
       const ge::TensorView fin[5] = {view(x), view(w1), view(b1), view(w2), view(b2)};

@@ -360,9 +360,11 @@ TEST_CASE("pointwise then depthwise on NHWC images in one pass: the two convs' r
       {1, 4, 16, 9, 9, 3, pads(0, 1, 1, 0, 2), true, false},      // asymmetric pads
       {2, 8, 16, 1, 1, 3, pads(1, 1, 1, 1), true, true},          // one pixel
       {1, 16, 32, 40, 3, 3, pads(1, 1, 1, 1), true, false},       // tall: many runs of rows per image
-      // Expanded images under twice the threads' L2 run as two steps (all the above); this
-      // one (12.6 MB) through the ring of expanded rows.
+      // Expanded images under twice the threads' L2 with rows under 56 pixels run as two
+      // steps (all the above); this one (12.6 MB) through the ring of expanded rows, and the
+      // next (small, but 60 pixels wide) too.
       {1, 8, 192, 128, 128, 3, pads(1, 1, 1, 1), true, true},
+      {1, 4, 24, 5, 60, 3, pads(1, 1, 1, 1, 2), true, false},
   };
   for (const int threads : {1, 2}) {
     tbb::task_arena arena(threads);

@@ -419,6 +419,9 @@ void pointwise_depthwise_rows(const Conv2dParams& p, const TensorView& x, const 
   });
 }
 
+// Rows this wide or wider run fused at any size (`pointwise_depthwise_nhwc`).
+constexpr std::int64_t kFusedRowsFrom = 56;
+
 void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedMatMulB& pw, const float* pw_bias,
                               const PostOp& pw_post, const PackedDepthwiseNhwc& w, const TensorView* bias,
                               const TensorView& y, const TensorView* residual, const FakeQuant* pw_out) {
@@ -430,15 +433,20 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
   } ctx{&pw, {}, pw_out};
   ctx.ep.bias_n = pw_bias;
   ctx.ep.post = pw_post;
-  // The whole batch's expanded image within twice the threads' L2: the pointwise conv over
-  // every pixel at once, then the depthwise conv, as two convs (the image stays in cache
-  // between them, and the product is one of M = all pixels). Zen 4, 2 threads, batch 1,
-  // fused / two steps: 24x56 -> 144 3x3 1.12, 5x5/2 1.32, 16x112 -> 96 3x3/2 1.03, 32x112
-  // -> 192 3x3/2 (9.6 MB) 1.03; batch 8 (6-77 MB) 0.62-0.97.
+  // The whole batch's expanded image within twice the threads' L2, its rows narrower than
+  // 56 pixels: the pointwise conv over every pixel at once, then the depthwise conv, as two
+  // convs (the product is one of M = all pixels, not of one row's few). Zen 4, 2 threads,
+  // batch 1, in the models (weights and the buffer cold; a warm bench of the kernel alone
+  // had favoured two steps at every size), fused / two steps: EfficientNet-B3's 38x38x48
+  // -> 288 (1.7 MB) 1.26, 5x5/2 1.12; EfficientNetV2-S's 48x48x64 -> 256 (2.4 MB) 1.09; but
+  // rows of 56 pixels and more: MobileNetV2's 56x56x24 -> 144 (1.8 MB) 0.75, 3x3/2 0.66,
+  // MNASNet's 112x112x16 -> 48 3x3/2 (2.4 MB) 0.60, 0.75x's 12 -> 36 0.72, MobileNetV3's
+  // 112x112x16 -> 64 0.67. Batch 8 (6-77 MB): fused, 0.62-0.97 of two steps.
   if (x.rank() == 4 && x.dtype == DataType::f32 && x.dims[3] == pw.k && pw.n == w.c) {
     const std::int64_t pixels = x.dims[0] * x.dims[1] * x.dims[2];
     const std::int64_t threads = std::max(1, tbb::this_task_arena::max_concurrency());
-    if (pixels * pw.n * static_cast<std::int64_t>(sizeof(float)) <= 2 * l2_bytes() * threads) {
+    const std::int64_t bytes = pixels * pw.n * static_cast<std::int64_t>(sizeof(float));
+    if (x.dims[2] < kFusedRowsFrom && bytes <= 2 * l2_bytes() * threads) {
       PooledBuffer mid(pixels * pw.n);
       const std::int64_t ad[2] = {pixels, pw.k}, md[2] = {pixels, pw.n};
       matmul(TensorView{x.data, DataType::f32, ad}, pw, TensorView{mid.data(), DataType::f32, md}, ctx.ep);

@@ -29,6 +29,10 @@ void map_rows(const PostOp& p, float* c, std::int64_t ldc, std::int64_t rows, st
       return;
     default: return;
   }
+  if (ldc == cols) {  // (whole rows: one pass, not a call and a part-vector tail per row of 72)
+    vm::map(f, c, c, rows * cols);
+    return;
+  }
   for (std::int64_t r = 0; r < rows; ++r) vm::map(f, c + r * ldc, c + r * ldc, cols);
 }
 

@@ -21,6 +21,7 @@ set(ge_core_sources
   compile/cpu/math.cpp
   compile/cpu/matmul.cpp
   compile/cpu/nn.cpp
+  compile/cpu/nn_nhwc.cpp
   compile/cpu/nn_more.cpp
   compile/cpu/norm.cpp
   compile/cpu/one_hot.cpp

@@ -180,3 +180,73 @@ TEST_CASE("grouped conv on NHWC images: errors") {
   expect_error([&] { cpu::conv_grouped_nhwc({.group = 4}, x.view(), odd, nullptr, y.view()); }, Errc::bad_op_inputs,
                kernels_tag);
 }
+
+TEST_CASE("grouped conv by Winograd on NHWC images: the products per group, against the reference conv") {
+  using A = cpu::Activation;
+  if (cpu::isa() == cpu::Isa::baseline) {
+    CHECK_FALSE(cpu::winograd_nhwc_fits(32, 64, 3, 3, {.group = 2}));
+    MESSAGE("skipped: Winograd on NHWC needs AVX2 or AVX-512");
+    return;
+  }
+  const cpu::Conv2dParams s1{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .post = {A::relu}};
+  const cpu::Conv2dParams none{};
+  const cpu::Conv2dParams dil2{.pad_top = 2, .pad_left = 2, .pad_bottom = 2, .pad_right = 2, .dilation_h = 2,
+                               .dilation_w = 2, .post = {A::clip, 0.0f, 1.0f}};
+  // Group widths 16 (RegNetY-800MF), 24 (two groups: 48 channels, a vector's multiple),
+  // 48 and 128 (RegNetX); inputs and outputs per group unequal; odd outputs (partial
+  // tiles); no pads; dilation 2; the whole batch step by step (few tiles) and blocks of
+  // tiles per task (a 40x40 image).
+  const std::vector<GroupedCase> cases = {
+      {1, 3, 16, 16, 9, 9, 3, 3, s1, true, true},      {2, 2, 24, 24, 7, 11, 3, 3, s1, true, false},
+      {1, 2, 48, 48, 12, 12, 3, 3, none, false, true}, {1, 2, 128, 128, 6, 6, 3, 3, s1, true, true},
+      {1, 2, 16, 32, 10, 13, 3, 3, s1, true, false},   {1, 2, 32, 32, 16, 16, 3, 3, dil2, true, true},
+      {1, 4, 16, 16, 40, 40, 3, 3, s1, true, true},
+  };
+  std::uint32_t seed = 9100;
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const GroupedCase& k = cases[i];
+      CAPTURE(threads);
+      CAPTURE(i);
+      cpu::Conv2dParams p = k.p;
+      p.group = k.group;
+      const std::int64_t c = k.cg * k.group, m = k.mg * k.group;
+      REQUIRE(cpu::winograd_nhwc_fits(k.cg, m, 3, 3, p));
+      const std::int64_t oh = out_dim(k.h, 3, 1, p.dilation_h, p.pad_top, p.pad_bottom);
+      const std::int64_t ow = out_dim(k.w, 3, 1, p.dilation_w, p.pad_left, p.pad_right);
+      auto x = random_f32({k.n, c, k.h, k.w}, seed++);
+      auto w = random_f32({m, k.cg, 3, 3}, seed++);
+      auto bias = random_f32({m}, seed++);
+      auto res = random_f32({k.n, m, oh, ow}, seed++);
+      const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
+      Buf<float> y({k.n, oh, ow, m});
+      const cpu::PackedWinogradNhwc packed = cpu::pack_winograd_nhwc(w.view(), k.group);
+      CHECK(packed.group == k.group);
+      const ge::TensorView bv = bias.view(), rv = rn.view();
+      arena.execute([&] {
+        cpu::conv_winograd_nhwc(p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr);
+      });
+      check_close(to_nchw(y), ref_conv(p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), 1e-3f,
+                  1e-3f);
+    }
+  }
+  // Errors: a group that does not divide the outputs; weights packed for another group or
+  // an input whose channels are not the groups' sum.
+  auto w = random_f32({32, 16, 3, 3}, 1);
+  expect_error([&] { (void)cpu::pack_winograd_nhwc(w.view(), 3); }, Errc::bad_attribute, kernels_tag);
+  expect_error([&] { (void)cpu::pack_winograd_nhwc(w.view(), 0); }, Errc::bad_attribute, kernels_tag);
+  const cpu::PackedWinogradNhwc packed = cpu::pack_winograd_nhwc(w.view(), 2);
+  auto x = random_f32({1, 6, 6, 32}, 2);
+  Buf<float> y({1, 6, 6, 32});
+  const cpu::Conv2dParams g2{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 2};
+  cpu::Conv2dParams g1 = g2;
+  g1.group = 1;
+  expect_error([&] { cpu::conv_winograd_nhwc(g1, x.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  auto x16 = random_f32({1, 6, 6, 16}, 3);
+  expect_error([&] { cpu::conv_winograd_nhwc(g2, x16.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
+               kernels_tag);
+  cpu::conv_winograd_nhwc(g2, x.view(), packed, nullptr, y.view());  // fits: no error
+  CHECK_FALSE(cpu::winograd_nhwc_fits(10, 20, 3, 3, {.group = 2}));  // 20 channels: no vector's multiple
+}

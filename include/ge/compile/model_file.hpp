@@ -48,7 +48,7 @@
 namespace ge {
 
 /// The format version `save` writes and `load_compiled` reads.
-inline constexpr std::uint32_t model_file_version = 3;
+inline constexpr std::uint32_t model_file_version = 4;
 
 /// How a model file holds the weights the kernels pack (see the file comment).
 enum class ModelWeights : std::uint8_t {

@@ -3,6 +3,8 @@
 // in `make`; a 1x1 conv is a matrix product. FusedConv: Conv plus the residual (input 3) and the
 // activation (Relu, Clip with its bounds) applied in the conv's epilogue. ConvTranspose: pads, output_padding, and
 // output_shape or auto_pad resolved per run from the input's and output's dims.
+// The kernels of NHWC images (FusedConv made by `ge::layout_nhwc`, FusedPointwiseDepthwise):
+// nn_nhwc.cpp; what both read of a conv's attributes: nn_internal.hpp.
 #include <array>
 #include <memory>
 #include <optional>
@@ -11,6 +13,7 @@
 #include <utility>
 
 #include "compile/cpu/lower.hpp"
+#include "compile/cpu/nn_internal.hpp"
 #include "compile/cpu/packed.hpp"
 #include "compile/cpu/quant_attrs.hpp"
 #include "ops/window_attrs.hpp"
@@ -20,14 +23,10 @@
 
 namespace ge::cpu_lower {
 
-namespace {
+namespace nn {
 
 // The attributes of a 2-D Conv that do not depend on the input's dims (a 1-D conv runs
 // as 2-D with H = 1: its axis is the W slot).
-struct ConvAttrs {
-  ops::WindowAttrs window;
-  std::int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, group = 1;
-};
 
 ConvAttrs conv_attrs(const InferContext& c) {
   const Shape& w = c.shape(1);
@@ -71,33 +70,8 @@ bool is_nhwc(const KernelRequest& r) { return r.context.has("layout") && r.conte
 // A FusedConv whose input is quantized (compile/qdq.cpp): only the int8 kernel takes it.
 bool quantized(const KernelRequest& r) { return r.context.has("x_scale") && r.context.f("x_scale") > 0.0; }
 
-// A 2-D (rank 4) or 1-D (rank 3) f32 convolution on NCHW images.
-bool is_2d_f32(const KernelRequest& r) {
-  const InferContext& c = r.context;
-  return !quantized(r) && c.input(0).dtype == DataType::f32 && c.shape(0).rank_known() &&
-         (c.shape(0).rank() == 4 || c.shape(0).rank() == 3) && !is_nhwc(r);
-}
-
-// A rank-3 view [N, C, W] as the rank-4 [N, C, 1, W] (`dims` holds the dims); others as they are.
-TensorView as_2d(const TensorView& t, std::array<std::int64_t, 4>& dims) {
-  if (t.rank() != 3) return t;
-  dims = {t.dims[0], t.dims[1], 1, t.dims[2]};
-  return TensorView{t.data, t.dtype, dims};
-}
-
-// A 1x1 conv with stride 1, no pads, one group is a matrix product per image.
-bool is_pointwise(const KernelRequest& r) {
-  if (!is_2d_f32(r)) return false;
-  const InferContext& c = r.context;
-  const Shape& w = c.shape(1);
-  if (!w.rank_known() || w.rank() != 4 || !w[2].is_static() || !w[3].is_static()) return false;
-  if (w[2].value() != 1 || w[3].value() != 1) return false;
-  const ConvAttrs a = conv_attrs(c);
-  return a.window.unit() && a.group == 1;
-}
-
 // The activation of a FusedConv from its attributes; none for a Conv.
-cpu::PostOp post_op(const InferContext& c, bool fused, const std::string& prefix = "") {
+cpu::PostOp post_op(const InferContext& c, bool fused, const std::string& prefix) {
   cpu::PostOp post;
   if (!fused) return post;
   const std::string& act = c.s(prefix + "activation");
@@ -129,6 +103,38 @@ cpu::PostOp post_op(const InferContext& c, bool fused, const std::string& prefix
 cpu::PostOp on_store(const cpu::PostOp& post) { return cpu::is_map(post.kind) ? cpu::PostOp{} : post; }
 void finish(const cpu::PostOp& post, const TensorView& y) {
   if (cpu::is_map(post.kind)) cpu::activate(post, y.as<float>(), y.elements());
+}
+
+}  // namespace nn
+
+namespace {
+
+using namespace nn;
+
+
+// A 2-D (rank 4) or 1-D (rank 3) f32 convolution on NCHW images.
+bool is_2d_f32(const KernelRequest& r) {
+  const InferContext& c = r.context;
+  return !quantized(r) && c.input(0).dtype == DataType::f32 && c.shape(0).rank_known() &&
+         (c.shape(0).rank() == 4 || c.shape(0).rank() == 3) && !is_nhwc(r);
+}
+
+// A rank-3 view [N, C, W] as the rank-4 [N, C, 1, W] (`dims` holds the dims); others as they are.
+TensorView as_2d(const TensorView& t, std::array<std::int64_t, 4>& dims) {
+  if (t.rank() != 3) return t;
+  dims = {t.dims[0], t.dims[1], 1, t.dims[2]};
+  return TensorView{t.data, t.dtype, dims};
+}
+
+// A 1x1 conv with stride 1, no pads, one group is a matrix product per image.
+bool is_pointwise(const KernelRequest& r) {
+  if (!is_2d_f32(r)) return false;
+  const InferContext& c = r.context;
+  const Shape& w = c.shape(1);
+  if (!w.rank_known() || w.rank() != 4 || !w[2].is_static() || !w[3].is_static()) return false;
+  if (w[2].value() != 1 || w[3].value() != 1) return false;
+  const ConvAttrs a = conv_attrs(c);
+  return a.window.unit() && a.group == 1;
 }
 
 // The residual of a FusedConv (input 3) as a rank-4 view, or null.
@@ -206,261 +212,6 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
     cpu::conv2d(p, x, w, optional_input(in, 2), y, z);
     finish(post, y);
   });
-}
-
-// NHWC (f32, rank 4, W [M, C/group, KH, KW] with static dims): a 1x1 conv with stride 1,
-// no pads and one group, a depthwise one (group == C == M, at most 49 taps), a dense one
-// over at most `cpu::kFewChannels` input channels, a 3x3 one Winograd takes, any other
-// one-group conv (the GEMM over patches), or a grouped one (1 < group; the direct kernel
-// over blocks of a group's outputs, also a depthwise conv of more than 49 taps).
-enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels, winograd, dense, taps, grouped };
-
-// In bf16 (`Precision::bf16` where the CPU runs it): the weights in bf16 panels.
-bool bf16_kernels(const KernelRequest& r) { return r.precision == Precision::bf16 && cpu::bf16_usable(); }
-
-bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
-  const InferContext& c = r.context;
-  if (!is_nhwc(r) || c.input(0).dtype != DataType::f32 || !c.shape(0).rank_known() || c.shape(0).rank() != 4)
-    return false;
-  const Shape& w = c.shape(1);
-  if (!w.rank_known() || w.rank() != 4 || !w.is_static()) return false;
-  const ConvAttrs a = conv_attrs(c);
-  if (kind == NhwcKind::few_channels) return a.group == 1 && w[1].value() <= cpu::kFewChannels;
-  if (kind == NhwcKind::dense) return a.group == 1;
-  if (kind == NhwcKind::taps) {
-    // Most of the patches' taps in the padding (an atrous conv over a small map), for
-    // sure: static H and W, at most 60% of (tap, pixel) pairs inside the image.
-    const Shape& x = c.shape(0);
-    if (a.group != 1 || !x[1].is_static() || !x[2].is_static() || w[2].value() * w[3].value() < 2) return false;
-    const std::array<std::int64_t, 4> nchw{1, x[3].is_static() ? x[3].value() : 1, x[1].value(), x[2].value()};
-    const cpu::Conv2dParams p = resolve(a, nchw, w[2].value(), w[3].value());
-    return cpu::conv_taps_live_share(p, x[1].value(), x[2].value(), w[2].value(), w[3].value()) <= 0.6;
-  }
-  if (kind == NhwcKind::grouped) {
-    const Dim& ch = c.shape(0)[3];
-    return a.group > 1 && w[0].value() % a.group == 0 && ch.is_static() && ch.value() == w[1].value() * a.group;
-  }
-  if (kind == NhwcKind::winograd) {
-    if (bf16_kernels(r)) return false;  // the bf16 GEMM over patches
-    // Where the NCHW kernel takes Winograd too: 16 channels in and out (and the vector
-    // width's multiples), 7x7 outputs. Below 64 channels it beat the GEMM over patches on
-    // every shape measured (Sapphire Rapids, 2 threads, batch 1, us: DenseNet's 128 -> 32
-    // at 56x56 968 -> 555, 14x14 69 -> 41, 7x7 24 -> 16; 16 -> 16 at 56x56 118 -> 66;
-    // 16 -> 32 at 112x112 641 -> 352; 48 -> 48 at 28x28 145 -> 86).
-    // A dilated conv runs as undilated ones over the residue classes of its pixels
-    // (conv_nhwc.cpp's `Wino`), where each class has 4 rows and columns or more: layer 4 of
-    // a ResNet with output stride 8 (dilations 2 and 4 at 28x28, 512 channels) took 18 ms a
-    // conv as the GEMM over patches. Smaller classes (an ASPP's dilation 12 on 28x28) are
-    // mostly padding: `taps`.
-    const cpu::Conv2dParams wp = params_of(a);
-    const Shape& x = c.shape(0);
-    if ((wp.dilation_h > 1 || wp.dilation_w > 1) &&
-        (!x[1].is_static() || !x[2].is_static() || x[1].value() < 4 * wp.dilation_h || x[2].value() < 4 * wp.dilation_w))
-      return false;
-    // (NHWC: the output's pixels are dims 1 and 2.)
-    const Shape* y = r.outputs.empty() ? nullptr : &r.outputs[0].shape;
-    const bool small = y != nullptr && y->rank_known() && y->rank() == 4 && (*y)[1].is_bounded() && (*y)[2].is_bounded() &&
-                       (*y)[1].hi() * (*y)[2].hi() < 49;
-    return cpu::winograd_nhwc_fits(w[1].value(), w[0].value(), w[2].value(), w[3].value(), wp) && w[0].value() >= 16 &&
-           w[1].value() >= 16 && !small;
-  }
-  if (kind == NhwcKind::depthwise) {
-    const Dim& ch = c.shape(0)[3];
-    return a.group == w[0].value() && w[1].value() == 1 && ch.is_static() && ch.value() == a.group &&
-           w[2].value() * w[3].value() <= 49;
-  }
-  return w[2].value() == 1 && w[3].value() == 1 && a.window.unit() && a.group == 1;
-}
-
-// An NHWC tensor's dims seen as NCHW (for the pads of auto_pad SAME_*).
-std::array<std::int64_t, 4> nchw_dims(const TensorView& t) { return {t.dims[0], t.dims[3], t.dims[1], t.dims[2]}; }
-
-// An NHWC kernel whose weights `pack` packs: once, now, when W is constant, else per run.
-template <class Pack, class Run>
-std::shared_ptr<const Kernel> packed_nhwc(const KernelRequest& r, const char* name, Pack pack, Run run) {
-  using Packed = decltype(pack(std::declval<const TensorView&>()));
-  if (const Tensor* w = r.context.constant(1); w != nullptr) {
-    // The kernel holds W packed: the graph's copy can go (compile lets it go).
-    auto packed = packed_part<Packed>(r, 0, name, [&] { return pack(view_of(*w)); });
-    return make_packed_kernel(name, [packed, run](Views in, Views out) { run(in, out, *packed); }, {1}, packed);
-  }
-  return make_kernel(name, [pack, run](Views in, Views out) { run(in, out, pack(in[1])); });
-}
-
-// NHWC 1x1: the images' pixels are the rows of a product by W^T (packed once when W is
-// constant), with the bias, residual and activation in its epilogue.
-std::shared_ptr<const Kernel> make_nhwc_pointwise(const KernelRequest& r) {
-  const InferContext& c = r.context;
-  const cpu::PostOp post = post_op(c, true);
-  const bool bf16 = r.precision == Precision::bf16;
-  const auto run = [post](Views in, Views out, const cpu::PackedMatMulB& b) {
-    const TensorView& x = in[0];
-    const TensorView& y = out[0];
-    const std::int64_t pixels = x.dims[0] * x.dims[1] * x.dims[2];
-    const std::int64_t ad[2] = {pixels, x.dims[3]}, yd[2] = {pixels, y.dims[3]};
-    cpu::GemmEpilogue ep;
-    const TensorView* bias = optional_input(in, 2);
-    const TensorView* z = optional_input(in, 3);
-    if (bias != nullptr) ep.bias_n = bias->as<const float>();
-    if (z != nullptr) {
-      ep.residual = z->as<const float>();
-      ep.ld_residual = y.dims[3];
-    }
-    ep.post = post;
-    cpu::matmul(TensorView{x.data, x.dtype, ad}, b, TensorView{y.data, y.dtype, yd}, ep);
-  };
-  // W [M, C, 1, 1] as B = W^T [C, M]: W [M, C] packed transposed.
-  const auto pack = [bf16](const TensorView& w) {
-    const std::int64_t md[2] = {w.dims[0], w.dims[1]};
-    return cpu::pack_matmul_b(TensorView{w.data, DataType::f32, md}, bf16, true);
-  };
-  return packed_nhwc(r, bf16 && cpu::bf16_usable() ? "cpu.fused_conv2d.nhwc_pointwise.bf16"
-                                                       : "cpu.fused_conv2d.nhwc_pointwise",
-                     pack, run);
-}
-
-// An NHWC conv kernel: `pack` lays W out, `conv` runs (depthwise, over few input
-// channels, as a GEMM over patches, by Winograd), with the attributes resolved per run.
-template <class Pack, class Conv>
-std::shared_ptr<const Kernel> nhwc_conv(const KernelRequest& r, const char* name, Pack pack, Conv conv) {
-  using Packed = decltype(pack(std::declval<const TensorView&>()));
-  const ConvAttrs a = conv_attrs(r.context);
-  const cpu::PostOp post = post_op(r.context, true);
-  return packed_nhwc(r, name, pack, [a, post, conv](Views in, Views out, const Packed& w) {
-    cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), w.kh, w.kw);
-    p.post = on_store(post);
-    conv(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3));
-    finish(post, out[0]);
-  });
-}
-
-std::shared_ptr<const Kernel> make_nhwc_depthwise(const KernelRequest& r) {
-  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_depthwise", &cpu::pack_depthwise_nhwc, &cpu::depthwise_nhwc);
-}
-
-std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
-  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_direct", &cpu::pack_few_channels_nhwc, &cpu::conv_few_channels_nhwc);
-}
-
-std::shared_ptr<const Kernel> make_nhwc_dense(const KernelRequest& r) {
-  const bool bf16 = bf16_kernels(r);
-  return nhwc_conv(
-      r, bf16 ? "cpu.fused_conv2d.nhwc_gemm.bf16" : "cpu.fused_conv2d.nhwc_gemm",
-      [bf16](const TensorView& w) { return cpu::pack_conv_nhwc(w, bf16); }, &cpu::conv_gemm_nhwc);
-}
-
-std::shared_ptr<const Kernel> make_nhwc_taps(const KernelRequest& r) {
-  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_taps", &cpu::pack_conv_taps_nhwc, &cpu::conv_taps_nhwc);
-}
-
-std::shared_ptr<const Kernel> make_nhwc_grouped(const KernelRequest& r) {
-  const std::int64_t group = conv_attrs(r.context).group;
-  return nhwc_conv(
-      r, "cpu.fused_conv2d.nhwc_grouped", [group](const TensorView& w) { return cpu::pack_grouped_nhwc(w, group); },
-      &cpu::conv_grouped_nhwc);
-}
-
-// NHWC with a quantized input: the int8 GEMM over the quantized image's patches.
-bool nhwc_int8_fits(const KernelRequest& r) {
-  return quantized(r) && nhwc_fits(r, NhwcKind::dense) && r.context.constant(1) != nullptr;
-}
-
-std::shared_ptr<const Kernel> make_nhwc_int8(const KernelRequest& r) {
-  const InferContext& c = r.context;
-  const cpu::QuantU8 qx = input_quant(c);
-  const std::optional<cpu::FakeQuant> out = round_trip(c, "y_", true);
-  const bool requantize = out.has_value();
-  const cpu::FakeQuant qy = out.value_or(cpu::FakeQuant{});
-  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_int8", &cpu::pack_conv_nhwc_s8,
-                   [qx, qy, requantize](const cpu::Conv2dParams& p, const TensorView& x, const cpu::PackedS8& w,
-                                        const TensorView* bias, const TensorView& y, const TensorView* z) {
-                     cpu::conv_nhwc_u8s8(p, x, qx, w, bias, y, z, requantize ? &qy : nullptr);
-                   });
-}
-
-std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
-  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_winograd", &cpu::pack_winograd_nhwc, &cpu::conv_winograd_nhwc);
-}
-
-// FusedPointwiseDepthwise (made by `ge::layout_nhwc`): both weights constant and packed
-// once, the pointwise one as the GEMM's B = W1^T, the depthwise one per tap; B1 read per
-// run for the pointwise epilogue.
-bool pointwise_depthwise_fits(const KernelRequest& r) {
-  const InferContext& c = r.context;
-  if (c.input(0).dtype != DataType::f32 || !c.shape(0).rank_known() || c.shape(0).rank() != 4) return false;
-  const Tensor* w1 = c.constant(1);
-  const Tensor* w2 = c.constant(3);
-  return w1 != nullptr && w2 != nullptr && w1->dims().size() == 4 && w2->dims().size() == 4 && w1->dims()[2] == 1 &&
-         w1->dims()[3] == 1 && w2->dims()[1] == 1 && w2->dims()[0] == w1->dims()[0] &&
-         w2->dims()[2] * w2->dims()[3] <= 49 && c.i("group") == w2->dims()[0];
-}
-
-// The same with the pointwise conv in int8 (its input quantized: compile/qdq.cpp).
-std::shared_ptr<const Kernel> make_pointwise_depthwise_int8(const KernelRequest& r, const ConvAttrs& a,
-                                                           const cpu::PostOp& pw_post, const cpu::PostOp& post) {
-  constexpr const char* name = "cpu.fused_pointwise_depthwise.nhwc_int8";
-  const InferContext& c = r.context;
-  const cpu::QuantU8 qx = input_quant(c, "pointwise_");
-  const std::optional<cpu::FakeQuant> out = round_trip(c, "pointwise_y_", true);
-  const bool requantize = out.has_value();
-  const cpu::FakeQuant qy = out.value_or(cpu::FakeQuant{});
-  const Tensor& w1 = *c.constant(1);
-  const Tensor& w2 = *c.constant(3);
-  auto pw = packed_part<cpu::PackedS8>(r, 0, name, [&] {
-    // W1 [E, C, 1, 1] as B = W1^T [C, E].
-    const TensorView v = view_of(w1);
-    return cpu::pack_b_s8(v.dims[1], v.dims[0], v.as<const float>(), v.dims[1], true);
-  });
-  auto dw = packed_part<cpu::PackedDepthwiseNhwc>(r, 1, name, [&] { return cpu::pack_depthwise_nhwc(view_of(w2)); });
-  return make_packed_kernel(
-      name,
-      [a, pw_post, post, pw, dw, qx, qy, requantize](Views in, Views out) {
-        cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), dw->kh, dw->kw);
-        p.post = on_store(post);
-        const TensorView* b1 = optional_input(in, 2);
-        if (b1 != nullptr && (b1->dtype != DataType::f32 || b1->elements() != pw->n))
-          cpu::fail(Errc::bad_op_inputs, "FusedPointwiseDepthwise",
-                    "B1 must hold one f32 per pointwise output (" + std::to_string(pw->n) + ")");
-        cpu::pointwise_depthwise_u8s8(p, in[0], qx, *pw, b1 != nullptr ? b1->as<const float>() : nullptr, pw_post,
-                                      requantize ? &qy : nullptr, *dw, optional_input(in, 4), out[0],
-                                      optional_input(in, 5));
-        finish(post, out[0]);
-      },
-      {1, 3}, pw, dw);
-}
-
-std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
-  constexpr const char* name = "cpu.fused_pointwise_depthwise.nhwc";
-  const InferContext& c = r.context;
-  const ConvAttrs a = conv_attrs(c);
-  const cpu::PostOp pw_post = post_op(c, true, "pointwise_");
-  const cpu::PostOp post = post_op(c, true);
-  const Tensor& w1 = *c.constant(1);
-  const Tensor& w2 = *c.constant(3);
-  if (c.f("pointwise_x_scale") > 0.0) return make_pointwise_depthwise_int8(r, a, pw_post, post);
-  auto pw = packed_part<cpu::PackedMatMulB>(r, 0, name, [&] {
-    const std::int64_t md[2] = {w1.dims()[0], w1.dims()[1]};
-    const TensorView v = view_of(w1);
-    return cpu::pack_matmul_b(TensorView{v.data, DataType::f32, md}, false, true);
-  });
-  auto dw = packed_part<cpu::PackedDepthwiseNhwc>(r, 1, name, [&] { return cpu::pack_depthwise_nhwc(view_of(w2)); });
-  const std::optional<cpu::FakeQuant> out = round_trip(c, "pointwise_y_", true);
-  const bool requantize = out.has_value();
-  const cpu::FakeQuant qy = out.value_or(cpu::FakeQuant{});
-  return make_packed_kernel(
-      name,
-      [a, pw_post, post, pw, dw, requantize, qy](Views in, Views out) {
-        cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), dw->kh, dw->kw);
-        p.post = on_store(post);  // (the pointwise activation is the GEMM's epilogue: any kind)
-        const TensorView* b1 = optional_input(in, 2);
-        if (b1 != nullptr && (b1->dtype != DataType::f32 || b1->elements() != pw->n))
-          cpu::fail(Errc::bad_op_inputs, "FusedPointwiseDepthwise",
-                    "B1 must hold one f32 per pointwise output (" + std::to_string(pw->n) + ")");
-        cpu::pointwise_depthwise_nhwc(p, in[0], *pw, b1 != nullptr ? b1->as<const float>() : nullptr, pw_post, *dw,
-                                      optional_input(in, 4), out[0], optional_input(in, 5), requantize ? &qy : nullptr);
-        finish(post, out[0]);
-      },
-      {1, 3}, pw, dw);
 }
 
 // The attributes of a 2-D ConvTranspose that do not depend on the dims.
@@ -543,40 +294,7 @@ void register_cpu_nn(KernelRegistry& r) {
          .priority = 1,
          .fits = is_pointwise,
          .make = [](const KernelRequest& req) { return make_conv(req, "cpu.fused_conv2d.pointwise", true); }});
-  // The NHWC FusedConvs (`ge::layout_nhwc`): the special cases over the GEMM over patches,
-  // Winograd over all where it fits.
-  const struct {
-    const char* name;
-    int priority;
-    NhwcKind kind;
-    std::shared_ptr<const Kernel> (*make)(const KernelRequest&);
-  } nhwc[] = {
-      {"cpu.fused_conv2d.nhwc_pointwise", 2, NhwcKind::pointwise, make_nhwc_pointwise},
-      {"cpu.fused_conv2d.nhwc_depthwise", 2, NhwcKind::depthwise, make_nhwc_depthwise},
-      {"cpu.fused_conv2d.nhwc_direct", 2, NhwcKind::few_channels, make_nhwc_few_channels},
-      {"cpu.fused_conv2d.nhwc_gemm", 1, NhwcKind::dense, make_nhwc_dense},
-      {"cpu.fused_conv2d.nhwc_taps", 2, NhwcKind::taps, make_nhwc_taps},
-      {"cpu.fused_conv2d.nhwc_winograd", 3, NhwcKind::winograd, make_nhwc_winograd},
-      {"cpu.fused_conv2d.nhwc_grouped", 1, NhwcKind::grouped, make_nhwc_grouped},
-  };
-  for (const auto& k : nhwc)
-    r.add({.op = "FusedConv",
-           .name = k.name,
-           .engines = engines(Engine::vector),
-           .priority = k.priority,
-           .fits = [kind = k.kind](const KernelRequest& req) { return !quantized(req) && nhwc_fits(req, kind); },
-           .make = k.make});
-  r.add({.op = "FusedConv",
-         .name = "cpu.fused_conv2d.nhwc_int8",
-         .engines = engines(Engine::vector),
-         .priority = 4,
-         .fits = nhwc_int8_fits,
-         .make = make_nhwc_int8});
-  r.add({.op = "FusedPointwiseDepthwise",
-         .name = "cpu.fused_pointwise_depthwise.nhwc",
-         .engines = engines(Engine::vector),
-         .fits = pointwise_depthwise_fits,
-         .make = make_pointwise_depthwise});
+  nn::register_cpu_nn_nhwc(r);
   r.add({.op = "ConvTranspose",
          .name = "cpu.conv_transpose2d",
          .engines = engines(Engine::vector),

@@ -70,8 +70,9 @@ std::int64_t expected_floats(const cpu::PackedGroupedNhwc& p) {
   return product({p.group, (p.m / p.group + p.v - 1) / p.v, p.kh, p.kw, p.c, p.v});
 }
 std::int64_t expected_floats(const cpu::PackedWinogradNhwc& p) {
-  const std::int64_t per = b_panels(p.c, p.m);
-  return per < 0 ? -2 : product({16, per});
+  if (p.group < 1 || p.m % p.group != 0) return -2;
+  const std::int64_t per = b_panels(p.c, p.m / p.group);
+  return per < 0 ? -2 : product({16, p.group, per});
 }
 
 void bad_packed_part(std::string_view kernel, std::size_t index, const std::string& what) {

@@ -211,20 +211,28 @@ void conv_taps_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConv
 /// 3x3 OIHW weights as `conv_winograd_nhwc` reads them: Winograd's 16 transformed
 /// matrices U_xi [C][M], each packed as a GEMM B.
 struct PackedWinogradNhwc {
-  std::int64_t m = 0, c = 0;                          ///< outputs, inputs
+  std::int64_t m = 0, c = 0;                          ///< all outputs, inputs per group
+  std::int64_t group = 1;                             ///< groups
   static constexpr std::int64_t kh = 3, kw = 3;       ///< the kernel
-  Scratch u;                                          ///< 16 x `packed_b_size(c, m)` floats
+  Scratch u;                                          ///< [16][group] x `packed_b_size(c, m / group)` floats
 };
 
-/// Whether `conv_winograd_nhwc` runs a 3x3 conv with `p` from `c` to `m` channels here:
-/// stride 1 (any dilation: the tiles of each residue class of pixels), one group, on
-/// AVX-512 (AVX2) with both channel counts multiples of 16 (8).
+/// Whether `conv_winograd_nhwc` runs a 3x3 conv with `p` from `c` input channels per group
+/// (W's dim 1) to `m` outputs here: stride 1 (any dilation: the tiles of each residue class
+/// of pixels), any group dividing `m`, on AVX-512 (AVX2) with all the input channels
+/// (c * group) and `m` multiples of 16 (8).
 [[nodiscard]] bool winograd_nhwc_fits(std::int64_t c, std::int64_t m, std::int64_t kh, std::int64_t kw,
                                       const Conv2dParams& p);
 
-/// Packs f32 3x3 weights. Raises `Errc::type_mismatch`, `Errc::rank_mismatch`,
-/// `Errc::unsupported` (not 3x3).
-[[nodiscard]] PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w);
+/// Whether a grouped conv that `winograd_nhwc_fits` runs faster by Winograd than by
+/// `conv_grouped_nhwc` on this CPU: groups of `width` channels (the fewer of a group's
+/// inputs and outputs), `pixels` outputs (N x OH x OW; 0 when unknown).
+[[nodiscard]] bool grouped_winograd_pays(std::int64_t width, std::int64_t pixels);
+
+/// Packs f32 3x3 weights of `group` groups. Raises `Errc::type_mismatch`,
+/// `Errc::rank_mismatch`, `Errc::unsupported` (not 3x3), `Errc::bad_attribute` (a group
+/// that does not divide W's outputs).
+[[nodiscard]] PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w, std::int64_t group = 1);
 
 /// A 3x3 stride-1 conv on f32 NHWC images by Winograd's F(2x2, 3x3) (see
 /// `winograd_nhwc_fits`): per tile of 2x2 outputs the transforms run on vectors of

@@ -11,7 +11,8 @@
 //   streams its share of the weights: batch 1 on small images).
 // - `conv_winograd_nhwc`: 3x3 stride 1 by F(2x2, 3x3). Per tile and vector of channels,
 //   the 4x4 window (zero outside the image) becomes V = B^T d B, stored as row `tile` of
-//   the 16 matrices V_xi [tiles][C]; the 16 GEMMs M_xi = V_xi U_xi; per tile and vector
+//   the 16 matrices V_xi [tiles][C]; the 16 GEMMs M_xi = V_xi U_xi (per group for a
+//   grouped conv: RegNetX's 128-wide groups 2.3x the direct kernel); per tile and vector
 //   of output channels Y = A^T M A plus the bias, residual and activation. As the NCHW
 //   kernel (conv_winograd.cpp): blocks of tiles through all three steps in one task when
 //   there are at least two blocks per thread, else the whole batch step by step (each
@@ -90,13 +91,17 @@ void gather(const Gather& g, std::int64_t r0, std::int64_t count, float* dst) {
 // tiles are 2x2 outputs dy (dx) apart that read 4x4 inputs dy (dx) apart. Per image the
 // tiles run by class [ry][rx], then [ty][tx] within it; `tiles_y` (`tiles_x`) covers the
 // largest class, whose tiles past the output a smaller class skips.
+// Grouped (1 < group): the transforms run over all the channels as they do for one group;
+// the products are per group, V_xi's columns of the group (a slice of its rows, `c` apart)
+// by the group's U_xi into M_xi's columns of the group.
 struct Wino {
   const Conv2dParams* p;
   const float* x;
   const float* bias;
   const float* residual;
   float* y;
-  std::int64_t n, h, w, c, m, oh, ow, tiles_y, tiles_x;
+  std::int64_t n, h, w, c, m, oh, ow, tiles_y, tiles_x;  // c, m: all channels
+  std::int64_t group = 1;
 };
 
 // Tile t's image and first output row and column.
@@ -217,7 +222,12 @@ const WinoFns wino_fns = pick_winograd();
 void winograd_run(const Wino& k, const PackedWinogradNhwc& w) {
   const WinoFns f = wino_fns;
   const std::int64_t tiles = k.n * k.p->dilation_h * k.p->dilation_w * k.tiles_y * k.tiles_x;
-  const std::int64_t per_xi = packed_b_size(k.c, k.m);
+  const std::int64_t cg = k.c / k.group, mg = k.m / k.group, per_xi = packed_b_size(cg, mg);
+  // M_xi of `rows` tiles (V_xi at v, M_xi at mb) for product `xg` = xi * group + g.
+  const auto product = [&](std::int64_t xg, std::int64_t rows, const float* v, float* mb) {
+    const std::int64_t g = xg % k.group;
+    gemm_rowmajor_a(rows, mg, cg, v + g * cg, k.c, w.u.data() + xg * per_xi, mb + g * mg, k.m, GemmEpilogue{}, false);
+  };
   // V and M of a block: 16 x block x (c + m) floats, about 768 KiB at most.
   const std::int64_t target = std::clamp<std::int64_t>(12288 / (k.c + k.m) / 12 * 12, 12, 96);
   if ((tiles + target - 1) / target >= 2 * threads()) {
@@ -228,9 +238,10 @@ void winograd_run(const Wino& k, const PackedWinogradNhwc& w) {
       for (std::int64_t b = bb; b < be; ++b) {
         const std::int64_t t0 = b * block, count = std::min(block, tiles - t0);
         f.inputs(k, t0, count, vbuf.data(), count * k.c);
-        for (int xi = 0; xi < kXi; ++xi)
-          gemm_rowmajor_a(count, k.m, k.c, vbuf.data() + xi * count * k.c, k.c, w.u.data() + xi * per_xi,
-                          mbuf.data() + xi * count * k.m, k.m, GemmEpilogue{}, false);
+        for (std::int64_t xg = 0; xg < kXi * k.group; ++xg) {
+          const std::int64_t xi = xg / k.group;
+          product(xg, count, vbuf.data() + xi * count * k.c, mbuf.data() + xi * count * k.m);
+        }
         f.outputs(k, t0, count, mbuf.data(), count * k.m);
       }
     });
@@ -241,11 +252,12 @@ void winograd_run(const Wino& k, const PackedWinogradNhwc& w) {
   parallel_for(tiles, grain_for(k.c * 64), [&](std::int64_t b, std::int64_t e) {
     f.inputs(k, b, e - b, vbuf.data() + b * k.c, tiles * k.c);
   });
-  // One task per U_xi: each transformed weight matrix is read once, by one thread.
-  parallel_for(kXi, 1, [&](std::int64_t xb, std::int64_t xe) {
-    for (std::int64_t xi = xb; xi < xe; ++xi)
-      gemm_rowmajor_a(tiles, k.m, k.c, vbuf.data() + xi * tiles * k.c, k.c, w.u.data() + xi * per_xi,
-                      mbuf.data() + xi * tiles * k.m, k.m, GemmEpilogue{}, false);
+  // One task per U_xi (of a group): each transformed weight matrix is read once, by one thread.
+  parallel_for(kXi * k.group, 1, [&](std::int64_t xb, std::int64_t xe) {
+    for (std::int64_t xg = xb; xg < xe; ++xg) {
+      const std::int64_t xi = xg / k.group;
+      product(xg, tiles, vbuf.data() + xi * tiles * k.c, mbuf.data() + xi * tiles * k.m);
+    }
   });
   parallel_for(tiles, grain_for(k.m * 64), [&](std::int64_t b, std::int64_t e) {
     f.outputs(k, b, e - b, mbuf.data() + b * k.m, tiles * k.m);
@@ -340,34 +352,55 @@ bool winograd_nhwc_fits(std::int64_t c, std::int64_t m, std::int64_t kh, std::in
   const std::int64_t lanes = wino_fns.lanes;
   Conv2dParams undilated = p;  // (a dilated conv runs as undilated ones over residue classes: `Wino`)
   undilated.dilation_h = undilated.dilation_w = 1;
-  return lanes > 0 && p.dilation_h >= 1 && p.dilation_w >= 1 && winograd_fits(kh, kw, undilated) && c % lanes == 0 &&
-         m % lanes == 0 && c > 0 && m > 0;
+  undilated.group = 1;
+  return lanes > 0 && p.dilation_h >= 1 && p.dilation_w >= 1 && p.group >= 1 && winograd_fits(kh, kw, undilated) &&
+         c > 0 && m > 0 && m % p.group == 0 && (c * p.group) % lanes == 0 && m % lanes == 0;
 }
 
-PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w) {
+// Zen 4, 2 threads, direct / Winograd ms, AVX-512: 16 wide 144x28 g9 0.214 / 0.218 at
+// batch 1, 1.55 / 0.97 at 8; 320x14 g20 0.125 / 0.163, 0.83 / 0.66; 784x7 g49 0.080 /
+// 0.122, 0.49 / 0.55; 24 wide 48x56 g2 0.51 / 0.36, 336x14 g14 0.21 / 0.17; 48 wide 96x28
+// g2 0.35 / 0.19, 3.1 / 1.3 at 8; 128 wide 512x28 g4 4.7 / 2.3, 896x14 g7 1.95 / 0.98.
+// With AVX2 (GE_CPU_ISA=avx2 on the same CPU) the direct kernel held up to 48 wide (96x28
+// g2 0.31 / 0.39 at batch 1); 128 wide 4.1 / 3.1.
+bool grouped_winograd_pays(std::int64_t width, std::int64_t pixels) {
+  if (isa() == Isa::avx512) return width >= 24 || (width >= 16 && pixels >= 1024);
+  return width >= 64;
+}
+
+PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w, std::int64_t group) {
   check_dtype(kOp, "W", w, DataType::f32);
   check_rank(kOp, "W", w, 4);
   if (w.dims[2] != 3 || w.dims[3] != 3)
     fail(Errc::unsupported, kOp, "Winograd weights " + bracketed(w.dims) + " must be 3x3");
+  if (group < 1 || w.dims[0] % group != 0)
+    fail(Errc::bad_attribute, kOp,
+         "group " + std::to_string(group) + " must be >= 1 and divide the outputs of W " + bracketed(w.dims));
   PackedWinogradNhwc out;
   out.m = w.dims[0];
   out.c = w.dims[1];
-  const Scratch u = winograd_u(out.m, out.c, w.as<const float>(), true);
-  const std::int64_t per_xi = packed_b_size(out.c, out.m);
-  out.u = Scratch(kXi * per_xi);
-  for (int xi = 0; xi < kXi; ++xi) pack_b(out.c, out.m, u.data() + xi * out.c * out.m, out.m, false, out.u.data() + xi * per_xi);
+  out.group = group;
+  const std::int64_t mg = out.m / group, per_xi = packed_b_size(out.c, mg);
+  out.u = Scratch(kXi * group * per_xi);
+  for (std::int64_t g = 0; g < group; ++g) {  // (a group's outputs are W's rows [g * mg, (g + 1) * mg))
+    const Scratch u = winograd_u(mg, out.c, w.as<const float>() + g * mg * out.c * 9, true);
+    for (int xi = 0; xi < kXi; ++xi)
+      pack_b(out.c, mg, u.data() + xi * out.c * mg, mg, false, out.u.data() + (xi * group + g) * per_xi);
+  }
   return out;
 }
 
 void conv_winograd_nhwc(const Conv2dParams& p, const TensorView& x, const PackedWinogradNhwc& w,
                         const TensorView* bias, const TensorView& y, const TensorView* residual) {
   check_rank(kOp, "X", x, 4);
-  if (x.dims[3] != w.c)
+  if (p.group != w.group || x.dims[3] != w.c * w.group)
     fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + bracketed(x.dims) + ": the weights have " + std::to_string(w.c) + " input channels");
+         "NHWC X " + bracketed(x.dims) + ", group " + std::to_string(p.group) + ": the weights were packed for " +
+             std::to_string(w.group) + " groups of " + std::to_string(w.c) +
+             " input channels; expected X's last dim their product and the same group");
   if (!winograd_nhwc_fits(w.c, w.m, 3, 3, p))
     fail(Errc::unsupported, kOp,
-         "Winograd on NHWC needs a 3x3 conv with stride 1, one group and channel counts that are "
+         "Winograd on NHWC needs a 3x3 conv with stride 1 and all input and output channels "
          "multiples of the vector width on an AVX2 or AVX-512 CPU");
   const NhwcIo io = check_nhwc(p, x, 3, 3, w.m, bias, y, residual);
   if (y.elements() == 0) return;
@@ -375,8 +408,8 @@ void conv_winograd_nhwc(const Conv2dParams& p, const TensorView& x, const Packed
   const std::int64_t class_h = (io.oh + p.dilation_h - 1) / p.dilation_h;
   const std::int64_t class_w = (io.ow + p.dilation_w - 1) / p.dilation_w;
   const Wino k{&p,         x.as<const float>(), io.bias,  io.residual, y.as<float>(),      x.dims[0],
-               x.dims[1],  x.dims[2],           w.c,      w.m,         io.oh,              io.ow,
-               (class_h + 1) / 2, (class_w + 1) / 2};
+               x.dims[1],  x.dims[2],           x.dims[3], w.m,        io.oh,              io.ow,
+               (class_h + 1) / 2, (class_w + 1) / 2, w.group};
   winograd_run(k, w);
 }
 

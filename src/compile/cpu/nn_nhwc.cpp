@@ -75,8 +75,8 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
                        (*y)[1].hi() * (*y)[2].hi() < 49;
     // Grouped: where `grouped_winograd_pays`, X's channels static and the groups' sum.
     if (a.group > 1) {
-      const bool known = y != nullptr && y->rank_known() && y->rank() == 4 && y->is_static();
-      const std::int64_t pixels = known ? (*y)[0].value() * (*y)[1].value() * (*y)[2].value() : 0;
+      const bool known = y != nullptr && y->rank_known() && y->rank() == 4 && (*y)[1].is_static() && (*y)[2].is_static();
+      const std::int64_t pixels = known ? (*y)[1].value() * (*y)[2].value() : 0;
       if (!x[3].is_static() || x[3].value() != w[1].value() * a.group || w[0].value() % a.group != 0 ||
           !cpu::grouped_winograd_pays(std::min(w[1].value(), w[0].value() / a.group), pixels))
         return false;

@@ -357,14 +357,16 @@ bool winograd_nhwc_fits(std::int64_t c, std::int64_t m, std::int64_t kh, std::in
          c > 0 && m > 0 && m % p.group == 0 && (c * p.group) % lanes == 0 && m % lanes == 0;
 }
 
-// Zen 4, 2 threads, direct / Winograd ms, AVX-512: 16 wide 144x28 g9 0.214 / 0.218 at
-// batch 1, 1.55 / 0.97 at 8; 320x14 g20 0.125 / 0.163, 0.83 / 0.66; 784x7 g49 0.080 /
-// 0.122, 0.49 / 0.55; 24 wide 48x56 g2 0.51 / 0.36, 336x14 g14 0.21 / 0.17; 48 wide 96x28
-// g2 0.35 / 0.19, 3.1 / 1.3 at 8; 128 wide 512x28 g4 4.7 / 2.3, 896x14 g7 1.95 / 0.98.
-// With AVX2 (GE_CPU_ISA=avx2 on the same CPU) the direct kernel held up to 48 wide (96x28
-// g2 0.31 / 0.39 at batch 1); 128 wide 4.1 / 3.1.
-bool grouped_winograd_pays(std::int64_t width, std::int64_t pixels) {
-  if (isa() == Isa::avx512) return width >= 24 || (width >= 16 && pixels >= 1024);
+// Zen 4, 2 threads, direct / Winograd ms, kernels alone (warm), AVX-512: 24 wide 48x56 g2
+// 0.51 / 0.36, 336x14 g14 0.21 / 0.17; 48 wide 96x28 g2 0.35 / 0.19, 3.1 / 1.3 at batch 8;
+// 128 wide 512x28 g4 4.7 / 2.3, 896x14 g7 1.95 / 0.98. 16 wide in the models (weights
+// cold; per-node trace minima, us): 28x28 RegNetX-800MF 184 / 131, RegNetY-800MF 201 /
+// 150-170; 14x14 108 / 101 and 119 / 125-134 (even); 7x7 75 / 93 (4x4 tiles of 2x2 for 49
+// pixels; alone at batch 8 0.49 / 0.55 ms). With AVX2 (GE_CPU_ISA=avx2
+// on the same CPU) the direct kernel held up to 48 wide (96x28 g2 0.31 / 0.39 at batch 1);
+// 128 wide 4.1 / 3.1.
+bool grouped_winograd_pays(std::int64_t width, std::int64_t image_pixels) {
+  if (isa() == Isa::avx512) return width >= 24 || (width >= 16 && image_pixels >= 784);
   return width >= 64;
 }
 

@@ -357,16 +357,19 @@ bool winograd_nhwc_fits(std::int64_t c, std::int64_t m, std::int64_t kh, std::in
          c > 0 && m > 0 && m % p.group == 0 && (c * p.group) % lanes == 0 && m % lanes == 0;
 }
 
-// Zen 4, 2 threads, direct / Winograd ms, kernels alone (warm), AVX-512: 24 wide 48x56 g2
+// Zen 4, 2 threads, direct / Winograd ms, the kernels alone, AVX-512: 24 wide 48x56 g2
 // 0.51 / 0.36, 336x14 g14 0.21 / 0.17; 48 wide 96x28 g2 0.35 / 0.19, 3.1 / 1.3 at batch 8;
-// 128 wide 512x28 g4 4.7 / 2.3, 896x14 g7 1.95 / 0.98. 16 wide in the models (weights
-// cold; per-node trace minima, us): 28x28 RegNetX-800MF 184 / 131, RegNetY-800MF 201 /
-// 150-170; 14x14 108 / 101 and 119 / 125-134 (even); 7x7 75 / 93 (4x4 tiles of 2x2 for 49
-// pixels; alone at batch 8 0.49 / 0.55 ms). With AVX2 (GE_CPU_ISA=avx2
-// on the same CPU) the direct kernel held up to 48 wide (96x28 g2 0.31 / 0.39 at batch 1);
-// 128 wide 4.1 / 3.1.
-bool grouped_winograd_pays(std::int64_t width, std::int64_t image_pixels) {
-  if (isa() == Isa::avx512) return width >= 24 || (width >= 16 && image_pixels >= 784);
+// 64 wide 1024x14 g16 1.32 / 0.95 (weights cold), 448x28 g7 2.24 / 1.17; 128 wide 512x28
+// g4 4.7 / 2.3, 896x14 g7 1.95 / 0.98. 16 wide in the models (weights cold; per-node trace
+// minima, us): 28x28 RegNetX-800MF 184 / 131, RegNetY-800MF 201 / 150-170; 14x14 108 / 101
+// and 119 / 125-134 (even). Slower: 7x7 images (4x4 tiles of 2x2 for 49 pixels: 16 wide
+// 75 / 93 us; 64 wide 2048x7 g32 0.73 / 0.95 ms) and many groups (their products small:
+// ResNeXt's 32 groups, 16 wide 512x28 g32 0.88 / 1.30 ms, 32 wide 1024x14 g32 0.84 /
+// 0.96, cold). With AVX2 (GE_CPU_ISA=avx2 on the same CPU) the direct kernel held up to 48
+// wide (96x28 g2 0.31 / 0.39 at batch 1); 128 wide 4.1 / 3.1.
+bool grouped_winograd_pays(std::int64_t width, std::int64_t groups, std::int64_t image_pixels) {
+  if (groups > 16 || image_pixels < 14 * 14) return false;
+  if (isa() == Isa::avx512) return width >= 24 || (width >= 16 && image_pixels >= 28 * 28);
   return width >= 64;
 }
 

@@ -77,8 +77,9 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
     if (a.group > 1) {
       const bool known = y != nullptr && y->rank_known() && y->rank() == 4 && (*y)[1].is_static() && (*y)[2].is_static();
       const std::int64_t pixels = known ? (*y)[1].value() * (*y)[2].value() : 0;
+      const std::int64_t batch = known && (*y)[0].is_static() ? (*y)[0].value() : 1;
       if (!x[3].is_static() || x[3].value() != w[1].value() * a.group || w[0].value() % a.group != 0 ||
-          !cpu::grouped_winograd_pays(std::min(w[1].value(), w[0].value() / a.group), a.group, pixels))
+          !cpu::grouped_winograd_pays(std::min(w[1].value(), w[0].value() / a.group), a.group, pixels, batch))
         return false;
     }
     return cpu::winograd_nhwc_fits(w[1].value(), w[0].value(), w[2].value(), w[3].value(), wp) && w[0].value() >= 16 &&

@@ -227,8 +227,9 @@ struct PackedWinogradNhwc {
 /// Whether a grouped conv that `winograd_nhwc_fits` runs faster by Winograd than by
 /// `conv_grouped_nhwc` on this CPU: `groups` groups of `width` channels (the fewer of a
 /// group's inputs and outputs), `image_pixels` outputs per image and channel (OH x OW; 0
-/// when unknown).
-[[nodiscard]] bool grouped_winograd_pays(std::int64_t width, std::int64_t groups, std::int64_t image_pixels);
+/// when unknown), `batch` images (1 when unknown).
+[[nodiscard]] bool grouped_winograd_pays(std::int64_t width, std::int64_t groups, std::int64_t image_pixels,
+                                         std::int64_t batch);
 
 /// Packs f32 3x3 weights of `group` groups. Raises `Errc::type_mismatch`,
 /// `Errc::rank_mismatch`, `Errc::unsupported` (not 3x3), `Errc::bad_attribute` (a group

@@ -365,12 +365,15 @@ bool winograd_nhwc_fits(std::int64_t c, std::int64_t m, std::int64_t kh, std::in
 // and 119 / 125-134 (even). Slower: 7x7 images (4x4 tiles of 2x2 for 49 pixels: 16 wide
 // 75 / 93 us; 64 wide 2048x7 g32 0.73 / 0.95 ms) and many groups (their products small:
 // ResNeXt's 32 groups, 16 wide 512x28 g32 0.88 / 1.30 ms, 32 wide 1024x14 g32 0.84 /
-// 0.96, cold). With AVX2 (GE_CPU_ISA=avx2 on the same CPU) the direct kernel held up to 48
-// wide (96x28 g2 0.31 / 0.39 at batch 1); 128 wide 4.1 / 3.1.
-bool grouped_winograd_pays(std::int64_t width, std::int64_t groups, std::int64_t image_pixels) {
-  if (groups > 16 || image_pixels < 14 * 14) return false;
-  if (isa() == Isa::avx512) return width >= 24 || (width >= 16 && image_pixels >= 28 * 28);
-  return width >= 64;
+// 0.96, cold) unless the batch makes them tall (8 x 14x14 pixels or more: 1024x14 g32 5.6 /
+// 4.2 ms, 320x14 g20 0.83 / 0.66, 512x28 g32 6.0 / 5.9). With AVX2 (GE_CPU_ISA=avx2 on the
+// same CPU) the direct kernel held up to 48 wide (96x28 g2 0.31 / 0.39 at batch 1); 128
+// wide 4.1 / 3.1.
+bool grouped_winograd_pays(std::int64_t width, std::int64_t groups, std::int64_t image_pixels, std::int64_t batch) {
+  if (image_pixels < 14 * 14) return false;
+  if (isa() != Isa::avx512) return groups <= 16 && width >= 64;
+  if (batch * image_pixels >= 8 * 14 * 14) return width >= 16;
+  return groups <= 16 && (width >= 24 || (width >= 16 && image_pixels >= 28 * 28));
 }
 
 PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w, std::int64_t group) {

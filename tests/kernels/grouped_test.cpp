@@ -31,7 +31,10 @@ struct GroupedCase {
   bool bias, residual;
 };
 
-void run_grouped_case(const GroupedCase& k, std::uint32_t seed) {
+// Case `k` (random data from `seed`) run by `run(p, x, w, bias, y, residual)` on NHWC
+// views, against the reference conv within `tol`.
+template <class Run>
+void check_grouped(const GroupedCase& k, std::uint32_t seed, float tol, Run run) {
   cpu::Conv2dParams p = k.p;
   p.group = k.group;
   const std::int64_t c = k.cg * k.group, m = k.mg * k.group;
@@ -45,20 +48,27 @@ void run_grouped_case(const GroupedCase& k, std::uint32_t seed) {
   auto res = random_f32({k.n, m, oh, ow}, seed + 3);
   const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
   Buf<float> y({k.n, oh, ow, m});
-  const cpu::PackedGroupedNhwc packed = cpu::pack_grouped_nhwc(w.view(), k.group);
-  const std::int64_t lanes = cpu::isa() == cpu::Isa::avx512 ? 16 : 8;
-  if (k.cg == k.mg && (k.mg == 2 || k.mg == 4 || k.mg == 8) && k.mg < lanes) {
-    CHECK(packed.v == lanes);  // blocks of whole groups
-    CHECK(packed.gv == lanes / k.mg);
-  } else {
-    // blocks of 16 with AVX-512 for any group wider than 8, else of a vector's 8
-    CHECK(packed.v == (lanes == 16 && k.mg > 8 ? 16 : 8));
-    CHECK(packed.gv == 1);
-  }
   const ge::TensorView bv = bias.view(), rv = rn.view();
-  cpu::conv_grouped_nhwc(p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr);
-  check_close(to_nchw(y), ref_conv(p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), 1e-4f,
-              1e-4f);
+  run(p, xn.view(), w.view(), k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr);
+  check_close(to_nchw(y), ref_conv(p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), tol, tol);
+}
+
+void run_grouped_case(const GroupedCase& k, std::uint32_t seed) {
+  check_grouped(k, seed, 1e-4f,
+                [&](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,
+                    const ge::TensorView* b, const ge::TensorView& y, const ge::TensorView* z) {
+                  const cpu::PackedGroupedNhwc packed = cpu::pack_grouped_nhwc(w, k.group);
+                  const std::int64_t lanes = cpu::isa() == cpu::Isa::avx512 ? 16 : 8;
+                  if (k.cg == k.mg && (k.mg == 2 || k.mg == 4 || k.mg == 8) && k.mg < lanes) {
+                    CHECK(packed.v == lanes);  // blocks of whole groups
+                    CHECK(packed.gv == lanes / k.mg);
+                  } else {
+                    // blocks of 16 with AVX-512 for any group wider than 8, else of a vector's 8
+                    CHECK(packed.v == (lanes == 16 && k.mg > 8 ? 16 : 8));
+                    CHECK(packed.gv == 1);
+                  }
+                  cpu::conv_grouped_nhwc(p, x, packed, b, y, z);
+                });
 }
 
 }  // namespace
@@ -209,26 +219,17 @@ TEST_CASE("grouped conv by Winograd on NHWC images: the products per group, agai
       const GroupedCase& k = cases[i];
       CAPTURE(threads);
       CAPTURE(i);
-      cpu::Conv2dParams p = k.p;
-      p.group = k.group;
-      const std::int64_t c = k.cg * k.group, m = k.mg * k.group;
-      REQUIRE(cpu::winograd_nhwc_fits(k.cg, m, 3, 3, p));
-      const std::int64_t oh = out_dim(k.h, 3, 1, p.dilation_h, p.pad_top, p.pad_bottom);
-      const std::int64_t ow = out_dim(k.w, 3, 1, p.dilation_w, p.pad_left, p.pad_right);
-      auto x = random_f32({k.n, c, k.h, k.w}, seed++);
-      auto w = random_f32({m, k.cg, 3, 3}, seed++);
-      auto bias = random_f32({m}, seed++);
-      auto res = random_f32({k.n, m, oh, ow}, seed++);
-      const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
-      Buf<float> y({k.n, oh, ow, m});
-      const cpu::PackedWinogradNhwc packed = cpu::pack_winograd_nhwc(w.view(), k.group);
-      CHECK(packed.group == k.group);
-      const ge::TensorView bv = bias.view(), rv = rn.view();
       arena.execute([&] {
-        cpu::conv_winograd_nhwc(p, xn.view(), packed, k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr);
+        check_grouped(k, seed, 1e-3f,
+                      [&](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,
+                          const ge::TensorView* b, const ge::TensorView& y, const ge::TensorView* z) {
+                        REQUIRE(cpu::winograd_nhwc_fits(k.cg, k.mg * k.group, 3, 3, p));
+                        const cpu::PackedWinogradNhwc packed = cpu::pack_winograd_nhwc(w, k.group);
+                        CHECK(packed.group == k.group);
+                        cpu::conv_winograd_nhwc(p, x, packed, b, y, z);
+                      });
       });
-      check_close(to_nchw(y), ref_conv(p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), 1e-3f,
-                  1e-3f);
+      seed += 4;
     }
   }
   // Errors: a group that does not divide the outputs; weights packed for another group or

@@ -15,18 +15,12 @@
 #include "compile/cpu/lower.hpp"
 #include "compile/cpu/nn_internal.hpp"
 #include "compile/cpu/packed.hpp"
-#include "compile/cpu/quant_attrs.hpp"
 #include "ops/window_attrs.hpp"
-#include "kernels/cpu/amx.hpp"
 #include "kernels/cpu/conv.hpp"
-#include "kernels/cpu/int8.hpp"
 
 namespace ge::cpu_lower {
 
 namespace nn {
-
-// The attributes of a 2-D Conv that do not depend on the input's dims (a 1-D conv runs
-// as 2-D with H = 1: its axis is the W slot).
 
 ConvAttrs conv_attrs(const InferContext& c) {
   const Shape& w = c.shape(1);
@@ -110,7 +104,6 @@ void finish(const cpu::PostOp& post, const TensorView& y) {
 namespace {
 
 using namespace nn;
-
 
 // A 2-D (rank 4) or 1-D (rank 3) f32 convolution on NCHW images.
 bool is_2d_f32(const KernelRequest& r) {

@@ -174,11 +174,14 @@ std::shared_ptr<const Kernel> make_nhwc_taps(const KernelRequest& r) {
   return nhwc_conv(r, "cpu.fused_conv2d.nhwc_taps", &cpu::pack_conv_taps_nhwc, &cpu::conv_taps_nhwc);
 }
 
+// A packer of grouped weights, `pack(w, group)`, with the conv's group.
+template <class Pack>
+auto with_group(const KernelRequest& r, Pack pack) {
+  return [group = conv_attrs(r.context).group, pack](const TensorView& w) { return pack(w, group); };
+}
+
 std::shared_ptr<const Kernel> make_nhwc_grouped(const KernelRequest& r) {
-  const std::int64_t group = conv_attrs(r.context).group;
-  return nhwc_conv(
-      r, "cpu.fused_conv2d.nhwc_grouped", [group](const TensorView& w) { return cpu::pack_grouped_nhwc(w, group); },
-      &cpu::conv_grouped_nhwc);
+  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_grouped", with_group(r, &cpu::pack_grouped_nhwc), &cpu::conv_grouped_nhwc);
 }
 
 // NHWC with a quantized input: the int8 GEMM over the quantized image's patches.
@@ -200,10 +203,8 @@ std::shared_ptr<const Kernel> make_nhwc_int8(const KernelRequest& r) {
 }
 
 std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
-  const std::int64_t group = conv_attrs(r.context).group;
-  return nhwc_conv(
-      r, "cpu.fused_conv2d.nhwc_winograd", [group](const TensorView& w) { return cpu::pack_winograd_nhwc(w, group); },
-      &cpu::conv_winograd_nhwc);
+  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_winograd", with_group(r, &cpu::pack_winograd_nhwc),
+                   &cpu::conv_winograd_nhwc);
 }
 
 // FusedPointwiseDepthwise (made by `ge::layout_nhwc`): both weights constant and packed

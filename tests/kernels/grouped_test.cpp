@@ -104,6 +104,12 @@ TEST_CASE("grouped conv on NHWC images: RegNetX and ResNeXt group widths, 3x3 at
       {1, 3, 16, 16, 5, 37, 3, 3, s1, true, true},     {2, 2, 12, 12, 4, 35, 3, 3, s1, true, false},
       {1, 2, 120, 120, 4, 9, 3, 3, s2, true, true},    {1, 2, 168, 168, 3, 5, 3, 3, s1, true, false},
       {1, 3, 24, 24, 4, 33, 3, 3, s1, false, true},
+      // Rows of 14, 28 and 56 pixels: with AVX-512 14-pixel tiles for a lone block, 7-pixel
+      // ones for chunks of two and three; images of 512 and 1024 channels padded with a
+      // vector of slack per pixel.
+      {1, 32, 16, 16, 5, 14, 3, 3, s1, true, true},    {1, 16, 32, 32, 4, 28, 3, 3, s1, true, false},
+      {2, 2, 48, 48, 5, 56, 3, 3, s2, true, true},     {1, 4, 16, 16, 5, 28, 3, 3, s2, false, true},
+      {1, 64, 16, 16, 4, 14, 3, 3, s1, true, true},    {1, 8, 64, 64, 3, 56, 3, 3, s1, true, false},
       // Images over 1 MiB: every unit of blocks at each row in turn (ResNeXt's first stage,
       // a small-group block; RegNet-like chunks of three blocks), strides 1 and 2.
       {2, 32, 4, 4, 40, 40, 3, 3, s1, true, true},     {2, 2, 48, 48, 36, 45, 3, 3, s2, true, false},

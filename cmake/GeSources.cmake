@@ -6,6 +6,7 @@ set(ge_core_sources
   compile/choose_gears.cpp
   compile/compile.cpp
   compile/compile_cache.cpp
+  compile/conv_frames.cpp
   compile/conv_taps.cpp
   compile/cost.cpp
   compile/cpu/control_flow.cpp

@@ -154,6 +154,7 @@ void fold_constants(Work& w, PassStats& s);
 void remove_dead_code(Work& w, PassStats& s);
 void trim_conv_taps(Work& w, PassStats& s);
 void fold_batch_norm(Work& w, PassStats& s, bool release);
+void conv_frames(Work& w, PassStats& s);  // compile/conv_frames.cpp
 void fuse_activations(Work& w, PassStats& s);
 void fuse_layer_norm(Work& w, PassStats& s);
 void fuse_gelu(Work& w, PassStats& s);

@@ -486,6 +486,10 @@ Graph trim_conv_taps(const Graph& g, PassStats* stats) {
   return detail::run_pass(g, stats, "trim_conv_taps", detail::trim_conv_taps);
 }
 
+Graph conv_frames(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "conv_frames", detail::conv_frames);
+}
+
 Graph fuse_activations(const Graph& g, PassStats* stats) {
   return detail::run_pass(g, stats, "fuse_activations", detail::fuse_activations);
 }
@@ -502,6 +506,7 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool d
       {"fuse_layer_norm", detail::fuse_layer_norm},
       {"fuse_gelu", detail::fuse_gelu},
       {"fuse_attention", detail::fuse_attention},
+      {"conv_frames", detail::conv_frames},
       {"fuse_activations", detail::fuse_activations},
       {"fuse_matmul_epilogue", detail::fuse_matmul_epilogue},
       {"layout_nhwc", [dense_chains](Work& w, PassStats& s) { detail::layout_nhwc(w, s, dense_chains); }},

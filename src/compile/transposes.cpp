@@ -201,7 +201,8 @@ void fold_transposes(Work& w, PassStats& s) {
     // A layout pass's Transpose (`.to_nhwc`, `.to_nchw`) folded into the model's own one is
     // the model's op now, named after it (`gec compile` counts layout Transposes by name).
     const auto layout = [](const std::string& name) {
-      return name.find(".to_nhwc") != std::string::npos || name.find(".to_nchw") != std::string::npos;
+      return name.find(".to_nhwc") != std::string::npos || name.find(".to_nchw") != std::string::npos ||
+             name.find(".to_ncdhw") != std::string::npos;
     };
     if (layout(second.name) && !layout(first.name)) second.name = first.name + ".with_layout";
     second.inputs[0] = source;

@@ -94,6 +94,30 @@ TEST_CASE("layout_nhwc pass: a chain of dense, pointwise and depthwise convs run
   check_same(g, o, 1e-4);
 }
 
+TEST_CASE("layout_nhwc pass: dense 3x3 convs without a 1x1 (ResNet-18's basic blocks) run NHWC at 4 convs per Transpose") {
+  for (const int convs : {8, 7}) {
+    CAPTURE(convs);
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "2,8,9,11");
+    Value y = x;
+    for (int i = 0; i < convs; ++i) {
+      const std::string name = "c" + std::to_string(i);
+      const Value c = y.conv2d(weights(b, name, 8, 8, 3, 40 + i), bias(b, name, 8, 60 + i), {.pad = 1, .name = name});
+      y = i % 2 == 1 ? (c + y).relu() : c.relu();  // a residual sum every second conv
+    }
+    b.output(y);
+    const Graph g = ge::fuse_activations(b.build());
+    const Graph o = ge::layout_nhwc(g);
+    if (convs == 7) {
+      check_unchanged(g, o);  // two Transposes for 7 convs
+      continue;
+    }
+    CHECK(nhwc_convs(o) == 8);
+    CHECK(count(o, "Transpose") == 2);
+    check_same(g, o, 1e-4);
+  }
+}
+
 TEST_CASE("layout_nhwc pass: values read outside the chain go back to NCHW; graph outputs keep their names") {
   GraphBuilder b;
   const Value x = b.input("x", DataType::f32, "1,16,9,9");
@@ -174,11 +198,11 @@ TEST_CASE("layout_nhwc in optimize: MobileNetV2 runs every conv NHWC, in one cha
   CHECK(count(o, "ReduceMean") == 1);
   CHECK(o.nodes()[0].op == "Transpose");
   CHECK(o.value(o.nodes()[0].inputs[0]).name == o.inputs()[0].name);
-  REQUIRE(stats.size() == 14);
-  CHECK(stats[9].pass == "layout_nhwc");
-  CHECK(stats[9].nodes_added == 2);
-  CHECK(stats[11].pass == "fuse_pointwise_depthwise");
-  CHECK(stats[11].nodes_added == 0);  // 32x32 images: every expanded image is under 1 MiB
+  REQUIRE(stats.size() == 15);
+  CHECK(stats[10].pass == "layout_nhwc");
+  CHECK(stats[10].nodes_added == 2);
+  CHECK(stats[12].pass == "fuse_pointwise_depthwise");
+  CHECK(stats[12].nodes_added == 0);  // 32x32 images: every expanded image is under 1 MiB
   check_same(g, o, 1e-3);
 }
 
@@ -300,12 +324,12 @@ TEST_CASE("fuse_pointwise_depthwise pass: expand and depthwise convs on large im
   const Graph g = expand_depthwise_graph("2,16,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 14);
-  CHECK(stats[11].pass == "fuse_pointwise_depthwise");
+  REQUIRE(stats.size() == 15);
+  CHECK(stats[12].pass == "fuse_pointwise_depthwise");
   // The first two blocks (32x32 images): the third reads 16x16 ones, 256 KiB expanded.
   CHECK(count(o, "FusedPointwiseDepthwise") == 2);
-  CHECK(stats[11].nodes_removed == 4);
-  CHECK(stats[11].nodes_added == 2);
+  CHECK(stats[12].nodes_removed == 4);
+  CHECK(stats[12].nodes_added == 2);
   const ge::Node& f = node(o, "s100.dw");
   CHECK(f.op == "FusedPointwiseDepthwise");
   CHECK(f.attrs.at("pointwise_activation").as_string() == "Clip");

@@ -708,7 +708,7 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   const Graph g = ge::models::resnet50("1,3,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 14);
+  REQUIRE(stats.size() == 15);
   CHECK(stats[0].pass == "fold_qdq_pairs");
   CHECK(stats[0].nodes_added == 0);  // no QuantizeLinear/DequantizeLinear pairs
   CHECK(stats[1].pass == "fold_constants");
@@ -719,17 +719,19 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   CHECK(stats[4].pass == "fuse_layer_norm");
   CHECK(stats[5].pass == "fuse_gelu");
   CHECK(stats[6].pass == "fuse_attention");
-  CHECK(stats[7].pass == "fuse_activations");
-  CHECK(stats[7].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
-  CHECK(stats[8].pass == "fuse_matmul_epilogue");
-  CHECK(stats[9].pass == "layout_nhwc");
-  CHECK(stats[9].nodes_added == 2);  // NHWC from the stem on: a Transpose of the input, the pool's mean
-  CHECK(stats[10].pass == "quantize_products");
-  CHECK(stats[10].nodes_added == 0);  // nothing quantized
-  CHECK(stats[11].pass == "fuse_pointwise_depthwise");
-  CHECK(stats[11].nodes_added == 0);  // no depthwise convs
-  CHECK(stats[12].pass == "fold_transposes");
-  CHECK(stats[13].pass == "remove_dead_code");
+  CHECK(stats[7].pass == "conv_frames");
+  CHECK(stats[7].nodes_added == 0);  // no 3-D convs
+  CHECK(stats[8].pass == "fuse_activations");
+  CHECK(stats[8].nodes_added == 49);  // every Conv but the 4 projection shortcuts, which feed a fused Add as Z
+  CHECK(stats[9].pass == "fuse_matmul_epilogue");
+  CHECK(stats[10].pass == "layout_nhwc");
+  CHECK(stats[10].nodes_added == 2);  // NHWC from the stem on: a Transpose of the input, the pool's mean
+  CHECK(stats[11].pass == "quantize_products");
+  CHECK(stats[11].nodes_added == 0);  // nothing quantized
+  CHECK(stats[12].pass == "fuse_pointwise_depthwise");
+  CHECK(stats[12].nodes_added == 0);  // no depthwise convs
+  CHECK(stats[13].pass == "fold_transposes");
+  CHECK(stats[14].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);
@@ -831,7 +833,7 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     std::vector<ge::PassStats> stats;
     const Graph once = ge::optimize(g, &stats);
     Graph step = g;
-    std::vector<ge::PassStats> step_stats(14);
+    std::vector<ge::PassStats> step_stats(15);
     step = ge::fold_qdq_pairs(step, &step_stats[0]);
     step = ge::fold_constants(step, &step_stats[1]);
     step = ge::trim_conv_taps(step, &step_stats[2]);
@@ -839,13 +841,14 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     step = ge::fuse_layer_norm(step, &step_stats[4]);
     step = ge::fuse_gelu(step, &step_stats[5]);
     step = ge::fuse_attention(step, &step_stats[6]);
-    step = ge::fuse_activations(step, &step_stats[7]);
-    step = ge::fuse_matmul_epilogue(step, &step_stats[8]);
-    step = ge::layout_nhwc(step, &step_stats[9]);
-    step = ge::quantize_products(step, &step_stats[10]);
-    step = ge::fuse_pointwise_depthwise(step, &step_stats[11]);
-    step = ge::fold_transposes(step, &step_stats[12]);
-    step = ge::remove_dead_code(step, &step_stats[13]);
+    step = ge::conv_frames(step, &step_stats[7]);
+    step = ge::fuse_activations(step, &step_stats[8]);
+    step = ge::fuse_matmul_epilogue(step, &step_stats[9]);
+    step = ge::layout_nhwc(step, &step_stats[10]);
+    step = ge::quantize_products(step, &step_stats[11]);
+    step = ge::fuse_pointwise_depthwise(step, &step_stats[12]);
+    step = ge::fold_transposes(step, &step_stats[13]);
+    step = ge::remove_dead_code(step, &step_stats[14]);
     REQUIRE(stats.size() == step_stats.size());
     for (std::size_t i = 0; i < stats.size(); ++i) {
       CHECK(stats[i].pass == step_stats[i].pass);

@@ -61,6 +61,15 @@ struct PassStats {
 /// output value. The old weights stay as constants (see `remove_dead_code`).
 [[nodiscard]] Graph fold_batch_norm(const Graph& g, PassStats* stats = nullptr);
 
+/// A 3-D Conv one frame deep (kernel depth 1, depth stride 1, no depth pads, constant
+/// f32 weights, static C, D, H and W) on x [N, C, D, H, W] becomes a 2-D Conv of the
+/// frames [N * D, C, H, W]: a `Transpose` (`<x>.to_nchw_frames`) and a `Reshape` before,
+/// a `Reshape` and a `Transpose` (`<y>.to_ncdhw`) after, so that the 2-D kernels, the
+/// layout pass and the fusions take it. Elementwise ops (Relu, Sigmoid, LeakyRelu,
+/// HardSigmoid, HardSwish, Clip, Tanh, Elu; Add, Mul, Sub of equal shapes) whose inputs
+/// all have frames run on frames too; a volume no other node reads loses its way back.
+[[nodiscard]] Graph conv_frames(const Graph& g, PassStats* stats = nullptr);
+
 /// Fuses into one `FusedConv` node (named as the Conv): Conv [+ Add of a residual of the
 /// same shape] [+ Relu, Clip with constant bounds, Sigmoid, HardSigmoid, HardSwish,
 /// LeakyRelu, or the SiLU / HardSwish gates `Mul(v, Sigmoid(v))`], with at least one of the Add and
@@ -167,7 +176,7 @@ struct PassStats {
 [[nodiscard]] Graph widen_half_floats(const Graph& g, PassStats* stats = nullptr);
 
 /// Every pass in order: `fold_qdq_pairs`, `fold_constants`, `trim_conv_taps`, `fold_batch_norm`,
-/// `fuse_layer_norm`, `fuse_gelu`, `fuse_attention`, `fuse_activations`, `fuse_matmul_epilogue`,
+/// `fuse_layer_norm`, `fuse_gelu`, `fuse_attention`, `conv_frames`, `fuse_activations`, `fuse_matmul_epilogue`,
 /// `layout_nhwc`, `quantize_products`, `fuse_pointwise_depthwise` (not when `compile` runs
 /// convs in bf16 on AMX), `fold_transposes`, `remove_dead_code`.
 /// `stats`, when given, gets one entry per pass (appended).

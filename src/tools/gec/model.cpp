@@ -240,8 +240,9 @@ void write_plan_svg(const std::string& file, const std::string& stem, const ge::
     throw UsageError("cannot write --plan_svg file '" + file + "': " + *why);
 }
 
-// The Transposes the layout pass put into the compiled graph (`<value>.to_nhwc` and
-// `<value>.to_nchw`, docs/passes.md), and all its Transposes.
+// The Transposes the layout passes put into the compiled graph (`<value>.to_nhwc` and
+// `<value>.to_nchw`, conv_frames' `<value>.to_nchw_frames` and `<value>.to_ncdhw`,
+// docs/passes.md), and all its Transposes.
 struct TransposeCount {
   std::size_t layout = 0, all = 0;
 };
@@ -250,7 +251,9 @@ TransposeCount transposes(const ge::CompiledModel& m) {
   for (const ge::Node& n : m.graph().nodes()) {
     if (n.op != "Transpose") continue;
     ++t.all;
-    if (n.name.find(".to_nhwc") != std::string::npos || n.name.find(".to_nchw") != std::string::npos) ++t.layout;
+    if (n.name.find(".to_nhwc") != std::string::npos || n.name.find(".to_nchw") != std::string::npos ||
+        n.name.find(".to_ncdhw") != std::string::npos)
+      ++t.layout;
   }
   return t;
 }

@@ -68,13 +68,15 @@ class Frames {
   Frames(Work& w, PassStats& s) : w_(w), s_(s) {}
 
   // The frames of volume v: its Transpose and Reshape, made once.
+  // (Descriptions and names are copied: new values and nodes move the vectors.)
   ValueId of(ValueId v) {
     if (const auto it = frames_.find(v); it != frames_.end()) return it->second;
-    const TensorDesc& d = w_.desc(v);
+    const TensorDesc d = w_.desc(v);
     const Shape& x = d.shape;
     const TensorDesc moved{d.dtype, Shape{x[0], x[2], x[1], x[3], x[4]}};
-    const ValueId t = new_value(w_.values[v].name + ".frames_t", moved);
-    add_node(w_.values[v].name + ".to_nchw_frames", "Transpose", {v}, {t},
+    const std::string name = w_.values[v].name;
+    const ValueId t = new_value(name + ".frames_t", moved);
+    add_node(name + ".to_nchw_frames", "Transpose", {v}, {t},
              Attributes{{"perm", std::vector<std::int64_t>{0, 2, 1, 3, 4}}});
     const ValueId f = reshaped(t, {-1, x[1].value(), x[3].value(), x[4].value()},
                                TensorDesc{d.dtype, Shape{x[0] * x[2], x[1], x[3], x[4]}});
@@ -86,12 +88,12 @@ class Frames {
   // a Reshape splitting N and D, a Transpose back, dropped at the end where nothing else
   // reads v.
   void make(ValueId v, ValueId f) {
-    const TensorDesc& d = w_.desc(v);
+    const TensorDesc d = w_.desc(v);
     const Shape& y = d.shape;
     const ValueId t = reshaped(f, {-1, y[2].value(), y[1].value(), y[3].value(), y[4].value()},
                                TensorDesc{d.dtype, Shape{y[0], y[2], y[1], y[3], y[4]}});
     back_.push_back({w_.nodes.size() - 1, w_.nodes.size(), v});
-    add_node(w_.values[v].name + ".to_ncdhw", "Transpose", {t}, {v},
+    add_node(std::string(w_.values[v].name) + ".to_ncdhw", "Transpose", {t}, {v},
              Attributes{{"perm", std::vector<std::int64_t>{0, 2, 1, 3, 4}}});
     frames_[v] = f;
   }
@@ -124,7 +126,7 @@ class Frames {
   };
 
   ValueId reshaped(ValueId from, std::vector<std::int64_t> dims, TensorDesc desc) {
-    const std::string& base = w_.values[from].name;
+    const std::string base = w_.values[from].name;
     const auto rank = static_cast<std::int64_t>(dims.size());
     const ValueId shape = w_.add_constant(base + ".shape", Tensor::from<std::int64_t>({rank}, dims));
     const ValueId out = new_value(base + ".r", std::move(desc));
@@ -168,7 +170,7 @@ void conv_frames(Work& w, PassStats& s) {
       const ValueId k2 = w.add_constant(w.values[w.nodes[i].inputs[1]].name + ".frames",
                                         Tensor::view(k.dtype(), {kd[0], kd[1], kd[3], kd[4]}, k.bytes(),
                                                      std::make_shared<Tensor>(k)));
-      const Shape& ys = w.desc(y).shape;
+      const Shape ys = w.desc(y).shape;
       const ValueId fy = frames.new_value(w.values[y].name + ".frames",
                                           TensorDesc{DataType::f32, Shape{ys[0] * ys[2], ys[1], ys[3], ys[4]}});
       WNode& n = w.nodes[i];
@@ -181,8 +183,10 @@ void conv_frames(Work& w, PassStats& s) {
     }
     const WNode& n = w.nodes[i];
     if (!frame_elementwise(n) || !volume_dims(w, n.outputs[0])) continue;
+    // (a unary op's output is its input's shape; two operands must be one shape for sure)
+    const bool unary = n.inputs.size() == 1 || n.op == "Clip";
     bool all = volume_dims(w, n.inputs[0]).has_value() && frames.has(n.inputs[0]) &&
-               same_volume(w, n.inputs[0], n.outputs[0]);
+               (unary || same_volume(w, n.inputs[0], n.outputs[0]));
     for (std::size_t k = 1; all && k < n.inputs.size(); ++k) {
       const ValueId v = n.inputs[k];
       if (v == no_value) continue;
@@ -191,12 +195,14 @@ void conv_frames(Work& w, PassStats& s) {
     }
     if (!all) continue;
     const ValueId y = n.outputs[0];
-    const Shape& ys = w.desc(y).shape;
+    std::vector<ValueId> ins = n.inputs;
+    for (ValueId& v : ins)
+      if (v != no_value && frames.has(v)) v = frames.of(v);
+    const Shape ys = w.desc(y).shape;
     const ValueId fy = frames.new_value(w.values[y].name + ".frames",
                                         TensorDesc{DataType::f32, Shape{ys[0] * ys[2], ys[1], ys[3], ys[4]}});
     WNode& m = w.nodes[i];
-    for (ValueId& v : m.inputs)
-      if (v != no_value && frames.has(v)) v = frames.of(v);
+    m.inputs = std::move(ins);
     m.outputs[0] = fy;
     frames.make(y, fy);
   }

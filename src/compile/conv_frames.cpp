@@ -7,7 +7,6 @@
 // such frames (a block's ReLU, its residual Add) run on the frames too, so that a chain of
 // these convs stays in frames and only its ends move data (fold_transposes then merges
 // those Transposes with the layout pass's into one each).
-#include <array>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -21,16 +20,13 @@ namespace ge::detail {
 
 namespace {
 
-// C, D, H and W of a 5-D f32 value when static (N may be anything).
-std::optional<std::array<std::int64_t, 4>> volume_dims(const Work& w, ValueId v) {
+// A 5-D f32 value with static C, D, H and W (N may be anything).
+bool is_volume(const Work& w, ValueId v) {
   const TensorDesc& d = w.desc(v);
-  if (d.dtype != DataType::f32 || !d.shape.rank_known() || d.shape.rank() != 5) return std::nullopt;
-  std::array<std::int64_t, 4> out{};
-  for (std::size_t i = 1; i < 5; ++i) {
-    if (!d.shape[i].is_static()) return std::nullopt;
-    out[i - 1] = d.shape[i].value();
-  }
-  return out;
+  if (d.dtype != DataType::f32 || !d.shape.rank_known() || d.shape.rank() != 5) return false;
+  for (std::size_t i = 1; i < 5; ++i)
+    if (!d.shape[i].is_static()) return false;
+  return true;
 }
 
 // The 2-D attributes of a Conv over [N, C, D, H, W] whose kernel is one frame deep, or
@@ -38,7 +34,7 @@ std::optional<std::array<std::int64_t, 4>> volume_dims(const Work& w, ValueId v)
 // depth stride 1.
 std::optional<Attributes> frame_conv_attrs(const Work& w, const WNode& n) {
   if (!n.alive || n.op != "Conv" || n.outputs.size() != 1 || n.inputs.size() < 2 || n.inputs.size() > 3) return std::nullopt;
-  if (!volume_dims(w, n.inputs[0]) || !volume_dims(w, n.outputs[0])) return std::nullopt;
+  if (!is_volume(w, n.inputs[0]) || !is_volume(w, n.outputs[0])) return std::nullopt;
   const Tensor* k = w.constant(n.inputs[1]);
   if (k == nullptr || k->dtype() != DataType::f32 || k->dims().size() != 5 || k->dims()[2] != 1) return std::nullopt;
   const ops::WindowAttrs a = ops::WindowAttrs::from(OpRegistry::global().find(n.op).with_defaults(n.attrs), 3);
@@ -75,7 +71,7 @@ class Frames {
     const Shape& x = d.shape;
     const TensorDesc moved{d.dtype, Shape{x[0], x[2], x[1], x[3], x[4]}};
     const std::string name = w_.values[v].name;
-    const ValueId t = new_value(name + ".frames_t", moved);
+    const ValueId t = w_.add_value(name + ".frames_t", moved);
     add_node(name + ".to_nchw_frames", "Transpose", {v}, {t},
              Attributes{{"perm", std::vector<std::int64_t>{0, 2, 1, 3, 4}}});
     const ValueId f = reshaped(t, {-1, x[1].value(), x[3].value(), x[4].value()},
@@ -100,14 +96,6 @@ class Frames {
 
   [[nodiscard]] bool has(ValueId v) const { return frames_.contains(v); }
 
-  ValueId new_value(const std::string& base, TensorDesc desc) {
-    const std::string name = w_.unique_name(base);
-    w_.names.insert(name);
-    const auto id = static_cast<ValueId>(w_.values.size());
-    w_.values.push_back({name, std::move(desc)});
-    return id;
-  }
-
   // The volumes nobody reads outside frames lose their way back.
   void drop_unread() {
     const Work::Readers readers = w_.readers();
@@ -129,7 +117,7 @@ class Frames {
     const std::string base = w_.values[from].name;
     const auto rank = static_cast<std::int64_t>(dims.size());
     const ValueId shape = w_.add_constant(base + ".shape", Tensor::from<std::int64_t>({rank}, dims));
-    const ValueId out = new_value(base + ".r", std::move(desc));
+    const ValueId out = w_.add_value(base + ".r", std::move(desc));
     add_node(base + ".reshape", "Reshape", {from, shape}, {out}, Attributes{});
     return out;
   }
@@ -171,7 +159,7 @@ void conv_frames(Work& w, PassStats& s) {
                                         Tensor::view(k.dtype(), {kd[0], kd[1], kd[3], kd[4]}, k.bytes(),
                                                      std::make_shared<Tensor>(k)));
       const Shape ys = w.desc(y).shape;
-      const ValueId fy = frames.new_value(w.values[y].name + ".frames",
+      const ValueId fy = w.add_value(w.values[y].name + ".frames",
                                           TensorDesc{DataType::f32, Shape{ys[0] * ys[2], ys[1], ys[3], ys[4]}});
       WNode& n = w.nodes[i];
       n.inputs[0] = fx;
@@ -182,16 +170,17 @@ void conv_frames(Work& w, PassStats& s) {
       continue;
     }
     const WNode& n = w.nodes[i];
-    if (!frame_elementwise(n) || !volume_dims(w, n.outputs[0])) continue;
+    if (!frame_elementwise(n) || !is_volume(w, n.outputs[0])) continue;
     // (a unary op's output is its input's shape; two operands must be one shape for sure)
     const bool unary = n.inputs.size() == 1 || n.op == "Clip";
-    bool all = volume_dims(w, n.inputs[0]).has_value() && frames.has(n.inputs[0]) &&
+    // (only volumes have frames)
+    bool all = frames.has(n.inputs[0]) &&
                (unary || same_volume(w, n.inputs[0], n.outputs[0]));
     for (std::size_t k = 1; all && k < n.inputs.size(); ++k) {
       const ValueId v = n.inputs[k];
       if (v == no_value) continue;
       if (w.constant(v) != nullptr && w.constant(v)->element_count() == 1 && n.op == "Clip") continue;  // (bounds)
-      all = volume_dims(w, v).has_value() && frames.has(v) && same_volume(w, v, n.outputs[0]);
+      all = frames.has(v) && same_volume(w, v, n.outputs[0]);
     }
     if (!all) continue;
     const ValueId y = n.outputs[0];
@@ -199,7 +188,7 @@ void conv_frames(Work& w, PassStats& s) {
     for (ValueId& v : ins)
       if (v != no_value && frames.has(v)) v = frames.of(v);
     const Shape ys = w.desc(y).shape;
-    const ValueId fy = frames.new_value(w.values[y].name + ".frames",
+    const ValueId fy = w.add_value(w.values[y].name + ".frames",
                                         TensorDesc{DataType::f32, Shape{ys[0] * ys[2], ys[1], ys[3], ys[4]}});
     WNode& m = w.nodes[i];
     m.inputs = std::move(ins);

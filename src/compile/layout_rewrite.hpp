@@ -25,13 +25,7 @@ struct Rewriter {
     for (const WNode& n : w.nodes) node_names.insert(n.name);
   }
 
-  ValueId new_value(const std::string& base, TensorDesc desc) {
-    const std::string name = w.unique_name(base);
-    w.names.insert(name);
-    const auto id = static_cast<ValueId>(w.values.size());
-    w.values.push_back({name, std::move(desc)});
-    return id;
-  }
+  ValueId new_value(const std::string& base, TensorDesc desc) { return w.add_value(base, std::move(desc)); }
 
   std::string node_name(const std::string& base) {
     std::string name = base;

@@ -85,6 +85,14 @@ struct Work {
       if (!names.contains(n)) return n;
     }
   }
+  // A new value (a node's output to be), named `base` or the first free `base.k`.
+  ValueId add_value(const std::string& base, TensorDesc desc) {
+    const std::string name = unique_name(base);
+    names.insert(name);
+    const auto id = static_cast<ValueId>(values.size());
+    values.push_back({name, std::move(desc)});
+    return id;
+  }
   // A new constant value.
   ValueId add_constant(const std::string& base, Tensor tensor) {
     const std::string name = unique_name(base);

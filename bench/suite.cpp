@@ -4,9 +4,9 @@
 // point-cloud block), exported once into a cache folder with a dynamic batch.
 //
 //   ge_bench_models --suite [--quick] [--suite-models a,b,...] [--exports DIR] [--dir DIR]
-//                           [--seconds S] [--timeout S] [--rounds R] [--no-ort]
+//                           [--seconds S] [--timeout S] [--rounds R] [--batches B,...] [--no-ort]
 //
-// Each model is compiled once with batch gears 1,8 (--quick: 1) and run at each batch in a
+// Each model is compiled once with batch gears 1,8 (--quick: 1; --batches: those) and run at each batch in a
 // child process of its own (`--suite-child`: a crash or a hang there is that model's row,
 // never the end of the suite), then ONNX Runtime runs the same file on the same input
 // (bench/peers/ort_bench.js --input, --save-outputs). Per row: the p50s, their ratio and
@@ -61,13 +61,14 @@ struct SuiteArgs {
   double seconds = 3.0;
   int timeout = 0;                  // seconds per model in ge; 0: 900 (--quick 120)
   int rounds = 1;                   // measurements per model, each side's lowest p50 kept
+  std::vector<std::int64_t> batches;  // empty: 1 and 8 (--quick: 1)
   std::vector<std::string> models;  // empty: every model of the manifest
   std::string exports, dir;
 };
 
 constexpr const char* suite_usage =
     "usage: ge_bench_models --suite [--quick] [--suite-models a,b,...] [--exports DIR] [--dir DIR] [--seconds S] "
-    "[--timeout S] [--rounds R] [--no-ort]\n";
+    "[--timeout S] [--rounds R] [--batches B,...] [--no-ort]\n";
 
 [[noreturn]] void suite_usage_error(const std::string& what) {
   std::fprintf(stderr, "ge_bench_models --suite: %s\n%s", what.c_str(), suite_usage);
@@ -112,6 +113,12 @@ SuiteArgs parse_suite_args(int argc, char** argv) {
     else if (arg == "--seconds") {
       a.seconds = number_arg(arg, value());
       seconds_set = true;
+    } else if (arg == "--batches") {
+      for (const std::string& b : split(value(), ',')) {
+        const double x = number_arg(arg, b);
+        if (x < 1 || x > 64 || x != std::floor(x)) suite_usage_error("--batches '" + b + "': expected whole batches 1 to 64");
+        a.batches.push_back(static_cast<std::int64_t>(x));
+      }
     } else if (arg == "--suite-models") {
       const std::string v = value();
       for (const std::string& m : split(v, ','))
@@ -479,7 +486,9 @@ int suite_main(int argc, char** argv) {
     if (!args.ort) ort.why_not = "--no-ort";
     Suite s{.args = args,
             .ort = ort,
-            .batches = args.quick ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{1, 8},
+            .batches = !args.batches.empty() ? args.batches
+                       : args.quick      ? std::vector<std::int64_t>{1}
+                                         : std::vector<std::int64_t>{1, 8},
             .warmup = args.quick ? 1 : 3,
             .min_runs = args.quick ? 3 : 5,
             .work = args.dir.empty() ? fs::temp_directory_path() / ("ge_bench_suite_" + std::to_string(getpid()))

@@ -127,6 +127,7 @@ enum class LayoutRule : std::uint8_t {
   slice,           // slices (constant starts, ends, axes): the axes remapped
   shuffle,         // a channel shuffle (Reshape to groups, Transpose, Reshape back): in NHWC terms
   resize,          // resizes H and W only (constant scales or sizes): the scales, sizes and roi permuted
+  regroup,         // regroups pixels, channels kept (a Reshape, or one beside a Transpose): a Reshape on NHWC
 };
 
 LayoutRule layout_rule(std::string_view op) {
@@ -151,28 +152,6 @@ LayoutRule layout_rule(std::string_view op) {
   return it == rules.end() ? LayoutRule::fixed : it->second;
 }
 
-// The axes a Reduce* node reduces (its attribute, or from opset 18 its constant second
-// input), or nullopt where they are not known now.
-std::optional<std::vector<std::int64_t>> reduce_axes(const Work& w, const WNode& n) {
-  if (n.inputs.size() > 1 && n.inputs[1] != no_value) {
-    const Tensor* t = w.constant(n.inputs[1]);
-    if (t == nullptr || t->dtype() != DataType::i64) return std::nullopt;
-    return t->to_int64s();
-  }
-  return ints_attr(n, "axes");
-}
-
-// A mean (max, min, sum) over exactly H and W of an image (`x.mean([2, 3])` in MNASNet and
-// others' heads): a global pool, kept or not kept dims.
-bool reduces_h_and_w(const Work& w, const WNode& n) {
-  const auto axes = reduce_axes(w, n);
-  if (!axes || axes->size() != 2) return false;
-  std::vector<std::int64_t> a = *axes;
-  for (std::int64_t& x : a) x = x < 0 ? x + 4 : x;
-  std::sort(a.begin(), a.end());
-  return a == std::vector<std::int64_t>{2, 3};
-}
-
 // What a node is to the layout solve: a conv or pool that gains from NHWC (`Kind`), or
 // an op whose schema says it runs in either layout (`LayoutRule`) on these inputs.
 struct Role {
@@ -182,6 +161,7 @@ struct Role {
   bool makes_image = false;         // its output is an image (an NHWC twin in a chain)
   std::size_t mid = SIZE_MAX, tail = SIZE_MAX;  // a shuffle's Transpose and last Reshape
   std::int64_t groups = 0;                      // a shuffle's groups
+  std::vector<std::int64_t> dims;               // a regroup's NHWC output dims
   [[nodiscard]] bool candidate() const { return kind != Kind::none || rule != LayoutRule::fixed; }
 };
 
@@ -256,9 +236,12 @@ Role role_of(const Work& w, const Work::Readers& readers, std::size_t i, bool de
     return r;
   }
   if (!n.alive || n.outputs.size() != 1 || n.inputs.empty()) return r;
-  if (n.op == "Reshape") {
-    if (!channel_shuffle(w, readers, i, r)) return r;
-    r.rule = LayoutRule::shuffle;
+  if (n.op == "Reshape" || n.op == "Transpose") {
+    const auto g = n.op == "Reshape" && channel_shuffle(w, readers, i, r) ? std::nullopt
+                                                                          : detail::layout_ops::regroup_at(w, readers, i);
+    if (r.tail == SIZE_MAX && !g) return r;
+    r.rule = g ? LayoutRule::regroup : LayoutRule::shuffle;
+    if (g) r.tail = g->tail, r.dims = g->dims;
     r.images = {0};
     r.makes_image = true;
     return r;
@@ -286,7 +269,7 @@ Role role_of(const Work& w, const Work::Readers& readers, std::size_t i, bool de
     case LayoutRule::spatial_reduce:
       // (a [N, C, 1, 1] input too: a chain's last image may be one pixel)
       if (!w.desc(n.inputs[0]).shape.rank_known() || w.desc(n.inputs[0]).shape.rank() != 4) return r;
-      if (n.op.starts_with("Global") ? n.inputs.size() != 1 : !reduces_h_and_w(w, n)) return r;
+      if (n.op.starts_with("Global") ? n.inputs.size() != 1 : !detail::layout_ops::reduces_h_and_w(w, n)) return r;
       r.images = {0};
       break;
     case LayoutRule::pad: {
@@ -300,6 +283,7 @@ Role role_of(const Work& w, const Work::Readers& readers, std::size_t i, bool de
     }
     case LayoutRule::slice:
     case LayoutRule::shuffle:
+    case LayoutRule::regroup:
       if (!is_image(y) || !slices_image(w, n)) return r;
       r.images = {0};
       r.makes_image = true;
@@ -343,10 +327,11 @@ Chains find_chains(const Work& w, bool dense_chains) {
   Chains c;
   c.role.resize(count);
   const Work::Readers readers = w.readers();
-  for (std::size_t i = 0; i < count; ++i) {
-    c.role[i] = role_of(w, readers, i, dense_chains);
+  for (std::size_t i = 0; i < count; ++i) c.role[i] = role_of(w, readers, i, dense_chains);
+  for (std::size_t i = 0; i < count; ++i)  // (a node another's rewrite takes is no member of its own)
+    if (c.role[i].tail != SIZE_MAX) c.role[c.role[i].tail] = Role{};
+  for (std::size_t i = 0; i < count; ++i)
     if (c.role[i].makes_image) c.producer[image_out(w, c.role[i], i)] = i;
-  }
   c.parent.resize(count);
   std::iota(c.parent.begin(), c.parent.end(), std::size_t{0});
   for (std::size_t i = 0; i < count; ++i) {
@@ -576,6 +561,9 @@ void rewrite_members(Work& w, PassStats& s, const Chains& c, const std::vector<b
         break;
       case LayoutRule::resize:
         detail::layout_ops::rewrite_resize(w, i, nhwc);
+        break;
+      case LayoutRule::regroup:
+        detail::layout_ops::rewrite_regroup(w, {r.tail, r.dims}, i, nhwc);
         break;
     }
   }

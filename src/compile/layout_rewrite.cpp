@@ -2,9 +2,37 @@
 #include "compile/layout_rewrite.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 namespace ge::detail::layout_ops {
+
+// The axes a Reduce* node reduces (its attribute, or from opset 18 its constant second
+// input), or nullopt where they are not known now.
+namespace {
+
+std::optional<std::vector<std::int64_t>> reduce_axes(const Work& w, const WNode& n) {
+  if (n.inputs.size() > 1 && n.inputs[1] != no_value) {
+    const Tensor* t = w.constant(n.inputs[1]);
+    if (t == nullptr || t->dtype() != DataType::i64) return std::nullopt;
+    return t->to_int64s();
+  }
+  const auto a = attr_of(n, "axes");
+  return a && a->kind() == AttrKind::integers ? a->as_ints() : std::vector<std::int64_t>{};
+}
+
+}  // namespace
+
+// A mean (max, min, sum) over exactly H and W of an image (`x.mean([2, 3])` in MNASNet and
+// others' heads): a global pool, kept or not kept dims.
+bool reduces_h_and_w(const Work& w, const WNode& n) {
+  const auto axes = reduce_axes(w, n);
+  if (!axes || axes->size() != 2) return false;
+  std::vector<std::int64_t> a = *axes;
+  for (std::int64_t& x : a) x = x < 0 ? x + 4 : x;
+  std::sort(a.begin(), a.end());
+  return a == std::vector<std::int64_t>{2, 3};
+}
 
 // An elementwise member: its per-channel operands take their NHWC broadcast form (a
 // Reshape, one per operand however many members read it), its output the NHWC twin.
@@ -174,6 +202,75 @@ void rewrite_resize(Work& w, std::size_t i, const NhwcTwins& nhwc) {
     w.nodes[i].inputs[k] = id;
   }
   w.nodes[i].outputs[0] = nhwc.at(w.nodes[i].outputs[0]);
+}
+
+namespace {
+
+// The static C, H and W of a 4-D value [N, C, H, W] whose H and W are not both 1 (an
+// image), or nullopt.
+std::optional<std::array<std::int64_t, 3>> image_chw(const TensorDesc& d) {
+  const Shape& x = d.shape;
+  if (!x.rank_known() || x.rank() != 4 || !x[1].is_static() || !x[2].is_static() || !x[3].is_static()) return std::nullopt;
+  if (x[2].value() == 1 && x[3].value() == 1) return std::nullopt;
+  return std::array<std::int64_t, 3>{x[1].value(), x[2].value(), x[3].value()};
+}
+
+bool plain_reshape(const WNode& n) {
+  const auto zero = attr_of(n, "allowzero");
+  return n.alive && n.op == "Reshape" && n.inputs.size() == 2 && n.outputs.size() == 1 && !(zero && zero->as_int() != 0);
+}
+
+bool swaps_1_2(const WNode& n) {
+  const auto perm = attr_of(n, "perm");
+  return n.alive && n.op == "Transpose" && n.inputs.size() == 1 && n.outputs.size() == 1 && perm &&
+         perm->kind() == AttrKind::integers && perm->as_ints() == std::vector<std::int64_t>{0, 2, 1, 3};
+}
+
+}  // namespace
+
+// Reshape [A, C, H, W] -> [A', C, H', W'] with H * W = H' * W' keeps each pixel's index
+// A * H * W + h * W + w; Reshape [A, C, H, W] -> [B, D, C, H * W] then Transpose (0, 2, 1, 3)
+// gives [B, C, D, H * W] whose NHWC floats are (b, d, hw, c) = (a, h, w, c); the reverse
+// likewise. The Reshapes leave the floats in order, so these hold for any such nodes.
+std::optional<Regroup> regroup_at(const Work& w, const Work::Readers& readers, std::size_t i) {
+  const WNode& n = w.nodes[i];
+  const auto x = image_chw(w.desc(n.inputs.empty() ? no_value : n.inputs[0]));
+  if (!x || n.outputs.size() != 1) return std::nullopt;
+  const auto only = [&](ValueId v) { return readers.count[v] == 1 && !w.is_output(v) ? readers.node[v] : SIZE_MAX; };
+  const Shape& y = w.desc(n.outputs[0]).shape;
+  if (plain_reshape(n)) {
+    const auto out = image_chw(w.desc(n.outputs[0]));
+    if (out && (*out)[0] == (*x)[0] && (*out)[1] * (*out)[2] == (*x)[1] * (*x)[2])
+      return Regroup{SIZE_MAX, {-1, (*out)[1], (*out)[2], (*out)[0]}};
+    // [A, C, H, W] -> [B, D, C, H * W] -> Transpose (0, 2, 1, 3)
+    const std::size_t t = only(n.outputs[0]);
+    if (!y.rank_known() || y.rank() != 4 || !y[1].is_static() || !y[2].is_static() || !y[3].is_static() ||
+        t == SIZE_MAX || !swaps_1_2(w.nodes[t]) || y[2].value() != (*x)[0] || y[3].value() != (*x)[1] * (*x)[2] ||
+        !image_chw(w.desc(w.nodes[t].outputs[0])))
+      return std::nullopt;
+    return Regroup{t, {-1, y[1].value(), y[3].value(), (*x)[0]}};
+  }
+  // Transpose (0, 2, 1, 3) of [B, M, D, P] -> Reshape [A, M, H, W], H * W = P
+  if (!swaps_1_2(n)) return std::nullopt;
+  const std::size_t r = only(n.outputs[0]);
+  if (r == SIZE_MAX || !plain_reshape(w.nodes[r]) || w.nodes[r].inputs[0] != n.outputs[0]) return std::nullopt;
+  const auto out = image_chw(w.desc(w.nodes[r].outputs[0]));
+  if (!out || (*out)[0] != (*x)[0] || (*out)[1] * (*out)[2] != (*x)[2]) return std::nullopt;
+  return Regroup{r, {-1, (*out)[1], (*out)[2], (*out)[0]}};
+}
+
+// A regroup member on NHWC: one Reshape of the input's twin to the output's; the node
+// after it goes (its output, where read outside, comes back from the twin).
+void rewrite_regroup(Work& w, const Regroup& r, std::size_t i, const NhwcTwins& nhwc) {
+  const ValueId y = w.nodes[r.tail != SIZE_MAX ? r.tail : i].outputs[0];
+  const auto rank = static_cast<std::int64_t>(r.dims.size());
+  const ValueId shape = w.add_constant(w.nodes[i].name + ".nhwc_shape", Tensor::from<std::int64_t>({rank}, r.dims));
+  if (r.tail != SIZE_MAX) w.nodes[r.tail].alive = false;
+  WNode& n = w.nodes[i];
+  n.op = "Reshape";
+  n.inputs = {n.inputs[0], shape};
+  n.outputs = {nhwc.at(y)};
+  n.attrs = Attributes{};
 }
 
 }  // namespace ge::detail::layout_ops

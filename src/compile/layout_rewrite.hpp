@@ -1,9 +1,10 @@
 #pragma once
 // Private to the layout pass (src/compile/layout.cpp): the rewrites that put the ops
 // between a chain's convs on NHWC images (elementwise operands, global pools and
-// reductions, slices, channel shuffles), and the naming helper they share.
+// reductions, slices, channel shuffles, regroups), and the naming helper they share.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -62,8 +63,22 @@ struct Shuffle {
 
 using NhwcTwins = std::unordered_map<ValueId, ValueId>;
 
+// A regroup: a Reshape between images whose NHWC forms hold the same floats in the same
+// order (channels kept, the pixels regrouped), alone or after or before a Transpose of
+// axes 1 and 2 (conv_frames' frames [N * D, C, H, W] and temporal view [N, C, D, H * W]:
+// on NHWC both [N, D, H * W, C]). On NHWC it is one Reshape, to `dims`; `tail` is the
+// node after the member (the Transpose's Reshape or the Reshape's Transpose), or SIZE_MAX.
+struct Regroup {
+  std::size_t tail = SIZE_MAX;
+  std::vector<std::int64_t> dims;
+};
+std::optional<Regroup> regroup_at(const Work& w, const Work::Readers& readers, std::size_t i);
+void rewrite_regroup(Work& w, const Regroup& r, std::size_t i, const NhwcTwins& nhwc);
+
 void rewrite_elementwise(Work& w, Rewriter& rw, const std::vector<std::size_t>& images, std::size_t i,
                          const NhwcTwins& nhwc, NhwcTwins& per_channel_nhwc);
+// A mean (max, min, sum) over exactly H and W of an image: a global pool.
+bool reduces_h_and_w(const Work& w, const WNode& n);
 void rewrite_spatial_reduce(Work& w, Rewriter& rw, std::size_t i);
 void rewrite_global_pool(Work& w, Rewriter& rw, std::size_t i);
 void rewrite_slice(Work& w, std::size_t i, const NhwcTwins& nhwc);

@@ -118,6 +118,44 @@ TEST_CASE("layout_nhwc pass: dense 3x3 convs without a 1x1 (ResNet-18's basic bl
   }
 }
 
+TEST_CASE("layout_nhwc pass: a Reshape that regroups pixels, channels kept, is a Reshape on NHWC (no Transpose)") {
+  // [2, 8, 6, 8] -> [2, 8, 12, 4] alone; [2, 8, 6, 8] -> [1, 2, 8, 48] -> (0, 2, 1, 3) and
+  // back: the frames and temporal view of conv_frames, the same floats on NHWC.
+  for (const bool pair : {false, true}) {
+    CAPTURE(pair);
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "2,8,6,8");
+    Value y = x;
+    for (int i = 0; i < 4; ++i) {
+      const std::string name = "a" + std::to_string(i);
+      y = y.conv2d(weights(b, name, 8, 8, 3, 70 + i), bias(b, name, 8, 80 + i), {.pad = 1, .name = name}).relu();
+    }
+    const auto shape = [&](std::vector<std::int64_t> d) {
+      return b.constant("shape" + std::to_string(d.size()) + std::to_string(d[1]), ge::Tensor::from<std::int64_t>({4}, d));
+    };
+    if (!pair) {
+      y = b.op("Reshape", {y, shape({2, 8, 12, 4})}, {}, "regroup");
+    } else {
+      y = b.op("Transpose", {b.op("Reshape", {y, shape({1, 2, 8, 48})}, {}, "to_view")},
+               {{"perm", std::vector<std::int64_t>{0, 2, 1, 3}}}, "view");
+      y = y.conv2d(weights(b, "mid", 8, 8, 1, 90), bias(b, "mid", 8, 91), {.name = "mid"});  // on [1, 8, 2, 48]
+      y = b.op("Reshape", {b.op("Transpose", {y}, {{"perm", std::vector<std::int64_t>{0, 2, 1, 3}}}, "unview"),
+                           shape({2, 8, 6, 8})},
+               {}, "to_frames");
+    }
+    for (int i = 0; i < 4; ++i) {
+      const std::string name = "c" + std::to_string(i);
+      y = y.conv2d(weights(b, name, 8, 8, 3, 50 + i), bias(b, name, 8, 60 + i), {.pad = 1, .name = name}).relu();
+    }
+    b.output(y);
+    const Graph g = ge::fuse_activations(b.build());
+    const Graph o = ge::layout_nhwc(g);
+    CHECK(nhwc_convs(o) == (pair ? 9 : 8));
+    CHECK(count(o, "Transpose") == 2);  // x in, the output out
+    check_same(g, o, 1e-4);
+  }
+}
+
 TEST_CASE("layout_nhwc pass: values read outside the chain go back to NCHW; graph outputs keep their names") {
   GraphBuilder b;
   const Value x = b.input("x", DataType::f32, "1,16,9,9");

@@ -68,6 +68,9 @@ struct PassStats {
 /// layout pass and the fusions take it. Elementwise ops (Relu, Sigmoid, LeakyRelu,
 /// HardSigmoid, HardSwish, Clip, Tanh, Elu; Add, Mul, Sub of equal shapes) whose inputs
 /// all have frames run on frames too; a volume no other node reads loses its way back.
+/// A 3-D Conv one pixel wide (k x 1 x 1, no spatial pads or strides) becomes a 2-D Conv
+/// of the temporal view [N, C, D, H * W] likewise, and a one-frame-deep conv with a depth
+/// stride reads frames picked by a `Slice` of that view (docs/passes.md).
 [[nodiscard]] Graph conv_frames(const Graph& g, PassStats* stats = nullptr);
 
 /// Fuses into one `FusedConv` node (named as the Conv): Conv [+ Add of a residual of the

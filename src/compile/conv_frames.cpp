@@ -212,10 +212,10 @@ class Frames {
     if (f == Form::temporal || depth == 1) {
       const ValueId shape = w_.add_constant(name + ".volume", Tensor::from<std::int64_t>({5}, {-1, c, depth, h, wd}));
       add_node(name + ".to_volume", "Reshape", {x, shape}, {v}, Attributes{});
-      back_.push_back({w_.nodes.size() - 1, SIZE_MAX, v});
+      back_.push_back({SIZE_MAX, w_.nodes.size() - 1, v});
     } else {
       const ValueId t = reshaped(x, {-1, depth, c, h, wd}, TensorDesc{d.dtype, Shape{y[0], y[2], y[1], y[3], y[4]}});
-      back_.push_back({w_.nodes.size() - 1, w_.nodes.size(), v});
+      back_.push_back({w_.nodes.size() - 1, w_.nodes.size(), v});  // (the Reshape, then the Transpose)
       add_node(name + ".to_ncdhw", "Transpose", {t}, {v}, Attributes{{"perm", std::vector<std::int64_t>{0, 2, 1, 3, 4}}});
     }
     (f == Form::frames ? frames_ : temporal_)[v] = x;
@@ -270,7 +270,7 @@ class Frames {
 
  private:
   struct Back {
-    std::size_t last, first;  // the node making the volume, and the one before it (or SIZE_MAX)
+    std::size_t first, last;  // the node before the one making the volume (or SIZE_MAX), and that one
     ValueId volume;
   };
 
@@ -325,12 +325,14 @@ void rewrite_conv(Work& w, Frames& frames, std::size_t i, ValueId fx, ValueId k2
 // by a depth stride, only from a form (or to one frame: a Reshape), not from a volume
 // (a Transpose both ways that the 3-D conv does without) unless another conv of frames
 // reads that volume (`formed`).
-bool frame_conv_on(Work& w, Frames& frames, std::size_t i, const FrameConv& c, const std::unordered_set<ValueId>& formed) {
+bool frame_conv_on(Work& w, Frames& frames, std::size_t i, const FrameConv& c,
+                   const std::unordered_map<ValueId, Form>& formed) {
   const ValueId x = w.nodes[i].inputs[0];
   const std::int64_t depth = w.desc(x).shape[2].value();
   if (c.depth_step > 1 && !frames.has(x) && depth > c.depth_step) {
-    if (!formed.contains(x)) return false;
-    frames.frames_of(x);  // (made now for the frame conv reading x later: the frames picked come from them)
+    const auto f = formed.find(x);
+    if (f == formed.end()) return false;
+    frames.in(x, f->second);  // (made now for the conv reading x later: the frames picked come from that form)
   }
   const ValueId fx = c.depth_step == 1 ? frames.in(x, c.form) : frames.frames_of(frames.picked(x, c.depth_step));
   const Tensor& k = *w.constant(w.nodes[i].inputs[1]);
@@ -373,13 +375,13 @@ void rewrite_elementwise(Work& w, Frames& frames, std::size_t i) {
 void conv_frames(Work& w, PassStats& s) {
   Frames frames(w, s);
   const std::vector<std::size_t> order = w.order;  // (nodes are appended below)
-  std::unordered_set<ValueId> formed;  // volumes a conv will read in a form of its own
+  std::unordered_map<ValueId, Form> formed;  // volumes a conv will read in a form, and that form
   for (const std::size_t i : order) {
     const WNode& n = w.nodes[i];
     const auto c = frame_conv(w, n);
     if (c && (c->form == Form::temporal || c->depth_step == 1) && !(w.desc(n.outputs[0]).shape[2].value() == 1 &&
                                                                      w.desc(n.inputs[0]).shape[2].value() > 1))
-      formed.insert(n.inputs[0]);
+      formed.emplace(n.inputs[0], c->form);
   }
   for (const std::size_t i : order) {
     const WNode& n = w.nodes[i];

@@ -234,8 +234,9 @@ bool swaps_1_2(const WNode& n) {
 // likewise. The Reshapes leave the floats in order, so these hold for any such nodes.
 std::optional<Regroup> regroup_at(const Work& w, const Work::Readers& readers, std::size_t i) {
   const WNode& n = w.nodes[i];
-  const auto x = image_chw(w.desc(n.inputs.empty() ? no_value : n.inputs[0]));
-  if (!x || n.outputs.size() != 1) return std::nullopt;
+  if (n.inputs.empty() || n.inputs[0] == no_value || n.outputs.size() != 1) return std::nullopt;
+  const auto x = image_chw(w.desc(n.inputs[0]));
+  if (!x) return std::nullopt;
   const auto only = [&](ValueId v) { return readers.count[v] == 1 && !w.is_output(v) ? readers.node[v] : SIZE_MAX; };
   const Shape& y = w.desc(n.outputs[0]).shape;
   if (plain_reshape(n)) {

@@ -107,6 +107,10 @@ TEST_CASE("conv_frames leaves 3-D convs neither one frame deep nor one pixel wid
   check_unchanged(one({8, 4, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}), ge::conv_frames(one({8, 4, 3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 1, 1})));
   const Graph pad_d = one({8, 4, 1, 3, 3}, {1, 1, 1, 0, 1, 1}, {1, 1, 1});
   check_unchanged(pad_d, ge::conv_frames(pad_d));
+  // A depth stride over 4 frames of a volume no other conv reads in a form: picking its
+  // frames would take a Transpose each way that the 3-D conv does without.
+  const Graph stride_d = one({8, 4, 1, 3, 3}, {0, 1, 1, 0, 1, 1}, {2, 1, 1});
+  check_unchanged(stride_d, ge::conv_frames(stride_d));
   const Graph deep_wide = one({8, 4, 2, 3, 1}, {0, 1, 0, 0, 1, 0}, {1, 1, 1});  // 2 frames deep, 3 pixels tall
   check_unchanged(deep_wide, ge::conv_frames(deep_wide));
   const Graph pad_hw = one({8, 4, 3, 1, 1}, {1, 1, 0, 1, 1, 0}, {1, 1, 1});  // one pixel wide, spatial pads
@@ -223,5 +227,25 @@ TEST_CASE("conv_frames: 3-D convs to one frame run as 2-D convs of the frames st
   const Graph t = ge::conv_frames(g);
   CHECK(rank5_convs(t) == 0);
   CHECK(count(t, "Slice") == 1);
+  check_same(g, t, 1e-5);
+}
+
+TEST_CASE("conv_frames: a grouped, depth-dilated 3-D conv to one frame on stacked frames, its middle frame unread") {
+  // 3 frames, kernel depth 2 dilated by 2: frames 0 and 2 read, frame 1 by no tap (zero weights).
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "2,4,3,6,6");
+  const Value k = b.random_weights("k", {8, 2, 2, 3, 3}, 51);
+  const Value bias = b.random_uniform("k.b", {8}, 52, -1, 1);
+  b.output(b.op("Conv", {x, k, bias},
+                {{"pads", std::vector<std::int64_t>{0, 1, 1, 0, 1, 1}},
+                 {"dilations", std::vector<std::int64_t>{2, 1, 1}},
+                 {"group", std::int64_t{2}}},
+                "c"));
+  const Graph g = b.build();
+  const Graph t = ge::conv_frames(g);
+  CHECK(rank5_convs(t) == 0);
+  CHECK(count(t, "Transpose") == 0);
+  for (const ge::Node& n : t.nodes())
+    if (n.op == "Conv") CHECK(t.value(n.inputs[1]).desc.shape.to_string() == "8,6,3,3");
   check_same(g, t, 1e-5);
 }

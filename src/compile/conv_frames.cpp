@@ -46,6 +46,45 @@ Shape form_shape(const Shape& x, Form f) {
   return f == Form::frames ? Shape{x[0] * x[2], x[1], x[3], x[4]} : Shape{x[0], x[1], x[2], x[3] * x[4]};
 }
 
+// A Conv over a volume to a volume with constant f32 weights [M, C / group, kd, kh, kw]
+// and explicit pads: its weights and window.
+struct Conv3 {
+  const Tensor* weights;
+  ops::WindowAttrs window;
+};
+
+std::optional<Conv3> conv3_of(const Work& w, const WNode& n) {
+  if (!n.alive || n.op != "Conv" || n.outputs.size() != 1 || n.inputs.size() < 2 || n.inputs.size() > 3) return std::nullopt;
+  if (!is_volume(w, n.inputs[0]) || !is_volume(w, n.outputs[0])) return std::nullopt;
+  const Tensor* k = w.constant(n.inputs[1]);
+  if (k == nullptr || k->dtype() != DataType::f32 || k->dims().size() != 5) return std::nullopt;
+  const ops::WindowAttrs a = ops::WindowAttrs::from(OpRegistry::global().find(n.op).with_defaults(n.attrs), 3);
+  if (a.auto_pad != ops::AutoPad::notset) return std::nullopt;
+  return Conv3{k, a};
+}
+
+// Whether conv n (over a volume) ends at one frame from more: the stacked frames' case.
+bool to_one_frame(const Work& w, const WNode& n) {
+  return w.desc(n.outputs[0]).shape[2].value() == 1 && w.desc(n.inputs[0]).shape[2].value() > 1;
+}
+
+// The attributes of conv n as a 2-D conv of this window (its group kept).
+Attributes attrs_2d(const WNode& n, std::vector<std::int64_t> kernel, std::vector<std::int64_t> strides,
+                    std::vector<std::int64_t> dilations, std::vector<std::int64_t> pads) {
+  const auto group = attr_of(n, "group");
+  return Attributes{{"group", group ? group->as_int() : std::int64_t{1}},
+                    {"kernel_shape", std::move(kernel)},
+                    {"strides", std::move(strides)},
+                    {"dilations", std::move(dilations)},
+                    {"pads", std::move(pads)}};
+}
+
+// Its H and W window as a 2-D conv's (frames, stacked frames).
+Attributes spatial_attrs(const WNode& n, const ops::WindowAttrs& a, const std::vector<std::int64_t>& kd) {
+  return attrs_2d(n, {kd[3], kd[4]}, {a.strides[1], a.strides[2]}, {a.dilations[1], a.dilations[2]},
+                  {a.pads[1], a.pads[2], a.pads[4], a.pads[5]});
+}
+
 // What a 3-D conv becomes: a 2-D conv (these attributes, the weights viewed as `kernel`)
 // on a form of its input, after picking every `depth_step`-th frame.
 struct FrameConv {
@@ -55,41 +94,21 @@ struct FrameConv {
   std::int64_t depth_step = 1;
 };
 
-// A Conv over [N, C, D, H, W] with constant f32 weights [M, C / group, kd, kh, kw] and
-// explicit pads whose kernel is one frame deep (kd 1, no depth pads: frames, any depth
-// stride) or one pixel wide (kh = kw = 1, no spatial pads or strides: the temporal view),
-// or nullopt.
+// A 3-D conv (`conv3_of`) whose kernel is one frame deep (kd 1, no depth pads: frames, any
+// depth stride) or one pixel wide (kh = kw = 1, no spatial pads or strides: the temporal
+// view), or nullopt.
 std::optional<FrameConv> frame_conv(const Work& w, const WNode& n) {
-  if (!n.alive || n.op != "Conv" || n.outputs.size() != 1 || n.inputs.size() < 2 || n.inputs.size() > 3) return std::nullopt;
-  if (!is_volume(w, n.inputs[0]) || !is_volume(w, n.outputs[0])) return std::nullopt;
-  const Tensor* k = w.constant(n.inputs[1]);
-  if (k == nullptr || k->dtype() != DataType::f32 || k->dims().size() != 5) return std::nullopt;
-  const ops::WindowAttrs a = ops::WindowAttrs::from(OpRegistry::global().find(n.op).with_defaults(n.attrs), 3);
-  if (a.auto_pad != ops::AutoPad::notset) return std::nullopt;
-  const auto& kd = k->dims();
-  const auto group = attr_of(n, "group");
-  FrameConv c;
-  c.attrs.insert_or_assign("group", group ? group->as_int() : std::int64_t{1});
-  if (kd[2] == 1 && a.pads[0] == 0 && a.pads[3] == 0) {
-    c.form = Form::frames;
-    c.kernel = {kd[0], kd[1], kd[3], kd[4]};
-    c.depth_step = a.strides[0];
-    c.attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{kd[3], kd[4]});
-    c.attrs.insert_or_assign("strides", std::vector<std::int64_t>{a.strides[1], a.strides[2]});
-    c.attrs.insert_or_assign("dilations", std::vector<std::int64_t>{a.dilations[1], a.dilations[2]});
-    c.attrs.insert_or_assign("pads", std::vector<std::int64_t>{a.pads[1], a.pads[2], a.pads[4], a.pads[5]});
-    return c;
-  }
+  const auto conv = conv3_of(w, n);
+  if (!conv) return std::nullopt;
+  const ops::WindowAttrs& a = conv->window;
+  const auto& kd = conv->weights->dims();
+  if (kd[2] == 1 && a.pads[0] == 0 && a.pads[3] == 0)
+    return FrameConv{Form::frames, spatial_attrs(n, a, kd), {kd[0], kd[1], kd[3], kd[4]}, a.strides[0]};
   if (kd[3] == 1 && kd[4] == 1 && a.strides[1] == 1 && a.strides[2] == 1 && a.pads[1] == 0 && a.pads[2] == 0 &&
-      a.pads[4] == 0 && a.pads[5] == 0) {
-    c.form = Form::temporal;
-    c.kernel = {kd[0], kd[1], kd[2], 1};
-    c.attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{kd[2], 1});
-    c.attrs.insert_or_assign("strides", std::vector<std::int64_t>{a.strides[0], 1});
-    c.attrs.insert_or_assign("dilations", std::vector<std::int64_t>{a.dilations[0], 1});
-    c.attrs.insert_or_assign("pads", std::vector<std::int64_t>{a.pads[0], 0, a.pads[3], 0});
-    return c;
-  }
+      a.pads[4] == 0 && a.pads[5] == 0)
+    return FrameConv{Form::temporal,
+                     attrs_2d(n, {kd[2], 1}, {a.strides[0], 1}, {a.dilations[0], 1}, {a.pads[0], 0, a.pads[3], 0}),
+                     {kd[0], kd[1], kd[2], 1}, 1};
   return std::nullopt;
 }
 
@@ -104,15 +123,12 @@ struct StackedConv {
 };
 
 std::optional<StackedConv> stacked_conv(const Work& w, const WNode& n) {
-  if (!n.alive || n.op != "Conv" || n.outputs.size() != 1 || n.inputs.size() < 2 || n.inputs.size() > 3) return std::nullopt;
-  if (!is_volume(w, n.inputs[0]) || !is_volume(w, n.outputs[0])) return std::nullopt;
+  const auto conv = conv3_of(w, n);
+  if (!conv || !to_one_frame(w, n)) return std::nullopt;
+  const ops::WindowAttrs& a = conv->window;
+  const Tensor& k = *conv->weights;
+  const auto& kd = k.dims();
   const std::int64_t depth = w.desc(n.inputs[0]).shape[2].value();
-  if (w.desc(n.outputs[0]).shape[2].value() != 1 || depth < 2) return std::nullopt;
-  const Tensor* k = w.constant(n.inputs[1]);
-  if (k == nullptr || k->dtype() != DataType::f32 || k->dims().size() != 5) return std::nullopt;
-  const ops::WindowAttrs a = ops::WindowAttrs::from(OpRegistry::global().find(n.op).with_defaults(n.attrs), 3);
-  if (a.auto_pad != ops::AutoPad::notset) return std::nullopt;
-  const auto& kd = k->dims();
   std::vector<std::int64_t> tap(static_cast<std::size_t>(depth), -1);  // per frame: the tap reading it
   std::int64_t read = 0;
   for (std::int64_t t = 0; t < kd[2]; ++t) {
@@ -121,8 +137,8 @@ std::optional<StackedConv> stacked_conv(const Work& w, const WNode& n) {
   }
   if (2 * read < depth) return std::nullopt;
   const std::int64_t plane = kd[3] * kd[4];
-  std::vector<float> from(static_cast<std::size_t>(k->element_count()));
-  std::memcpy(from.data(), k->bytes().data(), from.size() * sizeof(float));
+  std::vector<float> from(static_cast<std::size_t>(k.element_count()));
+  std::memcpy(from.data(), k.bytes().data(), from.size() * sizeof(float));
   std::vector<float> to(static_cast<std::size_t>(kd[0] * kd[1] * depth * plane), 0.f);
   for (std::int64_t m = 0; m < kd[0]; ++m)
     for (std::int64_t c = 0; c < kd[1]; ++c)
@@ -132,14 +148,7 @@ std::optional<StackedConv> stacked_conv(const Work& w, const WNode& n) {
         const auto src = from.begin() + ((m * kd[1] + c) * kd[2] + t) * plane;
         std::copy(src, src + plane, to.begin() + ((m * kd[1] + c) * depth + d) * plane);
       }
-  StackedConv c{Attributes{}, Tensor::from<float>({kd[0], kd[1] * depth, kd[3], kd[4]}, to)};
-  const auto group = attr_of(n, "group");
-  c.attrs.insert_or_assign("group", group ? group->as_int() : std::int64_t{1});
-  c.attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{kd[3], kd[4]});
-  c.attrs.insert_or_assign("strides", std::vector<std::int64_t>{a.strides[1], a.strides[2]});
-  c.attrs.insert_or_assign("dilations", std::vector<std::int64_t>{a.dilations[1], a.dilations[2]});
-  c.attrs.insert_or_assign("pads", std::vector<std::int64_t>{a.pads[1], a.pads[2], a.pads[4], a.pads[5]});
-  return c;
+  return StackedConv{spatial_attrs(n, a, kd), Tensor::from<float>({kd[0], kd[1] * depth, kd[3], kd[4]}, to)};
 }
 
 // Elementwise ops that run on a form as on the volume (one output, no broadcasting).
@@ -379,8 +388,7 @@ void conv_frames(Work& w, PassStats& s) {
   for (const std::size_t i : order) {
     const WNode& n = w.nodes[i];
     const auto c = frame_conv(w, n);
-    if (c && (c->form == Form::temporal || c->depth_step == 1) && !(w.desc(n.outputs[0]).shape[2].value() == 1 &&
-                                                                     w.desc(n.inputs[0]).shape[2].value() > 1))
+    if (c && (c->form == Form::temporal || c->depth_step == 1) && !to_one_frame(w, n))
       formed.emplace(n.inputs[0], c->form);
   }
   for (const std::size_t i : order) {

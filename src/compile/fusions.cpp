@@ -1,8 +1,7 @@
 // Fusions of what ONNX exporters decompose: LayerNormalization (opset < 17 spells it as
 // ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add), Gelu (Div/Erf/Add/Mul/Mul),
 // MatMul by constant weights with its bias Add, activation and residual Add folded into
-// the product's epilogue (FusedMatMul), and attention (MatMul, Softmax, MatMul with the
-// scaling and the transposes around them) into FusedAttention. Each pattern is matched on the graph's structure
+// the product's epilogue (FusedMatMul) (attention: compile/attention.cpp). Each pattern is matched on the graph's structure
 // (ops, edges, constants), never on names, and only where the fused op computes the
 // same function: the constants must be the ones the formula needs (within 1e-4
 // relative), the axes the last dim, every intermediate value read by the pattern only.
@@ -12,68 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "compile/matcher.hpp"
 #include "compile/pass_work.hpp"
 #include "ge/compile/passes.hpp"
 
 namespace ge {
 
 using detail::attr_of;
+using detail::Matcher;
 using detail::report;
 using detail::WNode;
 using detail::Work;
 
 namespace {
-
-// Who reads each value: the alive nodes, once per input slot.
-struct Readers {
-  std::vector<std::vector<std::size_t>> of;
-
-  explicit Readers(const Work& w) : of(w.values.size()) {
-    for (std::size_t i = 0; i < w.nodes.size(); ++i) {
-      if (!w.nodes[i].alive) continue;
-      for (const ValueId v : w.nodes[i].inputs)
-        if (v != no_value) of[v].push_back(i);
-    }
-  }
-};
-
-struct Matcher {
-  Work& w;
-  Readers readers;
-
-  explicit Matcher(Work& work) : w(work), readers(work) {}
-
-  // The one alive node reading `v` when nothing else reads it and it is no graph output.
-  [[nodiscard]] WNode* sole(ValueId v) const {
-    if (v == no_value || readers.of[v].size() != 1 || w.is_output(v)) return nullptr;
-    WNode* n = &w.nodes[readers.of[v][0]];
-    return n->alive ? n : nullptr;
-  }
-  // `sole(v)` when it is an `op` with `inputs` inputs and one output.
-  [[nodiscard]] WNode* sole_op(ValueId v, std::string_view op, std::size_t inputs) const {
-    WNode* n = sole(v);
-    return n != nullptr && n->op == op && n->inputs.size() == inputs && n->outputs.size() == 1 ? n : nullptr;
-  }
-  // The one-element f32 constant behind `v`.
-  [[nodiscard]] std::optional<double> scalar(ValueId v) const {
-    const Tensor* t = w.constant(v);
-    if (t == nullptr || !t->has_data() || t->element_count() != 1 || t->dtype() != DataType::f32) return std::nullopt;
-    return t->to_doubles()[0];
-  }
-  // The input of binary node `n` other than `v` (nullopt unless `v` is one of its two).
-  [[nodiscard]] static std::optional<ValueId> other(const WNode& n, ValueId v) {
-    if (n.inputs.size() != 2) return std::nullopt;
-    if (n.inputs[0] == v && n.inputs[1] != v) return n.inputs[1];
-    if (n.inputs[1] == v && n.inputs[0] != v) return n.inputs[0];
-    return std::nullopt;
-  }
-  // The constant operand of binary node `n` beside `v`, as a scalar.
-  [[nodiscard]] std::optional<double> scalar_beside(const WNode& n, ValueId v) const {
-    const auto o = other(n, v);
-    return o ? scalar(*o) : std::nullopt;
-  }
-  [[nodiscard]] bool f32(ValueId v) const { return w.desc(v).dtype == DataType::f32; }
-};
 
 bool near(std::optional<double> x, double want) { return x && std::abs(*x - want) <= 1e-4 * std::abs(want); }
 
@@ -320,114 +270,6 @@ void fuse_matmul_epilogue(Work& w, PassStats& s) {
 
 Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats) {
   return detail::run_pass(g, stats, "fuse_matmul_epilogue", detail::fuse_matmul_epilogue);
-}
-
-namespace {
-
-// The node producing `v` (alive), or nullptr.
-WNode* producer_of(Work& w, ValueId v) {
-  for (WNode& n : w.nodes)
-    if (n.alive && n.outputs.size() == 1 && n.outputs[0] == v) return &n;
-  return nullptr;
-}
-
-// A rank-3 Transpose with constant perm `perm` whose output only `reader` reads.
-bool is_transpose(const Work& w, const Matcher& m, const WNode* t, const WNode* reader,
-                  const std::vector<std::int64_t>& perm) {
-  if (t == nullptr || t->op != "Transpose" || t->inputs.size() != 1 || m.sole(t->outputs[0]) != reader) return false;
-  const auto it = t->attrs.find("perm");
-  const Shape& s = w.desc(t->inputs[0]).shape;
-  return it != t->attrs.end() && it->second.as_ints() == perm && s.rank_known() && s.rank() == 3;
-}
-
-bool rank3_f32(const Work& w, ValueId v) {
-  const TensorDesc& d = w.desc(v);
-  return d.dtype == DataType::f32 && d.shape.rank_known() && d.shape.rank() == 3;
-}
-
-}  // namespace
-
-namespace detail {
-void fuse_attention(Work& w, PassStats& s) {
-  Matcher m(w);
-  for (const std::size_t i : w.order) {
-    WNode& sm = w.nodes[i];
-    if (!sm.alive || sm.op != "Softmax" || sm.inputs.size() != 1 || sm.outputs.size() != 1) continue;
-    const auto axis = attr_of(sm, "axis");
-    if (!axis || (axis->as_int() != -1 && axis->as_int() != 2) || !rank3_f32(w, sm.inputs[0])) continue;
-    WNode* scores = producer_of(w, sm.inputs[0]);
-    WNode* out = m.sole_op(sm.outputs[0], "MatMul", 2);
-    if (scores == nullptr || scores->op != "MatMul" || scores->inputs.size() != 2 ||
-        m.sole(scores->outputs[0]) != &sm || out == nullptr || out->inputs[0] != sm.outputs[0] ||
-        !rank3_f32(w, out->outputs[0]))
-      continue;
-    std::vector<WNode*> gone{scores, &sm, out};
-    // Q: [Transpose [1,0,2] of an sbd tensor] [scaled by a constant].
-    ValueId q = scores->inputs[0];
-    double scale = 1.0;
-    const WNode* q_reader = scores;
-    WNode* qs = producer_of(w, q);
-    if (qs != nullptr && (qs->op == "Div" || qs->op == "Mul") && qs->inputs.size() == 2 && m.sole(q) == scores) {
-      const auto c = m.scalar(qs->inputs[1]);
-      if (c && *c != 0.0) {
-        scale = qs->op == "Div" ? 1.0 / *c : *c;
-        gone.push_back(qs);
-        q = qs->inputs[0];
-        q_reader = qs;
-      }
-    }
-    std::string q_layout = "bsd";
-    WNode* qt = producer_of(w, q);
-    if (is_transpose(w, m, qt, q_reader, {1, 0, 2})) {
-      q = qt->inputs[0];
-      q_layout = "sbd";
-      gone.push_back(qt);
-    }
-    // K^T: a Transpose [1,2,0] of an sbd K, or [0,2,1] of a bsd one.
-    WNode* kt = producer_of(w, scores->inputs[1]);
-    std::string k_layout;
-    if (is_transpose(w, m, kt, scores, {1, 2, 0})) k_layout = "sbd";
-    else if (is_transpose(w, m, kt, scores, {0, 2, 1})) k_layout = "bsd";
-    else continue;
-    gone.push_back(kt);
-    // V: [Transpose [1,0,2] of an sbd tensor].
-    ValueId v = out->inputs[1];
-    std::string v_layout = "bsd";
-    WNode* vt = producer_of(w, v);
-    if (is_transpose(w, m, vt, out, {1, 0, 2})) {
-      v = vt->inputs[0];
-      v_layout = "sbd";
-      gone.push_back(vt);
-    }
-    // The output: [Transpose [1,0,2] back to sbd].
-    ValueId y = out->outputs[0];
-    std::string out_layout = "bsd";
-    WNode* yt = m.sole(y);
-    if (yt != nullptr && yt->op == "Transpose" && yt->inputs.size() == 1 && yt->outputs.size() == 1 &&
-        yt->attrs.count("perm") != 0 && yt->attrs.at("perm").as_ints() == std::vector<std::int64_t>{1, 0, 2}) {
-      y = yt->outputs[0];
-      out_layout = "sbd";
-      gone.push_back(yt);
-    }
-    if (!rank3_f32(w, q) || !rank3_f32(w, kt->inputs[0]) || !rank3_f32(w, v)) continue;
-    const ValueId k = kt->inputs[0];
-    WNode& fused = *scores;
-    for (WNode* n : gone)
-      if (n != &fused) n->alive = false;
-    s.nodes_removed += gone.size();
-    ++s.nodes_added;
-    fused.name = out->name;
-    fused.op = "FusedAttention";
-    fused.inputs = {q, k, v};
-    fused.outputs = {y};
-    fused.attrs = {{"scale", scale}, {"q_layout", q_layout}, {"k_layout", k_layout}, {"v_layout", v_layout},
-                   {"out_layout", out_layout}};
-  }
-}
-}  // namespace detail
-
-Graph fuse_attention(const Graph& g, PassStats* stats) {
-  return detail::run_pass(g, stats, "fuse_attention", detail::fuse_attention);
 }
 
 }  // namespace ge

@@ -10,27 +10,63 @@ namespace ge::ops {
 
 namespace {
 
-// [batch, seq, dim] of a rank-3 input held as `layout` ("bsd" or "sbd").
+constexpr bool has_heads(const std::string& layout) { return layout == "bhsd" || layout == "bshd"; }
+
+// [batch, heads, seq, dim] of input `i` held as `layout` (heads 1 for the rank-3 layouts).
 std::vector<Dim> logical(const InferContext& c, std::size_t i, const std::string& layout) {
   const Shape& s = c.shape(i);
-  if (!s.rank_known()) return {Dim::unknown(), Dim::unknown(), Dim::unknown()};
-  if (s.rank() != 3)
-    c.fail(Errc::bad_op_inputs, c.input_name(i) + " [" + s.to_string() + "] must have rank 3 ([batch, seq, dim] as " +
-                                    layout + ")");
+  const std::size_t rank = has_heads(layout) ? 4 : 3;
+  if (!s.rank_known()) return {Dim::unknown(), rank == 4 ? Dim::unknown() : Dim(1), Dim::unknown(), Dim::unknown()};
+  if (s.rank() != rank)
+    c.fail(Errc::bad_op_inputs, c.input_name(i) + " [" + s.to_string() + "] must have rank " + std::to_string(rank) +
+                                    " (" + layout + ")");
   const auto& d = s.dims();
-  return layout == "bsd" ? std::vector<Dim>{d[0], d[1], d[2]} : std::vector<Dim>{d[1], d[0], d[2]};
+  if (layout == "bsd") return {d[0], Dim(1), d[1], d[2]};
+  if (layout == "sbd") return {d[1], Dim(1), d[0], d[2]};
+  if (layout == "bhsd") return {d[0], d[1], d[2], d[3]};
+  return {d[0], d[2], d[1], d[3]};  // bshd
+}
+
+// The mask's dims against the scores [B, H, Sq, Sk] (no H without heads): numpy's
+// broadcasting from the right, or a batch dim that divides B (the kernel reads batch
+// b mod it).
+void check_mask(const InferContext& c, const std::vector<Dim>& scores, bool heads) {
+  const Shape& m = c.shape(3);
+  if (!m.rank_known()) return;
+  const std::vector<Dim> axes = heads ? scores : std::vector<Dim>{scores[0], scores[2], scores[3]};
+  const auto bad = [&] {
+    c.fail(Errc::bad_op_inputs, "Mask [" + m.to_string() + "] does not broadcast to the scores [" +
+                                    Shape(axes).to_string() + "]");
+  };
+  if (m.rank() > axes.size()) bad();
+  const std::size_t skip = axes.size() - m.rank();
+  for (std::size_t i = 0; i < m.rank(); ++i) {
+    const Dim& md = m.dims()[i];
+    const Dim& sd = axes[skip + i];
+    if (broadcastable(md, sd)) continue;
+    const bool periodic = skip + i == 0 && md.is_static() && sd.is_static() && md.value() > 0 &&
+                          sd.value() % md.value() == 0;
+    if (!periodic) bad();
+  }
 }
 
 OpSchema fused_attention() {
   OpSchema s;
   s.name = "FusedAttention";
-  s.doc = "Y[b] = softmax(scale * Q[b] K[b]^T) V[b] per batch, each tensor [batch, seq, dim] (bsd) or [seq, batch, dim] (sbd)";
-  s.inputs = {arg("Q", "T"), arg("K", "T"), arg("V", "T")};
+  s.doc = "Y[b,h] = softmax(scale * Q[b,h] K[b,h]^T + Mask) V[b,h] per batch (and head), each tensor [batch, seq, dim] "
+          "(bsd), [seq, batch, dim] (sbd), [batch, heads, seq, dim] (bhsd) or [batch, seq, heads, dim] (bshd); Mask "
+          "broadcasts to the scores, or its batch dim divides the batch (batch b reads b mod it)";
+  s.inputs = {arg("Q", "T"), arg("K", "T"), arg("V", "T"), opt("Mask", "T")};
   s.outputs = {arg("Y", "T")};
   s.types = {{"T", TypeSet{DataType::f32}}};
-  const auto layout = [](const char* name) { return attr(name, "bsd", one_of({"bsd", "sbd"})); };
+  const auto layout = [](const char* name) { return attr(name, "bsd", one_of({"bsd", "sbd", "bhsd", "bshd"})); };
   s.attrs = {attr("scale", 1.0), layout("q_layout"), layout("k_layout"), layout("v_layout"), layout("out_layout")};
   s.infer = [](const InferContext& c) {
+    const bool heads = has_heads(c.s("q_layout"));
+    for (const char* a : {"k_layout", "v_layout", "out_layout"})
+      if (has_heads(c.s(a)) != heads)
+        c.fail(Errc::bad_op_inputs, std::string("q_layout ") + c.s("q_layout") + " and " + a + " " + c.s(a) +
+                                        " must both have heads or neither");
     const auto q = logical(c, 0, c.s("q_layout")), k = logical(c, 1, c.s("k_layout")), v = logical(c, 2, c.s("v_layout"));
     const auto fit = [&](const Dim& a, const Dim& b, const std::string& what) {
       if (!compatible(a, b))
@@ -39,10 +75,15 @@ OpSchema fused_attention() {
       return merge(a, b);
     };
     const Dim batch = fit(fit(q[0], k[0], "the batches"), v[0], "the batches");
-    (void)fit(q[2], k[2], "the feature dims of Q and K");
-    (void)fit(k[1], v[1], "the sequence lengths of K and V");
-    const std::vector<Dim> y = c.s("out_layout") == "bsd" ? std::vector<Dim>{batch, q[1], v[2]}
-                                                            : std::vector<Dim>{q[1], batch, v[2]};
+    const Dim h = fit(fit(q[1], k[1], "the heads"), v[1], "the heads");
+    (void)fit(q[3], k[3], "the feature dims of Q and K");
+    (void)fit(k[2], v[2], "the sequence lengths of K and V");
+    if (c.has_input(3)) check_mask(c, {batch, h, q[2], k[2]}, heads);
+    const std::string& out = c.s("out_layout");
+    const std::vector<Dim> y = out == "bsd"    ? std::vector<Dim>{batch, q[2], v[3]}
+                               : out == "sbd"  ? std::vector<Dim>{q[2], batch, v[3]}
+                               : out == "bhsd" ? std::vector<Dim>{batch, h, q[2], v[3]}
+                                               : std::vector<Dim>{batch, q[2], h, v[3]};
     return std::vector<TensorDesc>{{c.input(0).dtype, Shape(y)}};
   };
   return s;

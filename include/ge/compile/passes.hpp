@@ -107,13 +107,19 @@ struct PassStats {
 [[nodiscard]] Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats = nullptr);
 
 /// Fuses scaled dot-product attention into one `FusedAttention` (named as the second
-/// MatMul): `MatMul(Q', K^T)`, `Softmax` over the last axis, `MatMul(P, V')` on rank-3
-/// f32 values, where Q' may be Q divided or multiplied by a constant scalar, K^T is a
-/// Transpose of K ([0,2,1] of [batch, seq, dim], or [1,2,0] of [seq, batch, dim] as
-/// torch's multi-head attention exports it), and Q, V and the output may each come
-/// through a Transpose [1,0,2] from or to [seq, batch, dim]: the kernel reads and writes
-/// those layouts in place, and keeps one batch's scores at a time. Every intermediate
-/// value is read by the pattern only.
+/// MatMul): `MatMul(Q', K^T)` [times or over a constant] [+ a mask], `Softmax` over the
+/// last axis, `MatMul(P, V')` on rank-3 or rank-4 f32 values, where Q' may be Q times or
+/// over a constant scalar, K^T is a Transpose of K, and Q, V and the output may each come
+/// through the Transpose that moves sequences or heads ([1,0,2] from or to [seq, batch,
+/// dim] as torch's multi-head attention exports it; [0,2,1,3] from or to [batch, seq,
+/// heads, dim]): the kernel reads and writes those layouts in place, and keeps one score
+/// block at a time. The mask is any f32 value the Add does not widen the scores by, or
+/// Swin's constant per window added in a view [B/W, W, H, S, S] of the batch (then
+/// summed with a constant mask before it into one [W, H, S, S] mask that batch b reads at
+/// b mod W). First, Identity and Dropout outside training or with a ratio of 0 are passed
+/// by, and a Gather of a scalar or a Split into size-1 parts + Squeeze on axis 0 of a
+/// Transpose (unbinding a packed QKV projection) is moved before that Transpose. Every
+/// intermediate value is read by the pattern only.
 [[nodiscard]] Graph fuse_attention(const Graph& g, PassStats* stats = nullptr);
 
 /// Runs conv chains on NHWC images (MobileNet's inverted residual blocks, ResNet's

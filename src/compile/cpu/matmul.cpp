@@ -182,13 +182,19 @@ std::shared_ptr<const Kernel> make_fused_matmul(const KernelRequest& r) {
 
 std::shared_ptr<const Kernel> make_fused_attention(const KernelRequest& r) {
   const InferContext& c = r.context;
-  const auto layout = [&](const char* name) { return c.s(name) == "sbd" ? cpu::Layout::sbd : cpu::Layout::bsd; };
+  const auto layout = [&](const char* name) {
+    const std::string& l = c.s(name);
+    return l == "sbd" ? cpu::Layout::sbd : l == "bhsd" ? cpu::Layout::bhsd : l == "bshd" ? cpu::Layout::bshd
+                                                                                        : cpu::Layout::bsd;
+  };
   const cpu::AttentionParams p{.scale = static_cast<float>(c.f("scale")),
                                .q = layout("q_layout"),
                                .k = layout("k_layout"),
                                .v = layout("v_layout"),
                                .out = layout("out_layout")};
-  return make_kernel("cpu.fused_attention", [p](Views in, Views out) { cpu::attention(p, in[0], in[1], in[2], out[0]); });
+  return make_kernel("cpu.fused_attention", [p](Views in, Views out) {
+    cpu::attention(p, in[0], in[1], in[2], optional_input(in, 3), out[0]);
+  });
 }
 
 }  // namespace

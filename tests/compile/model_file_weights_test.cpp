@@ -37,7 +37,7 @@ struct Aligned {
   Aligned& operator=(const Aligned&) = delete;
 };
 
-std::vector<float> run(const std::shared_ptr<const ge::CompiledModel>& m) {
+std::vector<float> outputs_of(const std::shared_ptr<const ge::CompiledModel>& m) {
   ge::Session s(m, {.threads = 1});
   const ge::Tensor in = ge::Tensor::random(DataType::f32, {2, 3, 4, 4}, 5);
   const std::int64_t dims[] = {2, 3, 4, 4};
@@ -58,11 +58,11 @@ TEST_CASE("load_compiled: the weights in the caller's memory") {
   std::fill(w.p, w.p + need, std::byte{0});
   const auto loaded = ge::load_compiled(file, std::span(w.p, w.n));
   CHECK(std::any_of(w.p, w.p + need, [](std::byte b) { return b != std::byte{0}; }));  // copied there
-  const std::vector<float> want = run(model);
-  CHECK(run(loaded) == want);
+  const std::vector<float> want = outputs_of(model);
+  CHECK(outputs_of(loaded) == want);
   // The model computes from that copy: change it and the results change.
   std::fill(w.p, w.p + need, std::byte{0});
-  CHECK(run(loaded) != want);
+  CHECK(outputs_of(loaded) != want);
 
   // From a file: the same sizes and results.
   ge::test::TempDir dir;
@@ -70,7 +70,7 @@ TEST_CASE("load_compiled: the weights in the caller's memory") {
   ge::save(*model, path);
   CHECK(ge::model_weights_bytes(path) == need);
   Aligned w2(static_cast<std::size_t>(need));
-  CHECK(run(ge::load_compiled(path, std::span(w2.p, w2.n))) == want);
+  CHECK(outputs_of(ge::load_compiled(path, std::span(w2.p, w2.n))) == want);
 }
 
 TEST_CASE("load_compiled: weights memory too small or misaligned") {

@@ -171,8 +171,7 @@ void bypass_no_ops(Work& w, PassStats& s) {
       no_op = mask_unread && (training_absent || zero(2) || zero(1));
     }
     if (!no_op) continue;
-    const auto it = to.find(n.inputs[0]);
-    to[n.outputs[0]] = it == to.end() ? n.inputs[0] : it->second;
+    to[n.outputs[0]] = n.inputs[0];
     n.alive = false;
     ++s.nodes_removed;
   }
@@ -180,7 +179,7 @@ void bypass_no_ops(Work& w, PassStats& s) {
   for (WNode& n : w.nodes)
     if (n.alive)
       for (ValueId& v : n.inputs)
-        if (const auto it = to.find(v); it != to.end()) v = it->second;
+        for (auto it = to.find(v); it != to.end(); it = to.find(v)) v = it->second;  // through chains of them
 }
 
 bool f32_rank(const Work& w, ValueId v, std::size_t rank) {

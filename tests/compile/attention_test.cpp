@@ -282,3 +282,20 @@ TEST_CASE("fuse_attention: windowed attention with a bias and a mask per window 
   const Graph g = b.build();
   check_unchanged(g, ge::fuse_attention(g));
 }
+
+TEST_CASE("fuse_attention passes chains of Identity and inference Dropout by; a graph output keeps its node") {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "2,3");
+  const Value i = b.op("Identity", {x});
+  const Value d = b.op("Dropout", {i, b.scalar(0.0), b.constant(Tensor::from<bool>({}, {true}))});
+  const Value e = b.op("Dropout", {d});  // no training mode: the identity
+  b.output(b.op("Relu", {e}, {}, "y"));
+  b.output(b.op("Identity", {e}, {}, "kept"));
+  const Graph g = b.build();
+  ge::PassStats st;
+  const Graph f = ge::fuse_attention(g, &st);
+  CHECK(count(f, "Dropout") == 0);
+  CHECK(count(f, "Identity") == 1);  // makes a graph output
+  CHECK(st.nodes_removed == 3);
+  check_same(g, f, 0.0);
+}

@@ -204,11 +204,10 @@ struct Layouts {
 const Layouts kRank3{"bsd", "sbd", {1, 0, 2}, {0, 2, 1}, {1, 2, 0}};
 const Layouts kRank4{"bhsd", "bshd", {0, 2, 1, 3}, {0, 1, 3, 2}, {0, 2, 3, 1}};
 
-// A constant scalar scale: Div or Mul of `v` (read by `reader` only) by a one-element
+// A constant scalar scale: `n`, a Div or Mul of its first input by a one-element
 // constant, as a factor.
-std::optional<double> scale_of(const Matcher& m, const WNode* n, ValueId v) {
-  if (n == nullptr || (n->op != "Div" && n->op != "Mul") || n->inputs.size() != 2 || n->outputs.size() != 1 ||
-      n->inputs[0] != v)
+std::optional<double> scale_of(const Matcher& m, const WNode* n) {
+  if (n == nullptr || (n->op != "Div" && n->op != "Mul") || n->inputs.size() != 2 || n->outputs.size() != 1)
     return std::nullopt;
   const auto c = m.scalar(n->inputs[1]);
   if (!c || *c == 0.0) return std::nullopt;
@@ -307,7 +306,7 @@ std::optional<Scores> scores_of(Work& w, const Matcher& m, const WNode& sm, std:
     for (std::size_t side = 0; side < 2 && sc.mask == no_value; ++side) {
       const ValueId s = n->inputs[side], mask = n->inputs[1 - side];
       WNode* p = producer_of(w, s);
-      if (p == nullptr || m.sole(s) != n || (p->op != "MatMul" && !scale_of(m, p, p->inputs[0]))) continue;
+      if (p == nullptr || m.sole(s) != n || (p->op != "MatMul" && !scale_of(m, p))) continue;
       if (!m.f32(mask) || !broadcasts(w.desc(mask).shape, w.desc(s).shape)) continue;
       sc.mask = mask;
       sc.nodes.push_back(n);
@@ -318,7 +317,7 @@ std::optional<Scores> scores_of(Work& w, const Matcher& m, const WNode& sm, std:
     n = producer_of(w, v);
   }
   if (n != nullptr && m.sole(v) == reader) {
-    if (const auto f = scale_of(m, n, n->inputs[0])) {
+    if (const auto f = scale_of(m, n)) {
       sc.scale = *f;
       sc.nodes.push_back(n);
       reader = n;
@@ -385,7 +384,7 @@ void fuse_attention(Work& w, PassStats& s) {
     const WNode* q_reader = scores;
     double scale = sc->scale;
     WNode* qs = producer_of(w, q);
-    if (const auto f = m.sole(q) == scores ? scale_of(m, qs, qs != nullptr ? qs->inputs[0] : no_value) : std::nullopt) {
+    if (const auto f = m.sole(q) == scores ? scale_of(m, qs) : std::nullopt) {
       scale *= *f;
       gone.push_back(qs);
       q = qs->inputs[0];

@@ -43,6 +43,7 @@ set(ge_core_sources
   compile/flops.cpp
   compile/fold.cpp
   compile/fuse_pointwise_depthwise.cpp
+  compile/channel_gate.cpp
   compile/attention.cpp
   compile/fusions.cpp
   compile/gear_select.cpp

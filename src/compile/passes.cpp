@@ -133,11 +133,17 @@ std::pair<double, double> hard_sigmoid_params(const WNode& n) {
 }
 
 // The activation of node `n` reading `v` as FusedConv attributes, when it is a Relu, a
-// Sigmoid, a HardSwish, a HardSigmoid, a LeakyRelu or a Clip with constant f32 one-element bounds (or none).
+// Sigmoid, a HardSwish, a HardSigmoid, a LeakyRelu, a Gelu (erf or tanh) or a Clip with
+// constant f32 one-element bounds (or none).
 std::optional<Attributes> activation_of(const Work& w, const WNode& n, ValueId v) {
   if (n.outputs.size() != 1 || n.inputs.empty() || n.inputs[0] != v) return std::nullopt;
   if (n.inputs.size() == 1 && (n.op == "Relu" || n.op == "Sigmoid" || n.op == "HardSwish"))
     return Attributes{{"activation", n.op}};
+  if (n.op == "Gelu" && n.inputs.size() == 1) {
+    const auto approx = n.attrs.find("approximate");
+    const bool tanh = approx != n.attrs.end() && approx->second.as_string() == "tanh";
+    return Attributes{{"activation", tanh ? "GeluTanh" : "Gelu"}};
+  }
   if (n.op == "LeakyRelu" && n.inputs.size() == 1) {
     const auto alpha = n.attrs.find("alpha");
     return Attributes{{"activation", "LeakyRelu"}, {"alpha", alpha != n.attrs.end() ? alpha->second.as_float() : 0.01}};
@@ -516,6 +522,7 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool d
        [dense_chains](Work& w, PassStats& s) {
          if (dense_chains) detail::fuse_pointwise_depthwise(w, s);
        }},
+      {"fuse_channel_gate", detail::fuse_channel_gate},
       {"fold_transposes", detail::fold_transposes},
       {"remove_dead_code", detail::remove_dead_code},
   };

@@ -124,19 +124,46 @@ Shape nhwc_of_nchw(const Shape& s) {
   return Shape(std::vector<Dim>{s[0], s[2], s[3], s[1]});
 }
 
+// FusedConv's gate G: only on an NHWC 1x1 conv with unit strides, no pads and group 1,
+// shaped [N or 1, 1, 1, C] for X [N, H, W, C].
+void check_gate(const InferContext& c) {
+  const WindowAttrs w = WindowAttrs::from(c, 2);
+  const Shape& wt = c.shape(1);
+  const bool pointwise = wt.rank_known() && wt.rank() == 4 && wt[2].is_static() && wt[2].value() == 1 &&
+                         wt[3].is_static() && wt[3].value() == 1 && w.unit() && c.i("group") == 1;
+  if (c.s("layout") != "NHWC" || !pointwise)
+    c.fail(Errc::bad_op_inputs, "input 4 (G), a gate on the input's channels, needs an NHWC 1x1 conv with unit "
+                                "strides and dilations, no pads and group 1");
+  require_rank(c, 4, 4, 4);
+  const Shape& g = c.shape(4);
+  const Shape& x = c.shape(0);
+  if (!g.rank_known()) return;
+  const auto fits = [](const Dim& d, const Dim& want) { return compatible(d, want); };
+  if (!fits(g[1], Dim(1)) || !fits(g[2], Dim(1)) || (x.rank_known() && x.rank() == 4 && !fits(g[3], x[3])) ||
+      (x.rank_known() && x.rank() == 4 && !fits(g[0], Dim(1)) && !fits(g[0], x[0])))
+    c.fail(Errc::bad_op_inputs, "input 4 (G) is [" + g.to_string() + "], input 0 (X) is [" + x.to_string() +
+                                    "]; expected G [N or 1, 1, 1, C] for X [N, H, W, C]");
+}
+
 // Conv with a residual add and an activation fused in (made by `ge::fuse_activations`):
 // Y = act(conv(X, W) + B + Z). Inputs and attributes are Conv's plus the optional
 // residual Z (the output's shape) and the activation with its clip bounds (Clip) or slope
 // and offset (HardSigmoid), slope (LeakyRelu, in alpha; Silu is x * sigmoid(x), HardSwish x * HardSigmoid_{1/6, 1/2}(x)). With layout
 // NHWC (made by `ge::layout_nhwc`) X, Z and Y are 2-D images [N, H, W, C]; W stays OIHW.
+// An NHWC 1x1 conv (unit strides, no pads, group 1) may take a gate G [N or 1, 1, 1, C]
+// (made by `ge::fuse_channel_gate`): X's channels are multiplied by G's factors of their
+// image before the product, Y = act(conv(X * G, W) + B + Z).
 OpSchema fused_conv() {
   OpSchema s = conv();
   s.name = "FusedConv";
-  s.doc = "Conv + optional residual add + activation (made by the fusion pass), NCHW or NHWC";
+  s.doc = "Conv + optional residual add + activation (made by the fusion pass), NCHW or NHWC; an NHWC 1x1 conv "
+          "may scale its input's channels by a gate G first";
   s.inputs.push_back(opt("Z", "T"));
+  s.inputs.push_back(opt("G", "T"));
   const double inf = std::numeric_limits<double>::infinity();
   s.attrs.push_back(
-      attr("activation", "", one_of({"", "Relu", "Clip", "Sigmoid", "Silu", "HardSigmoid", "HardSwish", "LeakyRelu"})));
+      attr("activation", "", one_of({"", "Relu", "Clip", "Sigmoid", "Silu", "HardSigmoid", "HardSwish", "LeakyRelu", "Gelu",
+                                  "GeluTanh"})));
   s.attrs.push_back(attr("alpha", 0.2));  // HardSigmoid's, as ONNX's HardSigmoid (the fusion sets it for LeakyRelu)
   s.attrs.push_back(attr("beta", 0.5));
   s.attrs.push_back(attr("clip_min", -inf));
@@ -166,6 +193,7 @@ OpSchema fused_conv() {
     return out;
   };
   s.infer = [nchw_infer](const InferContext& c) {
+    if (c.has_input(4)) check_gate(c);
     if (c.s("layout") != "NHWC") return nchw_infer(c);
     // NHWC: the NCHW rule on the inputs seen as NCHW, its output seen as NHWC.
     require_rank(c, 0, 4, 4);

@@ -236,7 +236,7 @@ TEST_CASE("layout_nhwc in optimize: MobileNetV2 runs every conv NHWC, in one cha
   CHECK(count(o, "ReduceMean") == 1);
   CHECK(o.nodes()[0].op == "Transpose");
   CHECK(o.value(o.nodes()[0].inputs[0]).name == o.inputs()[0].name);
-  REQUIRE(stats.size() == 15);
+  REQUIRE(stats.size() == 16);
   CHECK(stats[10].pass == "layout_nhwc");
   CHECK(stats[10].nodes_added == 2);
   CHECK(stats[12].pass == "fuse_pointwise_depthwise");
@@ -362,7 +362,7 @@ TEST_CASE("fuse_pointwise_depthwise pass: expand and depthwise convs on large im
   const Graph g = expand_depthwise_graph("2,16,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 15);
+  REQUIRE(stats.size() == 16);
   CHECK(stats[12].pass == "fuse_pointwise_depthwise");
   // The first two blocks (32x32 images): the third reads 16x16 ones, 256 KiB expanded.
   CHECK(count(o, "FusedPointwiseDepthwise") == 2);
@@ -501,10 +501,11 @@ TEST_CASE("layout_nhwc pass: SiLU, HardSwish, squeeze-excitation gates, residual
     CHECK(count(o, "GlobalAveragePool") == 0);
     CHECK(count(o, "ReduceMean") == 3);  // two gates and the head
     CHECK(node(o, "join").attrs.at("axis").as_int() == 3);
-    // SiLU, HardSwish and the gates' Sigmoid are the convs' epilogues; the gates' Muls stay.
+    // SiLU, HardSwish and the gates' Sigmoid are the convs' epilogues; the gates' Muls are
+    // the projection convs' gates (fuse_channel_gate, in optimize).
     CHECK(count(o, "Sigmoid") == 0);
     CHECK(count(o, "HardSwish") == 0);
-    CHECK(count(o, "Mul") == 2);
+    CHECK(count(o, "Mul") == (optimized ? 0 : 2));
     for (const ge::Node& n : o.nodes()) {
       if (n.op != "FusedConv") continue;
       CAPTURE(n.name);
@@ -526,6 +527,109 @@ TEST_CASE("layout_nhwc pass: SiLU, HardSwish, squeeze-excitation gates, residual
     CHECK(count(o, "Transpose") == 1);
     check_same(g, o, 1e-4);
   }
+}
+
+// ---- fuse_channel_gate -------------------------------------------------------------------------
+
+namespace {
+
+// A depthwise conv, a squeeze-excitation gate on its output, a 1x1 projection to `out_c`
+// channels (`project` reads the gated image; `twice`: the gated image is an output too).
+Graph gate_graph(const char* dims, std::int64_t c, std::int64_t out_c, bool twice = false, std::int64_t k = 1) {
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, dims);
+  const Value d = x.conv2d(weights(b, "dw", c, 1, 3, 1), bias(b, "dw", c, 2), {.pad = 1, .group = c, .name = "dw"}).relu();
+  const Value gated = squeeze_excite(b, d, "se", c, 10);
+  b.output(gated.conv2d(weights(b, "project", out_c, c, k, 20), bias(b, "project", out_c, 21),
+                        {.pad = k / 2, .name = "project"}));
+  if (twice) b.output(gated);
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("fuse_channel_gate pass: a squeeze-excitation gate becomes the projection conv's input G, same outputs") {
+  // 8x8 images: 64 pixels. 16 outputs: the weights are scaled per image; 96: the image is.
+  for (const std::int64_t out_c : {16, 96}) {
+    for (const char* dims : {"1,8,8,8", "3,8,8,8", "1~4,8,8,8"}) {
+      CAPTURE(out_c);
+      CAPTURE(dims);
+      const Graph g = gate_graph(dims, 8, out_c);
+      std::vector<ge::PassStats> stats;
+      const Graph o = ge::optimize(g, &stats);
+      REQUIRE(stats.size() == 16);
+      CHECK(stats[13].pass == "fuse_channel_gate");
+      CHECK(stats[13].nodes_removed == 1);
+      CHECK(count(o, "Mul") == 0);
+      const ge::Node& p = node(o, "project");
+      REQUIRE(p.inputs.size() == 5);
+      CHECK(o.value(p.inputs[4]).desc.shape.to_string() == std::string(dims).substr(0, std::string(dims).find(',')) + ",1,1,8");
+      check_same(g, o, 1e-4);
+    }
+  }
+  SUBCASE("compiled with batch gears, saved and loaded: each batch gets its own gate") {
+    const ge::BuildOptions gears{{"ge.inputShape", "x:-1,8,8,8"}, {"ge.dynamicBatchSize", "1,3"}};
+    const auto model = ge::compile(gate_graph("-1,8,8,8", 8, 16), gears, ge::default_target(), {.keep_weights = true});
+    const auto loaded = ge::load_compiled(std::span<const std::byte>(ge::save_to_memory(*model)));
+    const ge::Tensor x = ge::Tensor::random(DataType::f32, {3, 8, 8, 8}, 9);
+    ge::Session s(loaded);
+    Buffer xb = buffer_of(x);
+    const ge::RunResult r = s.run({xb.view()});
+    const auto* data = static_cast<const std::byte*>(r.outputs.at(0).data);
+    const ge::Tensor got(DataType::f32, r.outputs[0].dims, std::vector<std::byte>(data, data + r.outputs[0].bytes));
+    CHECK(ge::test::relative_error({got}, ge::test::run(gate_graph("3,8,8,8", 8, 16), {{"x", x}})) <= 1e-4);
+  }
+}
+
+TEST_CASE("fuse_channel_gate pass leaves alone a gated image read twice, a 3x3 reader, a per-pixel gate") {
+  SUBCASE("the gated image is a graph output too") {
+    const Graph g = ge::layout_nhwc(ge::fuse_activations(gate_graph("2,8,8,8", 8, 16, true)));
+    check_unchanged(g, ge::fuse_channel_gate(g));
+  }
+  SUBCASE("a 3x3 conv reads it") {
+    const Graph g = ge::layout_nhwc(ge::fuse_activations(gate_graph("2,8,8,8", 8, 16, false, 3)));
+    check_unchanged(g, ge::fuse_channel_gate(g));
+  }
+  SUBCASE("a gate per pixel, not per channel") {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "2,8,8,8");
+    const Value d = x.conv2d(weights(b, "dw", 8, 1, 3, 1), bias(b, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+    const Value gate = conv1x1(b, d, "attn", 1, 8, 3).sigmoid();  // [N, 1, H, W]
+    b.output(conv1x1(b, d * gate, "project", 16, 8, 5));
+    const Graph g = ge::layout_nhwc(ge::fuse_activations(b.build()));
+    check_unchanged(g, ge::fuse_channel_gate(g));
+  }
+}
+
+TEST_CASE("FusedConv's gate G: only on an NHWC 1x1 conv, shaped [N or 1, 1, 1, C]; the kernel checks its count") {
+  const auto build = [](const char* g_dims, std::int64_t k, const char* layout) {
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "2,5,5,8");
+    const Value gate = b.input("g", DataType::f32, g_dims);
+    const Value w = b.random_weights("w", {4, 8, k, k}, 1);
+    const Value y = b.op("FusedConv", {x, w, Value{}, Value{}, gate}, {{"layout", std::string(layout)}});
+    return b.graph().value(y.id()).desc.shape.to_string();
+  };
+  CHECK(build("2,1,1,8", 1, "NHWC") == "2,5,5,4");
+  CHECK(build("1,1,1,8", 1, "NHWC") == "2,5,5,4");
+  expect_error([&] { (void)build("2,1,1,8", 3, "NHWC"); }, ge::Errc::bad_op_inputs, "1x1 conv");
+  expect_error([&] { (void)build("2,1,1,8", 1, "NCHW"); }, ge::Errc::bad_op_inputs, "NHWC");
+  expect_error([&] { (void)build("3,1,1,8", 1, "NHWC"); }, ge::Errc::bad_op_inputs, "expected G [N or 1, 1, 1, C]");
+  expect_error([&] { (void)build("2,1,1,4", 1, "NHWC"); }, ge::Errc::bad_op_inputs, "expected G");
+  expect_error([&] { (void)build("2,5,1,8", 1, "NHWC"); }, ge::Errc::bad_op_inputs, "expected G");
+  expect_error([&] { (void)build("2,8", 1, "NHWC"); }, ge::Errc::bad_op_inputs, "expected rank 4");
+  // Ranged dims: a run whose gate has neither one image nor X's images is refused when the
+  // run's shapes are known, before the kernel.
+  GraphBuilder b;
+  const Value x = b.input("x", DataType::f32, "1~3,5,5,8");
+  const Value gate = b.input("g", DataType::f32, "1~3,1,1,8");
+  b.output(b.op("FusedConv", {x, b.random_weights("w", {4, 8, 1, 1}, 1), Value{}, Value{}, gate},
+                {{"layout", std::string("NHWC")}}));
+  const auto model = ge::compile(b.build());
+  ge::Session s(model);
+  Buffer xb = buffer_of(ge::Tensor::random(DataType::f32, {2, 5, 5, 8}, 1));
+  Buffer gb = buffer_of(ge::Tensor::random(DataType::f32, {3, 1, 1, 8}, 2));
+  expect_error([&] { (void)s.run({xb.view(), gb.view()}); }, ge::Errc::bad_op_inputs, "input 4 (G) is [3,1,1,8]");
 }
 
 TEST_CASE("layout_nhwc pass: an op that needs NCHW keeps its Transposes; per-channel and scalar operands broadcast") {

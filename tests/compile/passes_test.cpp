@@ -642,7 +642,7 @@ TEST_CASE("fuse_activations pass fuses residuals over equal ranges that exclude 
   check_same(g, f);  // at the upper end, batch 4
 }
 
-TEST_CASE("fuse_activations pass: Sigmoid, HardSigmoid, HardSwish, LeakyRelu, and the SiLU and HardSwish gates of either spelling") {
+TEST_CASE("fuse_activations pass: Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Gelu, and the SiLU and HardSwish gates of either spelling") {
   GraphBuilder b;
   const Value x = b.input("x", DataType::f32, "2,4,6,6");
   const auto conv = [&](Value in, const char* name, std::uint64_t seed) {
@@ -659,12 +659,14 @@ TEST_CASE("fuse_activations pass: Sigmoid, HardSigmoid, HardSwish, LeakyRelu, an
   const Value r5 = b.op("HardSigmoid", {conv(r4, "c5", 5)}, {{"alpha", 0.25}, {"beta", 0.4}});
   const Value r6 = b.op("LeakyRelu", {conv(r5, "c6", 6)}, {{"alpha", 0.1}});
   const Value r7 = b.op("LeakyRelu", {conv(r6, "c7", 7)});  // ONNX's default slope, 0.01
-  b.output(conv(r7, "c8", 8).sigmoid("out"));
+  const Value r8 = b.op("Gelu", {conv(r7, "c8", 8)});                           // erf Gelu
+  const Value r9 = b.op("Gelu", {conv(r8, "c9", 9)}, {{"approximate", std::string("tanh")}});
+  b.output(conv(r9, "c10", 10).sigmoid("out"));
   const Graph g = b.build();
   ge::PassStats st;
   const Graph f = ge::fuse_activations(g, &st);
-  CHECK(f.nodes().size() == 8);
-  CHECK(count(f, "FusedConv") == 8);
+  CHECK(f.nodes().size() == 10);
+  CHECK(count(f, "FusedConv") == 10);
   CHECK(node(f, "c1").attrs.at("activation").as_string() == "Silu");
   CHECK(node(f, "c2").attrs.at("activation").as_string() == "HardSwish");
   CHECK(node(f, "c3").attrs.at("activation").as_string() == "HardSwish");
@@ -675,7 +677,9 @@ TEST_CASE("fuse_activations pass: Sigmoid, HardSigmoid, HardSwish, LeakyRelu, an
   CHECK(node(f, "c6").attrs.at("activation").as_string() == "LeakyRelu");
   CHECK(node(f, "c6").attrs.at("alpha").as_float() == doctest::Approx(0.1));
   CHECK(node(f, "c7").attrs.at("alpha").as_float() == doctest::Approx(0.01));
-  CHECK(node(f, "c8").attrs.at("activation").as_string() == "Sigmoid");
+  CHECK(node(f, "c8").attrs.at("activation").as_string() == "Gelu");
+  CHECK(node(f, "c9").attrs.at("activation").as_string() == "GeluTanh");
+  CHECK(node(f, "c10").attrs.at("activation").as_string() == "Sigmoid");
   CHECK(f.value(f.outputs()[0]).name == "out");
   check_same(g, f, 1e-5);
   // The same net through every pass: the NHWC kernels apply the activations too.
@@ -708,7 +712,7 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   const Graph g = ge::models::resnet50("1,3,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 15);
+  REQUIRE(stats.size() == 16);
   CHECK(stats[0].pass == "fold_qdq_pairs");
   CHECK(stats[0].nodes_added == 0);  // no QuantizeLinear/DequantizeLinear pairs
   CHECK(stats[1].pass == "fold_constants");
@@ -730,8 +734,10 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   CHECK(stats[11].nodes_added == 0);  // nothing quantized
   CHECK(stats[12].pass == "fuse_pointwise_depthwise");
   CHECK(stats[12].nodes_added == 0);  // no depthwise convs
-  CHECK(stats[13].pass == "fold_transposes");
-  CHECK(stats[14].pass == "remove_dead_code");
+  CHECK(stats[13].pass == "fuse_channel_gate");
+  CHECK(stats[13].nodes_removed == 0);  // no gates
+  CHECK(stats[14].pass == "fold_transposes");
+  CHECK(stats[15].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);
@@ -833,7 +839,7 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     std::vector<ge::PassStats> stats;
     const Graph once = ge::optimize(g, &stats);
     Graph step = g;
-    std::vector<ge::PassStats> step_stats(15);
+    std::vector<ge::PassStats> step_stats(16);
     step = ge::fold_qdq_pairs(step, &step_stats[0]);
     step = ge::fold_constants(step, &step_stats[1]);
     step = ge::trim_conv_taps(step, &step_stats[2]);
@@ -847,8 +853,9 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     step = ge::layout_nhwc(step, &step_stats[10]);
     step = ge::quantize_products(step, &step_stats[11]);
     step = ge::fuse_pointwise_depthwise(step, &step_stats[12]);
-    step = ge::fold_transposes(step, &step_stats[13]);
-    step = ge::remove_dead_code(step, &step_stats[14]);
+    step = ge::fuse_channel_gate(step, &step_stats[13]);
+    step = ge::fold_transposes(step, &step_stats[14]);
+    step = ge::remove_dead_code(step, &step_stats[15]);
     REQUIRE(stats.size() == step_stats.size());
     for (std::size_t i = 0; i < stats.size(); ++i) {
       CHECK(stats[i].pass == step_stats[i].pass);

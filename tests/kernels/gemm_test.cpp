@@ -267,6 +267,49 @@ TEST_CASE("matmul with pre-packed B: every count of last rows (1 to 5 past the t
       }
 }
 
+TEST_CASE("matmul_scaled_k: A's columns scaled per run of rows, by B's rows or A's copy, with the epilogue") {
+  // 3 runs of `rows` rows; B with 20 columns: runs of 40 rows scale B, runs of 7 scale A.
+  std::uint32_t seed = 700;
+  for (const std::int64_t rows : {40, 7}) {
+    for (const std::int64_t groups : {1, 3}) {
+      const std::int64_t m = 3 * rows, k = 19, n = 20;
+      auto a = random_f32({m, k}, ++seed);
+      auto s = random_f32({groups, k}, ++seed);
+      auto b = random_f32({k, n}, ++seed);
+      auto bias = random_f32({n}, ++seed);
+      auto res = random_f32({m, n}, ++seed);
+      std::vector<float> scaled(a.v);
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t q = 0; q < k; ++q)
+          scaled[static_cast<std::size_t>(i * k + q)] *= s.v[static_cast<std::size_t>((i / (m / groups)) * k + q)];
+      auto want = ref_gemm(m, n, k, 1.0f, scaled.data(), k, false, b.v.data(), n, false);
+      for (std::size_t i = 0; i < want.size(); ++i)
+        want[i] = std::max(0.0f, want[i] + bias.v[i % static_cast<std::size_t>(n)] + res.v[i]);
+      const auto packed = cpu::pack_matmul_b(b.view());
+      Buf<float> y({m, n});
+      cpu::GemmEpilogue ep;
+      ep.bias_n = bias.v.data();
+      ep.residual = res.v.data();
+      ep.ld_residual = n;
+      ep.post = {cpu::Activation::relu};
+      CAPTURE(rows);
+      CAPTURE(groups);
+      cpu::matmul_scaled_k(a.view(), s.v.data(), groups, packed, y.view(), ep);
+      check_close(y.v, want);
+      CHECK(a.v != scaled);  // A itself is left as it was
+    }
+  }
+  auto a = random_f32({10, 4}, 1);
+  auto b = random_f32({4, 3}, 2);
+  const auto packed = cpu::pack_matmul_b(b.view());
+  const std::vector<float> s(12, 1.0f);
+  Buf<float> y({10, 3});
+  expect_error([&] { cpu::matmul_scaled_k(a.view(), s.data(), 3, packed, y.view()); }, Errc::bad_op_inputs,
+               "do not split into 3 runs");
+  Buf<float> bad({10, 4});
+  expect_error([&] { cpu::matmul_scaled_k(a.view(), s.data(), 2, packed, bad.view()); }, Errc::bad_op_inputs, kernels_tag);
+}
+
 TEST_CASE("gemm_rowmajor_a: rows 4 KiB apart (packed first), edges, epilogue, one and two threads") {
   // 1024- and 2048-float rows (a 1x1 conv over 1024 or 2048 channels), K below the row
   // stride too (A a slice of wider rows), M with last rows past the tiles; 320 and 312

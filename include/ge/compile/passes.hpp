@@ -163,6 +163,14 @@ struct PassStats {
 /// pixels wide (narrower ones make the kernel's per-row products too small to pay).
 [[nodiscard]] Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats = nullptr);
 
+/// A squeeze-and-excitation gate, `Mul(x, g)` of an f32 NHWC image x [N, H, W, C] by one
+/// factor per image and channel g [N or 1, 1, 1, C], whose only reader is an NHWC 1x1
+/// FusedConv (unit strides, no pads, group 1, not quantized), becomes that conv's gate
+/// input G (its input 4): the conv scales its packed weights per image (or its input
+/// rows, where the image has fewer pixels than the conv has outputs) and the gated image
+/// is never written. Other graphs come back unchanged.
+[[nodiscard]] Graph fuse_channel_gate(const Graph& g, PassStats* stats = nullptr);
+
 /// A Transpose whose input another Transpose makes reads that one's input with the two
 /// permutations composed; where they undo each other it goes, its readers reading the
 /// first one's input (unless its output is a graph output). The layout pass leaves such
@@ -187,7 +195,7 @@ struct PassStats {
 /// Every pass in order: `fold_qdq_pairs`, `fold_constants`, `trim_conv_taps`, `fold_batch_norm`,
 /// `fuse_layer_norm`, `fuse_gelu`, `fuse_attention`, `conv_frames`, `fuse_activations`, `fuse_matmul_epilogue`,
 /// `layout_nhwc`, `quantize_products`, `fuse_pointwise_depthwise` (not when `compile` runs
-/// convs in bf16 on AMX), `fold_transposes`, `remove_dead_code`.
+/// convs in bf16 on AMX), `fuse_channel_gate`, `fold_transposes`, `remove_dead_code`.
 /// `stats`, when given, gets one entry per pass (appended).
 [[nodiscard]] Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
 

@@ -79,6 +79,10 @@ cpu::PostOp post_op(const InferContext& c, bool fused, const std::string& prefix
     post.kind = cpu::Activation::sigmoid;
   } else if (act == "Silu") {
     post.kind = cpu::Activation::silu;
+  } else if (act == "Gelu") {
+    post.kind = cpu::Activation::gelu;
+  } else if (act == "GeluTanh") {
+    post.kind = cpu::Activation::gelu_tanh;
   } else if (act == "HardSwish") {
     post.kind = cpu::Activation::hard_swish;
   } else if (act == "LeakyRelu") {

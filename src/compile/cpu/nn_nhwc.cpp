@@ -34,6 +34,7 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   const InferContext& c = r.context;
   if (!is_nhwc(r) || c.input(0).dtype != DataType::f32 || !c.shape(0).rank_known() || c.shape(0).rank() != 4)
     return false;
+  if (c.has_input(4) && kind != NhwcKind::pointwise) return false;  // (a gate: the pointwise kernel applies it)
   const Shape& w = c.shape(1);
   if (!w.rank_known() || w.rank() != 4 || !w.is_static()) return false;
   const ConvAttrs a = conv_attrs(c);
@@ -128,7 +129,17 @@ std::shared_ptr<const Kernel> make_nhwc_pointwise(const KernelRequest& r) {
       ep.ld_residual = y.dims[3];
     }
     ep.post = post;
-    cpu::matmul(TensorView{x.data, x.dtype, ad}, b, TensorView{y.data, y.dtype, yd}, ep);
+    const TensorView ax{x.data, x.dtype, ad}, ay{y.data, y.dtype, yd};
+    const TensorView* g = optional_input(in, 4);
+    if (g == nullptr) return cpu::matmul(ax, b, ay, ep);
+    // The gate G (fuse_channel_gate): one factor per input channel, per image or shared.
+    const std::int64_t images = x.dims[0], c = x.dims[3];
+    if (g->dtype != DataType::f32 || (g->elements() != c && g->elements() != images * c))
+      cpu::fail(Errc::bad_op_inputs, "FusedConv",
+                "the gate G must hold one f32 per input channel (" + std::to_string(c) + ") or per image and channel (" +
+                    std::to_string(images * c) + "), not " + std::to_string(g->elements()));
+    if (pixels == 0) return cpu::matmul(ax, b, ay, ep);
+    cpu::matmul_scaled_k(ax, g->as<const float>(), g->elements() == c ? 1 : images, b, ay, ep);
   };
   // W [M, C, 1, 1] as B = W^T [C, M]: W [M, C] packed transposed.
   const auto pack = [bf16](const TensorView& w) {

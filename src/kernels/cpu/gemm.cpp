@@ -235,6 +235,55 @@ void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, co
   gemm_rowmajor_a(m, b.n, b.k, a.as<const float>(), b.k, b.panels.data(), y.as<float>(), b.n, ep);
 }
 
+void matmul_scaled_k(const TensorView& a, const float* s, std::int64_t groups, const PackedMatMulB& b,
+                     const TensorView& y, const GemmEpilogue& ep) {
+  check_dtype("MatMul", "A", a, DataType::f32);
+  check_rank("MatMul", "A", a, 2);
+  const std::int64_t m = a.dims[0], k = b.k, n = b.n;
+  if (groups < 1 || m % groups != 0)
+    fail(Errc::bad_op_inputs, "MatMul", "A's " + std::to_string(m) + " rows do not split into " +
+                                            std::to_string(groups) + " runs of equal length");
+  if (a.dims[1] != k) return matmul(a, b, y, ep);  // (its errors)
+  const std::int64_t want[2] = {m, n};
+  check_dims("MatMul", "Y", y, want);
+  check_data("MatMul", "A", a);
+  const std::int64_t rows = m / groups;
+  if (m == 0 || n == 0) return;
+  if (!b.bf16 && rows > n) {
+    // Per run: B's row q scaled by s[q] (row q of panel p is at (p*k + q) * NR).
+    const std::int64_t size = packed_b_size(k, n);
+    const PooledBuffer scaled(size);
+    const float* src = b.panels.data();
+    float* dst = scaled.data();
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const float* sg = s + g * k;
+      parallel_for(size / kGemmNR, grain_for(kGemmNR), [&](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t r = lo; r < hi; ++r) {
+          const float f = sg[r % k];
+          for (std::int64_t l = 0; l < kGemmNR; ++l) dst[r * kGemmNR + l] = f * src[r * kGemmNR + l];
+        }
+      });
+      const PackedMatMulB view{k, n, false, Scratch(dst, size, nullptr)};
+      GemmEpilogue e = ep;
+      if (e.residual != nullptr) e.residual += g * rows * e.ld_residual;
+      const std::int64_t ad[2] = {rows, k}, yd[2] = {rows, n};
+      matmul(TensorView{a.as<float>() + g * rows * k, DataType::f32, ad}, view,
+             TensorView{y.as<float>() + g * rows * n, y.dtype, yd}, e);
+    }
+    return;
+  }
+  const PooledBuffer scaled(m * k);
+  const float* pa = a.as<const float>();
+  float* d = scaled.data();
+  parallel_for(m, grain_for(k), [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) {
+      const float* sg = s + (i / rows) * k;
+      for (std::int64_t q = 0; q < k; ++q) d[i * k + q] = pa[i * k + q] * sg[q];
+    }
+  });
+  matmul(TensorView{d, DataType::f32, a.dims}, b, y, ep);
+}
+
 void gemm(const GemmParams& p, const TensorView& a, const TensorView& b, const TensorView* c, const TensorView& y) {
   check_f32("Gemm", a, b, y);
   check_rank("Gemm", "A", a, 2);

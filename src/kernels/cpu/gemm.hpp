@@ -199,6 +199,16 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& y);
 /// f32 accumulation when B was packed so. Same errors.
 void matmul(const TensorView& a, const PackedMatMulB& b, const TensorView& y, const GemmEpilogue& ep = {});
 
+/// `matmul(a * s, b, y, ep)` for a 2-D `a` [M, K] whose rows fall in `groups` equal runs
+/// (images), the columns of run g scaled by `s[g*K .. g*K+K)`: a squeeze-and-excitation
+/// gate (one factor per image and channel) applied by the 1x1 conv that reads the gated
+/// image. Where a run has more rows than B has columns (and B is f32), B's rows are
+/// scaled instead (a copy of the panels per run: K x N products, not M/groups x K);
+/// otherwise A is scaled into a pooled buffer. `groups` must divide M. Same errors as
+/// `matmul`.
+void matmul_scaled_k(const TensorView& a, const float* s, std::int64_t groups, const PackedMatMulB& b,
+                     const TensorView& y, const GemmEpilogue& ep = {});
+
 /// Resolved attributes of ONNX Gemm.
 struct GemmParams {
   float alpha = 1.0f;    ///< scale of op(A) * op(B)

@@ -44,7 +44,7 @@ inline __attribute__((always_inline)) void edge_rows(std::int64_t kc, const floa
     for (int q = 0; q < np; ++q) {
       const std::int64_t jq = j + q * kGemmNR, nr = std::min(kGemmNR, n1 - jq);
       for (std::int64_t r = 0; r < rows; ++r)
-        finish_row(edge + r * 4 * kGemmNR + q * kGemmNR, c + (row0 + r) * ldc + jq, nr, load_c, last, ep, row0 + r, jq);
+        finish_cols(edge + r * 4 * kGemmNR + q * kGemmNR, c + (row0 + r) * ldc + jq, nr, load_c, last, ep, row0 + r, jq);
     }
     j += np * kGemmNR;
   }
@@ -63,8 +63,8 @@ inline __attribute__((always_inline)) void ragged_pair(std::int64_t kc, const fl
     float* crow = c + r * ldc;
     finish_row(ragged + r * 2 * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c, last, ep, i + r,
                j);
-    finish_row(ragged + r * 2 * kGemmNR + kGemmNR, crow + kGemmNR, cols - kGemmNR, load_c, last, ep, i + r,
-               j + kGemmNR);
+    finish_cols(ragged + r * 2 * kGemmNR + kGemmNR, crow + kGemmNR, cols - kGemmNR, load_c, last, ep, i + r,
+                j + kGemmNR);
   }
 }
 
@@ -83,12 +83,7 @@ inline __attribute__((always_inline)) void narrow_tile(std::int64_t kc, const fl
   }
   micro_kernel_store<V, 2, 1, kRowA>(kc, a, a_stride, bp, 0, ragged, kGemmNR, false, false, ep, i, j, ahead);
   for (std::int64_t r = 0; r < 2 * kGemmMR; ++r) {
-    if (nr == 8) {  // (8 channels: one fixed-width pass, not a loop of run-time length)
-      finish_row(ragged + r * kGemmNR, c + r * ldc, std::integral_constant<std::int64_t, 8>{}, load_c, last, ep, i + r,
-                 j);
-    } else {
-      finish_row(ragged + r * kGemmNR, c + r * ldc, nr, load_c, last, ep, i + r, j);
-    }
+    finish_cols(ragged + r * kGemmNR, c + r * ldc, nr, load_c, last, ep, i + r, j);
   }
 }
 
@@ -142,7 +137,7 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
           finish_row(tile + r * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c, last, ep,
                      i + r, j);
         } else {
-          finish_row(tile + r * kGemmNR, crow, nr, load_c, last, ep, i + r, j);
+          finish_cols(tile + r * kGemmNR, crow, nr, load_c, last, ep, i + r, j);
         }
       }
     };
@@ -225,7 +220,12 @@ inline __attribute__((always_inline)) void gemm_kblock_impl(std::int64_t m, std:
     }
     micro_kernel_edge<V>(kc, ap, bp, tile, nr);
     for (std::int64_t r = 0; r < mr; ++r) {
-      finish_row(tile + r * kGemmNR, c + (i + r) * ldc + col, nr, load_c, last, ep, i + r, col);
+      if (nr == kGemmNR) {
+        finish_row(tile + r * kGemmNR, c + (i + r) * ldc + col, std::integral_constant<std::int64_t, kGemmNR>{}, load_c,
+                   last, ep, i + r, col);
+      } else {
+        finish_cols(tile + r * kGemmNR, c + (i + r) * ldc + col, nr, load_c, last, ep, i + r, col);
+      }
     }
   };
   // AVX-512: 12 x 32 tiles (two A panels x two B panels) where they fit, as in

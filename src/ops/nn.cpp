@@ -131,16 +131,16 @@ void check_gate(const InferContext& c) {
   const Shape& wt = c.shape(1);
   const bool pointwise = wt.rank_known() && wt.rank() == 4 && wt[2].is_static() && wt[2].value() == 1 &&
                          wt[3].is_static() && wt[3].value() == 1 && w.unit() && c.i("group") == 1;
-  if (c.s("layout") != "NHWC" || !pointwise)
+  if (c.s("layout") != "NHWC" || !pointwise || c.f("x_scale") > 0.0)
     c.fail(Errc::bad_op_inputs, "input 4 (G), a gate on the input's channels, needs an NHWC 1x1 conv with unit "
-                                "strides and dilations, no pads and group 1");
+                                "strides and dilations, no pads, group 1 and an f32 (not quantized) input");
   require_rank(c, 4, 4, 4);
   const Shape& g = c.shape(4);
   const Shape& x = c.shape(0);
   if (!g.rank_known()) return;
-  const auto fits = [](const Dim& d, const Dim& want) { return compatible(d, want); };
-  if (!fits(g[1], Dim(1)) || !fits(g[2], Dim(1)) || (x.rank_known() && x.rank() == 4 && !fits(g[3], x[3])) ||
-      (x.rank_known() && x.rank() == 4 && !fits(g[0], Dim(1)) && !fits(g[0], x[0])))
+  const bool x_known = x.rank_known() && x.rank() == 4;
+  if (!compatible(g[1], Dim(1)) || !compatible(g[2], Dim(1)) || (x_known && !compatible(g[3], x[3])) ||
+      (x_known && !compatible(g[0], Dim(1)) && !compatible(g[0], x[0])))
     c.fail(Errc::bad_op_inputs, "input 4 (G) is [" + g.to_string() + "], input 0 (X) is [" + x.to_string() +
                                     "]; expected G [N or 1, 1, 1, C] for X [N, H, W, C]");
 }

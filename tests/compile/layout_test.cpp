@@ -602,18 +602,20 @@ TEST_CASE("fuse_channel_gate pass leaves alone a gated image read twice, a 3x3 r
 }
 
 TEST_CASE("FusedConv's gate G: only on an NHWC 1x1 conv, shaped [N or 1, 1, 1, C]; the kernel checks its count") {
-  const auto build = [](const char* g_dims, std::int64_t k, const char* layout) {
+  const auto build = [](const char* g_dims, std::int64_t k, const char* layout, double x_scale = 0.0) {
     GraphBuilder b;
     const Value x = b.input("x", DataType::f32, "2,5,5,8");
     const Value gate = b.input("g", DataType::f32, g_dims);
     const Value w = b.random_weights("w", {4, 8, k, k}, 1);
-    const Value y = b.op("FusedConv", {x, w, Value{}, Value{}, gate}, {{"layout", std::string(layout)}});
+    const Value y =
+        b.op("FusedConv", {x, w, Value{}, Value{}, gate}, {{"layout", std::string(layout)}, {"x_scale", x_scale}});
     return b.graph().value(y.id()).desc.shape.to_string();
   };
   CHECK(build("2,1,1,8", 1, "NHWC") == "2,5,5,4");
   CHECK(build("1,1,1,8", 1, "NHWC") == "2,5,5,4");
   expect_error([&] { (void)build("2,1,1,8", 3, "NHWC"); }, ge::Errc::bad_op_inputs, "1x1 conv");
   expect_error([&] { (void)build("2,1,1,8", 1, "NCHW"); }, ge::Errc::bad_op_inputs, "NHWC");
+  expect_error([&] { (void)build("2,1,1,8", 1, "NHWC", 0.1); }, ge::Errc::bad_op_inputs, "not quantized");
   expect_error([&] { (void)build("3,1,1,8", 1, "NHWC"); }, ge::Errc::bad_op_inputs, "expected G [N or 1, 1, 1, C]");
   expect_error([&] { (void)build("2,1,1,4", 1, "NHWC"); }, ge::Errc::bad_op_inputs, "expected G");
   expect_error([&] { (void)build("2,5,1,8", 1, "NHWC"); }, ge::Errc::bad_op_inputs, "expected G");

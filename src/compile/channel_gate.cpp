@@ -21,8 +21,6 @@ using detail::Work;
 
 namespace {
 
-bool static_is(const Dim& d, std::int64_t v) { return d.is_static() && d.value() == v; }
-
 // The NHWC FusedConv `n` is a pointwise product that can take a gate: f32, a 1x1 kernel
 // of static shape, unit strides and dilations, no pads, group 1, not quantized, no gate yet.
 bool takes_gate(const Work& w, const WNode& n) {
@@ -42,7 +40,7 @@ bool takes_gate(const Work& w, const WNode& n) {
 
 // For Mul inputs (x, g): g gates x's channels without widening it. x [N, H, W, C] f32
 // with C static; g [N' , 1, 1, C] f32 with N' a static 1, or equal to N (both static,
-// or both the same range: the kernel then checks the run's counts).
+// or both the same range: a run whose two differ is refused when its shapes are known).
 bool gates(const Work& w, ValueId x, ValueId g, const Shape& out) {
   const TensorDesc& xd = w.desc(x);
   const TensorDesc& gd = w.desc(g);
@@ -51,9 +49,9 @@ bool gates(const Work& w, ValueId x, ValueId g, const Shape& out) {
   const Shape& gs = gd.shape;
   if (!xs.rank_known() || !gs.rank_known() || xs.rank() != 4 || gs.rank() != 4 || !out.rank_known() || out != xs)
     return false;
-  if (!xs[3].is_static() || !static_is(gs[3], xs[3].value()) || !static_is(gs[1], 1) || !static_is(gs[2], 1))
-    return false;
-  return static_is(gs[0], 1) || gs[0] == xs[0];
+  const Dim one(1);
+  if (!xs[3].is_static() || gs[3] != xs[3] || gs[1] != one || gs[2] != one) return false;
+  return gs[0] == one || gs[0] == xs[0];
 }
 
 }  // namespace

@@ -310,17 +310,20 @@ TEST_CASE("matmul_scaled_k: A's columns scaled per run of rows, by B's rows or A
   expect_error([&] { cpu::matmul_scaled_k(a.view(), s.data(), 2, packed, bad.view()); }, Errc::bad_op_inputs, kernels_tag);
 }
 
-TEST_CASE("gemm_rowmajor_a: rows 4 KiB apart (packed first), edges, epilogue, one and two threads") {
+TEST_CASE("gemm_rowmajor_a: rows 4 KiB apart (packed first), edges, epilogue, one to three threads") {
   // 1024- and 2048-float rows (a 1x1 conv over 1024 or 2048 channels), K below the row
   // stride too (A a slice of wider rows), M with last rows past the tiles; 320 and 312
   // columns (RegNetY-800MF's 14 x 14 stage: on two threads in 10 column blocks of 32, the
-  // last of 312 narrower).
+  // last of 312 narrower); 392 x 672 (8 x 7 x 7 pixels: blocks of 11 and 10 row tiles, of 7
+  // panels) and 1000 x 40 (84 row tiles over three threads), in even blocks.
   std::uint32_t seed = 900;
   for (const auto [m, n, k, lda] : {std::array<std::int64_t, 4>{29, 80, 1024, 1024},
                                     std::array<std::int64_t, 4>{49, 48, 300, 2048},
                                     std::array<std::int64_t, 4>{13, 33, 257, 1024},
                                     std::array<std::int64_t, 4>{196, 320, 320, 320},
-                                    std::array<std::int64_t, 4>{49, 312, 130, 130}}) {
+                                    std::array<std::int64_t, 4>{49, 312, 130, 130},
+                                    std::array<std::int64_t, 4>{392, 672, 96, 96},
+                                    std::array<std::int64_t, 4>{1000, 40, 20, 24}}) {
     auto a = random_f32({m, lda}, ++seed);
     auto b = random_f32({k, n}, ++seed);
     auto bias = random_f32({n}, ++seed);
@@ -329,7 +332,7 @@ TEST_CASE("gemm_rowmajor_a: rows 4 KiB apart (packed first), edges, epilogue, on
     auto want = ref_gemm(m, n, k, 1.0f, a.v.data(), lda, false, b.v.data(), n, false);
     for (std::size_t i = 0; i < want.size(); ++i)
       want[i] = std::max(0.0f, want[i] + bias.v[i % static_cast<std::size_t>(n)] + res.v[i]);
-    for (const int threads : {1, 2}) {
+    for (const int threads : {1, 2, 3}) {
       CAPTURE(m);
       CAPTURE(threads);
       Buf<float> y({m, n});

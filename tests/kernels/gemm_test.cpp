@@ -42,6 +42,17 @@ std::vector<float> ref_gemm(std::int64_t m, std::int64_t n, std::int64_t k, floa
   return c;
 }
 
+// The epilogue of a bias per column, an m x n residual (rows n apart) and `post`.
+cpu::GemmEpilogue bias_residual(const std::vector<float>& bias, const std::vector<float>& res, std::int64_t n,
+                                cpu::PostOp post) {
+  cpu::GemmEpilogue ep;
+  ep.bias_n = bias.data();
+  ep.residual = res.data();
+  ep.ld_residual = n;
+  ep.post = post;
+  return ep;
+}
+
 }  // namespace
 
 TEST_CASE("sgemm matches a naive product on sizes that do not divide the tiles") {
@@ -287,11 +298,7 @@ TEST_CASE("matmul_scaled_k: A's columns scaled per run of rows, by B's rows or A
         want[i] = std::max(0.0f, want[i] + bias.v[i % static_cast<std::size_t>(n)] + res.v[i]);
       const auto packed = cpu::pack_matmul_b(b.view());
       Buf<float> y({m, n});
-      cpu::GemmEpilogue ep;
-      ep.bias_n = bias.v.data();
-      ep.residual = res.v.data();
-      ep.ld_residual = n;
-      ep.post = {cpu::Activation::relu};
+      const cpu::GemmEpilogue ep = bias_residual(bias.v, res.v, n, {cpu::Activation::relu});
       CAPTURE(rows);
       CAPTURE(groups);
       cpu::matmul_scaled_k(a.view(), s.v.data(), groups, packed, y.view(), ep);
@@ -336,11 +343,7 @@ TEST_CASE("gemm_rowmajor_a: rows 4 KiB apart (packed first), edges, epilogue, on
       CAPTURE(m);
       CAPTURE(threads);
       Buf<float> y({m, n});
-      cpu::GemmEpilogue ep;
-      ep.bias_n = bias.v.data();
-      ep.residual = res.v.data();
-      ep.ld_residual = n;
-      ep.post = {cpu::Activation::relu};
+      const cpu::GemmEpilogue ep = bias_residual(bias.v, res.v, n, {cpu::Activation::relu});
       tbb::task_arena arena(threads);
       arena.execute([&] {
         cpu::gemm_rowmajor_a(m, n, k, a.v.data(), lda, packed.panels.data(), y.v.data(), n, ep, true);
@@ -390,11 +393,7 @@ TEST_CASE("matmul with pre-packed B: every column count of a part-filled panel (
         auto res = random_f32({m, n}, ++seed);
         const auto packed = cpu::pack_matmul_b(b.view());
         Buf<float> y({m, n});
-        cpu::GemmEpilogue ep;
-        ep.bias_n = bias.v.data();
-        ep.residual = res.v.data();
-        ep.ld_residual = n;
-        ep.post = {cpu::Activation::clip, -0.5f, 4.0f};
+        const cpu::GemmEpilogue ep = bias_residual(bias.v, res.v, n, {cpu::Activation::clip, -0.5f, 4.0f});
         cpu::matmul(a.view(), packed, y.view(), ep);
         auto want = ref_gemm(m, n, k, 1.0f, a.v.data(), k, false, b.v.data(), n, false);
         for (std::size_t i = 0; i < want.size(); ++i)

@@ -319,7 +319,8 @@ TEST_CASE("matmul_scaled_k: A's columns scaled per run of rows, by B's rows or A
 
 TEST_CASE("gemm_rowmajor_a: rows 4 KiB apart (packed first), edges, epilogue, one to three threads") {
   // 1024- and 2048-float rows (a 1x1 conv over 1024 or 2048 channels), K below the row
-  // stride too (A a slice of wider rows), M with last rows past the tiles; 320 and 312
+  // stride too (A a slice of wider rows), M with last rows past the tiles (read from the
+  // packed A's last panel, against ragged columns and a K of three blocks at 31 x 57 x 513); 320 and 312
   // columns (RegNetY-800MF's 14 x 14 stage: on two threads in 10 column blocks of 32, the
   // last of 312 narrower); 392 x 672 (8 x 7 x 7 pixels: blocks of 11 and 10 row tiles, of 7
   // panels) and 1000 x 40 (84 row tiles over three threads), in even blocks.
@@ -327,6 +328,7 @@ TEST_CASE("gemm_rowmajor_a: rows 4 KiB apart (packed first), edges, epilogue, on
   for (const auto [m, n, k, lda] : {std::array<std::int64_t, 4>{29, 80, 1024, 1024},
                                     std::array<std::int64_t, 4>{49, 48, 300, 2048},
                                     std::array<std::int64_t, 4>{13, 33, 257, 1024},
+                                    std::array<std::int64_t, 4>{31, 57, 513, 1024},
                                     std::array<std::int64_t, 4>{196, 320, 320, 320},
                                     std::array<std::int64_t, 4>{49, 312, 130, 130},
                                     std::array<std::int64_t, 4>{392, 672, 96, 96},

@@ -27,10 +27,11 @@ constexpr std::int64_t kKc = kGemmKc;  // K block: a 16-column B panel slice (16
 constexpr std::int64_t kMc = 192;  // rows per output block: the A block (192 KiB) stays in L2
 constexpr std::int64_t kNc = 256;  // columns per output block
 
-// Rows [row0, row0 + rows) (fewer than MR, A's row-major rows at `a`) against the B
-// panels of columns [from, to) of one K block (`pb`: the first panel at this block's
-// first K step; panels k * NR apart), four panels at a time, finished into C.
-template <int V>
+// Rows [row0, row0 + rows) (fewer than MR, at `a`: row-major rows `lda` apart, AS 1, or
+// the rows of a packed A panel, lda 1 and AS MR) against the B panels of columns
+// [from, to) of one K block (`pb`: the first panel at this block's first K step; panels
+// k * NR apart), four panels at a time, finished into C.
+template <int V, int AS>
 inline __attribute__((always_inline)) void edge_rows(std::int64_t kc, const float* a, std::int64_t lda, const float* pb,
                                                      std::int64_t k, std::int64_t from, std::int64_t to, std::int64_t n1,
                                                      float* c, std::int64_t ldc, std::int64_t row0, std::int64_t rows,
@@ -40,7 +41,7 @@ inline __attribute__((always_inline)) void edge_rows(std::int64_t kc, const floa
   for (std::int64_t j = from; j < to;) {
     const std::int64_t left = (to - j + kGemmNR - 1) / kGemmNR;
     const int np = std::min(most, left >= 4 ? 4 : left >= 2 ? 2 : 1);
-    rows_panels_n<V>(kc, a, lda, pb + (j / kGemmNR) * k * kGemmNR, k * kGemmNR, edge, rows, np);
+    rows_panels_n<V, AS>(kc, a, lda, pb + (j / kGemmNR) * k * kGemmNR, k * kGemmNR, edge, rows, np);
     for (int q = 0; q < np; ++q) {
       const std::int64_t jq = j + q * kGemmNR, nr = std::min(kGemmNR, n1 - jq);
       for (std::int64_t r = 0; r < rows; ++r)
@@ -90,7 +91,10 @@ inline __attribute__((always_inline)) void narrow_tile(std::int64_t kc, const fl
 // One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K. A
 // is packed (`a` holds MR-row panels) or, with `kRowA`, row-major with row stride `lda`,
 // read in place: then an edge tile (fewer than NR columns) packs its MR x kc slice of A
-// first for the edge kernel, and the last rows (fewer than MR) go four panels at a time.
+// first for the edge kernel. Either way the last rows (fewer than MR) go four panels at
+// a time (`edge_rows`): as a padded MR-row tile per panel, the one pixel past 48 of a 7 x 7
+// image cost six rows' FMAs (a 1x1 conv 2048 -> 1024 over 7 x 7 at 87% of the peak).
+
 template <int V, bool kRowA>
 inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::int64_t n, std::int64_t k,
                                                            std::int64_t m0, std::int64_t m1, std::int64_t n0,
@@ -100,9 +104,9 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
   alignas(64) float tile[kGemmMR * kGemmNR];
   alignas(64) float ragged_tile[V == 16 ? 4 * kGemmMR * kGemmNR : 1];
   alignas(64) float slice[kRowA ? kGemmMR * kKc : 1];
-  // With A in place, the tiles cover whole MR-row groups; the rows after them go four
-  // panels at a time below. Packed A pads its last panel: every row is in a tile.
-  const std::int64_t m_tiles = kRowA ? m0 + (m1 - m0) / kGemmMR * kGemmMR : m1;
+  // The tiles cover whole MR-row groups; the rows after them go four panels at a time
+  // below (packed A pads its last panel, which they read).
+  const std::int64_t m_tiles = m0 + (m1 - m0) / kGemmMR * kGemmMR;
   std::int64_t k0 = 0;
   do {
     const std::int64_t kc = std::min(kKc, k - k0);
@@ -146,12 +150,12 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
       const bool wide = V == 16 && j + 2 * kGemmNR <= n1;
       // 17 to 31 columns left: 12 x 32 tiles too (`ragged_pair`).
       const bool ragged = V == 16 && !wide && j + kGemmNR < n1;
-      // With A in place, B holds the weights (a MatMul's or a pixel-major conv's): the
-      // first tile of these columns fetches the next B panels (the next K block's first
-      // at the end).
+      // B holds the weights (a MatMul's or a pixel-major conv's, A packed or not) or a
+      // product packed just before: the first tile of these columns fetches the next B
+      // panels (the next K block's first at the end).
       const std::int64_t jn = j + (wide || ragged ? 2 : 1) * kGemmNR;
       Ahead next_b;
-      if (kRowA && (jn < n1 || k0 + kc < k)) {
+      if (jn < n1 || k0 + kc < k) {
         const std::int64_t jj = jn < n1 ? jn : n0, kk = jn < n1 ? k0 : k0 + kc;
         next_b = {pb + (jj / kGemmNR) * k * kGemmNR + kk * kGemmNR, k * kGemmNR, kGemmNR,
                   n1 - jj > kGemmNR ? 2 : 1};
@@ -184,9 +188,10 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
       j += wide || ragged ? 2 * kGemmNR : kGemmNR;
       // The last rows (fewer than MR) of the panels just done, four panels at a time while
       // those are still in cache.
-      if (kRowA && m_tiles < m1 && (j - edge_from >= 4 * kGemmNR || j >= n1)) {
-        edge_rows<V>(kc, a_at(m_tiles), lda, pb + k0 * kGemmNR, k, edge_from, std::min(j, n1), n1, c, ldc, m_tiles,
-                     m1 - m_tiles, load_c, last, ep);
+      if (m_tiles < m1 && (j - edge_from >= 4 * kGemmNR || j >= n1)) {
+        edge_rows<V, kRowA ? 1 : static_cast<int>(kGemmMR)>(kc, a_at(m_tiles), kRowA ? lda : 1, pb + k0 * kGemmNR, k,
+                                                             edge_from, std::min(j, n1), n1, c, ldc, m_tiles,
+                                                             m1 - m_tiles, load_c, last, ep);
         edge_from = j;
       }
     }

@@ -76,11 +76,12 @@ inline __attribute__((always_inline)) void micro_kernel_edge(std::int64_t kc, co
   micro_kernel<V>(kc, a, b, tile);
 }
 
-// The last few rows (`R` < MR) of a row-major A against `NP` B panels (`bstride` apart) at
-// once, into `tile` (rows of 4 * NR floats): each element's products summed in K order as
-// the full tiles sum them, the R * NP * 16 / V independent sums keeping the FMA units busy
-// (one row against one panel alone would wait on its own latency).
-template <int V, int R, int NP>
+// The last few rows (`R` < MR) of A against `NP` B panels (`bstride` apart) at once, into
+// `tile` (rows of 4 * NR floats): each element's products summed in K order as the full
+// tiles sum them, the R * NP * 16 / V independent sums keeping the FMA units busy (one
+// row against one panel alone would wait on its own latency). Row r's K element p at
+// `a[r * lda + p * AS]`: AS 1 for a row-major A, MR within a packed A panel (lda 1).
+template <int V, int R, int NP, int AS>
 inline __attribute__((always_inline)) void rows_panels(std::int64_t kc, const float* a, std::int64_t lda,
                                                        const float* b, std::int64_t bstride, float* tile) {
   using vf = VecOf<V>;
@@ -98,7 +99,7 @@ inline __attribute__((always_inline)) void rows_panels(std::int64_t kc, const fl
     for (int v = 0; v < nv; ++v) std::memcpy(&bv[v], b + (v / pv) * bstride + p * kGemmNR + (v % pv) * V, sizeof(vf));
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      const float av = a[r * lda + p];
+      const float av = a[r * lda + p * AS];
 #pragma GCC unroll 16
       for (int v = 0; v < nv; ++v) acc[r][v] += av * bv[v];
     }
@@ -118,27 +119,27 @@ constexpr int edge_panels(std::int64_t rows) {
   return (rows + 1) * 4 * pv + 1 <= regs ? 4 : (rows + 1) * 2 * pv + 1 <= regs ? 2 : 1;
 }
 
-template <int V, int R>
+template <int V, int R, int AS>
 inline __attribute__((always_inline)) void rows_panels_np(std::int64_t kc, const float* a, std::int64_t lda,
                                                           const float* b, std::int64_t bstride, float* tile, int np) {
   constexpr int most = edge_panels<V>(R);  // (np is at most this: wider panels are not compiled)
-  if (np == 1 || most == 1) return rows_panels<V, R, 1>(kc, a, lda, b, bstride, tile);
+  if (np == 1 || most == 1) return rows_panels<V, R, 1, AS>(kc, a, lda, b, bstride, tile);
   if constexpr (most >= 2)
-    if (np == 2 || most == 2) return rows_panels<V, R, 2>(kc, a, lda, b, bstride, tile);
-  if constexpr (most >= 4) return rows_panels<V, R, 4>(kc, a, lda, b, bstride, tile);
+    if (np == 2 || most == 2) return rows_panels<V, R, 2, AS>(kc, a, lda, b, bstride, tile);
+  if constexpr (most >= 4) return rows_panels<V, R, 4, AS>(kc, a, lda, b, bstride, tile);
 }
 
 // `rows` (< MR) rows against `np` (1, 2 or 4) panels.
-template <int V>
+template <int V, int AS>
 inline __attribute__((always_inline)) void rows_panels_n(std::int64_t kc, const float* a, std::int64_t lda,
                                                          const float* b, std::int64_t bstride, float* tile,
                                                          std::int64_t rows, int np) {
   switch (rows) {
-    case 1: return rows_panels_np<V, 1>(kc, a, lda, b, bstride, tile, np);
-    case 2: return rows_panels_np<V, 2>(kc, a, lda, b, bstride, tile, np);
-    case 3: return rows_panels_np<V, 3>(kc, a, lda, b, bstride, tile, np);
-    case 4: return rows_panels_np<V, 4>(kc, a, lda, b, bstride, tile, np);
-    default: return rows_panels_np<V, 5>(kc, a, lda, b, bstride, tile, np);
+    case 1: return rows_panels_np<V, 1, AS>(kc, a, lda, b, bstride, tile, np);
+    case 2: return rows_panels_np<V, 2, AS>(kc, a, lda, b, bstride, tile, np);
+    case 3: return rows_panels_np<V, 3, AS>(kc, a, lda, b, bstride, tile, np);
+    case 4: return rows_panels_np<V, 4, AS>(kc, a, lda, b, bstride, tile, np);
+    default: return rows_panels_np<V, 5, AS>(kc, a, lda, b, bstride, tile, np);
   }
 }
 

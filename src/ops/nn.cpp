@@ -152,7 +152,9 @@ void check_gate(const InferContext& c) {
 // NHWC (made by `ge::layout_nhwc`) X, Z and Y are 2-D images [N, H, W, C]; W stays OIHW.
 // An NHWC 1x1 conv (unit strides, no pads, group 1) may take a gate G [N or 1, 1, 1, C]
 // (made by `ge::fuse_channel_gate`): X's channels are multiplied by G's factors of their
-// image before the product, Y = act(conv(X * G, W) + B + Z).
+// image before the product, Y = act(conv(X * G, W) + B + Z). With x_layout NCHW (under
+// layout NHWC, made by `ge::fold_transposes` for a chain's first conv over at most 4
+// input channels) X stays [N, C, H, W]: the conv reads the image as given, no Transpose.
 OpSchema fused_conv() {
   OpSchema s = conv();
   s.name = "FusedConv";
@@ -169,6 +171,7 @@ OpSchema fused_conv() {
   s.attrs.push_back(attr("clip_min", -inf));
   s.attrs.push_back(attr("clip_max", inf));
   s.attrs.push_back(attr("layout", "NCHW", one_of({"NCHW", "NHWC"})));
+  s.attrs.push_back(attr("x_layout", "", one_of({"", "NCHW"})));  // X's, where not `layout`'s
   // A quantized input (compile/qdq.cpp, NHWC only): X is quantized to u8 by x_scale and
   // x_zero_point before the product, which runs in int8 (W lies on a per-channel int8
   // grid); x_scale 0: not quantized.
@@ -193,6 +196,9 @@ OpSchema fused_conv() {
     return out;
   };
   s.infer = [nchw_infer](const InferContext& c) {
+    const bool x_nchw = c.s("x_layout") == "NCHW";
+    if (x_nchw && (c.s("layout") != "NHWC" || c.has_input(4)))
+      c.fail(Errc::bad_attribute, "x_layout NCHW (X read as given by an NHWC conv) needs layout NHWC and no gate G");
     if (c.has_input(4)) check_gate(c);
     if (c.s("layout") != "NHWC") return nchw_infer(c);
     // NHWC: the NCHW rule on the inputs seen as NCHW, its output seen as NHWC.
@@ -204,7 +210,7 @@ OpSchema fused_conv() {
       ins[i] = c.input(i);
       constants[i] = c.constant(i);
     }
-    ins[0].shape = nchw_of_nhwc(ins[0].shape);
+    if (!x_nchw) ins[0].shape = nchw_of_nhwc(ins[0].shape);
     if (c.has_input(3)) ins[3].shape = nchw_of_nhwc(ins[3].shape);
     const InferContext nchw(c.schema(), c.node(), ins, constants, c.attrs(), c.num_outputs());
     std::vector<TensorDesc> out = nchw_infer(nchw);

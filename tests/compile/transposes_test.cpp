@@ -3,6 +3,7 @@
 // they read; the outputs stay.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "support/graph_eval.hpp"
@@ -102,4 +103,48 @@ TEST_CASE("fold_transposes: a Transpose moves through a Reshape that splits or m
   const Graph cf = ge::remove_dead_code(ge::fold_transposes(cg));
   CHECK(count(cf, "Transpose") == 2);
   check_same(cg, cf, 0);
+}
+
+TEST_CASE("fold_transposes: the layout pass's Transpose into NHWC goes into a first conv over few channels") {
+  // x [2, 3, 17, 19] -> stem 3x3 stride 2 (3 -> 16) + ReLU -> depthwise 3x3 and 1x1 pairs
+  // -> 1x1 (to 8): the chain's one image from outside is read only by the stem, which
+  // reads it NCHW as given.
+  for (const bool pooled : {false, true}) {
+    CAPTURE(pooled);
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "2,3,17,19");
+    Value y = x.conv2d(b.random_weights("stem.w", {16, 3, 3, 3}, 1), b.random_uniform("stem.b", {16}, 2, -0.5, 0.5),
+                       {.stride = 2, .pad = 1, .name = "stem"})
+                  .relu("stem.relu");
+    // With a MaxPool beside the stem (an NHWC member reading the same image), the
+    // Transpose stays for it, and the stem reads NHWC too.
+    std::int64_t c = 16;
+    if (pooled) {
+      y = ge::concat({y, x.max_pool({3, 2, 1})}, 1, "cat");
+      c = 19;
+    }
+    for (std::uint64_t i = 0; i < 3; ++i) {
+      const Value d = y.conv2d(b.random_weights("dw.w" + std::to_string(i), {c, 1, 3, 3}, 10 + i),
+                               {.pad = 1, .group = c})
+                          .relu();
+      y = d.conv2d(b.random_weights("pw.w" + std::to_string(i), {c, c, 1, 1}, 20 + i)).relu();
+    }
+    b.output(y.conv2d(b.random_weights("head.w", {8, c, 1, 1}, 3), {.name = "head"}));
+    const Graph g = ge::fuse_activations(b.build());
+    const Graph o = ge::layout_nhwc(g);
+    CHECK(count(o, "Transpose") == 2);  // the chain's image in (x, read by the stem and the pool), its output out
+    ge::PassStats st;
+    const Graph f = ge::remove_dead_code(ge::fold_transposes(o, &st));
+    CHECK(node(f, "stem").op == "FusedConv");
+    if (!pooled) {
+      CHECK(st.nodes_removed == 1);
+      CHECK(count(f, "Transpose") == 1);  // the head's output goes back to NCHW
+      CHECK(node(f, "stem").inputs[0] == f.inputs()[0].value);
+      CHECK(node(f, "stem").attrs.at("x_layout").as_string() == "NCHW");
+    } else {
+      CHECK(count(f, "Transpose") == 2);
+      CHECK(!node(f, "stem").attrs.contains("x_layout"));
+    }
+    check_same(g, f, 1e-4);
+  }
 }

@@ -419,7 +419,8 @@ TEST_CASE("pointwise then depthwise on NHWC images in one pass: the two convs' r
 
 // A dense conv on NHWC images by `run` (packing W itself) against the NCHW reference.
 template <class Run>
-void check_nhwc_dense(const std::vector<DenseNhwcCase>& cases, std::uint32_t seed, float tol, Run run) {
+void check_nhwc_dense(const std::vector<DenseNhwcCase>& cases, std::uint32_t seed, float tol, Run run,
+                      bool x_nchw = false) {  // x_nchw: X given to `run` as [N, C, H, W]
   for (const int threads : {1, 2}) {
     tbb::task_arena arena(threads);
     for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -435,14 +436,15 @@ void check_nhwc_dense(const std::vector<DenseNhwcCase>& cases, std::uint32_t see
       const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
       Buf<float> y({k.n, oh, ow, k.m});
       const ge::TensorView bv = bias.view(), rv = rn.view();
-      arena.execute([&] { run(k.p, xn.view(), w.view(), k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr); });
+      const ge::TensorView xv = x_nchw ? x.view() : xn.view();
+      arena.execute([&] { run(k.p, xv, w.view(), k.bias ? &bv : nullptr, y.view(), k.residual ? &rv : nullptr); });
       check_close(to_nchw(y), ref_conv(k.p, x, w, k.bias ? &bias : nullptr, k.residual ? &res : nullptr, oh, ow), tol,
                   tol);
     }
   }
 }
 
-TEST_CASE("dense conv over few input channels on NHWC images: first convs, strides, pads, output tails") {
+TEST_CASE("dense conv over few input channels to NHWC images, from NHWC or NCHW: first convs, strides, pads, tails") {
   using A = cpu::Activation;
   const auto pads = [](std::int64_t s, std::int64_t pad, cpu::PostOp post = {}) {
     return cpu::Conv2dParams{.stride_h = s, .stride_w = s, .pad_top = pad, .pad_left = pad, .pad_bottom = pad,
@@ -465,17 +467,25 @@ TEST_CASE("dense conv over few input channels on NHWC images: first convs, strid
                             .pad_right = 3, .dilation_h = 1, .dilation_w = 2}, true, false},
       {1, 3, 5, 2, 8, 5, pads(1, 2), true, true},  // narrower than the kernel: every column padded
   };
-  check_nhwc_dense(cases, 4100, 1e-4f,
-                   [](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w,
-                      const ge::TensorView* b, const ge::TensorView& y, const ge::TensorView* z) {
-                     cpu::conv_few_channels_nhwc(p, x, cpu::pack_few_channels_nhwc(w), b, y, z);
-                   });
+  for (const bool x_nchw : {false, true}) {  // the image NHWC, or NCHW as a model takes it
+    CAPTURE(x_nchw);
+    check_nhwc_dense(
+        cases, 4100, 1e-4f,
+        [x_nchw](const cpu::Conv2dParams& p, const ge::TensorView& x, const ge::TensorView& w, const ge::TensorView* b,
+                 const ge::TensorView& y, const ge::TensorView* z) {
+          cpu::conv_few_channels_nhwc(p, x, cpu::pack_few_channels_nhwc(w), b, y, z, x_nchw);
+        },
+        x_nchw);
+  }
   auto w = random_f32({8, 3, 3, 3}, 1);
   const cpu::PackedFewChannelsNhwc packed = cpu::pack_few_channels_nhwc(w.view());
   auto x = random_f32({1, 6, 6, 4}, 2);
   Buf<float> y({1, 4, 4, 8});
   expect_error([&] { cpu::conv_few_channels_nhwc({}, x.view(), packed, nullptr, y.view()); }, Errc::bad_op_inputs,
                kernels_tag);
+  auto xc = random_f32({1, 4, 6, 6}, 3);  // NCHW with 4 channels for weights of 3
+  expect_error([&] { cpu::conv_few_channels_nhwc({}, xc.view(), packed, nullptr, y.view(), nullptr, true); },
+               Errc::bad_op_inputs, kernels_tag);
   expect_error(
       [&] {
         (void)cpu::pack_few_channels_nhwc(random_f32({8, 5, 3, 3}, 3).view());

@@ -206,6 +206,14 @@ TEST_CASE("FusedConv with layout NHWC: the NCHW rule on [N, H, W, C] images; bad
                     "input 1 (W)");
   check_infer_error("FusedConv", {t("f32", "1,5,5,8"), t("f32", "16,8,1,1"), ge_test::none(), t("f32", "1,16,5,5")},
                     {{"layout", "NHWC"}}, Errc::bad_op_inputs, "input 3 (Z)");
+  // x_layout NCHW: X [N, C, H, W] as given (a chain's first conv), Y and Z NHWC.
+  CHECK(shape0("FusedConv", {t("f32", "1~8,3,224,224"), t("f32", "32,3,3,3"), t("f32", "32")},
+               {{"layout", "NHWC"}, {"x_layout", "NCHW"}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}) ==
+        "1~8,112,112,32");
+  check_infer_error("FusedConv", {t("f32", "1,3,9,9"), t("f32", "16,3,3,3")}, {{"x_layout", "NCHW"}},
+                    Errc::bad_attribute, "x_layout NCHW", "needs layout NHWC");
+  check_infer_error("FusedConv", {t("f32", "1,3,9,9"), t("f32", "16,3,3,3")}, {{"layout", "NHWC"}, {"x_layout", "NHWC"}},
+                    Errc::bad_attribute, "'x_layout'");
 }
 
 TEST_CASE("Conv inference and ge::typed::conv2d are the same rule") {

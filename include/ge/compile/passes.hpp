@@ -176,7 +176,9 @@ struct PassStats {
 /// first one's input (unless its output is a graph output). The layout pass leaves such
 /// pairs where a model permutes its own tensors next to an NHWC chain (ConvNeXt's NCHW ->
 /// NHWC Permute after a depthwise conv the pass ran on NHWC). The first Transpose stays
-/// for its other readers (see `remove_dead_code`).
+/// for its other readers (see `remove_dead_code`). A Transpose from NCHW to NHWC read
+/// only as the image of NHWC FusedConvs over at most 4 input channels (an image net's
+/// first conv) goes too: they read the image as given (attribute x_layout NCHW).
 [[nodiscard]] Graph fold_transposes(const Graph& g, PassStats* stats = nullptr);
 
 /// f16 and bf16 as storage types at the graph's edges: when a node other than a `Cast`

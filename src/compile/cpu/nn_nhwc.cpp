@@ -30,10 +30,15 @@ enum class NhwcKind : std::uint8_t { pointwise, depthwise, few_channels, winogra
 // In bf16 (`Precision::bf16` where the CPU runs it): the weights in bf16 panels.
 bool bf16_kernels(const KernelRequest& r) { return r.precision == Precision::bf16 && cpu::bf16_usable(); }
 
+// X read as the model gave it, NCHW, by an NHWC conv (`ge::fold_transposes`): only the
+// kernel over few input channels reads it so.
+bool x_nchw(const KernelRequest& r) { return r.context.has("x_layout") && r.context.s("x_layout") == "NCHW"; }
+
 bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   const InferContext& c = r.context;
   if (!is_nhwc(r) || c.input(0).dtype != DataType::f32 || !c.shape(0).rank_known() || c.shape(0).rank() != 4)
     return false;
+  if (x_nchw(r) && kind != NhwcKind::few_channels) return false;
   if (c.has_input(4) && kind != NhwcKind::pointwise) return false;  // (a gate: the pointwise kernel applies it)
   const Shape& w = c.shape(1);
   if (!w.rank_known() || w.rank() != 4 || !w.is_static()) return false;
@@ -94,8 +99,12 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
   return w[2].value() == 1 && w[3].value() == 1 && a.window.unit() && a.group == 1;
 }
 
-// An NHWC tensor's dims seen as NCHW (for the pads of auto_pad SAME_*).
-std::array<std::int64_t, 4> nchw_dims(const TensorView& t) { return {t.dims[0], t.dims[3], t.dims[1], t.dims[2]}; }
+// An NHWC tensor's dims seen as NCHW (for the pads of auto_pad SAME_*); an NCHW one's
+// (`nchw`: `x_nchw`) as they are.
+std::array<std::int64_t, 4> nchw_dims(const TensorView& t, bool nchw = false) {
+  if (nchw) return {t.dims[0], t.dims[1], t.dims[2], t.dims[3]};
+  return {t.dims[0], t.dims[3], t.dims[1], t.dims[2]};
+}
 
 // An NHWC kernel whose weights `pack` packs: once, now, when W is constant, else per run.
 template <class Pack, class Run>
@@ -171,7 +180,17 @@ std::shared_ptr<const Kernel> make_nhwc_depthwise(const KernelRequest& r) {
 }
 
 std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
-  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_direct", &cpu::pack_few_channels_nhwc, &cpu::conv_few_channels_nhwc);
+  const ConvAttrs a = conv_attrs(r.context);
+  const cpu::PostOp post = post_op(r.context, true);
+  const bool nchw = x_nchw(r);
+  const auto run = [a, post, nchw](Views in, Views out, const cpu::PackedFewChannelsNhwc& w) {
+    cpu::Conv2dParams p = resolve(a, nchw_dims(in[0], nchw), w.kh, w.kw);
+    p.post = on_store(post);
+    cpu::conv_few_channels_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3), nchw);
+    finish(post, out[0]);
+  };
+  return packed_nhwc(r, nchw ? "cpu.fused_conv2d.nhwc_direct.nchw_in" : "cpu.fused_conv2d.nhwc_direct",
+                     &cpu::pack_few_channels_nhwc, run);
 }
 
 std::shared_ptr<const Kernel> make_nhwc_dense(const KernelRequest& r) {

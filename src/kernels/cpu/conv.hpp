@@ -160,10 +160,12 @@ struct PackedFewChannelsNhwc {
 [[nodiscard]] PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w);
 
 /// A dense conv (group 1) with few input channels on f32 NHWC images (an image net's
-/// first conv in an NHWC chain): x [N, H, W, C], y [N, OH, OW, M] (exact), optional bias
-/// [M] and residual; any strides, dilations, pads; `p.post` applied last.
+/// first conv in an NHWC chain): x [N, H, W, C], or with `x_nchw` [N, C, H, W] (the image
+/// as the model takes it: no transpose before the chain), y [N, OH, OW, M] (exact),
+/// optional bias [M] and residual; any strides, dilations, pads; `p.post` applied last.
 void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const PackedFewChannelsNhwc& w,
-                            const TensorView* bias, const TensorView& y, const TensorView* residual = nullptr);
+                            const TensorView* bias, const TensorView& y, const TensorView* residual = nullptr,
+                            bool x_nchw = false);
 
 /// Dense (group 1) OIHW weights [M, C, KH, KW] as `conv_gemm_nhwc` reads them: the GEMM
 /// B of K = (ky, kx, c) rows by M columns, in panels.

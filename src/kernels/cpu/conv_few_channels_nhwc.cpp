@@ -1,6 +1,8 @@
-// A dense conv over few input channels (at most `kFewChannels`) on NHWC images: an image
-// net's first conv once the layout pass takes it (ge::layout_nhwc).
+// A dense conv over few input channels (at most `kFewChannels`) to NHWC images: an image
+// net's first conv once the layout pass takes it (ge::layout_nhwc), reading the image NHWC
+// or as the model takes it, NCHW (ge::fold_transposes: no transpose before the chain).
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include <tbb/task_arena.h>
@@ -33,6 +35,7 @@ struct Dense {
   const Conv2dParams* p;
   std::int64_t n, h, w, c, oh, ow, kh, kw, m;  // m output channels
   const float* x;
+  std::int64_t ps, cs;  // floats from one input pixel, one input channel, to the next (NHWC: c, 1; NCHW: 1, h * w)
   const float* wt;  // [kh][kw][c][m_pad]
   std::int64_t m_pad;
   const float* bias;
@@ -56,7 +59,7 @@ inline __attribute__((always_inline)) void dense_block(const Dense& d, std::int6
   const float* in = d.x + img * d.h * d.w * d.c;
   float* out = d.y + r * d.ow * d.m;
   const float* res = d.residual != nullptr ? d.residual + r * d.ow * d.m : nullptr;
-  const std::int64_t step = p.stride_w * d.c;
+  const std::int64_t step = p.stride_w * d.ps;
   const int nv = d.m - m0 > V ? 2 : 1;
   vf b[NV];
   for (int v = 0; v < NV; ++v) b[v] = vf{} + 0.0f;
@@ -72,7 +75,7 @@ inline __attribute__((always_inline)) void dense_block(const Dense& d, std::int6
     if constexpr (kInside) {  // every tap of the PX pixels inside the row: no test per pixel
       (void)flat;
       const std::int64_t first = ox0 * p.stride_w - p.pad_left;
-      const float* base = in + first * d.c;
+      const float* base = in + first * d.ps;
       const float* wbase = d.wt + m0;
       for (int t = 0; t < taps; ++t) {
         vf w[NV];
@@ -100,7 +103,7 @@ inline __attribute__((always_inline)) void dense_block(const Dense& d, std::int6
           for (int i = 0; i < PX; ++i) {
             const std::int64_t ix = (ox0 + i) * p.stride_w - p.pad_left + kx * p.dilation_w;
             if (i >= px || ix < 0 || ix >= d.w) continue;
-            const float x = in[(iy * d.w + ix) * d.c + ci];
+            const float x = in[(iy * d.w + ix) * d.ps + ci * d.cs];
 #pragma GCC unroll 2
             for (int v = 0; v < NV; ++v) acc[i][v] += x * w[v];
           }
@@ -129,16 +132,19 @@ inline __attribute__((always_inline)) void dense_row(const Dense& d, std::int64_
   std::int64_t wrow_of[kMaxDenseTaps], off_of[kMaxDenseTaps];
   int taps = 0;
   const bool flat = d.kh * d.kw * d.c <= kMaxDenseTaps;  // else every block takes the loops below
-  for (std::int64_t ky = 0; ky < d.kh && flat; ++ky) {
-    const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-    if (iy < 0 || iy >= d.h) continue;
-    for (std::int64_t kx = 0; kx < d.kw; ++kx)
-      for (std::int64_t ci = 0; ci < d.c; ++ci) {
-        wrow_of[taps] = ((ky * d.kw + kx) * d.c + ci) * d.m_pad;
-        off_of[taps] = (iy * d.w + kx * p.dilation_w) * d.c + ci;
-        ++taps;
-      }
-  }
+  // (NCHW planes one after the other: consecutive taps read along one row of one plane)
+  const bool planes = d.cs != 1;
+  for (std::int64_t outer = 0; outer < (planes ? d.c : 1) && flat; ++outer)
+    for (std::int64_t ky = 0; ky < d.kh; ++ky) {
+      const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+      if (iy < 0 || iy >= d.h) continue;
+      for (std::int64_t kx = 0; kx < d.kw; ++kx)
+        for (std::int64_t ci = planes ? outer : 0; ci < (planes ? outer + 1 : d.c); ++ci) {
+          wrow_of[taps] = ((ky * d.kw + kx) * d.c + ci) * d.m_pad;
+          off_of[taps] = (iy * d.w + kx * p.dilation_w) * d.ps + ci * d.cs;
+          ++taps;
+        }
+    }
   // The columns whose taps all lie inside the row, [lo, hi): there whole blocks of pixels
   // take the fast loop, the last few as blocks of 4 and single pixels; only the columns
   // the padding reaches go pixel by pixel through the tested loop.
@@ -217,16 +223,20 @@ PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w) {
 }
 
 void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const PackedFewChannelsNhwc& w,
-                            const TensorView* bias, const TensorView& y, const TensorView* residual) {
+                            const TensorView* bias, const TensorView& y, const TensorView* residual, bool x_nchw) {
   check_rank(kOp, "X", x, 4);
   if (p.group != 1) fail(Errc::bad_attribute, kOp, "group " + std::to_string(p.group) + ": expected 1");
-  if (x.dims[3] != w.c)
+  const std::int64_t channels = x.dims[x_nchw ? 1 : 3];
+  if (channels != w.c)
     fail(Errc::bad_op_inputs, kOp,
-         "NHWC X " + bracketed(x.dims) + " has " + std::to_string(x.dims[3]) + " channels; the weights expect " +
-             std::to_string(w.c));
-  const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.m, bias, y, residual);
-  Dense d{&p, x.dims[0], x.dims[1], x.dims[2], w.c, io.oh, io.ow, w.kh, w.kw, w.m, x.as<const float>(), w.w.data(),
-          w.m_pad, io.bias, y.as<float>(), io.residual};
+         std::string(x_nchw ? "NCHW" : "NHWC") + " X " + bracketed(x.dims) + " has " + std::to_string(channels) +
+             " channels; the weights expect " + std::to_string(w.c));
+  // (the checks read X's dims as NHWC)
+  const std::array<std::int64_t, 4> nhwc{x.dims[0], x.dims[x_nchw ? 2 : 1], x.dims[x_nchw ? 3 : 2], channels};
+  const NhwcIo io = check_nhwc(p, TensorView{x.data, x.dtype, nhwc}, w.kh, w.kw, w.m, bias, y, residual);
+  const std::int64_t h = nhwc[1], wd = nhwc[2];
+  Dense d{&p,      nhwc[0],           h,    wd,  w.c, io.oh, io.ow, w.kh, w.kw, w.m, x.as<const float>(),
+          x_nchw ? 1 : w.c, x_nchw ? h * wd : 1, w.w.data(), w.m_pad, io.bias, y.as<float>(), io.residual};
   if (y.elements() == 0) return;
   parallel_for(d.n * d.oh, grain_for(d.ow * d.m * d.kh * d.kw * d.c), [&](std::int64_t b, std::int64_t e) {
     dense_fn(d, b, e);

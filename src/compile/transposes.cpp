@@ -1,9 +1,9 @@
 // fold_transposes: a Transpose of a Transpose is one Transpose of the first one's input,
-// and none at all where the two permutations undo each other; a Transpose into NHWC that
-// only first convs over few channels read goes into them (`fold_into_first_convs`). The layout pass leaves such
+// and none at all where the two permutations undo each other. The layout pass leaves such
 // pairs where a model permutes its own tensors next to a chain it ran on NHWC images
 // (ConvNeXt's NCHW -> NHWC Permute right after a depthwise conv the pass made NHWC:
-// the pass's `.to_nchw` and the model's permute cancel).
+// the pass's `.to_nchw` and the model's permute cancel). A Transpose into NHWC that only
+// first convs over few channels read goes into them (`fold_into_first_convs`).
 #include <algorithm>
 #include <optional>
 #include <utility>

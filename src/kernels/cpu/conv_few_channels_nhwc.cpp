@@ -35,7 +35,7 @@ struct Dense {
   const Conv2dParams* p;
   std::int64_t n, h, w, c, oh, ow, kh, kw, m;  // m output channels
   const float* x;
-  std::int64_t ps, cs;  // floats from one input pixel, one input channel, to the next (NHWC: c, 1; NCHW: 1, h * w)
+  std::int64_t ps, cs;  // floats to the next input pixel, channel (NHWC: c, 1; NCHW: 1, h * w)
   const float* wt;  // [kh][kw][c][m_pad]
   std::int64_t m_pad;
   const float* bias;
@@ -235,8 +235,9 @@ void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const Pa
   const std::array<std::int64_t, 4> nhwc{x.dims[0], x.dims[x_nchw ? 2 : 1], x.dims[x_nchw ? 3 : 2], channels};
   const NhwcIo io = check_nhwc(p, TensorView{x.data, x.dtype, nhwc}, w.kh, w.kw, w.m, bias, y, residual);
   const std::int64_t h = nhwc[1], wd = nhwc[2];
-  Dense d{&p,      nhwc[0],           h,    wd,  w.c, io.oh, io.ow, w.kh, w.kw, w.m, x.as<const float>(),
-          x_nchw ? 1 : w.c, x_nchw ? h * wd : 1, w.w.data(), w.m_pad, io.bias, y.as<float>(), io.residual};
+  const std::int64_t ps = x_nchw ? 1 : w.c, cs = x_nchw ? h * wd : 1;
+  Dense d{&p, nhwc[0], h, wd, w.c, io.oh, io.ow, w.kh, w.kw, w.m, x.as<const float>(), ps, cs, w.w.data(), w.m_pad,
+          io.bias, y.as<float>(), io.residual};
   if (y.elements() == 0) return;
   parallel_for(d.n * d.oh, grain_for(d.ow * d.m * d.kh * d.kw * d.c), [&](std::int64_t b, std::int64_t e) {
     dense_fn(d, b, e);

@@ -330,6 +330,32 @@ TEST_CASE("FusedConv NHWC kernels by compile_op, weights constant or given per r
     }
 }
 
+TEST_CASE("FusedConv x_layout NCHW by compile_op: the few-channel kernel reads NCHW; another conv has no kernel") {
+  const ge::Tensor xt = ge::Tensor::random(DataType::f32, {2, 3, 11, 13}, 70);
+  const ge::Tensor wt = ge::Tensor::random(DataType::f32, {16, 3, 3, 3}, 71);
+  Buffer x = buffer_of(xt), w = buffer_of(wt);
+  const ge::Attributes conv_attrs{{"strides", std::vector<std::int64_t>{2, 2}}, {"pads", std::vector<std::int64_t>{1, 1, 1, 1}}};
+  const auto conv = ge::compile_op("Conv", {f32_of(xt.dims()), ge::OpTensor::constant_of(wt)}, {}, conv_attrs);
+  Buffer want = zeros_of(conv->outputs[0]);
+  (void)ge::execute_op(*conv, std::vector{x.view(), w.view()}, std::vector{want.view()});
+  ge::Attributes attrs = conv_attrs;
+  attrs.emplace("layout", "NHWC");
+  attrs.emplace("x_layout", "NCHW");
+  const auto fused = ge::compile_op("FusedConv", {f32_of(xt.dims()), ge::OpTensor::constant_of(wt)}, {}, attrs);
+  CHECK(fused->kernel->name() == "cpu.fused_conv2d.nhwc_direct.nchw_in");
+  Buffer got = zeros_of(fused->outputs[0]);
+  (void)ge::execute_op(*fused, std::vector{x.view(), w.view()}, std::vector{got.view()});
+  const Buffer wn = to_nhwc_buffer(want);
+  REQUIRE(got.dims == wn.dims);
+  const auto* g = reinterpret_cast<const float*>(got.bytes.data());
+  const auto* e = reinterpret_cast<const float*>(wn.bytes.data());
+  for (std::size_t i = 0; i < got.bytes.size() / sizeof(float); ++i) CHECK(g[i] == doctest::Approx(e[i]).epsilon(1e-4));
+  // Over 8 channels no NHWC kernel reads an NCHW image: a clear error, not a wrong read.
+  const ge::Tensor w8 = ge::Tensor::random(DataType::f32, {16, 8, 3, 3}, 72);
+  expect_error([&] { (void)ge::compile_op("FusedConv", {f32_of({2, 8, 11, 13}), ge::OpTensor::constant_of(w8)}, {}, attrs); },
+               ge::Errc::no_kernel, "no vector-engine kernel fits");
+}
+
 // ---- fuse_pointwise_depthwise -------------------------------------------------------------------
 
 namespace {

@@ -94,9 +94,8 @@ inline __attribute__((always_inline)) void narrow_tile(std::int64_t kc, const fl
 // first for the edge kernel. Either way the last rows (fewer than MR) go four panels at
 // a time (`edge_rows`): as a padded MR-row tile per panel, the one pixel past 48 of a 7 x 7
 // image cost six rows' FMAs (a 1x1 conv 2048 -> 1024 over 7 x 7 at 87% of the peak).
-
 template <int V, bool kRowA>
-inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::int64_t n, std::int64_t k,
+inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t n, std::int64_t k,
                                                            std::int64_t m0, std::int64_t m1, std::int64_t n0,
                                                            std::int64_t n1, const float* a, std::int64_t lda,
                                                            const float* pb, float* c, std::int64_t ldc,
@@ -121,29 +120,22 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t m, std::
     const auto one_tile = [&](std::int64_t i, std::int64_t j, const Ahead& ahead) __attribute__((always_inline)) {
       const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
       const std::int64_t nr = std::min(kGemmNR, n - j);
-      const std::int64_t mr = std::min(kGemmMR, m - i);
-      if (mr == kGemmMR && nr == kGemmNR) {
+      // (whole MR rows here: the rows after the tiles go to `edge_rows`)
+      if (nr == kGemmNR) {
         micro_kernel_store<V, 1, 1, kRowA>(kc, a_at(i), a_stride, bp, 0, c + i * ldc + j, ldc, load_c, last, ep, i, j,
                                            ahead);
         return;
       }
       const float* ap = a_at(i);
       if constexpr (kRowA) {
-        for (std::int64_t p = 0; p < kc; ++p)  // whole MR rows here: the rows after them go apart
+        for (std::int64_t p = 0; p < kc; ++p)
           for (std::int64_t r = 0; r < kGemmMR; ++r) slice[p * kGemmMR + r] = ap[r * lda + p];
         micro_kernel_edge<V>(kc, slice, bp, tile, nr);
       } else {
         micro_kernel_edge<V>(kc, ap, bp, tile, nr);
       }
-      for (std::int64_t r = 0; r < mr; ++r) {
-        float* crow = c + (i + r) * ldc + j;
-        if (nr == kGemmNR) {
-          finish_row(tile + r * kGemmNR, crow, std::integral_constant<std::int64_t, kGemmNR>{}, load_c, last, ep,
-                     i + r, j);
-        } else {
-          finish_cols(tile + r * kGemmNR, crow, nr, load_c, last, ep, i + r, j);
-        }
-      }
+      for (std::int64_t r = 0; r < kGemmMR; ++r)
+        finish_cols(tile + r * kGemmNR, c + (i + r) * ldc + j, nr, load_c, last, ep, i + r, j);
     };
     std::int64_t edge_from = n0;
     for (std::int64_t j = n0; j < n1;) {
@@ -295,12 +287,12 @@ KBlockFn pick_kblock() {
 const KBlockFn gemm_kblock_fn = pick_kblock();
 
 using BlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                         std::int64_t, const float*, const float*, float*, std::int64_t, const GemmEpilogue&);
+                         const float*, const float*, float*, std::int64_t, const GemmEpilogue&);
 
 #define GE_GEMM_BLOCK_ARGS                                                                                        \
-  std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0,              \
-      std::int64_t n1, const float *pa, const float *pb, float *c, std::int64_t ldc, const GemmEpilogue &ep
-#define GE_GEMM_BLOCK_CALL(V) gemm_block_impl<V, false>(m, n, k, m0, m1, n0, n1, pa, 0, pb, c, ldc, ep)
+  std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1,            \
+      const float *pa, const float *pb, float *c, std::int64_t ldc, const GemmEpilogue &ep
+#define GE_GEMM_BLOCK_CALL(V) gemm_block_impl<V, false>(n, k, m0, m1, n0, n1, pa, 0, pb, c, ldc, ep)
 
 void gemm_block_base(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL(4); }
 
@@ -310,14 +302,12 @@ __attribute__((target(GE_AVX512_ISA))) void gemm_block_avx512(GE_GEMM_BLOCK_ARGS
 #endif
 
 using RowABlockFn = void (*)(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                             std::int64_t, const float*, std::int64_t, const float*, float*, std::int64_t,
-                             const GemmEpilogue&);
+                             const float*, std::int64_t, const float*, float*, std::int64_t, const GemmEpilogue&);
 
 #define GE_GEMM_ROWA_ARGS                                                                                         \
-  std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0,              \
-      std::int64_t n1, const float *a, std::int64_t lda, const float *pb, float *c, std::int64_t ldc,             \
-      const GemmEpilogue &ep
-#define GE_GEMM_ROWA_CALL(V) gemm_block_impl<V, true>(m, n, k, m0, m1, n0, n1, a, lda, pb, c, ldc, ep)
+  std::int64_t n, std::int64_t k, std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1,            \
+      const float *a, std::int64_t lda, const float *pb, float *c, std::int64_t ldc, const GemmEpilogue &ep
+#define GE_GEMM_ROWA_CALL(V) gemm_block_impl<V, true>(n, k, m0, m1, n0, n1, a, lda, pb, c, ldc, ep)
 
 void gemm_rowa_base(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(4); }
 
@@ -454,7 +444,7 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, const float* pa
                  float* c, std::int64_t ldc, const GemmEpilogue& ep, bool parallel) {
   if (m <= 0 || n <= 0) return;
   for_blocks(m, n, k, parallel, [&](std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1) {
-    gemm_block(m, n, k, m0, m1, n0, n1, packed_a, packed_b, c, ldc, ep);
+    gemm_block(n, k, m0, m1, n0, n1, packed_a, packed_b, c, ldc, ep);
   });
 }
 
@@ -472,7 +462,7 @@ void gemm_rowmajor_a(std::int64_t m, std::int64_t n, std::int64_t k, const float
     return;
   }
   for_blocks(m, n, k, parallel, [&](std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1) {
-    gemm_rowa_block(m, n, k, m0, m1, n0, n1, a, lda, packed_b, c, ldc, ep);
+    gemm_rowa_block(n, k, m0, m1, n0, n1, a, lda, packed_b, c, ldc, ep);
   });
 }
 

@@ -1,4 +1,5 @@
-// acl/ops/acl_cblas.h: GEMM and GEMV over ge's CPU GEMM kernel (ge::cpu::sgemm).
+// acl/ops/acl_cblas.h: GEMM and GEMV over ge's Gemm op (compiled once per shape and
+// transposition into a cache of their own, run by ge::execute_op).
 //
 // GE runs these as its "GEMM" single op (inputs A, B, C, alpha, beta; output C), which a
 // program must have compiled (atc --singleop) and loaded first; ge computes them directly,
@@ -13,8 +14,9 @@
 
 #include "acl/acl_internal.hpp"
 #include "acl/ops/acl_cblas.h"
+#include "ge/compile/op_compile.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "kernels/cpu/data_movement_internal.hpp"
-#include "kernels/cpu/gemm.hpp"
 
 namespace acl {
 
@@ -101,14 +103,37 @@ std::vector<float> widen(const void* p, int type, std::int64_t count) {
   return out;
 }
 
+// op(A) x op(B) in f32 by ge's Gemm op: compiled once per shape and transposition (the
+// cache is the BLAS calls' own, apart from the programs' aclopCompile cache).
+std::vector<float> product(const Gemm& g, const std::vector<float>& fa, const std::vector<float>& fb) {
+  static ge::OpCompiler compiler(256);
+  const auto desc = [](std::int64_t rows, std::int64_t cols) {
+    return ge::OpTensor{ge::DataType::f32, ge::Shape{rows, cols}, ge::Format::nd, std::nullopt};
+  };
+  ge::OpCompileRequest r;
+  r.op_type = "Gemm";
+  r.inputs = {g.trans_a ? desc(g.k, g.m) : desc(g.m, g.k), g.trans_b ? desc(g.n, g.k) : desc(g.k, g.n)};
+  r.outputs = {desc(g.m, g.n)};
+  r.attrs = {{"transA", ge::Attribute(std::int64_t{g.trans_a})}, {"transB", ge::Attribute(std::int64_t{g.trans_b})}};
+  const auto op = compiler.compile(r);
+  std::vector<float> y(static_cast<std::size_t>(g.m * g.n));
+  const std::int64_t a_dims[] = {g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k};
+  const std::int64_t b_dims[] = {g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n};
+  const std::int64_t y_dims[] = {g.m, g.n};
+  const ge::TensorView in[] = {ge::TensorView(std::span<const float>(fa), ge::ViewDims(a_dims)),
+                               ge::TensorView(std::span<const float>(fb), ge::ViewDims(b_dims))};
+  const ge::TensorView out[] = {ge::TensorView(std::span<float>(y), ge::ViewDims(y_dims))};
+  (void)ge::execute_op(*op, in, out);
+  return y;
+}
+
 void run_float(const Gemm& g, const void* alpha, const void* a, const void* b, const void* beta, void* c) {
   const float al = scalar(alpha, g.type_c);
   const float be = scalar(beta, g.type_c);
-  const std::vector<float> fa = widen(a, g.type_a, g.m * g.k);
-  const std::vector<float> fb = widen(b, g.type_b, g.k * g.n);
-  std::vector<float> y(static_cast<std::size_t>(g.m * g.n));
-  ge::cpu::sgemm(g.m, g.n, g.k, al, fa.data(), g.trans_a ? g.m : g.k, g.trans_a, fb.data(), g.trans_b ? g.k : g.n,
-                 g.trans_b, y.data(), g.n, ge::cpu::GemmEpilogue{});
+  std::vector<float> y = product(g, widen(a, g.type_a, g.m * g.k), widen(b, g.type_b, g.k * g.n));
+  if (al != 1.0f) {
+    for (float& v : y) v *= al;
+  }
   if (be != 0.0f) {  // beta 0: C is not read (it may hold anything)
     const std::vector<float> old = widen(c, g.type_c, g.m * g.n);
     for (std::size_t i = 0; i < y.size(); ++i) y[i] += be * old[i];

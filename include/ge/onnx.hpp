@@ -66,6 +66,7 @@
 #include <span>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/graph/graph.hpp"
 #include "ge/tensor/tensor.hpp"
 
@@ -85,33 +86,34 @@ struct LoadOptions {
 /// Reads the model file at `path`; external data is read relative to its directory.
 /// The file is parsed as a stream and each tensor's data leaves the parsed message once
 /// converted, so the weights are in memory about once, not three times.
-[[nodiscard]] Graph load(const std::filesystem::path& path, const LoadOptions& options = {});
+[[nodiscard]] GE_API Graph load(const std::filesystem::path& path, const LoadOptions& options = {});
 /// Reads a serialized model; `base_dir` is the directory of external data files (empty:
 /// a model with external data is refused).
-[[nodiscard]] Graph load_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir = {},
-                               const LoadOptions& options = {});
+[[nodiscard]] GE_API Graph load_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir = {},
+                                      const LoadOptions& options = {});
 
 /// Reads a file holding one serialized ONNX TensorProto (as test data sets store inputs
 /// and outputs). Same rules and errors as initializers.
-[[nodiscard]] Tensor load_tensor(const std::filesystem::path& path, const LoadOptions& options = {});
+[[nodiscard]] GE_API Tensor load_tensor(const std::filesystem::path& path, const LoadOptions& options = {});
 /// Reads one serialized ONNX TensorProto.
-[[nodiscard]] Tensor load_tensor_bytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir = {},
-                                       const LoadOptions& options = {});
+[[nodiscard]] GE_API Tensor load_tensor_bytes(std::span<const std::byte> bytes,
+                                              const std::filesystem::path& base_dir = {},
+                                              const LoadOptions& options = {});
 
 /// The opset of the default domain that `save` writes for `graph`: 13, 17
 /// (LayerNormalization, HardSwish, Shape's start/end, Reshape's allowzero) or 20 (Gelu,
 /// Split's num_outputs, ReduceMean/ReduceMax axes given as a tensor).
 /// Throws `unsupported_op` as `save` does.
-[[nodiscard]] std::int64_t save_opset(const Graph& graph);
+[[nodiscard]] GE_API std::int64_t save_opset(const Graph& graph);
 /// The graph as a serialized ONNX ModelProto (see the file comment).
 ///
 /// ```
 /// auto bytes = ge::onnx::save_bytes(g);
 /// ge::Graph back = ge::onnx::load_bytes(bytes);   // the same graph
 /// ```
-[[nodiscard]] std::vector<std::byte> save_bytes(const Graph& graph);
+[[nodiscard]] GE_API std::vector<std::byte> save_bytes(const Graph& graph);
 /// Writes the graph as an ONNX model file at `path` (replacing it). Throws as
 /// `save_bytes`, and `invalid_argument` naming the path when it cannot be written.
-void save(const Graph& graph, const std::filesystem::path& path);
+GE_API void save(const Graph& graph, const std::filesystem::path& path);
 
 }  // namespace ge::onnx

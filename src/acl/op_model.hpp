@@ -22,16 +22,18 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "ge/core/api.hpp"
 
 namespace acl {
 
 /// Checks the op as aclopCompile does (it compiles it into the acl layer's store) and
 /// returns the bytes of its op model file. Throws CallError or ge::Error (their what()
-/// says what was wrong).
-[[nodiscard]] std::vector<std::byte> make_op_model(const char* op_type, int num_inputs,
-                                                   const aclTensorDesc* const* input_desc, int num_outputs,
-                                                   const aclTensorDesc* const* output_desc, const aclopAttr* attr,
-                                                   bool fuzzy);
+/// says what was wrong). Exported by libge_acl.so (with op_model_file_name) for
+/// `gec --singleop`, though no acl header declares it.
+[[nodiscard]] GE_API std::vector<std::byte> make_op_model(const char* op_type, int num_inputs,
+                                                          const aclTensorDesc* const* input_desc, int num_outputs,
+                                                          const aclTensorDesc* const* output_desc,
+                                                          const aclopAttr* attr, bool fuzzy);
 
 /// Reads an op model file and compiles its op into the single-op store, where it stays
 /// across aclFinalize (`restore_op_models`). `source` names it in errors. Throws CallError
@@ -42,9 +44,9 @@ void load_op_model(std::span<const std::byte> bytes, const std::string& source);
 /// The file name GE's atc gives an op without a "name": index, op type, then per input
 /// and output its type, format and dims, joined by '_', and ".om"
 /// (`0_Add_3_2_3_3_3_2_3_3_3_2_3_3.om`).
-[[nodiscard]] std::string op_model_file_name(std::size_t index, const char* op_type, int num_inputs,
-                                             const aclTensorDesc* const* input_desc, int num_outputs,
-                                             const aclTensorDesc* const* output_desc);
+[[nodiscard]] GE_API std::string op_model_file_name(std::size_t index, const char* op_type, int num_inputs,
+                                                    const aclTensorDesc* const* input_desc, int num_outputs,
+                                                    const aclTensorDesc* const* output_desc);
 
 /// Compiles every loaded model into the store again (aclFinalize empties the store;
 /// GE's loaded op models outlive it).

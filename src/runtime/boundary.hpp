@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/core/function_ref.hpp"
 #include "ge/core/tensor_view.hpp"
 #include "ge/core/text.hpp"
@@ -33,7 +34,9 @@ std::int64_t element_count(std::span<const std::int64_t> d);
 std::int64_t view_bytes(const TensorView& v, ViewName which);
 
 // view_bytes, and a buffer given where the view has elements (bad_tensor: null buffer).
-std::int64_t view_bytes_with_data(const TensorView& v, ViewName which);
+// Exported, though not in include/ge: a shared libge_acl.so checks a program's buffers
+// with it (the exports test names it as the one such symbol).
+GE_API std::int64_t view_bytes_with_data(const TensorView& v, ViewName which);
 
 // A buffer given for an output whose real bytes `need` are known only now (a run's
 // dynamic output, a padded run's, a data-dependent op's) holds them (bad_tensor).

@@ -46,6 +46,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/options/input_shape.hpp"
 #include "ge/options/option.hpp"
 #include "ge/shape/shape.hpp"
@@ -66,7 +67,7 @@ struct ObservedShapes {
 /// first non-blank character is `#` are skipped. Throws `ge::Error` naming the line:
 /// `invalid_argument` for no entry at all, a missing or bad count; INPUT_SHAPE's codes for
 /// bad shape text; `bad_input_shape` for a positional entry or a dim that is not fixed.
-[[nodiscard]] std::vector<ObservedShapes> parse_shape_histogram(std::string_view text);
+[[nodiscard]] GE_API std::vector<ObservedShapes> parse_shape_histogram(std::string_view text);
 
 /// What the gears may cost.
 struct GearBudget {
@@ -75,7 +76,7 @@ struct GearBudget {
 };
 
 /// One chosen gear.
-struct ChosenGear {
+struct GE_API ChosenGear {
   std::vector<std::int64_t> values;  ///< the gear option's values for it (`DynamicConfig::gears` form)
   std::vector<Shape> shapes;         ///< the static shape of every model input at it, in input order
   double flops = 0;                  ///< the work of one run at it (see `GearChoice::work_is_flops`)
@@ -84,7 +85,7 @@ struct ChosenGear {
 };
 
 /// The gears chosen, and the options that compile them.
-struct GearChoice {
+struct GE_API GearChoice {
   std::optional<Option> option;   ///< dynamic_batch_size, dynamic_image_size or dynamic_dims; none for one gear
   std::string option_text;        ///< that option's value (empty without an option)
   std::string input_shape;        ///< INPUT_SHAPE: every model input, `-1` where the gears go
@@ -106,7 +107,7 @@ struct GearChoice {
 /// target allows; `unknown_input` for a name the model lacks; `bad_input_shape` for a
 /// wrong rank, a dim that differs from one the model fixes, an input written twice, or a
 /// varying input not written; `out_of_range` for a dim outside the model's range.
-[[nodiscard]] GearChoice choose_gears(const CompiledModel& model, std::span<const ObservedShapes> histogram,
-                                      const GearBudget& budget);
+[[nodiscard]] GE_API GearChoice choose_gears(const CompiledModel& model, std::span<const ObservedShapes> histogram,
+                                             const GearBudget& budget);
 
 }  // namespace ge

@@ -48,6 +48,7 @@
 #include "ge/compile/padding.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/compile/plan.hpp"
+#include "ge/core/api.hpp"
 #include "ge/graph/graph.hpp"
 #include "ge/options/build_options.hpp"
 #include "ge/options/dynamic_config.hpp"
@@ -61,7 +62,7 @@ struct ModelMaker;  // builds CompiledModels (src/compile/compile.cpp, model_fil
 }  // namespace detail
 
 /// Settings of `compile` that are not build options.
-struct CompileSettings {
+struct GE_API CompileSettings {
   std::int64_t alignment = 64;        ///< arena offsets are multiples (a power of two)
   int max_streams = 4;                ///< vector-engine streams per plan (>= 1)
   bool optimize = true;               ///< run the graph passes
@@ -95,7 +96,7 @@ struct CompileSettings {
 };
 
 /// A graph input or output as the compiled model sees it.
-struct ModelIO {
+struct GE_API ModelIO {
   std::string name;                  ///< the value's name
   DataType dtype = DataType::f32;    ///< its data type
   Format format = Format::nd;        ///< its layout
@@ -107,22 +108,22 @@ struct ModelIO {
 /// DYNAMIC_BATCH_SIZE the `sizes`, so `ge::compile(g, ge::batch_gears(g, {1, 2, 4, 8}))`
 /// needs no shape text. The same rules as the options written out (`ge::compile` checks
 /// them): every input with a `-1` takes the batch.
-[[nodiscard]] BuildOptions batch_gears(const Graph& graph, std::span<const std::int64_t> sizes);
+[[nodiscard]] GE_API BuildOptions batch_gears(const Graph& graph, std::span<const std::int64_t> sizes);
 [[nodiscard]] inline BuildOptions batch_gears(const Graph& graph, std::initializer_list<std::int64_t> sizes) {
   return batch_gears(graph, std::span<const std::int64_t>(sizes.begin(), sizes.size()));
 }
 /// The same for image-size gears (DYNAMIC_IMAGE_SIZE): each gear an `{h, w}` for the
 /// graph's `-1` H and W: `ge::image_gears(g, {{224, 224}, {320, 320}})`. INPUT_FORMAT is
 /// the inputs' declared layout: NHWC when one is declared NHWC, else NCHW.
-[[nodiscard]] BuildOptions image_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> sizes);
+[[nodiscard]] GE_API BuildOptions image_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> sizes);
 /// The same for dims gears (DYNAMIC_DIMS): each gear one value per `-1` of the graph's
 /// inputs, in order: `ge::dims_gears(g, {{1, 128}, {4, 256}})`.
-[[nodiscard]] BuildOptions dims_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> gears);
+[[nodiscard]] GE_API BuildOptions dims_gears(const Graph& graph, std::span<const std::vector<std::int64_t>> gears);
 
 /// A compiled graph: its plans and what they were made from. Immutable once made, except
 /// the per-signature plan cache, which is thread-safe. Share it (`std::shared_ptr`) among
 /// sessions and threads.
-class CompiledModel {
+class GE_API CompiledModel {
  public:
   /// The graph after the passes, with shapes for the hull of every plan. Weights that
   /// every kernel reading them holds in its own packed layout (Conv, MatMul and Gemm
@@ -208,16 +209,16 @@ class CompiledModel {
 /// it for models whose plans are made per input signature (`plans_per_signature()`).
 /// Throws `ge::Error`: `bad_tensor` for a wrong count or rank of shapes, shape
 /// inference's errors naming the node, `no_kernel`.
-[[nodiscard]] std::shared_ptr<const Plan> build_plan(const CompiledModel& model, std::vector<Shape> input_shapes,
-                                                     std::int32_t gear = -1);
+[[nodiscard]] GE_API std::shared_ptr<const Plan> build_plan(const CompiledModel& model, std::vector<Shape> input_shapes,
+                                                            std::int32_t gear = -1);
 
 /// Compiles `graph` for `options` on `target` (see the file comment). Throws `ge::Error`:
 /// the options' codes (`parse_dynamic_config`), the graph's (`validate`), shape
 /// inference's naming the node, `no_kernel`, `gear_shape_mismatch` when a gear's shapes
 /// do not fit the inputs' declared ones, `invalid_argument` for bad settings.
-[[nodiscard]] std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOptions& options = {},
-                                                           const Target& target = default_target(),
-                                                           const CompileSettings& settings = {});
+[[nodiscard]] GE_API std::shared_ptr<const CompiledModel> compile(const Graph& graph, const BuildOptions& options = {},
+                                                                  const Target& target = default_target(),
+                                                                  const CompileSettings& settings = {});
 /// The same, consuming `graph`: the weights it held are not kept beside the rewritten
 /// ones (BatchNormalization folding frees each Conv's old weights as it goes), which
 /// lowers the peak memory of a compile by up to one copy of the weights. Pass a graph
@@ -227,8 +228,8 @@ class CompiledModel {
 /// auto model = ge::compile(ge::onnx::load("resnet50.onnx"), opts);   // a temporary
 /// auto other = ge::compile(std::move(g), opts);                       // g is empty after
 /// ```
-[[nodiscard]] std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& options = {},
-                                                           const Target& target = default_target(),
-                                                           const CompileSettings& settings = {});
+[[nodiscard]] GE_API std::shared_ptr<const CompiledModel> compile(Graph&& graph, const BuildOptions& options = {},
+                                                                  const Target& target = default_target(),
+                                                                  const CompileSettings& settings = {});
 
 }  // namespace ge

@@ -29,6 +29,7 @@
 #include <string_view>
 
 #include "ge/compile/plan.hpp"
+#include "ge/core/api.hpp"
 
 namespace ge {
 
@@ -42,7 +43,7 @@ struct KernelTimes {
 
 /// This machine's speeds, as the cost model uses them. Plain data; `to_text` and
 /// `parse` give it a one-line text form (what `gec calibrate -o FILE` writes).
-struct MachineSpeed {
+struct GE_API MachineSpeed {
   double gemm_gflops = 0;  ///< f32 matrix products, GFLOP/s
   double stream_gbs = 0;   ///< element-wise work, GB/s of bytes read and written
   double step_us = 0;      ///< the fixed cost of one step, microseconds
@@ -67,7 +68,8 @@ struct MachineSpeed {
 /// its FLOPs at the product rate and its bytes at the streaming rate, scaled by what was
 /// learned of its kernel; the fixed step cost is not included. Throws
 /// `Errc::invalid_argument` for a plan without static shapes.
-[[nodiscard]] double step_seconds(const Plan& plan, std::size_t s, const MachineSpeed& speed, bool learned = true);
+[[nodiscard]] GE_API double step_seconds(const Plan& plan, std::size_t s, const MachineSpeed& speed,
+                                         bool learned = true);
 
 /// How `CompiledModel::cost` picks the plan, as a session with these options would.
 struct CostOptions {

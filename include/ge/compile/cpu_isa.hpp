@@ -8,6 +8,8 @@
 
 #include <string_view>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// The widest instruction set the CPU kernels use in this process: `"baseline"` (x86-64,
@@ -17,6 +19,6 @@ namespace ge {
 /// by the environment variable `GE_CPU_ISA` (`baseline`, `avx2` or `avx512`, read once;
 /// another value is logged at warn level and ignored).
 /// Model files record it: weights packed for one ISA load only where the kernels run it.
-[[nodiscard]] std::string_view cpu_isa() noexcept;
+[[nodiscard]] GE_API std::string_view cpu_isa() noexcept;
 
 }  // namespace ge

@@ -15,6 +15,8 @@
 #include <span>
 #include <string_view>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 struct Plan;
@@ -23,15 +25,16 @@ struct Plan;
 /// empty span) and first output of dims `output`; nullopt for ops whose count is not
 /// modelled, or when the dims are not what the op takes (too few inputs, wrong ranks).
 /// Pure arithmetic on the dims: it never throws.
-[[nodiscard]] std::optional<double> op_flops(std::string_view op, std::span<const std::span<const std::int64_t>> inputs,
-                                             std::span<const std::int64_t> output) noexcept;
+[[nodiscard]] GE_API std::optional<double> op_flops(std::string_view op,
+                                                    std::span<const std::span<const std::int64_t>> inputs,
+                                                    std::span<const std::int64_t> output) noexcept;
 
 /// The FLOPs of one step of a static plan (nullopt: not modelled, or the plan is not
 /// static).
-[[nodiscard]] std::optional<double> step_flops(const Plan& plan, std::size_t step) noexcept;
+[[nodiscard]] GE_API std::optional<double> step_flops(const Plan& plan, std::size_t step) noexcept;
 
 /// The sum of `step_flops` over a static plan's steps (steps not modelled count 0);
 /// nullopt for a plan whose dims are only known at run time.
-[[nodiscard]] std::optional<double> plan_flops(const Plan& plan) noexcept;
+[[nodiscard]] GE_API std::optional<double> plan_flops(const Plan& plan) noexcept;
 
 }  // namespace ge

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/core/function_ref.hpp"
 #include "ge/core/tensor_view.hpp"
 #include "ge/ops/schema.hpp"
@@ -37,7 +38,7 @@ namespace ge {
 /// What a kernel packed when it was made (weights in its own layout), as a model file
 /// stores it (`ge::save`): per packed part, its numbers (dims, flags) and its buffers.
 /// A kernel made again with this state (`KernelRequest::packed`) packs nothing.
-struct PackedState {
+struct GE_API PackedState {
   struct Part {
     std::vector<std::int64_t> numbers;
     std::vector<std::span<const std::byte>> buffers;
@@ -47,7 +48,7 @@ struct PackedState {
 };
 
 /// One op compiled for a device. Immutable and thread-safe: many runs may use it at once.
-class Kernel {
+class GE_API Kernel {
  public:
   virtual ~Kernel() = default;
 
@@ -89,15 +90,15 @@ enum class Precision : std::uint8_t {
 };
 
 /// `f32` or `bf16`.
-[[nodiscard]] std::string_view to_string(Precision p) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(Precision p) noexcept;
 /// Parses `f32` or `bf16`; throws `Errc::invalid_argument` for anything else.
-[[nodiscard]] Precision parse_precision(std::string_view text);
+[[nodiscard]] GE_API Precision parse_precision(std::string_view text);
 /// Whether this machine runs `Precision::bf16` in bf16 (AVX512-BF16 or AMX-BF16 present and usable).
-[[nodiscard]] bool bf16_supported() noexcept;
+[[nodiscard]] GE_API bool bf16_supported() noexcept;
 /// Whether this machine runs the convs and matrix products of quantized (QDQ) models in
 /// int8 (AVX512-VNNI present and usable; `ge::quantize_products`). Elsewhere such models
 /// run their quantize-dequantize pairs and products in f32, with the same values.
-[[nodiscard]] bool int8_supported() noexcept;
+[[nodiscard]] GE_API bool int8_supported() noexcept;
 
 /// What a kernel is made for: the node's inference context (schema, input descriptions
 /// whose shapes may be ranges, constant inputs, attributes with defaults) and the
@@ -114,7 +115,7 @@ struct KernelRequest {
 };
 
 /// One kernel implementation of one op.
-struct KernelImpl {
+struct GE_API KernelImpl {
   std::string op{};     ///< the op type it implements
   std::string name{};   ///< e.g. `cpu.conv2d.gemm`
   /// The engines it runs on; default both (the op's schema still says which it has).
@@ -128,7 +129,7 @@ struct KernelImpl {
 
 /// The kernel implementations by op. `global()` holds the built-in CPU kernels; users
 /// add theirs. Thread-safe.
-class KernelRegistry {
+class GE_API KernelRegistry {
  public:
   KernelRegistry();
   ~KernelRegistry();
@@ -150,11 +151,11 @@ class KernelRegistry {
   [[nodiscard]] std::vector<std::string> names(std::string_view op) const;
 
  private:
-  struct State;
+  struct GE_HIDDEN State;
   std::unique_ptr<State> state_;
 };
 
 /// Adds the built-in CPU kernels to a registry (the global one has them already).
-void register_cpu_kernels(KernelRegistry& registry);
+GE_API void register_cpu_kernels(KernelRegistry& registry);
 
 }  // namespace ge

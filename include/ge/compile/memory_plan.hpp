@@ -54,6 +54,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// One value to place: its size and its lifetime in steps (inclusive).
@@ -83,7 +85,7 @@ inline constexpr PlanStrategy all_plan_strategies[] = {
     PlanStrategy::first_fit_by_first_use, PlanStrategy::search};
 
 /// The name of a strategy, e.g. `"greedy_by_size"`.
-[[nodiscard]] std::string_view to_string(PlanStrategy s) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(PlanStrategy s) noexcept;
 
 /// Planner settings.
 struct PlanOptions {
@@ -117,14 +119,14 @@ struct MemoryPlan {
 /// Plans offsets for `values`. Throws `Errc::invalid_argument` for a negative size, a
 /// lifetime with last < first or a negative step, a bad `inplace_of` index, an
 /// alignment that is not a power of two, no strategy, or a negative search budget.
-[[nodiscard]] MemoryPlan plan_memory(std::span<const Lifetime> values, const PlanOptions& options = {});
+[[nodiscard]] GE_API MemoryPlan plan_memory(std::span<const Lifetime> values, const PlanOptions& options = {});
 
 /// The lower bound alone: the largest total of aligned sizes live at one step.
-[[nodiscard]] std::int64_t live_lower_bound(std::span<const Lifetime> values, std::int64_t alignment = 64);
+[[nodiscard]] GE_API std::int64_t live_lower_bound(std::span<const Lifetime> values, std::int64_t alignment = 64);
 
 /// Checks a plan against its values: offsets aligned and inside the arena, and no two
 /// values that are live at the same time overlap (except a granted in-place pair).
 /// Throws `Errc::internal` naming the two values on the first violation.
-void verify(const MemoryPlan& plan, std::span<const Lifetime> values);
+GE_API void verify(const MemoryPlan& plan, std::span<const Lifetime> values);
 
 }  // namespace ge

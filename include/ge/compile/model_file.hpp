@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "ge/compile/compile.hpp"
+#include "ge/core/api.hpp"
 
 namespace ge {
 
@@ -59,27 +60,28 @@ enum class ModelWeights : std::uint8_t {
 /// Writes `model` to `path` (see the file comment). Throws `Errc::invalid_argument` for
 /// weights the model does not hold as `weights` needs them, `Errc::bad_model` when the
 /// file cannot be written.
-void save(const CompiledModel& model, const std::filesystem::path& path, ModelWeights weights = ModelWeights::packed);
+GE_API void save(const CompiledModel& model, const std::filesystem::path& path,
+                 ModelWeights weights = ModelWeights::packed);
 
 /// The bytes `save` would write.
-[[nodiscard]] std::vector<std::byte> save_to_memory(const CompiledModel& model,
-                                                    ModelWeights weights = ModelWeights::packed);
+[[nodiscard]] GE_API std::vector<std::byte> save_to_memory(const CompiledModel& model,
+                                                           ModelWeights weights = ModelWeights::packed);
 
 /// Loads a model file. `settings` other than the ones stored (threads of progress, a
 /// kernel cache) may be given: its `progress` and `compiler` are used; the rest comes
 /// from the file.
-[[nodiscard]] std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& path,
-                                                                 const CompileSettings& settings = {});
+[[nodiscard]] GE_API std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& path,
+                                                                        const CompileSettings& settings = {});
 
 /// Loads a model from bytes in memory (copied once into an aligned buffer the model keeps).
-[[nodiscard]] std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes,
-                                                                 const CompileSettings& settings = {});
+[[nodiscard]] GE_API std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes,
+                                                                        const CompileSettings& settings = {});
 
 /// The bytes of a model file's weights section (every constant's and packed buffer's
 /// bytes, each at a 64-byte aligned offset): what the loads below need in `weights`.
 /// The header and checksum are checked first (the errors of `load_compiled`).
-[[nodiscard]] std::int64_t model_weights_bytes(std::span<const std::byte> bytes);
-[[nodiscard]] std::int64_t model_weights_bytes(const std::filesystem::path& path);
+[[nodiscard]] GE_API std::int64_t model_weights_bytes(std::span<const std::byte> bytes);
+[[nodiscard]] GE_API std::int64_t model_weights_bytes(const std::filesystem::path& path);
 
 /// Loads a model file with its weights in the caller's memory: the weights section is
 /// copied into `weights` and the model's constants and packed weights are views of that
@@ -94,12 +96,12 @@ void save(const CompiledModel& model, const std::filesystem::path& path, ModelWe
 /// auto* w = static_cast<std::byte*>(::operator new(n, std::align_val_t{64}));
 /// auto model = ge::load_compiled(path, std::span(w, n));
 /// ```
-[[nodiscard]] std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& path,
-                                                                 std::span<std::byte> weights,
-                                                                 const CompileSettings& settings = {});
+[[nodiscard]] GE_API std::shared_ptr<const CompiledModel> load_compiled(const std::filesystem::path& path,
+                                                                        std::span<std::byte> weights,
+                                                                        const CompileSettings& settings = {});
 /// The same from the file's bytes in memory (read only during the call).
-[[nodiscard]] std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes,
-                                                                 std::span<std::byte> weights,
-                                                                 const CompileSettings& settings = {});
+[[nodiscard]] GE_API std::shared_ptr<const CompiledModel> load_compiled(std::span<const std::byte> bytes,
+                                                                        std::span<std::byte> weights,
+                                                                        const CompileSettings& settings = {});
 
 }  // namespace ge

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "ge/compile/kernel.hpp"
+#include "ge/core/api.hpp"
 #include "ge/core/format.hpp"
 #include "ge/core/lru_cache.hpp"
 #include "ge/core/tensor_view.hpp"
@@ -56,7 +57,7 @@ namespace ge {
 
 /// A tensor description of single-op compile: type, shape (ranges, unknown rank),
 /// format, and the data of a constant input.
-struct OpTensor {
+struct GE_API OpTensor {
   DataType dtype = DataType::undefined;
   Shape shape{};
   Format format = Format::nd;
@@ -78,7 +79,7 @@ enum class CompileFlag : std::uint8_t {
 };
 
 /// A compiled op: what it was compiled for and its kernel. Immutable, shareable.
-struct CompiledOp {
+struct GE_API CompiledOp {
   std::string op_type;
   std::string key;                  ///< the cache key
   Engine engine = Engine::vector;
@@ -97,7 +98,7 @@ struct CompiledOp {
 };
 
 /// A request, field by field as `aclopCompile` takes it.
-struct OpCompileRequest {
+struct GE_API OpCompileRequest {
   std::string op_type{};
   std::vector<OpTensor> inputs{};
   std::vector<OpTensor> outputs{};
@@ -119,7 +120,7 @@ struct OpCompileRequest {
 
 /// A single-op compiler with its kernel cache. The process has a global one behind the
 /// free functions; tests and embedders may make their own.
-class OpCompiler {
+class GE_API OpCompiler {
  public:
   /// A compiler whose cache holds at most `capacity` kernels (default 20000).
   explicit OpCompiler(std::size_t capacity = 20000);
@@ -154,10 +155,8 @@ class OpCompiler {
 };
 
 /// `OpCompiler::global().compile(...)` with the arguments of `aclopCompile`.
-[[nodiscard]] std::shared_ptr<const CompiledOp> compile_op(std::string_view op_type, std::vector<OpTensor> inputs,
-                                                           std::vector<OpTensor> outputs, Attributes attrs = {},
-                                                           EngineChoice engine = EngineChoice::system,
-                                                           CompileFlag flag = CompileFlag::exact,
-                                                           const char* op_path = nullptr);
+[[nodiscard]] GE_API std::shared_ptr<const CompiledOp> compile_op(
+    std::string_view op_type, std::vector<OpTensor> inputs, std::vector<OpTensor> outputs, Attributes attrs = {},
+    EngineChoice engine = EngineChoice::system, CompileFlag flag = CompileFlag::exact, const char* op_path = nullptr);
 
 }  // namespace ge

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/graph/graph.hpp"
 
 namespace ge {
@@ -37,11 +38,11 @@ struct PassStats {
 /// node a constant when the dims it returns (all, or `start`..`end`) are static. Leaves a node alone when its
 /// outputs would take more than 64 MiB (or have no upper bound), when no CPU kernel fits
 /// it, or when its kernel refuses the data.
-[[nodiscard]] Graph fold_constants(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fold_constants(const Graph& g, PassStats* stats = nullptr);
 
 /// Drops the nodes and constants that no graph output depends on. Graph inputs stay,
 /// read or not.
-[[nodiscard]] Graph remove_dead_code(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph remove_dead_code(const Graph& g, PassStats* stats = nullptr);
 
 /// Drops the outer taps of a Conv that only ever read its zero padding: a Conv with
 /// constant weights, explicit pads (auto_pad NOTSET) and bounded spatial input dims whose
@@ -50,7 +51,7 @@ struct PassStats {
 /// reads a new constant `<conv>.weight.trimmed` holding the live taps, with the kernel
 /// shape, pads (never below 0) and, where one tap is left, the dilation (1) to match.
 /// The outputs are the same: the dropped taps only multiplied zeros.
-[[nodiscard]] Graph trim_conv_taps(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph trim_conv_taps(const Graph& g, PassStats* stats = nullptr);
 
 /// Folds an inference BatchNormalization into the Conv before it: Conv (f32, constant
 /// W, optional constant B) whose output only the BatchNormalization reads (and is no
@@ -59,7 +60,7 @@ struct PassStats {
 /// `<conv>.bias.bn_folded`: `W' = W * s`, `B' = (B - mean) * s + bn_B` per output
 /// channel, `s = scale / sqrt(var + epsilon)`, and produces the BatchNormalization's
 /// output value. The old weights stay as constants (see `remove_dead_code`).
-[[nodiscard]] Graph fold_batch_norm(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fold_batch_norm(const Graph& g, PassStats* stats = nullptr);
 
 /// A 3-D Conv one frame deep (kernel depth 1, depth stride 1, no depth pads, constant
 /// f32 weights, static C, D, H and W) on x [N, C, D, H, W] becomes a 2-D Conv of the
@@ -71,7 +72,7 @@ struct PassStats {
 /// A 3-D Conv one pixel wide (k x 1 x 1, no spatial pads or strides) becomes a 2-D Conv
 /// of the temporal view [N, C, D, H * W] likewise, and a one-frame-deep conv with a depth
 /// stride reads frames picked by a `Slice` of that view (docs/passes.md).
-[[nodiscard]] Graph conv_frames(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph conv_frames(const Graph& g, PassStats* stats = nullptr);
 
 /// Fuses into one `FusedConv` node (named as the Conv): Conv [+ Add of a residual of the
 /// same shape] [+ Relu, Clip with constant bounds, Sigmoid, HardSigmoid, HardSwish,
@@ -81,7 +82,7 @@ struct PassStats {
 /// residual must have the Conv output's shape for sure (equal static dims, or equal
 /// ranges that exclude 1, so that the Add cannot broadcast). The fused node produces
 /// the last fused value (the activation's output, or the Add's).
-[[nodiscard]] Graph fuse_activations(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fuse_activations(const Graph& g, PassStats* stats = nullptr);
 
 /// Fuses the LayerNormalization exporters decompose below opset 17 into one
 /// `LayerNormalization` (axis -1): `m = ReduceMean(x)`, `d = x - m`, `Pow(d, 2)` (or
@@ -90,13 +91,13 @@ struct PassStats {
 /// dim only with keepdims, `x` f32 with a static last dim, the exponent 2, eps a
 /// constant >= 0; every intermediate value read by the pattern only. Without the affine
 /// part Scale is a new constant of ones.
-[[nodiscard]] Graph fuse_layer_norm(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fuse_layer_norm(const Graph& g, PassStats* stats = nullptr);
 
 /// Fuses the exact GELU exporters decompose into one `Gelu`: `x / sqrt(2)` (or
 /// `x * (1 / sqrt(2))`), `Erf`, `+ 1`, then `x * that * 0.5` in either order of the two
 /// products; constants within 1e-4 relative of those values; every intermediate value
 /// read by the pattern only.
-[[nodiscard]] Graph fuse_gelu(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fuse_gelu(const Graph& g, PassStats* stats = nullptr);
 
 /// Fuses into one `FusedMatMul` (named as the MatMul): a MatMul of an f32 A by a constant
 /// f32 2-D B, [+ Add of a constant bias of one value per column] [+ Relu or Gelu]
@@ -104,7 +105,7 @@ struct PassStats {
 /// intermediate value read by the next fused node only and no graph output. The
 /// kernel packs B once and applies bias, Relu and a residual of the output's dims in
 /// the product's epilogue.
-[[nodiscard]] Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fuse_matmul_epilogue(const Graph& g, PassStats* stats = nullptr);
 
 /// Fuses scaled dot-product attention into one `FusedAttention` (named as the second
 /// MatMul): `MatMul(Q', K^T)` [times or over a constant] [+ a mask], `Softmax` over the
@@ -120,7 +121,7 @@ struct PassStats {
 /// by, and a Gather of a scalar or a Split into size-1 parts + Squeeze on axis 0 of a
 /// Transpose (unbinding a packed QKV projection) is moved before that Transpose. Every
 /// intermediate value is read by the pattern only.
-[[nodiscard]] Graph fuse_attention(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fuse_attention(const Graph& g, PassStats* stats = nullptr);
 
 /// Runs conv chains on NHWC images (MobileNet's inverted residual blocks, ResNet's
 /// bottlenecks): every f32 Conv or FusedConv with constant weights and explicit pads (no
@@ -137,12 +138,12 @@ struct PassStats {
 /// f32 MaxPool without Indices, or AveragePool, joins a chain too (`layout` NHWC).
 /// `compile` turns `dense_chains` off where convs run in bf16 on AMX (the NCHW convs run
 /// on AMX tiles; with AVX512-BF16 alone the NHWC dense kernels run bf16 and it stays on).
-[[nodiscard]] Graph layout_nhwc(const Graph& g, PassStats* stats = nullptr, bool dense_chains = true);
+[[nodiscard]] GE_API Graph layout_nhwc(const Graph& g, PassStats* stats = nullptr, bool dense_chains = true);
 
 /// Quantized (QDQ) models, first of all passes: a `DequantizeLinear` fed by a `QuantizeLinear`
 /// of the same constant per-tensor scale and zero point becomes one `FakeQuant` (the pair's
 /// round trip, f32 in and out); the `QuantizeLinear` goes when nothing else reads it.
-[[nodiscard]] Graph fold_qdq_pairs(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fold_qdq_pairs(const Graph& g, PassStats* stats = nullptr);
 
 /// Quantized (QDQ) models, after `layout_nhwc`, where the CPU has int8 kernels
 /// (AVX512-VNNI): an NHWC `FusedConv` of one group, a `MatMul` or `FusedMatMul`, or a
@@ -153,7 +154,7 @@ struct PassStats {
 /// FakeQuant (a depthwise conv's quantized input) takes it into its epilogue (`y_scale`,
 /// `y_zero_point`, `y_qmin`, `y_qmax`) when its activation is none, Relu or Clip.
 /// Elsewhere the graph comes back unchanged (the FakeQuants run in f32).
-[[nodiscard]] Graph quantize_products(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph quantize_products(const Graph& g, PassStats* stats = nullptr);
 
 /// An NHWC pointwise FusedConv (1x1, stride 1, no pads, a bias, no residual) whose output only a
 /// depthwise NHWC FusedConv with a bias reads, both with constant weights, becomes one
@@ -161,7 +162,7 @@ struct PassStats {
 /// kernel never stores the expanded image: where that image is at least 1 MiB per image
 /// (smaller ones stay in cache between the two convs anyway) and its rows at least 32
 /// pixels wide (narrower ones make the kernel's per-row products too small to pay).
-[[nodiscard]] Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats = nullptr);
 
 /// A squeeze-and-excitation gate, `Mul(x, g)` of an f32 NHWC image x [N, H, W, C] by one
 /// factor per image and channel g [N or 1, 1, 1, C], whose only reader is an NHWC 1x1
@@ -169,7 +170,7 @@ struct PassStats {
 /// input G (its input 4): the conv scales its packed weights per image (or its input
 /// rows, where the image has fewer pixels than the conv has outputs) and the gated image
 /// is never written. Other graphs come back unchanged.
-[[nodiscard]] Graph fuse_channel_gate(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fuse_channel_gate(const Graph& g, PassStats* stats = nullptr);
 
 /// A Transpose whose input another Transpose makes reads that one's input with the two
 /// permutations composed; where they undo each other it goes, its readers reading the
@@ -179,7 +180,7 @@ struct PassStats {
 /// for its other readers (see `remove_dead_code`). A Transpose from NCHW to NHWC read
 /// only as the image of NHWC FusedConvs over at most 4 input channels (an image net's
 /// first conv) goes too: they read the image as given (attribute x_layout NCHW).
-[[nodiscard]] Graph fold_transposes(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph fold_transposes(const Graph& g, PassStats* stats = nullptr);
 
 /// f16 and bf16 as storage types at the graph's edges: when a node other than a `Cast`
 /// reads or produces an f16/bf16 value (ge's CPU kernels compute in f32), every value
@@ -192,13 +193,13 @@ struct PassStats {
 /// back unchanged. `compile` runs it first, whatever `CompileSettings::optimize` says,
 /// and says so in the model's `config().warnings` (logged at warn level). Throws `Errc::unsupported` when the widened graph
 /// does not validate (an op whose types the rules above do not reach).
-[[nodiscard]] Graph widen_half_floats(const Graph& g, PassStats* stats = nullptr);
+[[nodiscard]] GE_API Graph widen_half_floats(const Graph& g, PassStats* stats = nullptr);
 
 /// Every pass in order: `fold_qdq_pairs`, `fold_constants`, `trim_conv_taps`, `fold_batch_norm`,
 /// `fuse_layer_norm`, `fuse_gelu`, `fuse_attention`, `conv_frames`, `fuse_activations`, `fuse_matmul_epilogue`,
 /// `layout_nhwc`, `quantize_products`, `fuse_pointwise_depthwise` (not when `compile` runs
 /// convs in bf16 on AMX), `fuse_channel_gate`, `fold_transposes`, `remove_dead_code`.
 /// `stats`, when given, gets one entry per pass (appended).
-[[nodiscard]] Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
+[[nodiscard]] GE_API Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
 
 }  // namespace ge

@@ -33,9 +33,10 @@
 #include "ge/compile/kernel.hpp"
 #include "ge/compile/memory_plan.hpp"
 #include "ge/compile/streams.hpp"
+#include "ge/core/api.hpp"
+#include "ge/ops/schema.hpp"
 #include "ge/tensor/attribute.hpp"
 #include "ge/tensor/tensor.hpp"
-#include "ge/ops/schema.hpp"
 
 namespace ge {
 
@@ -49,7 +50,7 @@ enum class Storage : std::uint8_t {
 };
 
 /// The name of a storage kind, e.g. `"arena"`.
-[[nodiscard]] std::string_view to_string(Storage s) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(Storage s) noexcept;
 
 /// Which kind of plan serves (or served) a run.
 enum class PlanKind : std::uint8_t {
@@ -60,7 +61,7 @@ enum class PlanKind : std::uint8_t {
 };
 
 /// The name of a plan kind, e.g. `"range"`.
-[[nodiscard]] std::string_view to_string(PlanKind kind) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(PlanKind kind) noexcept;
 
 /// One value of a plan. Plan values are numbered in the plan (graph inputs first); a
 /// graph value that no step of the plan touches has none.
@@ -90,7 +91,7 @@ struct PlanStep {
 };
 
 /// One compiled way to run the graph. See the file comment.
-struct Plan {
+struct GE_API Plan {
   std::int32_t gear = -1;                 ///< the gear's index; -1 for a range or fixed plan
   std::vector<Shape> input_shapes;        ///< what each graph input may be under this plan
   std::vector<PlanValue> values;          ///< every value the steps touch
@@ -121,6 +122,6 @@ struct Plan {
 /// every arena value's reserved bytes fit inside the arena, and that two arena values
 /// sharing memory are ordered by the schedule (the second's producer runs after every
 /// reader of the first), so no run on any number of threads can corrupt a value.
-void verify(const Plan& plan);
+GE_API void verify(const Plan& plan);
 
 }  // namespace ge

@@ -30,6 +30,8 @@
 
 #include <string>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 struct Plan;
@@ -50,6 +52,6 @@ struct PlanSvgOptions {
 /// `Errc::invalid_argument` for a width or height outside its range, and for a plan whose
 /// arena values do not fit together: a block that is not in `plan.lifetimes`, a lifetime
 /// outside the steps, an offset or size outside the arena, or a producer that is no step.
-[[nodiscard]] std::string plan_svg(const Plan& plan, const PlanSvgOptions& options = {});
+[[nodiscard]] GE_API std::string plan_svg(const Plan& plan, const PlanSvgOptions& options = {});
 
 }  // namespace ge

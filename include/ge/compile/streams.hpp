@@ -26,6 +26,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// Settings of the stream assignment.
@@ -53,12 +55,12 @@ struct StreamAssignment {
 /// < i); `on_host` is empty (all on the vector engine) or says per step whether the host
 /// engine runs it. Throws `Errc::invalid_argument` for a predecessor that is not an
 /// earlier step, a size mismatch, or max_streams < 1.
-[[nodiscard]] StreamAssignment assign_streams(const std::vector<std::vector<std::int32_t>>& preds,
-                                              const std::vector<bool>& on_host,
-                                              const StreamOptions& options = {});
+[[nodiscard]] GE_API StreamAssignment assign_streams(const std::vector<std::vector<std::int32_t>>& preds,
+                                                     const std::vector<bool>& on_host,
+                                                     const StreamOptions& options = {});
 
 /// Checks an assignment: every cross-stream edge of `preds` is ordered by the kept
 /// events (transitively, with in-stream order). Throws `Errc::internal` naming the edge.
-void verify(const StreamAssignment& a, const std::vector<std::vector<std::int32_t>>& preds);
+GE_API void verify(const StreamAssignment& a, const std::vector<std::vector<std::int32_t>>& preds);
 
 }  // namespace ge

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// An element type. `undefined` marks an unused optional input (GE-REFERENCE.md §1).
@@ -97,10 +99,10 @@ constexpr decltype(auto) visit(DataType t, F&& f) {
 }
 
 /// The short name, e.g. `"f32"`, `"bool"`.
-[[nodiscard]] std::string_view to_string(DataType t) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(DataType t) noexcept;
 
 /// Parses a short name (`"f32"`, `"float32"`, `"int64"`, `"bool"`...).
 /// Throws `Error(Errc::invalid_argument)` naming the text for anything else.
-[[nodiscard]] DataType parse_data_type(std::string_view text);
+[[nodiscard]] GE_API DataType parse_data_type(std::string_view text);
 
 }  // namespace ge

@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// What went wrong. One value per distinct rule, so that callers and tests can tell
@@ -85,10 +87,10 @@ enum class Errc : std::uint16_t {
 };
 
 /// The name of a code, e.g. `"bad_range"`.
-[[nodiscard]] std::string_view to_string(Errc code) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(Errc code) noexcept;
 
 /// The library's exception: a code and a message.
-class Error : public std::runtime_error {
+class GE_API Error : public std::runtime_error {
  public:
   Error(Errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
   /// The code of the rule that was broken.
@@ -99,6 +101,6 @@ class Error : public std::runtime_error {
 };
 
 /// Throws `Error(code, message)`. Out of line, so that templates calling it stay small.
-[[noreturn]] void raise(Errc code, const std::string& message);
+[[noreturn]] GE_API void raise(Errc code, const std::string& message);
 
 }  // namespace ge

@@ -6,17 +6,19 @@
 #include <optional>
 #include <string_view>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// A tensor layout. `nd` is "no particular meaning of the dims".
 enum class Format : std::uint8_t { undefined, nd, nchw, nhwc };
 
 /// The upper-case name, e.g. `"NCHW"`.
-[[nodiscard]] std::string_view to_string(Format f) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(Format f) noexcept;
 
 /// Parses `NCHW`, `NHWC`, `ND` (case-sensitive, as the options write them);
 /// nullopt for anything else.
-[[nodiscard]] std::optional<Format> parse_format(std::string_view text) noexcept;
+[[nodiscard]] GE_API std::optional<Format> parse_format(std::string_view text) noexcept;
 
 /// Index of the H and W dims of a 4-D tensor in this format; nullopt for ND/undefined.
 struct HwIndex {

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// How much ge logs: a threshold for `set_log_level`, a severity for `log`. `off` as a
@@ -36,41 +38,41 @@ enum class LogLevel : std::uint8_t {
 };
 
 /// The level's name: "off", "error", "warn", "info" or "debug".
-[[nodiscard]] std::string_view to_string(LogLevel level) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(LogLevel level) noexcept;
 
 /// The level `text` names ("off", "error", "warn", "info", "debug"). Throws
 /// `Errc::bad_option_value` for any other text.
-[[nodiscard]] LogLevel parse_log_level(std::string_view text);
+[[nodiscard]] GE_API LogLevel parse_log_level(std::string_view text);
 
 /// The level the environment variable `GE_LOG_LEVEL` asks for, `warn` when it is unset or
 /// empty. Throws `Errc::bad_option_value` naming the variable for a value that is no level.
 /// (At its first message ge reads it itself; a bad value is then logged as a warning and
 /// the level stays `warn`.)
-[[nodiscard]] LogLevel log_level_from_env();
+[[nodiscard]] GE_API LogLevel log_level_from_env();
 
 /// The threshold now: the last `set_log_level`, else `GE_LOG_LEVEL`, else `warn`.
-[[nodiscard]] LogLevel log_level();
+[[nodiscard]] GE_API LogLevel log_level();
 
 /// Sets the threshold for the whole process. Throws `Errc::invalid_argument` for a value
 /// outside the enum.
-void set_log_level(LogLevel level);
+GE_API void set_log_level(LogLevel level);
 
 /// Sets the threshold from its name (`parse_log_level`).
-void set_log_level(std::string_view level);
+GE_API void set_log_level(std::string_view level);
 
 /// Receives every message at or above the threshold. Calls are serialised (one at a time,
 /// on the thread that logs); an exception the sink throws reaches the call that logged.
 using LogSink = std::function<void(LogLevel level, std::string_view message)>;
 
 /// Sends the messages to `sink` from now on; an empty sink restores the default (stderr).
-void set_log_sink(LogSink sink);
+GE_API void set_log_sink(LogSink sink);
 
 /// Whether a message of `level` would be written now.
-[[nodiscard]] bool log_enabled(LogLevel level);
+[[nodiscard]] GE_API bool log_enabled(LogLevel level);
 
 /// Writes `message` at `level` when `log_enabled(level)`. (Not `ge::log`: that name
 /// would hide `::log` from <cmath> in code inside namespace ge.)
-void log_message(LogLevel level, std::string_view message);
+GE_API void log_message(LogLevel level, std::string_view message);
 
 /// Writes `make_message()` at `level`, calling it only when `log_enabled(level)`: debug
 /// messages cost nothing while the level is above debug.

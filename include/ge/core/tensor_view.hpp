@@ -22,6 +22,7 @@
 #include <span>
 #include <type_traits>
 
+#include "ge/core/api.hpp"
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 
@@ -84,7 +85,7 @@ class ViewDims {
 
 /// A dense row-major tensor: data, element type, dims (owned), and optionally how many
 /// bytes the memory at `data` holds (`capacity`, -1: not known).
-struct TensorView {
+struct GE_API TensorView {
   void* data = nullptr;
   DataType dtype = DataType::undefined;
   ViewDims dims;
@@ -131,8 +132,8 @@ struct TensorView {
 
 /// The product of `dims`, each >= 0; throws `Errc::int_overflow` (quoting the dims) when
 /// it does not fit in int64, `Errc::invalid_argument` for a negative dim.
-[[nodiscard]] std::int64_t checked_elements(std::span<const std::int64_t> dims);
+[[nodiscard]] GE_API std::int64_t checked_elements(std::span<const std::int64_t> dims);
 /// `checked_elements(dims) * size_of(dtype)`, with the same checks.
-[[nodiscard]] std::int64_t checked_bytes(std::span<const std::int64_t> dims, DataType dtype);
+[[nodiscard]] GE_API std::int64_t checked_bytes(std::span<const std::int64_t> dims, DataType dtype);
 
 }  // namespace ge

@@ -12,12 +12,13 @@
 #include <deque>
 #include <mutex>
 
+#include "ge/core/api.hpp"
 #include "ge/device/device.hpp"
 
 namespace ge {
 
 /// See the file comment.
-class CpuDevice final : public Device {
+class GE_API CpuDevice final : public Device {
  public:
   CpuDevice() = default;
 

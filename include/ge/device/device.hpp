@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// A stream of a device: an in-order queue. Plain handle; the device owns the state.
@@ -38,7 +40,7 @@ struct Launch {
 };
 
 /// The device interface. All calls may come from several host threads at once.
-class Device {
+class GE_API Device {
  public:
   virtual ~Device() = default;
 

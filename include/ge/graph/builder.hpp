@@ -29,13 +29,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/core/data_type.hpp"
 #include "ge/core/format.hpp"
 #include "ge/core/function_ref.hpp"
-#include "ge/tensor/attribute.hpp"
 #include "ge/graph/graph.hpp"
-#include "ge/tensor/tensor.hpp"
 #include "ge/shape/shape.hpp"
+#include "ge/tensor/attribute.hpp"
+#include "ge/tensor/tensor.hpp"
 
 namespace ge {
 
@@ -73,7 +74,7 @@ struct GemmOptions {
 
 /// A handle on one value of a builder's graph, with a member per common op.
 /// A default-constructed Value is "no value": an omitted optional input.
-class Value {
+class GE_API Value {
  public:
   /// "No value".
   Value() noexcept : b_(nullptr), id_(no_value) {}
@@ -218,25 +219,25 @@ class Value {
 
 /// Elementwise arithmetic with numpy broadcasting; a number becomes a scalar constant of
 /// the other side's data type.
-[[nodiscard]] Value operator+(Value a, Value b);
-[[nodiscard]] Value operator-(Value a, Value b);
-[[nodiscard]] Value operator*(Value a, Value b);
-[[nodiscard]] Value operator/(Value a, Value b);
-[[nodiscard]] Value operator+(Value a, double b);
-[[nodiscard]] Value operator-(Value a, double b);
-[[nodiscard]] Value operator*(Value a, double b);
-[[nodiscard]] Value operator/(Value a, double b);
-[[nodiscard]] Value operator+(double a, Value b);
-[[nodiscard]] Value operator-(double a, Value b);
-[[nodiscard]] Value operator*(double a, Value b);
+[[nodiscard]] GE_API Value operator+(Value a, Value b);
+[[nodiscard]] GE_API Value operator-(Value a, Value b);
+[[nodiscard]] GE_API Value operator*(Value a, Value b);
+[[nodiscard]] GE_API Value operator/(Value a, Value b);
+[[nodiscard]] GE_API Value operator+(Value a, double b);
+[[nodiscard]] GE_API Value operator-(Value a, double b);
+[[nodiscard]] GE_API Value operator*(Value a, double b);
+[[nodiscard]] GE_API Value operator/(Value a, double b);
+[[nodiscard]] GE_API Value operator+(double a, Value b);
+[[nodiscard]] GE_API Value operator-(double a, Value b);
+[[nodiscard]] GE_API Value operator*(double a, Value b);
 /// Concat along `axis`.
-[[nodiscard]] Value concat(const std::vector<Value>& parts, std::int64_t axis, std::string_view name = {});
+[[nodiscard]] GE_API Value concat(const std::vector<Value>& parts, std::int64_t axis, std::string_view name = {});
 /// Where(cond, x, y).
-[[nodiscard]] Value where(Value cond, Value x, Value y, std::string_view name = {});
+[[nodiscard]] GE_API Value where(Value cond, Value x, Value y, std::string_view name = {});
 
 /// Builds a graph step by step. See the file comment. Not copyable or movable: values
 /// point at it.
-class GraphBuilder {
+class GE_API GraphBuilder {
  public:
   /// A builder that looks ops up in `registry` (default: the global one).
   explicit GraphBuilder(const OpRegistry* registry = nullptr);

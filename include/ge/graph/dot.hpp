@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/graph/graph.hpp"
 
 namespace ge {
@@ -49,11 +50,11 @@ struct DotOptions {
 };
 
 /// The Graphviz text of `graph`.
-[[nodiscard]] std::string to_dot(const Graph& graph, const DotOptions& options = {});
+[[nodiscard]] GE_API std::string to_dot(const Graph& graph, const DotOptions& options = {});
 
 /// The fill colour `to_dot` gives stream `stream` (`#rrggbb`; streams past the palette's
 /// end repeat it); grey (`#f3f4f6`) for -1.
-[[nodiscard]] std::string_view stream_colour(int stream) noexcept;
+[[nodiscard]] GE_API std::string_view stream_colour(int stream) noexcept;
 
 /// What a node made by a fusion pass stands for, as the fused op types joined by `+`;
 /// empty for any other op. A `FusedConv` (see `ge::fuse_activations`) is `Conv`, then
@@ -67,10 +68,10 @@ struct DotOptions {
 /// ge::fused_ops("FusedConv", {{"activation", "Relu"}}, true);   // "Conv+Add+Relu"
 /// ge::fused_ops("Relu", {}, false);                             // ""
 /// ```
-[[nodiscard]] std::string fused_ops(std::string_view op, const Attributes& attrs, bool has_residual);
+[[nodiscard]] GE_API std::string fused_ops(std::string_view op, const Attributes& attrs, bool has_residual);
 
 /// The input slot of a fused conv's residual (`Z`): 3 for `FusedConv`, 5 for
 /// `FusedPointwiseDepthwise`; none (`SIZE_MAX`) for other ops.
-[[nodiscard]] std::size_t residual_input(std::string_view op) noexcept;
+[[nodiscard]] GE_API std::size_t residual_input(std::string_view op) noexcept;
 
 }  // namespace ge

@@ -28,11 +28,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/core/data_type.hpp"
 #include "ge/core/format.hpp"
+#include "ge/shape/shape.hpp"
 #include "ge/tensor/attribute.hpp"
 #include "ge/tensor/tensor.hpp"
-#include "ge/shape/shape.hpp"
 
 namespace ge {
 
@@ -47,7 +48,7 @@ inline constexpr ValueId no_value = std::numeric_limits<ValueId>::max();
 enum class ValueSource : std::uint8_t { none, input, constant, node };
 
 /// One value: its name, description and producer.
-struct ValueInfo {
+struct GE_API ValueInfo {
   std::string name;                        ///< unique among values
   TensorDesc desc;                         ///< data type and (inferred) shape
   ValueSource source = ValueSource::none;  ///< `none` until something produces it
@@ -56,7 +57,7 @@ struct ValueInfo {
 };
 
 /// A graph input: name, data type, layout, shape (ranges allowed), position.
-struct GraphInput {
+struct GE_API GraphInput {
   std::string name;                ///< as options and sessions name it
   DataType dtype = DataType::f32;  ///< element type
   Format format = Format::nd;      ///< layout (which dims are N, C, H, W)
@@ -66,14 +67,14 @@ struct GraphInput {
 };
 
 /// A constant: a named tensor (weights, shape tensors, scalars).
-struct Constant {
+struct GE_API Constant {
   std::string name;          ///< unique among values
   Tensor tensor;             ///< the data (shared between graph copies)
   ValueId value = no_value;  ///< the value it produces
 };
 
 /// One operation.
-struct Node {
+struct GE_API Node {
   std::string name;              ///< unique among nodes
   std::string op;                ///< the op type, a name in the `OpRegistry`
   std::vector<ValueId> inputs;   ///< `no_value` for an omitted optional input
@@ -82,7 +83,7 @@ struct Node {
 };
 
 /// A model as plain data. Copies share constant buffers. See the file comment.
-class Graph {
+class GE_API Graph {
  public:
   /// Adds a graph input and its value. Throws `Errc::duplicate_name` when a value of
   /// that name exists, `Errc::invalid_argument` for an empty name or `undefined` type.

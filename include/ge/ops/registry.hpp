@@ -18,15 +18,16 @@
 #include <string_view>
 #include <vector>
 
+#include "ge/core/api.hpp"
+#include "ge/ops/schema.hpp"
 #include "ge/tensor/attribute.hpp"
 #include "ge/tensor/tensor.hpp"
-#include "ge/ops/schema.hpp"
 
 namespace ge {
 
 /// Op schemas by name. Thread-safe: lookups may run while another thread adds.
 /// Schemas are never removed, so references returned by `find` stay valid.
-class OpRegistry {
+class GE_API OpRegistry {
  public:
   /// An empty registry (tests, or a sandbox for user ops).
   OpRegistry();
@@ -52,7 +53,7 @@ class OpRegistry {
   [[nodiscard]] std::vector<std::string> names() const;
 
  private:
-  struct State;
+  struct GE_HIDDEN State;
   std::unique_ptr<State> state_;
 };
 
@@ -65,20 +66,20 @@ class OpRegistry {
 /// - then the schema's own rule (`bad_op_inputs`, `incompatible_dims`, `bad_attribute`...).
 /// `constants[i]` is input i's data when it is a constant (may be shorter than `inputs`).
 /// Returns `num_outputs` descriptions (0: the required outputs, or all for a variadic op).
-[[nodiscard]] std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view node,
-                                                    std::span<const TensorDesc> inputs,
-                                                    std::span<const Tensor* const> constants,
-                                                    const Attributes& attrs, std::size_t num_outputs = 0);
+[[nodiscard]] GE_API std::vector<TensorDesc> infer_outputs(const OpSchema& schema, std::string_view node,
+                                                           std::span<const TensorDesc> inputs,
+                                                           std::span<const Tensor* const> constants,
+                                                           const Attributes& attrs, std::size_t num_outputs = 0);
 
 /// One attribute in `ops_table()`.
-struct OpAttrInfo {
+struct GE_API OpAttrInfo {
   std::string name;
   std::string kind;           ///< `int`, `floats`, ...
   std::string default_value;  ///< the default as text; empty when required or none
   bool required = false;
 };
 /// One op in `ops_table()`.
-struct OpInfo {
+struct GE_API OpInfo {
   std::string name;
   std::string doc;
   std::vector<std::string> inputs;   ///< `X: T`, `B?: T`, `inputs...: T`
@@ -91,6 +92,6 @@ struct OpInfo {
 };
 
 /// Every schema of a registry as data, sorted by name.
-[[nodiscard]] std::vector<OpInfo> ops_table(const OpRegistry& registry = OpRegistry::global());
+[[nodiscard]] GE_API std::vector<OpInfo> ops_table(const OpRegistry& registry = OpRegistry::global());
 
 }  // namespace ge

@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 #include "ge/tensor/attribute.hpp"
@@ -42,7 +43,7 @@
 namespace ge {
 
 /// A set of data types (a bit per `DataType`).
-class TypeSet {
+class GE_API TypeSet {
  public:
   /// The empty set.
   constexpr TypeSet() noexcept = default;
@@ -84,13 +85,13 @@ class TypeSet {
 
 /// A named type variable (`T`), as ONNX writes it: every input and output of that
 /// constraint has one data type, taken from the set.
-struct TypeConstraint {
+struct GE_API TypeConstraint {
   std::string name{};  ///< e.g. `T`
   TypeSet allowed{};   ///< the types it may take
 };
 
 /// One input or output of an op.
-struct ArgSpec {
+struct GE_API ArgSpec {
   std::string name{};        ///< e.g. `X`, `W`, `B`
   std::string type{};        ///< a `TypeConstraint` name (`T`) or a data type name (`i64`)
   bool optional = false;     ///< may be omitted (`no_value`), only after the required ones
@@ -101,7 +102,7 @@ struct ArgSpec {
 };
 
 /// One attribute of an op.
-struct AttrSpec {
+struct GE_API AttrSpec {
   std::string name{};                        ///< e.g. `group`
   AttrKind kind = AttrKind::integer;         ///< values of other kinds convert or are refused
   std::optional<Attribute> default_value{};  ///< used when the node does not set it
@@ -117,7 +118,7 @@ enum class Engine : std::uint8_t {
   host = 2,    ///< the host CPU engine (ops whose output shape depends on the data)
 };
 /// A set of engines, as bits of `Engine`.
-struct EngineSet {
+struct GE_API EngineSet {
   std::uint8_t bits = static_cast<std::uint8_t>(Engine::vector);  ///< default: the vector engine only
   /// True when `e` is in the set.
   [[nodiscard]] constexpr bool has(Engine e) const noexcept { return (bits & static_cast<std::uint8_t>(e)) != 0; }
@@ -143,7 +144,7 @@ struct OpSchema;
 
 /// What shape inference sees of one node: input descriptions, constant input data,
 /// attributes (defaults filled in), and the node's name for messages.
-class InferContext {
+class GE_API InferContext {
  public:
   /// A context over caller-owned data (`infer_outputs` builds it; tests may too).
   InferContext(const OpSchema& schema, std::string_view node, std::span<const TensorDesc> inputs,
@@ -209,7 +210,7 @@ using InferFn = std::function<std::vector<TensorDesc>(const InferContext&)>;
 inline constexpr std::string_view onnx_training_domain = "ai.onnx.preview.training";
 
 /// Where an op comes from: what the ONNX importer takes for it and the exporter writes.
-struct OpOrigin {
+struct GE_API OpOrigin {
   enum class Kind : std::uint8_t {
     unset,     ///< not declared (a user op): imported from the default domain, never exported
     onnx,      ///< an ONNX op of `domain`
@@ -237,14 +238,14 @@ struct OpOrigin {
   friend bool operator==(const OpOrigin&, const OpOrigin&) = default;
 };
 /// An ONNX op of the default domain, as ge reads it from opset `since` (to `until`).
-[[nodiscard]] OpOrigin onnx_op(std::int64_t since, std::optional<std::int64_t> until = std::nullopt);
+[[nodiscard]] GE_API OpOrigin onnx_op(std::int64_t since, std::optional<std::int64_t> until = std::nullopt);
 /// An ONNX op of another domain (e.g. `onnx_training_domain`), from its version `since`.
-[[nodiscard]] OpOrigin onnx_op(std::string_view domain, std::int64_t since);
+[[nodiscard]] GE_API OpOrigin onnx_op(std::string_view domain, std::int64_t since);
 /// ge's own op, made by its passes (FusedConv, FusedMatMul, ...).
-[[nodiscard]] OpOrigin internal_op();
+[[nodiscard]] GE_API OpOrigin internal_op();
 
 /// The contract of one op type. See the file comment.
-struct OpSchema {
+struct GE_API OpSchema {
   std::string name;                    ///< the op type, e.g. `Conv`
   std::string doc;                     ///< one line for `gec ops`
   std::vector<ArgSpec> inputs;         ///< in order; optional ones after the required ones

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/core/format.hpp"
 #include "ge/options/gear_list.hpp"
 #include "ge/options/input_shape.hpp"
@@ -34,7 +35,7 @@
 namespace ge {
 
 /// A set of build options for dynamic inputs (GE-REFERENCE.md §2). See the file comment.
-class BuildOptions {
+class GE_API BuildOptions {
  public:
   /// No option set.
   BuildOptions() = default;

@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/core/format.hpp"
 #include "ge/options/build_options.hpp"
 #include "ge/options/input_shape.hpp"
@@ -61,7 +62,7 @@ enum class ShapeMode : std::uint8_t {
 };
 
 /// The name of a mode: `"fixed"`, `"gears"`, `"ranges"`.
-[[nodiscard]] std::string_view to_string(ShapeMode mode) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(ShapeMode mode) noexcept;
 
 /// One input of the model, as its data node declares it (used to check INPUT_SHAPE).
 struct ModelInput {
@@ -71,7 +72,7 @@ struct ModelInput {
 };
 
 /// The checked options (see the file comment). Plain data.
-struct DynamicConfig {
+struct GE_API DynamicConfig {
   Target target;                         ///< the target the options were checked against
   ShapeMode mode = ShapeMode::fixed;     ///< fixed, gears or ranges
   std::optional<Option> gear_option;     ///< which DYNAMIC_* option gives the gears
@@ -93,11 +94,11 @@ struct DynamicConfig {
 /// Checks `options` against `target` (the rules of the file comment) and returns the
 /// config. Throws `ge::Error` with the code of the first broken rule; `options` is not
 /// changed either way.
-[[nodiscard]] DynamicConfig parse_dynamic_config(const BuildOptions& options, const Target& target);
+[[nodiscard]] GE_API DynamicConfig parse_dynamic_config(const BuildOptions& options, const Target& target);
 
 /// As above, and also checks INPUT_SHAPE against the model's inputs (in data-node
 /// `index` order).
-[[nodiscard]] DynamicConfig parse_dynamic_config(const BuildOptions& options, const Target& target,
-                                                 std::span<const ModelInput> model_inputs);
+[[nodiscard]] GE_API DynamicConfig parse_dynamic_config(const BuildOptions& options, const Target& target,
+                                                        std::span<const ModelInput> model_inputs);
 
 }  // namespace ge

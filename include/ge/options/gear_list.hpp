@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// One DYNAMIC_IMAGE_SIZE gear: the height and width.
@@ -36,12 +38,12 @@ struct ImageGear {
 };
 
 /// Parses DYNAMIC_BATCH_SIZE: gears separated by `,`. See the file comment for the rules.
-[[nodiscard]] std::vector<std::int64_t> parse_batch_gears(std::string_view text);
+[[nodiscard]] GE_API std::vector<std::int64_t> parse_batch_gears(std::string_view text);
 
 /// Parses DYNAMIC_IMAGE_SIZE: `h,w` gears separated by `;`.
-[[nodiscard]] std::vector<ImageGear> parse_image_gears(std::string_view text);
+[[nodiscard]] GE_API std::vector<ImageGear> parse_image_gears(std::string_view text);
 
 /// Parses DYNAMIC_DIMS: gears separated by `;`, the dims of a gear by `,`.
-[[nodiscard]] std::vector<std::vector<std::int64_t>> parse_dims_gears(std::string_view text);
+[[nodiscard]] GE_API std::vector<std::vector<std::int64_t>> parse_dims_gears(std::string_view text);
 
 }  // namespace ge

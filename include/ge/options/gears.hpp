@@ -19,13 +19,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/options/dynamic_config.hpp"
 #include "ge/shape/shape.hpp"
 
 namespace ge {
 
 /// One gear: its values and the static shape of every INPUT_SHAPE entry under it.
-struct Gear {
+struct GE_API Gear {
   std::size_t index = 0;              ///< position in the gear option (0-based)
   std::vector<std::int64_t> values;   ///< the gear's values, as in `DynamicConfig::gears`
   std::vector<Shape> shapes;          ///< one static shape per INPUT_SHAPE entry, in order
@@ -33,6 +34,6 @@ struct Gear {
 
 /// The gears of `config`, in the order written; empty unless `config.mode` is
 /// `ShapeMode::gears`. Every shape is static.
-[[nodiscard]] std::vector<Gear> enumerate_gears(const DynamicConfig& config);
+[[nodiscard]] GE_API std::vector<Gear> enumerate_gears(const DynamicConfig& config);
 
 }  // namespace ge

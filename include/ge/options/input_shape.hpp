@@ -26,12 +26,13 @@
 #include <string_view>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/shape/shape.hpp"
 
 namespace ge {
 
 /// One input of INPUT_SHAPE: its name (empty in the positional form) and its shape.
-struct InputShapeEntry {
+struct GE_API InputShapeEntry {
   std::string name;  ///< the data node's name; empty when given by position
   Shape shape;       ///< its shape (may hold `-1` and ranges)
 
@@ -40,7 +41,7 @@ struct InputShapeEntry {
 };
 
 /// The inputs of INPUT_SHAPE, in the order written.
-class InputShape {
+class GE_API InputShape {
  public:
   /// No inputs.
   InputShape() = default;

@@ -28,6 +28,8 @@
 #include <span>
 #include <string_view>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// One build option for dynamic inputs.
@@ -55,35 +57,35 @@ struct OptionInfo {
 };
 
 /// All options, in `Option` order.
-[[nodiscard]] std::span<const OptionInfo> options_table() noexcept;
+[[nodiscard]] GE_API std::span<const OptionInfo> options_table() noexcept;
 
 /// The record of one option.
-[[nodiscard]] const OptionInfo& option_info(Option id) noexcept;
+[[nodiscard]] GE_API const OptionInfo& option_info(Option id) noexcept;
 
 /// The option whose key, upper-case name or flag spelling is exactly `text`
 /// (case-sensitive), or null.
-[[nodiscard]] const OptionInfo* lookup_option(std::string_view text) noexcept;
+[[nodiscard]] GE_API const OptionInfo* lookup_option(std::string_view text) noexcept;
 
 /// Like `lookup_option`, but throws `Errc::unknown_option` for an unknown `text`; the
 /// message quotes it and, when some option is near (`nearest_option`), suggests its key
 /// (or its name, when `text` is written in upper case).
-[[nodiscard]] const OptionInfo& find_option(std::string_view text);
+[[nodiscard]] GE_API const OptionInfo& find_option(std::string_view text);
 
 /// The option nearest to a misspelt `text` (any of its spellings, `--flag` included),
 /// or null when none is near. Near means an edit distance of at most 2 after folding case
 /// and dropping `.`, `_`, `-`, so `ge.inputshape`, `INPUT_SHAP`, `--input-shape` and
 /// `ge.dynamicBatchsize` all find their option.
-[[nodiscard]] const OptionInfo* nearest_option(std::string_view text) noexcept;
+[[nodiscard]] GE_API const OptionInfo* nearest_option(std::string_view text) noexcept;
 
 /// The candidate nearest to `text` under the same measure as `nearest_option`, or nullopt
 /// when none is within `max_distance`. Ties go to the earlier candidate.
 /// `closest_spelling("--taget", {"--target", "--help"}) == "--target"`.
-[[nodiscard]] std::optional<std::string_view> closest_spelling(
-    std::string_view text, std::span<const std::string_view> candidates,
-    std::size_t max_distance = 2) noexcept;
+[[nodiscard]] GE_API std::optional<std::string_view> closest_spelling(std::string_view text,
+                                                                      std::span<const std::string_view> candidates,
+                                                                      std::size_t max_distance = 2) noexcept;
 
 /// The optimal-string-alignment edit distance (insert, delete, substitute, swap two
 /// neighbours) between `a` and `b` after folding case and dropping `.`, `_` and `-`.
-[[nodiscard]] std::size_t spelling_distance(std::string_view a, std::string_view b) noexcept;
+[[nodiscard]] GE_API std::size_t spelling_distance(std::string_view a, std::string_view b) noexcept;
 
 }  // namespace ge

@@ -25,6 +25,8 @@
 #include <span>
 #include <string_view>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 /// The capabilities of one target product. Plain data; compare targets by `name`.
@@ -39,13 +41,13 @@ struct Target {
 };
 
 /// Every known target, the default (`cpu`) first.
-[[nodiscard]] std::span<const Target> targets() noexcept;
+[[nodiscard]] GE_API std::span<const Target> targets() noexcept;
 
 /// The default target: ge's own CPU device, which supports everything (256 gears).
-[[nodiscard]] const Target& default_target() noexcept;
+[[nodiscard]] GE_API const Target& default_target() noexcept;
 
 /// The target called `name` (exact). Throws `Errc::unknown_target` naming `name`, the
 /// nearest known name when one is close, and the list of names.
-[[nodiscard]] const Target& find_target(std::string_view name);
+[[nodiscard]] GE_API const Target& find_target(std::string_view name);
 
 }  // namespace ge

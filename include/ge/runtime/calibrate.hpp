@@ -23,6 +23,7 @@
 /// model->cost(other_dims, speed).expected_ms;   // the learned kernels scaled
 /// ```
 #include "ge/compile/cost.hpp"
+#include "ge/core/api.hpp"
 #include "ge/runtime/trace.hpp"
 
 namespace ge {
@@ -30,7 +31,7 @@ namespace ge {
 /// Measures this machine's speeds with `threads` host threads (0: every core), as a
 /// `Session` with that many threads would run. Throws `Errc::invalid_argument` for
 /// `threads` < 0.
-[[nodiscard]] MachineSpeed calibrate(int threads = 0);
+[[nodiscard]] GE_API MachineSpeed calibrate(int threads = 0);
 
 /// Adds what the steps of a traced run took to `speed.kernels`, per kernel: each step's
 /// kernel time (less the fixed step cost; where steps on parallel streams overlapped,
@@ -38,6 +39,6 @@ namespace ge {
 /// runs of static plans (gears, fixed shapes, plans per signature); a run of a range plan
 /// teaches nothing (its dims vary per step). Returns the steps learned from. Throws
 /// `Errc::invalid_argument` for an uncalibrated speed or a trace without its plan.
-std::size_t learn_speed(MachineSpeed& speed, const RunTrace& trace);
+GE_API std::size_t learn_speed(MachineSpeed& speed, const RunTrace& trace);
 
 }  // namespace ge

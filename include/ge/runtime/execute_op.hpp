@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ge/compile/op_compile.hpp"
+#include "ge/core/api.hpp"
 #include "ge/core/tensor_view.hpp"
 
 namespace ge {
@@ -29,7 +30,7 @@ namespace ge {
 /// Data-dependent ops (NonZero, ...) need output views big enough for the worst case;
 /// the real output dims are returned either way. Host memory running out is
 /// `out_of_memory`.
-std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
-                                                  std::span<const TensorView> outputs);
+GE_API std::vector<std::vector<std::int64_t>> execute_op(const CompiledOp& op, std::span<const TensorView> inputs,
+                                                         std::span<const TensorView> outputs);
 
 }  // namespace ge

@@ -24,13 +24,14 @@
 #include <vector>
 
 #include "ge/compile/streams.hpp"
+#include "ge/core/api.hpp"
 #include "ge/core/function_ref.hpp"
 
 namespace ge {
 
 /// The dependencies the scheduler honours, in compressed form: per step, its number of
 /// predecessors and the list of its successors.
-struct StepGraph {
+struct GE_API StepGraph {
   std::vector<std::int32_t> pred_count;  ///< per step
   std::vector<std::int32_t> succ_begin;  ///< per step, into `succ`; one more at the end
   std::vector<std::int32_t> succ;        ///< successors, grouped by step
@@ -50,7 +51,7 @@ struct StepGraph {
 
 /// Runs step graphs on a fixed number of threads. Thread-safe: several threads may run
 /// graphs on one scheduler at once.
-class HostScheduler {
+class GE_API HostScheduler {
  public:
   /// `threads` = 0 uses every core.
   explicit HostScheduler(int threads = 0);
@@ -80,7 +81,7 @@ class HostScheduler {
   void enqueue(std::function<void()> job);
 
  private:
-  struct Impl;
+  struct GE_HIDDEN Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -22,13 +22,14 @@
 #include <vector>
 
 #include "ge/compile/compile.hpp"
+#include "ge/core/api.hpp"
 #include "ge/core/lru_cache.hpp"
 #include "ge/core/tensor_view.hpp"
 
 namespace ge {
 
 /// See the file comment.
-class PlanSelector {
+class GE_API PlanSelector {
  public:
   /// A selector over `model` keeping up to `cache` per-signature plans (0: the model's
   /// `CompileSettings::plan_cache`). With `specialize_ranges`, a range plan (which works

@@ -43,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/graph/graph.hpp"
 #include "ge/tensor/tensor.hpp"
 
@@ -72,7 +73,7 @@ struct QuantizeOptions {
 };
 
 /// What `quantize_qdq` did.
-struct QuantizeReport {
+struct GE_API QuantizeReport {
   /// A node of a quantizable op type left in f32, and why.
   struct Skipped {
     std::string node;
@@ -109,7 +110,7 @@ struct QuantizeReport {
 /// calibration set with the wrong count of tensors, a wrong type, dims the input does
 /// not allow or no data, `unsupported` for random sets of an input whose type or rank
 /// gives none (give calibration sets), and compile's and the session's errors.
-[[nodiscard]] Graph quantize_qdq(const Graph& f32_model, const QuantizeOptions& options = {},
-                                 QuantizeReport* report = nullptr);
+[[nodiscard]] GE_API Graph quantize_qdq(const Graph& f32_model, const QuantizeOptions& options = {},
+                                        QuantizeReport* report = nullptr);
 
 }  // namespace ge

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "ge/compile/compile.hpp"
+#include "ge/core/api.hpp"
 #include "ge/core/tensor_view.hpp"
 #include "ge/device/device.hpp"
 #include "ge/runtime/trace.hpp"
@@ -95,7 +96,7 @@ struct SessionOptions {
 };
 
 /// One output of a run: its real description and its data.
-struct Output {
+struct GE_API Output {
   std::string name;                  ///< the graph output's name
   DataType dtype = DataType::f32;    ///< its data type
   std::vector<std::int64_t> dims;    ///< its real dims
@@ -123,7 +124,7 @@ struct Output {
 };
 
 /// What a run gives back.
-struct RunResult {
+struct GE_API RunResult {
   std::vector<Output> outputs;   ///< one per graph output, in order
   std::int32_t gear = -1;        ///< the gear that ran; -1 for a range or fixed plan
   PlanKind plan = PlanKind::fixed;  ///< which kind of plan ran (hybrid mode: `gear` or `range`)
@@ -165,7 +166,7 @@ using RunCallback = std::function<void(const RunResult* result, std::exception_p
 /// ... other work ...
 /// ge::RunResult r = a.get();     // waits; rethrows the run's ge::Error
 /// ```
-class AsyncRun {
+class GE_API AsyncRun {
  public:
   AsyncRun() = default;
   /// Whether this refers to a run (default-constructed: not).
@@ -185,12 +186,12 @@ class AsyncRun {
 
  private:
   friend class Session;
-  struct State;
+  struct GE_HIDDEN State;
   std::shared_ptr<State> state_;
 };
 
 /// See the file comment.
-class Session {
+class GE_API Session {
  public:
   /// A session over `model`. Throws `Errc::invalid_argument` for a null model, a
   /// negative thread count or a negative memory limit.
@@ -268,7 +269,7 @@ class Session {
 
  private:
   struct Context;
-  struct Impl;
+  struct GE_HIDDEN Impl;
   RunResult run_impl(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs,
                      const std::atomic<bool>* cancel = nullptr);
 

@@ -34,6 +34,8 @@
 #include <utility>
 #include <vector>
 
+#include "ge/core/api.hpp"
+
 namespace ge {
 
 struct Plan;
@@ -47,7 +49,7 @@ struct StepTiming {
 };
 
 /// One traced run. See the file comment.
-struct RunTrace {
+struct GE_API RunTrace {
   std::shared_ptr<const Plan> plan;               ///< the plan that ran
   std::int64_t start = 0;                         ///< the run's start (steady clock, ns)
   std::int64_t end = 0;                           ///< its end
@@ -69,12 +71,12 @@ struct RunTrace {
 /// known); one slice per cross-stream event wait and a flow arrow from the step that
 /// records each event to the step that waits for it. Runs follow each other on one time
 /// line, from the first run's start.
-[[nodiscard]] std::string chrome_trace(std::span<const RunTrace> runs);
+[[nodiscard]] GE_API std::string chrome_trace(std::span<const RunTrace> runs);
 /// Writes `chrome_trace(runs)` to `path`. Throws `Errc::invalid_argument` naming the path when it cannot.
-void write_chrome_trace(const std::filesystem::path& path, std::span<const RunTrace> runs);
+GE_API void write_chrome_trace(const std::filesystem::path& path, std::span<const RunTrace> runs);
 
 /// Kernel time summed over traced runs: per op type and per node.
-class Profile {
+class GE_API Profile {
  public:
   /// One line of the profile.
   struct Row {

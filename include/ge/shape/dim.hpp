@@ -49,12 +49,13 @@
 #include <string>
 #include <string_view>
 
+#include "ge/core/api.hpp"
 #include "ge/core/error.hpp"
 
 namespace ge {
 
 /// One dimension: fixed, ranged or unknown. See the file comment for the rules.
-class Dim {
+class GE_API Dim {
  public:
   /// The value of an unbounded upper end.
   static constexpr std::int64_t inf = std::numeric_limits<std::int64_t>::max();
@@ -168,14 +169,14 @@ constexpr std::int64_t min(std::int64_t a, std::int64_t b) noexcept { return a <
 constexpr std::int64_t max(std::int64_t a, std::int64_t b) noexcept { return a < b ? b : a; }
 /// Throws `Errc::incompatible_dims`: `what` ("merge", "broadcast") of a and b is empty.
 /// Not constexpr: reached in a constant expression, it is the compile error.
-[[noreturn]] void no_common_value(const char* what, const Dim& a, const Dim& b);
+[[noreturn]] GE_API void no_common_value(const char* what, const Dim& a, const Dim& b);
 /// Throws `Errc::int_overflow`: finite ends of a and b combine (`op` '*' or '+') past
 /// int64. Not constexpr: in a constant expression, the name is the compile error.
-[[noreturn]] void dim_overflows_int64(char op, const Dim& a, const Dim& b, std::int64_t x, std::int64_t y);
+[[noreturn]] GE_API void dim_overflows_int64(char op, const Dim& a, const Dim& b, std::int64_t x, std::int64_t y);
 /// The same for a dim scaled by s (`scale_floor`).
-[[noreturn]] void dim_scale_overflows_int64(const Dim& a, double s);
+[[noreturn]] GE_API void dim_scale_overflows_int64(const Dim& a, double s);
 /// The same for two extents x and y (`op` '*' or '+'), where there are no dims to quote.
-[[noreturn]] void ends_overflow_int64(char op, std::int64_t x, std::int64_t y);
+[[noreturn]] GE_API void ends_overflow_int64(char op, std::int64_t x, std::int64_t y);
 /// The sum of two interval ends into `r` under the overflow rule (file comment): an
 /// unbounded end gives `Dim::inf`; false when finite ends leave int64 or land on `Dim::inf`.
 constexpr bool add_ends(std::int64_t x, std::int64_t y, std::int64_t& r) noexcept {

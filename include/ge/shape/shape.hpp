@@ -29,13 +29,14 @@
 #include <string_view>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/core/data_type.hpp"
 #include "ge/shape/dim.hpp"
 
 namespace ge {
 
 /// A list of dims (possibly empty: a scalar), or unknown rank.
-class Shape {
+class GE_API Shape {
  public:
   /// A scalar: rank 0.
   Shape() = default;
@@ -89,31 +90,31 @@ class Shape {
 
 /// Could describe the same tensor: unknown rank on either side, or equal ranks with
 /// every dim pair compatible.
-[[nodiscard]] bool compatible(const Shape& a, const Shape& b) noexcept;
+[[nodiscard]] GE_API bool compatible(const Shape& a, const Shape& b) noexcept;
 /// The most precise shape both describe. Unknown rank yields the other side.
 /// Throws `Errc::rank_mismatch` or `Errc::incompatible_shapes` (naming both shapes and
 /// the dim index).
-[[nodiscard]] Shape merge(const Shape& a, const Shape& b);
+[[nodiscard]] GE_API Shape merge(const Shape& a, const Shape& b);
 /// a ⊇ b: every tensor `b` describes, `a` describes. Unknown rank relaxes everything.
-[[nodiscard]] bool relaxes(const Shape& a, const Shape& b) noexcept;
+[[nodiscard]] GE_API bool relaxes(const Shape& a, const Shape& b) noexcept;
 /// a ⊆ b.
-[[nodiscard]] bool refines(const Shape& a, const Shape& b) noexcept;
+[[nodiscard]] GE_API bool refines(const Shape& a, const Shape& b) noexcept;
 /// Numpy broadcasting, dims aligned from the right, each pair by `broadcast(Dim, Dim)`.
 /// Unknown rank on either side gives unknown rank. Throws `Errc::incompatible_shapes`
 /// naming both shapes and the failing dim.
-[[nodiscard]] Shape broadcast(const Shape& a, const Shape& b);
+[[nodiscard]] GE_API Shape broadcast(const Shape& a, const Shape& b);
 /// The hull: every shape either allows, dim by dim (`hull(Dim, Dim)`); unknown rank when
 /// a rank is unknown or the ranks differ.
-[[nodiscard]] Shape hull(const Shape& a, const Shape& b);
+[[nodiscard]] GE_API Shape hull(const Shape& a, const Shape& b);
 /// The number of elements as an interval (a scalar has 1). Unknown rank gives `-1`.
 /// Saturates at `Dim::inf`.
-[[nodiscard]] Dim element_count(const Shape& s);
+[[nodiscard]] GE_API Dim element_count(const Shape& s);
 /// The bytes as an interval: `element_count(s) * size_of(t)`.
-[[nodiscard]] Dim byte_size(const Shape& s, DataType t);
+[[nodiscard]] GE_API Dim byte_size(const Shape& s, DataType t);
 /// Every dim at its upper end. Throws `Errc::unbounded` if a dim has none,
 /// `Errc::unknown_rank` for unknown rank.
-[[nodiscard]] Shape upper_bound(const Shape& s);
+[[nodiscard]] GE_API Shape upper_bound(const Shape& s);
 /// Every dim at its lower end. Throws `Errc::unknown_rank` for unknown rank.
-[[nodiscard]] Shape lower_bound(const Shape& s);
+[[nodiscard]] GE_API Shape lower_bound(const Shape& s);
 
 }  // namespace ge

@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/tensor/tensor.hpp"
 
 namespace ge {
@@ -38,10 +39,10 @@ enum class AttrKind : std::uint8_t {
 
 /// The name of a kind: `int`, `float`, `string`, `bool`, `ints`, `floats`, `strings`,
 /// `bools`, `tensor`, `graph`.
-[[nodiscard]] std::string_view to_string(AttrKind k) noexcept;
+[[nodiscard]] GE_API std::string_view to_string(AttrKind k) noexcept;
 
 /// One attribute value.
-class Attribute {
+class GE_API Attribute {
  public:
   /// The stored alternatives, in `AttrKind` order.
   using Variant = std::variant<std::int64_t, double, std::string, bool, std::vector<std::int64_t>,

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ge/core/api.hpp"
 #include "ge/core/data_type.hpp"
 #include "ge/core/error.hpp"
 #include "ge/shape/shape.hpp"
@@ -33,12 +34,11 @@ struct TensorDesc {
 };
 
 /// The text `f32[1~8,3,224,224]` of a description.
-[[nodiscard]] std::string to_string(const TensorDesc& d);
-
+[[nodiscard]] GE_API std::string to_string(const TensorDesc& d);
 
 /// Constant tensor data: a data type, a static shape and the bytes (row-major), held in
 /// a shared immutable buffer. A default-constructed tensor is an f32 scalar 0.
-class Tensor {
+class GE_API Tensor {
  public:
   Tensor();
   /// Wraps `bytes`. Throws `Errc::bad_tensor` when the byte count does not equal
@@ -114,5 +114,8 @@ class Tensor {
   std::shared_ptr<const std::byte> data_;  // owns (or keeps alive) the bytes
   std::size_t size_ = 0;
 };
+
+/// The friend above, declared here too so that the library exports it.
+GE_API bool operator==(const Tensor& a, const Tensor& b) noexcept;
 
 }  // namespace ge

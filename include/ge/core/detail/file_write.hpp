@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "ge/core/api.hpp"
+
 namespace ge::detail {
 
 /// Writes `pieces` (one after the other) to `path` as one change: into a new temporary
@@ -20,10 +22,11 @@ namespace ge::detail {
 /// file's permission bits, else the usual ones (0666 less the umask).
 /// Returns nullopt on success, else why it failed (the system's words, e.g. "No space
 /// left on device"), for the caller's own error.
-[[nodiscard]] std::optional<std::string> write_file_atomically(const std::filesystem::path& path,
-                                                               std::initializer_list<std::span<const std::byte>> pieces);
+[[nodiscard]] GE_API std::optional<std::string> write_file_atomically(
+    const std::filesystem::path& path, std::initializer_list<std::span<const std::byte>> pieces);
 
 /// The same for text.
-[[nodiscard]] std::optional<std::string> write_file_atomically(const std::filesystem::path& path, std::string_view text);
+[[nodiscard]] GE_API std::optional<std::string> write_file_atomically(const std::filesystem::path& path,
+                                                                      std::string_view text);
 
 }  // namespace ge::detail

@@ -7,11 +7,13 @@
 #include <string>
 #include <utility>
 
+#include "ge/core/api.hpp"
+
 namespace ge::detail {
 
 /// Throws `Errc::out_of_memory`: "<what>: no memory left (<reason>)". When even the
 /// message cannot be made, a fixed one. Call inside the catch block.
-[[noreturn]] void raise_out_of_memory(const char* what, const std::string* detail) noexcept(false);
+[[noreturn]] GE_API void raise_out_of_memory(const char* what, const std::string* detail) noexcept(false);
 
 /// `body()`, with allocation failure thrown as `Errc::out_of_memory` whose message is
 /// `what` and then `detail()` (called only on failure, e.g. a file's name).

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ge/ops/registry.hpp"
+#include "onnx/upgrade.hpp"
 
 namespace ge::onnx::detail {
 
@@ -68,6 +69,12 @@ std::optional<NodePlan> NodeConverter::convert(const ::onnx::NodeProto& n, std::
                          std::to_string(*schema->origin.until) + ")",
                      where);
     return std::nullopt;
+  }
+  if (schema != nullptr && default_domain && schema->origin.kind == OpOrigin::Kind::onnx) {
+    if (const auto first = onnx_op_first_opset_above(op, opset_))
+      fail(Errc::bad_model, where + " (" + op + "): the model imports opset " + std::to_string(opset_) +
+                                " of the default domain, and ONNX brought " + quote(op) + " in at opset " +
+                                std::to_string(*first));
   }
   NodePlan p;
   p.index = index;

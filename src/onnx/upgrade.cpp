@@ -230,4 +230,20 @@ void upgrade_opset(::onnx::ModelProto& m, std::int64_t version) {
 #endif
 }
 
+std::optional<std::int64_t> onnx_op_first_opset_above(const std::string& op, std::int64_t opset) {
+#if defined(GE_ONNX_VERSION_CONVERTER)
+  if (opset < 1 || opset > 1000) return std::nullopt;  // the loader refuses opsets outside those it reads
+  if (::onnx::OpSchemaRegistry::Schema(op, static_cast<int>(opset), "") != nullptr) return std::nullopt;
+  const ::onnx::OpSchema* latest = ::onnx::OpSchemaRegistry::Schema(op, "");
+  if (latest == nullptr) return std::nullopt;
+  for (int v = static_cast<int>(opset) + 1; v < latest->SinceVersion(); ++v)
+    if (::onnx::OpSchemaRegistry::Schema(op, v, "") != nullptr) return v;
+  return latest->SinceVersion();
+#else
+  (void)op;
+  (void)opset;
+  return std::nullopt;
+#endif
+}
+
 }  // namespace ge::onnx::detail

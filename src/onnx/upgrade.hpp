@@ -4,6 +4,8 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "onnx/convert.hpp"
 
@@ -14,5 +16,11 @@ namespace ge::onnx::detail {
 /// converter's reason (it names the op and the opsets) when it cannot, and when this
 /// build has no converter; `bad_model` for a version below 1.
 void upgrade_opset(::onnx::ModelProto& m, std::int64_t version);
+
+/// The opset in which ONNX brought in default-domain op `op`, where that is above `opset`
+/// (the model's): the op is not in the opset the model imports. nullopt where it is, and
+/// where this build has no onnx schemas (libonnx, linked with the converter) or they do
+/// not know the op (a newer op than this onnx: the importer's own `origin` rules then).
+[[nodiscard]] std::optional<std::int64_t> onnx_op_first_opset_above(const std::string& op, std::int64_t opset);
 
 }  // namespace ge::onnx::detail

@@ -172,3 +172,17 @@ TEST_CASE("op origin: a user op's, as the importer and exporter read it") {
   expect_error([] { (void)ge::onnx::save_opset(one_node("GeTestFrom21")); }, ge::Errc::unsupported_op,
                "cannot save the graph: 'GeTestFrom21' (node 'n') needs opset 21; ge writes opsets up to 20");
 }
+
+TEST_CASE("op origin: an op used below the opset ONNX brought it in at is a bad model") {
+  // HardSwish came in at opset 14, LayerNormalization at 17, Celu at 12 (onnx's schemas).
+  expect_error([] { (void)model_of("HardSwish", "", 13).load(); }, ge::Errc::bad_model,
+               "node 'mine' (HardSwish): the model imports opset 13 of the default domain, and ONNX brought "
+               "'HardSwish' in at opset 14");
+  CHECK(model_of("HardSwish", "", 14).load().nodes()[0].op == "HardSwish");
+  CHECK(model_of("HardSwish", "ai.onnx", 17).load().nodes()[0].op == "HardSwish");
+  expect_error([] { (void)model_of("LayerNormalization", "", 16).load(); }, ge::Errc::bad_model,
+               "ONNX brought 'LayerNormalization' in at opset 17");
+  // A user op of no origin and ge's own ops are not ONNX's to date.
+  add_test_op("GeTestUnsetOld", {});
+  CHECK(model_of("GeTestUnsetOld", "", 11).load().nodes()[0].op == "GeTestUnsetOld");
+}

@@ -1,5 +1,5 @@
-// acl/ops/acl_cblas.h: GEMM and GEMV over ge's Gemm op (compiled once per shape and
-// transposition into a cache of their own, run by ge::execute_op).
+// acl/ops/acl_cblas.h: GEMM and GEMV. f32 and f16 run ge's Gemm op (compiled once per
+// transposition for any shape, in a cache of their own; ge::execute_op), int8 sums exactly.
 //
 // GE runs these as its "GEMM" single op (inputs A, B, C, alpha, beta; output C), which a
 // program must have compiled (atc --singleop) and loaded first; ge computes them directly,
@@ -103,10 +103,10 @@ std::vector<float> widen(const void* p, int type, std::int64_t count) {
   return out;
 }
 
-// op(A) x op(B) in f32 by ge's Gemm op: compiled once per shape and transposition (the
-// cache is the BLAS calls' own, apart from the programs' aclopCompile cache).
+// op(A) x op(B) in f32 by ge's Gemm op, compiled fuzzy (for every shape of rank 2) once
+// per transposition pair, in a cache apart from the programs' aclopCompile cache.
 std::vector<float> product(const Gemm& g, const std::vector<float>& fa, const std::vector<float>& fb) {
-  static ge::OpCompiler compiler(256);
+  static ge::OpCompiler compiler(16);
   const auto desc = [](std::int64_t rows, std::int64_t cols) {
     return ge::OpTensor{ge::DataType::f32, ge::Shape{rows, cols}, ge::Format::nd, std::nullopt};
   };
@@ -114,6 +114,7 @@ std::vector<float> product(const Gemm& g, const std::vector<float>& fa, const st
   r.op_type = "Gemm";
   r.inputs = {g.trans_a ? desc(g.k, g.m) : desc(g.m, g.k), g.trans_b ? desc(g.n, g.k) : desc(g.k, g.n)};
   r.outputs = {desc(g.m, g.n)};
+  r.flag = ge::CompileFlag::fuzzy;
   r.attrs = {{"transA", ge::Attribute(std::int64_t{g.trans_a})}, {"transB", ge::Attribute(std::int64_t{g.trans_b})}};
   const auto op = compiler.compile(r);
   std::vector<float> y(static_cast<std::size_t>(g.m * g.n));
@@ -130,8 +131,10 @@ std::vector<float> product(const Gemm& g, const std::vector<float>& fa, const st
 void run_float(const Gemm& g, const void* alpha, const void* a, const void* b, const void* beta, void* c) {
   const float al = scalar(alpha, g.type_c);
   const float be = scalar(beta, g.type_c);
-  std::vector<float> y = product(g, widen(a, g.type_a, g.m * g.k), widen(b, g.type_b, g.k * g.n));
-  if (al != 1.0f) {
+  // alpha 0: A and B are not read (BLAS's rule; their product may overflow or be NaN).
+  std::vector<float> y = al == 0.0f ? std::vector<float>(static_cast<std::size_t>(g.m * g.n))
+                                    : product(g, widen(a, g.type_a, g.m * g.k), widen(b, g.type_b, g.k * g.n));
+  if (al != 1.0f && al != 0.0f) {
     for (float& v : y) v *= al;
   }
   if (be != 0.0f) {  // beta 0: C is not read (it may hold anything)

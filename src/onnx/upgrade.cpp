@@ -232,7 +232,7 @@ void upgrade_opset(::onnx::ModelProto& m, std::int64_t version) {
 
 std::optional<std::int64_t> onnx_op_first_opset_above(const std::string& op, std::int64_t opset) {
 #if defined(GE_ONNX_VERSION_CONVERTER)
-  if (opset < 1 || opset > 1000) return std::nullopt;  // the loader refuses opsets outside those it reads
+  if (opset < 1 || opset > 1000) return std::nullopt;  // (the loader reads 11 to 20): keeps the casts exact
   if (::onnx::OpSchemaRegistry::Schema(op, static_cast<int>(opset), "") != nullptr) return std::nullopt;
   const ::onnx::OpSchema* latest = ::onnx::OpSchemaRegistry::Schema(op, "");
   if (latest == nullptr) return std::nullopt;

@@ -18,9 +18,10 @@ namespace ge::onnx::detail {
 void upgrade_opset(::onnx::ModelProto& m, std::int64_t version);
 
 /// The opset in which ONNX brought in default-domain op `op`, where that is above `opset`
-/// (the model's): the op is not in the opset the model imports. nullopt where it is, and
-/// where this build has no onnx schemas (libonnx, linked with the converter) or they do
-/// not know the op (a newer op than this onnx: the importer's own `origin` rules then).
+/// (the model's, after the converter brought an older one to `min_opset`): the op is not in
+/// the opset the model imports. nullopt where it is, and where this build has no onnx
+/// schemas (libonnx, linked with the converter) or they do not know the op (one newer
+/// than this onnx): then only the op's `origin.until` bounds it.
 [[nodiscard]] std::optional<std::int64_t> onnx_op_first_opset_above(const std::string& op, std::int64_t opset);
 
 }  // namespace ge::onnx::detail

@@ -35,7 +35,7 @@ std::int64_t view_bytes(const TensorView& v, ViewName which);
 
 // view_bytes, and a buffer given where the view has elements (bad_tensor: null buffer).
 // Exported, though not in include/ge: a shared libge_acl.so checks a program's buffers
-// with it (the exports test names it as the one such symbol).
+// with it (tests/consumer/check_exports.cmake names it).
 GE_API std::int64_t view_bytes_with_data(const TensorView& v, ViewName which);
 
 // A buffer given for an output whose real bytes `need` are known only now (a run's

@@ -79,6 +79,32 @@ static void test_gemm_f32(aclrtStream s) {
   float want[M * N];
   for (int i = 0; i < M * N; ++i) want[i] = (float)c[i];
   CHECK(close_floats(fc, want, M * N));
+
+  /* alpha 0: A and B are not read, even when they hold NaN; C = beta * C */
+  const float two = 2.0f;
+  for (int i = 0; i < M * K; ++i) fa[i] = NAN;
+  for (int i = 0; i < M * N; ++i) {
+    fc[i] = (float)i;
+    want[i] = 2.0f * (float)i;
+  }
+  CHECK_OK(aclblasGemmEx(ACL_TRANS_N, ACL_TRANS_N, ACL_TRANS_N, M, N, K, &zero, fa, -1, ACL_FLOAT, fb, -1, ACL_FLOAT,
+                         &two, fc, -1, ACL_FLOAT, ACL_COMPUTE_HIGH_PRECISION, s));
+  CHECK(close_floats(fc, want, M * N));
+
+  /* another shape through the same compiled (fuzzy) op */
+  {
+    enum { M2 = 7, N2 = 2, K2 = 9 };
+    double a2[M2 * K2], b2[K2 * N2], c2[M2 * N2];
+    float fa2[M2 * K2], fb2[K2 * N2], fc2[M2 * N2], want2[M2 * N2];
+    for (int i = 0; i < M2 * K2; ++i) fa2[i] = (float)(a2[i] = av(i));
+    for (int i = 0; i < K2 * N2; ++i) fb2[i] = (float)(b2[i] = bv(i));
+    for (int i = 0; i < M2 * N2; ++i) fc2[i] = (float)(c2[i] = 0);
+    reference(0, 1, M2, N2, K2, 1.0, a2, b2, 0.0, c2);
+    CHECK_OK(aclblasGemmEx(ACL_TRANS_N, ACL_TRANS_T, ACL_TRANS_N, M2, N2, K2, &one, fa2, -1, ACL_FLOAT, fb2, -1,
+                           ACL_FLOAT, &zero, fc2, -1, ACL_FLOAT, ACL_COMPUTE_HIGH_PRECISION, s));
+    for (int i = 0; i < M2 * N2; ++i) want2[i] = (float)c2[i];
+    CHECK(close_floats(fc2, want2, M2 * N2));
+  }
 }
 
 static void test_gemm_f16(aclrtStream s) {

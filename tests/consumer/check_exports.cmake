@@ -3,11 +3,16 @@
 #   -DNM=nm -DLIB=<library> -DKIND=cxx|c [-DINCLUDE=<ge's include/>] [-DEXPECT=<name>;<name>...]
 # EXPECT: names that must be exported (the API is not hidden by mistake).
 # KIND c: only acl C functions, and the two C++ functions of src/acl/op_model.hpp that
-# gec --singleop writes op model files with. KIND cxx: only names of namespace ge (with their classes'
-# vtables and type info) that include/ge declares: none of the kernels (ge::cpu), the
-# lowering (ge::cpu_lower), the op definitions (ge::ops), the ONNX reader's internals,
-# nor an instance of a std template. One name of src/ is exported on purpose:
-# ge::detail::view_bytes_with_data, with which libge_acl.so checks a program's buffers.
+# gec --singleop writes op model files with.
+# KIND cxx: only names of namespace ge (with their classes' vtables and type info) whose
+# every part (namespace, class, function) is an identifier include/ge spells; none of the
+# kernels (ge::cpu), the lowering (ge::cpu_lower), the op definitions (ge::ops), the ONNX
+# reader's internals (ge::onnx::detail), nor an instance of a std template; of ge::detail
+# only the names listed below: those public headers declare for their inline code, and
+# view_bytes_with_data, with which libge_acl.so checks a program's buffers.
+cmake_minimum_required(VERSION 3.25)  # IN_LIST
+set(detail_exports parse_dim parse_uint trim quote_at no_common_value dim_overflows_int64
+  dim_scale_overflows_int64 ends_overflow_int64 raise_out_of_memory write_file_atomically view_bytes_with_data)
 execute_process(COMMAND ${NM} -D -C --defined-only ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "exports: ${NM} -D ${LIB} failed (${rc})")
@@ -17,8 +22,10 @@ if(KIND STREQUAL "cxx")
   set(declared "")
   foreach(h IN LISTS headers)
     file(READ ${h} text)
-    string(APPEND declared "${text}")
+    string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_]*" words "${text}")
+    list(APPEND declared ${words})
   endforeach()
+  list(REMOVE_DUPLICATES declared)
 endif()
 string(REPLACE ";" "," out "${out}")
 string(REPLACE "\n" ";" lines "${out}")
@@ -40,29 +47,35 @@ foreach(line IN LISTS lines)
     endif()
     continue()
   endif()
-  if(name MATCHES "^(typeinfo name|typeinfo|vtable) for ge::")
-    continue()
-  endif()
-  if(NOT name MATCHES "^ge::" OR name MATCHES "^ge::(cpu|cpu_lower|ops|onnx::detail)::")
+  string(REGEX REPLACE "^(typeinfo name|typeinfo|vtable) for " "" plain "${name}")
+  if(NOT plain MATCHES "^ge::" OR plain MATCHES "^ge::(cpu|cpu_lower|ops|onnx::detail)::")
     list(APPEND bad "${name}")
     continue()
   endif()
-  # The name's last part (its arguments and template arguments dropped) must be one that
-  # include/ge spells.
-  string(REGEX REPLACE "\\[abi:cxx11\\]" "" plain "${name}")
+  # The qualified name, its arguments, template arguments and ABI tags dropped; each part
+  # (an operator's, a lambda's excepted) must be one that include/ge spells.
+  string(REGEX REPLACE "\\[abi:cxx11\\]" "" plain "${plain}")
   string(REGEX REPLACE "\\(.*$" "" plain "${plain}")
   while(plain MATCHES "<[^<>]*>")
     string(REGEX REPLACE "<[^<>]*>" "" plain "${plain}")
   endwhile()
-  if(plain MATCHES "operator" OR plain STREQUAL "ge::detail::view_bytes_with_data")
+  if(plain MATCHES "^ge::detail::([A-Za-z0-9_]+)$")
+    if(NOT CMAKE_MATCH_1 IN_LIST detail_exports)
+      list(APPEND bad "${name}")
+    endif()
     continue()
   endif()
-  string(REGEX REPLACE "^.*::" "" last "${plain}")
-  string(REGEX REPLACE "^~" "" last "${last}")
-  string(FIND "${declared}" "${last}" at)
-  if(at EQUAL -1)
-    list(APPEND bad "${name}")
-  endif()
+  string(REPLACE "::" ";" parts "${plain}")
+  foreach(part IN LISTS parts)
+    string(REGEX REPLACE "^~" "" part "${part}")
+    if(part MATCHES "operator|^[{]" OR part STREQUAL "")
+      continue()
+    endif()
+    if(NOT part IN_LIST declared)
+      list(APPEND bad "${name}")
+      break()
+    endif()
+  endforeach()
 endforeach()
 list(LENGTH bad nbad)
 if(nbad GREATER 0)

@@ -174,7 +174,7 @@ TEST_CASE("op origin: a user op's, as the importer and exporter read it") {
 }
 
 TEST_CASE("op origin: an op used below the opset ONNX brought it in at is a bad model") {
-  // HardSwish came in at opset 14, LayerNormalization at 17, Celu at 12 (onnx's schemas).
+  // HardSwish came in at opset 14, LayerNormalization at 17 (onnx's schemas).
   expect_error([] { (void)model_of("HardSwish", "", 13).load(); }, ge::Errc::bad_model,
                "node 'mine' (HardSwish): the model imports opset 13 of the default domain, and ONNX brought "
                "'HardSwish' in at opset 14");

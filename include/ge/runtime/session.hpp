@@ -268,7 +268,7 @@ class GE_API Session {
   [[nodiscard]] CacheStats plan_cache_stats() const;
 
  private:
-  struct Context;
+  struct GE_HIDDEN Context;
   struct GE_HIDDEN Impl;
   RunResult run_impl(std::span<const TensorView> inputs, std::span<const TensorView> outputs, bool caller_outputs,
                      const std::atomic<bool>* cancel = nullptr);

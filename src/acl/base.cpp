@@ -5,7 +5,7 @@
 #include <string>
 
 #include "acl/acl_internal.hpp"
-#include "kernels/cpu/data_movement_internal.hpp"
+#include "kernels/cpu/movement/data_movement_internal.hpp"
 
 namespace acl {
 

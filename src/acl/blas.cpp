@@ -16,7 +16,7 @@
 #include "acl/ops/acl_cblas.h"
 #include "ge/compile/op_compile.hpp"
 #include "ge/runtime/execute_op.hpp"
-#include "kernels/cpu/data_movement_internal.hpp"
+#include "kernels/cpu/movement/data_movement_internal.hpp"
 
 namespace acl {
 

@@ -24,7 +24,7 @@
 
 #include "compile/padding_analysis.hpp"
 #include "compile/plan_build.hpp"
-#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/core/detail/out_of_memory.hpp"
 #include "ge/core/log.hpp"

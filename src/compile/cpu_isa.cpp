@@ -1,7 +1,7 @@
 // ge::cpu_isa (include/ge/compile/cpu_isa.hpp): the kernels' run-time dispatch, named.
 #include "ge/compile/cpu_isa.hpp"
 
-#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
 #include "kernels/cpu/common.hpp"
 
 namespace ge {

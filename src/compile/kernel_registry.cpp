@@ -6,8 +6,8 @@
 
 #include "ge/compile/kernel.hpp"
 #include "ge/core/error.hpp"
-#include "kernels/cpu/amx.hpp"
-#include "kernels/cpu/int8.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
+#include "kernels/cpu/int8/int8.hpp"
 
 namespace ge {
 

@@ -8,7 +8,7 @@
 #include "compile/widen.hpp"
 #include "ge/core/detail/out_of_memory.hpp"
 #include "ge/ops/registry.hpp"
-#include "kernels/cpu/data_movement.hpp"
+#include "kernels/cpu/movement/data_movement.hpp"
 
 namespace ge {
 

@@ -13,7 +13,7 @@
 //   dequantized int8 weights, also with a BatchNormalization folded in), reads the
 //   FakeQuant's input instead and carries its scale and zero point (x_scale,
 //   x_zero_point): its kernel quantizes the input as it makes the product's operand and
-//   runs the product in int8 (kernels/cpu/int8.hpp), which gives the model's values (the
+//   runs the product in int8 (kernels/cpu/int8/int8.hpp), which gives the model's values (the
 //   i32 sums are exact). Only where the CPU has the int8 kernels (AVX512-VNNI): elsewhere
 //   the FakeQuant stays and the product runs in f32 on the same values.
 #include <cstdint>
@@ -22,7 +22,7 @@
 
 #include "compile/pass_work.hpp"
 #include "ge/compile/passes.hpp"
-#include "kernels/cpu/int8.hpp"
+#include "kernels/cpu/int8/int8.hpp"
 
 namespace ge::detail {
 

@@ -10,7 +10,7 @@
 #include "compile/widen.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/core/error.hpp"
-#include "kernels/cpu/data_movement.hpp"
+#include "kernels/cpu/movement/data_movement.hpp"
 
 namespace ge {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "ge/compile/cpu_isa.hpp"
-#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
 #include "kernels/cpu/common.hpp"
 
 TEST_CASE("cpu_isa: one of the named instruction sets, the one the kernels dispatch to") {

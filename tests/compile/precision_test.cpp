@@ -17,7 +17,7 @@
 #include "ge/compile/op_compile.hpp"
 #include "ge/graph/builder.hpp"
 #include "ge/runtime/session.hpp"
-#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
 #include "support/expect_error.hpp"
 
 namespace {

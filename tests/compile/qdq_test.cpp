@@ -18,7 +18,7 @@
 #include "ge/compile/passes.hpp"
 #include "ge/graph/builder.hpp"
 #include "ge/runtime/session.hpp"
-#include "kernels/cpu/int8.hpp"
+#include "kernels/cpu/int8/int8.hpp"
 #include "support/expect_error.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// The bf16 kernels (kernels/cpu/amx.hpp): rounding, the matrix product and the conv
+// The bf16 kernels (kernels/cpu/gemm/amx.hpp): rounding, the matrix product and the conv
 // against references on the same bf16-rounded operands (so that only the order of the
 // f32 sums differs), the error against f32, and the f32 fallback. The kernel tests run
 // once per kind of bf16 kernel the CPU has (AMX tiles, AVX512-BF16 dot products: capped
@@ -15,9 +15,9 @@
 
 #include "conv_ref.hpp"
 #include "kernel_test.hpp"
-#include "kernels/cpu/amx.hpp"
-#include "kernels/cpu/conv.hpp"
-#include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
+#include "kernels/cpu/conv/conv.hpp"
+#include "kernels/cpu/gemm/gemm.hpp"
 
 using ge::test::Buf;
 using ge::test::check_close;

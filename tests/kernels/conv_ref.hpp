@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/conv/conv.hpp"
 
 namespace ge::test {
 

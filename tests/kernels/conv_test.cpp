@@ -8,8 +8,8 @@
 
 #include "conv_ref.hpp"
 #include "kernel_test.hpp"
-#include "kernels/cpu/conv.hpp"
-#include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/conv/conv.hpp"
+#include "kernels/cpu/gemm/gemm.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

@@ -10,7 +10,7 @@
 #include <numeric>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/data_movement.hpp"
+#include "kernels/cpu/movement/data_movement.hpp"
 
 using ge::DataType;
 using ge::Errc;

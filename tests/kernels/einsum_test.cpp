@@ -1,4 +1,4 @@
-// Tests of kernels/cpu/einsum.hpp against a naive reference that walks every index of
+// Tests of kernels/cpu/sequence/einsum.hpp against a naive reference that walks every index of
 // every label: the two-operand forms exporters write, transposes, outer products,
 // diagonals, sums, three operands, broadcasting dims of 1, and the refusals.
 #include <doctest/doctest.h>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/einsum.hpp"
+#include "kernels/cpu/sequence/einsum.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

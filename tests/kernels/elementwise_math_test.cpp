@@ -1,4 +1,4 @@
-// The element-wise family of issue #17 in the CPU kernels (src/kernels/cpu/unary_table.hpp,
+// The element-wise family of issue #17 in the CPU kernels (src/kernels/cpu/elementwise/unary_table.hpp,
 // elementwise.cpp, math.cpp): exact values at the edges the random reference cases do not
 // reach (ties, NaN, shifts past the width, wrapping), in place, and every refusal.
 #include <doctest/doctest.h>
@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/elementwise.hpp"
-#include "kernels/cpu/math.hpp"
+#include "kernels/cpu/elementwise/elementwise.hpp"
+#include "kernels/cpu/elementwise/math.hpp"
 
 using ge::DataType;
 using ge::Errc;

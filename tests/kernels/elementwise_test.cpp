@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/elementwise.hpp"
-#include "kernels/cpu/vmath.hpp"
+#include "kernels/cpu/elementwise/elementwise.hpp"
+#include "kernels/cpu/elementwise/vmath.hpp"
 
 using ge::DataType;
 using ge::Errc;

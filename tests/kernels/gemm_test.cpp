@@ -11,7 +11,7 @@
 #include <tbb/task_arena.h>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/gemm/gemm.hpp"
 
 using ge::DataType;
 using ge::Errc;

@@ -8,7 +8,7 @@
 
 #include "conv_ref.hpp"
 #include "kernel_test.hpp"
-#include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/conv/conv.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

@@ -4,7 +4,7 @@
 #include <tbb/task_arena.h>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/indexing.hpp"
+#include "kernels/cpu/movement/indexing.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

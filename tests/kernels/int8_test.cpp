@@ -1,4 +1,4 @@
-// The int8 kernels (kernels/cpu/int8.hpp): the quantize-dequantize round trip, the int8
+// The int8 kernels (kernels/cpu/int8/int8.hpp): the quantize-dequantize round trip, the int8
 // grid check, and the matrix product and NHWC conv against references computed in f64 on
 // the same quantized operands (the i32 sums are exact: only the epilogue's f32 rounding
 // differs). Each product runs on the VNNI kernels where the CPU has them and on the
@@ -12,7 +12,7 @@
 
 #include "conv_ref.hpp"
 #include "kernel_test.hpp"
-#include "kernels/cpu/int8.hpp"
+#include "kernels/cpu/int8/int8.hpp"
 #include "support/expect_error.hpp"
 
 using ge::test::Buf;

@@ -1,4 +1,4 @@
-// Tests of kernels/cpu/math.hpp: HardSigmoid, Not, Mod, Min/Max, InstanceNormalization,
+// Tests of kernels/cpu/elementwise/math.hpp: HardSigmoid, Not, Mod, Min/Max, InstanceNormalization,
 // Trilu and Range against direct references, with the bad arguments each must refuse.
 #include <doctest/doctest.h>
 
@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/math.hpp"
+#include "kernels/cpu/elementwise/math.hpp"
 
 using ge::DataType;
 using ge::Errc;

@@ -1,11 +1,11 @@
-// Further network kernels (kernels/cpu/nn_more.hpp): hand-checked values and argument errors.
+// Further network kernels (kernels/cpu/nn/nn_more.hpp): hand-checked values and argument errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdint>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/nn_more.hpp"
+#include "kernels/cpu/nn/nn_more.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

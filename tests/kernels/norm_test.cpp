@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/norm.hpp"
+#include "kernels/cpu/reduce/norm.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

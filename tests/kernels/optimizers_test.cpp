@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/optimizers.hpp"
+#include "kernels/cpu/nn/optimizers.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

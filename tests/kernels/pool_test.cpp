@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/pool.hpp"
+#include "kernels/cpu/pool/pool.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

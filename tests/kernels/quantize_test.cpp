@@ -3,8 +3,8 @@
 #include <doctest/doctest.h>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/detection.hpp"
-#include "kernels/cpu/quantize.hpp"
+#include "kernels/cpu/nn/detection.hpp"
+#include "kernels/cpu/int8/quantize.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

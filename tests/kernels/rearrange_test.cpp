@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/rearrange.hpp"
+#include "kernels/cpu/movement/rearrange.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

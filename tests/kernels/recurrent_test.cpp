@@ -9,8 +9,8 @@
 #include <tbb/task_arena.h>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/recurrent.hpp"
-#include "kernels/cpu/recurrent_internal.hpp"
+#include "kernels/cpu/sequence/recurrent.hpp"
+#include "kernels/cpu/sequence/recurrent_internal.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

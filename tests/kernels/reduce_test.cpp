@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/reduce.hpp"
+#include "kernels/cpu/reduce/reduce.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

@@ -3,10 +3,10 @@
 #include <doctest/doctest.h>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/loss.hpp"
-#include "kernels/cpu/nd_indexing.hpp"
-#include "kernels/cpu/one_hot.hpp"
-#include "kernels/cpu/selection.hpp"
+#include "kernels/cpu/nn/loss.hpp"
+#include "kernels/cpu/movement/nd_indexing.hpp"
+#include "kernels/cpu/movement/one_hot.hpp"
+#include "kernels/cpu/movement/selection.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

@@ -6,7 +6,7 @@
 #include <numbers>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/spectral.hpp"
+#include "kernels/cpu/sequence/spectral.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

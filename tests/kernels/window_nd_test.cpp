@@ -1,4 +1,4 @@
-// The generic window kernels (kernels/cpu/window_nd.hpp): small hand-checked cases and
+// The generic window kernels (kernels/cpu/conv/window_nd.hpp): small hand-checked cases and
 // their argument errors. The random cases against the reference cover the rest.
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernel_test.hpp"
-#include "kernels/cpu/window_nd.hpp"
+#include "kernels/cpu/conv/window_nd.hpp"
 
 using ge::Errc;
 using ge::test::Buf;

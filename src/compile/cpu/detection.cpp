@@ -4,7 +4,7 @@
 #include <string>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/detection.hpp"
+#include "kernels/cpu/nn/detection.hpp"
 
 namespace ge::cpu_lower {
 

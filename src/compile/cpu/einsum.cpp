@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/einsum.hpp"
+#include "kernels/cpu/sequence/einsum.hpp"
 #include "ops/einsum_equation.hpp"
 
 namespace ge::cpu_lower {

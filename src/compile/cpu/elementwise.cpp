@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/data_movement.hpp"
-#include "kernels/cpu/elementwise.hpp"
+#include "kernels/cpu/movement/data_movement.hpp"
+#include "kernels/cpu/elementwise/elementwise.hpp"
 
 namespace ge::cpu_lower {
 

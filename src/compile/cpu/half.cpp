@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/data_movement.hpp"
-#include "kernels/cpu/math.hpp"
+#include "kernels/cpu/movement/data_movement.hpp"
+#include "kernels/cpu/elementwise/math.hpp"
 
 namespace ge::cpu_lower {
 

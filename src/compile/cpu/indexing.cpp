@@ -3,7 +3,7 @@
 #include <string>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/indexing.hpp"
+#include "kernels/cpu/movement/indexing.hpp"
 
 namespace ge::cpu_lower {
 

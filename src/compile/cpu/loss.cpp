@@ -3,7 +3,7 @@
 #include <string>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/loss.hpp"
+#include "kernels/cpu/nn/loss.hpp"
 
 namespace ge::cpu_lower {
 

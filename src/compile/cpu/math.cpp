@@ -9,7 +9,7 @@
 
 #include "compile/cpu/lower.hpp"
 #include "ge/ops/registry.hpp"
-#include "kernels/cpu/math.hpp"
+#include "kernels/cpu/elementwise/math.hpp"
 
 namespace ge::cpu_lower {
 

@@ -9,10 +9,10 @@
 #include "compile/cpu/lower.hpp"
 #include "compile/cpu/packed.hpp"
 #include "compile/cpu/quant_attrs.hpp"
-#include "kernels/cpu/attention.hpp"
-#include "kernels/cpu/elementwise.hpp"
-#include "kernels/cpu/gemm.hpp"
-#include "kernels/cpu/int8.hpp"
+#include "kernels/cpu/sequence/attention.hpp"
+#include "kernels/cpu/elementwise/elementwise.hpp"
+#include "kernels/cpu/gemm/gemm.hpp"
+#include "kernels/cpu/int8/int8.hpp"
 
 namespace ge::cpu_lower {
 

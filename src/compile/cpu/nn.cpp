@@ -16,7 +16,7 @@
 #include "compile/cpu/nn_internal.hpp"
 #include "compile/cpu/packed.hpp"
 #include "ops/window_attrs.hpp"
-#include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/conv/conv.hpp"
 
 namespace ge::cpu_lower {
 

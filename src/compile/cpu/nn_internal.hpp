@@ -6,7 +6,7 @@
 #include <string>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/conv.hpp"
+#include "kernels/cpu/conv/conv.hpp"
 #include "ops/window_attrs.hpp"
 
 namespace ge::cpu_lower::nn {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/nn_more.hpp"
+#include "kernels/cpu/nn/nn_more.hpp"
 #include "ops/window_attrs.hpp"
 
 namespace ge::cpu_lower {

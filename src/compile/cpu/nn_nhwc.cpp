@@ -12,9 +12,9 @@
 #include "compile/cpu/nn_internal.hpp"
 #include "compile/cpu/packed.hpp"
 #include "compile/cpu/quant_attrs.hpp"
-#include "kernels/cpu/amx.hpp"
-#include "kernels/cpu/conv.hpp"
-#include "kernels/cpu/int8.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
+#include "kernels/cpu/conv/conv.hpp"
+#include "kernels/cpu/int8/int8.hpp"
 
 namespace ge::cpu_lower::nn {
 

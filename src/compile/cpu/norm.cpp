@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/data_movement.hpp"
-#include "kernels/cpu/norm.hpp"
+#include "kernels/cpu/movement/data_movement.hpp"
+#include "kernels/cpu/reduce/norm.hpp"
 
 namespace ge::cpu_lower {
 

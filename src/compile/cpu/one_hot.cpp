@@ -6,8 +6,8 @@
 #include <string>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/data_movement.hpp"
-#include "kernels/cpu/one_hot.hpp"
+#include "kernels/cpu/movement/data_movement.hpp"
+#include "kernels/cpu/movement/one_hot.hpp"
 
 namespace ge::cpu_lower {
 

@@ -1,7 +1,7 @@
 // CPU kernels of the training-domain optimizers Adagrad, Momentum and Adam (f32, f64):
 // the attributes resolved once into cpu::OptimizerParams.
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/optimizers.hpp"
+#include "kernels/cpu/nn/optimizers.hpp"
 
 namespace ge::cpu_lower {
 

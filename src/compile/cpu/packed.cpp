@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "kernels/cpu/amx.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
 
 namespace ge::cpu_lower {
 namespace {

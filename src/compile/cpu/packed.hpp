@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/conv.hpp"
-#include "kernels/cpu/gemm.hpp"
-#include "kernels/cpu/int8.hpp"
+#include "kernels/cpu/conv/conv.hpp"
+#include "kernels/cpu/gemm/gemm.hpp"
+#include "kernels/cpu/int8/int8.hpp"
 
 namespace ge::cpu_lower {
 

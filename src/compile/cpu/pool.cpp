@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/pool.hpp"
+#include "kernels/cpu/pool/pool.hpp"
 #include "ops/window_attrs.hpp"
 
 namespace ge::cpu_lower {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "ge/ops/schema.hpp"
-#include "kernels/cpu/gemm.hpp"
-#include "kernels/cpu/int8.hpp"
+#include "kernels/cpu/gemm/gemm.hpp"
+#include "kernels/cpu/int8/int8.hpp"
 
 namespace ge::cpu_lower {
 

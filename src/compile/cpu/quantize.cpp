@@ -6,8 +6,8 @@
 
 #include "compile/cpu/lower.hpp"
 #include "compile/cpu/quant_attrs.hpp"
-#include "kernels/cpu/int8.hpp"
-#include "kernels/cpu/quantize.hpp"
+#include "kernels/cpu/int8/int8.hpp"
+#include "kernels/cpu/int8/quantize.hpp"
 #include "ops/window_attrs.hpp"
 
 namespace ge::cpu_lower {

@@ -1,7 +1,7 @@
 // CPU kernels of Tile (repeats captured when constant, else the kernel is data-dependent),
 // DepthToSpace and SpaceToDepth (blocksize and mode read at compile time).
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/rearrange.hpp"
+#include "kernels/cpu/movement/rearrange.hpp"
 
 namespace ge::cpu_lower {
 

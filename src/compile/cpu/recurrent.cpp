@@ -6,7 +6,7 @@
 
 #include "compile/cpu/lower.hpp"
 #include "compile/cpu/packed.hpp"
-#include "kernels/cpu/recurrent.hpp"
+#include "kernels/cpu/sequence/recurrent.hpp"
 
 namespace ge::cpu_lower {
 

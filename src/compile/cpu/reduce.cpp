@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/reduce.hpp"
+#include "kernels/cpu/reduce/reduce.hpp"
 
 namespace ge::cpu_lower {
 

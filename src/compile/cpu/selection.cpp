@@ -7,8 +7,8 @@
 #include <string>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/nd_indexing.hpp"
-#include "kernels/cpu/selection.hpp"
+#include "kernels/cpu/movement/nd_indexing.hpp"
+#include "kernels/cpu/movement/selection.hpp"
 
 namespace ge::cpu_lower {
 

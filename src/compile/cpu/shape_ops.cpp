@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "compile/cpu/lower.hpp"
-#include "kernels/cpu/data_movement.hpp"
+#include "kernels/cpu/movement/data_movement.hpp"
 
 namespace ge::cpu_lower {
 

@@ -6,7 +6,7 @@
 
 #include "compile/cpu/lower.hpp"
 #include "ge/ops/registry.hpp"
-#include "kernels/cpu/spectral.hpp"
+#include "kernels/cpu/sequence/spectral.hpp"
 
 namespace ge::cpu_lower {
 

@@ -1,6 +1,6 @@
 // CPU kernels of the window ops the 2-D kernels (nn.cpp, pool.cpp) leave out: Conv,
 // ConvTranspose, MaxPool and AveragePool over 3 spatial dims (and f64 over 1 to 3), MaxPool
-// on i8/u8 and MaxPool with its Indices output (kernels/cpu/window_nd.hpp: direct loops,
+// on i8/u8 and MaxPool with its Indices output (kernels/cpu/conv/window_nd.hpp: direct loops,
 // but Conv on f32, which runs as a GEMM over patches, its constant weights packed in `make`).
 // Pads (auto_pad SAME_* from the input's dims; ConvTranspose's from output_shape or SAME_*
 // and the output's dims) are resolved per run.
@@ -10,7 +10,7 @@
 
 #include "compile/cpu/lower.hpp"
 #include "compile/cpu/packed.hpp"
-#include "kernels/cpu/window_nd.hpp"
+#include "kernels/cpu/conv/window_nd.hpp"
 #include "ops/window_attrs.hpp"
 
 namespace ge::cpu_lower {

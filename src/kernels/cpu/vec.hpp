@@ -8,7 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/cpu/gemm.hpp"
+#include "kernels/cpu/gemm/gemm.hpp"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // always inlined into functions of the vector's ISA

@@ -66,7 +66,7 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
     // at 56x56 968 -> 555, 14x14 69 -> 41, 7x7 24 -> 16; 16 -> 16 at 56x56 118 -> 66;
     // 16 -> 32 at 112x112 641 -> 352; 48 -> 48 at 28x28 145 -> 86).
     // A dilated conv runs as undilated ones over the residue classes of its pixels
-    // (conv_nhwc.cpp's `Wino`), where each class has 4 rows and columns or more: layer 4 of
+    // (conv_nhwc.cpp's `WinogradNhwcTiles`), where each class has 4 rows and columns or more: layer 4 of
     // a ResNet with output stride 8 (dilations 2 and 4 at 28x28, 512 channels) took 18 ms a
     // conv as the GEMM over patches. Smaller classes (an ASPP's dilation 12 on 28x28) are
     // mostly padding: `taps`.

@@ -28,7 +28,9 @@ CpuKernels baseline_kernels() noexcept {
   k.max_pool_nhwc = max_pool_nhwc_base;
   k.avg_pool_nhwc = avg_pool_nhwc_base;
   // No baseline variant: the small-M GEMM, the ring and plane depthwise rows, the NHWC
-  // Winograd transforms, the direct conv rows, the NCHW max pool row, the interleave.
+  // Winograd transforms, the direct conv rows, the NCHW max pool row, the interleave
+  // (from AVX2 on); the masked depthwise planes, the 3-D conv's masked patches and the
+  // 8-wide small groups (AVX-512 only).
   return k;
 }
 

@@ -20,7 +20,8 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GE_X86_KERNELS 1
 #define GE_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#define GE_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
+#define GE_AVX512_FEATURES "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"
+#define GE_TARGET_AVX512 __attribute__((target(GE_AVX512_FEATURES)))
 #else
 #define GE_X86_KERNELS 0
 #endif
@@ -98,7 +99,7 @@ using VmScaleFn = void(float* y, std::int64_t n, float k);
 /// path, or the kernel is not offered).
 struct CpuKernels {
   Isa isa = Isa::baseline;
-  std::int64_t lanes = 8;  ///< floats per vector of the variants: 16 (AVX-512), else 8
+  std::int64_t lanes = 8;  ///< the vector width weights and planes are laid out for: 16 (AVX-512), else 8
 
   // elementwise/ (vmath.hpp)
   VmMapFn* vm_map = nullptr;

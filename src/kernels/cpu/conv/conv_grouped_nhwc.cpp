@@ -102,13 +102,13 @@ void pad_row(const GroupedConvRows& d, const float* src, float* dst) {
   std::fill(dst + (left + body) * d.pc, dst + d.wp * d.pc, 0.0f);
 }
 
+}  // namespace
+
 // The padded input rows of an output row's taps (null outside the image). Small images
 // are padded whole once, before the tasks (`whole`). With row-major tasks (images over
 // L2) each task range pads the rows it reaches into a ring of the last
 // (kh - 1) * dilation + 1 of them, which stays in cache: the image is read once, and no
 // padded copy of it goes out to memory and back (64 channels at 112 x 112, batch 8: 26 MB).
-}  // namespace
-
 class GroupedTapRows {
  public:
   static constexpr std::int64_t kMaxTaps = 16, kMaxSlots = 32;
@@ -430,7 +430,9 @@ GE_TARGET_AVX2 void grouped_small4_avx2(const GroupedConvRows& d, GroupedTapRows
 namespace {
 
 // The small-group kernel of group width `mg` for vectors of `v` lanes (the packing's), or
-// null where this CPU's table has none.
+// null where this CPU's table has none. Weights are packed for the table's lanes by the
+// same process (a compiled model made on another ISA is refused at load), so a packing of
+// other lanes is refused too.
 GroupedConvFn* small_fn(std::int64_t v, std::int64_t mg) {
   const CpuKernels& k = kernels();
   if (v != k.lanes) return nullptr;

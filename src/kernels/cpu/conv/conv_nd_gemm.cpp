@@ -5,7 +5,6 @@
 // from the image into B panels and never whole, as the 2-D conv does (conv.cpp): per
 // panel of 16 output columns and tap, 16 lanes in one output row with every read inside
 // the image are one copy (stride 1) or one strided gather; the rest read per lane.
-#include <immintrin.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -16,6 +15,10 @@
 #include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/conv/conv_internal.hpp"
 #include "kernels/cpu/conv/window_nd.hpp"
+
+#if GE_X86_KERNELS
+#include <immintrin.h>
+#endif
 
 namespace ge::cpu {
 namespace {
@@ -57,6 +60,7 @@ struct NdTapPlan {
         off(static_cast<std::size_t>(taps * kGemmNR)) {}
 };
 
+#if GE_X86_KERNELS
 namespace {
 
 // pack_patches_nd on AVX-512 for horizontal stride S of 1 or 2: a panel's 16 lanes fall
@@ -169,6 +173,7 @@ GE_TARGET_AVX512 void pack_patches_nd_masked_avx512(const NdPatches& pt, NdTapPl
   else
     pack_patches_masked<2>(pt, plan, q0, q1, n0, ncols, dst, panel_stride);
 }
+#endif
 
 namespace {
 

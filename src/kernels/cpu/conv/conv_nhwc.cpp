@@ -87,6 +87,8 @@ void gather(const Gather& g, std::int64_t r0, std::int64_t count, float* dst) {
 // ---------------------------------------------------------------------------------------
 // Winograd.
 
+}  // namespace
+
 // A dilated conv (dilation dy, dx) is dy * dx undilated ones, each over the pixels of one
 // residue class (oy % dy, ox % dx) of the output and the same class of the input: its
 // tiles are 2x2 outputs dy (dx) apart that read 4x4 inputs dy (dx) apart. Per image the
@@ -95,8 +97,6 @@ void gather(const Gather& g, std::int64_t r0, std::int64_t count, float* dst) {
 // Grouped (1 < group): the transforms run over all the channels as they do for one group;
 // the products are per group, V_xi's columns of the group (a slice of its rows, `c` apart)
 // by the group's U_xi into M_xi's columns of the group.
-}  // namespace
-
 struct WinogradNhwcTiles {
   const Conv2dParams* p;
   const float* x;
@@ -186,10 +186,10 @@ inline __attribute__((always_inline)) void outputs(const WinogradNhwcTiles& k, s
   }
 }
 
-// The transforms on this CPU's widest vectors (the schedule below is baseline code: a
-// lambda there would compile them for the baseline ISA), and the vector width; nulls and
-// 0 without AVX2.
 }  // namespace
+
+// The transforms per ISA (dispatch.hpp; none at baseline): the schedule below is baseline
+// code, and a lambda there would compile them for the baseline ISA.
 
 #if GE_X86_KERNELS
 GE_TARGET_AVX512 void winograd_nhwc_inputs_avx512(const WinogradNhwcTiles& k, std::int64_t t0, std::int64_t n, float* v,

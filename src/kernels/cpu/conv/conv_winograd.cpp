@@ -99,9 +99,9 @@ std::int64_t winograd_block(std::int64_t cin, std::int64_t cout, std::int64_t ti
   return (tiles + block - 1) / block >= 2 * threads ? block : 0;
 }
 
-// What the per-group transforms read and write.
 }  // namespace
 
+// What the per-group transforms read and write.
 struct WinogradTiles {
   const Conv2dParams* p;
   const ConvShape* s;
@@ -181,13 +181,14 @@ struct Base {
 };
 
 #if GE_X86_KERNELS
-// GCC takes the ISA for the whole region from the pragma; clang ignores it, and needs the
+// GCC takes the ISA for the whole region from the pragma (GE_AVX512_FEATURES, spelled out:
+// a pragma expands no macro); clang ignores it, and needs the
 // attribute pushed onto every function of the region (the lambdas inside included).
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"))), apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,fma")
+#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")
 #endif
 // AVX-512: a segment's row of windows is two masked loads of 32 consecutive floats (the
 // lanes outside the segment or the image read nothing and are zero) split into their even
@@ -311,6 +312,7 @@ void products(const PackedConvWeights& w, std::int64_t cout, std::int64_t cin, s
 // channels, then the 16 GEMMs over all tiles (each U_xi read once), then Y in parallel
 // over output channels. For large weights (they stream once per run) and few tiles.
 void whole_batch(const WinogradTiles& k, const PackedConvWeights& w) {
+  const CpuKernels& wino = kernels();
   const Geometry& g = *k.g;
   const std::int64_t cin = k.s->c, cout = k.s->cout;
   const std::int64_t panel = cin * kTile;
@@ -320,7 +322,7 @@ void whole_batch(const WinogradTiles& k, const PackedConvWeights& w) {
   parallel_for(cin, grain_for(g.tiles * 16, 65536), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t ci = b; ci < e; ++ci)
       for (std::int64_t t0 = 0; t0 < g.tiles_pad; t0 += kTile)
-        kernels().winograd_inputs(k, ci, t0, vbuf.data() + (t0 / kTile) * panel + ci * kTile, vx);
+        wino.winograd_inputs(k, ci, t0, vbuf.data() + (t0 / kTile) * panel + ci * kTile, vx);
   });
   // Tasks of (xi, 96 rows).
   const std::int64_t rows = std::max<std::int64_t>(2, 96 / kGemmMR / 2 * 2) * kGemmMR;
@@ -335,7 +337,7 @@ void whole_batch(const WinogradTiles& k, const PackedConvWeights& w) {
   parallel_for(cout, grain_for(g.tiles * 16, 65536), [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t co = b; co < e; ++co)
       for (std::int64_t t0 = 0; t0 < g.tiles; t0 += kTile)
-        kernels().winograd_outputs(k, co, t0, mbuf.data() + co * g.tiles_pad + t0, cout * g.tiles_pad);
+        wino.winograd_outputs(k, co, t0, mbuf.data() + co * g.tiles_pad + t0, cout * g.tiles_pad);
   });
 }
 
@@ -343,6 +345,7 @@ void whole_batch(const WinogradTiles& k, const PackedConvWeights& w) {
 // V and M in its own cache (16 x (cin + cout) x block floats). For small weights, which
 // every block reads again.
 void blocked(const WinogradTiles& k, const PackedConvWeights& w, std::int64_t block) {
+  const CpuKernels& wino = kernels();
   const Geometry& g = *k.g;
   const std::int64_t cin = k.s->c, cout = k.s->cout;
   const std::int64_t panel = cin * kTile;
@@ -356,12 +359,12 @@ void blocked(const WinogradTiles& k, const PackedConvWeights& w, std::int64_t bl
       const std::int64_t vx = n / kTile * panel;
       for (std::int64_t ci = 0; ci < cin; ++ci)
         for (std::int64_t j = 0; j < n; j += kTile)
-          kernels().winograd_inputs(k, ci, first + j, vbuf.data() + (j / kTile) * panel + ci * kTile, vx);
+          wino.winograd_inputs(k, ci, first + j, vbuf.data() + (j / kTile) * panel + ci * kTile, vx);
       for (std::int64_t xi = 0; xi < kXi; ++xi)
         products(w, cout, cin, xi, 0, cout, vbuf.data() + xi * vx, n, mbuf.data() + xi * cout * n);
       for (std::int64_t co = 0; co < cout; ++co)
         for (std::int64_t j = 0; j < n && first + j < g.tiles; j += kTile)
-          kernels().winograd_outputs(k, co, first + j, mbuf.data() + co * n + j, cout * n);
+          wino.winograd_outputs(k, co, first + j, mbuf.data() + co * n + j, cout * n);
     }
   });
 }

@@ -307,7 +307,7 @@ inline __attribute__((always_inline)) void planes(const DepthwisePlanes& d, std:
 // mask of tap column kx for the vector at output column 16 v (`row_masks`).
 #if GE_X86_KERNELS
 template <int K, int S, int NV, int NR, bool Full>
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"), always_inline)) inline void masked_block(
+__attribute__((target(GE_AVX512_FEATURES), always_inline)) inline void masked_block(
     const DepthwisePlanes& d, const float* in, const __m512 (&taps)[K * K], __m512 bias, std::int64_t pc,
     std::int64_t oy, std::int64_t v0, const std::uint32_t* masks) {
   const Conv2dParams& p = *d.p;
@@ -375,7 +375,7 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"), always_inline))
 // The blocks of rows [oy, oy + R): NV vectors at a time (unmasked where every read is
 // inside the row), the last vectors one at a time.
 template <int K, int S, int NV, int R>
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"), always_inline)) inline void row_blocks(
+__attribute__((target(GE_AVX512_FEATURES), always_inline)) inline void row_blocks(
     const DepthwisePlanes& d, const float* in, const __m512 (&taps)[K * K], __m512 bias, std::int64_t pc,
     std::int64_t oy, std::int64_t vectors, std::int64_t vmain, std::int64_t full0, std::int64_t full1,
     const std::uint32_t* masks) {
@@ -391,7 +391,7 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"), always_inline))
 
 // One plane in blocks of NR rows x NV vectors (the last rows one at a time).
 template <int K, int S, int NV, int NR>
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"), always_inline)) inline void plane_masked(
+__attribute__((target(GE_AVX512_FEATURES), always_inline)) inline void plane_masked(
     const DepthwisePlanes& d, std::int64_t pc, const std::uint32_t* masks) {
   const ConvShape& s = *d.s;
   const std::int64_t ch = pc % s.c;
@@ -434,7 +434,7 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"), always_inline))
 }
 
 template <int K, int S>
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma"))) void planes_masked(const DepthwisePlanes& d,
+GE_TARGET_AVX512 void planes_masked(const DepthwisePlanes& d,
                                                                                      std::int64_t b, std::int64_t e,
                                                                                      const std::uint32_t* masks) {
   const std::int64_t vectors = (d.s->ow + 15) / 16;

@@ -17,9 +17,11 @@ namespace {
 
 constexpr int kMaxTaps = kMaxDepthwiseTaps;
 
+}  // namespace
+
 // The register-blocked sweep (AVX2, AVX-512) for kernels 5 and 7 wide at horizontal
 // stride 1 without dilation (any kernel height, vertical stride and dilation; see
-// `pick_ring_row`). Per task (a run of output rows of one image and a chunk of at most 256
+// `pick_ring_row`, and the variants in dispatch.hpp). Per task (a run of output rows of one image and a chunk of at most 256
 // channels) the input rows the run reads are copied, in order, into a ring of
 // zero-padded rows: the pad columns, and the channels past C in the chunk, are zeros, so
 // every output pixel reads all its taps with whole-vector loads and no test. Per vector of
@@ -27,8 +29,6 @@ constexpr int kMaxTaps = kMaxDepthwiseTaps;
 // row the KW taps stay in registers and each input column the block reads is loaded once
 // and multiplied into every (pixel, tap) that reads it (stride 1: PX + KW - 1 loads for
 // PX * KW FMAs), the pixel and tap of each product resolved at compile time.
-}  // namespace
-
 struct DepthwiseRingRows : DepthwiseNhwcJob {
   std::int64_t pw = 0;    // padded columns an output row reads: (ow - 1) * stride + (kw - 1) * dilation + 1
   std::int64_t cw = 0;    // floats per padded column (the chunk's channels, a multiple of 16)
@@ -120,8 +120,8 @@ GE_TARGET_AVX2 void depthwise_ring_row7_avx2(const DepthwiseRingRows& g, const f
 
 namespace {
 
-// The register-blocked row for this CPU and conv, or null: no variant at this ISA (baseline); kernels other
-// than 5 and 7 wide; horizontal stride 2 or dilation 2. Measured on one thread against
+// The register-blocked row for this CPU and conv, or null: no variant at this ISA
+// (baseline); kernels other than 5 and 7 wide; horizontal stride 2 or dilation 2. Measured on one thread against
 // the row sweep (`ge_bench_conv dw`, a shared 2-core Xeon with AVX-512, CPU time, best
 // of 2-3 runs): 5x5 and 7x7 at stride 1 1.2-2.2x faster; 3x3 at stride 1 0.73-1.5x
 // (MobileNetV3's 14x14x480 slower: the sweep's 8-pixel blocks already keep 9 taps in

@@ -280,8 +280,6 @@ GE_TARGET_AVX512 void gemm_block_avx512(GE_GEMM_BLOCK_ARGS) { GE_GEMM_BLOCK_CALL
 GE_TARGET_AVX512 void gemm_rowa_avx512(GE_GEMM_ROWA_ARGS) { GE_GEMM_ROWA_CALL(16); }
 #endif
 
-namespace {}  // namespace
-
 void gemm_packed_kblock(std::int64_t m, std::int64_t m0, std::int64_t m1, std::int64_t k, std::int64_t k0,
                         std::int64_t kc, const float* packed_a, const float* b_block, std::int64_t b_panel_stride,
                         std::int64_t n, float* c, std::int64_t ldc, std::int64_t col0, const GemmEpilogue& ep,

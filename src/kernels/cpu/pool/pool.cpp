@@ -1,5 +1,6 @@
-#include "kernels/cpu/dispatch.hpp"
 #include "kernels/cpu/pool/pool.hpp"
+
+#include "kernels/cpu/dispatch.hpp"
 
 #include <algorithm>
 #include <cstring>

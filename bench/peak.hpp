@@ -4,13 +4,18 @@
 // widest ISA the kernels use (AVX-512F: 16 lanes, AVX2+FMA: 8; capped by GE_CPU_ISA as
 // the kernels are). The clock /proc/cpuinfo reports is often a VM host's base clock, and
 // some cores run 512-bit FMAs at half the 256-bit rate: the loop sees both.
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace ge_bench {
@@ -152,6 +157,74 @@ inline std::string cpu_model() {
     if (line.rfind("model name", 0) == 0)
       if (const auto colon = line.find(": "); colon != std::string::npos) return line.substr(colon + 2);
   return "unknown CPU";
+}
+
+// How far apart the first two CPUs this process may run on are: the one-way latency of a
+// cache line handed back and forth between two threads pinned to them (the best of three
+// rounds of 4000 round trips; -1 with fewer than two CPUs or where pinning fails). On a
+// 2-vCPU VM it tells where the host put the vCPUs at that moment: 20-40 ns when they
+// share a core complex's L3, 150-200 ns when they sit on two (seen on the Zen 4 VM, which
+// moves between the two every few seconds to minutes). A kernel whose threads read what
+// the other thread just wrote pays the far figure per cache line: whole models ran 1.2x
+// (ORT on RegNetX-800MF) to 1.7x (ge on MNASNet-0.5 at batch 1) slower there, ge and ORT
+// alike but not equally (docs/bench.md, "The VM's two speeds").
+inline double core_to_core_ns() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1.0;
+  int cpus[2] = {-1, -1}, found = 0;
+  for (int c = 0; c < CPU_SETSIZE && found < 2; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus[found++] = c;
+  if (found < 2) return -1.0;
+  alignas(64) std::atomic<int> flag{0};
+  std::atomic<bool> pinned_ok{true};
+  const auto pin = [&](int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) pinned_ok = false;
+  };
+  constexpr int trips = 4000;
+  double best = 1e30;
+  for (int round = 0; round < 3; ++round) {
+    flag = 0;
+    double ns = 0.0;
+    std::thread echo([&] {
+      pin(cpus[1]);
+      for (int i = 0; i < 200 + trips; ++i) {
+        while (flag.load(std::memory_order_acquire) != 2 * i + 1) {
+          if (!pinned_ok) return;
+        }
+        flag.store(2 * i + 2, std::memory_order_release);
+      }
+    });
+    std::thread serve([&] {
+      pin(cpus[0]);
+      constexpr int warm = 200;  // (the echo thread starting and pinning itself: not timed)
+      auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < warm + trips && pinned_ok; ++i) {
+        if (i == warm) t0 = std::chrono::steady_clock::now();
+        flag.store(2 * i + 1, std::memory_order_release);
+        while (flag.load(std::memory_order_acquire) != 2 * i + 2) {
+          if (!pinned_ok) return;
+        }
+      }
+      ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / trips / 2.0;
+    });
+    serve.join();
+    echo.join();
+    if (!pinned_ok) return -1.0;
+    best = std::min(best, ns);
+  }
+  return best;
+}
+
+// "near" or "far" (over 100 ns) for a measurement between two probes, "mixed" where they
+// disagree, "" without a probe.
+inline std::string cores_apart(double before, double after) {
+  if (before < 0.0 || after < 0.0) return "";
+  const bool far0 = before > 100.0, far1 = after > 100.0;
+  return far0 != far1 ? "mixed" : far0 ? "far" : "near";
 }
 
 inline Peak machine_peak(int cores) {

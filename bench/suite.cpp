@@ -17,7 +17,11 @@
 // suite R times, each model's ge then ORT in turn, and keeps each side's lowest p50: on a
 // shared machine a burst of another tenant's load during one side's turn otherwise
 // decides a row (the same build's rows moved by 1.5-2x between runs on a noisy VM; rounds
-// of one model back to back often fell in the same burst).
+// of one model back to back often fell in the same burst). Each side's timing carries where
+// the first two CPUs were meanwhile (`core_to_core_ns` before and after it: near, far or
+// mixed, the row's "cores" column): a VM's host moves its vCPUs between core complexes,
+// and whole models ran up to 1.7x slower while they were far apart. The summary also gives
+// the geometric mean over the rows whose two sides were timed in one placement.
 #include "suite.hpp"
 
 #ifdef GE_WITH_ONNX
@@ -224,8 +228,8 @@ std::vector<std::byte> read_file(const fs::path& path) {
 // The child: one model in ge, compiled once with its batch gears, each batch timed.
 //   --suite-child FILE INPUT DTYPE DIMS GEARS PREFIX WARMUP MIN_RUNS SECONDS TIMEOUT
 // reads PREFIX_b<B>.in, writes ge's outputs (f32, one after the other) to PREFIX_b<B>.ge
-// and prints one line per batch: `ok B p50 p90 mean runs` or `error B what` (B 0: the
-// load or the compile).
+// and prints one line per batch: `ok B p50 p90 mean runs NS0 NS1` (NS: `core_to_core_ns`
+// before and after the timed runs) or `error B what` (B 0: the load or the compile).
 
 int suite_child(char** argv) {
   const std::string file = argv[0], input = argv[1], dtype = argv[2], dims = argv[3], gears = argv[4],
@@ -254,8 +258,10 @@ int suite_child(char** argv) {
       std::vector<float> flat;
       for (const auto& o : outputs_of(session, inputs)) flat.insert(flat.end(), o.begin(), o.end());  // a warm-up too
       write_file(prefix + "_b" + b + ".ge", flat.data(), flat.size() * sizeof(float));
+      const double before = core_to_core_ns();
       const Timing t = time_ours(session, inputs, std::max(0, warmup - 1), min_runs, seconds);
-      std::printf("ok %s %.4f %.4f %.4f %d\n", b.c_str(), t.p50, t.p90, t.mean, t.runs);
+      const double after = core_to_core_ns();
+      std::printf("ok %s %.4f %.4f %.4f %d %.0f %.0f\n", b.c_str(), t.p50, t.p90, t.mean, t.runs, before, after);
     } catch (const std::exception& e) {
       std::printf("error %s %s\n", b.c_str(), first_line(e.what()).c_str());
     }
@@ -275,6 +281,7 @@ struct SuiteRow {
   OrtResult ort;
   std::optional<double> error;  // max relative error against ORT
   std::string note;
+  std::string ge_cores, ort_cores;  // where the two CPUs were during each side's kept timing (`cores_apart`)
 };
 
 struct Suite {
@@ -290,9 +297,12 @@ void print_row(const SuiteRow& r) {
   const bool ratio = r.ge && r.ort.ok;
   std::string note = r.note;
   if (!r.ge_error.empty()) note = "ge: " + r.ge_error + (note.empty() ? "" : "; " + note);
-  std::printf("%-28s %-14s %5s | %10s %10s | %7s | %9s %4s | %s\n", r.model.c_str(), r.kind.c_str(),
+  const auto dash = [](const std::string& t) { return t.empty() ? std::string("-") : t; };
+  const std::string cores = r.ge_cores.empty() && r.ort_cores.empty() ? "-" : dash(r.ge_cores) + "/" + dash(r.ort_cores);
+  std::printf("%-28s %-14s %5s | %10s %10s | %7s | %-11s | %9s %4s | %s\n", r.model.c_str(), r.kind.c_str(),
               r.batch > 0 ? std::to_string(r.batch).c_str() : "-", r.ge ? fmt("%.2f ms", r.ge->p50).c_str() : "-",
-              r.ort.ok ? fmt("%.2f ms", r.ort.p50).c_str() : "-", ratio ? fmt("%.3f", r.ge->p50 / r.ort.p50).c_str() : "-",
+              r.ort.ok ? fmt("%.2f ms", r.ort.p50).c_str() : "-",
+              ratio ? fmt("%.3f", r.ge->p50 / r.ort.p50).c_str() : "-", cores.c_str(),
               r.error ? fmt("%.1e", *r.error).c_str() : "-", r.error ? (*r.error <= error_flag ? "ok" : "DIFF") : "",
               note.c_str());
   std::fflush(stdout);
@@ -331,12 +341,16 @@ void run_ge(const Suite& s, const Entry& e, const std::string& prefix, std::vect
     in >> what >> batch;
     Timing t;
     std::string text;
-    if (what == "ok") in >> t.p50 >> t.p90 >> t.mean >> t.runs;
+    double before = -1.0, after = -1.0;
+    if (what == "ok") in >> t.p50 >> t.p90 >> t.mean >> t.runs >> before >> after;
     else std::getline(in >> std::ws, text);
     for (SuiteRow& r : rows) {
       if (batch != 0 && r.batch != batch) continue;
-      if (what == "ok") r.ge = t;
-      else if (r.ge_error.empty()) r.ge_error = (batch == 0 ? "load/compile: " : "run: ") + text;
+      if (what == "ok") {
+        r.ge = t;
+        r.ge_cores = cores_apart(before, after);
+      } else if (r.ge_error.empty())
+        r.ge_error = (batch == 0 ? "load/compile: " : "run: ") + text;
     }
   }
   std::string ended;
@@ -350,17 +364,21 @@ void run_ge(const Suite& s, const Entry& e, const std::string& prefix, std::vect
 }
 
 // ORT on one model at one batch, its input from `in` (`extra`: more ort_bench.js flags).
-OrtResult ort_on(Suite& s, const Entry& e, std::int64_t batch, const std::string& in,
+// `cores`: where the two CPUs were (`cores_apart` of probes before and after).
+OrtResult ort_on(Suite& s, const Entry& e, std::int64_t batch, const std::string& in, std::string& cores,
                  std::vector<std::string> extra = {}) {
   const std::string shape = e.input + ":" + joined(input_dims(e, batch));
   extra.insert(extra.begin(), {"--input", e.input + ":" + in});
-  return run_ort(s.ort, fs::path(s.args.exports) / e.file, batch, suite_threads, {shape}, s.warmup, s.min_runs,
-                 s.args.seconds, extra);
+  const double before = core_to_core_ns();
+  OrtResult o = run_ort(s.ort, fs::path(s.args.exports) / e.file, batch, suite_threads, {shape}, s.warmup, s.min_runs,
+                        s.args.seconds, extra);
+  cores = cores_apart(before, core_to_core_ns());
+  return o;
 }
 
 void run_model(Suite& s, const Entry& e) {
   if (e.status != "ok") {
-    SuiteRow r{e.name, e.kind, 0, {}, {}, {}, {}, {}};
+    SuiteRow r{e.name, e.kind, 0, {}, {}, {}, {}, {}, {}, {}};
     r.note = "export " + e.status + ": " + e.note;
     print_row(r);
     s.rows.push_back(std::move(r));
@@ -376,12 +394,12 @@ void run_model(Suite& s, const Entry& e) {
     const InputData in = e.dtype == "i64" ? random_input(ge::DataType::i64, dims, 7, 0, static_cast<double>(e.high))
                                           : random_input(ge::DataType::f32, dims, 7);
     write_file(path(b, ".in"), in.bytes.data(), in.bytes.size());
-    rows.push_back({e.name, e.kind, b, {}, {}, {}, {}, {}});
+    rows.push_back({e.name, e.kind, b, {}, {}, {}, {}, {}, {}, {}});
   }
   run_ge(s, e, prefix, rows);
   for (SuiteRow& r : rows) {
     if (s.ort.available()) {
-      r.ort = ort_on(s, e, r.batch, path(r.batch, ".in"), {"--save-outputs", path(r.batch, ".ort")});
+      r.ort = ort_on(s, e, r.batch, path(r.batch, ".in"), r.ort_cores, {"--save-outputs", path(r.batch, ".ort")});
       if (!r.ort.ok) r.note = "ORT failed (its message above on stderr)";
       if (r.ge && r.ort.ok) compare(r, path(r.batch, ".ge"), path(r.batch, ".ort"));
     }
@@ -409,14 +427,21 @@ void remeasure(Suite& s, const Entry& e) {
   const std::string prefix = (s.work / e.name).string();
   const auto path = [&](std::int64_t b, const char* ext) { return prefix + "_b" + std::to_string(b) + ext; };
   std::vector<SuiteRow> again;
-  for (const SuiteRow* r : mine) again.push_back({r->model, r->kind, r->batch, {}, {}, {}, {}, {}});
+  for (const SuiteRow* r : mine) again.push_back({r->model, r->kind, r->batch, {}, {}, {}, {}, {}, {}, {}});
   run_ge(s, e, prefix, again);
   for (std::size_t i = 0; i < mine.size(); ++i) {
     SuiteRow& r = *mine[i];
-    if (again[i].ge && again[i].ge->p50 < r.ge->p50) r.ge = again[i].ge;
+    if (again[i].ge && again[i].ge->p50 < r.ge->p50) {
+      r.ge = again[i].ge;
+      r.ge_cores = again[i].ge_cores;
+    }
     if (s.ort.available() && r.ort.ok) {
-      const OrtResult o = ort_on(s, e, r.batch, path(r.batch, ".in"));
-      if (o.ok && o.p50 < r.ort.p50) r.ort = o;
+      std::string cores;
+      const OrtResult o = ort_on(s, e, r.batch, path(r.batch, ".in"), cores);
+      if (o.ok && o.p50 < r.ort.p50) {
+        r.ort = o;
+        r.ort_cores = cores;
+      }
     }
     std::error_code ec;
     fs::remove(path(r.batch, ".ge"), ec);
@@ -446,6 +471,21 @@ void print_summary(const Suite& s) {
     if (n > 0)
       std::printf("batch %lld: geometric mean ge/ORT %.3f over %d models; %d above 1.0; %d with outputs flagged DIFF\n",
                   static_cast<long long>(b), std::exp(logs / n), n, over, diff);
+    // The same over the rows whose two sides were timed with the CPUs in one placement.
+    for (const char* where : {"near", "far"}) {
+      double l = 0;
+      int k = 0, above = 0;
+      for (const SuiteRow* r : timed)
+        if (r->batch == b && r->ge_cores == where && r->ort_cores == where) {
+          const double ratio = r->ge->p50 / r->ort.p50;
+          l += std::log(ratio);
+          ++k;
+          above += ratio > 1.0 ? 1 : 0;
+        }
+      if (k > 0)
+        std::printf("  both sides %s: geometric mean %.3f over %d models; %d above 1.0\n", where, std::exp(l / k), k,
+                    above);
+    }
   }
   std::sort(timed.begin(), timed.end(),
             [](const SuiteRow* x, const SuiteRow* y) { return x->ge->p50 / x->ort.p50 > y->ge->p50 / y->ort.p50; });
@@ -502,8 +542,14 @@ int suite_main(int argc, char** argv) {
                 static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN)), load_average().c_str(),
                 machine_peak(suite_threads).derivation.c_str());
     if (!ort.available()) std::printf("ORT: not available (run npm ci in bench/peers): %s\n", ort.why_not.c_str());
-    std::printf("\n%-28s %-14s %5s | %10s %10s | %7s | %9s %4s | %s\n%s\n", "model", "kind", "batch", "ge p50",
-                "ORT p50", "ge/ORT", "error", "", "note", std::string(112, '-').c_str());
+    const double apart = core_to_core_ns();
+    if (apart > 0.0)
+      std::printf(
+          "the first two CPUs %.0f ns apart now (a cache line one way); each row's \"cores\": where they were "
+          "during ge's / ORT's timed runs, near (<= 100 ns) or far, mixed when the two probes disagree\n",
+          apart);
+    std::printf("\n%-28s %-14s %5s | %10s %10s | %7s | %-11s | %9s %4s | %s\n%s\n", "model", "kind", "batch", "ge p50",
+                "ORT p50", "ge/ORT", "cores", "error", "", "note", std::string(126, '-').c_str());
     std::fflush(stdout);
     for (const Entry& e : models) run_model(s, e);
     // Later rounds go over the whole suite again (a burst of another tenant's load lasts

@@ -117,14 +117,22 @@ TEST_CASE("precision bf16: convs and constant matmuls on AMX, close to f32; f32 
 }
 
 TEST_CASE("precision bf16: a model file keeps the bf16 packing and runs as the model it was saved from") {
-  // ResNet-50's convs: NHWC GEMMs over patches and 1x1 products with AVX512-BF16, NCHW
-  // convs on AMX; the classifier's MatMul.
+  // ResNet-50's convs: NHWC GEMMs over patches, Winograd and 1x1 products with
+  // AVX512-BF16, NCHW convs on AMX; the classifier's MatMul.
   const ge::Graph g = ge::models::resnet50("1,3,32,32");
   const auto model = ge::compile(g, {}, ge::default_target(), {.precision = ge::Precision::bf16});
   const auto back = ge::load_compiled(std::span<const std::byte>(ge::save_to_memory(*model)));
   CHECK(bf16_kernels(*back) == bf16_kernels(*model));
   // (at 32x32 a few convs read mostly padding, or few channels: f32 kernels take them)
   if (ge::bf16_supported()) CHECK(bf16_kernels(*model) >= 45);
+  // The 3x3 convs of the first stage (8x8) by Winograd with bf16 products: U packed in bf16.
+  const auto winograd_bf16 = [](const ge::CompiledModel& m) {
+    return std::count_if(m.kernels().begin(), m.kernels().end(), [](const auto& k) {
+      return k && std::string(k->name()) == "cpu.fused_conv2d.nhwc_winograd.bf16";
+    });
+  };
+  CHECK(winograd_bf16(*back) == winograd_bf16(*model));
+  if (ge::bf16_supported()) CHECK(winograd_bf16(*model) >= 1);
   std::vector<float> x(3 * 32 * 32);
   std::mt19937 gen(4);
   std::uniform_real_distribution<float> d(-1.f, 1.f);

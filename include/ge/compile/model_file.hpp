@@ -49,7 +49,7 @@
 namespace ge {
 
 /// The format version `save` writes and `load_compiled` reads.
-inline constexpr std::uint32_t model_file_version = 4;
+inline constexpr std::uint32_t model_file_version = 5;
 
 /// How a model file holds the weights the kernels pack (see the file comment).
 enum class ModelWeights : std::uint8_t {

@@ -59,7 +59,6 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
     return a.group > 1 && w[0].value() % a.group == 0 && ch.is_static() && ch.value() == w[1].value() * a.group;
   }
   if (kind == NhwcKind::winograd) {
-    if (bf16_kernels(r)) return false;  // the bf16 GEMM over patches
     // Where the NCHW kernel takes Winograd too: 16 channels in and out (and the vector
     // width's multiples), 7x7 outputs. Below 64 channels it beat the GEMM over patches on
     // every shape measured (Sapphire Rapids, 2 threads, batch 1, us: DenseNet's 128 -> 32
@@ -232,9 +231,15 @@ std::shared_ptr<const Kernel> make_nhwc_int8(const KernelRequest& r) {
                    });
 }
 
+// In bf16 the 16 products of the transformed tiles run in bf16 (the transforms in f32).
 std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
-  return nhwc_conv(r, "cpu.fused_conv2d.nhwc_winograd", with_group(r, &cpu::pack_winograd_nhwc),
-                   &cpu::conv_winograd_nhwc);
+  const bool bf16 = bf16_kernels(r);
+  return nhwc_conv(
+      r, bf16 ? "cpu.fused_conv2d.nhwc_winograd.bf16" : "cpu.fused_conv2d.nhwc_winograd",
+      [group = conv_attrs(r.context).group, bf16](const TensorView& w) {
+        return cpu::pack_winograd_nhwc(w, group, bf16);
+      },
+      &cpu::conv_winograd_nhwc);
 }
 
 // FusedPointwiseDepthwise (made by `ge::layout_nhwc`): both weights constant and packed

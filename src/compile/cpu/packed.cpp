@@ -71,7 +71,7 @@ std::int64_t expected_floats(const cpu::PackedGroupedNhwc& p) {
 }
 std::int64_t expected_floats(const cpu::PackedWinogradNhwc& p) {
   if (p.group < 1 || p.m % p.group != 0) return -2;
-  const std::int64_t per = b_panels(p.c, p.m / p.group);
+  const std::int64_t per = p.bf16 ? bf16_panels(p.c, p.m / p.group) : b_panels(p.c, p.m / p.group);
   return per < 0 ? -2 : product({16, p.group, per});
 }
 

@@ -38,7 +38,7 @@ template <class V> void packed_fields(cpu::PackedConvNhwc& p, V&& v) {
 }
 template <class V> void packed_fields(cpu::PackedS8& p, V&& v) { v(p.k), v(p.n), v(p.kh), v(p.kw), v(p.c), v(p.data); }
 template <class V> void packed_fields(cpu::PackedConvTaps& p, V&& v) { v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.panels); }
-template <class V> void packed_fields(cpu::PackedWinogradNhwc& p, V&& v) { v(p.m), v(p.c), v(p.group), v(p.u); }
+template <class V> void packed_fields(cpu::PackedWinogradNhwc& p, V&& v) { v(p.m), v(p.c), v(p.group), v(p.bf16), v(p.u); }
 template <class V> void packed_fields(cpu::PackedGroupedNhwc& p, V&& v) {
   v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.group), v(p.v), v(p.gv), v(p.w);
 }

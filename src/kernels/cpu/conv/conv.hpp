@@ -215,8 +215,11 @@ void conv_taps_nhwc(const Conv2dParams& p, const TensorView& x, const PackedConv
 struct PackedWinogradNhwc {
   std::int64_t m = 0, c = 0;                          ///< all outputs, inputs per group
   std::int64_t group = 1;                             ///< groups
+  bool bf16 = false;                                  ///< U in bf16 VNNI panels (the products in bf16)
   static constexpr std::int64_t kh = 3, kw = 3;       ///< the kernel
-  Scratch u;                                          ///< [16][group] x `packed_b_size(c, m / group)` floats
+  /// [16][group] x `packed_b_size(c, m / group)` floats, or with `bf16` x
+  /// `bf16_packed_b_size(c, m / group)` bf16 values
+  Scratch u;
 };
 
 /// Whether `conv_winograd_nhwc` runs a 3x3 conv with `p` from `c` input channels per group
@@ -236,7 +239,10 @@ struct PackedWinogradNhwc {
 /// Packs f32 3x3 weights of `group` groups. Raises `Errc::type_mismatch`,
 /// `Errc::rank_mismatch`, `Errc::unsupported` (not 3x3), `Errc::bad_attribute` (a group
 /// that does not divide W's outputs).
-[[nodiscard]] PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w, std::int64_t group = 1);
+/// With `bf16` (where `bf16_usable()`), U_xi in bf16 panels: the 16 products run in bf16
+/// with f32 sums, V_xi converted to bf16 after its transform (f32), the outputs' transform
+/// in f32.
+[[nodiscard]] PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w, std::int64_t group = 1, bool bf16 = false);
 
 /// A 3x3 stride-1 conv on f32 NHWC images by Winograd's F(2x2, 3x3) (see
 /// `winograd_nhwc_fits`): per tile of 2x2 outputs the transforms run on vectors of

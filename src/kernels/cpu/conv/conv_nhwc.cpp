@@ -217,11 +217,23 @@ namespace {
 void winograd_run(const WinogradNhwcTiles& k, const PackedWinogradNhwc& w) {
   const CpuKernels& f = kernels();
   const std::int64_t tiles = k.n * k.p->dilation_h * k.p->dilation_w * k.tiles_y * k.tiles_x;
-  const std::int64_t cg = k.c / k.group, mg = k.m / k.group, per_xi = packed_b_size(cg, mg);
-  // M_xi of `rows` tiles (V_xi at v, M_xi at mb) for product `xg` = xi * group + g.
-  const auto product = [&](std::int64_t xg, std::int64_t rows, const float* v, float* mb) {
+  const std::int64_t cg = k.c / k.group, mg = k.m / k.group;
+  const std::int64_t per_xi = w.bf16 ? bf16_packed_b_size(cg, mg) : packed_b_size(cg, mg);
+  const std::int64_t kpad = bf16_k(cg), panel = bf16_panel_size(cg);
+  const auto* ub = reinterpret_cast<const std::uint16_t*>(w.u.data());
+  // bf16 rows of V_xi for the bf16 products: `rows` rounded up to 16 (the AMX tiles').
+  const auto bf16_rows = [&](std::int64_t rows) { return w.bf16 ? (rows + 15) / 16 * 16 * kpad : 0; };
+  // M_xi of `rows` tiles (V_xi at v, M_xi at mb) for product `xg` = xi * group + g; in bf16
+  // V_xi's rows of the group go to `a` first (`bf16_rows(rows)` values).
+  const auto product = [&](std::int64_t xg, std::int64_t rows, const float* v, float* mb, std::uint16_t* a) {
     const std::int64_t g = xg % k.group;
-    gemm_rowmajor_a(rows, mg, cg, v + g * cg, k.c, w.u.data() + xg * per_xi, mb + g * mg, k.m, GemmEpilogue{}, false);
+    if (!w.bf16) {
+      gemm_rowmajor_a(rows, mg, cg, v + g * cg, k.c, w.u.data() + xg * per_xi, mb + g * mg, k.m, GemmEpilogue{},
+                      false);
+      return;
+    }
+    convert_rows_bf16(rows, cg, v + g * cg, k.c, a, kpad, (rows + 15) / 16 * 16);
+    gemm_bf16_block(rows, mg, kpad, a, kpad, ub + xg * per_xi, panel, mb + g * mg, k.m, 0, 0, GemmEpilogue{});
   };
   // V and M of a block: 16 x block x (c + m) floats, about 768 KiB at most.
   const std::int64_t target = std::clamp<std::int64_t>(12288 / (k.c + k.m) / 12 * 12, 12, 96);
@@ -230,12 +242,14 @@ void winograd_run(const WinogradNhwcTiles& k, const PackedWinogradNhwc& w) {
     parallel_for((tiles + block - 1) / block, 1, [&](std::int64_t bb, std::int64_t be) {
       PooledBuffer vbuf(kXi * block * k.c);
       PooledBuffer mbuf(kXi * block * k.m);
+      PooledBuffer abuf((bf16_rows(block) + 1) / 2);
+      auto* a = reinterpret_cast<std::uint16_t*>(abuf.data());
       for (std::int64_t b = bb; b < be; ++b) {
         const std::int64_t t0 = b * block, count = std::min(block, tiles - t0);
         f.winograd_nhwc_inputs(k, t0, count, vbuf.data(), count * k.c);
         for (std::int64_t xg = 0; xg < kXi * k.group; ++xg) {
           const std::int64_t xi = xg / k.group;
-          product(xg, count, vbuf.data() + xi * count * k.c, mbuf.data() + xi * count * k.m);
+          product(xg, count, vbuf.data() + xi * count * k.c, mbuf.data() + xi * count * k.m, a);
         }
         f.winograd_nhwc_outputs(k, t0, count, mbuf.data(), count * k.m);
       }
@@ -249,9 +263,11 @@ void winograd_run(const WinogradNhwcTiles& k, const PackedWinogradNhwc& w) {
   });
   // One task per U_xi (of a group): each transformed weight matrix is read once, by one thread.
   parallel_for(kXi * k.group, 1, [&](std::int64_t xb, std::int64_t xe) {
+    PooledBuffer abuf((bf16_rows(tiles) + 1) / 2);
+    auto* a = reinterpret_cast<std::uint16_t*>(abuf.data());
     for (std::int64_t xg = xb; xg < xe; ++xg) {
       const std::int64_t xi = xg / k.group;
-      product(xg, tiles, vbuf.data() + xi * tiles * k.c, mbuf.data() + xi * tiles * k.m);
+      product(xg, tiles, vbuf.data() + xi * tiles * k.c, mbuf.data() + xi * tiles * k.m, a);
     }
   });
   parallel_for(tiles, grain_for(k.m * 64), [&](std::int64_t b, std::int64_t e) {
@@ -371,7 +387,7 @@ bool grouped_winograd_pays(std::int64_t width, std::int64_t groups, std::int64_t
   return groups <= 16 && (width >= 24 || (width >= 16 && image_pixels >= 28 * 28));
 }
 
-PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w, std::int64_t group) {
+PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w, std::int64_t group, bool bf16) {
   check_dtype(kOp, "W", w, DataType::f32);
   check_rank(kOp, "W", w, 4);
   if (w.dims[2] != 3 || w.dims[3] != 3)
@@ -383,12 +399,20 @@ PackedWinogradNhwc pack_winograd_nhwc(const TensorView& w, std::int64_t group) {
   out.m = w.dims[0];
   out.c = w.dims[1];
   out.group = group;
-  const std::int64_t mg = out.m / group, per_xi = packed_b_size(out.c, mg);
-  out.u = Scratch(kXi * group * per_xi);
+  out.bf16 = bf16 && bf16_usable();
+  const std::int64_t mg = out.m / group;
+  const std::int64_t per_xi = out.bf16 ? bf16_packed_b_size(out.c, mg) : packed_b_size(out.c, mg);
+  out.u = Scratch(out.bf16 ? (kXi * group * per_xi + 1) / 2 : kXi * group * per_xi);
+  auto* ub = reinterpret_cast<std::uint16_t*>(out.u.data());
   for (std::int64_t g = 0; g < group; ++g) {  // (a group's outputs are W's rows [g * mg, (g + 1) * mg))
     const Scratch u = winograd_u(mg, out.c, w.as<const float>() + g * mg * out.c * 9, true);
-    for (int xi = 0; xi < kXi; ++xi)
-      pack_b(out.c, mg, u.data() + xi * out.c * mg, mg, false, out.u.data() + (xi * group + g) * per_xi);
+    for (int xi = 0; xi < kXi; ++xi) {
+      const float* uxi = u.data() + xi * out.c * mg;
+      if (out.bf16)
+        pack_b_bf16(out.c, mg, uxi, mg, false, ub + (xi * group + g) * per_xi);
+      else
+        pack_b(out.c, mg, uxi, mg, false, out.u.data() + (xi * group + g) * per_xi);
+    }
   }
   return out;
 }

@@ -17,6 +17,7 @@
 #include "kernel_test.hpp"
 #include "kernels/cpu/gemm/amx.hpp"
 #include "kernels/cpu/conv/conv.hpp"
+#include "kernels/cpu/conv/conv_internal.hpp"
 #include "kernels/cpu/gemm/gemm.hpp"
 
 using ge::test::Buf;
@@ -343,6 +344,17 @@ TEST_CASE("bf16 packing falls back to f32 where no bf16 kernels are allowed; dep
   Buf<float> y({5, 24});
   cpu::matmul(a.view(), packed, y.view());
   check_close(y.v, ref_matmul(a, b, 5, 24, 40, {}), 1e-5f, 1e-5f);
+
+  // A conv to 3 outputs (a generator's last): the f32 direct kernel even under bf16 (the
+  // bf16 rows would pad the 3 outputs to 16).
+  const cpu::Conv2dParams rgb{.pad_top = 4, .pad_left = 4, .pad_bottom = 4, .pad_right = 4};
+  const Buf<float> w3 = random_f32({3, 32, 9, 9}, 11);
+  if (cpu::bf16_usable() && cpu::direct_fits(32, 3, 9, 9, rgb)) {
+    const cpu::PackedConvWeights p3 = cpu::pack_conv_weights(rgb, w3.view(), {.bf16 = true, .direct = true});
+    CHECK_FALSE(p3.bf16);
+    CHECK(p3.direct);
+    CHECK(cpu::pack_conv_weights(rgb, w3.view(), {.bf16 = true}).bf16);  // (without the direct kernel: bf16)
+  }
 
   const cpu::Conv2dParams dw{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 8};
   const Buf<float> w = random_f32({8, 1, 3, 3}, 9);

@@ -342,7 +342,16 @@ PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, 
     return pw;
   }
   const std::int64_t cout_g = pw.cout / p.group;
-  if (packing.bf16 && bf16_usable()) {
+  // bf16 pads a group's outputs to 16 rows (the tiles'): a conv to at most 4 outputs (an
+  // image generator's last, 9x9 to RGB) keeps the f32 direct kernel, 10x faster there
+  // (128 -> 3 at 256x256: 103 ms in bf16, 11.4 in f32).
+  const bool few_outputs = cout_g <= 4 && packing.direct && direct_fits(pw.cin_per_group, pw.cout, pw.kh, pw.kw, p);
+  // Where Winograd fits, the dot-product kernels' bf16 GEMM is no faster than f32
+  // Winograd (a U-Net's 3x3 convs at 32 to 128 channels, 256x256 down to 32x32: 200-375
+  // GFLOP/s against 234-435 effective, Zen 4): f32 Winograd unless AMX runs the bf16
+  // tiles. (The NHWC convs take Winograd with bf16 products: conv_nhwc.cpp.)
+  const bool winograd_first = packing.winograd && winograd_fits(pw.kh, pw.kw, p) && !amx_bf16_usable();
+  if (packing.bf16 && bf16_usable() && !few_outputs && !winograd_first) {
     pw.bf16 = true;
     const std::int64_t rows = (cout_g + 15) / 16 * 16, ld = bf16_k(k);
     pw.data = Scratch((rows * ld * p.group + 1) / 2);

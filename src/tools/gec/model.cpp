@@ -57,7 +57,7 @@ std::vector<Flag> model_flags(bool run) {
   std::vector<Flag> flags = shared_model_flags();
   if (!run) flags.front().help = "the ONNX model file (required)";
   if (run) {
-    flags.push_back({"shape", true, "the real input shapes, INPUT_SHAPE style: name:dims;name:dims (default: the model's or the first gear's)"});
+    flags.push_back({"shape", true, "the real input shapes, INPUT_SHAPE style: name:dims;name:dims (default: an --input file's, the model's or the first gear's)"});
     flags.push_back({"input", true, "inputs from .npy files: name=file.npy,name=file.npy (others: seeded random data)"});
     flags.push_back({"iterations", true, "timed runs (default 10), after one warm-up run"});
     flags.push_back({"threads", true, "host scheduler threads (default: every core)"});
@@ -387,11 +387,23 @@ std::vector<std::vector<std::int64_t>> run_dims(const Args& a, const ge::Compile
       given[k] = true;
     }
   }
+  // The inputs --input reads from files: their dims are the files' (`run_inputs`).
+  std::vector<bool> from_file(names.size(), false);
+  if (const auto list = a.get("input"))
+    for (std::size_t i = 0; i < names.size(); ++i)
+      for (std::size_t at = 0; at < list->size();) {
+        const std::size_t end = std::min(list->find(',', at), list->size());
+        if (end - at > names[i].size() + 1 && list->compare(at, names[i].size() + 1, names[i] + "=") == 0)
+          from_file[i] = true;
+        at = end + 1;
+      }
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (given[i]) continue;
     const ge::Shape& s = m.plans().empty() ? m.inputs()[i].shape : m.plans().front()->input_shapes[i];
+    if (!s.is_static() && from_file[i]) continue;
     if (!s.is_static())
-      throw UsageError("input '" + names[i] + "' has the dynamic shape " + s.to_string() + "; give its dims with --shape");
+      throw UsageError("input '" + names[i] + "' has the dynamic shape " + s.to_string() +
+                       "; give its dims with --shape (or its values with --input)");
     dims[i] = s.values();
   }
   return dims;

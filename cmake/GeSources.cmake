@@ -142,6 +142,7 @@ set(ge_kernel_sources
   kernels/cpu/conv/conv.cpp
   kernels/cpu/conv/conv_bf16.cpp
   kernels/cpu/conv/conv_direct.cpp
+  kernels/cpu/conv/conv_few_channels_bf16.cpp
   kernels/cpu/conv/conv_few_channels_nhwc.cpp
   kernels/cpu/conv/conv_grouped_nhwc.cpp
   kernels/cpu/conv/conv_nd_gemm.cpp

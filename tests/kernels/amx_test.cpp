@@ -328,6 +328,56 @@ TEST_CASE("bf16 Winograd on NHWC images: close to f32, blocks of tiles and the w
   });
 }
 
+TEST_CASE("bf16 conv over few input channels: pairs of taps, NCHW and NHWC images, tails, pads, refusals") {
+  struct Case {
+    std::int64_t n, c, h, w, m, kh, kw;
+    cpu::Conv2dParams p;
+  };
+  const cpu::PostOp relu{cpu::Activation::relu}, clip{cpu::Activation::clip, -0.5f, 0.5f};
+  const Case cases[] = {
+      {1, 3, 32, 30, 64, 7, 7, {.stride_h = 2, .stride_w = 2, .pad_top = 3, .pad_left = 3, .pad_bottom = 3,
+                                .pad_right = 3, .post = relu}},                                       // a stem
+      {2, 1, 11, 13, 20, 5, 5, {.pad_top = 2, .pad_left = 1, .pad_bottom = 0, .pad_right = 2}},        // 20 outputs
+      {1, 4, 9, 40, 33, 3, 7, {.stride_w = 3, .pad_left = 5, .pad_right = 1, .dilation_h = 2, .post = clip}},
+  };
+  std::uint32_t seed = 900;
+  for (const cpu::Bf16Kernels kind : bf16_kinds()) with_kernels(kind, [&] {
+    for (const Case& k : cases) {
+      for (const bool nchw : {true, false}) {
+        for (const int threads : {1, 2}) {
+          CAPTURE(k.m);
+          CAPTURE(nchw);
+          CAPTURE(threads);
+          const std::int64_t oh = out_dim(k.h, k.kh, k.p.stride_h, k.p.dilation_h, k.p.pad_top, k.p.pad_bottom);
+          const std::int64_t ow = out_dim(k.w, k.kw, k.p.stride_w, k.p.dilation_w, k.p.pad_left, k.p.pad_right);
+          const Buf<float> x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+          const Buf<float> w = random_f32({k.m, k.c, k.kh, k.kw}, seed++);
+          const Buf<float> bias = random_f32({k.m}, seed++);
+          const Buf<float> res = random_f32({k.n, k.m, oh, ow}, seed++);
+          const Buf<float> xn = ge::test::to_nhwc(x), rn = ge::test::to_nhwc(res);
+          const cpu::PackedFewChannelsNhwc packed = cpu::pack_few_channels_nhwc(w.view(), true);
+          REQUIRE(packed.bf16);
+          Buf<float> y({k.n, oh, ow, k.m});
+          const ge::TensorView bv = bias.view(), rv = rn.view();
+          tbb::task_arena arena(threads);
+          arena.execute([&] {
+            cpu::conv_few_channels_nhwc(k.p, nchw ? x.view() : xn.view(), packed, &bv, y.view(), &rv, nchw);
+          });
+          const std::vector<float> want = ref_conv(k.p, rounded(x), rounded(w), &bias, &res, oh, ow);
+          check_close(ge::test::to_nchw(y), want, 1e-4f * std::sqrt(static_cast<float>(k.c * k.kh * k.kw)), 1e-4f);
+        }
+      }
+    }
+    // Pairs are neighbouring taps: a dilation across is refused at the run.
+    const cpu::PackedFewChannelsNhwc packed = cpu::pack_few_channels_nhwc(random_f32({16, 3, 5, 5}, 1).view(), true);
+    const Buf<float> x = random_f32({1, 12, 12, 3}, 2);
+    Buf<float> y({1, 8, 4, 16});
+    ge::test::expect_error(
+        [&] { cpu::conv_few_channels_nhwc({.dilation_w = 2}, x.view(), packed, nullptr, y.view()); },
+        ge::Errc::unsupported, "dilation 2 across is not 1");
+  });
+}
+
 TEST_CASE("bf16 packing falls back to f32 where no bf16 kernels are allowed; depthwise stays f32") {
   const Buf<float> b = random_f32({40, 24}, 7);
   const Buf<float> a = random_f32({5, 40}, 8);

@@ -188,8 +188,18 @@ std::shared_ptr<const Kernel> make_nhwc_few_channels(const KernelRequest& r) {
     cpu::conv_few_channels_nhwc(p, in[0], w, optional_input(in, 2), out[0], optional_input(in, 3), nchw);
     finish(post, out[0]);
   };
-  return packed_nhwc(r, nchw ? "cpu.fused_conv2d.nhwc_direct.nchw_in" : "cpu.fused_conv2d.nhwc_direct",
-                     &cpu::pack_few_channels_nhwc, run);
+  // In bf16 the products in bf16 where the kernel is 5 wide or more (dilation 1 across:
+  // neighbouring taps of a row make the bf16 pairs). Zen 4, 2 threads, 3 x 224 x 224:
+  // the 7x7 stride-2 conv to 64 outputs 1.12 -> 0.81 ms at batch 1, 11.1 -> 6.5 at batch
+  // 8; 3x3 ones to 16 or 32 outputs were slower (0.07 -> 0.17, 0.13 -> 0.20 ms at batch
+  // 1: two pairs where f32 takes three FMAs, and the image rewritten as pairs first).
+  const ge::Shape& ws = r.context.shape(1);
+  const bool bf16 = bf16_kernels(r) && a.dil_w == 1 && ws.rank_known() && ws.rank() == 4 && ws[3].is_static() &&
+                    ws[3].value() >= 5;
+  const char* name = nchw ? (bf16 ? "cpu.fused_conv2d.nhwc_direct.nchw_in.bf16" : "cpu.fused_conv2d.nhwc_direct.nchw_in")
+                          : (bf16 ? "cpu.fused_conv2d.nhwc_direct.bf16" : "cpu.fused_conv2d.nhwc_direct");
+  return packed_nhwc(
+      r, name, [bf16](const TensorView& w) { return cpu::pack_few_channels_nhwc(w, bf16); }, run);
 }
 
 std::shared_ptr<const Kernel> make_nhwc_dense(const KernelRequest& r) {

@@ -41,6 +41,7 @@ std::int64_t expected_floats(const cpu::PackedConvWeights&) { return -1; }  // l
 std::int64_t expected_floats(const cpu::PackedDepthwiseNhwc& p) { return product({p.kh, p.kw, p.c}); }
 std::int64_t expected_floats(const cpu::PackedFewChannelsNhwc& p) {
   if (p.m_pad != (p.m + 31) / 32 * 32) return -2;
+  if (p.bf16) return cpu::bf16_usable() ? product({p.c, p.kh, (p.kw + 1) / 2, p.m_pad}) : -2;  // (pairs of bf16)
   return product({p.kh, p.kw, p.c, p.m_pad});
 }
 std::int64_t expected_floats(const cpu::PackedS8& p) {

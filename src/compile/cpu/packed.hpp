@@ -31,7 +31,7 @@ template <class V> void packed_fields(cpu::PackedConvWeights& p, V&& v) {
 }
 template <class V> void packed_fields(cpu::PackedDepthwiseNhwc& p, V&& v) { v(p.c), v(p.kh), v(p.kw), v(p.taps); }
 template <class V> void packed_fields(cpu::PackedFewChannelsNhwc& p, V&& v) {
-  v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.m_pad), v(p.w);
+  v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.m_pad), v(p.bf16), v(p.w);
 }
 template <class V> void packed_fields(cpu::PackedConvNhwc& p, V&& v) {
   v(p.m), v(p.c), v(p.kh), v(p.kw), v(p.bf16), v(p.panels);

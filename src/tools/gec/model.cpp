@@ -366,7 +366,24 @@ void print_compile_summary(const Loaded& l, const std::vector<std::string>& name
   }
 }
 
-// The real input dims of `gec run`: --shape, else the model's (static) or the first plan's.
+// The .npy file of each input that --input names (empty for the others).
+std::vector<std::string> input_files(const Args& a, const std::vector<std::string>& names) {
+  std::vector<std::string> files(names.size());
+  const auto list = a.get("input");
+  for (std::size_t start = 0; list && start <= list->size();) {
+    const std::size_t end = std::min(list->find(',', start), list->size());
+    const std::string item = list->substr(start, end - start);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw UsageError("--input '" + *list + "': expected name=file.npy,name=file.npy");
+    const auto k = static_cast<std::size_t>(std::find(names.begin(), names.end(), item.substr(0, eq)) - names.begin());
+    if (k == names.size()) throw UsageError("--input names the input '" + item.substr(0, eq) + "', which the model does not have");
+    files[k] = item.substr(eq + 1), start = end + 1;
+  }
+  return files;
+}
+
+// The real input dims of `gec run`: --shape, an --input file's (`run_inputs`), the model's or the first plan's.
 std::vector<std::vector<std::int64_t>> run_dims(const Args& a, const ge::CompiledModel& m,
                                                 const std::vector<std::string>& names) {
   std::vector<std::vector<std::int64_t>> dims(names.size());
@@ -387,20 +404,11 @@ std::vector<std::vector<std::int64_t>> run_dims(const Args& a, const ge::Compile
       given[k] = true;
     }
   }
-  // The inputs --input reads from files: their dims are the files' (`run_inputs`).
-  std::vector<bool> from_file(names.size(), false);
-  if (const auto list = a.get("input"))
-    for (std::size_t i = 0; i < names.size(); ++i)
-      for (std::size_t at = 0; at < list->size();) {
-        const std::size_t end = std::min(list->find(',', at), list->size());
-        if (end - at > names[i].size() + 1 && list->compare(at, names[i].size() + 1, names[i] + "=") == 0)
-          from_file[i] = true;
-        at = end + 1;
-      }
+  const std::vector<std::string> files = input_files(a, names);  // (their dims: the files', `run_inputs`)
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (given[i]) continue;
     const ge::Shape& s = m.plans().empty() ? m.inputs()[i].shape : m.plans().front()->input_shapes[i];
-    if (!s.is_static() && from_file[i]) continue;
+    if (!s.is_static() && !files[i].empty()) continue;
     if (!s.is_static())
       throw UsageError("input '" + names[i] + "' has the dynamic shape " + s.to_string() +
                        "; give its dims with --shape (or its values with --input)");
@@ -414,29 +422,15 @@ std::vector<std::vector<std::int64_t>> run_dims(const Args& a, const ge::Compile
 std::vector<NpyArray> run_inputs(const Args& a, const ge::CompiledModel& m, const std::vector<std::string>& names,
                                  std::vector<std::vector<std::int64_t>>& dims, std::uint64_t seed) {
   std::vector<NpyArray> data(names.size());
-  std::vector<bool> from_file(names.size(), false);
-  if (const auto list = a.get("input")) {
-    std::size_t start = 0;
-    while (start <= list->size()) {
-      std::size_t end = list->find(',', start);
-      if (end == std::string::npos) end = list->size();
-      const std::string item = list->substr(start, end - start);
-      const std::size_t eq = item.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-        throw UsageError("--input '" + *list + "': expected name=file.npy,name=file.npy");
-      const std::string name = item.substr(0, eq);
-      const auto k = static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-      if (k == names.size()) throw UsageError("--input names the input '" + name + "', which the model does not have");
-      data[k] = read_npy(item.substr(eq + 1));
-      from_file[k] = true;
-      dims[k] = data[k].dims;
-      start = end + 1;
-    }
-  }
+  const std::vector<std::string> files = input_files(a, names);
   std::mt19937_64 rng(seed);
   for (std::size_t i = 0; i < names.size(); ++i) {
-    if (from_file[i]) continue;
-    data[i] = random_array(m.inputs()[i].dtype, dims[i], rng);
+    if (files[i].empty()) {
+      data[i] = random_array(m.inputs()[i].dtype, dims[i], rng);
+      continue;
+    }
+    data[i] = read_npy(files[i]);
+    dims[i] = data[i].dims;
   }
   return data;
 }

@@ -148,16 +148,19 @@ void conv_grouped_nhwc(const Conv2dParams& p, const TensorView& x, const PackedG
 
 /// Dense (group 1) weights [M, C, KH, KW] with at most `kFewChannels` input channels as
 /// `conv_few_channels_nhwc` reads them: per tap and input channel, the M outputs (padded
-/// to 32).
+/// to 32); with `bf16`, per input channel, kernel row and pair of neighbouring taps of
+/// the row, the M outputs' pairs of bf16 weights (`vdpbf16ps`'s operand order).
 inline constexpr std::int64_t kFewChannels = 4;
 struct PackedFewChannelsNhwc {
   std::int64_t m = 0, c = 0, kh = 0, kw = 0, m_pad = 0;  ///< outputs, inputs, kernel, outputs padded
-  Scratch w;                                            ///< [KH][KW][C][m_pad]
+  bool bf16 = false;                                    ///< bf16 pairs of taps (the products in bf16)
+  Scratch w;  ///< [KH][KW][C][m_pad] floats, or with `bf16` [C][KH][ceil(KW / 2)][m_pad][2] bf16
 };
 
-/// Packs f32 dense weights of at most 4 input channels. Raises `Errc::type_mismatch`,
+/// Packs f32 dense weights of at most 4 input channels, with `bf16` (where `bf16_usable()`)
+/// for bf16 products: then the runs need dilation 1 across. Raises `Errc::type_mismatch`,
 /// `Errc::rank_mismatch`, `Errc::unsupported` (more input channels).
-[[nodiscard]] PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w);
+[[nodiscard]] PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w, bool bf16 = false);
 
 /// A dense conv (group 1) with few input channels on f32 NHWC images (an image net's
 /// first conv in an NHWC chain): x [N, H, W, C], or with `x_nchw` [N, C, H, W] (the image

@@ -12,6 +12,7 @@
 #include "kernels/cpu/common.hpp"
 #include "kernels/cpu/conv/conv.hpp"
 #include "kernels/cpu/conv/conv_internal.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
 #include "kernels/cpu/vec.hpp"
 
 #pragma GCC diagnostic ignored "-Wpsabi"  // vectors never cross a call: everything is inlined
@@ -194,11 +195,12 @@ GE_TARGET_AVX2 void few_channels_rows_avx2(const FewChannelsRows& d, std::int64_
 }
 #endif
 
-PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w) {
+PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w, bool bf16) {
   check_dtype(kOp, "W", w, DataType::f32);
   check_rank(kOp, "W", w, 4);
   if (w.dims[1] > kFewChannels)
     fail(Errc::unsupported, kOp, "weights " + bracketed(w.dims) + ": the NHWC dense conv takes at most 4 input channels");
+  if (bf16 && bf16_usable()) return pack_few_channels_bf16(w);
   PackedFewChannelsNhwc p;
   p.m = w.dims[0];
   p.c = w.dims[1];
@@ -228,6 +230,10 @@ void conv_few_channels_nhwc(const Conv2dParams& p, const TensorView& x, const Pa
   // (the checks read X's dims as NHWC)
   const std::array<std::int64_t, 4> nhwc{x.dims[0], x.dims[x_nchw ? 2 : 1], x.dims[x_nchw ? 3 : 2], channels};
   const NhwcIo io = check_nhwc(p, TensorView{x.data, x.dtype, nhwc}, w.kh, w.kw, w.m, bias, y, residual);
+  if (w.bf16) {
+    if (y.elements() != 0) conv_few_channels_bf16(p, x, w, io, y, x_nchw);
+    return;
+  }
   const std::int64_t h = nhwc[1], wd = nhwc[2];
   const std::int64_t ps = x_nchw ? 1 : w.c, cs = x_nchw ? h * wd : 1;
   FewChannelsRows d{

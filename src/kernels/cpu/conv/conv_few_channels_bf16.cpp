@@ -117,13 +117,7 @@ __attribute__((target(GE_FEW_BF16_ISA))) void rows(const FewBf16Rows& d, std::in
 
 }  // namespace
 
-PackedFewChannelsNhwc pack_few_channels_bf16(const TensorView& w) {
-  PackedFewChannelsNhwc p;
-  p.m = w.dims[0];
-  p.c = w.dims[1];
-  p.kh = w.dims[2];
-  p.kw = w.dims[3];
-  p.m_pad = (p.m + 31) / 32 * 32;
+void pack_few_channels_bf16(const TensorView& w, PackedFewChannelsNhwc& p) {
   p.bf16 = true;
   const std::int64_t kxp = (p.kw + 1) / 2, count = p.c * p.kh * kxp * p.m_pad * 2;
   p.w = Scratch(count / 2);
@@ -136,7 +130,6 @@ PackedFewChannelsNhwc pack_few_channels_bf16(const TensorView& w) {
         for (std::int64_t o = 0; o < p.m; ++o)
           d[(((ci * p.kh + ky) * kxp + kx / 2) * p.m_pad + o) * 2 + kx % 2] =
               to_bf16(src[((o * p.c + ci) * p.kh + ky) * p.kw + kx]);
-  return p;
 }
 
 void conv_few_channels_bf16(const Conv2dParams& p, const TensorView& x, const PackedFewChannelsNhwc& w,

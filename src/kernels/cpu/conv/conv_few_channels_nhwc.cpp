@@ -200,13 +200,16 @@ PackedFewChannelsNhwc pack_few_channels_nhwc(const TensorView& w, bool bf16) {
   check_rank(kOp, "W", w, 4);
   if (w.dims[1] > kFewChannels)
     fail(Errc::unsupported, kOp, "weights " + bracketed(w.dims) + ": the NHWC dense conv takes at most 4 input channels");
-  if (bf16 && bf16_usable()) return pack_few_channels_bf16(w);
   PackedFewChannelsNhwc p;
   p.m = w.dims[0];
   p.c = w.dims[1];
   p.kh = w.dims[2];
   p.kw = w.dims[3];
   p.m_pad = (p.m + 31) / 32 * 32;
+  if (bf16 && bf16_usable()) {
+    pack_few_channels_bf16(w, p);
+    return p;
+  }
   const std::int64_t k = p.kh * p.kw * p.c;
   p.w = Scratch(k * p.m_pad);
   std::fill(p.w.data(), p.w.data() + k * p.m_pad, 0.0f);

@@ -76,10 +76,10 @@ struct RowExpand {
 void pointwise_depthwise_rows(const Conv2dParams& p, const TensorView& x, const RowExpand& expand,
                               const PackedDepthwiseNhwc& w, const TensorView* bias, const TensorView& y,
                               const TensorView* residual);
-// The few-channels conv with bf16 products (conv_few_channels_bf16.cpp): the weights as
-// pairs of neighbouring taps of a row, [C][KH][ceil(KW / 2)][m_pad][2] bf16; the run
-// (dilation 1 across) on x NHWC or, with `x_nchw`, NCHW.
-PackedFewChannelsNhwc pack_few_channels_bf16(const TensorView& w);
+// The few-channels conv with bf16 products (conv_few_channels_bf16.cpp): the weights
+// (`p` with its dims set) as pairs of neighbouring taps of a row, [C][KH][ceil(KW / 2)]
+// [m_pad][2] bf16; the run (dilation 1 across) on x NHWC or, with `x_nchw`, NCHW.
+void pack_few_channels_bf16(const TensorView& w, PackedFewChannelsNhwc& p);
 void conv_few_channels_bf16(const Conv2dParams& p, const TensorView& x, const PackedFewChannelsNhwc& w,
                             const NhwcIo& io, const TensorView& y, bool x_nchw);
 // `conv_gemm_nhwc` with bf16 weights (conv_nhwc_bf16.cpp), its operands checked.

@@ -328,6 +328,44 @@ TEST_CASE("bf16 Winograd on NHWC images: close to f32, blocks of tiles and the w
   });
 }
 
+TEST_CASE("bf16 Winograd on NCHW images: close to f32, blocks of tiles and the whole batch") {
+  struct Case {
+    std::int64_t n, c, h, w, m;
+  };
+  const Case cases[] = {{1, 16, 14, 14, 16}, {2, 32, 30, 30, 48}, {1, 256, 7, 9, 272}, {1, 33, 12, 10, 20}};
+  const cpu::Conv2dParams same{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1,
+                               .post = {cpu::Activation::relu}};
+  std::uint32_t seed = 1100;
+  for (const cpu::Bf16Kernels kind : bf16_kinds()) {
+    if (kind == cpu::Bf16Kernels::amx) continue;  // (AMX keeps the bf16 GEMM over patches)
+    with_kernels(kind, [&] {
+      for (const Case& k : cases) {
+        for (const int threads : {1, 2}) {
+          CAPTURE(k.c);
+          CAPTURE(k.m);
+          CAPTURE(threads);
+          const Buf<float> x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+          const Buf<float> w = random_f32({k.m, k.c, 3, 3}, seed++);
+          const Buf<float> bias = random_f32({k.m}, seed++);
+          const Buf<float> res = random_f32({k.n, k.m, k.h, k.w}, seed++);
+          const cpu::PackedConvWeights packed =
+              cpu::pack_conv_weights(same, w.view(), {.bf16 = true, .winograd = true});
+          REQUIRE(packed.winograd);
+          REQUIRE(packed.bf16);
+          Buf<float> y({k.n, k.m, k.h, k.w});
+          const ge::TensorView bv = bias.view(), rv = res.view();
+          tbb::task_arena arena(threads);
+          arena.execute([&] { cpu::conv2d(same, x.view(), packed, &bv, y.view(), &rv); });
+          const std::vector<float> want = ref_conv(same, x, w, &bias, &res, k.h, k.w);
+          // (V and U rounded after their transforms: about 0.4% of the largest output)
+          CHECK(max_err(y.v, want) <= 1e-2f * max_abs(want));
+          CHECK(max_err(y.v, want) > 0.0f);  // it did run in bf16
+        }
+      }
+    });
+  }
+}
+
 TEST_CASE("bf16 conv over few input channels: pairs of taps, NCHW and NHWC images, tails, pads, refusals") {
   struct Case {
     std::int64_t n, c, h, w, m, kh, kw;

@@ -188,7 +188,7 @@ std::shared_ptr<const Kernel> make_conv(const KernelRequest& r, const char* name
           {.bf16 = r.precision == Precision::bf16, .winograd = winograd, .pixel_major = small_output(r), .direct = true});
     });
     const std::int64_t kh = wv.dims[2], kw = wv.dims[3];
-    return make_packed_kernel(std::string(name) + (packed->bf16 ? ".bf16" : packed->winograd ? ".winograd" : packed->pixel_major ? ".pixels" : packed->direct ? ".direct" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
+    return make_packed_kernel(std::string(name) + (packed->bf16 ? (packed->winograd ? ".winograd.bf16" : ".bf16") : packed->winograd ? ".winograd" : packed->pixel_major ? ".pixels" : packed->direct ? ".direct" : ""), [a, packed, kh, kw, post, fused](Views in, Views out) {
       std::array<std::int64_t, 4> xd{}, yd{}, zd{};
       const TensorView x = as_2d(in[0], xd), y = as_2d(out[0], yd);
       TensorView zv;

@@ -348,9 +348,15 @@ PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, 
   const bool few_outputs = cout_g <= 4 && packing.direct && direct_fits(pw.cin_per_group, pw.cout, pw.kh, pw.kw, p);
   // Where Winograd fits, the dot-product kernels' bf16 GEMM is no faster than f32
   // Winograd (a U-Net's 3x3 convs at 32 to 128 channels, 256x256 down to 32x32: 200-375
-  // GFLOP/s against 234-435 effective, Zen 4): f32 Winograd unless AMX runs the bf16
-  // tiles. (The NHWC convs take Winograd with bf16 products: conv_nhwc.cpp.)
+  // GFLOP/s against 234-435 effective, Zen 4): Winograd with bf16 products unless AMX
+  // runs the bf16 tiles (as the NHWC convs: conv_nhwc.cpp).
   const bool winograd_first = packing.winograd && winograd_fits(pw.kh, pw.kw, p) && !amx_bf16_usable();
+  if (packing.bf16 && bf16_usable() && winograd_first) {
+    pw.winograd = pw.bf16 = true;
+    pw.data = Scratch(winograd_bf16_weights_size(pw.cout, pw.cin_per_group));
+    pack_winograd_weights_bf16(pw.cout, pw.cin_per_group, src, pw.data.data());
+    return pw;
+  }
   if (packing.bf16 && bf16_usable() && !few_outputs && !winograd_first) {
     pw.bf16 = true;
     const std::int64_t rows = (cout_g + 15) / 16 * 16, ld = bf16_k(k);

@@ -50,6 +50,10 @@ void conv_gemm_pixels(const Conv2dParams& p, const ConvShape& s, const PackedCon
 bool winograd_fits(std::int64_t kh, std::int64_t kw, const Conv2dParams& p);
 std::int64_t winograd_weights_size(std::int64_t cout, std::int64_t cin);
 void pack_winograd_weights(std::int64_t cout, std::int64_t cin, const float* w, float* dst);
+// The same for bf16 products (`PackedConvWeights::bf16` with `winograd`): U_xi as bf16 rows,
+// cout rounded up to 16 rows, cin to the bf16 depth; the size in floats (two bf16 a float).
+std::int64_t winograd_bf16_weights_size(std::int64_t cout, std::int64_t cin);
+void pack_winograd_weights_bf16(std::int64_t cout, std::int64_t cin, const float* w, float* dst);
 void conv_winograd(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
                    const float* pbias, float* py, const float* pres);
 

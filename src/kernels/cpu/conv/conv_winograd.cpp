@@ -32,6 +32,7 @@
 #endif
 
 #include "kernels/cpu/conv/conv_internal.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
 #include "kernels/cpu/vec.hpp"
 #include "kernels/cpu/conv/winograd.hpp"
 
@@ -308,6 +309,22 @@ void products(const PackedConvWeights& w, std::int64_t cout, std::int64_t cin, s
   }
 }
 
+// With bf16 weights (`PackedConvWeights::bf16`): V_xi's f32 panels (n columns, cin rows,
+// `panel` floats apart) as bf16 VNNI panels at `dst`, K padded to the bf16 depth.
+void v_to_vnni(std::int64_t cin, std::int64_t n, const float* v, std::int64_t panel, std::uint16_t* dst) {
+  const std::int64_t panels = n / kTile, kpad = bf16_k(cin);
+  panels_to_vnni(panels, cin, v, panel, dst, kpad * 16, 0);
+  zero_vnni_rows(panels, (cin + 1) / 2 * 2, kpad, dst, kpad * 16);
+}
+
+// `products` in bf16: rows [m0, m1) of M_xi = U_xi (bf16 rows) * V_xi (VNNI panels at `v`).
+void products_bf16(const PackedConvWeights& w, std::int64_t cout, std::int64_t cin, std::int64_t xi, std::int64_t m0,
+                   std::int64_t m1, const std::uint16_t* v, std::int64_t n, float* m) {
+  const std::int64_t rows = (cout + 15) / 16 * 16, kpad = bf16_k(cin);
+  const auto* a = reinterpret_cast<const std::uint16_t*>(w.data.data()) + xi * rows * kpad;
+  gemm_bf16_block(m1 - m0, n, kpad, a + m0 * kpad, kpad, v, kpad * 16, m, n, m0, 0, GemmEpilogue{});
+}
+
 // Whole batch: every tile's V (16 x cin x tiles) is built first, in parallel over input
 // channels, then the 16 GEMMs over all tiles (each U_xi read once), then Y in parallel
 // over output channels. For large weights (they stream once per run) and few tiles.
@@ -324,14 +341,25 @@ void whole_batch(const WinogradTiles& k, const PackedConvWeights& w) {
       for (std::int64_t t0 = 0; t0 < g.tiles_pad; t0 += kTile)
         wino.winograd_inputs(k, ci, t0, vbuf.data() + (t0 / kTile) * panel + ci * kTile, vx);
   });
+  // bf16: each V_xi in VNNI panels, once.
+  const std::int64_t vn = w.bf16 ? g.tiles_pad * bf16_k(cin) : 0;  // bf16 values from one V_xi to the next
+  PooledBuffer vnni(w.bf16 ? (kXi * vn + 1) / 2 : 1);
+  auto* vb = reinterpret_cast<std::uint16_t*>(vnni.data());
+  if (w.bf16)
+    parallel_for(kXi, 1, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t xi = b; xi < e; ++xi) v_to_vnni(cin, g.tiles_pad, vbuf.data() + xi * vx, panel, vb + xi * vn);
+    });
   // Tasks of (xi, 96 rows).
   const std::int64_t rows = std::max<std::int64_t>(2, 96 / kGemmMR / 2 * 2) * kGemmMR;
   const std::int64_t per_xi = (cout + rows - 1) / rows;
   parallel_for(kXi * per_xi, 1, [&](std::int64_t tb, std::int64_t te) {
     for (std::int64_t t = tb; t < te; ++t) {
-      const std::int64_t xi = t / per_xi, m0 = t % per_xi * rows;
-      products(w, cout, cin, xi, m0, std::min(cout, m0 + rows), vbuf.data() + xi * vx, g.tiles_pad,
-               mbuf.data() + xi * cout * g.tiles_pad);
+      const std::int64_t xi = t / per_xi, m0 = t % per_xi * rows, m1 = std::min(cout, m0 + rows);
+      float* mxi = mbuf.data() + xi * cout * g.tiles_pad;
+      if (w.bf16)
+        products_bf16(w, cout, cin, xi, m0, m1, vb + xi * vn, g.tiles_pad, mxi);
+      else
+        products(w, cout, cin, xi, m0, m1, vbuf.data() + xi * vx, g.tiles_pad, mxi);
     }
   });
   parallel_for(cout, grain_for(g.tiles * 16, 65536), [&](std::int64_t b, std::int64_t e) {
@@ -353,6 +381,9 @@ void blocked(const WinogradTiles& k, const PackedConvWeights& w, std::int64_t bl
   parallel_for(blocks, 1, [&](std::int64_t bb, std::int64_t be) {
     PooledBuffer vbuf(kXi * block * cin);
     PooledBuffer mbuf(kXi * cout * block);
+    // (bf16: one V_xi at a time in VNNI panels; `block` is a multiple of kTile)
+    PooledBuffer vnni(w.bf16 ? ((block + kTile - 1) / kTile * kTile * bf16_k(cin) + 1) / 2 : 1);
+    auto* vb = reinterpret_cast<std::uint16_t*>(vnni.data());
     for (std::int64_t blk = bb; blk < be; ++blk) {
       const std::int64_t first = blk * block;
       const std::int64_t n = (std::min(block, g.tiles - first) + kTile - 1) / kTile * kTile;
@@ -360,8 +391,14 @@ void blocked(const WinogradTiles& k, const PackedConvWeights& w, std::int64_t bl
       for (std::int64_t ci = 0; ci < cin; ++ci)
         for (std::int64_t j = 0; j < n; j += kTile)
           wino.winograd_inputs(k, ci, first + j, vbuf.data() + (j / kTile) * panel + ci * kTile, vx);
-      for (std::int64_t xi = 0; xi < kXi; ++xi)
-        products(w, cout, cin, xi, 0, cout, vbuf.data() + xi * vx, n, mbuf.data() + xi * cout * n);
+      for (std::int64_t xi = 0; xi < kXi; ++xi) {
+        if (w.bf16) {
+          v_to_vnni(cin, n, vbuf.data() + xi * vx, panel, vb);
+          products_bf16(w, cout, cin, xi, 0, cout, vb, n, mbuf.data() + xi * cout * n);
+        } else {
+          products(w, cout, cin, xi, 0, cout, vbuf.data() + xi * vx, n, mbuf.data() + xi * cout * n);
+        }
+      }
       for (std::int64_t co = 0; co < cout; ++co)
         for (std::int64_t j = 0; j < n && first + j < g.tiles; j += kTile)
           wino.winograd_outputs(k, co, first + j, mbuf.data() + co * n + j, cout * n);
@@ -409,6 +446,18 @@ void pack_winograd_weights(std::int64_t cout, std::int64_t cin, const float* w, 
 }
 
 std::int64_t winograd_weights_size(std::int64_t cout, std::int64_t cin) { return kXi * packed_a_size(cout, cin); }
+
+std::int64_t winograd_bf16_weights_size(std::int64_t cout, std::int64_t cin) {
+  return (kXi * ((cout + 15) / 16 * 16) * bf16_k(cin) + 1) / 2;
+}
+
+void pack_winograd_weights_bf16(std::int64_t cout, std::int64_t cin, const float* w, float* dst) {
+  const Scratch u = winograd_u(cout, cin, w, false);
+  const std::int64_t rows = (cout + 15) / 16 * 16, kpad = bf16_k(cin);
+  auto* d = reinterpret_cast<std::uint16_t*>(dst);
+  for (int xi = 0; xi < kXi; ++xi)
+    convert_rows_bf16(cout, cin, u.data() + xi * cout * cin, cin, d + xi * rows * kpad, kpad, rows);
+}
 
 void conv_winograd(const Conv2dParams& p, const ConvShape& s, const PackedConvWeights& w, const float* px,
                    const float* pbias, float* py, const float* pres) {

@@ -59,6 +59,9 @@ bool nhwc_fits(const KernelRequest& r, NhwcKind kind) {
     return a.group > 1 && w[0].value() % a.group == 0 && ch.is_static() && ch.value() == w[1].value() * a.group;
   }
   if (kind == NhwcKind::winograd) {
+    // bf16 with AMX: the GEMM over patches on the tiles, as measured on Sapphire Rapids
+    // (Winograd's bf16 products were measured with AVX512-BF16's dot products only).
+    if (bf16_kernels(r) && cpu::amx_bf16_usable()) return false;
     // Where the NCHW kernel takes Winograd too: 16 channels in and out (and the vector
     // width's multiples), 7x7 outputs. Below 64 channels it beat the GEMM over patches on
     // every shape measured (Sapphire Rapids, 2 threads, batch 1, us: DenseNet's 128 -> 32
@@ -241,9 +244,13 @@ std::shared_ptr<const Kernel> make_nhwc_int8(const KernelRequest& r) {
                    });
 }
 
-// In bf16 the 16 products of the transformed tiles run in bf16 (the transforms in f32).
+// In bf16 the 16 products of the transformed tiles run in bf16 (the transforms in f32),
+// unless the bf16 depth pads a group's K to twice its inputs (16 a group: 128 x 28 x 28
+// in groups of 16, Zen 4, 2 threads: 0.156 / 1.19 ms in bf16 against 0.144 / 1.14 in f32 at
+// batch 1 / 8; 24 a group 0.25 / 1.9 against 0.40 / 3.0).
 std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
-  const bool bf16 = bf16_kernels(r);
+  const std::int64_t cg = r.context.shape(1)[1].value();  // (static: `nhwc_fits`)
+  const bool bf16 = bf16_kernels(r) && cpu::bf16_k(cg) < 2 * cg;
   return nhwc_conv(
       r, bf16 ? "cpu.fused_conv2d.nhwc_winograd.bf16" : "cpu.fused_conv2d.nhwc_winograd",
       [group = conv_attrs(r.context).group, bf16](const TensorView& w) {

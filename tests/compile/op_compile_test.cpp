@@ -7,6 +7,7 @@
 #include "support/expect_error.hpp"
 
 #include <atomic>
+#include <optional>
 #include <cmath>
 #include <string>
 #include <thread>
@@ -327,4 +328,53 @@ TEST_CASE("single-op compile is refused on a target that does not offer it") {
   }
   r.target = &ge::find_target("atlas_a2");
   CHECK(compiler.compile(r)->kernel != nullptr);
+}
+
+TEST_CASE("packed conv weights from a model file: every NCHW variant's size is checked before a kernel reads them") {
+  // A model file's part (`OpCompileRequest::packed`) whose buffer does not fit its numbers
+  // is bad_model, for each packing `pack_conv_weights` makes; the part as packed loads.
+  struct Variant {
+    const char* x;
+    std::vector<std::int64_t> w;
+    ge::Attributes attrs;
+    ge::Precision precision;
+  };
+  const std::vector<std::int64_t> pads{1, 1, 1, 1};
+  std::vector<Variant> variants{
+      {"1,6,5,5", {8, 6, 3, 3}, {{"pads", pads}}, ge::Precision::f32},                                       // pixels
+      {"1,6,20,20", {8, 6, 3, 3}, {{"strides", std::vector<std::int64_t>{2, 2}}}, ge::Precision::f32},      // A panels
+      {"1,16,10,10", {16, 16, 3, 3}, {{"pads", pads}}, ge::Precision::f32},                                  // Winograd
+      {"1,8,10,10", {8, 1, 3, 3}, {{"pads", pads}, {"group", std::int64_t{8}}}, ge::Precision::f32},        // depthwise
+      {"1,3,9,9", {8, 3, 3, 3}, {{"pads", pads}}, ge::Precision::f32},                                       // direct
+  };
+  if (ge::bf16_supported()) {
+    variants.push_back({"1,16,10,10", {16, 16, 3, 3}, {{"pads", pads}}, ge::Precision::bf16});   // bf16 Winograd
+    variants.push_back({"1,6,20,20", {8, 6, 3, 3}, {{"strides", std::vector<std::int64_t>{2, 2}}},
+                        ge::Precision::bf16});                                                    // bf16 rows
+  }
+  int checked = 0;
+  for (const Variant& v : variants) {
+    const auto w = ge::Tensor::random(DataType::f32, v.w, 7);
+    ge::OpCompileRequest req{.op_type = "Conv", .inputs = {f32(v.x), OpTensor::constant_of(w)}, .attrs = v.attrs,
+                             .precision = v.precision};
+    ge::OpCompiler first;
+    const auto op = first.compile(req);
+    CAPTURE(op->kernel->name());
+    const std::optional<ge::PackedState> state = op->kernel->packed_state();
+    REQUIRE(state.has_value());
+    REQUIRE(!state->parts.empty());
+    REQUIRE(state->parts[0].buffers.size() == 1);
+    ge::OpCompiler again;
+    req.packed = &*state;
+    CHECK(again.compile(req)->kernel->name() == op->kernel->name());
+    ge::PackedState bad = *state;
+    auto& buf = bad.parts[0].buffers[0];
+    REQUIRE(buf.size() >= 64);
+    buf = buf.first(buf.size() - 64);  // 16 floats short
+    req.packed = &bad;
+    ge::OpCompiler third;
+    expect_error([&] { (void)third.compile(req); }, Errc::bad_model, "do not fit it", "wrong size");
+    ++checked;
+  }
+  CHECK(checked == static_cast<int>(variants.size()));
 }

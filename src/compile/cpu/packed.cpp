@@ -37,7 +37,7 @@ std::int64_t expected_floats(const cpu::PackedMatMulB& p) {
   if (!p.bf16) return b_panels(p.k, p.n);
   return bf16_panels(p.k, p.n);
 }
-std::int64_t expected_floats(const cpu::PackedConvWeights&) { return -1; }  // layouts by variant: the packer's
+std::int64_t expected_floats(const cpu::PackedConvWeights& p) { return cpu::packed_conv_floats(p); }
 std::int64_t expected_floats(const cpu::PackedDepthwiseNhwc& p) { return product({p.kh, p.kw, p.c}); }
 std::int64_t expected_floats(const cpu::PackedFewChannelsNhwc& p) {
   if (p.m_pad != (p.m + 31) / 32 * 32) return -2;

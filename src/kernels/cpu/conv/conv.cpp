@@ -319,6 +319,34 @@ void depthwise(const Conv2dParams& p, const ConvShape& s, const float* x, const 
 
 }  // namespace
 
+std::int64_t packed_conv_floats(const PackedConvWeights& w) noexcept {
+  constexpr std::int64_t most = std::int64_t{1} << 40;
+  const auto product = [](std::int64_t a, std::int64_t b, std::int64_t c) -> std::int64_t {
+    std::int64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) || __builtin_mul_overflow(r, c, &r) ? -2 : r;
+  };
+  if (w.cout < 0 || w.cin_per_group < 0 || w.kh < 0 || w.kw < 0 || w.group < 1 || w.cout > most ||
+      w.cin_per_group > most || w.kh > most || w.kw > most || w.cout % w.group != 0)
+    return -2;
+  if (int{w.depthwise} + int{w.direct} + int{w.pixel_major} + int{w.winograd} > 1) return -2;
+  const std::int64_t k = product(w.cin_per_group, w.kh, w.kw), cout_g = w.cout / w.group;
+  if (k < 0 || k > most) return -2;
+  if (w.depthwise) return w.bf16 || w.cin_per_group != 1 || w.group != w.cout ? -2 : product(w.cout, k, 1);
+  if (w.winograd) {  // (16 products of cout x cin)
+    if (w.kh != 3 || w.kw != 3 || w.group != 1) return -2;
+    if (!w.bf16) return product(16, (w.cout + kGemmMR - 1) / kGemmMR * kGemmMR, w.cin_per_group);
+    const std::int64_t halves = product(16, (w.cout + 15) / 16 * 16, bf16_k(w.cin_per_group));
+    return halves < 0 || !bf16_usable() ? -2 : (halves + 1) / 2;
+  }
+  if (w.bf16) {  // (rows of 16 outputs a group, K to the bf16 depth)
+    const std::int64_t halves = product((cout_g + 15) / 16 * 16, bf16_k(k), w.group);
+    return halves < 0 || !bf16_usable() || w.direct || w.pixel_major ? -2 : (halves + 1) / 2;
+  }
+  if (w.direct) return w.group != 1 ? -2 : product((w.cout + 15) / 16, k, 16);  // (conv_direct.cpp's blocks of 16)
+  if (w.pixel_major) return product((cout_g + kGemmNR - 1) / kGemmNR * kGemmNR, k, w.group);
+  return product((cout_g + kGemmMR - 1) / kGemmMR * kGemmMR, k, w.group);
+}
+
 PackedConvWeights pack_conv_weights(const Conv2dParams& p, const TensorView& w, const ConvPacking& packing) {
   check_dtype(kConv, "W", w, DataType::f32);
   check_rank(kConv, "W", w, 4);

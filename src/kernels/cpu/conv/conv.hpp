@@ -71,6 +71,11 @@ struct ConvPacking {
                              ///< or 2 across, AVX2 or AVX-512): output rows straight from input rows
 };
 
+/// The floats `pack_conv_weights` gives weights of `w`'s numbers (dims, group and
+/// variant flags), or -2 for numbers it never makes (a model file's part that says
+/// otherwise is refused before a kernel could read past its buffer).
+[[nodiscard]] std::int64_t packed_conv_floats(const PackedConvWeights& w) noexcept;
+
 /// Packs f32 OIHW weights `w` for `conv2d` with `p.group` (and, for `winograd`, its
 /// strides and dilations, which every run must then have). Raises
 /// `Errc::type_mismatch`, `Errc::rank_mismatch` (not 4-D), `Errc::bad_attribute` (group

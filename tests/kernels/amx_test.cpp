@@ -416,6 +416,54 @@ TEST_CASE("bf16 conv over few input channels: pairs of taps, NCHW and NHWC image
   });
 }
 
+TEST_CASE("bf16 pointwise then depthwise in one pass: the pointwise product on bf16 operands, ring and two steps") {
+  for (const cpu::Bf16Kernels kind : bf16_kinds()) with_kernels(kind, [&] {
+    CAPTURE(static_cast<int>(kind));
+    struct Case {
+      std::int64_t n, c, e, h, w, stride;  // e: the expanded channels
+    };
+    // K = 16 and 24 (MobileNetV2's expansions: the dot products read 8 and 12 pairs, the
+    // tiles 32), an odd K, rows of 56 pixels and more (the ring of expanded rows) and under
+    // (two steps), tails of rows and columns.
+    const Case cases[] = {{1, 16, 96, 57, 57, 2}, {2, 24, 144, 12, 12, 1}, {1, 5, 20, 9, 60, 1}, {1, 24, 40, 7, 70, 2}};
+    std::uint32_t seed = 900;
+    for (const Case& k : cases) {
+      for (const int threads : {1, 2}) {
+        CAPTURE(k.c);
+        CAPTURE(k.w);
+        CAPTURE(threads);
+        const cpu::Conv2dParams p{.stride_h = k.stride, .stride_w = k.stride, .pad_top = 1, .pad_left = 1,
+                                  .pad_bottom = 1, .pad_right = 1, .group = k.e,
+                                  .post = {cpu::Activation::clip, 0.0f, 6.0f}};
+        const cpu::PostOp pw_post{cpu::Activation::relu};
+        const std::int64_t oh = out_dim(k.h, 3, k.stride, 1, 1, 1), ow = out_dim(k.w, 3, k.stride, 1, 1, 1);
+        const Buf<float> x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+        Buf<float> w1 = random_f32({k.e, k.c, 1, 1}, seed++);
+        const Buf<float> b1 = random_f32({k.e}, seed++);
+        const Buf<float> w2 = random_f32({k.e, 1, 3, 3}, seed++);
+        const Buf<float> b2 = random_f32({k.e}, seed++);
+        const std::int64_t w1d[2] = {k.e, k.c};
+        const cpu::PackedMatMulB pw =
+            cpu::pack_matmul_b(ge::TensorView{w1.v.data(), ge::DataType::f32, w1d}, true, true);
+        REQUIRE(pw.bf16);
+        const cpu::PackedDepthwiseNhwc dw = cpu::pack_depthwise_nhwc(w2.view());
+        const Buf<float> xn = ge::test::to_nhwc(x);
+        Buf<float> y({k.n, oh, ow, k.e});
+        const ge::TensorView bv = b2.view();
+        tbb::task_arena arena(threads);
+        arena.execute(
+            [&] { cpu::pointwise_depthwise_nhwc(p, xn.view(), pw, b1.v.data(), pw_post, dw, &bv, y.view()); });
+        // The reference on the pointwise conv's bf16 operands (its result and the depthwise
+        // conv f32): only the order of f32 sums differs.
+        const cpu::Conv2dParams one{.post = pw_post};
+        const Buf<float> mid({k.n, k.e, k.h, k.w}, ref_conv(one, rounded(x), rounded(w1), &b1, nullptr, k.h, k.w));
+        const std::vector<float> want = ref_conv(p, mid, w2, &b2, nullptr, oh, ow);
+        check_close(ge::test::to_nchw(y), want, 1e-4f * std::sqrt(static_cast<float>(k.c)), 1e-4f);
+      }
+    }
+  });
+}
+
 TEST_CASE("bf16 packing falls back to f32 where no bf16 kernels are allowed; depthwise stays f32") {
   const Buf<float> b = random_f32({40, 24}, 7);
   const Buf<float> a = random_f32({5, 40}, 8);

@@ -245,12 +245,13 @@ std::shared_ptr<const Kernel> make_nhwc_int8(const KernelRequest& r) {
 }
 
 // In bf16 the 16 products of the transformed tiles run in bf16 (the transforms in f32),
-// unless the bf16 depth pads a group's K to twice its inputs (16 a group: 128 x 28 x 28
-// in groups of 16, Zen 4, 2 threads: 0.156 / 1.19 ms in bf16 against 0.144 / 1.14 in f32 at
-// batch 1 / 8; 24 a group 0.25 / 1.9 against 0.40 / 3.0).
+// unless the AMX tiles' depth of 32 pads a group's K to twice its inputs (the dot products
+// read K in pairs: 128 x 28 x 28 in groups of 16, Zen 4, 2 threads, 0.128 / 0.97 ms in
+// bf16 against 0.145 / 1.13-1.27 in f32 at batch 1 / 8; over the tiles' 32 it had been
+// 0.156 / 1.19, slower than f32).
 std::shared_ptr<const Kernel> make_nhwc_winograd(const KernelRequest& r) {
   const std::int64_t cg = r.context.shape(1)[1].value();  // (static: `nhwc_fits`)
-  const bool bf16 = bf16_kernels(r) && cpu::bf16_k(cg) < 2 * cg;
+  const bool bf16 = bf16_kernels(r) && (!cpu::amx_bf16_usable() || cpu::bf16_k(cg) < 2 * cg);
   return nhwc_conv(
       r, bf16 ? "cpu.fused_conv2d.nhwc_winograd.bf16" : "cpu.fused_conv2d.nhwc_winograd",
       [group = conv_attrs(r.context).group, bf16](const TensorView& w) {
@@ -307,7 +308,10 @@ std::shared_ptr<const Kernel> make_pointwise_depthwise_int8(const KernelRequest&
 }
 
 std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
-  constexpr const char* name = "cpu.fused_pointwise_depthwise.nhwc";
+  // In bf16 the pointwise product only (its weights in bf16 panels); the depthwise conv
+  // and the expanded rows between them stay f32.
+  const bool bf16 = bf16_kernels(r);
+  const char* name = bf16 ? "cpu.fused_pointwise_depthwise.nhwc.bf16" : "cpu.fused_pointwise_depthwise.nhwc";
   const InferContext& c = r.context;
   const ConvAttrs a = conv_attrs(c);
   const cpu::PostOp pw_post = post_op(c, true, "pointwise_");
@@ -318,7 +322,7 @@ std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
   auto pw = packed_part<cpu::PackedMatMulB>(r, 0, name, [&] {
     const std::int64_t md[2] = {w1.dims()[0], w1.dims()[1]};
     const TensorView v = view_of(w1);
-    return cpu::pack_matmul_b(TensorView{v.data, DataType::f32, md}, false, true);
+    return cpu::pack_matmul_b(TensorView{v.data, DataType::f32, md}, bf16, true);
   });
   auto dw = packed_part<cpu::PackedDepthwiseNhwc>(r, 1, name, [&] { return cpu::pack_depthwise_nhwc(view_of(w2)); });
   const std::optional<cpu::FakeQuant> out = round_trip(c, "pointwise_y_", true);

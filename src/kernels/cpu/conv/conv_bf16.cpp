@@ -67,7 +67,7 @@ void conv_gemm_bf16(const Conv2dParams& p, const ConvShape& s, const PackedConvW
       ep.ld_residual = n;
       ep.post = p.post;
       const std::int64_t m0 = mb * mchunk, m1 = std::min(m, m0 + mchunk);
-      gemm_bf16_block(m1 - m0, ncols, kpad, wa + (g * mrows + m0) * kpad, kpad, b, panel,
+      gemm_bf16_block(m1 - m0, ncols, bf16_depth(k), wa + (g * mrows + m0) * kpad, kpad, b, panel,
                       py + (img * w.cout + g * m) * n, n, m0, n0, ep);
     }
   });

@@ -233,7 +233,7 @@ void winograd_run(const WinogradNhwcTiles& k, const PackedWinogradNhwc& w) {
       return;
     }
     convert_rows_bf16(rows, cg, v + g * cg, k.c, a, kpad, (rows + 15) / 16 * 16);
-    gemm_bf16_block(rows, mg, kpad, a, kpad, ub + xg * per_xi, panel, mb + g * mg, k.m, 0, 0, GemmEpilogue{});
+    gemm_bf16_block(rows, mg, bf16_depth(cg), a, kpad, ub + xg * per_xi, panel, mb + g * mg, k.m, 0, 0, GemmEpilogue{});
   };
   // V and M of a block: 16 x block x (c + m) floats, about 768 KiB at most.
   const std::int64_t target = std::clamp<std::int64_t>(12288 / (k.c + k.m) / 12 * 12, 12, 96);

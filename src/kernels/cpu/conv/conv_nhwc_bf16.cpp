@@ -82,7 +82,7 @@ void conv_gemm_nhwc_bf16(const Conv2dParams& p, const NhwcIo& io, const TensorVi
       for (std::int64_t blk = bb; blk < be; ++blk) {
         const std::int64_t r0 = blk * block, count = std::min(block, rows - r0);
         gather_bf16(g, r0, count, (count + 15) / 16 * 16, a);
-        gemm_bf16_block(count, w.m, kpad, a, kpad, b, panel, py, w.m, r0, 0, ep);
+        gemm_bf16_block(count, w.m, bf16_depth(k), a, kpad, b, panel, py, w.m, r0, 0, ep);
       }
     });
     return;
@@ -99,7 +99,8 @@ void conv_gemm_nhwc_bf16(const Conv2dParams& p, const NhwcIo& io, const TensorVi
   parallel_for((w.m + chunk - 1) / chunk, 1, [&](std::int64_t cb, std::int64_t ce) {
     for (std::int64_t c = cb; c < ce; ++c) {
       const std::int64_t j0 = c * chunk;
-      gemm_bf16_block(rows, std::min(chunk, w.m - j0), kpad, a, kpad, b + j0 / 16 * panel, panel, py, w.m, 0, j0, ep);
+      gemm_bf16_block(rows, std::min(chunk, w.m - j0), bf16_depth(k), a, kpad, b + j0 / 16 * panel, panel, py, w.m, 0,
+                      j0, ep);
     }
   });
 }

@@ -322,7 +322,7 @@ void products_bf16(const PackedConvWeights& w, std::int64_t cout, std::int64_t c
                    std::int64_t m1, const std::uint16_t* v, std::int64_t n, float* m) {
   const std::int64_t rows = (cout + 15) / 16 * 16, kpad = bf16_k(cin);
   const auto* a = reinterpret_cast<const std::uint16_t*>(w.data.data()) + xi * rows * kpad;
-  gemm_bf16_block(m1 - m0, n, kpad, a + m0 * kpad, kpad, v, kpad * 16, m, n, m0, 0, GemmEpilogue{});
+  gemm_bf16_block(m1 - m0, n, bf16_depth(cin), a + m0 * kpad, kpad, v, kpad * 16, m, n, m0, 0, GemmEpilogue{});
 }
 
 // Whole batch: every tile's V (16 x cin x tiles) is built first, in parallel over input

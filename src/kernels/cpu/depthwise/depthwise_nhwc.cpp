@@ -19,6 +19,7 @@
 #include "kernels/cpu/conv/conv.hpp"
 #include "kernels/cpu/conv/conv_internal.hpp"
 #include "kernels/cpu/depthwise/depthwise_internal.hpp"
+#include "kernels/cpu/gemm/amx.hpp"
 #include "kernels/cpu/gemm/gemm.hpp"
 #include "kernels/cpu/vec.hpp"
 
@@ -414,7 +415,6 @@ constexpr std::int64_t kFusedRowsFrom = 56;
 void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedMatMulB& pw, const float* pw_bias,
                               const PostOp& pw_post, const PackedDepthwiseNhwc& w, const TensorView* bias,
                               const TensorView& y, const TensorView* residual, const FakeQuant* pw_out) {
-  if (pw.bf16) fail(Errc::bad_op_inputs, kOp, "the pointwise weights of a fused pointwise-depthwise conv must be f32");
   struct Ctx {
     const PackedMatMulB* pw;
     GemmEpilogue ep;
@@ -445,13 +445,25 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
       return;
     }
   }
-  const RowExpand expand{[](const void* c, const float* in, std::int64_t width, float* out) {
-                           const auto& k = *static_cast<const Ctx*>(c);
-                           gemm_rowmajor_a(width, k.pw->n, k.pw->k, in, k.pw->k, k.pw->panels.data(), out, k.pw->n, k.ep,
-                                           false);
-                           if (k.out != nullptr) fake_quant(*k.out, out, width * k.pw->n, out);
-                         },
-                         &ctx, pw.k, pw.n};
+  const auto f32_rows = [](const void* c, const float* in, std::int64_t width, float* out) {
+    const auto& k = *static_cast<const Ctx*>(c);
+    gemm_rowmajor_a(width, k.pw->n, k.pw->k, in, k.pw->k, k.pw->panels.data(), out, k.pw->n, k.ep, false);
+    if (k.out != nullptr) fake_quant(*k.out, out, width * k.pw->n, out);
+  };
+  // bf16 weights: the rows' pixels rounded to bf16 rows first (the GEMM's pack step), the
+  // product in bf16 with f32 sums; the expanded rows stay f32.
+  const auto bf16_rows = [](const void* c, const float* in, std::int64_t width, float* out) {
+    const auto& k = *static_cast<const Ctx*>(c);
+    const std::int64_t kpad = bf16_k(k.pw->k), rows_pad = (width + 15) / 16 * 16;
+    PooledBuffer a16((rows_pad * kpad + 1) / 2);
+    auto* a = reinterpret_cast<std::uint16_t*>(a16.data());
+    convert_rows_bf16(width, k.pw->k, in, k.pw->k, a, kpad, rows_pad);
+    gemm_bf16_block(width, k.pw->n, bf16_depth(k.pw->k), a, kpad,
+                    reinterpret_cast<const std::uint16_t*>(k.pw->panels.data()), bf16_panel_size(k.pw->k), out,
+                    k.pw->n, 0, 0, k.ep);
+    if (k.out != nullptr) fake_quant(*k.out, out, width * k.pw->n, out);
+  };
+  const RowExpand expand{pw.bf16 ? +bf16_rows : +f32_rows, &ctx, pw.k, pw.n};
   pointwise_depthwise_rows(p, x, expand, w, bias, y, residual);
 }
 

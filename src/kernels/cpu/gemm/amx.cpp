@@ -435,21 +435,21 @@ void zero_vnni_rows(std::int64_t panels, std::int64_t row0, std::int64_t row_end
     std::memset(dst + p * dst_panel_stride + row0 * 16, 0, sizeof(std::uint16_t) * static_cast<std::size_t>((row_end - row0) * 16));
 }
 
-void gemm_bf16_block(std::int64_t m, std::int64_t n, std::int64_t kpad, const std::uint16_t* a, std::int64_t lda,
+void gemm_bf16_block(std::int64_t m, std::int64_t n, std::int64_t depth, const std::uint16_t* a, std::int64_t lda,
                      const std::uint16_t* b, std::int64_t b_panel_stride, float* c, std::int64_t ldc,
                      std::int64_t row0, std::int64_t col0, const GemmEpilogue& ep) {
   if (m <= 0 || n <= 0) return;
 #if GE_AMX_BUILD
   if (amx_bf16_usable()) {
-    gemm_bf16_block_amx(m, n, kpad, a, lda, b, b_panel_stride, c, ldc, row0, col0, ep);
+    gemm_bf16_block_amx(m, n, bf16_k(depth), a, lda, b, b_panel_stride, c, ldc, row0, col0, ep);
     return;
   }
   if (bf16_usable()) {
-    gemm_bf16_block_dot(m, n, kpad, a, lda, b, b_panel_stride, c, ldc, row0, col0, ep);
+    gemm_bf16_block_dot(m, n, bf16_depth(depth), a, lda, b, b_panel_stride, c, ldc, row0, col0, ep);
     return;
   }
 #endif
-  (void)kpad, (void)a, (void)lda, (void)b, (void)b_panel_stride, (void)c, (void)ldc, (void)row0, (void)col0, (void)ep;
+  (void)depth, (void)a, (void)lda, (void)b, (void)b_panel_stride, (void)c, (void)ldc, (void)row0, (void)col0, (void)ep;
   fail(Errc::internal, "bf16 GEMM", "this CPU has neither AMX-BF16 nor AVX512-BF16; the kernel should have kept f32");
 }
 
@@ -477,8 +477,8 @@ void matmul_bf16(std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
   parallel_for(mblocks * nblocks, 1, [&](std::int64_t tb, std::int64_t te) {
     for (std::int64_t t = tb; t < te; ++t) {
       const std::int64_t i0 = t / nblocks * mb, j0 = t % nblocks * nb;
-      gemm_bf16_block(std::min(mb, m - i0), std::min(nb, n - j0), kpad, a16 + i0 * kpad, kpad, b + j0 / 16 * panel,
-                      panel, c, ldc, i0, j0, ep);
+      gemm_bf16_block(std::min(mb, m - i0), std::min(nb, n - j0), bf16_depth(k), a16 + i0 * kpad, kpad,
+                      b + j0 / 16 * panel, panel, c, ldc, i0, j0, ep);
     }
   });
 }

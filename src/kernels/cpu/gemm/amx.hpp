@@ -71,6 +71,10 @@ inline constexpr std::int64_t kBf16K = 32;
 /// `k` rounded up to the tile depth.
 [[nodiscard]] inline std::int64_t bf16_k(std::int64_t k) noexcept { return (k + kBf16K - 1) / kBf16K * kBf16K; }
 
+/// `k` rounded up to a pair: the depth `gemm_bf16_block` reads (the dot products take K in
+/// pairs; the tiles round it up to `bf16_k` themselves, over the operands' zero padding).
+[[nodiscard]] inline std::int64_t bf16_depth(std::int64_t k) noexcept { return (k + 1) / 2 * 2; }
+
 /// f32 -> bf16, round to nearest even; NaN stays a (quiet) NaN.
 [[nodiscard]] std::uint16_t to_bf16(float v) noexcept;
 /// bf16 -> f32 (exact).
@@ -111,10 +115,12 @@ void zero_vnni_rows(std::int64_t panels, std::int64_t row0, std::int64_t row_end
 
 /// The product of one block, serial: for rows i in [0, m) of A (bf16 rows at `a + i * lda`,
 /// valid up to the next multiple of 16 rows) and columns j in [0, n) of the VNNI panels at
-/// `b` (panel stride `b_panel_stride`), K padded to `kpad`:
+/// `b` (panel stride `b_panel_stride`) over K = `depth` (even: `bf16_depth(k)`; A's rows and
+/// B's panels hold zeros from there up to `bf16_k(depth)`, where the AMX tiles read):
 /// `C[row0 + i][col0 + j] = epilogue(A[i] . B[:, j])`, C at `c` with row stride `ldc`; the
-/// epilogue's row and column indices are `row0 + i` and `col0 + j`.
-void gemm_bf16_block(std::int64_t m, std::int64_t n, std::int64_t kpad, const std::uint16_t* a, std::int64_t lda,
+/// epilogue's row and column indices are `row0 + i` and `col0 + j`. The dot products read
+/// only `depth`: K = 16 or 24 is half or three quarters of the tiles' 32.
+void gemm_bf16_block(std::int64_t m, std::int64_t n, std::int64_t depth, const std::uint16_t* a, std::int64_t lda,
                      const std::uint16_t* b, std::int64_t b_panel_stride, float* c, std::int64_t ldc,
                      std::int64_t row0, std::int64_t col0, const GemmEpilogue& ep);
 

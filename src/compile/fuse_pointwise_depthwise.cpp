@@ -1,6 +1,7 @@
 // fuse_pointwise_depthwise: an NHWC 1x1 conv whose only reader is an NHWC depthwise conv
 // (MobileNet's expand then depthwise) becomes one FusedPointwiseDepthwise node on large
 // images, whose kernel expands rows into a ring and never writes the expanded image whole.
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,7 +74,8 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
       continue;
     const Shape& ms = w.desc(mid).shape;  // [N, H, W, E]
     if (!ms.rank_known() || ms.rank() != 4 || !ms[1].is_static() || !ms[2].is_static() ||
-        ms[1].value() * ms[2].value() * d2[0] * 4 < kFuseExpandedBytes || ms[2].value() < kFuseMinWidth)
+        ms[1].value() * ms[2].value() * d2[0] * 4 < kFuseExpandedBytes || ms[2].value() < kFuseMinWidth ||
+        (std::getenv("GE_FUSE_MIN_E") && d2[0] < std::atoi(std::getenv("GE_FUSE_MIN_E"))))
       continue;
     // X, W1, B1 of the pointwise conv; W2, B2, Z of the depthwise one.
     std::vector<ValueId> ins{pw.inputs[0], pw.inputs[1], pw.inputs[2], dw.inputs[1], dw.inputs[2]};

@@ -17,6 +17,7 @@ namespace ge::cpu {
 
 // (A vector_size typedef that depends on a template parameter is silently dropped by
 // GCC: they live at namespace scope.)
+typedef float vf4 __attribute__((vector_size(16)));
 typedef float vf8 __attribute__((vector_size(32)));
 typedef float vf16 __attribute__((vector_size(64)));
 typedef int vi8 __attribute__((vector_size(32)));   // shuffle indices of vf8

@@ -209,7 +209,7 @@ inline __attribute__((always_inline)) void grouped_row(const GroupedConvRows& d,
     constexpr int PX = decltype(px_c)::value;
     vf b[NB];
     for (int k = 0; k < NB; ++k)
-      b[k] = d.bias != nullptr ? load_lanes<vf>(d.bias + o0 + k * V, lanes[k]) : vf{} + 0.0f;
+      b[k] = d.bias != nullptr ? load_lanes_by_copy<vf>(d.bias + o0 + k * V, lanes[k]) : vf{} + 0.0f;
     vf acc[PX][NB];
     for (int i = 0; i < PX; ++i)
       for (int k = 0; k < NB; ++k) acc[i][k] = b[k];
@@ -241,8 +241,8 @@ inline __attribute__((always_inline)) void grouped_row(const GroupedConvRows& d,
         if (i >= px) break;
         const std::int64_t at = (ox0 + i) * d.m + o0 + k * V;
         vf a = acc[i][k];
-        if (res != nullptr) a += load_lanes<vf>(res + at, lanes[k]);
-        store_lanes(out + at, apply_post_v(a, p.post), lanes[k]);
+        if (res != nullptr) a += load_lanes_by_copy<vf>(res + at, lanes[k]);
+        store_lanes_by_copy(out + at, apply_post_v(a, p.post), lanes[k]);
       }
   };
   const std::int64_t per_group = chunks_per_group(d.blocks), g = chunk / per_group;
@@ -325,7 +325,7 @@ inline __attribute__((always_inline)) void small_row(const GroupedConvRows& d, s
   const std::int64_t c0 = blk * V, lanes = std::min<std::int64_t>(V, d.m - c0);
   const std::int64_t step = p.stride_w * d.pc;
   const float* wb = d.wt + blk * d.kh * d.kw * MG * V;
-  const vf b = d.bias != nullptr ? load_lanes<vf>(d.bias + c0, lanes) : vf{} + 0.0f;
+  const vf b = d.bias != nullptr ? load_lanes_by_copy<vf>(d.bias + c0, lanes) : vf{} + 0.0f;
   for (std::int64_t ox0 = 0; ox0 < d.ow; ox0 += kPx) {
     const std::int64_t px = std::min<std::int64_t>(kPx, d.ow - ox0);
     vf acc[kPx];
@@ -349,8 +349,8 @@ inline __attribute__((always_inline)) void small_row(const GroupedConvRows& d, s
       if (i >= px) break;
       const std::int64_t at = (ox0 + i) * d.m + c0;
       vf a = acc[i];
-      if (res != nullptr) a += load_lanes<vf>(res + at, lanes);
-      store_lanes(out + at, apply_post_v(a, p.post), lanes);
+      if (res != nullptr) a += load_lanes_by_copy<vf>(res + at, lanes);
+      store_lanes_by_copy(out + at, apply_post_v(a, p.post), lanes);
     }
   }
 }

@@ -40,6 +40,15 @@ std::optional<double> op_flops(std::string_view op, std::span<const std::span<co
     const double pointwise = 2.0 * elements(a) * static_cast<double>(b[0]);
     return pointwise + 2.0 * elements(output) * static_cast<double>(inputs[3][2] * inputs[3][3]);
   }
+  if (op == "FusedDepthwisePointwise") {
+    // The depthwise conv over every pixel of the output's (W1 [C, 1, kh, kw]), then the
+    // pointwise one (W2 [M, C, 1, 1]).
+    if (inputs.size() < 4 || b.size() != 4 || inputs[3].size() != 4 || output.size() != 4 || any_negative(inputs[3]))
+      return std::nullopt;
+    const double pixels = static_cast<double>(output[0] * output[1] * output[2]);
+    return 2.0 * pixels * static_cast<double>(b[0] * b[2] * b[3]) +
+           2.0 * pixels * static_cast<double>(b[0] * inputs[3][0]);
+  }
   if (op == "ConvTranspose") {
     // Each input element is scattered through one filter: W is [C, M/group, k...].
     if (b.size() < 3 || a.size() != b.size() || b[0] == 0) return std::nullopt;

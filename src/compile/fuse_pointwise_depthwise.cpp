@@ -1,7 +1,10 @@
 // fuse_pointwise_depthwise: an NHWC 1x1 conv whose only reader is an NHWC depthwise conv
 // (MobileNet's expand then depthwise) becomes one FusedPointwiseDepthwise node on large
 // images, whose kernel expands rows into a ring and never writes the expanded image whole.
-#include <cstdlib>
+// fuse_depthwise_pointwise: an NHWC depthwise conv whose only reader is an NHWC 1x1 conv
+// (the block's depthwise then projection, where the first fusion did not take the
+// depthwise conv) becomes one FusedDepthwisePointwise node, whose kernel makes runs of
+// depthwise rows and projects them on the same thread, never writing them whole.
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,8 +77,7 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
       continue;
     const Shape& ms = w.desc(mid).shape;  // [N, H, W, E]
     if (!ms.rank_known() || ms.rank() != 4 || !ms[1].is_static() || !ms[2].is_static() ||
-        ms[1].value() * ms[2].value() * d2[0] * 4 < kFuseExpandedBytes || ms[2].value() < kFuseMinWidth ||
-        (std::getenv("GE_FUSE_MIN_E") && d2[0] < std::atoi(std::getenv("GE_FUSE_MIN_E"))))
+        ms[1].value() * ms[2].value() * d2[0] * 4 < kFuseExpandedBytes || ms[2].value() < kFuseMinWidth)
       continue;
     // X, W1, B1 of the pointwise conv; W2, B2, Z of the depthwise one.
     std::vector<ValueId> ins{pw.inputs[0], pw.inputs[1], pw.inputs[2], dw.inputs[1], dw.inputs[2]};
@@ -107,10 +109,61 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
   }
 }
 
+
+void fuse_depthwise_pointwise(Work& w, PassStats& s) {
+  const Work::Readers readers = w.readers();
+  const auto quantized = [](const WNode& n) {
+    const auto xs = attr_of(n, "x_scale");
+    const auto ys = attr_of(n, "y_scale");
+    return (xs && xs->as_float() > 0.0) || (ys && ys->as_float() > 0.0);
+  };
+  for (const std::size_t i : w.order) {
+    WNode& dw = w.nodes[i];
+    const Tensor* w1 = nhwc_conv_weights(w, dw);
+    if (w1 == nullptr || quantized(dw) || dw.inputs.size() < 3 || dw.inputs[2] == no_value) continue;
+    if (dw.inputs.size() > 3 && dw.inputs[3] != no_value) continue;  // (a residual on the depthwise conv)
+    const auto& d1 = w1->dims();
+    const auto group = attr_of(dw, "group");
+    if (d1[1] != 1 || !group || group->as_int() != d1[0] || d1[0] < 2 || d1[2] * d1[3] > 49 ||
+        window_2d(dw).auto_pad != ops::AutoPad::notset)
+      continue;
+    const ValueId mid = dw.outputs[0];
+    if (readers.count[mid] != 1 || w.is_output(mid)) continue;
+    WNode& pw = w.nodes[readers.node[mid]];
+    const Tensor* w2 = nhwc_conv_weights(w, pw);
+    if (w2 == nullptr || quantized(pw) || pw.inputs[0] != mid || w2->dims()[1] != d1[0] || w2->dims()[2] != 1 ||
+        w2->dims()[3] != 1 || pw.inputs.size() < 3 || pw.inputs[2] == no_value)
+      continue;
+    if (pw.inputs.size() > 4 && pw.inputs[4] != no_value) continue;  // (a channel gate, fuse_channel_gate)
+    const auto pw_group = attr_of(pw, "group");
+    if ((pw_group && pw_group->as_int() != 1) || !window_2d(pw).unit()) continue;
+    // X, W1, B1 of the depthwise conv; W2, B2, Z of the pointwise one.
+    std::vector<ValueId> ins{dw.inputs[0], dw.inputs[1], dw.inputs[2], pw.inputs[1], pw.inputs[2]};
+    if (pw.inputs.size() > 3 && pw.inputs[3] != no_value) ins.push_back(pw.inputs[3]);
+    Attributes attrs = dw.attrs;
+    attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{d1[2], d1[3]});
+    for (const auto& [from, to] :
+         {std::pair{"activation", "pointwise_activation"}, std::pair{"clip_min", "pointwise_clip_min"},
+          std::pair{"clip_max", "pointwise_clip_max"}, std::pair{"alpha", "pointwise_alpha"},
+          std::pair{"beta", "pointwise_beta"}})
+      if (const auto a = pw.attrs.find(from); a != pw.attrs.end()) attrs.insert_or_assign(to, a->second);
+    pw.op = "FusedDepthwisePointwise";
+    pw.inputs = std::move(ins);
+    pw.attrs = std::move(attrs);
+    dw.alive = false;
+    s.nodes_removed += 2;
+    ++s.nodes_added;
+  }
+}
+
 }  // namespace detail
 
 Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats) {
   return detail::run_pass(g, stats, "fuse_pointwise_depthwise", detail::fuse_pointwise_depthwise);
+}
+
+Graph fuse_depthwise_pointwise(const Graph& g, PassStats* stats) {
+  return detail::run_pass(g, stats, "fuse_depthwise_pointwise", detail::fuse_depthwise_pointwise);
 }
 
 }  // namespace ge

@@ -43,7 +43,8 @@ const std::set<std::string, std::less<>> elementwise{
 // Ops whose only independent axis is the batch (axis 0) of the listed inputs.
 const std::vector<std::pair<std::string_view, std::vector<std::size_t>>> batch_ops{
     {"Conv", {0}}, {"ConvTranspose", {0}}, {"ConvInteger", {0}}, {"FusedConv", {0, 3}},
-    {"FusedPointwiseDepthwise", {0, 5}}, {"MaxPool", {0}}, {"AveragePool", {0}}, {"LpPool", {0}},
+    {"FusedPointwiseDepthwise", {0, 5}}, {"FusedDepthwisePointwise", {0, 5}}, {"MaxPool", {0}}, {"AveragePool", {0}},
+    {"LpPool", {0}},
     {"GlobalAveragePool", {0}}, {"GlobalMaxPool", {0}}, {"GlobalLpPool", {0}}, {"InstanceNormalization", {0}},
     {"GroupNormalization", {0}}, {"LRN", {0}}, {"DepthToSpace", {0}}, {"SpaceToDepth", {0}}, {"Resize", {0}},
     {"Upsample", {0}}, {"GridSample", {0, 1}}};

@@ -170,6 +170,7 @@ void fuse_matmul_epilogue(Work& w, PassStats& s);
 void fuse_attention(Work& w, PassStats& s);
 void layout_nhwc(Work& w, PassStats& s, bool dense_chains);
 void fuse_pointwise_depthwise(Work& w, PassStats& s);
+void fuse_depthwise_pointwise(Work& w, PassStats& s);
 void fuse_channel_gate(Work& w, PassStats& s);  // compile/channel_gate.cpp
 void fold_transposes(Work& w, PassStats& s);
 void fold_qdq_pairs(Work& w, PassStats& s);     // compile/qdq.cpp

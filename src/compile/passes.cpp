@@ -63,8 +63,9 @@ DimOrigins dim_origins(const Work& w) {
   static const std::unordered_set<std::string_view> keeps_shape{
       "Relu", "Clip", "Sigmoid", "Tanh", "Gelu", "LeakyRelu", "HardSwish", "Exp", "Log", "Sqrt", "Neg", "Abs",
       "Erf", "Identity", "Cast", "BatchNormalization", "LayerNormalization", "Softmax", "LogSoftmax", "Dropout"};
-  static const std::unordered_set<std::string_view> keeps_batch{"Conv", "FusedConv", "FusedPointwiseDepthwise", "MaxPool", "AveragePool",
-                                                                "GlobalAveragePool"};
+  static const std::unordered_set<std::string_view> keeps_batch{
+      "Conv",        "FusedConv",   "FusedPointwiseDepthwise", "FusedDepthwisePointwise",
+      "MaxPool",     "AveragePool", "GlobalAveragePool"};
   static const std::unordered_set<std::string_view> binary{"Add", "Sub", "Mul", "Div", "Pow"};
   for (const std::size_t n : w.order) {
     const WNode& node = w.nodes[n];
@@ -521,6 +522,10 @@ Graph optimize_impl(Graph g, std::vector<PassStats>* stats, bool release, bool d
       {"fuse_pointwise_depthwise",
        [dense_chains](Work& w, PassStats& s) {
          if (dense_chains) detail::fuse_pointwise_depthwise(w, s);
+       }},
+      {"fuse_depthwise_pointwise",
+       [dense_chains](Work& w, PassStats& s) {
+         if (dense_chains) detail::fuse_depthwise_pointwise(w, s);
        }},
       {"fuse_channel_gate", detail::fuse_channel_gate},
       {"fold_transposes", detail::fold_transposes},

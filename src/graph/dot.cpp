@@ -61,12 +61,14 @@ std::string conv_ops(const Attributes& attrs, bool has_residual, const std::stri
 std::string fused_ops(std::string_view op, const Attributes& attrs, bool has_residual) {
   if (op == "FusedConv") return conv_ops(attrs, has_residual, "");
   if (op == "FusedPointwiseDepthwise") return conv_ops(attrs, false, "pointwise_") + "+" + conv_ops(attrs, has_residual, "");
+  if (op == "FusedDepthwisePointwise")
+    return conv_ops(attrs, false, "") + "+" + conv_ops(attrs, has_residual, "pointwise_");
   return {};
 }
 
 std::size_t residual_input(std::string_view op) noexcept {
   if (op == "FusedConv") return 3;
-  if (op == "FusedPointwiseDepthwise") return 5;
+  if (op == "FusedPointwiseDepthwise" || op == "FusedDepthwisePointwise") return 5;
   return SIZE_MAX;
 }
 

@@ -1,5 +1,6 @@
 // Ops that the graph passes make by fusing what exporters emit (src/compile/fusions.cpp,
-// src/compile/layout.cpp): FusedMatMul, FusedAttention and FusedPointwiseDepthwise.
+// src/compile/layout.cpp): FusedMatMul, FusedAttention, FusedPointwiseDepthwise and
+// FusedDepthwisePointwise.
 // (FusedConv lives beside Conv in nn.cpp.)
 #include <algorithm>
 #include <utility>
@@ -104,15 +105,20 @@ constexpr std::pair<const char*, const char*> kPointwiseAttrs[] = {
     {"pointwise_y_qmin", "y_qmin"},
     {"pointwise_y_qmax", "y_qmax"}};
 
-// Two NHWC FusedConvs in one node (made by `ge::layout_nhwc` on an inverted-residual
-// block): a pointwise conv Y1 = act1(conv1x1(X, W1) + B1), then a depthwise one
-// Y = act(dwconv(Y1, W2) + B2 + Z), the expanded Y1 never stored; both with a bias. The depthwise conv has
-// FusedConv's attributes; the pointwise one stride 1, no pads, and its activation in
-// pointwise_activation / pointwise_clip_min / pointwise_clip_max.
-OpSchema fused_pointwise_depthwise(const OpSchema& conv) {
+// Two NHWC FusedConvs in one node, both with a bias, the value between them never stored
+// (made by the layout pass's fusions on an inverted-residual block). The depthwise conv
+// has FusedConv's attributes; the pointwise one stride 1, no pads, and its epilogue in
+// pointwise_activation / pointwise_clip_min / ... (kPointwiseAttrs).
+// FusedPointwiseDepthwise: Y1 = act1(conv1x1(X, W1) + B1), then Y = act(dwconv(Y1, W2) +
+// B2 + Z). FusedDepthwisePointwise: Y1 = act(dwconv(X, W1) + B1), then Y =
+// act2(conv1x1(Y1, W2) + B2 + Z).
+OpSchema fused_two_convs(const OpSchema& conv, bool pointwise_first) {
   OpSchema s;
-  s.name = "FusedPointwiseDepthwise";
-  s.doc = "NHWC pointwise FusedConv then depthwise FusedConv on its output, in one pass (made by the layout pass)";
+  s.name = pointwise_first ? "FusedPointwiseDepthwise" : "FusedDepthwisePointwise";
+  s.doc = pointwise_first ? "NHWC pointwise FusedConv then depthwise FusedConv on its output, in one pass (made "
+                            "by the layout pass)"
+                          : "NHWC depthwise FusedConv then pointwise FusedConv on its output, in one pass (made "
+                            "by ge::fuse_depthwise_pointwise)";
   s.inputs = {arg("X", "T"), arg("W1", "T"), arg("B1", "T"), arg("W2", "T"), arg("B2", "T"), opt("Z", "T")};
   s.outputs = {arg("Y", "T")};
   s.types = {{"T", TypeSet{DataType::f32}}};
@@ -127,7 +133,7 @@ OpSchema fused_pointwise_depthwise(const OpSchema& conv) {
         s.attrs.push_back(std::move(copy));
       }
   std::sort(s.attrs.begin(), s.attrs.end(), [](const AttrSpec& a, const AttrSpec& b) { return a.name < b.name; });
-  s.infer = [conv](const InferContext& c) {
+  s.infer = [conv, pointwise_first](const InferContext& c) {
     // Each conv by FusedConv's rule, on its inputs and attributes.
     const auto stage = [&](std::vector<std::size_t> slots, const std::vector<TensorDesc>& descs, const Attributes& attrs) {
       std::vector<TensorDesc> ins = descs;
@@ -144,10 +150,10 @@ OpSchema fused_pointwise_depthwise(const OpSchema& conv) {
       if (const auto it = dw.find(name); it != dw.end()) pw.insert_or_assign(conv_name, it->second);
       dw.erase(name);
     }
-    const std::vector<TensorDesc> mid = stage({0, 1, 2}, {desc(0), desc(1), desc(2)}, pw);
-    std::vector<TensorDesc> dw_in{mid[0], desc(3), desc(4)};
-    if (c.has_input(5)) dw_in.push_back(desc(5));
-    return stage({c.input_count(), 3, 4, 5}, dw_in, dw);
+    const std::vector<TensorDesc> mid = stage({0, 1, 2}, {desc(0), desc(1), desc(2)}, pointwise_first ? pw : dw);
+    std::vector<TensorDesc> second{mid[0], desc(3), desc(4)};
+    if (c.has_input(5)) second.push_back(desc(5));
+    return stage({c.input_count(), 3, 4, 5}, second, pointwise_first ? dw : pw);
   };
   return s;
 }
@@ -181,7 +187,8 @@ void add_fused_ops(OpRegistry& r) {
   };
   add_op(r, internal_op(), std::move(s));
   add_op(r, internal_op(), fused_attention());
-  add_op(r, internal_op(), fused_pointwise_depthwise(r.find("FusedConv")));
+  add_op(r, internal_op(), fused_two_convs(r.find("FusedConv"), true));
+  add_op(r, internal_op(), fused_two_convs(r.find("FusedConv"), false));
 }
 
 }  // namespace ge::ops

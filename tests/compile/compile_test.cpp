@@ -80,11 +80,16 @@ TEST_CASE("compile: the NHWC convs' weights are held packed only (ResNet-50 and 
     const ge::Graph& cg = model->graph();
     std::size_t nhwc = 0;
     for (const ge::Node& n : cg.nodes()) {
-      if (n.op != "FusedConv" || !n.attrs.contains("layout") || n.attrs.at("layout").as_string() != "NHWC") continue;
-      ++nhwc;
-      const ge::Tensor* w = cg.constant_of(n.inputs[1]);
-      REQUIRE(w != nullptr);
-      CHECK_MESSAGE(!w->has_data(), n.name);
+      // (the fused blocks' two convs: weights at inputs 1 and 3, NHWC only)
+      const bool two = n.op == "FusedPointwiseDepthwise" || n.op == "FusedDepthwisePointwise";
+      if (!two && (n.op != "FusedConv" || !n.attrs.contains("layout") || n.attrs.at("layout").as_string() != "NHWC"))
+        continue;
+      for (const std::size_t at : two ? std::vector<std::size_t>{1, 3} : std::vector<std::size_t>{1}) {
+        ++nhwc;
+        const ge::Tensor* w = cg.constant_of(n.inputs[at]);
+        REQUIRE(w != nullptr);
+        CHECK_MESSAGE(!w->has_data(), n.name);
+      }
     }
     CHECK(nhwc >= 50);
   }

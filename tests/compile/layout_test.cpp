@@ -47,8 +47,10 @@ Value bias(GraphBuilder& b, const std::string& name, std::int64_t c, std::uint64
 
 std::size_t nhwc_convs(const Graph& g) {
   std::size_t n = 0;
-  for (const ge::Node& x : g.nodes())
+  for (const ge::Node& x : g.nodes()) {
+    if (x.op == "FusedPointwiseDepthwise" || x.op == "FusedDepthwisePointwise") n += 2;  // (NHWC only)
     if (x.op == "FusedConv" && x.attrs.contains("layout") && x.attrs.at("layout").as_string() == "NHWC") ++n;
+  }
   return n;
 }
 
@@ -238,11 +240,14 @@ TEST_CASE("layout_nhwc in optimize: MobileNetV2 runs every conv NHWC, in one cha
   CHECK(o.nodes()[0].op == "FusedConv");
   CHECK(o.nodes()[0].attrs.at("x_layout").as_string() == "NCHW");
   CHECK(o.value(o.nodes()[0].inputs[0]).name == o.inputs()[0].name);
-  REQUIRE(stats.size() == 16);
+  REQUIRE(stats.size() == 17);
   CHECK(stats[10].pass == "layout_nhwc");
   CHECK(stats[10].nodes_added == 2);
   CHECK(stats[12].pass == "fuse_pointwise_depthwise");
   CHECK(stats[12].nodes_added == 0);  // 32x32 images: every expanded image is under 1 MiB
+  CHECK(stats[13].pass == "fuse_depthwise_pointwise");
+  CHECK(stats[13].nodes_added == 17);  // every block's depthwise conv and projection
+  CHECK(count(o, "FusedDepthwisePointwise") == 17);
   check_same(g, o, 1e-3);
 }
 
@@ -390,7 +395,7 @@ TEST_CASE("fuse_pointwise_depthwise pass: expand and depthwise convs on large im
   const Graph g = expand_depthwise_graph("2,16,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 16);
+  REQUIRE(stats.size() == 17);
   CHECK(stats[12].pass == "fuse_pointwise_depthwise");
   // The first two blocks (32x32 images): the third reads 16x16 ones, 256 KiB expanded.
   CHECK(count(o, "FusedPointwiseDepthwise") == 2);
@@ -587,9 +592,9 @@ TEST_CASE("fuse_channel_gate pass: a squeeze-excitation gate becomes the project
       const Graph g = gate_graph(dims, 8, out_c);
       std::vector<ge::PassStats> stats;
       const Graph o = ge::optimize(g, &stats);
-      REQUIRE(stats.size() == 16);
-      CHECK(stats[13].pass == "fuse_channel_gate");
-      CHECK(stats[13].nodes_removed == 1);
+      REQUIRE(stats.size() == 17);
+      CHECK(stats[14].pass == "fuse_channel_gate");
+      CHECK(stats[14].nodes_removed == 1);
       CHECK(count(o, "Mul") == 0);
       const ge::Node& p = node(o, "project");
       REQUIRE(p.inputs.size() == 5);

@@ -712,7 +712,7 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   const Graph g = ge::models::resnet50("1,3,32,32");
   std::vector<ge::PassStats> stats;
   const Graph o = ge::optimize(g, &stats);
-  REQUIRE(stats.size() == 16);
+  REQUIRE(stats.size() == 17);
   CHECK(stats[0].pass == "fold_qdq_pairs");
   CHECK(stats[0].nodes_added == 0);  // no QuantizeLinear/DequantizeLinear pairs
   CHECK(stats[1].pass == "fold_constants");
@@ -734,10 +734,12 @@ TEST_CASE("optimize pass pipeline on ResNet-50 removes every BatchNormalization 
   CHECK(stats[11].nodes_added == 0);  // nothing quantized
   CHECK(stats[12].pass == "fuse_pointwise_depthwise");
   CHECK(stats[12].nodes_added == 0);  // no depthwise convs
-  CHECK(stats[13].pass == "fuse_channel_gate");
-  CHECK(stats[13].nodes_removed == 0);  // no gates
-  CHECK(stats[14].pass == "fold_transposes");
-  CHECK(stats[15].pass == "remove_dead_code");
+  CHECK(stats[13].pass == "fuse_depthwise_pointwise");
+  CHECK(stats[13].nodes_added == 0);
+  CHECK(stats[14].pass == "fuse_channel_gate");
+  CHECK(stats[14].nodes_removed == 0);  // no gates
+  CHECK(stats[15].pass == "fold_transposes");
+  CHECK(stats[16].pass == "remove_dead_code");
   CHECK(count(o, "BatchNormalization") == 0);
   CHECK(count(o, "Relu") == 0);
   CHECK(count(o, "Add") == 0);
@@ -839,7 +841,7 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     std::vector<ge::PassStats> stats;
     const Graph once = ge::optimize(g, &stats);
     Graph step = g;
-    std::vector<ge::PassStats> step_stats(16);
+    std::vector<ge::PassStats> step_stats(17);
     step = ge::fold_qdq_pairs(step, &step_stats[0]);
     step = ge::fold_constants(step, &step_stats[1]);
     step = ge::trim_conv_taps(step, &step_stats[2]);
@@ -853,9 +855,10 @@ TEST_CASE("optimize runs the passes on one working form, as the passes one after
     step = ge::layout_nhwc(step, &step_stats[10]);
     step = ge::quantize_products(step, &step_stats[11]);
     step = ge::fuse_pointwise_depthwise(step, &step_stats[12]);
-    step = ge::fuse_channel_gate(step, &step_stats[13]);
-    step = ge::fold_transposes(step, &step_stats[14]);
-    step = ge::remove_dead_code(step, &step_stats[15]);
+    step = ge::fuse_depthwise_pointwise(step, &step_stats[13]);
+    step = ge::fuse_channel_gate(step, &step_stats[14]);
+    step = ge::fold_transposes(step, &step_stats[15]);
+    step = ge::remove_dead_code(step, &step_stats[16]);
     REQUIRE(stats.size() == step_stats.size());
     for (std::size_t i = 0; i < stats.size(); ++i) {
       CHECK(stats[i].pass == step_stats[i].pass);

@@ -464,6 +464,51 @@ TEST_CASE("bf16 pointwise then depthwise in one pass: the pointwise product on b
   });
 }
 
+TEST_CASE("bf16 depthwise then pointwise in one pass: the product on the depthwise rows rounded to bf16") {
+  for (const cpu::Bf16Kernels kind : bf16_kinds()) with_kernels(kind, [&] {
+    CAPTURE(static_cast<int>(kind));
+    struct Case {
+      std::int64_t n, c, m, hw, stride;
+    };
+    // K = 144 (pairs), K = 24 with 40 outputs (a column tail), 7-pixel rows, an odd K.
+    const Case cases[] = {{1, 144, 24, 28, 1}, {2, 24, 40, 15, 2}, {3, 96, 32, 7, 1}, {1, 21, 16, 9, 1}};
+    std::uint32_t seed = 950;
+    for (const Case& k : cases) {
+      for (const int threads : {1, 2}) {
+        CAPTURE(k.c);
+        CAPTURE(threads);
+        const cpu::Conv2dParams p{.stride_h = k.stride, .stride_w = k.stride, .pad_top = 1, .pad_left = 1,
+                                  .pad_bottom = 1, .pad_right = 1, .group = k.c,
+                                  .post = {cpu::Activation::clip, 0.0f, 6.0f}};
+        const std::int64_t o = out_dim(k.hw, 3, k.stride, 1, 1, 1);
+        const Buf<float> x = random_f32({k.n, k.c, k.hw, k.hw}, seed++);
+        const Buf<float> w1 = random_f32({k.c, 1, 3, 3}, seed++);
+        const Buf<float> b1 = random_f32({k.c}, seed++);
+        Buf<float> w2 = random_f32({k.m, k.c, 1, 1}, seed++);
+        const Buf<float> b2 = random_f32({k.m}, seed++);
+        const Buf<float> res = random_f32({k.n, k.m, o, o}, seed++);
+        const std::int64_t w2d[2] = {k.m, k.c};
+        const cpu::PackedMatMulB pw =
+            cpu::pack_matmul_b(ge::TensorView{w2.v.data(), ge::DataType::f32, w2d}, true, true);
+        REQUIRE(pw.bf16);
+        const cpu::PackedDepthwiseNhwc dw = cpu::pack_depthwise_nhwc(w1.view());
+        const Buf<float> xn = ge::test::to_nhwc(x), rn = ge::test::to_nhwc(res);
+        Buf<float> y({k.n, o, o, k.m});
+        const ge::TensorView bv = b1.view(), rv = rn.view();
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+          cpu::depthwise_pointwise_nhwc(p, xn.view(), dw, &bv, pw, b2.v.data(), {}, y.view(), &rv);
+        });
+        // The reference: the depthwise conv in f32, its output and W2 rounded to bf16, the
+        // product's sums in f64: only the order of f32 sums differs.
+        const Buf<float> mid({k.n, k.c, o, o}, ref_conv(p, x, w1, &b1, nullptr, o, o));
+        const std::vector<float> want = ref_conv({}, rounded(mid), rounded(w2), &b2, &res, o, o);
+        check_close(ge::test::to_nchw(y), want, 1e-4f * std::sqrt(static_cast<float>(k.c)), 1e-4f);
+      }
+    }
+  });
+}
+
 TEST_CASE("bf16 packing falls back to f32 where no bf16 kernels are allowed; depthwise stays f32") {
   const Buf<float> b = random_f32({40, 24}, 7);
   const Buf<float> a = random_f32({5, 40}, 8);

@@ -417,6 +417,81 @@ TEST_CASE("pointwise then depthwise on NHWC images in one pass: the two convs' r
                Errc::bad_op_inputs, kernels_tag);
 }
 
+TEST_CASE("depthwise then pointwise on NHWC images in one pass: the two convs' result, runs of rows, tails") {
+  using A = cpu::Activation;
+  std::uint32_t seed = 6100;
+  struct Case {
+    std::int64_t n, c, m, h, w, k, stride, dil;  // m: the pointwise outputs
+    cpu::PostOp dw_post, pw_post;
+    bool residual;
+  };
+  const cpu::PostOp relu6{A::clip, 0.0f, 6.0f}, silu{A::silu};
+  const std::vector<Case> cases = {
+      {1, 144, 24, 56, 56, 3, 1, 1, relu6, {}, true},       // MobileNetV2's 56 x 56 projection, the residual
+      {2, 96, 40, 15, 17, 5, 2, 1, relu6, {}, false},       // 5x5, stride 2, odd sizes, 40 outputs (a tail)
+      {1, 20, 8, 9, 9, 3, 1, 2, silu, {A::relu}, false},    // dilation 2; SiLU on the rows before the product
+      {3, 32, 16, 7, 7, 3, 1, 1, relu6, {A::relu}, true},   // 7-pixel rows: runs of 2 rows a task
+      {1, 5, 3, 4, 30, 3, 2, 1, {A::relu}, {}, false},      // channels and outputs under one vector
+  };
+  for (const int threads : {1, 2}) {
+    tbb::task_arena arena(threads);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& k = cases[i];
+      CAPTURE(threads);
+      CAPTURE(i);
+      const std::int64_t pad = k.dil * (k.k / 2);
+      const cpu::Conv2dParams p{.stride_h = k.stride, .stride_w = k.stride, .pad_top = pad, .pad_left = pad,
+                                .pad_bottom = pad, .pad_right = pad, .dilation_h = k.dil, .dilation_w = k.dil,
+                                .group = k.c, .post = k.dw_post};
+      const std::int64_t oh = out_dim(k.h, k.k, k.stride, k.dil, pad, pad);
+      const std::int64_t ow = out_dim(k.w, k.k, k.stride, k.dil, pad, pad);
+      auto x = random_f32({k.n, k.c, k.h, k.w}, seed++);
+      auto w1 = random_f32({k.c, 1, k.k, k.k}, seed++);
+      auto b1 = random_f32({k.c}, seed++);
+      auto w2 = random_f32({k.m, k.c, 1, 1}, seed++);
+      auto b2 = random_f32({k.m}, seed++);
+      auto res = random_f32({k.n, k.m, oh, ow}, seed++);
+      // The reference: the depthwise conv with its activation, then the pointwise one.
+      Buf<float> mid({k.n, k.c, oh, ow}, ref_conv(p, x, w1, &b1, nullptr, oh, ow));
+      const std::vector<float> want =
+          ref_conv(cpu::Conv2dParams{.post = k.pw_post}, mid, w2, &b2, k.residual ? &res : nullptr, oh, ow);
+      const std::int64_t w2d[2] = {k.m, k.c};
+      const cpu::PackedMatMulB pw =
+          cpu::pack_matmul_b(ge::TensorView{w2.v.data(), ge::DataType::f32, w2d}, false, true);
+      const cpu::PackedDepthwiseNhwc dw = cpu::pack_depthwise_nhwc(w1.view());
+      const Buf<float> xn = to_nhwc(x), rn = to_nhwc(res);
+      Buf<float> y({k.n, oh, ow, k.m});
+      const ge::TensorView bv = b1.view(), rv = rn.view();
+      arena.execute([&] {
+        cpu::depthwise_pointwise_nhwc(p, xn.view(), dw, &bv, pw, b2.v.data(), k.pw_post, y.view(),
+                                      k.residual ? &rv : nullptr);
+      });
+      check_close(to_nchw(y), want, 1e-4f, 1e-4f);
+    }
+  }
+  // Bad input: a clear error, not a crash.
+  auto w2 = random_f32({16, 8}, 1);
+  const cpu::PackedMatMulB pw = cpu::pack_matmul_b(w2.view(), false, true);  // 8 -> 16
+  const cpu::PackedDepthwiseNhwc dw = cpu::pack_depthwise_nhwc(random_f32({8, 1, 3, 3}, 2).view());
+  const cpu::Conv2dParams p{.pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .group = 8};
+  auto x7 = random_f32({1, 6, 6, 7}, 3);
+  Buf<float> y({1, 6, 6, 16});
+  expect_error([&] { cpu::depthwise_pointwise_nhwc(p, x7.view(), dw, nullptr, pw, nullptr, {}, y.view()); },
+               Errc::bad_op_inputs, "pointwise inputs");
+  auto x8 = random_f32({1, 6, 6, 8}, 4);
+  Buf<float> y_wrong({1, 6, 6, 8});
+  expect_error([&] { cpu::depthwise_pointwise_nhwc(p, x8.view(), dw, nullptr, pw, nullptr, {}, y_wrong.view()); },
+               Errc::bad_op_inputs, kernels_tag);
+  Buf<float> r_wrong({1, 5, 6, 16});
+  const ge::TensorView rw = r_wrong.view();
+  expect_error([&] { cpu::depthwise_pointwise_nhwc(p, x8.view(), dw, nullptr, pw, nullptr, {}, y.view(), &rw); },
+               Errc::bad_op_inputs, kernels_tag);
+  cpu::Conv2dParams p4 = p;
+  p4.group = 4;
+  expect_error([&] { cpu::depthwise_pointwise_nhwc(p4, x8.view(), dw, nullptr, pw, nullptr, {}, y.view()); },
+               Errc::bad_op_inputs, kernels_tag);
+}
+
 // A dense conv on NHWC images by `run` (packing W itself) against the NCHW reference.
 template <class Run>
 void check_nhwc_dense(const std::vector<DenseNhwcCase>& cases, std::uint32_t seed, float tol, Run run,

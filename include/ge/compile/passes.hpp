@@ -164,6 +164,14 @@ struct PassStats {
 /// pixels wide (narrower ones make the kernel's per-row products too small to pay).
 [[nodiscard]] GE_API Graph fuse_pointwise_depthwise(const Graph& g, PassStats* stats = nullptr);
 
+/// An NHWC depthwise FusedConv (constant weights, a bias, no residual, at most 49 taps,
+/// not quantized) whose output only an NHWC pointwise FusedConv with constant weights and
+/// a bias reads (1x1, stride 1, no pads, group 1, no gate, not quantized; its residual
+/// kept) becomes one `FusedDepthwisePointwise` node (an inverted-residual block's last two
+/// convs), whose kernel makes runs of depthwise rows and projects them on the thread that
+/// made them, never storing the depthwise output whole. Other graphs come back unchanged.
+[[nodiscard]] GE_API Graph fuse_depthwise_pointwise(const Graph& g, PassStats* stats = nullptr);
+
 /// A squeeze-and-excitation gate, `Mul(x, g)` of an f32 NHWC image x [N, H, W, C] by one
 /// factor per image and channel g [N or 1, 1, 1, C], whose only reader is an NHWC 1x1
 /// FusedConv (unit strides, no pads, group 1, not quantized), becomes that conv's gate
@@ -197,8 +205,9 @@ struct PassStats {
 
 /// Every pass in order: `fold_qdq_pairs`, `fold_constants`, `trim_conv_taps`, `fold_batch_norm`,
 /// `fuse_layer_norm`, `fuse_gelu`, `fuse_attention`, `conv_frames`, `fuse_activations`, `fuse_matmul_epilogue`,
-/// `layout_nhwc`, `quantize_products`, `fuse_pointwise_depthwise` (not when `compile` runs
-/// convs in bf16 on AMX), `fuse_channel_gate`, `fold_transposes`, `remove_dead_code`.
+/// `layout_nhwc`, `quantize_products`, `fuse_pointwise_depthwise` and `fuse_depthwise_pointwise`
+/// (neither when `compile` runs convs in bf16 on AMX), `fuse_channel_gate`, `fold_transposes`,
+/// `remove_dead_code`.
 /// `stats`, when given, gets one entry per pass (appended).
 [[nodiscard]] GE_API Graph optimize(const Graph& g, std::vector<PassStats>* stats = nullptr);
 

@@ -344,6 +344,53 @@ std::shared_ptr<const Kernel> make_pointwise_depthwise(const KernelRequest& r) {
       {1, 3}, pw, dw);
 }
 
+// FusedDepthwisePointwise (made by `ge::fuse_depthwise_pointwise`): both weights constant
+// and packed once, the depthwise one per tap, the pointwise one as the GEMM's B = W2^T (in
+// bf16 panels under Precision::bf16: the depthwise rows go to bf16 at the product's pack
+// step); B2 and Z read per run.
+bool depthwise_pointwise_fits(const KernelRequest& r) {
+  const InferContext& c = r.context;
+  if (c.input(0).dtype != DataType::f32 || !c.shape(0).rank_known() || c.shape(0).rank() != 4) return false;
+  if (c.f("pointwise_x_scale") > 0.0 || c.f("x_scale") > 0.0) return false;
+  const Tensor* w1 = c.constant(1);
+  const Tensor* w2 = c.constant(3);
+  return w1 != nullptr && w2 != nullptr && w1->dims().size() == 4 && w2->dims().size() == 4 && w1->dims()[1] == 1 &&
+         w1->dims()[2] * w1->dims()[3] <= 49 && c.i("group") == w1->dims()[0] && w2->dims()[1] == w1->dims()[0] &&
+         w2->dims()[2] == 1 && w2->dims()[3] == 1;
+}
+
+std::shared_ptr<const Kernel> make_depthwise_pointwise(const KernelRequest& r) {
+  const bool bf16 = bf16_kernels(r);
+  const char* name = bf16 ? "cpu.fused_depthwise_pointwise.nhwc.bf16" : "cpu.fused_depthwise_pointwise.nhwc";
+  const InferContext& c = r.context;
+  const ConvAttrs a = conv_attrs(c);
+  const cpu::PostOp post = post_op(c, true);
+  const cpu::PostOp pw_post = post_op(c, true, "pointwise_");
+  const Tensor& w1 = *c.constant(1);
+  const Tensor& w2 = *c.constant(3);
+  auto dw = packed_part<cpu::PackedDepthwiseNhwc>(r, 0, name, [&] { return cpu::pack_depthwise_nhwc(view_of(w1)); });
+  auto pw = packed_part<cpu::PackedMatMulB>(r, 1, name, [&] {
+    const std::int64_t md[2] = {w2.dims()[0], w2.dims()[1]};
+    const TensorView v = view_of(w2);
+    return cpu::pack_matmul_b(TensorView{v.data, DataType::f32, md}, bf16, true);
+  });
+  return make_packed_kernel(
+      name,
+      [a, post, pw_post, dw, pw](Views in, Views out) {
+        cpu::Conv2dParams p = resolve(a, nchw_dims(in[0]), dw->kh, dw->kw);
+        p.post = post;  // (any kind: the kernel applies it to the depthwise rows; the pointwise one
+                        // is the GEMM's epilogue)
+        const TensorView* b2 = optional_input(in, 4);
+        if (b2 != nullptr && (b2->dtype != DataType::f32 || b2->elements() != pw->n))
+          cpu::fail(Errc::bad_op_inputs, "FusedDepthwisePointwise",
+                    "B2 must hold one f32 per pointwise output (" + std::to_string(pw->n) + ")");
+        cpu::depthwise_pointwise_nhwc(p, in[0], *dw, optional_input(in, 2), *pw,
+                                      b2 != nullptr ? b2->as<const float>() : nullptr, pw_post, out[0],
+                                      optional_input(in, 5));
+      },
+      {1, 3}, dw, pw);
+}
+
 }  // namespace
 
 void register_cpu_nn_nhwc(KernelRegistry& r) {
@@ -381,6 +428,11 @@ void register_cpu_nn_nhwc(KernelRegistry& r) {
          .engines = engines(Engine::vector),
          .fits = pointwise_depthwise_fits,
          .make = make_pointwise_depthwise});
+  r.add({.op = "FusedDepthwisePointwise",
+         .name = "cpu.fused_depthwise_pointwise.nhwc",
+         .engines = engines(Engine::vector),
+         .fits = depthwise_pointwise_fits,
+         .make = make_depthwise_pointwise});
 }
 
 }  // namespace ge::cpu_lower::nn

@@ -126,6 +126,18 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
                               const TensorView& y, const TensorView* residual = nullptr,
                               const FakeQuant* pw_out = nullptr);
 
+/// A depthwise conv then a 1x1 conv on its output, without the depthwise output in
+/// memory (an inverted-residual block's last two convs): the depthwise conv of `p` (group
+/// C; `p.post` its activation) with `w` and `bias` as `depthwise_nhwc` takes them on x
+/// [N, H, W, C]; then the pointwise conv with `pw` (B = W^T [C, M], f32 or bf16 panels),
+/// `pw_bias` ([M] or null), `pw_post` and `residual` (like y) in its epilogue; y [N, OH,
+/// OW, M] (exact). Per run of output rows of one image, the depthwise rows go to a buffer
+/// that is the product's A at once, on the thread that made them. Same errors as
+/// `depthwise_nhwc`.
+void depthwise_pointwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDepthwiseNhwc& w,
+                              const TensorView* bias, const PackedMatMulB& pw, const float* pw_bias,
+                              const PostOp& pw_post, const TensorView& y, const TensorView* residual = nullptr);
+
 /// Grouped weights [M, C/group, KH, KW] (1 < group) as `conv_grouped_nhwc` reads them: per
 /// group, its M/group outputs in blocks of `v` lanes (16 where M/group is a multiple of 16,
 /// else 8), per block [KH][KW][C/group][v] (lanes past the group's outputs zero).

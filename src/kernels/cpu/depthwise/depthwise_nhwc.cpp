@@ -467,4 +467,73 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
   pointwise_depthwise_rows(p, x, expand, w, bias, y, residual);
 }
 
+
+void depthwise_pointwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDepthwiseNhwc& w,
+                              const TensorView* bias, const PackedMatMulB& pw, const float* pw_bias,
+                              const PostOp& pw_post, const TensorView& y, const TensorView* residual) {
+  check_dtype(kOp, "X", x, DataType::f32);
+  check_rank(kOp, "X", x, 4);
+  if (x.dims[3] != w.c || p.group != w.c || pw.k != w.c)
+    fail(Errc::bad_op_inputs, kOp,
+         "NHWC X " + bracketed(x.dims) + ", depthwise weights of " + std::to_string(w.c) + " channels, group " +
+             std::to_string(p.group) + ", pointwise weights " + std::to_string(pw.k) + " -> " + std::to_string(pw.n) +
+             ": expected X's last dim, the depthwise channels, the group and the pointwise inputs equal");
+  // The depthwise output [N, OH, OW, C] is never stored whole: its dims, for the checks.
+  const std::int64_t oh = window_out(x.dims[1], w.kh, {.pad_begin = p.pad_top, .pad_end = p.pad_bottom,
+                                                       .stride = std::max<std::int64_t>(p.stride_h, 1),
+                                                       .dilation = std::max<std::int64_t>(p.dilation_h, 1)});
+  const std::int64_t ow = window_out(x.dims[2], w.kw, {.pad_begin = p.pad_left, .pad_end = p.pad_right,
+                                                       .stride = std::max<std::int64_t>(p.stride_w, 1),
+                                                       .dilation = std::max<std::int64_t>(p.dilation_w, 1)});
+  const std::int64_t mid_dims[4] = {x.dims[0], oh, ow, w.c};
+  const TensorView mid{x.data, DataType::f32, mid_dims};
+  const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.c, bias, mid, nullptr);
+  const NhwcIo out = check_nhwc(Conv2dParams{}, mid, 1, 1, pw.n, nullptr, y, residual);
+  // The depthwise activation on store, or (SiLU, HardSwish: `is_map`) over the rows after.
+  Conv2dParams stored = p;
+  if (is_map(p.post.kind)) stored.post = PostOp{};
+  DepthwiseNhwcRows d{{&stored, x.dims[0], x.dims[1], x.dims[2], w.c, oh, ow, w.kh, w.kw, x.as<const float>(),
+                       w.taps.data(), io.bias, nullptr, nullptr}};
+  set_inner_pixels(d);
+  if (y.elements() == 0) return;
+  // Tasks: runs of output rows of one image, about 96 pixels (the product's rows), fewer
+  // where that leaves a thread without two.
+  const std::int64_t threads = std::max(1, tbb::this_task_arena::max_concurrency());
+  std::int64_t run = std::clamp<std::int64_t>((96 + ow - 1) / ow, 1, oh);
+  while (run > 1 && d.n * ((oh + run - 1) / run) < 2 * threads) --run;
+  const std::int64_t runs = (oh + run - 1) / run, c = w.c, m = pw.n;
+  const std::int64_t kpad = bf16_k(c), rows_pad = (run * ow + 15) / 16 * 16;
+  float* py = y.as<float>();
+  parallel_for(d.n * runs, 1, [&](std::int64_t tb, std::int64_t te) {
+    PooledBuffer rows(run * ow * c);
+    PooledBuffer a16(pw.bf16 ? (rows_pad * kpad + 1) / 2 : 1);
+    const float* rowp[kMaxTaps];
+    for (std::int64_t t = tb; t < te; ++t) {
+      const std::int64_t img = t / runs, oy0 = t % runs * run, oy1 = std::min(oh, oy0 + run);
+      for (std::int64_t oy = oy0; oy < oy1; ++oy) {
+        for (std::int64_t ky = 0; ky < d.kh; ++ky) {
+          const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+          rowp[ky] = iy >= 0 && iy < d.h ? d.x + ((img * d.h + iy) * d.w) * c : nullptr;
+        }
+        kernels().depthwise_nhwc_row_at(d, oy, rowp, rows.data() + (oy - oy0) * ow * c, nullptr);
+      }
+      const std::int64_t pixels = (oy1 - oy0) * ow, at = (img * oh + oy0) * ow * m;
+      if (is_map(p.post.kind)) activate(p.post, rows.data(), pixels * c);
+      GemmEpilogue ep;
+      ep.bias_n = pw_bias;
+      ep.post = pw_post;
+      ep.residual = out.residual != nullptr ? out.residual + at : nullptr;
+      ep.ld_residual = m;
+      if (pw.bf16) {
+        auto* a = reinterpret_cast<std::uint16_t*>(a16.data());
+        convert_rows_bf16(pixels, c, rows.data(), c, a, kpad, (pixels + 15) / 16 * 16);
+        gemm_bf16_block(pixels, m, bf16_depth(c), a, kpad, reinterpret_cast<const std::uint16_t*>(pw.panels.data()),
+                        bf16_panel_size(c), py + at, m, 0, 0, ep);
+      } else {
+        gemm_rowmajor_a(pixels, m, c, rows.data(), c, pw.panels.data(), py + at, m, ep, false);
+      }
+    }
+  });
+}
+
 }  // namespace ge::cpu

@@ -10,8 +10,10 @@
 
 #include "ge/compile/compile.hpp"
 #include "ge/compile/model_file.hpp"
+#include "ge/compile/op_compile.hpp"
 #include "ge/compile/passes.hpp"
 #include "ge/graph/builder.hpp"
+#include "ge/runtime/execute_op.hpp"
 #include "ge/runtime/session.hpp"
 
 using ge::DataType;
@@ -26,6 +28,7 @@ using ge::test::buffer_of;
 using ge::test::check_same;
 using ge::test::check_unchanged;
 using ge::test::count;
+using ge::test::expect_error;
 using ge::test::node;
 
 Value conv(GraphBuilder& b, Value x, const std::string& name, std::int64_t out_c, std::int64_t in_c, std::int64_t k,
@@ -133,4 +136,32 @@ TEST_CASE("fuse_depthwise_pointwise pass leaves alone a shared depthwise output,
     const Graph g = prepared(b.build());
     check_unchanged(g, ge::fuse_depthwise_pointwise(g));
   }
+}
+
+TEST_CASE("FusedDepthwisePointwise by compile_op: weights given per run are no_kernel; short biases are errors") {
+  const auto t = [](std::vector<std::int64_t> d) {
+    return ge::OpTensor{DataType::f32, ge::Shape(std::vector<ge::Dim>(d.begin(), d.end()))};
+  };
+  const ge::Tensor w1 = ge::Tensor::random(DataType::f32, {16, 1, 3, 3}, 1);
+  const ge::Tensor w2 = ge::Tensor::random(DataType::f32, {8, 16, 1, 1}, 2);
+  const ge::Attributes attrs{{"group", 16}, {"pads", {1, 1, 1, 1}}};
+  expect_error([&] { (void)ge::compile_op("FusedDepthwisePointwise", {t({1, 6, 6, 16}), t({16, 1, 3, 3}), t({16}),
+                                                                      ge::OpTensor::constant_of(w2), t({8})}, {}, attrs); },
+               ge::Errc::no_kernel, "FusedDepthwisePointwise");
+  const auto op = ge::compile_op("FusedDepthwisePointwise", {t({1, 6, 6, 16}), ge::OpTensor::constant_of(w1), t({16}),
+                                                             ge::OpTensor::constant_of(w2), t({8})}, {}, attrs);
+  CHECK(op->outputs[0].shape.to_string() == "1,6,6,8");
+  const auto view = [](const ge::Tensor& x) { return buffer_of(x); };
+  Buffer x = view(ge::Tensor::random(DataType::f32, {1, 6, 6, 16}, 3));
+  Buffer w1b = view(w1), w2b = view(w2), y = view(ge::Tensor::random(DataType::f32, {1, 6, 6, 8}, 4));
+  Buffer b1 = view(ge::Tensor::random(DataType::f32, {16}, 5)), b2 = view(ge::Tensor::random(DataType::f32, {8}, 6));
+  Buffer short1 = view(ge::Tensor::random(DataType::f32, {12}, 7)), short2 = view(ge::Tensor::random(DataType::f32, {4}, 8));
+  (void)ge::execute_op(*op, std::vector{x.view(), w1b.view(), b1.view(), w2b.view(), b2.view()}, std::vector{y.view()});
+  // (B1 checked against the op's inputs by execute_op, B2 by the kernel: both ge::Errors)
+  expect_error([&] { (void)ge::execute_op(*op, std::vector{x.view(), w1b.view(), short1.view(), w2b.view(), b2.view()},
+                                          std::vector{y.view()}); },
+               ge::Errc::out_of_range, "input 2", "'12'");
+  expect_error([&] { (void)ge::execute_op(*op, std::vector{x.view(), w1b.view(), b1.view(), w2b.view(), short2.view()},
+                                          std::vector{y.view()}); },
+               ge::Errc::out_of_range, "input 4", "'4'");
 }

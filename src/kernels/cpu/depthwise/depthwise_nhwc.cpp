@@ -467,7 +467,6 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
   pointwise_depthwise_rows(p, x, expand, w, bias, y, residual);
 }
 
-
 void depthwise_pointwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDepthwiseNhwc& w,
                               const TensorView* bias, const PackedMatMulB& pw, const float* pw_bias,
                               const PostOp& pw_post, const TensorView& y, const TensorView* residual) {

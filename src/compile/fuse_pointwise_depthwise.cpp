@@ -43,6 +43,15 @@ const Tensor* nhwc_conv_weights(const Work& w, const WNode& n) {
   return wt != nullptr && wt->dtype() == DataType::f32 && wt->dims().size() == 4 ? wt : nullptr;
 }
 
+// The pointwise conv's epilogue and quantization attributes, as the fused node's
+// pointwise_* attributes (the names ops/fused_ops.cpp's schema gives them).
+void copy_pointwise_attrs(const WNode& pw, Attributes& attrs) {
+  for (const char* name : {"activation", "clip_min", "clip_max", "alpha", "beta", "x_scale", "x_zero_point", "y_scale",
+                           "y_zero_point", "y_qmin", "y_qmax"})
+    if (const auto a = pw.attrs.find(name); a != pw.attrs.end())
+      attrs.insert_or_assign(std::string("pointwise_") + name, a->second);
+}
+
 }  // namespace
 
 namespace detail {
@@ -85,14 +94,7 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
     Attributes attrs = dw.attrs;
     attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{d2[2], d2[3]});
     // (An int8 pointwise conv, compile/qdq.cpp, keeps its input's and output's quantization.)
-    for (const auto& [from, to] :
-         {std::pair{"activation", "pointwise_activation"}, std::pair{"clip_min", "pointwise_clip_min"},
-          std::pair{"clip_max", "pointwise_clip_max"}, std::pair{"alpha", "pointwise_alpha"},
-          std::pair{"beta", "pointwise_beta"}, std::pair{"x_scale", "pointwise_x_scale"},
-          std::pair{"x_zero_point", "pointwise_x_zero_point"}, std::pair{"y_scale", "pointwise_y_scale"},
-          std::pair{"y_zero_point", "pointwise_y_zero_point"}, std::pair{"y_qmin", "pointwise_y_qmin"},
-          std::pair{"y_qmax", "pointwise_y_qmax"}})
-      if (const auto a = pw.attrs.find(from); a != pw.attrs.end()) attrs.insert_or_assign(to, a->second);
+    copy_pointwise_attrs(pw, attrs);
     if (fq != nullptr) {
       for (const auto& [from, to] : {std::pair{"scale", "pointwise_y_scale"}, std::pair{"zero_point", "pointwise_y_zero_point"},
                                      std::pair{"qmin", "pointwise_y_qmin"}, std::pair{"qmax", "pointwise_y_qmax"}})
@@ -108,7 +110,6 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
     ++s.nodes_added;
   }
 }
-
 
 void fuse_depthwise_pointwise(Work& w, PassStats& s) {
   const Work::Readers readers = w.readers();
@@ -142,11 +143,7 @@ void fuse_depthwise_pointwise(Work& w, PassStats& s) {
     if (pw.inputs.size() > 3 && pw.inputs[3] != no_value) ins.push_back(pw.inputs[3]);
     Attributes attrs = dw.attrs;
     attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{d1[2], d1[3]});
-    for (const auto& [from, to] :
-         {std::pair{"activation", "pointwise_activation"}, std::pair{"clip_min", "pointwise_clip_min"},
-          std::pair{"clip_max", "pointwise_clip_max"}, std::pair{"alpha", "pointwise_alpha"},
-          std::pair{"beta", "pointwise_beta"}})
-      if (const auto a = pw.attrs.find(from); a != pw.attrs.end()) attrs.insert_or_assign(to, a->second);
+    copy_pointwise_attrs(pw, attrs);  // (its epilogue's: quantized convs stay apart)
     pw.op = "FusedDepthwisePointwise";
     pw.inputs = std::move(ins);
     pw.attrs = std::move(attrs);

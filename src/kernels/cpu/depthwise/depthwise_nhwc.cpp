@@ -8,6 +8,7 @@
 // past the last whole vector take one more vector ending at the last channel.
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -269,24 +270,31 @@ void set_inner_pixels(DepthwiseNhwcRows& d) {
   d.ox_hi = std::max(d.ox_lo, window_tap_outputs(d.w, d.ow, p.stride_w, last).second);
 }
 
+// The output rows and columns of a kh x kw window over NHWC `x` (f32, rank 4), `p` checked.
+std::pair<std::int64_t, std::int64_t> nhwc_out(const Conv2dParams& p, const TensorView& x, std::int64_t kh,
+                                               std::int64_t kw) {
+  check_dtype(kOp, "X", x, DataType::f32);
+  check_rank(kOp, "X", x, 4);
+  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
+      p.pad_bottom < 0 || p.pad_right < 0)
+    fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0");
+  const std::int64_t oh = window_out(x.dims[1], kh, {.pad_begin = p.pad_top, .pad_end = p.pad_bottom,
+                                                     .stride = p.stride_h, .dilation = p.dilation_h});
+  const std::int64_t ow = window_out(x.dims[2], kw, {.pad_begin = p.pad_left, .pad_end = p.pad_right,
+                                                     .stride = p.stride_w, .dilation = p.dilation_w});
+  if (oh < 1 || ow < 1)
+    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + bracketed(x.dims));
+  return {oh, ow};
+}
+
 }  // namespace
 
 NhwcIo check_nhwc(const Conv2dParams& p, const TensorView& x, std::int64_t kh, std::int64_t kw, std::int64_t m,
                   const TensorView* bias, const TensorView& y, const TensorView* residual) {
-  check_dtype(kOp, "X", x, DataType::f32);
-  check_dtype(kOp, "Y", y, DataType::f32);
-  check_rank(kOp, "X", x, 4);
-  check_rank(kOp, "Y", y, 4);
-  if (p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 || p.dilation_w < 1 || p.pad_top < 0 || p.pad_left < 0 ||
-      p.pad_bottom < 0 || p.pad_right < 0)
-    fail(Errc::bad_attribute, kOp, "strides and dilations must be >= 1, pads >= 0");
   NhwcIo io;
-  io.oh = window_out(x.dims[1], kh, {.pad_begin = p.pad_top, .pad_end = p.pad_bottom, .stride = p.stride_h,
-                                    .dilation = p.dilation_h});
-  io.ow = window_out(x.dims[2], kw, {.pad_begin = p.pad_left, .pad_end = p.pad_right, .stride = p.stride_w,
-                                    .dilation = p.dilation_w});
-  if (io.oh < 1 || io.ow < 1)
-    fail(Errc::bad_op_inputs, kOp, "the dilated kernel is larger than the padded NHWC input " + bracketed(x.dims));
+  std::tie(io.oh, io.ow) = nhwc_out(p, x, kh, kw);
+  check_dtype(kOp, "Y", y, DataType::f32);
+  check_rank(kOp, "Y", y, 4);
   const std::int64_t want[4] = {x.dims[0], io.oh, io.ow, m};
   check_dims(kOp, "Y", y, want);
   if (bias != nullptr && bias->dtype != DataType::undefined) {
@@ -470,20 +478,13 @@ void pointwise_depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const 
 void depthwise_pointwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDepthwiseNhwc& w,
                               const TensorView* bias, const PackedMatMulB& pw, const float* pw_bias,
                               const PostOp& pw_post, const TensorView& y, const TensorView* residual) {
-  check_dtype(kOp, "X", x, DataType::f32);
-  check_rank(kOp, "X", x, 4);
+  const auto [oh, ow] = nhwc_out(p, x, w.kh, w.kw);
   if (x.dims[3] != w.c || p.group != w.c || pw.k != w.c)
     fail(Errc::bad_op_inputs, kOp,
          "NHWC X " + bracketed(x.dims) + ", depthwise weights of " + std::to_string(w.c) + " channels, group " +
              std::to_string(p.group) + ", pointwise weights " + std::to_string(pw.k) + " -> " + std::to_string(pw.n) +
              ": expected X's last dim, the depthwise channels, the group and the pointwise inputs equal");
   // The depthwise output [N, OH, OW, C] is never stored whole: its dims, for the checks.
-  const std::int64_t oh = window_out(x.dims[1], w.kh, {.pad_begin = p.pad_top, .pad_end = p.pad_bottom,
-                                                       .stride = std::max<std::int64_t>(p.stride_h, 1),
-                                                       .dilation = std::max<std::int64_t>(p.dilation_h, 1)});
-  const std::int64_t ow = window_out(x.dims[2], w.kw, {.pad_begin = p.pad_left, .pad_end = p.pad_right,
-                                                       .stride = std::max<std::int64_t>(p.stride_w, 1),
-                                                       .dilation = std::max<std::int64_t>(p.dilation_w, 1)});
   const std::int64_t mid_dims[4] = {x.dims[0], oh, ow, w.c};
   const TensorView mid{x.data, DataType::f32, mid_dims};
   const NhwcIo io = check_nhwc(p, x, w.kh, w.kw, w.c, bias, mid, nullptr);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <tbb/task_arena.h>
+
 #include "kernel_test.hpp"
 #include "kernels/cpu/reduce/reduce.hpp"
 
@@ -115,4 +117,42 @@ TEST_CASE("arg_max: ties, select_last_index, NaN, axes") {
   expect_error([&] { cpu::arg_max({.axis = 2}, x.view(), y.view()); }, Errc::bad_attribute, kernels_tag);
   Buf<float> yf({2, 1});
   expect_error([&] { cpu::arg_max({.axis = 1}, x.view(), yf.view()); }, Errc::type_mismatch, kernels_tag);
+}
+
+TEST_CASE("reduce over many rows into few outputs (a global pool of one NHWC image) in parts") {
+  // Kept inner channels, reduced pixels: the rows are cut into parts summed apart and then
+  // combined; the result must not depend on how many threads ran the parts.
+  for (const std::vector<std::int64_t>& dims :
+       {std::vector<std::int64_t>{1, 40, 40, 40}, {2, 64, 64, 24}, {1, 75, 75, 33}, {3, 300, 7}, {1, 9, 9, 1100}}) {
+    CAPTURE(dims.size());
+    CAPTURE(dims.back());
+    auto x = random_f32(dims, 7);
+    const std::vector<std::int64_t> axes = dims.size() == 4 ? std::vector<std::int64_t>{1, 2}
+                                                             : std::vector<std::int64_t>{1};
+    std::vector<std::int64_t> out = dims;
+    for (auto a : axes) out[static_cast<std::size_t>(a)] = 1;
+    for (auto op : {cpu::ReduceOp::sum, cpu::ReduceOp::mean, cpu::ReduceOp::max}) {
+      Buf<float> y(out), y1(out);
+      cpu::reduce({.op = op, .axes = axes}, x.view(), y.view());
+      check_close(y.v, ref_reduce(x, axes, op), 1e-5f, 1e-5f);
+      tbb::task_arena one(1);
+      one.execute([&] { cpu::reduce({.op = op, .axes = axes}, x.view(), y1.view()); });
+      CHECK(y1.v == y.v);
+    }
+  }
+  // NaN in one part reaches the maximum; integer sums wrap in any part.
+  Buf<float> x({1, 64, 64, 16});
+  x.v.assign(x.v.size(), 1.0f);
+  x[16 * 3000 + 5] = std::numeric_limits<float>::quiet_NaN();
+  Buf<float> y({1, 1, 1, 16});
+  cpu::reduce({.op = cpu::ReduceOp::max, .axes = {1, 2}}, x.view(), y.view());
+  CHECK(std::isnan(y[5]));
+  CHECK(y[4] == 1.0f);
+  Buf<std::int32_t> xi({1, 4096, 16});
+  xi.v.assign(xi.v.size(), std::numeric_limits<std::int32_t>::max() / 1024);
+  Buf<std::int32_t> yi({1, 16});
+  cpu::reduce({.op = cpu::ReduceOp::sum, .axes = {1}}, xi.view(), yi.view());
+  std::uint32_t want = 0;
+  for (int i = 0; i < 4096; ++i) want += static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max() / 1024);
+  CHECK(yi[0] == static_cast<std::int32_t>(want));
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace ge::cpu {
 namespace {
@@ -187,24 +188,67 @@ void reduce_inner(const ReduceLayout& l, const T* px, T* py, bool mean) {
   });
 }
 
-// Inner axes kept: each output row of `inner` elements accumulates red_count rows.
+// Adds reduced rows [r0, r1) of output row `o`, columns [c0, c1), into `out` (already
+// holding R's identity or a partial result at those columns).
+template <class T, template <class> class R>
+void accumulate_rows(const ReduceLayout& l, const T* px, std::int64_t o, std::int64_t r0, std::int64_t r1,
+                     std::int64_t c0, std::int64_t c1, T* __restrict out) {
+  const std::int64_t base = run_offset(o, l.kept_sizes, l.kept_strides) + c0;
+  out += c0;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const T* __restrict row = px + base + run_offset(r, l.red_sizes, l.red_strides);
+    for_lanes(c1 - c0, [&](std::int64_t i) { out[i] = combine<T, R>(out[i], row[i]); });
+  }
+}
+
+// Inner axes kept: each output row of `inner` elements accumulates red_count rows. With
+// few output rows (a global pool over one NHWC image is one row of C channels) the work
+// is cut further: many channels into column blocks, few into parts of the reduced rows,
+// each summed into its own partial row and then combined in order. Either way every
+// thread reads, and the result does not depend on the number of threads.
 template <class T, template <class> class R>
 void reduce_outer(const ReduceLayout& l, const T* px, T* py, bool mean) {
-  const std::int64_t inner = l.inner;
-  parallel_for(l.outer_count, grain_for(l.red_count * inner), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t o = b; o < e; ++o) {
-      const std::int64_t base = run_offset(o, l.kept_sizes, l.kept_strides);
-      T* __restrict out = py + o * inner;
-      std::fill(out, out + inner, R<T>::init());
-      for (std::int64_t r = 0; r < l.red_count; ++r) {
-        const T* __restrict row = px + base + run_offset(r, l.red_sizes, l.red_strides);
-        for_lanes(inner, [&](std::int64_t i) { out[i] = combine<T, R>(out[i], row[i]); });
+  const std::int64_t inner = l.inner, rows = l.red_count;
+  constexpr std::int64_t kColumns = 256, kPartWork = 16384, kMaxParts = 32;
+  const bool few = l.outer_count < 8 && rows * inner >= 2 * kPartWork;
+  const std::int64_t col_blocks = few && inner >= 2 * kColumns ? (inner + kColumns - 1) / kColumns : 1;
+  const std::int64_t parts =
+      few && col_blocks == 1 ? std::clamp<std::int64_t>(rows * inner / kPartWork, 1, std::min(kMaxParts, rows)) : 1;
+  if (parts == 1) {
+    const std::int64_t cols = (inner + col_blocks - 1) / col_blocks;
+    parallel_for(l.outer_count * col_blocks, grain_for(rows * cols), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t t = b; t < e; ++t) {
+        const std::int64_t o = t / col_blocks, c0 = t % col_blocks * cols, c1 = std::min(inner, c0 + cols);
+        T* out = py + o * inner;
+        std::fill(out + c0, out + c1, R<T>::init());
+        accumulate_rows<T, R>(l, px, o, 0, rows, c0, c1, out);
+        if (mean) {
+          for (std::int64_t i = c0; i < c1; ++i) out[i] = finish(out[i], mean, l.count);
+        }
       }
-      if (mean) {
-        for (std::int64_t i = 0; i < inner; ++i) out[i] = finish(out[i], mean, l.count);
-      }
+    });
+    return;
+  }
+  std::vector<T> partial(static_cast<std::size_t>(l.outer_count * parts * inner), R<T>::init());
+  parallel_for(l.outer_count * parts, 1, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t t = b; t < e; ++t) {
+      const std::int64_t o = t / parts, part = t % parts;
+      accumulate_rows<T, R>(l, px, o, rows * part / parts, rows * (part + 1) / parts, 0, inner,
+                            partial.data() + t * inner);
     }
   });
+  for (std::int64_t o = 0; o < l.outer_count; ++o) {
+    T* __restrict out = py + o * inner;
+    const T* first = partial.data() + o * parts * inner;
+    std::copy(first, first + inner, out);
+    for (std::int64_t part = 1; part < parts; ++part) {
+      const T* __restrict in = first + part * inner;
+      for_lanes(inner, [&](std::int64_t i) { out[i] = combine<T, R>(out[i], in[i]); });
+    }
+    if (mean) {
+      for (std::int64_t i = 0; i < inner; ++i) out[i] = finish(out[i], mean, l.count);
+    }
+  }
 }
 
 template <class T, template <class> class R>

@@ -149,7 +149,25 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t n, std::
       }
       for (std::int64_t i = m0; i < m_tiles;) {
         const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
-        const Ahead ahead = i == m0 ? next_b : Ahead{};
+        Ahead ahead = i == m0 ? next_b : Ahead{};
+        if constexpr (kRowA) {
+          // A in place is a layer's input, C its output: at a batch's sizes they come
+          // from L3 or memory. The first column pass fetches the A rows of the tile
+          // ahead (contiguous when K is one block: two lines a K step), and tiles of 32
+          // columns on the last K block the C rows (for writing) and the residual rows
+          // of the tile ahead.
+          const std::int64_t ia = i + 2 * kGemmMR;
+          if (i != m0 && j == n0 && lda <= kc + kc / 4 && ia < m1) ahead = {a_at(ia), 16, 32, 2};
+          if (wide && last && ia + 2 * kGemmMR <= m1) {
+            ahead.c_at = c + ia * ldc + j;
+            ahead.c_ld = ldc;
+            if (ep.residual != nullptr) {
+              ahead.r_at = ep.residual + ia * ep.ld_residual + j;
+              ahead.r_ld = ep.ld_residual;
+            }
+            ahead.rows = 2 * kGemmMR;
+          }
+        }
         if (wide && i + 2 * kGemmMR <= m1) {
           micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, c + i * ldc + j, ldc, load_c, last,
                                              ep, i, j, ahead);

@@ -155,6 +155,12 @@ struct Ahead {
   std::int64_t stride = 0;
   std::int64_t step = 0;
   int panels = 0;
+  // The next tile's output rows (fetched for writing) and residual rows, two cache lines
+  // (32 columns) of one row each a K step, `rows` rows; null where there are none.
+  float* c_at = nullptr;
+  const float* r_at = nullptr;
+  std::int64_t c_ld = 0, r_ld = 0;
+  std::int64_t rows = 0;
 };
 
 // The epilogue on a tile's accumulators (the last K block): bias per row or per column,
@@ -261,6 +267,16 @@ inline __attribute__((always_inline)) void micro_kernel_store(std::int64_t kc, c
 #pragma GCC unroll 2
       for (int q = 0; q < 2; ++q)
         if (q < ahead.panels) __builtin_prefetch(ahead.at + q * ahead.stride + p * ahead.step, 0, 2);
+    }
+    if (p < ahead.rows) {
+      if (ahead.c_at != nullptr) {
+        __builtin_prefetch(ahead.c_at + p * ahead.c_ld, 1, 3);
+        __builtin_prefetch(ahead.c_at + p * ahead.c_ld + 16, 1, 3);
+      }
+      if (ahead.r_at != nullptr) {
+        __builtin_prefetch(ahead.r_at + p * ahead.r_ld, 0, 3);
+        __builtin_prefetch(ahead.r_at + p * ahead.r_ld + 16, 0, 3);
+      }
     }
 #pragma GCC unroll 16
     for (int r = 0; r < mr; ++r) {

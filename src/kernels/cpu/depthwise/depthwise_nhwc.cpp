@@ -129,9 +129,22 @@ inline __attribute__((always_inline)) std::int64_t by_columns(const DepthwiseNhw
 // not 24 (Zen 4, 2 threads, 56x56x144: 0.090 -> 0.060 ms; 112x112x32 0.075 -> 0.048;
 // 3x3/2 on 112x112x96 0.072 -> 0.060). With AVX2 the same blocks ran 10-40% slower on
 // Zen 4 than the loop below, which it keeps.
+// What the next output row of a sweep over an image reads and writes that this one does
+// not: its new input rows (up to 2, `in_floats` each), its output and residual rows
+// (`out_floats`). `row_at` fetches them spread over its channel vectors: rows of an image
+// out of the caches (a layer's input and output at batch sizes, or a 10 x 10 x 3840
+// image) are read a cache line per pixel per vector, strides the hardware does not run
+// ahead of.
+struct RowAhead {
+  const float* in[2] = {nullptr, nullptr};
+  float* out = nullptr;
+  const float* res = nullptr;
+  std::int64_t in_floats = 0, out_floats = 0;
+};
+
 template <int V, bool Cols>
 inline __attribute__((always_inline)) void row_at(const DepthwiseNhwcRows& d, std::int64_t oy, const float* const* rowp,
-                                                  float* out, const float* res) {
+                                                  float* out, const float* res, const RowAhead& ahead = {}) {
   using vf = VecOf<V>;
   const Conv2dParams& p = *d.p;
   // Tap rows inside the image.
@@ -145,8 +158,19 @@ inline __attribute__((always_inline)) void row_at(const DepthwiseNhwcRows& d, st
   // values stored twice: a FusedConv's output never aliases its inputs). Only fewer
   // channels than one vector go one at a time.
   const std::int64_t vectors = cv / V + (cv < d.c && d.c >= V ? 1 : 0);
+  // Cache lines of each ahead row fetched per vector.
+  const std::int64_t in_per = vectors > 0 ? (ahead.in_floats / 16 + vectors - 1) / vectors : 0;
+  const std::int64_t out_per = vectors > 0 ? (ahead.out_floats / 16 + vectors - 1) / vectors : 0;
   for (std::int64_t k = 0; k < vectors; ++k) {
     const std::int64_t c0 = std::min<std::int64_t>(k * V, d.c - V);
+    for (std::int64_t l = k * in_per; l < std::min((k + 1) * in_per, ahead.in_floats / 16); ++l) {
+      for (const float* a : ahead.in)
+        if (a != nullptr) __builtin_prefetch(a + l * 16, 0, 3);
+    }
+    for (std::int64_t l = k * out_per; l < std::min((k + 1) * out_per, ahead.out_floats / 16); ++l) {
+      if (ahead.out != nullptr) __builtin_prefetch(ahead.out + l * 16, 1, 3);
+      if (ahead.res != nullptr) __builtin_prefetch(ahead.res + l * 16, 0, 3);
+    }
     // (The taps are read where they are packed, once per block: copied to the stack first,
     // in a loop of 16-byte moves, the first block's 32-byte loads of them stalled on
     // store forwarding.)
@@ -216,22 +240,38 @@ inline __attribute__((always_inline)) void row_at(const DepthwiseNhwcRows& d, st
     for (std::int64_t ox = 0; ox < d.ow; ++ox) pixel_checked(d, rowp, ox, 0, d.c, out, res);
 }
 
-// Output row r (image r / oh) of the image batch `d.x`.
+// Output row r (image r / oh) of the image batch `d.x`; `last`: no row follows it in this
+// sweep (nothing to fetch ahead).
 template <int V, bool Cols>
-inline __attribute__((always_inline)) void row(const DepthwiseNhwcRows& d, std::int64_t r) {
+inline __attribute__((always_inline)) void row(const DepthwiseNhwcRows& d, std::int64_t r, bool last) {
   const std::int64_t img = r / d.oh, oy = r % d.oh;
   const float* in = d.x + img * d.h * d.w * d.c;
   const float* rowp[kMaxTaps];
+  const Conv2dParams& p = *d.p;
   for (std::int64_t ky = 0; ky < d.kh; ++ky) {
-    const std::int64_t iy = oy * d.p->stride_h - d.p->pad_top + ky * d.p->dilation_h;
+    const std::int64_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
     rowp[ky] = iy >= 0 && iy < d.h ? in + iy * d.w * d.c : nullptr;
   }
-  row_at<V, Cols>(d, oy, rowp, d.y + r * d.ow * d.c, d.residual != nullptr ? d.residual + r * d.ow * d.c : nullptr);
+  RowAhead ahead;
+  if (!last && oy + 1 < d.oh) {
+    // The input rows below this row's window that the next row's window reaches.
+    const std::int64_t bottom = oy * p.stride_h - p.pad_top + (d.kh - 1) * p.dilation_h;
+    for (std::int64_t i = 0; i < 2 && i < p.stride_h; ++i) {
+      const std::int64_t iy = bottom + p.stride_h - i;
+      if (iy > bottom && iy >= 0 && iy < d.h) ahead.in[i] = in + iy * d.w * d.c;
+    }
+    ahead.in_floats = d.w * d.c;
+    ahead.out = d.y + (r + 1) * d.ow * d.c;
+    ahead.res = d.residual != nullptr ? d.residual + (r + 1) * d.ow * d.c : nullptr;
+    ahead.out_floats = d.ow * d.c;
+  }
+  row_at<V, Cols>(d, oy, rowp, d.y + r * d.ow * d.c, d.residual != nullptr ? d.residual + r * d.ow * d.c : nullptr,
+                  ahead);
 }
 
 template <int V, bool Cols>
 inline __attribute__((always_inline)) void rows(const DepthwiseNhwcRows& d, std::int64_t b, std::int64_t e) {
-  for (std::int64_t r = b; r < e; ++r) row<V, Cols>(d, r);
+  for (std::int64_t r = b; r < e; ++r) row<V, Cols>(d, r, r + 1 == e);
 }
 
 }  // namespace

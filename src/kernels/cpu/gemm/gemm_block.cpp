@@ -83,6 +83,28 @@ inline __attribute__((always_inline)) void narrow_tile(std::int64_t kc, const fl
   }
 }
 
+// With A in place (a layer's input; C its output: at a batch's sizes both come from L3
+// or memory), what the tile at rows [i, i + 2 MR) of columns j fetches for the one after
+// it, besides `b`: on the first column pass the next rows of A (at `next_a`; contiguous
+// when K is one block: two lines a K step), and for tiles of 32 columns on the last K
+// block (`store_ahead`) the next tile's C rows (for writing) and residual rows.
+inline Ahead rowa_ahead(Ahead b, std::int64_t i, std::int64_t j, std::int64_t m0, std::int64_t m1, std::int64_t n0,
+                        std::int64_t kc, bool store_ahead, const float* next_a, std::int64_t lda, float* c,
+                        std::int64_t ldc, const GemmEpilogue& ep) {
+  const std::int64_t ia = i + 2 * kGemmMR;
+  if (i != m0 && j == n0 && lda <= kc + kc / 4 && ia < m1) b = {next_a, 16, 32, 2};
+  if (store_ahead && ia + 2 * kGemmMR <= m1) {
+    b.c_at = c + ia * ldc + j;
+    b.c_ld = ldc;
+    if (ep.residual != nullptr) {
+      b.r_at = ep.residual + ia * ep.ld_residual + j;
+      b.r_ld = ep.ld_residual;
+    }
+    b.rows = 2 * kGemmMR;
+  }
+  return b;
+}
+
 // One output block [m0, m1) x [n0, n1) (m0 a multiple of MR, n0 of NR) over all of K. A
 // is packed (`a` holds MR-row panels) or, with `kRowA`, row-major with row stride `lda`,
 // read in place: then an edge tile (fewer than NR columns) packs its MR x kc slice of A
@@ -149,25 +171,9 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t n, std::
       }
       for (std::int64_t i = m0; i < m_tiles;) {
         const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
-        Ahead ahead = i == m0 ? next_b : Ahead{};
-        if constexpr (kRowA) {
-          // A in place is a layer's input, C its output: at a batch's sizes they come
-          // from L3 or memory. The first column pass fetches the A rows of the tile
-          // ahead (contiguous when K is one block: two lines a K step), and tiles of 32
-          // columns on the last K block the C rows (for writing) and the residual rows
-          // of the tile ahead.
-          const std::int64_t ia = i + 2 * kGemmMR;
-          if (i != m0 && j == n0 && lda <= kc + kc / 4 && ia < m1) ahead = {a_at(ia), 16, 32, 2};
-          if (wide && last && ia + 2 * kGemmMR <= m1) {
-            ahead.c_at = c + ia * ldc + j;
-            ahead.c_ld = ldc;
-            if (ep.residual != nullptr) {
-              ahead.r_at = ep.residual + ia * ep.ld_residual + j;
-              ahead.r_ld = ep.ld_residual;
-            }
-            ahead.rows = 2 * kGemmMR;
-          }
-        }
+        const Ahead ahead = kRowA ? rowa_ahead(i == m0 ? next_b : Ahead{}, i, j, m0, m1, n0, kc, wide && last,
+                                               a_at(i + 2 * kGemmMR), lda, c, ldc, ep)
+                                  : i == m0 ? next_b : Ahead{};
         if (wide && i + 2 * kGemmMR <= m1) {
           micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, c + i * ldc + j, ldc, load_c, last,
                                              ep, i, j, ahead);

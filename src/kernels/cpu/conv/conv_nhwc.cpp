@@ -138,7 +138,23 @@ inline __attribute__((always_inline)) void inputs(const WinogradNhwcTiles& k, st
         inside[r][q] = y0 + r * dy >= 0 && y0 + r * dy < k.h && x0 + q * dx >= 0 && x0 + q * dx < k.w;
     const float* base = k.x + ((at.img * k.h + y0) * k.w + x0) * k.c;
     float* dst = v + (t - t0) * k.c;
+    // The next tile's right half of its window (all of it that is new when it is the next
+    // tile of the row), fetched a vector at a time: a layer's input comes from L3 or memory.
+    const float* ahead[8] = {};
+    if (t + 1 < t0 + count) {
+      const TileAt nt = tile_at(k, t + 1);
+      const std::int64_t ny = nt.oy - k.p->pad_top, nx = nt.ox - k.p->pad_left;
+      for (int r = 0; r < 4; ++r)
+        for (int q = 2; q < 4; ++q) {
+          const std::int64_t iy = ny + r * dy, ix = nx + q * dx;
+          if (iy >= 0 && iy < k.h && ix >= 0 && ix < k.w)
+            ahead[r * 2 + q - 2] = k.x + ((nt.img * k.h + iy) * k.w + ix) * k.c;
+        }
+    }
     for (std::int64_t ch = 0; ch < k.c; ch += V) {
+      if (ch % 16 == 0)
+        for (const float* a : ahead)
+          if (a != nullptr) __builtin_prefetch(a + ch, 0, 3);
       vf d[4][4];
       for (int r = 0; r < 4; ++r)
         for (int q = 0; q < 4; ++q) {
@@ -163,7 +179,22 @@ inline __attribute__((always_inline)) void outputs(const WinogradNhwcTiles& k, s
     const std::int64_t rows = (at.oy < k.oh) + (at.oy + dy < k.oh), cols = (at.ox < k.ow) + (at.ox + dx < k.ow);
     if (rows == 0 || cols == 0) continue;  // (a tile past a smaller residue class's outputs)
     const float* src = mb + (t - t0) * k.m;
+    // The next tile's output pixels (for writing) and residual, fetched a vector at a time.
+    std::int64_t ahead[4] = {-1, -1, -1, -1};
+    if (t + 1 < t0 + count) {
+      const TileAt nt = tile_at(k, t + 1);
+      for (int r = 0; r < 2; ++r)
+        for (int q = 0; q < 2; ++q)
+          if (nt.oy + r * dy < k.oh && nt.ox + q * dx < k.ow)
+            ahead[r * 2 + q] = ((nt.img * k.oh + nt.oy + r * dy) * k.ow + nt.ox + q * dx) * k.m;
+    }
     for (std::int64_t co = 0; co < k.m; co += V) {
+      if (co % 16 == 0)
+        for (const std::int64_t a : ahead)
+          if (a >= 0) {
+            __builtin_prefetch(k.y + a + co, 1, 3);
+            if (k.residual != nullptr) __builtin_prefetch(k.residual + a + co, 0, 3);
+          }
       vf mm[4][4];
       for (int xi = 0; xi < kXi; ++xi) std::memcpy(&mm[xi / 4][xi % 4], src + xi * xi_stride + co, sizeof(vf));
       vf out[2][2];

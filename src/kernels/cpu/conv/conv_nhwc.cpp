@@ -105,6 +105,7 @@ struct WinogradNhwcTiles {
   float* y;
   std::int64_t n, h, w, c, m, oh, ow, tiles_y, tiles_x;  // c, m: all channels
   std::int64_t group = 1;
+  bool fetch_ahead = false;  // the image and output outgrow L2: each tile fetches the next one's pixels
 };
 
 namespace {
@@ -141,7 +142,7 @@ inline __attribute__((always_inline)) void inputs(const WinogradNhwcTiles& k, st
     // The next tile's right half of its window (all of it that is new when it is the next
     // tile of the row), fetched a vector at a time: a layer's input comes from L3 or memory.
     const float* ahead[8] = {};
-    if (t + 1 < t0 + count) {
+    if (k.fetch_ahead && t + 1 < t0 + count) {
       const TileAt nt = tile_at(k, t + 1);
       const std::int64_t ny = nt.oy - k.p->pad_top, nx = nt.ox - k.p->pad_left;
       for (int r = 0; r < 4; ++r)
@@ -181,7 +182,7 @@ inline __attribute__((always_inline)) void outputs(const WinogradNhwcTiles& k, s
     const float* src = mb + (t - t0) * k.m;
     // The next tile's output pixels (for writing) and residual, fetched a vector at a time.
     std::int64_t ahead[4] = {-1, -1, -1, -1};
-    if (t + 1 < t0 + count) {
+    if (k.fetch_ahead && t + 1 < t0 + count) {
       const TileAt nt = tile_at(k, t + 1);
       for (int r = 0; r < 2; ++r)
         for (int q = 0; q < 2; ++q)
@@ -468,7 +469,7 @@ void conv_winograd_nhwc(const Conv2dParams& p, const TensorView& x, const Packed
   const WinogradNhwcTiles k{
       &p,        x.as<const float>(), io.bias, io.residual, y.as<float>(), x.dims[0],         x.dims[1],
       x.dims[2], x.dims[3],           w.m,     io.oh,       io.ow,         (class_h + 1) / 2, (class_w + 1) / 2,
-      w.group};
+      w.group,   (x.elements() + y.elements()) * std::int64_t{sizeof(float)} > l2_bytes()};
   winograd_run(k, w);
 }
 

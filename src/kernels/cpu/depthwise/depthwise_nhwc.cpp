@@ -34,6 +34,7 @@ constexpr std::string_view kOp = "Conv";
 }  // namespace
 
 struct DepthwiseNhwcRows : DepthwiseNhwcJob {
+  bool fetch_ahead = false;  // the image and output outgrow L2: rows fetch the next row's (`RowAhead`)
   std::int64_t ox_lo = 0, ox_hi = 0;  // pixels [ox_lo, ox_hi) read inside the row with every tap
 };
 
@@ -120,15 +121,6 @@ inline __attribute__((always_inline)) std::int64_t by_columns(const DepthwiseNhw
   }
 }
 
-// Output row `oy` into `out` (`res`: its residual row, or null), the input row of tap row
-// ky at `rowp[ky]` (null outside the image): the rows may lie anywhere (an image, or the
-// ring of rows the pointwise + depthwise kernel expands).
-// `Cols` (AVX-512): the inner pixels of a conv 3, 5 or 7 taps wide at horizontal stride 1
-// or 2 without dilation go in blocks of 8 (then 4) that load each input column once for
-// all the taps that read it: per tap row of a 3x3 conv at stride 1, 10 loads for 24 FMAs,
-// not 24 (Zen 4, 2 threads, 56x56x144: 0.090 -> 0.060 ms; 112x112x32 0.075 -> 0.048;
-// 3x3/2 on 112x112x96 0.072 -> 0.060). With AVX2 the same blocks ran 10-40% slower on
-// Zen 4 than the loop below, which it keeps.
 // What the next output row of a sweep over an image reads and writes that this one does
 // not: its new input rows (up to 2, `in_floats` each), its output and residual rows
 // (`out_floats`). `row_at` fetches them spread over its channel vectors: rows of an image
@@ -142,6 +134,15 @@ struct RowAhead {
   std::int64_t in_floats = 0, out_floats = 0;
 };
 
+// Output row `oy` into `out` (`res`: its residual row, or null), the input row of tap row
+// ky at `rowp[ky]` (null outside the image): the rows may lie anywhere (an image, or the
+// ring of rows the pointwise + depthwise kernel expands).
+// `Cols` (AVX-512): the inner pixels of a conv 3, 5 or 7 taps wide at horizontal stride 1
+// or 2 without dilation go in blocks of 8 (then 4) that load each input column once for
+// all the taps that read it: per tap row of a 3x3 conv at stride 1, 10 loads for 24 FMAs,
+// not 24 (Zen 4, 2 threads, 56x56x144: 0.090 -> 0.060 ms; 112x112x32 0.075 -> 0.048;
+// 3x3/2 on 112x112x96 0.072 -> 0.060). With AVX2 the same blocks ran 10-40% slower on
+// Zen 4 than the loop below, which it keeps.
 template <int V, bool Cols>
 inline __attribute__((always_inline)) void row_at(const DepthwiseNhwcRows& d, std::int64_t oy, const float* const* rowp,
                                                   float* out, const float* res, const RowAhead& ahead = {}) {
@@ -253,7 +254,7 @@ inline __attribute__((always_inline)) void row(const DepthwiseNhwcRows& d, std::
     rowp[ky] = iy >= 0 && iy < d.h ? in + iy * d.w * d.c : nullptr;
   }
   RowAhead ahead;
-  if (!last && oy + 1 < d.oh) {
+  if (d.fetch_ahead && !last && oy + 1 < d.oh) {
     // The input rows below this row's window that the next row's window reaches.
     const std::int64_t bottom = oy * p.stride_h - p.pad_top + (d.kh - 1) * p.dilation_h;
     for (std::int64_t i = 0; i < 2 && i < p.stride_h; ++i) {
@@ -383,6 +384,7 @@ void depthwise_nhwc(const Conv2dParams& p, const TensorView& x, const PackedDept
   set_inner_pixels(d);
   if (y.elements() == 0) return;
   if (depthwise_ring_nhwc(d)) return;
+  d.fetch_ahead = (x.elements() + y.elements()) * std::int64_t{sizeof(float)} > l2_bytes();
   parallel_for(d.n * d.oh, grain_for(d.ow * d.c * d.kh * d.kw),
                [&](std::int64_t b, std::int64_t e) { kernels().depthwise_nhwc_rows(d, b, e); });
 }

@@ -123,6 +123,8 @@ struct GemmEpilogue {
   std::int64_t ld_residual = 0;     ///< the row stride of `residual`
   bool accumulate = false;          ///< add to what C holds instead of overwriting it
   PostOp post{};                      ///< the activation applied last
+  /// (Set by `gemm_rowmajor_a`.) A and C outgrow L2: the tiles fetch the next tile's rows.
+  bool fetch_ahead = false;
 };
 
 /// Packs rows [0, m) and columns [0, k) of `alpha * op(A)` into MR-row panels at `dst`

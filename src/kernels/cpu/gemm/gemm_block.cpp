@@ -171,7 +171,7 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t n, std::
       }
       for (std::int64_t i = m0; i < m_tiles;) {
         const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
-        const Ahead ahead = kRowA ? rowa_ahead(i == m0 ? next_b : Ahead{}, i, j, m0, m1, n0, kc, wide && last,
+        const Ahead ahead = kRowA && ep.fetch_ahead ? rowa_ahead(i == m0 ? next_b : Ahead{}, i, j, m0, m1, n0, kc, wide && last,
                                                a_at(i + 2 * kGemmMR), lda, c, ldc, ep)
                                   : i == m0 ? next_b : Ahead{};
         if (wide && i + 2 * kGemmMR <= m1) {
@@ -424,8 +424,12 @@ void gemm_rowmajor_a(std::int64_t m, std::int64_t n, std::int64_t k, const float
     gemm_packed(m, n, k, pa.data(), packed_b, c, ldc, ep, parallel);
     return;
   }
+  // A in place is a layer's input, C its output: past L2 they come from L3 or memory, and
+  // the tiles fetch the next tile's rows (`rowa_ahead`; in L2 that cost 1-2% at batch 1).
+  GemmEpilogue e = ep;
+  e.fetch_ahead = (m * (k + n) + (ep.residual != nullptr ? m * n : 0)) * std::int64_t{sizeof(float)} > l2_bytes();
   for_blocks(m, n, k, parallel, [&](std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1) {
-    kernels().gemm_rowa_block(n, k, m0, m1, n0, n1, a, lda, packed_b, c, ldc, ep);
+    kernels().gemm_rowa_block(n, k, m0, m1, n0, n1, a, lda, packed_b, c, ldc, e);
   });
 }
 

@@ -171,9 +171,10 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t n, std::
       }
       for (std::int64_t i = m0; i < m_tiles;) {
         const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
-        const Ahead ahead = kRowA && ep.fetch_ahead ? rowa_ahead(i == m0 ? next_b : Ahead{}, i, j, m0, m1, n0, kc, wide && last,
-                                               a_at(i + 2 * kGemmMR), lda, c, ldc, ep)
-                                  : i == m0 ? next_b : Ahead{};
+        const Ahead first_b = i == m0 ? next_b : Ahead{};
+        const Ahead ahead = kRowA && ep.fetch_ahead ? rowa_ahead(first_b, i, j, m0, m1, n0, kc, wide && last,
+                                                                 a_at(i + 2 * kGemmMR), lda, c, ldc, ep)
+                                                    : first_b;
         if (wide && i + 2 * kGemmMR <= m1) {
           micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, c + i * ldc + j, ldc, load_c, last,
                                              ep, i, j, ahead);

@@ -52,6 +52,16 @@ void copy_pointwise_attrs(const WNode& pw, Attributes& attrs) {
       attrs.insert_or_assign(std::string("pointwise_") + name, a->second);
 }
 
+// `keep` becomes the fused node `op` (`ins`, `attrs`); `gone`, the other conv, leaves.
+void merge_into(WNode& keep, WNode& gone, const char* op, std::vector<ValueId> ins, Attributes attrs, PassStats& s) {
+  keep.op = op;
+  keep.inputs = std::move(ins);
+  keep.attrs = std::move(attrs);
+  gone.alive = false;
+  s.nodes_removed += 2;
+  ++s.nodes_added;
+}
+
 }  // namespace
 
 namespace detail {
@@ -102,12 +112,7 @@ void fuse_pointwise_depthwise(Work& w, PassStats& s) {
       fq->alive = false;
       ++s.nodes_removed;
     }
-    dw.op = "FusedPointwiseDepthwise";
-    dw.inputs = std::move(ins);
-    dw.attrs = std::move(attrs);
-    pw.alive = false;
-    s.nodes_removed += 2;
-    ++s.nodes_added;
+    merge_into(dw, pw, "FusedPointwiseDepthwise", std::move(ins), std::move(attrs), s);
   }
 }
 
@@ -144,12 +149,7 @@ void fuse_depthwise_pointwise(Work& w, PassStats& s) {
     Attributes attrs = dw.attrs;
     attrs.insert_or_assign("kernel_shape", std::vector<std::int64_t>{d1[2], d1[3]});
     copy_pointwise_attrs(pw, attrs);  // (its epilogue's: quantized convs stay apart)
-    pw.op = "FusedDepthwisePointwise";
-    pw.inputs = std::move(ins);
-    pw.attrs = std::move(attrs);
-    dw.alive = false;
-    s.nodes_removed += 2;
-    ++s.nodes_added;
+    merge_into(pw, dw, "FusedDepthwisePointwise", std::move(ins), std::move(attrs), s);
   }
 }
 

@@ -85,14 +85,15 @@ inline __attribute__((always_inline)) void narrow_tile(std::int64_t kc, const fl
 
 // With A in place (a layer's input; C its output: at a batch's sizes both come from L3
 // or memory), what the tile at rows [i, i + 2 MR) of columns j fetches for the one after
-// it, besides `b`: on the first column pass the next rows of A (at `next_a`; contiguous
-// when K is one block: two lines a K step), and for tiles of 32 columns on the last K
-// block (`store_ahead`) the next tile's C rows (for writing) and residual rows.
+// it, besides `b`: on the first column pass the next rows of A (`a` at this K block's
+// first column; contiguous when K is one block: two lines a K step), and for tiles of 32
+// columns on the last K block (`store_ahead`) the next tile's C rows (for writing) and
+// residual rows.
 inline Ahead rowa_ahead(Ahead b, std::int64_t i, std::int64_t j, std::int64_t m0, std::int64_t m1, std::int64_t n0,
-                        std::int64_t kc, bool store_ahead, const float* next_a, std::int64_t lda, float* c,
+                        std::int64_t kc, bool store_ahead, const float* a, std::int64_t lda, float* c,
                         std::int64_t ldc, const GemmEpilogue& ep) {
   const std::int64_t ia = i + 2 * kGemmMR;
-  if (i != m0 && j == n0 && lda <= kc + kc / 4 && ia < m1) b = {next_a, 16, 32, 2};
+  if (i != m0 && j == n0 && lda <= kc + kc / 4 && ia < m1) b = {a + ia * lda, 16, 32, 2};
   if (store_ahead && ia + 2 * kGemmMR <= m1) {
     b.c_at = c + ia * ldc + j;
     b.c_ld = ldc;
@@ -173,7 +174,7 @@ inline __attribute__((always_inline)) void gemm_block_impl(std::int64_t n, std::
         const float* bp = pb + (j / kGemmNR) * k * kGemmNR + k0 * kGemmNR;
         const Ahead first_b = i == m0 ? next_b : Ahead{};
         const Ahead ahead = kRowA && ep.fetch_ahead ? rowa_ahead(first_b, i, j, m0, m1, n0, kc, wide && last,
-                                                                 a_at(i + 2 * kGemmMR), lda, c, ldc, ep)
+                                                                 a + k0, lda, c, ldc, ep)
                                                     : first_b;
         if (wide && i + 2 * kGemmMR <= m1) {
           micro_kernel_store<V, 2, 2, kRowA>(kc, a_at(i), a_stride, bp, k * kGemmNR, c + i * ldc + j, ldc, load_c, last,

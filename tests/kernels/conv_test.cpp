@@ -244,6 +244,9 @@ TEST_CASE("conv2d by Winograd F(2x2, 3x3): odd and even sizes, pads, batches acr
       {5, 24, 13, 13, 20, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},
       {2, 300, 20, 18, 40, 3, 3, pads(1, 0, 1, 2, {A::clip, -0.5f, 0.5f}), true, false},  // K blocks
       {4, 96, 12, 34, 80, 3, 3, pads(0, 1, 0, 1), false, true},  // 17 tiles a row, odd output
+      // Rows 72 wide: a 16-tile group whose windows all lie inside the row (read in place
+      // on AVX2), with groups at the row's edges and across rows beside it.
+      {2, 16, 7, 72, 24, 3, 3, pads(1, 1, 1, 1, {A::relu}), true, true},
   };
   // Rounding only: the transforms add, the weights' halves are exact.
   run_packed_cases(cases, {.winograd = true}, [](const cpu::PackedConvWeights& w) { return w.winograd; }, 1500, 1e-4f);

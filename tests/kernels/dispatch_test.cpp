@@ -64,8 +64,12 @@ TEST_CASE("each level's table: the portable kernels everywhere, the vector-only 
     CHECK((k.pack_patches_nd_masked != nullptr) == wide);
     CHECK((k.grouped_small[2] != nullptr) == wide);
     // Each level its own variants: no two levels share a GEMM block kernel.
-    const bool own = k.gemm_block != cpu::kernels_for(Isa::baseline).gemm_block;
+    const CpuKernels base = cpu::kernels_for(Isa::baseline);
+    const bool own = k.gemm_block != base.gemm_block;
     CHECK(own == (level != Isa::baseline));
+    // The NCHW Winograd transforms too (the baseline's gather floats one at a time).
+    CHECK((k.winograd_inputs != base.winograd_inputs) == (level != Isa::baseline));
+    CHECK((k.winograd_outputs != base.winograd_outputs) == (level != Isa::baseline));
   }
 }
 

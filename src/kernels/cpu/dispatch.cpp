@@ -54,6 +54,8 @@ CpuKernels avx2_kernels() noexcept {
   k.depthwise_planes = depthwise_planes_avx2;
   k.winograd_nhwc_inputs = winograd_nhwc_inputs_avx2;
   k.winograd_nhwc_outputs = winograd_nhwc_outputs_avx2;
+  k.winograd_inputs = winograd_inputs_avx2;
+  k.winograd_outputs = winograd_outputs_avx2;
   k.direct_conv_rows = direct_conv_rows_avx2;
   k.few_channels_rows = few_channels_rows_avx2;
   k.grouped8 = grouped8_avx2;  // (blocks of 16 lanes are AVX-512's: grouped16 stays the portable loop)

@@ -183,6 +183,8 @@ GE_TARGET_AVX2 DepthwiseRingRowFn depthwise_ring_row5_avx2, depthwise_ring_row7_
 GE_TARGET_AVX2 DepthwisePlanesFn depthwise_planes_avx2;
 GE_TARGET_AVX2 WinogradNhwcInputsFn winograd_nhwc_inputs_avx2;
 GE_TARGET_AVX2 WinogradNhwcOutputsFn winograd_nhwc_outputs_avx2;
+GE_TARGET_AVX2 WinogradInputsFn winograd_inputs_avx2;
+GE_TARGET_AVX2 WinogradOutputsFn winograd_outputs_avx2;
 GE_TARGET_AVX2 DirectConvRowsFn direct_conv_rows_avx2;
 GE_TARGET_AVX2 FewChannelsRowsFn few_channels_rows_avx2;
 GE_TARGET_AVX2 GroupedConvFn grouped8_avx2, grouped_small2_avx2, grouped_small4_avx2;

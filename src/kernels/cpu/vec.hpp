@@ -43,6 +43,26 @@ inline __attribute__((always_inline)) VecOf<V> even_lanes(VecOf<V> a, VecOf<V> b
 #endif
 }
 
+// The odd lanes of the 16 floats in `a` then `b`.
+inline __attribute__((always_inline)) vf8 odd_lanes(vf8 a, vf8 b) {
+#if defined(__clang__)
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+  return __builtin_shuffle(a, b, vi8{1, 3, 5, 7, 9, 11, 13, 15});
+#endif
+}
+
+// `a` and `b` interleaved (a0 b0 a1 b1 ...): lanes 0-3 of each into `first`, 4-7 into `second`.
+inline __attribute__((always_inline)) void zip_lanes(vf8 a, vf8 b, vf8& first, vf8& second) {
+#if defined(__clang__)
+  first = __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
+  second = __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
+#else
+  first = __builtin_shuffle(a, b, vi8{0, 8, 1, 9, 2, 10, 3, 11});
+  second = __builtin_shuffle(a, b, vi8{4, 12, 5, 13, 6, 14, 7, 15});
+#endif
+}
+
 // The V columns a vector of outputs reads at horizontal stride S (1 or 2) from `row`:
 // one load, or the even lanes of two (reading 2V floats).
 template <int V, int S>

@@ -164,7 +164,12 @@ inline __attribute__((always_inline)) void inputs(const WinogradNhwcTiles& k, st
         }
       vf tv[4][4];
       input_transform(d, tv);
-      for (int xi = 0; xi < kXi; ++xi) std::memcpy(dst + xi * xi_stride + ch, &tv[xi / 4][xi % 4], sizeof(vf));
+      // (Whole vectors at fixed indices: a loop the compiler keeps copies them by halves
+      // through the stack on AVX2, and a load of two half stores waits on the store buffer.)
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) std::memcpy(dst + (r * 4 + q) * xi_stride + ch, &tv[r][q], sizeof(vf));
     }
   }
 }
@@ -197,7 +202,10 @@ inline __attribute__((always_inline)) void outputs(const WinogradNhwcTiles& k, s
             if (k.residual != nullptr) __builtin_prefetch(k.residual + a + co, 0, 3);
           }
       vf mm[4][4];
-      for (int xi = 0; xi < kXi; ++xi) std::memcpy(&mm[xi / 4][xi % 4], src + xi * xi_stride + co, sizeof(vf));
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) std::memcpy(&mm[r][q], src + (r * 4 + q) * xi_stride + co, sizeof(vf));
       vf out[2][2];
       output_transform(mm, out);
       vf b = vf{} + 0.0f;

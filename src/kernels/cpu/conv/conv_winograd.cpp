@@ -10,10 +10,12 @@
 //   may run over rows and images); a group's 4x4 windows of one input channel are read
 //   (zero outside the image), transformed V = B^T d B with vector adds, and stored as one
 //   16-lane row of each V_xi's GEMM B panel. AVX-512 reads a row of windows with two
-//   masked loads split into even and odd columns; the baseline one float at a time.
+//   masked loads split into even and odd columns; AVX2 the same from the row in place (or
+//   a staging copy at edges), 8 lanes at a time; the baseline one float at a time.
 // - 16 GEMMs over K = cin (the packed GEMM's K blocks).
 // - Output: Y = A^T M A per group of tiles, then bias, residual and activation, stored
-//   where the tiles lie in the output (masked, interleaved stores on AVX-512).
+//   where the tiles lie in the output (masked, interleaved stores on AVX-512; interleaved
+//   through a staging row on AVX2).
 // Two schedules (`winograd_block`): blocks of 32-64 tiles, each task taking its block
 // through all three steps in its own cache (V and M never leave L2; U, read once per block,
 // is small); or the whole batch step by step (every V, then the GEMMs split over rows of
@@ -45,7 +47,6 @@ namespace {
 
 constexpr int kTile = 16;   // tiles per vector: one B panel row
 constexpr int kXi = 16;     // transformed elements per tile (4 x 4)
-
 
 inline __attribute__((always_inline)) vf16 load(const float* p) {
   vf16 v;
@@ -271,6 +272,124 @@ struct Avx512 {
 #else
 #pragma GCC pop_options
 #endif
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
+// AVX2: a group's 16 lanes as two vectors of 8. Per half of the window (columns 0-1, 2-3),
+// a row of 16 windows inside the image is read in place, else each segment's run is copied
+// into a staging row (zeros outside the image); even and odd columns split; the transforms
+// per 8 lanes (16 ymm registers hold neither a window nor an M of 16 lanes). Outputs: each
+// row's two columns interleaved into a staging row, then per segment the run inside the
+// image with its residual and activation, 8 floats at a time.
+struct Avx2 {
+  static void inputs(const WinogradTiles& k, std::int64_t ci, std::int64_t t0, float* dst, std::int64_t xi_stride) {
+    const Conv2dParams& p = *k.p;
+    const ConvShape& s = *k.s;
+    const Geometry& g = *k.g;
+    // rows[half][r]: the 32 floats whose even (odd) ones are column 2 * half (+ 1) of the
+    // 16 windows; null: a row above or below the image (zeros).
+    const float* rows[2][4];
+    alignas(32) float stage[2][4][2 * kTile];
+    const std::int64_t img = t0 / g.per_image, tt = t0 % g.per_image, ty = tt / g.tiles_x, tx = tt % g.tiles_x;
+    const std::int64_t x0 = 2 * tx - p.pad_left;
+    const float* plane = k.x + (img * s.c + ci) * s.h * s.w;
+    if (t0 + kTile <= g.tiles && tx + kTile <= g.tiles_x && x0 >= 0 && x0 + 2 * kTile + 2 <= s.w) {
+      // One segment of 16 windows inside the row: read in place.
+      for (int r = 0; r < 4; ++r) {
+        const std::int64_t iy = 2 * ty - p.pad_top + r;
+        for (int half = 0; half < 2; ++half)
+          rows[half][r] = iy >= 0 && iy < s.h ? plane + iy * s.w + x0 + 2 * half : nullptr;
+      }
+    } else {
+      // Else each segment's runs copied into staging rows, zeros outside the image.
+      const vf8 zero = vf8{} + 0.0f;
+      for (int j = 0; j < 2 * 4 * 2 * kTile; j += 8) std::memcpy(&stage[0][0][0] + j, &zero, sizeof zero);
+      for (int half = 0; half < 2; ++half)
+        for (int r = 0; r < 4; ++r) rows[half][r] = stage[half][r];
+      for_segments(g, t0, [&](const Segment& sg) {
+        const float* in = k.x + (sg.img * s.c + ci) * s.h * s.w;
+        for (int half = 0; half < 2; ++half) {
+          // Float j of the run from input column `base` is column j % 2 + 2 * half of lane sg.lane + j / 2.
+          const std::int64_t base = 2 * sg.tx - p.pad_left + 2 * half;
+          const std::int64_t a = std::max<std::int64_t>(0, -base), b = std::min<std::int64_t>(2 * sg.n, s.w - base);
+          for (int r = 0; r < 4; ++r) {
+            const std::int64_t iy = 2 * sg.ty - p.pad_top + r;
+            if (iy < 0 || iy >= s.h) continue;
+            for (std::int64_t j = a; j < b; ++j) stage[half][r][2 * sg.lane + j] = in[iy * s.w + base + j];
+          }
+        }
+      });
+    }
+    for (int q = 0; q < 2; ++q) {  // lanes [8q, 8q + 8)
+      vf8 d[4][4];
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r)
+#pragma GCC unroll 2
+        for (int half = 0; half < 2; ++half) {
+          vf8 lo = vf8{} + 0.0f, hi = lo;
+          if (rows[half][r] != nullptr) std::memcpy(&lo, rows[half][r] + 16 * q, sizeof lo);
+          if (rows[half][r] != nullptr) std::memcpy(&hi, rows[half][r] + 16 * q + 8, sizeof hi);
+          d[r][2 * half] = even_lanes<8>(lo, hi);
+          d[r][2 * half + 1] = odd_lanes(lo, hi);
+        }
+      vf8 v[4][4];
+      input_transform(d, v);
+      // (Whole-vector copies at fixed indices: a loop the compiler keeps copies them by halves,
+      // and a 32-byte load of two 16-byte stores waits on the store buffer.)
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r)
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) std::memcpy(dst + (r * 4 + c) * xi_stride + 8 * q, &v[r][c], sizeof(vf8));
+    }
+  }
+  static void outputs(const WinogradTiles& k, std::int64_t co, std::int64_t t0, const float* src,
+                      std::int64_t xi_stride) {
+    const ConvShape& s = *k.s;
+    alignas(32) float stage[2][2 * kTile];
+    const vf8 bias = vf8{} + (k.bias != nullptr ? k.bias[co] : 0.0f);
+    for (int q = 0; q < 2; ++q) {  // lanes [8q, 8q + 8)
+      vf8 m[4][4];
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r)
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) std::memcpy(&m[r][c], src + (r * 4 + c) * xi_stride + 8 * q, sizeof(vf8));
+      vf8 out[2][2];
+      output_transform(m, out);
+      for (int r = 0; r < 2; ++r) {
+        vf8 two[2];
+        zip_lanes(out[r][0] + bias, out[r][1] + bias, two[0], two[1]);
+        std::memcpy(&stage[r][16 * q], two, sizeof two);
+      }
+    }
+    for_segments(*k.g, t0, [&](const Segment& sg) {
+      const std::int64_t plane = (sg.img * s.cout + co) * s.oh * s.ow, ox = 2 * sg.tx;
+      const std::int64_t run = std::min<std::int64_t>(2 * sg.n, s.ow - ox);
+      for (int r = 0; r < 2; ++r) {
+        const std::int64_t oy = 2 * sg.ty + r;
+        if (oy >= s.oh) break;
+        const float* from = &stage[r][2 * sg.lane];
+        float* to = k.y + plane + oy * s.ow + ox;
+        const float* z = k.residual != nullptr ? k.residual + (to - k.y) : nullptr;
+        for (std::int64_t j = 0; j < run; j += 8) {
+          const std::int64_t n = std::min<std::int64_t>(8, run - j);
+          vf8 v = load_lanes<vf8>(from + j, n);
+          if (z != nullptr) v += load_lanes<vf8>(z + j, n);
+          apply_post_inplace(v, k.p->post);
+          store_lanes(to + j, v, n);
+        }
+      }
+    });
+  }
+};
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
 #endif
 
 }  // namespace
@@ -291,6 +410,14 @@ GE_TARGET_AVX512 void winograd_inputs_avx512(const WinogradTiles& k, std::int64_
 GE_TARGET_AVX512 void winograd_outputs_avx512(const WinogradTiles& k, std::int64_t co, std::int64_t t0,
                                               const float* src, std::int64_t xi_stride) {
   Avx512::outputs(k, co, t0, src, xi_stride);
+}
+GE_TARGET_AVX2 void winograd_inputs_avx2(const WinogradTiles& k, std::int64_t ci, std::int64_t t0, float* dst,
+                                         std::int64_t xi_stride) {
+  Avx2::inputs(k, ci, t0, dst, xi_stride);
+}
+GE_TARGET_AVX2 void winograd_outputs_avx2(const WinogradTiles& k, std::int64_t co, std::int64_t t0, const float* src,
+                                          std::int64_t xi_stride) {
+  Avx2::outputs(k, co, t0, src, xi_stride);
 }
 #endif
 

@@ -58,10 +58,11 @@ TEST_CASE("each level's table: the portable kernels everywhere, the vector-only 
     CHECK((k.direct_conv_rows != nullptr) == vector);
     CHECK((k.max_pool_row != nullptr) == vector);
     CHECK((k.interleave != nullptr) == vector);
-    // AVX-512 only: masked loads, 16-lane grouped blocks of 8-wide groups.
+    CHECK((k.pack_patches_nd_masked != nullptr) == vector);
+    // AVX-512 only: masked depthwise planes, 16-lane grouped blocks of 8-wide groups.
     const bool wide = level == Isa::avx512;
     CHECK((k.depthwise_planes_masked != nullptr) == wide);
-    CHECK((k.pack_patches_nd_masked != nullptr) == wide);
+
     CHECK((k.grouped_small[2] != nullptr) == wide);
     // Each level its own variants: no two levels share a GEMM block kernel.
     const CpuKernels base = cpu::kernels_for(Isa::baseline);

@@ -29,7 +29,7 @@ CpuKernels baseline_kernels() noexcept {
   k.avg_pool_nhwc = avg_pool_nhwc_base;
   // No baseline variant: the small-M GEMM, the ring and plane depthwise rows, the NHWC
   // Winograd transforms, the direct conv rows, the NCHW max pool row, the interleave
-  // (from AVX2 on); the masked depthwise planes, the 3-D conv's masked patches and the
+  // and the 3-D conv's masked patches (from AVX2 on); the masked depthwise planes and the
   // 8-wide small groups (AVX-512 only).
   return k;
 }
@@ -57,6 +57,7 @@ CpuKernels avx2_kernels() noexcept {
   k.winograd_inputs = winograd_inputs_avx2;
   k.winograd_outputs = winograd_outputs_avx2;
   k.direct_conv_rows = direct_conv_rows_avx2;
+  k.pack_patches_nd_masked = pack_patches_nd_masked_avx2;
   k.few_channels_rows = few_channels_rows_avx2;
   k.grouped8 = grouped8_avx2;  // (blocks of 16 lanes are AVX-512's: grouped16 stays the portable loop)
   k.grouped_small[0] = grouped_small2_avx2;

@@ -186,6 +186,7 @@ GE_TARGET_AVX2 WinogradNhwcOutputsFn winograd_nhwc_outputs_avx2;
 GE_TARGET_AVX2 WinogradInputsFn winograd_inputs_avx2;
 GE_TARGET_AVX2 WinogradOutputsFn winograd_outputs_avx2;
 GE_TARGET_AVX2 DirectConvRowsFn direct_conv_rows_avx2;
+GE_TARGET_AVX2 PackPatchesNdFn pack_patches_nd_masked_avx2;
 GE_TARGET_AVX2 FewChannelsRowsFn few_channels_rows_avx2;
 GE_TARGET_AVX2 GroupedConvFn grouped8_avx2, grouped_small2_avx2, grouped_small4_avx2;
 GE_TARGET_AVX2 MaxPoolRowFn max_pool_row_avx2;

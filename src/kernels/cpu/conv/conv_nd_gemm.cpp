@@ -44,7 +44,7 @@ struct NdTapPlan {
   std::vector<std::int64_t> base;
   std::vector<Kind> kind;
   std::vector<std::int64_t> off;  // [tap][16]: the lane's element in the plane, or -1
-  // The masked plan (AVX-512, horizontal stride S of 1 or 2) of the panels of columns
+  // The masked plan (AVX-512 and AVX2, horizontal stride S of 1 or 2) of the panels of columns
   // [n0, n0 + ncols): per (panel, tap) `count` runs from `first`, run i giving lanes
   // `mask` (bit l: lane l), lane l read at `at + l * S`; `wide`: the same lanes as
   // positions in the 16 * S floats from `at` (bit l * S). Kept while the columns stay.
@@ -63,7 +63,7 @@ struct NdTapPlan {
 #if GE_X86_KERNELS
 namespace {
 
-// pack_patches_nd on AVX-512 for horizontal stride S of 1 or 2: a panel's 16 lanes fall
+// pack_patches_nd from AVX2 on, for horizontal stride S of 1 or 2: a panel's 16 lanes fall
 // into runs of one output row each (one run, or two where the panel crosses a row's
 // end); per tap a run is one masked load of the input row it reads (lanes past the
 // image's edges or in a pad row masked off, zero; stride 2: two loads and the even
@@ -163,6 +163,58 @@ GE_TARGET_AVX512 void pack_patches_masked(const NdPatches& pt, NdTapPlan& plan, 
   }
 }
 
+// The same on AVX2: a panel's 16 lanes as two vectors of 8, each run's lanes loaded with
+// `vmaskmovps` (lanes off the mask read nothing) and blended in by the run's mask.
+// Lane l all ones where bit l of `m` is set.
+GE_TARGET_AVX2 inline __attribute__((always_inline)) __m256i lane_mask8(std::uint32_t m) {
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(m)), bit), bit);
+}
+// The even floats of `a` then `b`.
+GE_TARGET_AVX2 inline __attribute__((always_inline)) __m256 even_floats8(__m256 a, __m256 b) {
+  const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  return _mm256_permute2f128_ps(_mm256_permutevar8x32_ps(a, even), _mm256_permutevar8x32_ps(b, even), 0x20);
+}
+template <int S>
+GE_TARGET_AVX2 void pack_patches_masked8(const NdPatches& pt, NdTapPlan& plan, std::int64_t q0, std::int64_t q1,
+                                         std::int64_t n0, std::int64_t ncols, float* dst, std::int64_t panel_stride) {
+  plan_masked<S>(pt, plan, n0, ncols);
+  const std::int64_t panels = (ncols + kGemmNR - 1) / kGemmNR;
+  const std::int64_t plane = pt.in_plane(), taps = pt.taps();
+  std::int64_t ci = q0 / taps, t = q0 % taps;
+  for (std::int64_t q = q0; q < q1; ++q) {
+    const auto src = reinterpret_cast<std::uintptr_t>(pt.x + ci * plane);
+    float* d = dst + (q - q0) * kGemmNR;
+    for (std::int64_t pi = 0; pi < panels; ++pi) {
+      const auto slot = static_cast<std::size_t>(pi * taps + t);
+      __m256 v[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+      const std::size_t i0 = plan.first[slot];
+      for (std::size_t i = i0; i < i0 + plan.count[slot]; ++i) {
+        const auto* at = reinterpret_cast<const float*>(src + static_cast<std::uintptr_t>(plan.at[i]) * sizeof(float));
+        for (int h = 0; h < 2; ++h) {
+          const std::uint32_t m = (plan.mask[i] >> (8 * h)) & 0xFFu;
+          if (m == 0) continue;
+          __m256 x;
+          if constexpr (S == 1) {
+            x = _mm256_maskload_ps(at + 8 * h, lane_mask8(m));
+          } else {
+            const std::uint32_t w = plan.wide[i] >> (16 * h);
+            x = even_floats8(_mm256_maskload_ps(at + 16 * h, lane_mask8(w & 0xFFu)),
+                             _mm256_maskload_ps(at + 16 * h + 8, lane_mask8((w >> 8) & 0xFFu)));
+          }
+          v[h] = _mm256_blendv_ps(v[h], x, _mm256_castsi256_ps(lane_mask8(m)));
+        }
+      }
+      _mm256_storeu_ps(d + pi * panel_stride, v[0]);
+      _mm256_storeu_ps(d + pi * panel_stride + 8, v[1]);
+    }
+    if (++t == taps) {
+      t = 0;
+      ++ci;
+    }
+  }
+}
+
 }  // namespace
 
 GE_TARGET_AVX512 void pack_patches_nd_masked_avx512(const NdPatches& pt, NdTapPlan& plan, std::int64_t q0,
@@ -172,6 +224,14 @@ GE_TARGET_AVX512 void pack_patches_nd_masked_avx512(const NdPatches& pt, NdTapPl
     pack_patches_masked<1>(pt, plan, q0, q1, n0, ncols, dst, panel_stride);
   else
     pack_patches_masked<2>(pt, plan, q0, q1, n0, ncols, dst, panel_stride);
+}
+GE_TARGET_AVX2 void pack_patches_nd_masked_avx2(const NdPatches& pt, NdTapPlan& plan, std::int64_t q0, std::int64_t q1,
+                                                std::int64_t n0, std::int64_t ncols, float* dst,
+                                                std::int64_t panel_stride) {
+  if (pt.p->stride[2] == 1)
+    pack_patches_masked8<1>(pt, plan, q0, q1, n0, ncols, dst, panel_stride);
+  else
+    pack_patches_masked8<2>(pt, plan, q0, q1, n0, ncols, dst, panel_stride);
 }
 #endif
 

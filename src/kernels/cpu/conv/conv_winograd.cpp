@@ -53,7 +53,6 @@ inline __attribute__((always_inline)) vf16 load(const float* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline __attribute__((always_inline)) void store(float* p, vf16 v) { std::memcpy(p, &v, sizeof v); }
 
 struct Geometry {
   std::int64_t tiles_y, tiles_x, per_image, tiles, tiles_pad;  // tiles: of the whole batch
@@ -116,20 +115,28 @@ struct WinogradTiles {
 
 namespace {
 
-// Stores V = B^T d B of a group: element xi at dst + xi * xi_stride.
-inline __attribute__((always_inline)) void store_v(const vf16 (&d)[4][4], float* dst, std::int64_t xi_stride) {
-  vf16 v[4][4];
+// Stores V = B^T d B of a group (or, AVX2, 8 of its lanes): element xi at dst + xi * xi_stride.
+// (Whole vectors at fixed indices: a copy loop the compiler keeps moves them by halves
+// through the stack, and a load of two half stores waits on the store buffer.)
+template <class Vec>
+inline __attribute__((always_inline)) void store_v(const Vec (&d)[4][4], float* dst, std::int64_t xi_stride) {
+  Vec v[4][4];
   input_transform(d, v);
+#pragma GCC unroll 4
   for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) store(dst + (r * 4 + c) * xi_stride, v[r][c]);
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) std::memcpy(dst + (r * 4 + c) * xi_stride, &v[r][c], sizeof(Vec));
 }
 
-// Y = A^T M A of a group, plus the bias: M element xi at src + xi * xi_stride.
+// Y = A^T M A of a group (or 8 of its lanes), plus the bias: M element xi at src + xi * xi_stride.
+template <class Vec>
 inline __attribute__((always_inline)) void load_y(const float* src, std::int64_t xi_stride, float bias,
-                                                  vf16 (&out)[2][2]) {
-  vf16 m[4][4];
+                                                  Vec (&out)[2][2]) {
+  Vec m[4][4];
+#pragma GCC unroll 4
   for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) m[r][c] = load(src + (r * 4 + c) * xi_stride);
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) std::memcpy(&m[r][c], src + (r * 4 + c) * xi_stride, sizeof(Vec));
   output_transform(m, out);
   for (int r = 0; r < 2; ++r)
     for (int c = 0; c < 2; ++c) out[r][c] += bias;
@@ -336,32 +343,19 @@ struct Avx2 {
           d[r][2 * half] = even_lanes<8>(lo, hi);
           d[r][2 * half + 1] = odd_lanes(lo, hi);
         }
-      vf8 v[4][4];
-      input_transform(d, v);
-      // (Whole-vector copies at fixed indices: a loop the compiler keeps copies them by halves,
-      // and a 32-byte load of two 16-byte stores waits on the store buffer.)
-#pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r)
-#pragma GCC unroll 4
-        for (int c = 0; c < 4; ++c) std::memcpy(dst + (r * 4 + c) * xi_stride + 8 * q, &v[r][c], sizeof(vf8));
+      store_v(d, dst + 8 * q, xi_stride);
     }
   }
   static void outputs(const WinogradTiles& k, std::int64_t co, std::int64_t t0, const float* src,
                       std::int64_t xi_stride) {
     const ConvShape& s = *k.s;
     alignas(32) float stage[2][2 * kTile];
-    const vf8 bias = vf8{} + (k.bias != nullptr ? k.bias[co] : 0.0f);
     for (int q = 0; q < 2; ++q) {  // lanes [8q, 8q + 8)
-      vf8 m[4][4];
-#pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r)
-#pragma GCC unroll 4
-        for (int c = 0; c < 4; ++c) std::memcpy(&m[r][c], src + (r * 4 + c) * xi_stride + 8 * q, sizeof(vf8));
       vf8 out[2][2];
-      output_transform(m, out);
+      load_y(src + 8 * q, xi_stride, k.bias != nullptr ? k.bias[co] : 0.0f, out);
       for (int r = 0; r < 2; ++r) {
         vf8 two[2];
-        zip_lanes(out[r][0] + bias, out[r][1] + bias, two[0], two[1]);
+        zip_lanes(out[r][0], out[r][1], two[0], two[1]);
         std::memcpy(&stage[r][16 * q], two, sizeof two);
       }
     }

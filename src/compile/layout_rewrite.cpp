@@ -179,7 +179,12 @@ bool resizes_image(const Work& w, const WNode& n) {
   const Shape& x = w.desc(n.inputs[0]).shape;
   const Shape& y = w.desc(n.outputs[0]).shape;
   const auto same = [](const Dim& a, const Dim& b) { return a.is_static() && b.is_static() && a.value() == b.value(); };
-  return same(x[0], y[0]) && same(x[1], y[1]);
+  if (same(x[0], y[0]) && same(x[1], y[1])) return true;
+  // Scales of 1 on N and C keep them, whatever they are (a free batch).
+  const Tensor* scales = n.inputs.size() > 2 && n.inputs[2] != no_value ? w.constant(n.inputs[2]) : nullptr;
+  if (scales == nullptr || scales->element_count() != 4 || !same(x[1], y[1])) return false;
+  const std::vector<double> s = scales->to_doubles();
+  return s[0] == 1.0 && s[1] == 1.0;
 }
 
 // A Resize member: its roi, scales and sizes (inputs 1 to 3, where given and not empty) as

@@ -239,6 +239,14 @@ void fold_constants(Work& w, PassStats& s) {
     if (!folded)
       if (auto t = shape_value(w, n, known)) folded = std::vector<Tensor>{std::move(*t)};
     if (!folded || folded->size() != n.outputs.size()) {
+      if (auto scales = resize_scales(w, n, known)) {
+        n.inputs[2] = w.add_constant(n.name + ".scales", std::move(*scales));
+        n.inputs.pop_back();
+        descs[2] = w.desc(n.inputs[2]);
+        consts[2] = w.constant(n.inputs[2]);
+        descs.pop_back();
+        consts.pop_back();
+      }
       refine_outputs(w, registry.find(n.op), n, descs, consts);
       if (const auto dims = reshape_dims(w, n, known)) {
         TensorDesc& d = w.values[n.outputs[0]].desc;

@@ -75,6 +75,27 @@ std::optional<ShapeValue> evaluate_node(const Work& w, const WNode& n, const Sha
     out.scalar = false;
     return out;
   }
+  if (n.op == "Slice") {
+    // One run of a vector at constant bounds (axes [0], steps [1] where given): torch's
+    // Shape(x)[0:2] in front of an interpolation to a size.
+    if (data->scalar || n.inputs.size() < 3) return std::nullopt;
+    const auto one = [&](std::size_t k) -> std::optional<std::int64_t> {
+      const Tensor* t = k < n.inputs.size() && n.inputs[k] != no_value ? w.constant(n.inputs[k]) : nullptr;
+      if (t == nullptr || t->element_count() != 1 || (t->dtype() != DataType::i64 && t->dtype() != DataType::i32))
+        return std::nullopt;
+      return t->to_int64s()[0];
+    };
+    const auto begin = one(1), end = one(2);
+    const bool axes_ok = n.inputs.size() < 4 || n.inputs[3] == no_value || (one(3) && (*one(3) == 0 || *one(3) == -1));
+    const bool steps_ok = n.inputs.size() < 5 || n.inputs[4] == no_value || (one(4) && *one(4) == 1);
+    if (!begin || !end || !axes_ok || !steps_ok) return std::nullopt;
+    const auto size = static_cast<std::int64_t>(data->elements.size());
+    const auto clamp = [size](std::int64_t v) { return std::clamp<std::int64_t>(v < 0 ? v + size : v, 0, size); };
+    ShapeValue out;
+    for (std::int64_t i = clamp(*begin); i < clamp(*end); ++i)
+      out.elements.push_back(data->elements[static_cast<std::size_t>(i)]);
+    return out;
+  }
   if (n.op == "Concat") {
     const auto axis = attr_of(n, "axis");
     if (!axis || (axis->as_int() != 0 && axis->as_int() != -1)) return std::nullopt;
@@ -111,7 +132,8 @@ std::optional<Tensor> shape_value(const Work& w, const WNode& n, ShapeValues& kn
     known.origins[n.outputs[0]] = std::move(out);
     return std::nullopt;
   }
-  if (n.op != "Shape" && n.op != "Gather" && n.op != "Unsqueeze" && n.op != "Concat" && n.op != "Cast")
+  if (n.op != "Shape" && n.op != "Gather" && n.op != "Unsqueeze" && n.op != "Concat" && n.op != "Cast" &&
+      n.op != "Slice")
     return std::nullopt;
   if (n.op != "Shape" && w.desc(n.outputs.empty() ? no_value : n.outputs[0]).dtype != DataType::i64)
     return std::nullopt;
@@ -191,6 +213,37 @@ std::optional<Shape> reshape_dims(const Work& w, const WNode& n, ShapeValues& kn
   }
   known.origins[n.outputs[0]] = origins;
   return Shape(std::move(dims));
+}
+
+std::optional<Tensor> resize_scales(const Work& w, const WNode& n, const ShapeValues& known) {
+  if (n.op != "Resize" || n.inputs.size() != 4 || n.outputs.size() != 1 || attr_of(n, "axes")) return std::nullopt;
+  const auto it = known.tensors.find(n.inputs[3]);
+  if (it == known.tensors.end() || it->second.scalar) return std::nullopt;
+  if (n.inputs[2] != no_value) {  // (scales, if given, must be empty: sizes are given)
+    const Tensor* scales = w.constant(n.inputs[2]);
+    if (scales == nullptr || scales->element_count() != 0) return std::nullopt;
+  }
+  if (const auto coord = attr_of(n, "coordinate_transformation_mode");
+      coord && coord->as_string() == "tf_crop_and_resize")
+    return std::nullopt;  // (its roi is read by the output's extents)
+  const Shape& x = w.desc(n.inputs[0]).shape;
+  const std::vector<ShapeElement>& sizes = it->second.elements;
+  if (!x.rank_known() || x.rank() != sizes.size()) return std::nullopt;
+  std::vector<float> scales;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    const ShapeElement& e = sizes[k];
+    if (!e.value) {  // X's own dim k, by its origin: kept
+      if (x[k].is_static() || !e.origin.known() || !(e.origin == known.origin_of(n.inputs[0], k))) return std::nullopt;
+      scales.push_back(1.0f);
+      continue;
+    }
+    // A static size: a whole multiple of X's static dim (the scale exact in a float)
+    if (!x[k].is_static() || x[k].value() < 1 || *e.value < x[k].value() || *e.value % x[k].value() != 0 ||
+        *e.value / x[k].value() > (std::int64_t{1} << 24))
+      return std::nullopt;
+    scales.push_back(static_cast<float>(*e.value / x[k].value()));
+  }
+  return Tensor::from<float>({static_cast<std::int64_t>(scales.size())}, scales);
 }
 
 }  // namespace ge::detail

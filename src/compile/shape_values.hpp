@@ -57,4 +57,12 @@ std::optional<Tensor> shape_value(const Work& w, const WNode& n, ShapeValues& kn
 /// nullopt; the output's dim origins are recorded in `known`.
 std::optional<Shape> reshape_dims(const Work& w, const WNode& n, ShapeValues& known);
 
+/// A Resize to sizes that are a shape tensor known element by element but not constant
+/// (torch's interpolation to a size under a free batch: Concat(Shape(x)[0:2], [H', W'])):
+/// where each size is X's own dim (by origin) or a whole multiple of X's static dim, the
+/// constant scales (1 or that multiple) that give the same output extents and the same
+/// coordinates (scale = out / in either way); nullopt otherwise. With scales, N and C are
+/// seen to stay (the layout pass then runs the Resize NHWC) and the output's dims are known.
+std::optional<Tensor> resize_scales(const Work& w, const WNode& n, const ShapeValues& known);
+
 }  // namespace ge::detail

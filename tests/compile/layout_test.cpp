@@ -797,6 +797,37 @@ TEST_CASE("layout_nhwc pass: a Resize of H and W between convs runs NHWC, its sc
   check_same(g, o, 1e-5);
 }
 
+TEST_CASE("layout_nhwc pass: a Resize under a free batch runs NHWC when its scales keep N and C (dynamic exports)") {
+  // By constant scales [1, 1, 2, 2]; and as torch exports an interpolation to a size under a
+  // free batch (sizes = Concat(Shape(x)[0:2], [12, 14])), which fold_constants turns into
+  // those scales first.
+  for (const bool sizes : {false, true}) {
+    CAPTURE(sizes);
+    GraphBuilder gb;
+    const Value gx = gb.input("x", DataType::f32, "1~3,8,6,7");
+    const Value d =
+        gx.conv2d(weights(gb, "dw", 8, 1, 3, 1), bias(gb, "dw", 8, 2), {.pad = 1, .group = 8, .name = "dw"});
+    const Value roi = gb.constant("roi", ge::Tensor::from<float>({0}, {}));
+    std::vector<Value> ins{d, roi};
+    if (sizes) {
+      ins.push_back(gb.constant("scales", ge::Tensor::from<float>({0}, {})));
+      const Value head = gb.op("Slice", {d.shape_of("s"), gb.int64s({0}), gb.int64s({2})}, {}, "head");
+      ins.push_back(ge::concat({head, gb.int64s({12, 14})}, 0, "sizes"));
+    } else {
+      ins.push_back(gb.constant("scales", ge::Tensor::from<float>({4}, {1, 1, 2, 2})));
+    }
+    const Value r = gb.op("Resize", ins, {{"mode", std::string("linear")}}, "resize");
+    gb.output(r.conv2d(weights(gb, "dw2", 8, 1, 3, 3), bias(gb, "dw2", 8, 4), {.pad = 1, .group = 8, .name = "dw2"}));
+    const Graph g = gb.build();
+    const Graph f = ge::remove_dead_code(ge::fold_constants(g));
+    const Graph o = ge::layout_nhwc(f);
+    CHECK(count(o, "Transpose") == 2);  // x in, the output back
+    CHECK(o.value(node(o, "resize").outputs[0]).desc.shape ==
+          ge::Shape(std::vector<ge::Dim>{ge::Dim::range(1, 3), 12, 14, 8}));
+    check_same(f, o, 1e-5);  // (the sizes' form runs by scales once folded: the passes test checks that step)
+  }
+}
+
 TEST_CASE("layout_nhwc pass: DeepLabV3's pooled branch spread by a Resize joins the chain; an upsampling at its end does not") {
   // ASPP's pooling: GlobalAveragePool, a 1x1 conv on the one pixel, a Resize back to the
   // image, concatenated with the image's branch; the one-pixel values cross by Reshapes.

@@ -338,6 +338,61 @@ TEST_CASE("fold_constants pass follows a dynamic export's shape arithmetic: stat
   for (std::size_t i = 0; i < xs.size(); ++i) CHECK(ys[i] == std::max(xs[i], 0.0));
 }
 
+TEST_CASE("fold_constants pass: a Resize to Shape(x)[0:2] and whole multiples of H, W gets constant scales") {
+  // torch's F.interpolate(x, size=(h, w)) under a free batch: sizes = Concat(Shape(x)[0:2],
+  // [h, w]). Where h and w are whole multiples of x's H and W, scales [1, 1, h / H, w / W]
+  // give the same extents and coordinates, and the output's dims are known; else, or with
+  // the sizes' batch another input's, the Resize keeps its sizes.
+  struct Case {
+    std::int64_t h, w;
+    bool other_batch;
+    bool scaled;
+  };
+  for (const Case k : {Case{12, 15, false, true}, Case{6, 10, false, true}, Case{13, 15, false, false},
+                       Case{12, 15, true, false}}) {
+    CAPTURE(k.h);
+    CAPTURE(k.other_batch);
+    GraphBuilder b;
+    const Value x = b.input("x", DataType::f32, "1~3,4,6,5");
+    const Value z = b.input("z", DataType::f32, "1~3,4,6,5");
+    const Value s = (k.other_batch ? z : x).shape_of("s");
+    const Value head = b.op("Slice", {s, b.int64s({0}), b.int64s({2})}, {}, "head");
+    const Value sizes = ge::concat({head, b.int64s({k.h, k.w})}, 0, "sizes");
+    const Value r = b.op("Resize",
+                         {x, b.constant("roi", Tensor::from<float>({0}, {})),
+                          b.constant("scales", Tensor::from<float>({0}, {})), sizes},
+                         {{"mode", std::string("linear")}}, "resize");
+    b.output(r.relu("y"));
+    b.output(z.relu("zy"));
+    const Graph g = b.build();
+    const Graph f = ge::fold_constants(g);
+    f.validate();
+    const ge::Node& rs = node(f, "resize");
+    CHECK(rs.inputs.size() == (k.scaled ? 3U : 4U));
+    if (k.scaled) {
+      REQUIRE(f.constant_of(rs.inputs[2]) != nullptr);
+      CHECK(f.constant_of(rs.inputs[2])->to_doubles() ==
+            std::vector<double>{1, 1, static_cast<double>(k.h / 6), static_cast<double>(k.w / 5)});
+      CHECK(f.value(rs.outputs[0]).desc.shape == ge::Shape(std::vector<ge::Dim>{ge::Dim::range(1, 3), 4, k.h, k.w}));
+      // The same floats as a Resize to constant sizes (the same coordinates).
+      GraphBuilder rb;
+      const Value rx = rb.input("x", DataType::f32, "3,4,6,5");
+      const Value rz = rb.input("z", DataType::f32, "3,4,6,5");
+      const Value rr = rb.op("Resize",
+                             {rx, rb.constant("roi", Tensor::from<float>({0}, {})),
+                              rb.constant("scales", Tensor::from<float>({0}, {})), rb.int64s({3, 4, k.h, k.w})},
+                             {{"mode", std::string("linear")}}, "resize");
+      rb.output(rr.relu("y"));
+      rb.output(rz.relu("zy"));
+      const Graph ref = rb.build();
+      const auto in = random_inputs(ref);  // (batch 3: within x's 1~3)
+      CHECK(relative_error(run(f, in), run(ref, in)) == 0.0);
+    } else {
+      CHECK_FALSE(f.value(rs.outputs[0]).desc.shape[2].is_static());
+    }
+  }
+}
+
 TEST_CASE("fold_constants pass: a Reshape's -1 is not worked out from another input's free dim of the same range") {
   // x [N, 6] reshaped by [M, -1] with M y's batch: both 1~8, but not the same quantity, so
   // the -1 is not 6 (N = 4, M = 2 gives 12).

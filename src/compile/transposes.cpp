@@ -33,16 +33,41 @@ bool is_permutation(const std::vector<std::int64_t>& p) {
   return true;
 }
 
-// Static dims of a value, or nullopt.
-std::optional<std::vector<std::int64_t>> static_dims(const Work& w, ValueId v) {
+// A stand-in for the one dim that is not static (a free batch) in `reshape_dims`: a prime
+// no product of other dims equals, so `split_groups` keeps it an axis of its own.
+constexpr std::int64_t kFree = 2147483647;
+
+// The dims of a value with its one non-static dim, if any, as `kFree` (`free`: that dim,
+// which must be the same Dim on every value of one rewrite); nullopt for more than one.
+std::optional<std::vector<std::int64_t>> reshape_dims(const Work& w, ValueId v, std::optional<Dim>& free) {
   const Shape& x = w.desc(v).shape;
   if (!x.rank_known()) return std::nullopt;
   std::vector<std::int64_t> d;
+  bool seen = false;
   for (const Dim& a : x.dims()) {
-    if (!a.is_static()) return std::nullopt;
-    d.push_back(a.value());
+    if (a.is_static()) {
+      if (a.value() >= kFree) return std::nullopt;
+      d.push_back(a.value());
+      continue;
+    }
+    if (seen || (free && !(*free == a))) return std::nullopt;
+    seen = true;
+    free = a;
+    d.push_back(kFree);
   }
   return d;
+}
+
+// Dims with `kFree` back as the free dim (a Reshape's -1, or `free` in a description).
+std::vector<std::int64_t> as_reshape(std::vector<std::int64_t> d) {
+  for (std::int64_t& e : d)
+    if (e == kFree) e = -1;
+  return d;
+}
+Shape as_shape(const std::vector<std::int64_t>& d, const std::optional<Dim>& free) {
+  std::vector<Dim> out;
+  for (const std::int64_t e : d) out.push_back(e == kFree && free ? *free : Dim(e));
+  return Shape(std::move(out));
 }
 
 // How `fine` splits `coarse` when a Reshape only splits axes (or, read the other way,
@@ -97,8 +122,10 @@ void push_through_reshapes(Work& w, PassStats& s) {
     if (!r.alive || r.op != "Reshape" || r.inputs.size() != 2 || r.outputs.size() != 1) continue;
     const std::size_t before = producer[r.inputs[0]], after = only_reader(r.outputs[0]);
     if (!is_transpose(before) || !is_transpose(after) || only_reader(r.inputs[0]) != ri) continue;
-    const auto in = static_dims(w, r.inputs[0]), out = static_dims(w, r.outputs[0]);
-    const auto x = static_dims(w, w.nodes[before].inputs[0]);
+    // (A free batch is one axis that the Reshape keeps whole: the same Dim on each side.)
+    std::optional<Dim> free;
+    const auto in = reshape_dims(w, r.inputs[0], free), out = reshape_dims(w, r.outputs[0], free);
+    const auto x = reshape_dims(w, w.nodes[before].inputs[0], free);
     if (!in || !out || !x) continue;
     WNode& t = w.nodes[before];
     WNode& u = w.nodes[after];
@@ -122,10 +149,9 @@ void push_through_reshapes(Work& w, PassStats& s) {
       // The Reshape now splits X; the Transpose reads it and gives Z.
       const ValueId z = r.outputs[0], y = t.outputs[0];
       TensorDesc split = w.desc(z);
-      std::vector<Dim> sd(dims.begin(), dims.end());
-      split.shape = Shape(std::move(sd));
+      split.shape = as_shape(dims, free);
       w.values[y].desc = split;  // (Y, read only here, now names the split of X)
-      reshape_to(r, t.inputs[0], dims);
+      reshape_to(r, t.inputs[0], as_reshape(dims));
       r.outputs = {y};
       t.inputs = {y};
       t.outputs = {z};
@@ -146,12 +172,12 @@ void push_through_reshapes(Work& w, PassStats& s) {
       for (const std::int64_t e : perm) moved.push_back((*in)[static_cast<std::size_t>(e)]);
       const ValueId yv = r.inputs[0], z = r.outputs[0], uout = u.outputs[0];
       TensorDesc tmid = w.desc(yv);
-      tmid.shape = Shape(std::vector<Dim>(moved.begin(), moved.end()));
+      tmid.shape = as_shape(moved, free);
       w.values[z].desc = tmid;  // (Z, read only by U, now names Y transposed)
       u.inputs = {yv};
       u.outputs = {z};
       u.attrs.insert_or_assign("perm", perm);
-      reshape_to(r, z, dims);
+      reshape_to(r, z, as_reshape(dims));
       r.outputs = {uout};
       std::swap(r, u);  // (the Transpose first)
       ++s.nodes_added, ++s.nodes_removed;
@@ -205,7 +231,60 @@ void fold_into_first_convs(Work& w, PassStats& s) {
 
 }  // namespace
 
+// A Shape of a Transpose's output read only by Gathers at constant indices (a dynamic
+// export's batch, `x.size(0)`, beside MaxViT's window partition) reads the Transpose's
+// input instead, each index i now perm[i]: the Transpose then has one reader less, which
+// `push_through_reshapes` needs (it moves a Transpose read only by its Reshape). A Shape
+// no node reads (its Gathers folded) moves too.
+void shapes_before_transposes(Work& w) {
+  const Work::Readers readers = w.readers();
+  std::vector<std::size_t> producer(w.values.size(), SIZE_MAX);
+  for (std::size_t i = 0; i < w.nodes.size(); ++i)
+    if (w.nodes[i].alive)
+      for (const ValueId v : w.nodes[i].outputs) producer[v] = i;
+  for (const std::size_t i : w.order) {
+    const WNode& n = w.nodes[i];
+    const auto start = attr_of(n, "start");
+    if (!n.alive || n.op != "Shape" || n.inputs.size() != 1 || n.outputs.size() != 1 ||
+        (start && start->as_int() != 0) || attr_of(n, "end") || producer[n.inputs[0]] == SIZE_MAX ||
+        w.is_output(n.outputs[0]))
+      continue;
+    const WNode& t = w.nodes[producer[n.inputs[0]]];
+    const Shape& x = t.inputs.empty() ? Shape::unknown_rank() : w.desc(t.inputs[0]).shape;
+    if (t.op != "Transpose" || t.inputs.size() != 1 || !x.rank_known()) continue;
+    const std::vector<std::int64_t> p = perm_of(t, x.rank());
+    if (p.size() != x.rank() || !is_permutation(p)) continue;
+    const auto rank = static_cast<std::int64_t>(p.size());
+    std::vector<std::size_t> gathers;
+    for (std::size_t j = 0; j < w.nodes.size(); ++j) {
+      const WNode& g = w.nodes[j];
+      if (!g.alive || std::find(g.inputs.begin(), g.inputs.end(), n.outputs[0]) == g.inputs.end()) continue;
+      const auto axis = attr_of(g, "axis");
+      const Tensor* idx = g.op == "Gather" && g.inputs.size() == 2 ? w.constant(g.inputs[1]) : nullptr;
+      bool ok = g.inputs[0] == n.outputs[0] && (!axis || axis->as_int() == 0) && idx != nullptr &&
+                idx->dims().size() <= 1 && (idx->dtype() == DataType::i64 || idx->dtype() == DataType::i32);
+      for (const std::int64_t k : ok ? idx->to_int64s() : std::vector<std::int64_t>{})
+        ok = ok && k >= -rank && k < rank;
+      if (!ok) {
+        gathers.clear();
+        break;
+      }
+      gathers.push_back(j);
+    }
+    if (gathers.size() != readers.count[n.outputs[0]]) continue;  // (none: a Shape left unread by the folding)
+    for (const std::size_t j : gathers) {
+      const Tensor& idx = *w.constant(w.nodes[j].inputs[1]);
+      std::vector<std::int64_t> moved;
+      for (const std::int64_t k : idx.to_int64s()) moved.push_back(p[static_cast<std::size_t>(k < 0 ? k + rank : k)]);
+      const ValueId id = w.add_constant(w.nodes[j].name + ".indices", Tensor::from<std::int64_t>(idx.dims(), moved));
+      w.nodes[j].inputs[1] = id;
+    }
+    w.nodes[i].inputs[0] = w.nodes[producer[w.nodes[i].inputs[0]]].inputs[0];  // (no node added or removed)
+  }
+}
+
 void fold_transposes(Work& w, PassStats& s) {
+  shapes_before_transposes(w);
   push_through_reshapes(w, s);
   fold_into_first_convs(w, s);
   std::vector<std::size_t> producer(w.values.size(), SIZE_MAX);

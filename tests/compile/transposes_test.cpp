@@ -93,6 +93,29 @@ TEST_CASE("fold_transposes: a Transpose moves through a Reshape that splits or m
   CHECK(node(f, "split").inputs[0] == f.inputs()[0].value);
   for (const ge::Node& n : f.nodes()) CHECK(n.name.find(".to_n") == std::string::npos);
   check_same(g, f, 0);
+  // The same under a free batch, as torch exports it: the split's batch read by Shape and
+  // Gather from the NCHW image (that Shape then reads x: the Transpose's one reader is the
+  // split), the merge's -1. The batch stays one axis of its own.
+  GraphBuilder d;
+  const Value dx = d.input("x", DataType::f32, "1~3,6,4,5");
+  const auto dshape = [&](const char* name, std::vector<std::int64_t> v) {
+    return d.constant(name, ge::Tensor::from<std::int64_t>({static_cast<std::int64_t>(v.size())}, v));
+  };
+  const Value dnchw = transpose(d, dx, {0, 3, 1, 2}, "x.to_nchw");
+  const Value batch = dnchw.shape_of("batch.shape").gather(d.scalar(0, DataType::i64), 0, "batch");
+  const Value dsplit =
+      d.op("Reshape", {dnchw, ge::concat({batch.unsqueeze({0}), dshape("s1", {5, 3, 2, 2, 2})}, 0)}, {}, "split");
+  const Value dact = transpose(d, dsplit, {0, 2, 4, 3, 5, 1}, "windows").relu("act");
+  const Value dmerged = d.op("Reshape", {transpose(d, dact, {0, 5, 1, 3, 2, 4}, "back"), dshape("s2", {-1, 5, 6, 4})},
+                             {}, "merge");
+  d.output(transpose(d, dmerged, {0, 2, 3, 1}, "y.to_nhwc").sigmoid("out"));
+  const Graph dg = ge::fold_constants(d.build());
+  CHECK(count(dg, "Transpose") == 4);
+  const Graph df = ge::remove_dead_code(ge::fold_transposes(dg));
+  CHECK(count(df, "Transpose") == 2);
+  CHECK(node(df, "split").inputs[0] == df.inputs()[0].value);
+  CHECK(df.value(node(df, "split").outputs[0]).desc.shape.dims()[0] == ge::Dim::range(1, 3));
+  check_same(dg, df, 0);
   // A Reshape that mixes axes (neither a split nor a merge) stays between its Transposes.
   GraphBuilder c;
   const Value cx = c.input("x", DataType::f32, "2,6,4");

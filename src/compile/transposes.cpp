@@ -33,6 +33,15 @@ bool is_permutation(const std::vector<std::int64_t>& p) {
   return true;
 }
 
+// The live node making each value (SIZE_MAX: none, an input or a constant).
+std::vector<std::size_t> producers(const Work& w) {
+  std::vector<std::size_t> producer(w.values.size(), SIZE_MAX);
+  for (std::size_t i = 0; i < w.nodes.size(); ++i)
+    if (w.nodes[i].alive)
+      for (const ValueId v : w.nodes[i].outputs) producer[v] = i;
+  return producer;
+}
+
 // A stand-in for the one dim that is not static (a free batch) in `reshape_dims`: a prime
 // no product of other dims equals, so `split_groups` keeps it an axis of its own.
 constexpr std::int64_t kFree = 2147483647;
@@ -103,10 +112,7 @@ std::optional<std::vector<std::size_t>> split_groups(const std::vector<std::int6
 //   order) -> merge' (to the output's dims).
 void push_through_reshapes(Work& w, PassStats& s) {
   const Work::Readers readers = w.readers();
-  std::vector<std::size_t> producer(w.values.size(), SIZE_MAX);
-  for (std::size_t i = 0; i < w.nodes.size(); ++i)
-    if (w.nodes[i].alive)
-      for (const ValueId v : w.nodes[i].outputs) producer[v] = i;
+  const std::vector<std::size_t> producer = producers(w);
   const auto only_reader = [&](ValueId v) {
     return readers.count[v] == 1 && !w.is_output(v) ? readers.node[v] : SIZE_MAX;
   };
@@ -238,10 +244,7 @@ void fold_into_first_convs(Work& w, PassStats& s) {
 // no node reads (its Gathers folded) moves too.
 void shapes_before_transposes(Work& w) {
   const Work::Readers readers = w.readers();
-  std::vector<std::size_t> producer(w.values.size(), SIZE_MAX);
-  for (std::size_t i = 0; i < w.nodes.size(); ++i)
-    if (w.nodes[i].alive)
-      for (const ValueId v : w.nodes[i].outputs) producer[v] = i;
+  const std::vector<std::size_t> producer = producers(w);
   for (const std::size_t i : w.order) {
     const WNode& n = w.nodes[i];
     const auto start = attr_of(n, "start");
@@ -287,10 +290,7 @@ void fold_transposes(Work& w, PassStats& s) {
   shapes_before_transposes(w);
   push_through_reshapes(w, s);
   fold_into_first_convs(w, s);
-  std::vector<std::size_t> producer(w.values.size(), SIZE_MAX);
-  for (std::size_t i = 0; i < w.nodes.size(); ++i)
-    if (w.nodes[i].alive)
-      for (const ValueId v : w.nodes[i].outputs) producer[v] = i;
+  const std::vector<std::size_t> producer = producers(w);
   const auto transpose_perm = [&](const WNode& n) -> std::optional<std::vector<std::int64_t>> {
     if (!n.alive || n.op != "Transpose" || n.inputs.size() != 1 || n.outputs.size() != 1) return std::nullopt;
     const Shape& x = w.desc(n.inputs[0]).shape;
